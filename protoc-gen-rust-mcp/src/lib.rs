@@ -1,1 +1,64 @@
-//! placeholder
+//! `protoc-gen-rust-mcp`: a protoc plugin that exposes gRPC services as MCP tools.
+//!
+//! For every RPC it writes a JSON Schema 2020-12 for the input and the output, and a Rust module
+//! (`<package>.pb.mcp.rs`) that registers each RPC as an MCP tool forwarding to a tonic client or
+//! an in-process tonic service through the `tonic-mcp` runtime.
+//!
+//! The binary reads a `CodeGeneratorRequest` on stdin and writes a `CodeGeneratorResponse`; the
+//! library offers the same through [`execute`] (and a `build.rs` builder with the `build`
+//! feature).
+//!
+//! Generation runs in two phases: [`model::build`] resolves everything (Rust names from
+//! prost-build, options, comments, schemas) and the emitters in [`emit`] only write files.
+
+pub mod comments;
+pub mod emit;
+pub mod error;
+pub mod extensions;
+pub mod model;
+pub mod names;
+pub mod options;
+pub mod schema;
+
+use prost::Message as _;
+use prost_types::compiler::{CodeGeneratorResponse, code_generator_response};
+
+pub use crate::error::{Error, Result};
+pub use crate::options::Options;
+
+/// The plugin's version, as `--version` prints it.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Decodes a serialized `CodeGeneratorRequest` and generates the response.
+///
+/// Only a request that cannot be decoded is an `Err`; every generation problem is reported in
+/// `CodeGeneratorResponse.error`, which protoc and buf print against the input.
+pub fn execute(request: &[u8]) -> std::result::Result<CodeGeneratorResponse, prost::DecodeError> {
+    let request = model::RawRequest::decode(request)?;
+    let outcome = Options::parse(request.parameter.as_deref().unwrap_or("")).and_then(|options| {
+        let inputs = model::Inputs::from_raw(&request)?;
+        generate(&inputs, &options)
+    });
+    Ok(response(outcome))
+}
+
+/// Generates every output file for already decoded inputs.
+pub fn generate(
+    inputs: &model::Inputs,
+    options: &Options,
+) -> Result<Vec<code_generator_response::File>> {
+    let model = model::build(inputs, options)?;
+    emit::files(&model, options)
+}
+
+fn response(outcome: Result<Vec<code_generator_response::File>>) -> CodeGeneratorResponse {
+    let mut response = CodeGeneratorResponse {
+        supported_features: Some(code_generator_response::Feature::Proto3Optional as u64),
+        ..CodeGeneratorResponse::default()
+    };
+    match outcome {
+        Ok(files) => response.file = files,
+        Err(error) => response.error = Some(error.to_string()),
+    }
+    response
+}

@@ -1,1 +1,72 @@
-fn main() {}
+//! The protoc plugin: reads a `CodeGeneratorRequest` on stdin, writes a `CodeGeneratorResponse`
+//! on stdout. Generation errors travel inside the response; only I/O and decoding failures exit
+//! non-zero.
+
+use std::io::{self, IsTerminal, Read, Write};
+use std::process::ExitCode;
+
+use prost::Message as _;
+
+fn main() -> ExitCode {
+    match std::env::args().nth(1).as_deref() {
+        Some("--version" | "-V") => {
+            println!("protoc-gen-rust-mcp {}", protoc_gen_rust_mcp::VERSION);
+            return ExitCode::SUCCESS;
+        }
+        Some("--help" | "-h") => {
+            print!("{}", usage());
+            return ExitCode::SUCCESS;
+        }
+        Some(other) => {
+            eprintln!(
+                "protoc-gen-rust-mcp: unexpected argument `{other}`\n\n{}",
+                usage()
+            );
+            return ExitCode::from(2);
+        }
+        None => {}
+    }
+    if io::stdin().is_terminal() {
+        // Run by hand: there is no request coming, so explain instead of waiting for one.
+        eprint!("{}", usage());
+        return ExitCode::from(2);
+    }
+    let mut request = Vec::new();
+    if let Err(e) = io::stdin().read_to_end(&mut request) {
+        eprintln!("protoc-gen-rust-mcp: cannot read the request from stdin: {e}");
+        return ExitCode::FAILURE;
+    }
+    let response = match protoc_gen_rust_mcp::execute(&request) {
+        Ok(response) => response,
+        Err(e) => {
+            eprintln!(
+                "protoc-gen-rust-mcp: stdin is not a CodeGeneratorRequest ({e}); this program is \
+                 a protoc plugin, run it through protoc or buf"
+            );
+            return ExitCode::FAILURE;
+        }
+    };
+    if let Err(e) = io::stdout().write_all(&response.encode_to_vec()) {
+        eprintln!("protoc-gen-rust-mcp: cannot write the response to stdout: {e}");
+        return ExitCode::FAILURE;
+    }
+    ExitCode::SUCCESS
+}
+
+fn usage() -> String {
+    format!(
+        "protoc-gen-rust-mcp {version}: a protoc plugin that exposes gRPC services as MCP tools.
+
+Usage:
+  protoc --plugin=protoc-gen-rust-mcp --rust-mcp_out=<dir> [--rust-mcp_opt=<options>] <files>
+  buf generate        (with `local: protoc-gen-rust-mcp` in buf.gen.yaml)
+
+It writes <package>.pb.mcp.rs for every proto package with services, to sit beside the prost
+and tonic output of the same package.
+
+Options (comma-separated, for example --rust-mcp_opt=json_names,tools_json):
+{options}",
+        version = protoc_gen_rust_mcp::VERSION,
+        options = protoc_gen_rust_mcp::options::options_help(),
+    )
+}

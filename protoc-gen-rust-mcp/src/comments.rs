@@ -1,0 +1,115 @@
+//! Proto comments, indexed once by file and source path, cleaned for use as descriptions.
+//!
+//! A description is the leading comment, or the trailing one where there is no leading comment.
+//! Detached comments are never used. Lines that are tool directives (`buf:lint:ignore …`,
+//! `@ignore-comment`, `protolint:…`) are dropped, and the common indentation is removed.
+
+use std::collections::HashMap;
+
+use prost_reflect::DescriptorPool;
+
+/// Comments of every element of the files in a pool, by file name and source path.
+#[derive(Debug, Default)]
+pub struct Comments {
+    by_path: HashMap<(String, Vec<i32>), String>,
+}
+
+impl Comments {
+    /// Indexes the source info of every file in the pool (files without source info add nothing).
+    pub fn index(pool: &DescriptorPool) -> Comments {
+        let mut by_path = HashMap::new();
+        for file in pool.files() {
+            let Some(info) = &file.file_descriptor_proto().source_code_info else {
+                continue;
+            };
+            for location in &info.location {
+                let text = location
+                    .leading_comments
+                    .as_deref()
+                    .map(clean)
+                    .filter(|text| !text.is_empty())
+                    .or_else(|| {
+                        location
+                            .trailing_comments
+                            .as_deref()
+                            .map(clean)
+                            .filter(|text| !text.is_empty())
+                    });
+                if let Some(text) = text {
+                    by_path.insert((file.name().to_owned(), location.path.clone()), text);
+                }
+            }
+        }
+        Comments { by_path }
+    }
+
+    /// The cleaned comment of the element at `path` in `file`, if it has one.
+    pub fn get(&self, file: &str, path: &[i32]) -> Option<&str> {
+        self.by_path
+            .get(&(file.to_owned(), path.to_vec()))
+            .map(String::as_str)
+    }
+}
+
+/// Whether a comment line is a directive for some tool rather than prose.
+fn is_directive(line: &str) -> bool {
+    let line = line.trim_start();
+    line.starts_with("buf:lint:")
+        || line.starts_with("@ignore-comment")
+        || line.starts_with("protolint:")
+        || line.starts_with("nolint")
+}
+
+/// Drops directive lines, removes common indentation and surrounding blank lines.
+pub fn clean(raw: &str) -> String {
+    let lines: Vec<&str> = raw
+        .lines()
+        .map(str::trim_end)
+        .filter(|line| !is_directive(line))
+        .collect();
+    let indent = lines
+        .iter()
+        .filter(|line| !line.trim().is_empty())
+        .map(|line| line.len() - line.trim_start().len())
+        .min()
+        .unwrap_or(0);
+    let body: Vec<&str> = lines
+        .iter()
+        .map(|line| line.get(indent..).unwrap_or("").trim_end())
+        .collect();
+    let start = body
+        .iter()
+        .position(|l| !l.is_empty())
+        .unwrap_or(body.len());
+    let end = body
+        .iter()
+        .rposition(|l| !l.is_empty())
+        .map_or(start, |e| e + 1);
+    body[start..end].join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::clean;
+
+    #[test]
+    fn cleaning() {
+        let cases = [
+            (" Fetch one item.\n", "Fetch one item."),
+            (
+                " First line.\n   indented more\n Last.\n",
+                "First line.\n  indented more\nLast.",
+            ),
+            (
+                " buf:lint:ignore RPC_REQUEST_STANDARD_NAME\n Real text.\n",
+                "Real text.",
+            ),
+            ("\n\n Text\n\n", "Text"),
+            (" @ignore-comment internal\n", ""),
+            ("", ""),
+        ];
+        for (input, expected) in cases {
+            assert_eq!(clean(input), expected, "{input:?}");
+        }
+    }
+}

@@ -1,0 +1,44 @@
+//! `<package>.mcp.json`: every tool exactly as `tools/list` lists it, for reviewers and tools.
+
+use serde_json::{Map, Value, json};
+
+use crate::model::{Annotations, Package, Tool};
+
+/// The pretty-printed `{"tools": [...]}` document of a package, tools sorted by name.
+pub fn package(package: &Package) -> String {
+    let mut tools: Vec<&Tool> = package.services.iter().flat_map(|s| &s.tools).collect();
+    tools.sort_by(|a, b| a.name.cmp(&b.name));
+    let tools: Vec<Value> = tools.into_iter().map(tool).collect();
+    let mut text = serde_json::to_string_pretty(&json!({ "tools": tools }))
+        .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
+    text.push('\n');
+    text
+}
+
+/// One tool as MCP's `Tool` object.
+pub fn tool(tool: &Tool) -> Value {
+    let mut out = Map::new();
+    out.insert("name".to_owned(), json!(tool.name));
+    out.insert("title".to_owned(), json!(tool.title));
+    out.insert("description".to_owned(), json!(tool.description));
+    out.insert("inputSchema".to_owned(), tool.input_schema.clone());
+    out.insert("outputSchema".to_owned(), tool.output_schema.clone());
+    let annotations = annotations(&tool.annotations);
+    if !annotations.is_empty() {
+        out.insert("annotations".to_owned(), Value::Object(annotations));
+    }
+    Value::Object(out)
+}
+
+/// The MCP `ToolAnnotations` object: only the hints that are set.
+pub fn annotations(hints: &Annotations) -> Map<String, Value> {
+    [
+        ("readOnlyHint", hints.read_only),
+        ("destructiveHint", hints.destructive),
+        ("idempotentHint", hints.idempotent),
+        ("openWorldHint", hints.open_world),
+    ]
+    .into_iter()
+    .filter_map(|(key, value)| value.map(|v| (key.to_owned(), json!(v))))
+    .collect()
+}

@@ -1,0 +1,44 @@
+//! Emitters: they write the resolved [`Model`](crate::model::Model) out and look nothing up.
+
+pub mod json;
+pub mod rust;
+
+use prost_types::compiler::code_generator_response::File;
+
+use crate::error::Result;
+use crate::model::Model;
+use crate::names;
+use crate::options::Options;
+
+/// Every output file for the model, in a deterministic order.
+pub fn files(model: &Model, options: &Options) -> Result<Vec<File>> {
+    let mut files = Vec::new();
+    for package in &model.packages {
+        let dir = names::package_dir(&package.name, options.flat_output_dir);
+        let stem = names::package_file_stem(&package.name);
+        if options.rust {
+            let name = format!("{dir}{stem}.pb.mcp.rs");
+            files.push(File {
+                name: Some(name.clone()),
+                content: Some(rust::package(package, options)?),
+                ..File::default()
+            });
+            if options.include_in_prost {
+                files.push(File {
+                    name: Some(format!("{dir}{stem}.rs")),
+                    insertion_point: Some("module".to_owned()),
+                    content: Some(format!("include!(\"{stem}.pb.mcp.rs\");\n")),
+                    ..File::default()
+                });
+            }
+        }
+        if options.tools_json {
+            files.push(File {
+                name: Some(format!("{dir}{stem}.mcp.json")),
+                content: Some(json::package(package)),
+                ..File::default()
+            });
+        }
+    }
+    Ok(files)
+}

@@ -1,0 +1,700 @@
+//! The resolved model: every package, service and tool, with Rust names, tool metadata and
+//! schemas, built before anything is emitted.
+//!
+//! Descriptors come from a prost-reflect `DescriptorPool` built from the raw request bytes, so
+//! extension options survive. Rust names and type paths come from prost-build itself: its
+//! `Config::generate` runs with a `ServiceGenerator` that only collects what prost resolved for
+//! each method, which honours `extern_path`, keywords, nested types and well-known types exactly
+//! as the prost output beside ours.
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::rc::Rc;
+
+use prost::Message as _;
+use prost_reflect::{DescriptorPool, FileDescriptor, MethodDescriptor};
+use prost_types::{FileDescriptorProto, FileDescriptorSet};
+use serde_json::Value;
+
+use crate::comments::Comments;
+use crate::error::{Error, Result};
+use crate::extensions::{Extensions, ServiceOptions, ToolOptions};
+use crate::names;
+use crate::options::{Options, ToolNames};
+use crate::schema::{self, Cardinal, Direction, SchemaContext};
+
+/// Everything to emit for one request.
+#[derive(Debug)]
+pub struct Model {
+    /// Packages that have at least one service in the files to generate, sorted by name.
+    pub packages: Vec<Package>,
+}
+
+/// One proto package.
+#[derive(Debug)]
+pub struct Package {
+    /// The proto package (`demo.v1`, or empty).
+    pub name: String,
+    /// The `.proto` files of this package among the files to generate, sorted.
+    pub files: Vec<String>,
+    /// Services, sorted by full name (skipped services are left out).
+    pub services: Vec<Service>,
+    /// Encoded `FileDescriptorSet`: the package's files and their transitive imports, without
+    /// source info, in dependency order.
+    pub descriptor_set: Vec<u8>,
+}
+
+/// One service with its tools.
+#[derive(Debug)]
+pub struct Service {
+    /// `demo.v1.ItemService`.
+    pub full_name: String,
+    /// Rust name of the service as prost and tonic spell it (`ItemService`).
+    pub rust_name: String,
+    /// tonic's client module (`item_service_client`).
+    pub client_mod: String,
+    /// tonic's server module (`item_service_server`).
+    pub server_mod: String,
+    /// Our module (`item_service_mcp`).
+    pub mcp_mod: String,
+    /// The tools, sorted by name.
+    pub tools: Vec<Tool>,
+    /// RPCs that are not tools, with the reason, in declaration order.
+    pub omitted: Vec<Omitted>,
+}
+
+/// An RPC that does not become a tool.
+#[derive(Debug, Clone)]
+pub struct Omitted {
+    /// `/demo.v1.ItemService/DeleteItem`.
+    pub rpc_path: String,
+    /// Why, in a few words.
+    pub reason: String,
+}
+
+/// How an RPC streams.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RpcKind {
+    /// One request, one response.
+    Unary,
+    /// One request, a stream of responses.
+    ServerStreaming,
+    /// A stream of requests, one response.
+    ClientStreaming,
+    /// Streams both ways (batch semantics as a tool).
+    Bidi,
+}
+
+/// MCP tool annotations (hints), each unset unless something sets it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Annotations {
+    /// `readOnlyHint`.
+    pub read_only: Option<bool>,
+    /// `destructiveHint`.
+    pub destructive: Option<bool>,
+    /// `idempotentHint`.
+    pub idempotent: Option<bool>,
+    /// `openWorldHint`.
+    pub open_world: Option<bool>,
+}
+
+/// One RPC as an MCP tool.
+#[derive(Debug)]
+pub struct Tool {
+    /// The tool name, final (prefix applied, shortened if needed).
+    pub name: String,
+    /// Human-readable title.
+    pub title: String,
+    /// The description shown to the model.
+    pub description: String,
+    /// `/demo.v1.ItemService/GetItem`.
+    pub rpc_path: String,
+    /// How the RPC streams.
+    pub kind: RpcKind,
+    /// prost's Rust method name (`get_item`, `r#type`).
+    pub rust_method: String,
+    /// The `const` holding the tool definition (`GET_ITEM`).
+    pub const_name: String,
+    /// Full proto name of the request message.
+    pub input_type: String,
+    /// Full proto name of the response message.
+    pub output_type: String,
+    /// Rust request type as seen from our module (`super::GetItemRequest`).
+    pub input_rust: String,
+    /// Rust response type as seen from our module.
+    pub output_rust: String,
+    /// Hints.
+    pub annotations: Annotations,
+    /// Per-tool deadline as (seconds, nanos).
+    pub timeout: Option<(i64, i32)>,
+    /// Server-streaming collection bound.
+    pub max_messages: Option<u32>,
+    /// The input schema.
+    pub input_schema: Value,
+    /// The output schema.
+    pub output_schema: Value,
+}
+
+/// What prost-build resolved for one method.
+#[derive(Debug, Clone)]
+struct ProstMethod {
+    rust_name: String,
+    input_type: String,
+    output_type: String,
+}
+
+/// What prost-build resolved for one service.
+#[derive(Debug, Clone)]
+struct ProstService {
+    rust_name: String,
+    methods: BTreeMap<String, ProstMethod>,
+}
+
+/// The request as protoc sends it, keeping each file as raw bytes so that extension options can
+/// be read (prost-types would drop them).
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct RawRequest {
+    /// `CodeGeneratorRequest.file_to_generate`.
+    #[prost(string, repeated, tag = "1")]
+    pub file_to_generate: Vec<String>,
+    /// `CodeGeneratorRequest.parameter`.
+    #[prost(string, optional, tag = "2")]
+    pub parameter: Option<String>,
+    /// `CodeGeneratorRequest.proto_file`, undecoded.
+    #[prost(bytes = "vec", repeated, tag = "15")]
+    pub proto_file: Vec<Vec<u8>>,
+}
+
+/// The decoded inputs the model is built from.
+#[derive(Debug)]
+pub struct Inputs {
+    /// Files to generate.
+    pub files_to_generate: Vec<String>,
+    /// Every file, as prost-types sees it (for prost-build).
+    pub files: Vec<FileDescriptorProto>,
+    /// The pool with extension options kept.
+    pub pool: DescriptorPool,
+}
+
+impl Inputs {
+    /// Decodes the files of a request and builds the descriptor pool.
+    pub fn from_raw(request: &RawRequest) -> Result<Inputs> {
+        let mut files = Vec::with_capacity(request.proto_file.len());
+        for bytes in &request.proto_file {
+            let file = FileDescriptorProto::decode(bytes.as_slice())
+                .map_err(|e| Error::Descriptor(format!("a proto_file does not decode: {e}")))?;
+            files.push(file);
+        }
+        Self::check_syntax(&files, &request.file_to_generate)?;
+        let mut pool = DescriptorPool::new();
+        for (bytes, file) in request.proto_file.iter().zip(&files) {
+            pool.decode_file_descriptor_proto(bytes.as_slice())
+                .map_err(|e| Error::Descriptor(format!("{}: {e}", file.name())))?;
+        }
+        Ok(Inputs {
+            files_to_generate: request.file_to_generate.clone(),
+            files,
+            pool,
+        })
+    }
+
+    /// From an already-parsed descriptor set (the `build.rs` path).
+    pub fn from_descriptor_set(bytes: &[u8], files_to_generate: Vec<String>) -> Result<Inputs> {
+        let set = FileDescriptorSet::decode(bytes)
+            .map_err(|e| Error::Descriptor(format!("the descriptor set does not decode: {e}")))?;
+        Self::check_syntax(&set.file, &files_to_generate)?;
+        let mut pool = DescriptorPool::new();
+        pool.decode_file_descriptor_set(bytes)
+            .map_err(|e| Error::Descriptor(e.to_string()))?;
+        Ok(Inputs {
+            files_to_generate,
+            files: set.file,
+            pool,
+        })
+    }
+
+    fn check_syntax(files: &[FileDescriptorProto], to_generate: &[String]) -> Result<()> {
+        for file in files
+            .iter()
+            .filter(|f| to_generate.iter().any(|g| g == f.name()))
+        {
+            match file.syntax() {
+                "" | "proto2" | "proto3" => {}
+                "editions" => {
+                    return Err(Error::Unsupported {
+                        element: file.name().to_owned(),
+                        reason: "editions files (`edition = \"2023\"`) are not supported: \
+                                 prost-build, which generates the Rust types these tools call, \
+                                 cannot compile them. Use `syntax = \"proto3\"` or \
+                                 `syntax = \"proto2\"`"
+                            .to_owned(),
+                    });
+                }
+                other => {
+                    return Err(Error::Unsupported {
+                        element: file.name().to_owned(),
+                        reason: format!(
+                            "unknown syntax `{other}`; valid are `proto2` and `proto3`"
+                        ),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Builds the model: resolves names with prost-build, reads options, makes tool metadata and
+/// schemas, and checks tool names for collisions.
+pub fn build(inputs: &Inputs, options: &Options) -> Result<Model> {
+    let prost_services = prost_services(inputs, options)?;
+    let extensions = Extensions::new(&inputs.pool);
+    let comments = Comments::index(&inputs.pool);
+    let cx = SchemaContext {
+        options,
+        extensions: &extensions,
+        comments: &comments,
+    };
+
+    let mut packages: BTreeMap<String, Package> = BTreeMap::new();
+    for file_name in &inputs.files_to_generate {
+        let Some(file) = inputs.pool.get_file_by_name(file_name) else {
+            return Err(Error::Descriptor(format!(
+                "`{file_name}` is to be generated but is not in the request"
+            )));
+        };
+        let package = packages
+            .entry(file.package_name().to_owned())
+            .or_insert_with(|| Package {
+                name: file.package_name().to_owned(),
+                files: Vec::new(),
+                services: Vec::new(),
+                descriptor_set: Vec::new(),
+            });
+        package.files.push(file_name.clone());
+        for service in file.services() {
+            let service_options = extensions.service(&service);
+            if service_options.skip {
+                continue;
+            }
+            let Some(prost) = prost_services.get(service.full_name()) else {
+                return Err(Error::Internal(format!(
+                    "prost-build reported no service {}",
+                    service.full_name()
+                )));
+            };
+            package
+                .services
+                .push(build_service(cx, &service, prost, &service_options)?);
+        }
+    }
+
+    let mut packages: Vec<Package> = packages
+        .into_values()
+        .filter(|p| !p.services.is_empty())
+        .collect();
+    for package in &mut packages {
+        package.files.sort();
+        package
+            .services
+            .sort_by(|a, b| a.full_name.cmp(&b.full_name));
+        package.descriptor_set = descriptor_set(inputs, &package.files);
+    }
+    check_collisions(&packages)?;
+    Ok(Model { packages })
+}
+
+fn build_service(
+    cx: SchemaContext<'_>,
+    service: &prost_reflect::ServiceDescriptor,
+    prost: &ProstService,
+    service_options: &ServiceOptions,
+) -> Result<Service> {
+    let options = cx.options;
+    let prefix = match &service_options.prefix {
+        Some(prefix) => {
+            names::check_prefix(prefix).map_err(|reason| Error::InvalidElementOption {
+                element: service.full_name().to_owned(),
+                option: "(rust_mcp.service).prefix".to_owned(),
+                reason,
+            })?;
+            Some(prefix.as_str())
+        }
+        None => options.prefix.as_deref(),
+    };
+    let mut tools = Vec::new();
+    let mut omitted = Vec::new();
+    for method in service.methods() {
+        let rpc_path = format!("/{}/{}", service.full_name(), method.name());
+        let tool_options = cx.extensions.tool(&method);
+        let reason = if tool_options.skip {
+            Some("skipped by (rust_mcp.tool).skip")
+        } else if !options.selects(method.full_name()) {
+            Some("left out by the include/exclude options")
+        } else if options.opt_in && !tool_options.present {
+            Some("opt_in is set and the method has no (rust_mcp.tool) option")
+        } else {
+            None
+        };
+        if let Some(reason) = reason {
+            omitted.push(Omitted {
+                rpc_path,
+                reason: reason.to_owned(),
+            });
+            continue;
+        }
+        let Some(prost_method) = prost.methods.get(method.name()) else {
+            return Err(Error::Internal(format!(
+                "prost-build reported no method {}",
+                method.full_name()
+            )));
+        };
+        tools.push(build_tool(
+            cx,
+            &method,
+            prost_method,
+            &tool_options,
+            prefix,
+            rpc_path,
+        )?);
+    }
+    tools.sort_by(|a, b| a.name.cmp(&b.name));
+    // Two tools of one service would also collide as Rust constants.
+    let mut consts = BTreeMap::new();
+    for tool in &tools {
+        if let Some(other) = consts.insert(tool.const_name.clone(), &tool.rpc_path) {
+            return Err(Error::Unsupported {
+                element: service.full_name().to_owned(),
+                reason: format!(
+                    "{other} and {} both map to the Rust constant {}",
+                    tool.rpc_path, tool.const_name
+                ),
+            });
+        }
+    }
+    let snake = names::tonic_snake_case(&prost.rust_name);
+    Ok(Service {
+        full_name: service.full_name().to_owned(),
+        rust_name: prost.rust_name.clone(),
+        client_mod: format!("{snake}_client"),
+        server_mod: format!("{snake}_server"),
+        mcp_mod: format!("{snake}_mcp"),
+        tools,
+        omitted,
+    })
+}
+
+fn build_tool(
+    cx: SchemaContext<'_>,
+    method: &MethodDescriptor,
+    prost: &ProstMethod,
+    tool_options: &ToolOptions,
+    prefix: Option<&str>,
+    rpc_path: String,
+) -> Result<Tool> {
+    let options = cx.options;
+    let element = method.full_name().to_owned();
+    let invalid = |option: &str, reason: String| Error::InvalidElementOption {
+        element: element.clone(),
+        option: option.to_owned(),
+        reason,
+    };
+    let service = method.parent_service();
+    let name = match &tool_options.name {
+        Some(name) => {
+            let full = names::with_prefix(prefix, name);
+            names::check_tool_name(&full)
+                .map_err(|reason| invalid("(rust_mcp.tool).name", reason))?;
+            full
+        }
+        None => {
+            let base = match options.tool_names {
+                ToolNames::ServiceMethod => format!("{}_{}", service.name(), method.name()),
+                ToolNames::Method => method.name().to_owned(),
+                ToolNames::Package => {
+                    let package = service.package_name().replace('.', "_");
+                    if package.is_empty() {
+                        format!("{}_{}", service.name(), method.name())
+                    } else {
+                        format!("{package}_{}_{}", service.name(), method.name())
+                    }
+                }
+            };
+            let full = names::shorten_tool_name(&names::with_prefix(prefix, &base));
+            names::check_tool_name(&full).map_err(|reason| Error::Unsupported {
+                element: element.clone(),
+                reason: format!("cannot make a tool name: {reason}; set (rust_mcp.tool).name"),
+            })?;
+            full
+        }
+    };
+    if tool_options.read_only == Some(true) && tool_options.destructive == Some(true) {
+        return Err(invalid(
+            "(rust_mcp.tool).read_only",
+            "read_only and destructive are both true; a read-only tool cannot be destructive. \
+             Unset one of them"
+                .to_owned(),
+        ));
+    }
+    let kind = match (method.is_client_streaming(), method.is_server_streaming()) {
+        (false, false) => RpcKind::Unary,
+        (false, true) => RpcKind::ServerStreaming,
+        (true, false) => RpcKind::ClientStreaming,
+        (true, true) => RpcKind::Bidi,
+    };
+    let file = method.parent_file();
+    let comment = if options.descriptions {
+        cx.comments
+            .get(file.name(), method.path())
+            .map(str::to_owned)
+    } else {
+        None
+    };
+    let description = tool_options
+        .description
+        .clone()
+        .or(comment)
+        .unwrap_or_else(|| format!("Calls the gRPC method `{rpc_path}`."));
+    let description = match kind {
+        RpcKind::Unary => description,
+        RpcKind::ServerStreaming => format!(
+            "{description}\n\nServer streaming: the result collects the streamed messages in \
+             `messages`, up to a bound; `truncated` is true when the bound cut the stream."
+        ),
+        RpcKind::ClientStreaming => {
+            format!("{description}\n\nClient streaming: pass the messages to stream in `messages`.")
+        }
+        RpcKind::Bidi => format!(
+            "{description}\n\nBidirectional streaming, as a batch: the messages in `messages` \
+             are sent, then the received messages are returned in `messages`."
+        ),
+    };
+    let title = tool_options
+        .title
+        .clone()
+        .unwrap_or_else(|| names::title_words(method.name()));
+
+    let mut annotations = Annotations::default();
+    match method
+        .method_descriptor_proto()
+        .options
+        .as_ref()
+        .map(|o| o.idempotency_level())
+    {
+        Some(prost_types::method_options::IdempotencyLevel::NoSideEffects) => {
+            annotations.read_only = Some(true);
+        }
+        Some(prost_types::method_options::IdempotencyLevel::Idempotent) => {
+            annotations.idempotent = Some(true);
+        }
+        _ => {}
+    }
+    annotations.read_only = tool_options.read_only.or(annotations.read_only);
+    annotations.destructive = tool_options.destructive;
+    annotations.idempotent = tool_options.idempotent.or(annotations.idempotent);
+    annotations.open_world = tool_options.open_world;
+
+    check_hidden_required(cx, method)?;
+
+    let input = method.input();
+    let output = method.output();
+    let (input_cardinal, output_cardinal) = match kind {
+        RpcKind::Unary => (Cardinal::One, Cardinal::One),
+        RpcKind::ServerStreaming => (Cardinal::One, Cardinal::Stream),
+        RpcKind::ClientStreaming => (Cardinal::Stream, Cardinal::One),
+        RpcKind::Bidi => (Cardinal::Stream, Cardinal::Stream),
+    };
+    let input_schema = schema::tool_schema(cx, &input, Direction::Input, input_cardinal)?;
+    let output_schema = schema::tool_schema(cx, &output, Direction::Output, output_cardinal)?;
+    for (side, schema) in [("input", &input_schema), ("output", &output_schema)] {
+        let problems = schema::portability::violations(schema);
+        if !problems.is_empty() {
+            return Err(Error::Internal(format!(
+                "the {side} schema of {element} breaks portability rules: {}",
+                problems.join("; ")
+            )));
+        }
+    }
+
+    Ok(Tool {
+        name,
+        title,
+        description,
+        rpc_path,
+        kind,
+        const_name: names::tool_const_name(&prost.rust_name),
+        rust_method: prost.rust_name.clone(),
+        input_type: input.full_name().to_owned(),
+        output_type: output.full_name().to_owned(),
+        input_rust: names::nested_type_path(&prost.input_type),
+        output_rust: names::nested_type_path(&prost.output_type),
+        annotations,
+        timeout: tool_options.timeout,
+        max_messages: tool_options.max_messages,
+        input_schema,
+        output_schema,
+    })
+}
+
+/// A hidden field can never be set by a model, so it must not be required.
+fn check_hidden_required(cx: SchemaContext<'_>, method: &MethodDescriptor) -> Result<()> {
+    let mut seen = BTreeSet::new();
+    let mut queue = vec![method.input(), method.output()];
+    while let Some(message) = queue.pop() {
+        if !seen.insert(message.full_name().to_owned()) {
+            continue;
+        }
+        for field in message.fields() {
+            let facts = cx.extensions.field(&field);
+            let required = facts.behavior_required
+                || facts.validate_required
+                || field.cardinality() == prost_reflect::Cardinality::Required;
+            if facts.hidden && required {
+                return Err(Error::InvalidElementOption {
+                    element: field.full_name().to_owned(),
+                    option: "(rust_mcp.field).hidden".to_owned(),
+                    reason: "the field is required, so a model could never make a valid call \
+                             without it. Remove `hidden`, or make the field optional"
+                        .to_owned(),
+                });
+            }
+            if let prost_reflect::Kind::Message(target) = field.kind() {
+                queue.push(target);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_collisions(packages: &[Package]) -> Result<()> {
+    let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
+    for tool in packages
+        .iter()
+        .flat_map(|p| &p.services)
+        .flat_map(|s| &s.tools)
+    {
+        if let Some(first) = seen.insert(&tool.name, &tool.rpc_path) {
+            return Err(Error::ToolNameCollision {
+                name: tool.name.clone(),
+                first: first.to_owned(),
+                second: tool.rpc_path.clone(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Runs prost-build over the files to generate and collects the services it resolves.
+fn prost_services(inputs: &Inputs, options: &Options) -> Result<BTreeMap<String, ProstService>> {
+    #[derive(Default)]
+    struct Collect(Rc<RefCell<Vec<prost_build::Service>>>);
+    impl prost_build::ServiceGenerator for Collect {
+        fn generate(&mut self, service: prost_build::Service, _buf: &mut String) {
+            self.0.borrow_mut().push(service);
+        }
+    }
+
+    let requests: Vec<(prost_build::Module, FileDescriptorProto)> = inputs
+        .files
+        .iter()
+        .filter(|f| !f.service.is_empty() && inputs.files_to_generate.iter().any(|g| g == f.name()))
+        .map(|f| {
+            (
+                prost_build::Module::from_protobuf_package_name(f.package()),
+                f.clone(),
+            )
+        })
+        .collect();
+    let collected = Rc::new(RefCell::new(Vec::new()));
+    let mut config = prost_build::Config::new();
+    config.service_generator(Box::new(Collect(collected.clone())));
+    config.format(false);
+    for (proto, rust) in &options.extern_paths {
+        config.extern_path(proto, rust);
+    }
+    // prost-build is a library for build scripts and may panic on input it does not expect; a
+    // plugin must report that instead.
+    let outcome = catch_unwind(AssertUnwindSafe(|| config.generate(requests)));
+    match outcome {
+        Ok(Ok(_)) => {}
+        Ok(Err(e)) => {
+            return Err(Error::Unsupported {
+                element: "prost-build".to_owned(),
+                reason: e.to_string(),
+            });
+        }
+        Err(panic) => {
+            let message = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+                .unwrap_or_else(|| "unknown panic".to_owned());
+            return Err(Error::Unsupported {
+                element: "prost-build".to_owned(),
+                reason: format!("prost-build failed on this input: {message}"),
+            });
+        }
+    }
+    let services = collected.borrow();
+    Ok(services
+        .iter()
+        .map(|s| {
+            let full_name = if s.package.is_empty() {
+                s.proto_name.clone()
+            } else {
+                format!("{}.{}", s.package, s.proto_name)
+            };
+            let methods = s
+                .methods
+                .iter()
+                .map(|m| {
+                    (
+                        m.proto_name.clone(),
+                        ProstMethod {
+                            rust_name: m.name.clone(),
+                            input_type: m.input_type.clone(),
+                            output_type: m.output_type.clone(),
+                        },
+                    )
+                })
+                .collect();
+            (
+                full_name,
+                ProstService {
+                    rust_name: s.name.clone(),
+                    methods,
+                },
+            )
+        })
+        .collect())
+}
+
+/// The transitive closure of `files` and their imports, without source info, in dependency
+/// order, as an encoded `FileDescriptorSet`.
+fn descriptor_set(inputs: &Inputs, files: &[String]) -> Vec<u8> {
+    let mut needed = BTreeSet::new();
+    let mut stack: Vec<FileDescriptor> = files
+        .iter()
+        .filter_map(|f| inputs.pool.get_file_by_name(f))
+        .collect();
+    while let Some(file) = stack.pop() {
+        if needed.insert(file.name().to_owned()) {
+            stack.extend(file.dependencies());
+        }
+    }
+    // `inputs.files` is in protoc's order, where every file follows its imports.
+    let set = FileDescriptorSet {
+        file: inputs
+            .files
+            .iter()
+            .filter(|f| needed.contains(f.name()))
+            .map(|f| {
+                let mut f = f.clone();
+                f.source_code_info = None;
+                f
+            })
+            .collect(),
+    };
+    set.encode_to_vec()
+}

@@ -1,0 +1,185 @@
+//! The portability rules every tool schema must pass (SPEC §4.10), so that Anthropic, OpenAI,
+//! Bedrock and Gemini-backed hosts all accept the tool.
+//!
+//! The meta-schema check itself needs a JSON Schema validator and lives in the test suite; the
+//! structural rules here run on every schema the plugin writes.
+
+use serde_json::{Map, Value};
+
+use crate::names::MAX_PROPERTY_KEY;
+
+const COMBINATORS: &[&str] = &["oneOf", "anyOf", "allOf", "not", "enum"];
+
+/// Every violation of the portability rules in `schema`, as `<JSON pointer>: <problem>`.
+pub fn violations(schema: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    match schema.as_object() {
+        Some(root) => {
+            if root.get("type").and_then(Value::as_str) != Some("object") {
+                out.push("/: the root is not `\"type\": \"object\"`".to_owned());
+            }
+            if !root.contains_key("properties") {
+                out.push("/: the root has no `properties`".to_owned());
+            }
+            for keyword in COMBINATORS {
+                if root.contains_key(*keyword) {
+                    out.push(format!("/: `{keyword}` at the root"));
+                }
+            }
+            walk(schema, root, "", &mut out);
+        }
+        None => out.push("/: the schema is not an object".to_owned()),
+    }
+    out
+}
+
+fn walk(root: &Value, schema: &Map<String, Value>, at: &str, out: &mut Vec<String>) {
+    if let Some(reference) = schema.get("$ref") {
+        match reference.as_str() {
+            Some(r) if resolves(root, r) => {}
+            _ => out.push(format!("{at}: `$ref` {reference} does not resolve")),
+        }
+        if schema.keys().any(|k| k != "$ref" && k != "description") {
+            out.push(format!(
+                "{at}: keywords other than `description` beside `$ref`"
+            ));
+        }
+    }
+    if let Some(kind) = schema.get("type")
+        && !kind.is_string()
+    {
+        out.push(format!("{at}: `type` is not a single string"));
+    }
+    let is_object = schema.get("type").and_then(Value::as_str) == Some("object");
+    if (schema.contains_key("properties") || schema.contains_key("required")) && !is_object {
+        out.push(format!("{at}: `properties` or `required` on a non-object"));
+    }
+    if schema.get("type").and_then(Value::as_str) == Some("array") && !schema.contains_key("items")
+    {
+        out.push(format!("{at}: an array without `items`"));
+    }
+    if let Some(Value::Object(properties)) = schema.get("properties") {
+        for key in properties.keys() {
+            let valid = !key.is_empty()
+                && key.len() <= MAX_PROPERTY_KEY
+                && key
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
+            if !valid {
+                out.push(format!(
+                    "{at}/properties: key `{key}` is not ^[a-zA-Z0-9_.-]{{1,64}}$"
+                ));
+            }
+        }
+    }
+    for (keyword, value) in schema {
+        let here = format!("{at}/{keyword}");
+        match (keyword.as_str(), value) {
+            ("properties" | "$defs", Value::Object(children)) => {
+                for (name, child) in children {
+                    visit(root, child, &format!("{here}/{}", escape(name)), out);
+                }
+            }
+            ("items" | "additionalProperties" | "propertyNames" | "not", child) => {
+                if child.is_boolean() && keyword != "additionalProperties" {
+                    out.push(format!("{here}: a boolean schema"));
+                }
+                if child.is_object() {
+                    visit(root, child, &here, out);
+                }
+            }
+            ("oneOf" | "anyOf" | "allOf", Value::Array(branches)) => {
+                for (i, child) in branches.iter().enumerate() {
+                    visit(root, child, &format!("{here}/{i}"), out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn visit(root: &Value, child: &Value, at: &str, out: &mut Vec<String>) {
+    match child {
+        Value::Object(map) => walk(root, map, at, out),
+        Value::Bool(_) => out.push(format!("{at}: a boolean schema")),
+        _ => out.push(format!("{at}: not a schema")),
+    }
+}
+
+fn resolves(root: &Value, reference: &str) -> bool {
+    match reference.strip_prefix('#') {
+        Some("") => true,
+        Some(pointer) => root.pointer(pointer).is_some_and(Value::is_object),
+        None => false,
+    }
+}
+
+fn escape(name: &str) -> String {
+    name.replace('~', "~0").replace('/', "~1")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::violations;
+    use serde_json::json;
+
+    #[test]
+    fn accepts_a_portable_schema() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "a": {"type": "array", "items": {"$ref": "#/$defs/x.Y"}},
+                "b": {"$ref": "#", "description": "self"},
+            },
+            "additionalProperties": false,
+            "$defs": {"x.Y": {"type": "object", "properties": {}, "additionalProperties": false}},
+        });
+        assert_eq!(violations(&schema), Vec::<String>::new());
+    }
+
+    #[test]
+    fn reports_each_rule() {
+        let cases = [
+            (
+                json!({"oneOf": [], "type": "object", "properties": {}}),
+                "`oneOf` at the root",
+            ),
+            (json!({"type": "string"}), "root is not"),
+            (
+                json!({"type": "object", "properties": {"a": {"type": ["string", "null"]}}}),
+                "single string",
+            ),
+            (
+                json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/nope"}}}),
+                "does not resolve",
+            ),
+            (
+                json!({"type": "object", "properties": {"a": {"type": "array"}}}),
+                "without `items`",
+            ),
+            (
+                json!({"type": "object", "properties": {"a": true}}),
+                "boolean schema",
+            ),
+            (
+                json!({"type": "object", "properties": {"@type": {}}}),
+                "key `@type`",
+            ),
+            (
+                json!({"type": "object", "properties": {"a": {"type": "string", "properties": {}}}}),
+                "non-object",
+            ),
+            (
+                json!({"type": "object", "properties": {"a": {"$ref": "#", "type": "string"}}}),
+                "beside `$ref`",
+            ),
+        ];
+        for (schema, expected) in cases {
+            let found = violations(&schema);
+            assert!(
+                found.iter().any(|v| v.contains(expected)),
+                "{schema}: {found:?}"
+            );
+        }
+    }
+}
