@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# Installs the external tools the workflow and end-to-end tests use, into the
+# project-local, git-ignored `.tools/` folder. No sudo, nothing outside the repo.
+#
+# Usage: scripts/install-tools.sh [buf|prost-plugins|python|all|path]...
+#   buf            npm `@bufbuild/buf`           -> .tools/buf/node_modules/.bin/buf
+#   prost-plugins  protoc-gen-prost, -tonic      -> .tools/cargo/bin/
+#   python         venv with `mcp`, `jsonschema` -> .tools/venv/
+#   all            all of the above (the default)
+#   path           print an `export PATH=...` line for the installed tools
+#
+# Idempotent: a part already installed at the pinned version is skipped.
+# Needs only Rust (cargo), Node (npm) and Python >= 3.10 (PYTHON overrides `python3`).
+set -euo pipefail
+
+# Pinned versions. protoc-gen-prost/-tonic 0.5.x generate code for prost 0.14 and
+# tonic 0.14 (`tonic_prost::ProstCodec`).
+BUF_VERSION=1.75.0
+PROTOC_GEN_PROST_VERSION=0.5.0
+PROTOC_GEN_TONIC_VERSION=0.5.0
+# The 1.x line of the official MCP Python SDK (the 2.x line changed its client API).
+MCP_VERSION=1.30.0
+JSONSCHEMA_VERSION=4.26.0
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+TOOLS="$ROOT/.tools"
+PYTHON="${PYTHON:-python3}"
+
+log() { printf '[install-tools] %s\n' "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+need() { command -v "$1" >/dev/null 2>&1 || die "'$1' is required for '$2' but was not found on PATH"; }
+
+# Runs one part and reports how long it took.
+timed() {
+  local part=$1 start=$SECONDS
+  shift
+  log "== $part"
+  "$@"
+  log "== $part done in $((SECONDS - start))s"
+}
+
+install_buf() {
+  local bin="$TOOLS/buf/node_modules/.bin/buf" have=""
+  if [[ -x $bin ]]; then have="$("$bin" --version 2>/dev/null || true)"; fi
+  if [[ $have == "$BUF_VERSION" ]]; then
+    log "buf $BUF_VERSION already installed ($bin)"
+    return
+  fi
+  need npm buf
+  log "installing @bufbuild/buf@$BUF_VERSION with npm into .tools/buf${have:+ (found $have)}"
+  mkdir -p "$TOOLS/buf"
+  npm install --prefix "$TOOLS/buf" --include=optional --no-audit --no-fund \
+    --loglevel=error "@bufbuild/buf@$BUF_VERSION"
+  have="$("$bin" --version)"
+  [[ $have == "$BUF_VERSION" ]] || die "buf reports version '$have', expected $BUF_VERSION"
+  log "buf $have installed ($bin)"
+}
+
+# Prints the version of a crate installed under .tools/cargo, or nothing.
+cargo_installed_version() {
+  local list
+  list="$(cargo install --list --root "$TOOLS/cargo" 2>/dev/null || true)"
+  sed -n "s/^$1 v\([^ :]*\).*/\1/p" <<<"$list"
+}
+
+install_cargo_crate() {
+  local crate=$1 version=$2 have
+  have="$(cargo_installed_version "$crate")"
+  if [[ $have == "$version" && -x $TOOLS/cargo/bin/$crate ]]; then
+    log "$crate $version already installed ($TOOLS/cargo/bin/$crate)"
+    return
+  fi
+  log "cargo install --locked $crate $version into .tools/cargo${have:+ (found $have)}"
+  # A shared, kept target dir lets both plugins reuse the dependencies they have in common.
+  cargo install --locked --root "$TOOLS/cargo" --target-dir "$TOOLS/cargo/target" \
+    "$crate" --version "$version"
+}
+
+install_prost_plugins() {
+  need cargo prost-plugins
+  install_cargo_crate protoc-gen-prost "$PROTOC_GEN_PROST_VERSION"
+  install_cargo_crate protoc-gen-tonic "$PROTOC_GEN_TONIC_VERSION"
+}
+
+install_python() {
+  local venv="$TOOLS/venv" py="$TOOLS/venv/bin/python" have=""
+  local want="mcp==$MCP_VERSION jsonschema==$JSONSCHEMA_VERSION"
+  if [[ -x $py ]]; then
+    have="$("$py" - <<'EOF' 2>/dev/null || true
+from importlib.metadata import version, PackageNotFoundError
+def v(name):
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return "none"
+print(f"mcp=={v('mcp')} jsonschema=={v('jsonschema')}")
+EOF
+)"
+  fi
+  if [[ $have == "$want" ]]; then
+    log "python venv already has $want ($venv)"
+    return
+  fi
+  if [[ ! -x $py ]]; then
+    need "$PYTHON" python
+    "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 10))' \
+      || die "$PYTHON is older than 3.10; set PYTHON to a newer interpreter"
+    log "creating venv .tools/venv with $("$PYTHON" --version 2>&1)"
+    "$PYTHON" -m venv "$venv"
+  fi
+  log "pip install $want into .tools/venv${have:+ (found $have)}"
+  "$py" -m pip install --quiet --disable-pip-version-check "mcp==$MCP_VERSION" "jsonschema==$JSONSCHEMA_VERSION"
+  "$py" -c 'import mcp, jsonschema' || die "the venv cannot import mcp and jsonschema"
+  log "python venv ready: $want ($venv)"
+}
+
+print_path() {
+  printf 'export PATH="%s:%s:%s:$PATH"\n' "$TOOLS/buf/node_modules/.bin" "$TOOLS/cargo/bin" "$TOOLS/venv/bin"
+}
+
+main() {
+  local parts=("$@") total=$SECONDS
+  [[ ${#parts[@]} -gt 0 ]] || parts=(all)
+  for part in "${parts[@]}"; do
+    case $part in
+      buf) timed buf install_buf ;;
+      prost-plugins) timed prost-plugins install_prost_plugins ;;
+      python) timed python install_python ;;
+      all)
+        timed buf install_buf
+        timed prost-plugins install_prost_plugins
+        timed python install_python
+        ;;
+      path) print_path; return ;;
+      -h | --help) sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; return ;;
+      *) die "unknown part '$part' (valid: buf, prost-plugins, python, all, path)" ;;
+    esac
+  done
+  log "all requested parts done in $((SECONDS - total))s"
+}
+
+main "$@"
