@@ -1,0 +1,136 @@
+//! Canonical shape → `DynamicMessage`, through protojson.
+//!
+//! The canonical shape differs from protojson in three places only, which this walker maps:
+//! oneofs (`{case, value}` → the member on the parent), `Any` (`{type_url, value}` → `@type`
+//! plus the payload) and the tool root of value-wrapped types (`{"value": x}` → `x`).
+//! Everything else (64-bit strings, enum names, base64, well-known-type strings) is already
+//! protojson, which prost-reflect's deserializer reads.
+
+use prost_reflect::{DeserializeOptions, DynamicMessage, FieldDescriptor, Kind, MessageDescriptor};
+use serde_json::{Map, Value};
+
+use super::{
+    Wkt, find_field, find_member, find_oneof, is_value_wrapped_root, type_url_message_name,
+};
+
+const OPTIONS: DeserializeOptions = DeserializeOptions::new().deny_unknown_fields(true);
+
+/// Decode canonical tool arguments (already validated) into a message of type `desc`.
+pub(crate) fn decode_root(
+    desc: &MessageDescriptor,
+    canonical: Value,
+) -> Result<DynamicMessage, String> {
+    let json = if is_value_wrapped_root(desc) {
+        match canonical {
+            Value::Object(mut object) => object.remove("value").unwrap_or(Value::Null),
+            other => other,
+        }
+    } else {
+        canonical
+    };
+    decode_message(desc, json)
+}
+
+/// Decode one canonical message value (not a tool root) of type `desc`.
+pub(crate) fn decode_message(
+    desc: &MessageDescriptor,
+    canonical: Value,
+) -> Result<DynamicMessage, String> {
+    let json = protojson_message(desc, canonical);
+    DynamicMessage::deserialize_with_options(desc.clone(), json, &OPTIONS)
+        .map_err(|e| e.to_string())
+}
+
+fn protojson_message(desc: &MessageDescriptor, value: Value) -> Value {
+    match Wkt::of(desc) {
+        Some(Wkt::Any) => protojson_any(desc, value),
+        Some(_) => value,
+        None => {
+            let Value::Object(object) = value else {
+                return value;
+            };
+            let mut out = Map::with_capacity(object.len());
+            for (key, value) in object {
+                if let Some(field) = find_field(desc, &key) {
+                    out.insert(key, protojson_field(&field, value));
+                } else if let Some(oneof) = find_oneof(desc, &key) {
+                    let Value::Object(mut wrapped) = value else {
+                        continue;
+                    };
+                    let member = wrapped
+                        .get("case")
+                        .and_then(Value::as_str)
+                        .and_then(|case| find_member(&oneof, case));
+                    if let Some(member) = member {
+                        let value = wrapped.remove("value").unwrap_or(Value::Null);
+                        out.insert(member.name().to_owned(), protojson_field(&member, value));
+                    }
+                } else {
+                    out.insert(key, value);
+                }
+            }
+            Value::Object(out)
+        }
+    }
+}
+
+fn protojson_field(field: &FieldDescriptor, value: Value) -> Value {
+    let kind = field.kind();
+    let Kind::Message(desc) = &kind else {
+        return value;
+    };
+    if field.is_map() {
+        let value_kind = desc.map_entry_value_field().kind();
+        let Kind::Message(value_desc) = &value_kind else {
+            return value;
+        };
+        match value {
+            Value::Object(map) => Value::Object(
+                map.into_iter()
+                    .map(|(k, v)| (k, protojson_message(value_desc, v)))
+                    .collect(),
+            ),
+            other => other,
+        }
+    } else if field.is_list() {
+        match value {
+            Value::Array(items) => Value::Array(
+                items
+                    .into_iter()
+                    .map(|item| protojson_message(desc, item))
+                    .collect(),
+            ),
+            other => other,
+        }
+    } else {
+        protojson_message(desc, value)
+    }
+}
+
+fn protojson_any(desc: &MessageDescriptor, value: Value) -> Value {
+    let Value::Object(mut object) = value else {
+        return value;
+    };
+    let Some(Value::String(url)) = object.remove("type_url") else {
+        return Value::Object(object);
+    };
+    let payload = object.remove("value").unwrap_or(Value::Null);
+    let Some(payload_desc) = desc
+        .parent_pool()
+        .get_message_by_name(type_url_message_name(&url))
+    else {
+        // The deserializer reports the unknown type.
+        let mut out = Map::new();
+        out.insert("@type".to_owned(), Value::String(url));
+        return Value::Object(out);
+    };
+    let payload = protojson_message(&payload_desc, payload);
+    let mut out = Map::new();
+    out.insert("@type".to_owned(), Value::String(url));
+    if Wkt::of(&payload_desc).is_some() {
+        out.insert("value".to_owned(), payload);
+    } else if let Value::Object(fields) = payload {
+        out.extend(fields);
+    }
+    Value::Object(out)
+}

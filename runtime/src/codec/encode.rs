@@ -1,0 +1,173 @@
+//! `DynamicMessage` → canonical shape (SPEC §4.9), through protojson.
+//!
+//! prost-reflect writes protojson with 64-bit integers as strings, enum names, non-finite
+//! floats as `"NaN"`/`"Infinity"` and default-valued fields skipped (unless asked). This
+//! walker then reshapes what differs from the schema: oneof members become
+//! `{"<oneof>": {"case": …, "value": …}}`, `Any` becomes `{type_url, value}`, and a
+//! value-wrapped root becomes `{"value": …}`. Extension fields, which no schema lists, are
+//! dropped.
+
+use prost_reflect::{
+    DynamicMessage, FieldDescriptor, Kind, MessageDescriptor, ReflectMessage as _, SerializeOptions,
+};
+use serde_json::{Map, Value};
+
+use super::{
+    Wkt, find_field, is_value_wrapped_root, oneof_prop, real_oneof, type_url_message_name,
+};
+
+/// How results are written.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct EncodeOptions {
+    pub(crate) json_names: bool,
+    pub(crate) emit_defaults: bool,
+}
+
+/// Encode a response message as a tool result root.
+pub(crate) fn encode_root(
+    message: &DynamicMessage,
+    options: EncodeOptions,
+) -> Result<Value, String> {
+    let desc = message.descriptor();
+    let value = encode_message(message, options)?;
+    Ok(if is_value_wrapped_root(&desc) {
+        let mut root = Map::with_capacity(1);
+        root.insert("value".to_owned(), value);
+        Value::Object(root)
+    } else {
+        value
+    })
+}
+
+/// Encode one message (not a tool root), e.g. an element of a server stream.
+pub(crate) fn encode_message(
+    message: &DynamicMessage,
+    options: EncodeOptions,
+) -> Result<Value, String> {
+    let serialize = SerializeOptions::new()
+        .stringify_64_bit_integers(true)
+        .use_proto_field_name(!options.json_names)
+        .skip_default_fields(!options.emit_defaults);
+    let json = message
+        .serialize_with_options(serde_json::value::Serializer, &serialize)
+        .map_err(|e| e.to_string())?;
+    Ok(canonical_message(
+        &message.descriptor(),
+        json,
+        options.json_names,
+    ))
+}
+
+fn canonical_message(desc: &MessageDescriptor, value: Value, json_names: bool) -> Value {
+    match Wkt::of(desc) {
+        Some(Wkt::Any) => canonical_any(desc, value, json_names),
+        Some(Wkt::Struct | Wkt::Value | Wkt::ListValue) => integral_numbers(value),
+        Some(_) => value,
+        None => {
+            let Value::Object(object) = value else {
+                return value;
+            };
+            let mut out = Map::with_capacity(object.len());
+            for (key, value) in object {
+                let Some(field) = find_field(desc, &key) else {
+                    continue;
+                };
+                let value = canonical_field(&field, value, json_names);
+                if let Some(oneof) = real_oneof(&field) {
+                    let mut wrapped = Map::with_capacity(2);
+                    wrapped.insert("case".to_owned(), Value::String(key));
+                    wrapped.insert("value".to_owned(), value);
+                    out.insert(oneof_prop(&oneof, json_names), Value::Object(wrapped));
+                } else {
+                    out.insert(key, value);
+                }
+            }
+            Value::Object(out)
+        }
+    }
+}
+
+fn canonical_field(field: &FieldDescriptor, value: Value, json_names: bool) -> Value {
+    let kind = field.kind();
+    let Kind::Message(desc) = &kind else {
+        return value;
+    };
+    if field.is_map() {
+        let value_kind = desc.map_entry_value_field().kind();
+        let Kind::Message(value_desc) = &value_kind else {
+            return value;
+        };
+        match value {
+            Value::Object(map) => Value::Object(
+                map.into_iter()
+                    .map(|(k, v)| (k, canonical_message(value_desc, v, json_names)))
+                    .collect(),
+            ),
+            other => other,
+        }
+    } else if field.is_list() {
+        match value {
+            Value::Array(items) => Value::Array(
+                items
+                    .into_iter()
+                    .map(|item| canonical_message(desc, item, json_names))
+                    .collect(),
+            ),
+            other => other,
+        }
+    } else {
+        canonical_message(desc, value, json_names)
+    }
+}
+
+fn canonical_any(desc: &MessageDescriptor, value: Value, json_names: bool) -> Value {
+    let Value::Object(mut object) = value else {
+        return value;
+    };
+    let Some(Value::String(url)) = object.remove("@type") else {
+        // An empty Any serializes without a type.
+        return Value::Object(object);
+    };
+    let Some(payload_desc) = desc
+        .parent_pool()
+        .get_message_by_name(type_url_message_name(&url))
+    else {
+        return Value::Object(object);
+    };
+    let payload = if Wkt::of(&payload_desc).is_some() {
+        object.remove("value").unwrap_or(Value::Null)
+    } else {
+        Value::Object(object)
+    };
+    let mut out = Map::with_capacity(2);
+    out.insert("type_url".to_owned(), Value::String(url));
+    out.insert(
+        "value".to_owned(),
+        canonical_message(&payload_desc, payload, json_names),
+    );
+    Value::Object(out)
+}
+
+/// `Struct`/`Value` numbers are doubles; prost-reflect writes `1` as `1.0`. Integral values
+/// that a double holds exactly are written as integers, the way protojson does.
+fn integral_numbers(value: Value) -> Value {
+    // Iterative: a Struct from a backend may nest deeply.
+    let mut value = value;
+    let mut stack: Vec<&mut Value> = vec![&mut value];
+    while let Some(current) = stack.pop() {
+        match current {
+            Value::Number(number) => {
+                if let Some(float) = number.as_f64().filter(|_| number.is_f64())
+                    && float.fract() == 0.0
+                    && float.abs() <= 9_007_199_254_740_992.0
+                {
+                    *current = Value::from(float as i64);
+                }
+            }
+            Value::Array(items) => stack.extend(items.iter_mut()),
+            Value::Object(map) => stack.extend(map.values_mut()),
+            _ => {}
+        }
+    }
+    value
+}

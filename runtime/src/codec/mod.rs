@@ -1,0 +1,180 @@
+//! The JSON codec between MCP tool arguments/results and protobuf messages.
+//!
+//! Three shapes meet here:
+//!
+//! - **Loose input**: whatever a model sends. It may use any of the alternates the runtime
+//!   accepts (SPEC §4.3, §4.5, §4.7): JSON integers for 64-bit fields, numeric strings,
+//!   URL-safe base64, enum numbers, the flat protojson form of a oneof, protojson's `@type`
+//!   form of `Any`, JSON objects or arrays sent as strings, `null` for "absent".
+//! - **Canonical shape**: what the tool schemas describe (SPEC §4). [`normalize`] turns loose
+//!   input into it; the compiled input schema then validates it.
+//! - **protojson**: what prost-reflect's serde support reads and writes. [`decode`] maps the
+//!   canonical shape onto it (oneofs flattened, `Any` as `@type`, root `{"value": …}` unwrapped)
+//!   and [`encode`] maps a response back (the reverse reshaping).
+//!
+//! Every walker is descriptor-driven and checks the nesting depth before it recurses.
+
+pub(crate) mod decode;
+pub(crate) mod encode;
+pub(crate) mod normalize;
+pub(crate) mod path;
+
+use prost_reflect::{FieldDescriptor, Kind, MessageDescriptor, OneofDescriptor};
+
+/// Well-known types whose JSON mapping is special.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Wkt {
+    Any,
+    Timestamp,
+    Duration,
+    FieldMask,
+    Struct,
+    Value,
+    ListValue,
+    Empty,
+    /// One of the nine `google.protobuf.*Value` wrappers.
+    Wrapper,
+}
+
+impl Wkt {
+    pub(crate) fn of(desc: &MessageDescriptor) -> Option<Self> {
+        Some(match desc.full_name() {
+            "google.protobuf.Any" => Self::Any,
+            "google.protobuf.Timestamp" => Self::Timestamp,
+            "google.protobuf.Duration" => Self::Duration,
+            "google.protobuf.FieldMask" => Self::FieldMask,
+            "google.protobuf.Struct" => Self::Struct,
+            "google.protobuf.Value" => Self::Value,
+            "google.protobuf.ListValue" => Self::ListValue,
+            "google.protobuf.Empty" => Self::Empty,
+            "google.protobuf.DoubleValue"
+            | "google.protobuf.FloatValue"
+            | "google.protobuf.Int64Value"
+            | "google.protobuf.UInt64Value"
+            | "google.protobuf.Int32Value"
+            | "google.protobuf.UInt32Value"
+            | "google.protobuf.BoolValue"
+            | "google.protobuf.StringValue"
+            | "google.protobuf.BytesValue" => Self::Wrapper,
+            _ => return None,
+        })
+    }
+
+    /// Whether a tool whose RPC message is this type wraps it as `{"value": …}` (SPEC §4.1):
+    /// its JSON is not an object.
+    pub(crate) fn is_value_wrapped_root(self) -> bool {
+        !matches!(self, Self::Any | Self::Struct | Self::Empty)
+    }
+}
+
+/// Whether the tool root for `desc` is `{"value": <json>}` rather than the message itself.
+pub(crate) fn is_value_wrapped_root(desc: &MessageDescriptor) -> bool {
+    Wkt::of(desc).is_some_and(Wkt::is_value_wrapped_root)
+}
+
+/// The oneof a field belongs to, unless it is a proto3 `optional` (synthetic oneof): those
+/// are plain fields in the JSON shape.
+pub(crate) fn real_oneof(field: &FieldDescriptor) -> Option<OneofDescriptor> {
+    field
+        .containing_oneof()
+        .filter(|oneof| !oneof.is_synthetic())
+}
+
+/// The property name of a field in the canonical shape.
+pub(crate) fn field_prop(field: &FieldDescriptor, json_names: bool) -> &str {
+    if json_names {
+        field.json_name()
+    } else {
+        field.name()
+    }
+}
+
+/// The property name of a real oneof in the canonical shape.
+pub(crate) fn oneof_prop(oneof: &OneofDescriptor, json_names: bool) -> String {
+    if json_names {
+        lower_camel(oneof.name())
+    } else {
+        oneof.name().to_owned()
+    }
+}
+
+/// A field by proto name or JSON name.
+pub(crate) fn find_field(desc: &MessageDescriptor, key: &str) -> Option<FieldDescriptor> {
+    desc.get_field_by_name(key)
+        .or_else(|| desc.get_field_by_json_name(key))
+}
+
+/// A real oneof by proto name or lowerCamel name.
+pub(crate) fn find_oneof(desc: &MessageDescriptor, key: &str) -> Option<OneofDescriptor> {
+    desc.oneofs()
+        .filter(|oneof| !oneof.is_synthetic())
+        .find(|oneof| oneof.name() == key || lower_camel(oneof.name()) == key)
+}
+
+/// A member of `oneof` by proto name or JSON name.
+pub(crate) fn find_member(oneof: &OneofDescriptor, key: &str) -> Option<FieldDescriptor> {
+    oneof
+        .fields()
+        .find(|field| field.name() == key || field.json_name() == key)
+}
+
+/// protoc's JSON name algorithm: drop underscores, upper-case the letter after each one.
+pub(crate) fn lower_camel(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut upper_next = false;
+    for ch in name.chars() {
+        if ch == '_' {
+            upper_next = true;
+        } else if upper_next {
+            out.push(ch.to_ascii_uppercase());
+            upper_next = false;
+        } else {
+            out.push(ch);
+        }
+    }
+    out
+}
+
+/// Whether a field holds `google.protobuf.Value`, where JSON `null` is a value, not "absent".
+pub(crate) fn holds_value(kind: &Kind) -> bool {
+    matches!(kind, Kind::Message(m) if m.full_name() == "google.protobuf.Value")
+}
+
+/// Prefix used when an `Any` type URL is given as a bare message name.
+pub(crate) const TYPE_URL_PREFIX: &str = "type.googleapis.com/";
+
+/// The message name in an `Any` type URL (everything after the last `/`).
+pub(crate) fn type_url_message_name(type_url: &str) -> &str {
+    type_url.rsplit('/').next().unwrap_or(type_url)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lower_camel_matches_protoc() {
+        for (input, expected) in [
+            ("author_id", "authorId"),
+            ("filter", "filter"),
+            ("a_b_c", "aBC"),
+            ("already_camelCase", "alreadyCamelCase"),
+            ("trailing_", "trailing"),
+            ("x2_y", "x2Y"),
+        ] {
+            assert_eq!(lower_camel(input), expected, "{input}");
+        }
+    }
+
+    #[test]
+    fn type_url_names() {
+        assert_eq!(
+            type_url_message_name("type.googleapis.com/demo.v1.Note"),
+            "demo.v1.Note"
+        );
+        assert_eq!(type_url_message_name("demo.v1.Note"), "demo.v1.Note");
+    }
+}
+
+#[cfg(test)]
+mod codec_tests;

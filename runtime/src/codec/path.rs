@@ -1,0 +1,93 @@
+//! JSON paths for error messages: `$.filter.value`, `$.items[2].name`, `$.labels["a b"]`.
+
+use std::fmt;
+
+/// One step into a JSON document.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Seg {
+    Key(String),
+    Index(usize),
+}
+
+/// A location in the tool arguments, rendered as a JSONPath-like string.
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct JsonPath(pub(crate) Vec<Seg>);
+
+impl JsonPath {
+    pub(crate) fn push_key(&mut self, key: &str) {
+        self.0.push(Seg::Key(key.to_owned()));
+    }
+
+    pub(crate) fn push_index(&mut self, index: usize) {
+        self.0.push(Seg::Index(index));
+    }
+
+    pub(crate) fn pop(&mut self) {
+        self.0.pop();
+    }
+
+    /// A copy of this path with `key` appended.
+    pub(crate) fn with_key(&self, key: &str) -> Self {
+        let mut path = self.clone();
+        path.push_key(key);
+        path
+    }
+
+    pub(crate) fn starts_with(&self, prefix: &JsonPath) -> bool {
+        self.0.starts_with(&prefix.0)
+    }
+}
+
+fn is_plain_key(key: &str) -> bool {
+    let mut chars = key.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+impl fmt::Display for JsonPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("$")?;
+        for seg in &self.0 {
+            match seg {
+                Seg::Key(key) if is_plain_key(key) => write!(f, ".{key}")?,
+                Seg::Key(key) => write!(f, "[{}]", serde_json::Value::from(key.as_str()))?,
+                Seg::Index(index) => write!(f, "[{index}]")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One problem found in the arguments: where, and what was expected.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Problem {
+    pub(crate) path: JsonPath,
+    pub(crate) message: String,
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path, self.message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_jsonpath() {
+        let mut path = JsonPath::default();
+        assert_eq!(path.to_string(), "$");
+        path.push_key("items");
+        path.push_index(2);
+        path.push_key("name");
+        assert_eq!(path.to_string(), "$.items[2].name");
+        path.push_key("a b");
+        assert_eq!(path.to_string(), "$.items[2].name[\"a b\"]");
+        path.push_key("7");
+        assert_eq!(path.to_string(), "$.items[2].name[\"a b\"][\"7\"]");
+    }
+}
