@@ -11,6 +11,14 @@
 //! Generation runs in two phases: [`model::build`] resolves everything (Rust names from
 //! prost-build, options, comments, schemas) and the emitters in [`emit`] only write files.
 
+// Library code reports errors instead of panicking; tests may unwrap.
+#![cfg_attr(
+    not(test),
+    warn(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+
+#[cfg(feature = "build")]
+mod builder;
 pub mod comments;
 pub mod emit;
 pub mod error;
@@ -23,6 +31,8 @@ pub mod schema;
 use prost::Message as _;
 use prost_types::compiler::{CodeGeneratorResponse, code_generator_response};
 
+#[cfg(feature = "build")]
+pub use crate::builder::Builder;
 pub use crate::error::{Error, Result};
 pub use crate::options::Options;
 

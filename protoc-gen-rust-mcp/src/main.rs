@@ -2,6 +2,12 @@
 //! on stdout. Generation errors travel inside the response; only I/O and decoding failures exit
 //! non-zero.
 
+// Library code reports errors instead of panicking; tests may unwrap.
+#![cfg_attr(
+    not(test),
+    warn(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+
 use std::io::{self, IsTerminal, Read, Write};
 use std::process::ExitCode;
 

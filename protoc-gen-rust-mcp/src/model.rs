@@ -595,10 +595,11 @@ fn prost_services(inputs: &Inputs, options: &Options) -> Result<BTreeMap<String,
         }
     }
 
+    // prost-build resolves field types through a graph of every message, so it is given every
+    // file, as protoc-gen-prost does; only the services of the files to generate are used.
     let requests: Vec<(prost_build::Module, FileDescriptorProto)> = inputs
         .files
         .iter()
-        .filter(|f| !f.service.is_empty() && inputs.files_to_generate.iter().any(|g| g == f.name()))
         .map(|f| {
             (
                 prost_build::Module::from_protobuf_package_name(f.package()),

@@ -116,8 +116,7 @@ pub fn title_words(name: &str) -> String {
             let starts_word = (c.is_uppercase() && (prev.is_lowercase() || prev.is_ascii_digit()))
                 || (c.is_uppercase()
                     && prev.is_uppercase()
-                    && next.is_some_and(char::is_lowercase))
-                || (c.is_ascii_digit() && prev.is_alphabetic());
+                    && next.is_some_and(char::is_lowercase));
             if starts_word {
                 out.push(' ');
             }
@@ -173,6 +172,15 @@ pub fn package_file_stem(package: &str) -> String {
     }
 }
 
+/// The name protoc-gen-prost gives a package's file: `demo.v1.rs`, or `_` for the empty package.
+pub fn prost_file_name(package: &str) -> String {
+    if package.is_empty() {
+        "_".to_owned()
+    } else {
+        format!("{package}.rs")
+    }
+}
+
 /// The directory a package's files go in when the output is not flat (`demo/v1/`).
 pub fn package_dir(package: &str, flat: bool) -> String {
     if flat || package.is_empty() {
@@ -216,6 +224,7 @@ mod tests {
             ("get_item", "get item"),
             ("V2Search", "V2 Search"),
             ("SearchV2", "Search V2"),
+            ("Base64Encode", "Base64 Encode"),
         ];
         for (input, expected) in cases {
             assert_eq!(title_words(input), expected, "{input}");
@@ -294,7 +303,7 @@ mod tests {
         assert_eq!(sa, shorten_tool_name(a));
         // The tail is kept from a word boundary.
         assert!(
-            sa.starts_with("Service_GetTheFirst") || sa.starts_with("GetTheFirst"),
+            sa.starts_with("PurposesService_GetTheFirstExtremelyLongMethodName_"),
             "{sa}"
         );
         assert_eq!(shorten_tool_name("Short_Name"), "Short_Name");

@@ -88,7 +88,8 @@ pub struct Options {
     pub tools_json: bool,
     /// Write the Rust modules (`<package>.pb.mcp.rs`).
     pub rust: bool,
-    /// Write outputs directly into the output directory instead of `demo/v1/…` subfolders.
+    /// Write outputs directly into the output directory instead of `demo/v1/…` subfolders (the
+    /// layout protoc-gen-prost uses unless its own `flat_output_dir` is set).
     pub flat_output_dir: bool,
     /// Insert `include!("<package>.pb.mcp.rs")` into the prost file at its `module` insertion
     /// point (protoc-gen-prost in the same protoc or buf run).
@@ -116,7 +117,7 @@ impl Default for Options {
             adapters: Adapters::default(),
             tools_json: false,
             rust: true,
-            flat_output_dir: true,
+            flat_output_dir: false,
             include_in_prost: false,
             include: Vec::new(),
             exclude: Vec::new(),
@@ -201,7 +202,7 @@ pub const OPTIONS: &[OptionDoc] = &[
     OptionDoc {
         key: "flat_output_dir",
         value: "[true|false]",
-        help: "write files into the output directory itself (default true); false nests them as demo/v1/demo.v1.pb.mcp.rs",
+        help: "write files into the output directory itself instead of demo/v1/demo.v1.pb.mcp.rs, as protoc-gen-prost's option of the same name (default false)",
     },
     OptionDoc {
         key: "include_in_prost",

@@ -25,7 +25,7 @@ pub fn files(model: &Model, options: &Options) -> Result<Vec<File>> {
             });
             if options.include_in_prost {
                 files.push(File {
-                    name: Some(format!("{dir}{stem}.rs")),
+                    name: Some(format!("{dir}{}", names::prost_file_name(&package.name))),
                     insertion_point: Some("module".to_owned()),
                     content: Some(format!("include!(\"{stem}.pb.mcp.rs\");\n")),
                     ..File::default()

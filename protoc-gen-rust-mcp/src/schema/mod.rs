@@ -454,7 +454,7 @@ fn object(
 
 /// Sets `description` right after `type` (or first), keeping key order readable.
 fn insert_description(schema: &mut Map<String, Value>, text: String) {
-    schema.remove("description");
+    schema.shift_remove("description");
     let mut out = Map::new();
     let mut placed = false;
     for (key, value) in std::mem::take(schema) {

@@ -188,7 +188,7 @@ fn collect_string(
                 };
                 keywords.insert("format".to_owned(), json!(format));
             }
-            _ => notes.push(phrase(name, &value)),
+            _ => notes.push(phrase(name, value)),
         }
     }
 }
@@ -212,11 +212,11 @@ fn collect_number(
             "const" => "const",
             "in" => "enum",
             _ => {
-                notes.push(phrase(name, &value));
+                notes.push(phrase(name, value));
                 continue;
             }
         };
-        keywords.insert(keyword.to_owned(), to_json(&value));
+        keywords.insert(keyword.to_owned(), to_json(value));
     }
 }
 
@@ -229,7 +229,7 @@ fn collect_int64(
         match field.name() {
             // 64-bit integers are strings: exact values can still be listed.
             "const" => {
-                keywords.insert("const".to_owned(), json!(scalar_text(&value)));
+                keywords.insert("const".to_owned(), json!(scalar_text(value)));
             }
             "in" => {
                 let items: Vec<String> = match &value {
@@ -238,7 +238,7 @@ fn collect_int64(
                 };
                 keywords.insert("enum".to_owned(), json!(items));
             }
-            name => notes.push(phrase(name, &value)),
+            name => notes.push(phrase(name, value)),
         }
     }
 }
@@ -301,7 +301,7 @@ fn collect_repeated(
                     }
                 }
             }
-            (name, _) => notes.push(phrase(name, &value)),
+            (name, _) => notes.push(phrase(name, value)),
         }
     }
 }
@@ -343,7 +343,7 @@ fn collect_map(
                     }
                 }
             }
-            (name, _) => notes.push(phrase(name, &value)),
+            (name, _) => notes.push(phrase(name, value)),
         }
     }
 }
@@ -363,7 +363,7 @@ fn scalar_kind_of(schema: &Map<String, Value>) -> Option<Kind> {
 /// Every rule as a sentence, for rules messages JSON Schema has no keywords for.
 fn describe_all(rules: &DynamicMessage, notes: &mut Vec<String>) {
     for (field, value) in rules.fields() {
-        notes.push(phrase(field.name(), &value));
+        notes.push(phrase(field.name(), value));
     }
 }
 
@@ -380,7 +380,7 @@ fn number(message: &DynamicMessage, name: &str) -> Option<f64> {
 
 /// A rule as a sentence: `prefix "ab"` → `Must satisfy prefix = "ab".`
 fn phrase(rule: &str, value: &Proto) -> String {
-    let text = match rule {
+    match rule {
         "gt" => format!("Must be greater than {}.", scalar_text(value)),
         "gte" => format!("Must be at least {}.", scalar_text(value)),
         "lt" => format!("Must be less than {}.", scalar_text(value)),
@@ -400,8 +400,7 @@ fn phrase(rule: &str, value: &Proto) -> String {
         "address" => "Must be a hostname or an IP address.".to_owned(),
         "well_known_regex" => "Must match a well-known HTTP header pattern.".to_owned(),
         other => format!("Rule `{other}`: {}.", quoted(value)),
-    };
-    text
+    }
 }
 
 fn quoted(value: &Proto) -> String {

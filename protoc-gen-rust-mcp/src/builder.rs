@@ -1,0 +1,189 @@
+//! The `build.rs` builder: prost, tonic and MCP code in one call (feature `build`).
+//!
+//! ```no_run
+//! // build.rs
+//! fn main() -> std::io::Result<()> {
+//!     protoc_gen_rust_mcp::Builder::new()
+//!         .plugin_options("json_names")?
+//!         .compile_protos(&["proto/demo/v1/items.proto"], &["proto"])
+//! }
+//! ```
+//!
+//! ```ignore
+//! // src/lib.rs: prost types, tonic client and server, and `item_service_mcp`, all in one module.
+//! pub mod demo { pub mod v1 { tonic::include_proto!("demo.v1"); } }
+//! ```
+//!
+//! protoc (the vendored one unless `PROTOC` is set) runs once, with source info so that comments
+//! become descriptions. The same descriptor set feeds tonic-prost-build and this generator, so the
+//! MCP module is byte for byte what the protoc plugin writes for the same files and options, and
+//! it is included at the end of prost's `<package>.rs`.
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use prost::Message as _;
+
+use crate::model::Inputs;
+use crate::names;
+use crate::options::Options;
+
+/// Compiles protos into prost types, tonic clients and servers, and MCP tool modules.
+#[derive(Debug, Clone, Default)]
+pub struct Builder {
+    options: Options,
+    out_dir: Option<PathBuf>,
+    build_client: Option<bool>,
+    build_server: Option<bool>,
+}
+
+impl Builder {
+    /// A builder with the plugin's default options.
+    pub fn new() -> Builder {
+        Builder::default()
+    }
+
+    /// Applies plugin options written as for `--rust-mcp_opt` (`"json_names,tool_names=method"`).
+    pub fn plugin_options(mut self, parameter: &str) -> io::Result<Builder> {
+        let mut parsed = Options::parse(parameter).map_err(io::Error::other)?;
+        // `extern_path` calls made before this one still count.
+        let mut extern_paths = std::mem::take(&mut self.options.extern_paths);
+        extern_paths.append(&mut parsed.extern_paths);
+        self.options = Options {
+            extern_paths,
+            ..parsed
+        };
+        Ok(self)
+    }
+
+    /// Maps a proto path to an existing Rust path, for prost, tonic and the MCP module alike.
+    pub fn extern_path(mut self, proto_path: &str, rust_path: &str) -> Builder {
+        self.options
+            .extern_paths
+            .push((proto_path.to_owned(), rust_path.to_owned()));
+        self
+    }
+
+    /// Where to write the code (default: `OUT_DIR`).
+    pub fn out_dir(mut self, dir: impl AsRef<Path>) -> Builder {
+        self.out_dir = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Whether tonic generates clients (default true; the MCP module needs them).
+    pub fn build_client(mut self, enable: bool) -> Builder {
+        self.build_client = Some(enable);
+        self
+    }
+
+    /// Whether tonic generates servers (default true; `from_service` needs them).
+    pub fn build_server(mut self, enable: bool) -> Builder {
+        self.build_server = Some(enable);
+        self
+    }
+
+    /// Compiles `protos`, found under `includes`.
+    pub fn compile_protos(
+        self,
+        protos: &[impl AsRef<Path>],
+        includes: &[impl AsRef<Path>],
+    ) -> io::Result<()> {
+        let out_dir = match &self.out_dir {
+            Some(dir) => dir.clone(),
+            None => PathBuf::from(std::env::var_os("OUT_DIR").ok_or_else(|| {
+                io::Error::other("OUT_DIR is not set: call this from build.rs or set out_dir")
+            })?),
+        };
+        let protos: Vec<PathBuf> = protos.iter().map(|p| p.as_ref().to_path_buf()).collect();
+        let includes: Vec<PathBuf> = includes.iter().map(|p| p.as_ref().to_path_buf()).collect();
+        for path in protos.iter().chain(&includes) {
+            println!("cargo:rerun-if-changed={}", path.display());
+        }
+        let set_path = out_dir.join("mcp_file_descriptor_set.bin");
+        run_protoc(&protos, &includes, &set_path)?;
+        let bytes = std::fs::read(&set_path)?;
+
+        let fds = prost_types::FileDescriptorSet::decode(bytes.as_slice()).map_err(|e| {
+            io::Error::other(format!("protoc wrote an invalid descriptor set: {e}"))
+        })?;
+        let mut tonic = tonic_prost_build::configure()
+            .out_dir(&out_dir)
+            .build_client(self.build_client.unwrap_or(true))
+            .build_server(self.build_server.unwrap_or(true));
+        for (proto, rust) in &self.options.extern_paths {
+            tonic = tonic.extern_path(proto, rust);
+        }
+        tonic.compile_fds(fds)?;
+
+        let files_to_generate = relative_names(&protos, &includes)?;
+        let inputs =
+            Inputs::from_descriptor_set(&bytes, files_to_generate).map_err(io::Error::other)?;
+        let options = Options {
+            flat_output_dir: true,
+            include_in_prost: false,
+            ..self.options.clone()
+        };
+        for file in crate::generate(&inputs, &options).map_err(io::Error::other)? {
+            std::fs::write(out_dir.join(file.name()), file.content())?;
+            if let Some(stem) = file.name().strip_suffix(".pb.mcp.rs") {
+                // tonic-prost-build writes every package to `<package>.rs` (`_.rs` when empty).
+                let package = if stem == "_" { "" } else { stem };
+                let prost_file = out_dir.join(format!("{}.rs", names::package_file_stem(package)));
+                let mut text = std::fs::read_to_string(&prost_file).unwrap_or_default();
+                text.push_str(&format!("include!(\"{}\");\n", file.name()));
+                std::fs::write(&prost_file, text)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn run_protoc(protos: &[PathBuf], includes: &[PathBuf], out: &Path) -> io::Result<()> {
+    let protoc = match std::env::var_os("PROTOC") {
+        Some(path) => PathBuf::from(path),
+        None => protoc_bin_vendored::protoc_bin_path().map_err(io::Error::other)?,
+    };
+    let mut command = Command::new(&protoc);
+    command
+        .arg("--include_imports")
+        .arg("--include_source_info")
+        .arg(format!("--descriptor_set_out={}", out.display()));
+    for include in includes {
+        command.arg(format!("-I{}", include.display()));
+    }
+    if let Ok(vendored) = protoc_bin_vendored::include_path() {
+        command.arg(format!("-I{}", vendored.display()));
+    }
+    command.args(protos);
+    let output = command
+        .output()
+        .map_err(|e| io::Error::other(format!("cannot run protoc at {}: {e}", protoc.display())))?;
+    if !output.status.success() {
+        return Err(io::Error::other(format!(
+            "protoc failed:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        )));
+    }
+    Ok(())
+}
+
+/// The names protoc gives `protos`: each path relative to the include directory that holds it.
+fn relative_names(protos: &[PathBuf], includes: &[PathBuf]) -> io::Result<Vec<String>> {
+    protos
+        .iter()
+        .map(|proto| {
+            includes
+                .iter()
+                .filter_map(|include| proto.strip_prefix(include).ok())
+                .min_by_key(|rel| rel.components().count())
+                .map(|rel| rel.to_string_lossy().replace('\\', "/"))
+                .ok_or_else(|| {
+                    io::Error::other(format!(
+                        "{} is not under any include directory",
+                        proto.display()
+                    ))
+                })
+        })
+        .collect()
+}

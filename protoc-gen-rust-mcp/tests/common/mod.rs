@@ -1,0 +1,192 @@
+//! Shared test helpers: run the vendored protoc over `testdata/` and build the exact
+//! `CodeGeneratorRequest` protoc would send a plugin.
+
+#![allow(dead_code, unreachable_pub)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use prost::Message;
+use prost_types::compiler::CodeGeneratorResponse;
+
+/// The repository root.
+pub fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the crate sits in the workspace")
+        .to_path_buf()
+}
+
+/// Every testdata proto that must generate, relative to `testdata/`, sorted.
+pub fn testdata_files() -> Vec<String> {
+    let root = repo().join("testdata");
+    let mut out = Vec::new();
+    let mut stack = vec![root.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("testdata is readable") {
+            let path = entry.expect("entry").path();
+            let rel = path
+                .strip_prefix(&root)
+                .expect("under testdata")
+                .to_string_lossy()
+                .into_owned();
+            if path.is_dir() {
+                // Dependencies (google/, buf/) and failing inputs (errors/) are not generated.
+                if !matches!(rel.as_str(), "errors" | "google" | "buf") {
+                    stack.push(path);
+                }
+            } else if rel.ends_with(".proto") {
+                out.push(rel);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Same request shape as `CodeGeneratorRequest`, with files kept as raw bytes so that extension
+/// options survive the round trip (prost-types would drop them).
+#[derive(Clone, PartialEq, Message)]
+struct RawRequest {
+    #[prost(string, repeated, tag = "1")]
+    file_to_generate: Vec<String>,
+    #[prost(string, optional, tag = "2")]
+    parameter: Option<String>,
+    #[prost(bytes = "vec", repeated, tag = "15")]
+    proto_file: Vec<Vec<u8>>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+struct RawSet {
+    #[prost(bytes = "vec", repeated, tag = "1")]
+    file: Vec<Vec<u8>>,
+}
+
+/// Runs protoc over `files` (relative to `testdata/`) and returns the encoded descriptor set
+/// with imports and source info, in protoc's dependency order.
+pub fn descriptor_set(files: &[String]) -> Vec<u8> {
+    let out = tempfile_path("set.bin");
+    let protoc = protoc_bin_vendored::protoc_bin_path().expect("vendored protoc");
+    let include = protoc_bin_vendored::include_path().expect("vendored includes");
+    let status = Command::new(protoc)
+        .current_dir(repo())
+        .arg("-Itestdata")
+        .arg("-Iproto")
+        .arg(format!("-I{}", include.display()))
+        .arg("--include_imports")
+        .arg("--include_source_info")
+        .arg(format!("--descriptor_set_out={}", out.display()))
+        .args(files)
+        .output()
+        .expect("protoc runs");
+    assert!(
+        status.status.success(),
+        "protoc failed: {}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+    let bytes = std::fs::read(&out).expect("descriptor set written");
+    let _ = std::fs::remove_file(&out);
+    bytes
+}
+
+/// The request protoc would send for `files` with `parameter`.
+pub fn request(files: &[String], parameter: &str) -> Vec<u8> {
+    let set = RawSet::decode(descriptor_set(files).as_slice()).expect("descriptor set decodes");
+    RawRequest {
+        file_to_generate: files.to_vec(),
+        parameter: (!parameter.is_empty()).then(|| parameter.to_owned()),
+        proto_file: set.file,
+    }
+    .encode_to_vec()
+}
+
+/// Generates for `files` and returns the response.
+pub fn generate(files: &[String], parameter: &str) -> CodeGeneratorResponse {
+    protoc_gen_rust_mcp::execute(&request(files, parameter)).expect("request decodes")
+}
+
+/// Generates and expects success; returns (file name, content) pairs.
+pub fn generate_ok(files: &[String], parameter: &str) -> Vec<(String, String)> {
+    let response = generate(files, parameter);
+    assert_eq!(response.error, None, "generation failed for {files:?}");
+    response
+        .file
+        .into_iter()
+        .map(|f| (f.name().to_owned(), f.content().to_owned()))
+        .collect()
+}
+
+/// Generates and expects an error; returns its message.
+pub fn generate_err(files: &[String], parameter: &str) -> String {
+    let response = generate(files, parameter);
+    response
+        .error
+        .unwrap_or_else(|| panic!("generation of {files:?} with `{parameter}` should fail"))
+}
+
+/// A unique temporary path.
+pub fn tempfile_path(name: &str) -> PathBuf {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    std::env::temp_dir().join(format!("rust-mcp-test-{}-{n}-{name}", std::process::id()))
+}
+
+/// Every tool of a `tools_json` document.
+pub fn tools_of(json_text: &str) -> Vec<serde_json::Value> {
+    let doc: serde_json::Value = serde_json::from_str(json_text).expect("tools_json is JSON");
+    doc["tools"].as_array().expect("tools array").clone()
+}
+
+/// Runs real protoc with the built plugin binary and returns every written file (path relative
+/// to the output directory, content), sorted. Panics with protoc's stderr on failure.
+pub fn protoc_generate(files: &[String], parameter: &str) -> Vec<(String, String)> {
+    let out = tempfile_path("protoc-out");
+    let output = run_protoc(&out, parameter, files);
+    assert!(
+        output.status.success(),
+        "protoc failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let mut found = Vec::new();
+    let mut stack = vec![out.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("out dir") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let rel = path
+                    .strip_prefix(&out)
+                    .expect("under out")
+                    .to_string_lossy()
+                    .into_owned();
+                found.push((rel, std::fs::read_to_string(&path).expect("utf-8 output")));
+            }
+        }
+    }
+    std::fs::remove_dir_all(&out).ok();
+    found.sort();
+    found
+}
+
+/// Runs real protoc with the built plugin binary into `out`.
+pub fn run_protoc(out: &Path, parameter: &str, files: &[String]) -> std::process::Output {
+    let protoc = protoc_bin_vendored::protoc_bin_path().expect("vendored protoc");
+    let include = protoc_bin_vendored::include_path().expect("vendored includes");
+    std::fs::create_dir_all(out).expect("out dir");
+    Command::new(protoc)
+        .current_dir(repo())
+        .arg(format!(
+            "--plugin=protoc-gen-rust-mcp={}",
+            env!("CARGO_BIN_EXE_protoc-gen-rust-mcp")
+        ))
+        .arg(format!("--rust-mcp_out={}", out.display()))
+        .arg(format!("--rust-mcp_opt={parameter}"))
+        .arg("-Itestdata")
+        .arg("-Iproto")
+        .arg(format!("-I{}", include.display()))
+        .args(files)
+        .output()
+        .expect("protoc runs")
+}

@@ -1,0 +1,46 @@
+//! Real protoc (protoc-bin-vendored) runs the built plugin through `--plugin` and
+//! `--rust-mcp_out`, exactly as users do. (The golden test runs this way too.)
+
+mod common;
+
+#[test]
+fn default_layout_nests_by_package_like_protoc_gen_prost() {
+    let files = ["scalars.proto".to_owned(), "nopackage.proto".to_owned()];
+    let names: Vec<String> = common::protoc_generate(&files, "")
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect();
+    assert_eq!(
+        names,
+        ["_.pb.mcp.rs", "testdata/scalars/testdata.scalars.pb.mcp.rs"]
+    );
+}
+
+#[test]
+fn include_in_prost_targets_the_module_insertion_point() {
+    // Without protoc-gen-prost in the same run there is no file to insert into, so protoc must
+    // refuse; the message names the prost file the insertion was meant for.
+    let out = common::tempfile_path("protoc-insert");
+    let output = common::run_protoc(
+        &out,
+        "include_in_prost,flat_output_dir",
+        &["scalars.proto".to_owned()],
+    );
+    std::fs::remove_dir_all(&out).ok();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("testdata.scalars.rs"), "{stderr}");
+}
+
+#[test]
+fn protoc_reports_plugin_errors_against_the_input() {
+    let out = common::tempfile_path("protoc-err");
+    let output = common::run_protoc(&out, "no_such_option", &["scalars.proto".to_owned()]);
+    std::fs::remove_dir_all(&out).ok();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("unknown option `no_such_option`"),
+        "{stderr}"
+    );
+}
