@@ -1,4 +1,81 @@
-//! tonic-mcp: serve tonic gRPC services as MCP tools.
-#![allow(dead_code)]
+//! Serve tonic gRPC services as MCP (Model Context Protocol) tools.
+//!
+//! This is the runtime crate of `protoc-gen-rust-mcp`. The plugin generates, per proto
+//! package, a `*.pb.mcp.rs` module with one [`ToolDef`](codegen::ToolDef) per RPC (its name,
+//! JSON schemas and settings) and two adapters per service: `from_client` (forward each tool
+//! call to a tonic client) and `from_service` (call an implementation of the tonic server
+//! trait in-process). Both return a [`ToolSet`]; an [`McpServer`] serves any number of them
+//! over stdio or streamable HTTP, using the official Rust MCP SDK (`rmcp`).
+//!
+//! ```no_run
+//! # mod demo { pub mod v1 { pub mod item_service_mcp {
+//! #   pub fn from_client<T>(_: T) -> Result<tonic_mcp::ToolSet, tonic_mcp::Error> { Ok(tonic_mcp::ToolSet::new()) }
+//! # } } }
+//! # async fn run(channel: ()) -> Result<(), tonic_mcp::Error> {
+//! use tonic_mcp::McpServer;
+//!
+//! let tools = demo::v1::item_service_mcp::from_client(channel)?;
+//! McpServer::builder("items", env!("CARGO_PKG_VERSION"))
+//!     .tool_set(tools)?
+//!     .build()
+//!     .serve_stdio()
+//!     .await
+//! # }
+//! ```
+//!
+//! # A tool call
+//!
+//! 1. **Limits**: arguments larger than [`Limits::max_argument_bytes`] or nested deeper than
+//!    [`Limits::max_depth`] are refused.
+//! 2. **Normalise** the model's JSON by the descriptors to the shape the schema describes.
+//!    Accepted alternates: 64-bit integers as JSON numbers, numeric strings, `1.0` for
+//!    integers, URL-safe or unpadded base64, enum numbers, every oneof form (`{case, value}`,
+//!    the member under its own name, redpanda's `which`, protojson's flat member), `Any` in
+//!    protojson's `@type` form, `null` as absent, objects and arrays sent as JSON strings.
+//! 3. **Validate** against the tool's input schema, compiled once. Every problem is
+//!    reported with its JSON path and what was expected.
+//! 4. **Decode** to the prost request through a `DynamicMessage`.
+//! 5. **Call** tonic with a deadline (30 s by default) sent as `grpc-timeout` and enforced
+//!    locally. A cancelled MCP request (or a closed HTTP stream) cancels the RPC.
+//! 6. **Encode** the response in the output schema's shape, returned as
+//!    `structuredContent` and as text.
+//!
+//! gRPC errors become `isError` results with the code name, the message and the decoded
+//! `google.rpc` details. An unknown tool is JSON-RPC error -32602.
+//!
+//! # Streaming
+//!
+//! Server-streaming tools return `{"messages": […]}`, collected up to a bound (message count
+//! and the deadline) with `"truncated": true` when the bound cut the stream; each message
+//! sends a progress notification when the client passed a `progressToken`. Client-streaming
+//! tools take `{"messages": […]}`. Bidirectional tools do both, with batch semantics: all
+//! input messages are sent, then responses are collected.
+//!
+//! # Telemetry
+//!
+//! Each tool call runs in a `tracing` span `mcp.tool_call` with the fields `tool`, `rpc`,
+//! `duration_ms` and `grpc_code`. Forwarded header values are never logged.
 
+#![warn(missing_docs)]
+
+mod call;
 pub(crate) mod codec;
+pub mod codegen;
+mod context;
+mod def;
+mod error;
+mod server;
+mod status;
+mod stream;
+mod toolset;
+mod transport;
+mod validate;
+
+pub use call::Limits;
+pub use context::{CallContext, Refusal, forward_headers};
+pub use error::Error;
+pub use server::{McpServer, McpServerBuilder};
+pub use toolset::{DEFAULT_MAX_MESSAGES, DEFAULT_TIMEOUT, MAX_TOOL_NAME_LEN, ToolSet};
+
+/// rmcp's streamable HTTP configuration, re-exported for [`McpServer::streamable_http_service`].
+pub use rmcp::transport::StreamableHttpServerConfig;

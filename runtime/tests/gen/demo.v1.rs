@@ -388,10 +388,13 @@ pub mod item_service_client {
             req.extensions_mut().insert(GrpcMethod::new("demo.v1.ItemService", "Echo"));
             self.inner.unary(req, path, codec).await
         }
-        pub async fn double(
+        pub async fn after(
             &mut self,
-            request: impl tonic::IntoRequest<super::i64>,
-        ) -> std::result::Result<tonic::Response<super::i64>, tonic::Status> {
+            request: impl tonic::IntoRequest<::prost_types::Duration>,
+        ) -> std::result::Result<
+            tonic::Response<::prost_types::Timestamp>,
+            tonic::Status,
+        > {
             self.inner
                 .ready()
                 .await
@@ -402,11 +405,10 @@ pub mod item_service_client {
                 })?;
             let codec = tonic_prost::ProstCodec::default();
             let path = http::uri::PathAndQuery::from_static(
-                "/demo.v1.ItemService/Double",
+                "/demo.v1.ItemService/After",
             );
             let mut req = request.into_request();
-            req.extensions_mut()
-                .insert(GrpcMethod::new("demo.v1.ItemService", "Double"));
+            req.extensions_mut().insert(GrpcMethod::new("demo.v1.ItemService", "After"));
             self.inner.unary(req, path, codec).await
         }
         pub async fn slow(
@@ -474,10 +476,13 @@ pub mod item_service_server {
             &self,
             request: tonic::Request<super::Everything>,
         ) -> std::result::Result<tonic::Response<super::Everything>, tonic::Status>;
-        async fn double(
+        async fn after(
             &self,
-            request: tonic::Request<super::i64>,
-        ) -> std::result::Result<tonic::Response<super::i64>, tonic::Status>;
+            request: tonic::Request<::prost_types::Duration>,
+        ) -> std::result::Result<
+            tonic::Response<::prost_types::Timestamp>,
+            tonic::Status,
+        >;
         async fn slow(
             &self,
             request: tonic::Request<super::SlowRequest>,
@@ -784,23 +789,25 @@ pub mod item_service_server {
                     };
                     Box::pin(fut)
                 }
-                "/demo.v1.ItemService/Double" => {
+                "/demo.v1.ItemService/After" => {
                     #[allow(non_camel_case_types)]
-                    struct DoubleSvc<T: ItemService>(pub Arc<T>);
-                    impl<T: ItemService> tonic::server::UnaryService<super::i64>
-                    for DoubleSvc<T> {
-                        type Response = super::i64;
+                    struct AfterSvc<T: ItemService>(pub Arc<T>);
+                    impl<
+                        T: ItemService,
+                    > tonic::server::UnaryService<::prost_types::Duration>
+                    for AfterSvc<T> {
+                        type Response = ::prost_types::Timestamp;
                         type Future = BoxFuture<
                             tonic::Response<Self::Response>,
                             tonic::Status,
                         >;
                         fn call(
                             &mut self,
-                            request: tonic::Request<super::i64>,
+                            request: tonic::Request<::prost_types::Duration>,
                         ) -> Self::Future {
                             let inner = Arc::clone(&self.0);
                             let fut = async move {
-                                <T as ItemService>::double(&inner, request).await
+                                <T as ItemService>::after(&inner, request).await
                             };
                             Box::pin(fut)
                         }
@@ -811,7 +818,7 @@ pub mod item_service_server {
                     let max_encoding_message_size = self.max_encoding_message_size;
                     let inner = self.inner.clone();
                     let fut = async move {
-                        let method = DoubleSvc(inner);
+                        let method = AfterSvc(inner);
                         let codec = tonic_prost::ProstCodec::default();
                         let mut grpc = tonic::server::Grpc::new(codec)
                             .apply_compression_config(

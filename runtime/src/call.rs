@@ -1,0 +1,406 @@
+//! One tool call, end to end (SPEC §6):
+//!
+//! 1. limits (argument size, nesting depth);
+//! 2. call hooks (metadata, refusals);
+//! 3. normalise to the canonical shape, validate against the compiled schema;
+//! 4. decode to the prost request (through `DynamicMessage`);
+//! 5. call tonic with a deadline sent as `grpc-timeout` and enforced locally;
+//! 6. encode the response(s) to the output shape.
+//!
+//! Every failure the model can act on becomes an `isError` result; nothing here panics.
+
+use std::{
+    fmt::Write as _,
+    io,
+    time::{Duration, Instant},
+};
+
+use futures_util::StreamExt as _;
+use prost::Message as _;
+use prost_reflect::DynamicMessage;
+use rmcp::{
+    RoleServer,
+    model::{CallToolResult, ContentBlock, JsonObject, ProgressNotificationParam, ProgressToken},
+    service::Peer,
+};
+use serde_json::{Map, Value};
+use tonic::{Code, Status};
+
+use crate::{
+    codec::{
+        decode::{decode_message, decode_root},
+        encode::{EncodeOptions, encode_message, encode_root},
+        normalize::{NormalizeOptions, json_depth, normalize_arguments},
+        path::{JsonPath, Problem},
+    },
+    context::{CallContext, CallHook},
+    status::{code_name, describe_status},
+    toolset::{CompiledTool, Invocation, SetConfig},
+    validate,
+};
+
+/// Bounds on tool arguments, checked before anything else.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Largest accepted arguments object, in bytes of compact JSON (default 1 MiB).
+    pub max_argument_bytes: usize,
+    /// Deepest accepted nesting of objects and arrays (default 64).
+    pub max_depth: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_argument_bytes: 1024 * 1024,
+            max_depth: 64,
+        }
+    }
+}
+
+/// Where progress notifications go, when the client asked for them.
+pub(crate) struct Progress {
+    pub(crate) peer: Peer<RoleServer>,
+    pub(crate) token: ProgressToken,
+}
+
+/// One call, with everything it needs.
+pub(crate) struct Call<'a> {
+    pub(crate) tool: &'a CompiledTool,
+    pub(crate) set: &'a SetConfig,
+    pub(crate) server_hooks: &'a [CallHook],
+    pub(crate) limits: Limits,
+    pub(crate) context: CallContext<'a>,
+    pub(crate) progress: Option<Progress>,
+}
+
+/// The result, and the gRPC code when the backend was reached (for telemetry).
+pub(crate) struct Outcome {
+    pub(crate) result: CallToolResult,
+    pub(crate) grpc_code: Option<Code>,
+}
+
+fn error_result(text: impl Into<String>) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(text)])
+}
+
+fn local_failure(text: impl Into<String>) -> Outcome {
+    Outcome {
+        result: error_result(text),
+        grpc_code: None,
+    }
+}
+
+fn invalid_arguments(tool: &str, problems: &[Problem]) -> Outcome {
+    let count = problems.len();
+    let mut text = format!(
+        "Invalid arguments for tool `{tool}` ({count} problem{}):",
+        if count == 1 { "" } else { "s" }
+    );
+    for problem in problems {
+        let _ = write!(text, "\n- {problem}");
+    }
+    local_failure(text)
+}
+
+/// Counts serialized bytes and stops the serializer once past `limit`.
+struct SizeCounter {
+    written: usize,
+    limit: usize,
+}
+
+impl io::Write for SizeCounter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.written += buf.len();
+        if self.written > self.limit {
+            Err(io::Error::other("argument size limit exceeded"))
+        } else {
+            Ok(buf.len())
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+fn check_limits(args: &JsonObject, limits: Limits) -> Result<(), String> {
+    let mut counter = SizeCounter {
+        written: 0,
+        limit: limits.max_argument_bytes,
+    };
+    if serde_json::to_writer(&mut counter, args).is_err() {
+        return Err(format!(
+            "arguments are too large: more than {} bytes of JSON (the limit is {})",
+            limits.max_argument_bytes, limits.max_argument_bytes
+        ));
+    }
+    let depth = 1 + args.values().map(json_depth).max().unwrap_or(0);
+    if depth > limits.max_depth {
+        return Err(format!(
+            "arguments nest {depth} levels deep; the limit is {} levels",
+            limits.max_depth
+        ));
+    }
+    Ok(())
+}
+
+/// Run one tool call.
+pub(crate) async fn run(call: Call<'_>, arguments: Option<JsonObject>) -> Outcome {
+    let tool = call.tool;
+    let def = tool.def;
+    let name = call.context.tool_name();
+    let args = arguments.unwrap_or_default();
+
+    if let Err(message) = check_limits(&args, call.limits) {
+        return local_failure(format!("Invalid arguments for tool `{name}`: {message}"));
+    }
+
+    let mut metadata = call.set.metadata.clone();
+    for hook in call.server_hooks.iter().chain(&call.set.hooks) {
+        if let Err(refusal) = hook(&call.context, &mut metadata) {
+            return local_failure(format!("call refused: {refusal}"));
+        }
+    }
+
+    let normalized = normalize_arguments(
+        &tool.input,
+        args,
+        NormalizeOptions {
+            json_names: def.json_names,
+            max_depth: call.limits.max_depth,
+            streaming_input: def.kind.streams_requests(),
+        },
+    );
+    let mut problems = normalized.problems;
+    problems.extend(validate::problems(
+        &tool.validator,
+        &tool.input_schema_value,
+        &normalized.value,
+        &normalized.suppressed,
+    ));
+    if !problems.is_empty() {
+        return invalid_arguments(name, &problems);
+    }
+
+    let requests = match encode_requests(tool, normalized.value) {
+        Ok(requests) => requests,
+        Err(problem) => return invalid_arguments(name, &[problem]),
+    };
+
+    let timeout = def.timeout.unwrap_or(call.set.timeout);
+    let max_messages = def.max_messages.unwrap_or(call.set.max_messages).max(1);
+    let invocation = Invocation {
+        requests,
+        metadata,
+        timeout,
+    };
+    let collected = collect(tool, invocation, timeout, max_messages, call.progress).await;
+    respond(tool, collected)
+}
+
+/// Canonical arguments → encoded request messages.
+fn encode_requests(tool: &CompiledTool, canonical: Value) -> Result<Vec<Vec<u8>>, Problem> {
+    let undecodable = |path: JsonPath, message: String| Problem { path, message };
+    if !tool.def.kind.streams_requests() {
+        let message =
+            decode_root(&tool.input, canonical).map_err(|e| undecodable(JsonPath::default(), e))?;
+        return Ok(vec![message.encode_to_vec()]);
+    }
+    let messages = match canonical {
+        Value::Object(mut object) => object.remove("messages"),
+        _ => None,
+    };
+    let Some(Value::Array(items)) = messages else {
+        return Ok(Vec::new());
+    };
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(index, item)| {
+            let mut path = JsonPath::default();
+            path.push_key("messages");
+            path.push_index(index);
+            decode_message(&tool.input, item)
+                .map(|message| message.encode_to_vec())
+                .map_err(|e| undecodable(path, e))
+        })
+        .collect()
+}
+
+/// What came back from the backend.
+struct Collected {
+    messages: Vec<Vec<u8>>,
+    truncated: bool,
+    error: Option<Status>,
+}
+
+fn deadline_status(timeout: Duration) -> Status {
+    Status::deadline_exceeded(format!(
+        "the call did not complete within its deadline of {} ms",
+        timeout.as_millis()
+    ))
+}
+
+/// Call the backend and collect its response(s) within the deadline and the message bound.
+async fn collect(
+    tool: &CompiledTool,
+    invocation: Invocation,
+    timeout: Duration,
+    max_messages: u32,
+    progress: Option<Progress>,
+) -> Collected {
+    let streaming = tool.def.kind.streams_responses();
+    let deadline = Instant::now() + timeout;
+    let tokio_deadline = tokio::time::Instant::from_std(deadline);
+    let mut collected = Collected {
+        messages: Vec::new(),
+        truncated: false,
+        error: None,
+    };
+    // A transport may give up on its own timer in the same instant as ours; after the
+    // deadline, its CANCELLED is reported as what it is.
+    let settle = |status: Status| {
+        if status.code() == Code::Cancelled && Instant::now() >= deadline {
+            deadline_status(timeout)
+        } else {
+            status
+        }
+    };
+
+    let mut stream = match tokio::time::timeout_at(tokio_deadline, (tool.handler)(invocation)).await
+    {
+        Err(_) => {
+            collected.error = Some(deadline_status(timeout));
+            return collected;
+        }
+        Ok(Err(status)) => {
+            collected.error = Some(settle(status));
+            return collected;
+        }
+        Ok(Ok(stream)) => stream,
+    };
+
+    loop {
+        match tokio::time::timeout_at(tokio_deadline, stream.next()).await {
+            Err(_) => {
+                // For a stream the deadline is a bound like the message count.
+                if streaming && !collected.messages.is_empty() {
+                    collected.truncated = true;
+                } else {
+                    collected.error = Some(deadline_status(timeout));
+                }
+                break;
+            }
+            Ok(None) => break,
+            Ok(Some(Ok(message))) => {
+                collected.messages.push(message);
+                let count = collected.messages.len();
+                if let Some(progress) = progress.as_ref().filter(|_| streaming) {
+                    let param =
+                        ProgressNotificationParam::new(progress.token.clone(), count as f64)
+                            .with_message(format!("received message {count}"));
+                    // A client that cannot take the notification still gets the result.
+                    let _ = progress.peer.notify_progress(param).await;
+                }
+                if !streaming || count >= max_messages as usize {
+                    collected.truncated = streaming;
+                    break;
+                }
+            }
+            Ok(Some(Err(status))) => {
+                let status = settle(status);
+                if streaming
+                    && status.code() == Code::DeadlineExceeded
+                    && !collected.messages.is_empty()
+                {
+                    collected.truncated = true;
+                } else {
+                    collected.error = Some(status);
+                }
+                break;
+            }
+        }
+    }
+    // Dropping the stream here cancels the RPC if it is still running (bound reached).
+    drop(stream);
+    collected
+}
+
+fn respond(tool: &CompiledTool, collected: Collected) -> Outcome {
+    let options = EncodeOptions {
+        json_names: tool.def.json_names,
+        emit_defaults: tool.def.emit_defaults,
+    };
+    let streaming = tool.def.kind.streams_responses();
+    let mut encoded = Vec::with_capacity(collected.messages.len());
+    for bytes in &collected.messages {
+        let message = match DynamicMessage::decode(tool.output.clone(), bytes.as_slice()) {
+            Ok(message) => message,
+            Err(e) => {
+                return local_failure(format!(
+                    "the backend's response could not be decoded as {}: {e}",
+                    tool.def.output_type
+                ));
+            }
+        };
+        let value = if streaming {
+            encode_message(&message, options)
+        } else {
+            encode_root(&message, options)
+        };
+        match value {
+            Ok(value) => encoded.push(value),
+            Err(e) => {
+                return local_failure(format!(
+                    "the backend's response could not be encoded as JSON: {e}"
+                ));
+            }
+        }
+    }
+
+    if let Some(status) = collected.error {
+        let mut text = describe_status(&status);
+        if !encoded.is_empty() {
+            let _ = write!(
+                text,
+                "\n\nMessages received before the error ({}):\n{}",
+                encoded.len(),
+                Value::Array(encoded)
+            );
+        }
+        return Outcome {
+            result: error_result(text),
+            grpc_code: Some(status.code()),
+        };
+    }
+
+    let value = if streaming {
+        let mut object = Map::with_capacity(2);
+        object.insert("messages".to_owned(), Value::Array(encoded));
+        if collected.truncated {
+            object.insert("truncated".to_owned(), Value::Bool(true));
+        }
+        Value::Object(object)
+    } else {
+        match encoded.pop() {
+            Some(value) => value,
+            None => {
+                return Outcome {
+                    result: error_result(
+                        "gRPC error INTERNAL: the backend returned no response message",
+                    ),
+                    grpc_code: Some(Code::Ok),
+                };
+            }
+        }
+    };
+    Outcome {
+        result: CallToolResult::structured(value),
+        grpc_code: Some(Code::Ok),
+    }
+}
+
+/// The telemetry name of an outcome's code.
+pub(crate) fn outcome_code(outcome: &Outcome) -> &'static str {
+    outcome.grpc_code.map_or("NONE", code_name)
+}

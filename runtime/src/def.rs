@@ -1,0 +1,151 @@
+//! Static tool definitions, written by the plugin as `const` items.
+
+use std::time::Duration;
+
+/// How an RPC streams, which decides the tool's JSON shape (SPEC §5).
+///
+/// | kind | tool input | tool output |
+/// |---|---|---|
+/// | `Unary` | the request message | the response message |
+/// | `ServerStreaming` | the request message | `{"messages": […], "truncated": true?}` |
+/// | `ClientStreaming` | `{"messages": […]}` | the response message |
+/// | `Bidi` | `{"messages": […]}` | `{"messages": […], "truncated": true?}` |
+///
+/// Bidirectional RPCs have batch semantics: every input message is sent, then the responses
+/// are collected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RpcKind {
+    /// One request, one response.
+    Unary,
+    /// One request, a stream of responses.
+    ServerStreaming,
+    /// A stream of requests, one response.
+    ClientStreaming,
+    /// Streams both ways.
+    Bidi,
+}
+
+impl RpcKind {
+    /// Whether the tool input is `{"messages": […]}`.
+    pub const fn streams_requests(self) -> bool {
+        matches!(self, Self::ClientStreaming | Self::Bidi)
+    }
+
+    /// Whether the tool output is `{"messages": […], "truncated": true?}`.
+    pub const fn streams_responses(self) -> bool {
+        matches!(self, Self::ServerStreaming | Self::Bidi)
+    }
+
+    /// The registration method that matches this kind, for error messages.
+    pub(crate) const fn method(self) -> &'static str {
+        match self {
+            Self::Unary => "unary",
+            Self::ServerStreaming => "server_streaming",
+            Self::ClientStreaming => "client_streaming",
+            Self::Bidi => "bidi_streaming",
+        }
+    }
+}
+
+/// MCP tool annotations (hints for clients). `None` leaves a hint out of `tools/list`.
+///
+/// ```
+/// use tonic_mcp::codegen::ToolAnnotations;
+///
+/// const READ_ONLY: ToolAnnotations = ToolAnnotations {
+///     read_only: Some(true),
+///     ..ToolAnnotations::NONE
+/// };
+/// assert_eq!(READ_ONLY.destructive, None);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ToolAnnotations {
+    /// `readOnlyHint`: the tool does not modify its environment.
+    pub read_only: Option<bool>,
+    /// `destructiveHint`: the tool may perform destructive updates.
+    pub destructive: Option<bool>,
+    /// `idempotentHint`: repeating a call with the same arguments has no further effect.
+    pub idempotent: Option<bool>,
+    /// `openWorldHint`: the tool interacts with an open world of external entities.
+    pub open_world: Option<bool>,
+}
+
+impl ToolAnnotations {
+    /// No hints.
+    pub const NONE: Self = Self {
+        read_only: None,
+        destructive: None,
+        idempotent: None,
+        open_world: None,
+    };
+
+    pub(crate) fn to_rmcp(self) -> Option<rmcp::model::ToolAnnotations> {
+        (self != Self::NONE).then(|| {
+            rmcp::model::ToolAnnotations::from_raw(
+                None,
+                self.read_only,
+                self.destructive,
+                self.idempotent,
+                self.open_world,
+            )
+        })
+    }
+}
+
+/// Everything the runtime needs to know about one tool, fixed at generation time.
+///
+/// Generated code declares one `const` per RPC and registers it with
+/// [`ToolSetBuilder`](crate::codegen::ToolSetBuilder). Writing one by hand works the same way:
+///
+/// ```
+/// use tonic_mcp::codegen::{RpcKind, ToolAnnotations, ToolDef};
+///
+/// pub const DOUBLE: ToolDef = ToolDef {
+///     name: "Calc_Double",
+///     title: "Double",
+///     description: "Double a number.",
+///     rpc_path: "/calc.v1.Calc/Double",
+///     kind: RpcKind::Unary,
+///     input_type: "google.protobuf.Int64Value",
+///     output_type: "google.protobuf.Int64Value",
+///     input_schema: r#"{"type":"object","properties":{"value":{"type":"string","pattern":"^-?[0-9]+$"}},"required":["value"],"additionalProperties":false}"#,
+///     output_schema: r#"{"type":"object","properties":{"value":{"type":"string","pattern":"^-?[0-9]+$"}},"required":["value"],"additionalProperties":false}"#,
+///     annotations: ToolAnnotations { read_only: Some(true), ..ToolAnnotations::NONE },
+///     json_names: false,
+///     emit_defaults: false,
+///     timeout: None,
+///     max_messages: None,
+/// };
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ToolDef {
+    /// Tool name: `[A-Za-z0-9_]`, starting with a letter, at most 64 characters.
+    pub name: &'static str,
+    /// Human-readable title.
+    pub title: &'static str,
+    /// What the tool does, for the model.
+    pub description: &'static str,
+    /// gRPC path, `/package.Service/Method`.
+    pub rpc_path: &'static str,
+    /// How the RPC streams.
+    pub kind: RpcKind,
+    /// Full proto name of the request message (`demo.v1.GetItemRequest`).
+    pub input_type: &'static str,
+    /// Full proto name of the response message.
+    pub output_type: &'static str,
+    /// JSON Schema 2020-12 of the tool input.
+    pub input_schema: &'static str,
+    /// JSON Schema 2020-12 of the tool output.
+    pub output_schema: &'static str,
+    /// Hints listed with the tool.
+    pub annotations: ToolAnnotations,
+    /// Property names are lowerCamel JSON names (`true`) or proto names (`false`). Input
+    /// accepts both either way.
+    pub json_names: bool,
+    /// Results include default-valued fields.
+    pub emit_defaults: bool,
+    /// Deadline for this tool, overriding the tool set's.
+    pub timeout: Option<Duration>,
+    /// Bound on collected server-streaming messages, overriding the tool set's.
+    pub max_messages: Option<u32>,
+}

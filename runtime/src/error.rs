@@ -1,0 +1,99 @@
+//! Errors from building tool sets and servers. Failures of individual tool calls are not
+//! errors: they become `isError` results the model can read.
+
+use std::fmt;
+
+use crate::codegen::RpcKind;
+
+/// An error building a [`ToolSet`](crate::ToolSet) or [`McpServer`](crate::McpServer), or
+/// serving one.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Error {
+    /// The embedded `FileDescriptorSet` does not decode or does not link.
+    DescriptorSet(String),
+    /// A tool names a message type the descriptor set does not contain.
+    UnknownMessage {
+        /// Tool name.
+        tool: String,
+        /// Full proto name that was looked up.
+        type_name: String,
+    },
+    /// A tool was registered with the method for another RPC kind.
+    KindMismatch {
+        /// Tool name.
+        tool: String,
+        /// The kind in the tool definition.
+        declared: RpcKind,
+        /// The kind of the registration method used.
+        registered: RpcKind,
+    },
+    /// A tool schema is not valid JSON, not an object, or not a valid 2020-12 schema.
+    InvalidSchema {
+        /// Tool name.
+        tool: String,
+        /// `"input"` or `"output"`.
+        which: &'static str,
+        /// What is wrong.
+        message: String,
+    },
+    /// Two tools have the same name.
+    DuplicateTool {
+        /// The clashing name.
+        name: String,
+        /// gRPC path of the tool registered first.
+        first: String,
+        /// gRPC path of the tool registered second.
+        second: String,
+    },
+    /// A tool name (after prefixing) breaks MCP's naming rules.
+    InvalidToolName {
+        /// The offending name.
+        name: String,
+        /// Which rule it breaks.
+        reason: String,
+    },
+    /// Serving failed (stdio or HTTP).
+    Serve(String),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::DescriptorSet(message) => write!(f, "invalid MCP file descriptor set: {message}"),
+            Self::UnknownMessage { tool, type_name } => write!(
+                f,
+                "tool `{tool}`: message type `{type_name}` is not in the file descriptor set"
+            ),
+            Self::KindMismatch {
+                tool,
+                declared,
+                registered,
+            } => write!(
+                f,
+                "tool `{tool}` is a {declared:?} RPC but was registered with `{}`; use `{}`",
+                registered.method(),
+                declared.method()
+            ),
+            Self::InvalidSchema {
+                tool,
+                which,
+                message,
+            } => write!(f, "tool `{tool}`: invalid {which} schema: {message}"),
+            Self::DuplicateTool {
+                name,
+                first,
+                second,
+            } => write!(
+                f,
+                "duplicate tool name `{name}`: used by both {first} and {second}; give one a prefix with `ToolSet::with_prefix`"
+            ),
+            Self::InvalidToolName { name, reason } => {
+                write!(f, "invalid tool name `{name}`: {reason}")
+            }
+            Self::Serve(message) => write!(f, "serving MCP failed: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}

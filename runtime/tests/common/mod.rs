@@ -1,0 +1,375 @@
+//! Shared test harness: the demo service's generated code, a real tonic backend on loopback,
+//! and an rmcp client connected to an `McpServer` over an in-process duplex pipe.
+#![allow(dead_code, unreachable_pub)]
+
+use std::{
+    collections::HashMap,
+    error::Error,
+    net::SocketAddr,
+    pin::Pin,
+    sync::{
+        Arc, Mutex,
+        atomic::{AtomicUsize, Ordering},
+    },
+    time::Duration,
+};
+
+use futures_core::Stream;
+use rmcp::{
+    ClientHandler, RoleClient, ServiceExt as _,
+    model::{CallToolRequestParams, CallToolResult, ProgressNotificationParam},
+    service::{NotificationContext, RunningService},
+};
+use serde_json::Value;
+use tonic::{Code, Request, Response, Status, Streaming, metadata::MetadataMap};
+use tonic_types::{ErrorDetails, StatusExt as _};
+
+pub type TestResult<T = ()> = Result<T, Box<dyn Error + Send + Sync>>;
+
+#[allow(
+    clippy::all,
+    clippy::pedantic,
+    unreachable_pub,
+    missing_debug_implementations,
+    dead_code
+)]
+pub mod pb {
+    include!("../gen/demo.v1.rs");
+    include!("demo.v1.pb.mcp.rs");
+}
+
+use pb::{
+    ChatMessage, Color, Everything, GetItemRequest, Item, ListItemsRequest, SlowRequest,
+    SlowResponse, UploadSummary,
+    get_item_request::Filter,
+    item::Owner,
+    item_service_server::{ItemService, ItemServiceServer},
+};
+
+/// What the backend observed.
+#[derive(Debug, Default)]
+pub struct Observed {
+    /// Metadata of every request, as the interceptor saw it.
+    pub metadata: Mutex<Vec<MetadataMap>>,
+    /// Slow calls dropped before they finished.
+    pub cancelled: AtomicUsize,
+    pub cancelled_notify: tokio::sync::Notify,
+}
+
+impl Observed {
+    pub fn last_metadata(&self) -> MetadataMap {
+        self.metadata
+            .lock()
+            .map(|seen| seen.last().cloned().unwrap_or_default())
+            .unwrap_or_default()
+    }
+
+    /// Wait until `count` slow calls have been cancelled, or `within` passes.
+    pub async fn wait_cancelled(&self, count: usize, within: Duration) -> bool {
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            let notified = self.cancelled_notify.notified();
+            if self.cancelled.load(Ordering::SeqCst) >= count {
+                return true;
+            }
+            if tokio::time::timeout_at(deadline, notified).await.is_err() {
+                return self.cancelled.load(Ordering::SeqCst) >= count;
+            }
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Backend {
+    pub observed: Arc<Observed>,
+}
+
+/// Counts a slow call as cancelled when it is dropped before it finishes.
+struct CancelGuard {
+    observed: Arc<Observed>,
+    armed: bool,
+}
+
+impl Drop for CancelGuard {
+    fn drop(&mut self) {
+        if self.armed {
+            self.observed.cancelled.fetch_add(1, Ordering::SeqCst);
+            self.observed.cancelled_notify.notify_waiters();
+        }
+    }
+}
+
+type BoxStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send>>;
+
+#[tonic::async_trait]
+impl ItemService for Backend {
+    async fn get_item(&self, request: Request<GetItemRequest>) -> Result<Response<Item>, Status> {
+        let request = request.into_inner();
+        match request.id {
+            404 => return Err(Status::not_found("item 404 does not exist")),
+            400 => {
+                let mut details = ErrorDetails::with_bad_request_violation("id", "must not be 400");
+                details.set_error_info("ID_RESERVED", "demo.example", HashMap::new());
+                return Err(Status::with_error_details(
+                    Code::InvalidArgument,
+                    "invalid item request",
+                    details,
+                ));
+            }
+            _ => {}
+        }
+        let owner = match request.filter {
+            Some(Filter::AuthorId(author)) => Some(Owner::TeamId(author)),
+            Some(Filter::Range(range)) => Some(Owner::User(format!(
+                "range from {}",
+                range.start.map(|t| t.seconds).unwrap_or_default()
+            ))),
+            None => None,
+        };
+        Ok(Response::new(Item {
+            id: request.id,
+            name: format!("item {}", request.id),
+            color: Color::Red as i32,
+            payload: request.token,
+            counts: HashMap::from([("seen".to_owned(), 1)]),
+            big: u64::MAX,
+            tags: request.note.into_iter().collect(),
+            owner,
+        }))
+    }
+
+    type ListItemsStream = BoxStream<Item>;
+
+    async fn list_items(
+        &self,
+        request: Request<ListItemsRequest>,
+    ) -> Result<Response<Self::ListItemsStream>, Status> {
+        let ListItemsRequest {
+            count,
+            fail_after,
+            delay_ms,
+        } = request.into_inner();
+        let stream = futures_util::stream::unfold(0, move |i| async move {
+            if i >= count {
+                return None;
+            }
+            if fail_after > 0 && i == fail_after {
+                return Some((
+                    Err(Status::aborted(format!("stream failed after {i} items"))),
+                    count,
+                ));
+            }
+            if delay_ms > 0 {
+                tokio::time::sleep(Duration::from_millis(u64::try_from(delay_ms).unwrap_or(0)))
+                    .await;
+            }
+            let item = Item {
+                id: i64::from(i) + 1,
+                name: format!("item {}", i + 1),
+                ..Item::default()
+            };
+            Some((Ok(item), i + 1))
+        });
+        Ok(Response::new(Box::pin(stream)))
+    }
+
+    async fn upload_items(
+        &self,
+        request: Request<Streaming<Item>>,
+    ) -> Result<Response<UploadSummary>, Status> {
+        let mut stream = request.into_inner();
+        let mut ids = Vec::new();
+        while let Some(item) = stream.message().await? {
+            ids.push(item.id);
+        }
+        Ok(Response::new(UploadSummary {
+            count: i32::try_from(ids.len()).unwrap_or(i32::MAX),
+            ids,
+        }))
+    }
+
+    type ChatStream = BoxStream<ChatMessage>;
+
+    async fn chat(
+        &self,
+        request: Request<Streaming<ChatMessage>>,
+    ) -> Result<Response<Self::ChatStream>, Status> {
+        let mut stream = request.into_inner();
+        let mut replies = Vec::new();
+        while let Some(message) = stream.message().await? {
+            replies.push(Ok(ChatMessage {
+                text: format!("echo: {}", message.text),
+            }));
+        }
+        Ok(Response::new(Box::pin(futures_util::stream::iter(replies))))
+    }
+
+    async fn echo(&self, request: Request<Everything>) -> Result<Response<Everything>, Status> {
+        Ok(Response::new(request.into_inner()))
+    }
+
+    async fn after(
+        &self,
+        request: Request<prost_types::Duration>,
+    ) -> Result<Response<prost_types::Timestamp>, Status> {
+        let duration = request.into_inner();
+        Ok(Response::new(prost_types::Timestamp {
+            seconds: duration.seconds,
+            nanos: duration.nanos,
+        }))
+    }
+
+    async fn slow(&self, request: Request<SlowRequest>) -> Result<Response<SlowResponse>, Status> {
+        let sleep_ms = request.into_inner().sleep_ms;
+        let mut guard = CancelGuard {
+            observed: Arc::clone(&self.observed),
+            armed: true,
+        };
+        tokio::time::sleep(Duration::from_millis(u64::try_from(sleep_ms).unwrap_or(0))).await;
+        guard.armed = false;
+        Ok(Response::new(SlowResponse { slept_ms: sleep_ms }))
+    }
+}
+
+/// A real tonic server on an ephemeral loopback port, with an interceptor recording metadata.
+pub async fn start_backend() -> TestResult<(SocketAddr, Backend)> {
+    let backend = Backend::default();
+    let incoming = tonic::transport::server::TcpIncoming::bind("127.0.0.1:0".parse()?)?;
+    let addr = incoming.local_addr()?;
+    let observed = Arc::clone(&backend.observed);
+    let service =
+        ItemServiceServer::with_interceptor(backend.clone(), move |request: Request<()>| {
+            if let Ok(mut seen) = observed.metadata.lock() {
+                seen.push(request.metadata().clone());
+            }
+            Ok(request)
+        });
+    tokio::spawn(
+        tonic::transport::Server::builder()
+            .add_service(service)
+            .serve_with_incoming(incoming),
+    );
+    Ok((addr, backend))
+}
+
+/// A tonic client of the backend.
+pub async fn channel(addr: SocketAddr) -> TestResult<tonic::transport::Channel> {
+    Ok(
+        tonic::transport::Channel::from_shared(format!("http://{addr}"))?
+            .connect()
+            .await?,
+    )
+}
+
+/// An rmcp client handler that records progress notifications.
+#[derive(Debug, Clone, Default)]
+pub struct Recorder {
+    pub progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
+}
+
+impl ClientHandler for Recorder {
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        if let Ok(mut progress) = self.progress.lock() {
+            progress.push(params);
+        }
+    }
+}
+
+pub type Client = RunningService<RoleClient, Recorder>;
+
+/// Serve `server` over an in-process duplex pipe and connect an rmcp client to it.
+pub async fn connect(server: tonic_mcp::McpServer) -> TestResult<(Client, Recorder)> {
+    let (server_io, client_io) = tokio::io::duplex(1 << 20);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let recorder = Recorder::default();
+    let client = recorder.clone().serve(client_io).await?;
+    Ok((client, recorder))
+}
+
+/// Call a tool and return the result (protocol errors are `Err`).
+pub async fn call(client: &Client, name: &str, arguments: Value) -> TestResult<CallToolResult> {
+    let Value::Object(arguments) = arguments else {
+        return Err("arguments must be an object".into());
+    };
+    let mut params = CallToolRequestParams::new(name.to_owned());
+    params.arguments = Some(arguments);
+    Ok(client.call_tool(params).await?)
+}
+
+/// The text content of a result.
+pub fn text(result: &CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|block| block.as_text().map(|text| text.text.clone()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Expect a successful result whose structured content validates against the tool's
+/// output schema and equals its text content; return the structured content.
+pub async fn call_ok(client: &Client, name: &str, arguments: Value) -> TestResult<Value> {
+    let result = call(client, name, arguments).await?;
+    if result.is_error == Some(true) {
+        return Err(format!("{name} failed: {}", text(&result)).into());
+    }
+    let structured = result
+        .structured_content
+        .clone()
+        .ok_or("no structured content")?;
+    let as_text: Value = serde_json::from_str(&text(&result))?;
+    if as_text != structured {
+        return Err("text content differs from structured content".into());
+    }
+    let tools = client.list_all_tools().await?;
+    let tool = tools
+        .iter()
+        .find(|t| t.name == name)
+        .ok_or("tool not listed")?;
+    let schema = Value::Object(
+        tool.output_schema
+            .as_deref()
+            .cloned()
+            .ok_or("no output schema")?,
+    );
+    let validator = jsonschema::draft202012::new(&schema).map_err(|e| e.to_string())?;
+    let errors: Vec<String> = validator
+        .iter_errors(&structured)
+        .map(|e| e.to_string())
+        .collect();
+    if !errors.is_empty() {
+        return Err(format!(
+            "{name} result does not match its output schema: {errors:?}\n{structured}"
+        )
+        .into());
+    }
+    Ok(structured)
+}
+
+/// Expect an `isError` result and return its text.
+pub async fn call_err(client: &Client, name: &str, arguments: Value) -> TestResult<String> {
+    let result = call(client, name, arguments).await?;
+    if result.is_error != Some(true) {
+        return Err(format!("{name} unexpectedly succeeded: {}", text(&result)).into());
+    }
+    Ok(text(&result))
+}
+
+/// A server with the demo tools forwarding to a backend on loopback.
+pub async fn grpc_server() -> TestResult<(tonic_mcp::McpServer, Backend)> {
+    let (addr, backend) = start_backend().await?;
+    let client = pb::item_service_client::ItemServiceClient::new(channel(addr).await?);
+    let tools = pb::item_service_mcp::from_client(client)?;
+    let server = tonic_mcp::McpServer::builder("demo", "0.1.0")
+        .tool_set(tools)?
+        .build();
+    Ok((server, backend))
+}

@@ -1,0 +1,499 @@
+//! Tool calls end to end: rmcp client → McpServer → tonic client → tonic server on loopback.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{TestResult, call, call_err, call_ok, connect, grpc_server, pb, start_backend};
+use rmcp::{ServiceError, model::ErrorCode};
+use serde_json::json;
+use tonic_mcp::McpServer;
+
+#[tokio::test]
+async fn tools_are_listed_sorted_with_schemas_titles_and_annotations() -> TestResult {
+    let (server, _backend) = grpc_server().await?;
+    let (client, _) = connect(server).await?;
+    let tools = client.list_all_tools().await?;
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(
+        names,
+        [
+            "ItemService_After",
+            "ItemService_Chat",
+            "ItemService_Echo",
+            "ItemService_GetItem",
+            "ItemService_ListItems",
+            "ItemService_Slow",
+            "ItemService_UploadItems"
+        ]
+    );
+    let get_item = tools
+        .iter()
+        .find(|t| t.name == "ItemService_GetItem")
+        .ok_or("GetItem")?;
+    assert_eq!(get_item.title.as_deref(), Some("Get Item"));
+    assert_eq!(get_item.description.as_deref(), Some("Fetch one item."));
+    assert_eq!(get_item.input_schema.get("type"), Some(&json!("object")));
+    assert!(get_item.output_schema.is_some());
+    let annotations = serde_json::to_value(&get_item.annotations)?;
+    assert_eq!(annotations, json!({"readOnlyHint": true}));
+    let slow = tools
+        .iter()
+        .find(|t| t.name == "ItemService_Slow")
+        .ok_or("Slow")?;
+    assert!(slow.annotations.is_none(), "no hints, no annotations");
+    Ok(())
+}
+
+#[tokio::test]
+async fn unary_round_trip_keeps_int64_exact_and_reads_url_safe_bytes() -> TestResult {
+    let (server, _backend) = grpc_server().await?;
+    let (client, _) = connect(server).await?;
+    let item = call_ok(
+        &client,
+        "ItemService_GetItem",
+        json!({"id": 9_007_199_254_740_993_u64, "token": "-_8", "filter": {"author_id": 5}, "note": "hello"}),
+    )
+    .await?;
+    assert_eq!(
+        item,
+        json!({
+            "id": "9007199254740993",
+            "name": "item 9007199254740993",
+            "color": "COLOR_RED",
+            "payload": "+/8=",
+            "counts": {"seen": 1},
+            "big": "18446744073709551615",
+            "tags": ["hello"],
+            "owner": {"case": "team_id", "value": "5"}
+        })
+    );
+    Ok(())
+}
+
+#[tokio::test]
+async fn every_oneof_form_is_accepted() -> TestResult {
+    let (server, _backend) = grpc_server().await?;
+    let (client, _) = connect(server).await?;
+    for arguments in [
+        json!({"id": "1", "filter": {"case": "author_id", "value": "7"}}),
+        json!({"id": "1", "filter": {"author_id": "7"}}),
+        json!({"id": "1", "filter": {"which": "author_id", "author_id": 7}}),
+        json!({"id": "1", "author_id": "7"}),
+        json!({"id": "1", "authorId": "7"}),
+        json!({"id": "1", "filter": "{\"case\": \"authorId\", \"value\": \"7\"}"}),
+    ] {
+        let item = call_ok(&client, "ItemService_GetItem", arguments.clone()).await?;
+        assert_eq!(
+            item["owner"],
+            json!({"case": "team_id", "value": "7"}),
+            "{arguments}"
+        );
+    }
+    let item = call_ok(
+        &client,
+        "ItemService_GetItem",
+        json!({"id": "1", "range": {"start": "1970-01-01T00:01:40Z"}}),
+    )
+    .await?;
+    assert_eq!(
+        item["owner"],
+        json!({"case": "user", "value": "range from 100"})
+    );
+    Ok(())
+}
+
+#[tokio::test]
+async fn two_oneof_members_are_rejected_naming_both() -> TestResult {
+    let (server, _backend) = grpc_server().await?;
+    let (client, _) = connect(server).await?;
+    let text = call_err(
+        &client,
+        "ItemService_GetItem",
+        json!({"id": "1", "author_id": "7", "range": {}}),
+    )
+    .await?;
+    assert_eq!(
+        text,
+        "Invalid arguments for tool `ItemService_GetItem` (1 problem):\n- $: oneof `filter` takes exactly one member, but got both `author_id` and `range`"
+    );
+    Ok(())
+}
+
+#[tokio::test]
+async fn unknown_properties_are_rejected_with_the_allowed_names() -> TestResult {
+    let (server, _backend) = grpc_server().await?;
+    let (client, _) = connect(server).await?;
+    let text = call_err(&client, "ItemService_GetItem", json!({"idd": "1"})).await?;
+    assert!(
+        text.contains("- $.idd: unknown property `idd`; allowed: id, filter, token, note"),
+        "{text}"
+    );
+    // Nested, behind a `$ref`, with JSON names.
+    let text = call_err(
+        &client,
+        "ItemService_Echo",
+        json!({"tree": {"label": "a", "children": [{"lable": "b"}]}}),
+    )
+    .await?;
+    assert!(
+        text.contains(
+            "- $.tree.children[0].lable: unknown property `lable`; allowed: label, children"
+        ),
+        "{text}"
+    );
+    Ok(())
+}
+
+#[tokio::test]
+async fn every_problem_is_reported_with_its_path() -> TestResult {
+    let (server, _backend) = grpc_server().await?;
+    let (client, _) = connect(server).await?;
+    let text = call_err(
+        &client,
+        "ItemService_GetItem",
+        json!({"id": true, "note": 5, "filter": {"case": "range", "value": {"start": 5}}, "token": "!!"}),
+    )
+    .await?;
+    for expected in [
+        "(4 problems)",
+        "- $.token: expected base64",
+        "- $.id: expected string, got a boolean (true)",
+        "- $.note: expected string, got a number (5)",
+        "- $.filter.value.start: expected string, got a number (5)",
+    ] {
+        assert!(text.contains(expected), "missing {expected:?} in:\n{text}");
+    }
+    Ok(())
+}
+
+#[tokio::test]
+async fn grpc_errors_become_readable_tool_errors_and_later_calls_work() -> TestResult {
+    let (server, _backend) = grpc_server().await?;
+    let (client, _) = connect(server).await?;
+    let text = call_err(&client, "ItemService_GetItem", json!({"id": "404"})).await?;
+    assert_eq!(text, "gRPC error NOT_FOUND: item 404 does not exist");
+    let text = call_err(&client, "ItemService_GetItem", json!({"id": "400"})).await?;
+    assert_eq!(
+        text,
+        "gRPC error INVALID_ARGUMENT: invalid item request\nError info: reason ID_RESERVED, domain demo.example\nInvalid fields:\n- `id`: must not be 400"
+    );
+    let item = call_ok(&client, "ItemService_GetItem", json!({"id": "1"})).await?;
+    assert_eq!(item["id"], json!("1"));
+    Ok(())
+}
+
+#[tokio::test]
+async fn an_unknown_tool_is_invalid_params() -> TestResult {
+    let (server, _backend) = grpc_server().await?;
+    let (client, _) = connect(server).await?;
+    let error = call(&client, "NoSuchTool", json!({})).await;
+    let Err(error) = error else {
+        return Err("an unknown tool must be a protocol error".into());
+    };
+    let Some(ServiceError::McpError(data)) = error.downcast_ref::<ServiceError>() else {
+        return Err(format!("unexpected error: {error}").into());
+    };
+    assert_eq!(data.code, ErrorCode::INVALID_PARAMS);
+    assert!(data.message.contains("NoSuchTool"));
+    Ok(())
+}
+
+#[tokio::test]
+async fn server_streaming_truncates_at_the_bound_and_reports_progress() -> TestResult {
+    let (server, _backend) = grpc_server().await?;
+    let (client, recorder) = connect(server).await?;
+    // LIST_ITEMS sets max_messages: Some(5).
+    let result = call_ok(&client, "ItemService_ListItems", json!({"count": 10})).await?;
+    let messages = result["messages"].as_array().ok_or("messages")?;
+    assert_eq!(messages.len(), 5);
+    assert_eq!(messages[4], json!({"id": "5", "name": "item 5"}));
+    assert_eq!(result["truncated"], json!(true));
+
+    // rmcp clients send a progressToken with every request; notifications precede the result.
+    let deadline = Instant::now() + Duration::from_secs(2);
+    let progress = loop {
+        let progress: Vec<f64> = recorder
+            .progress
+            .lock()
+            .map_err(|_| "poisoned")?
+            .iter()
+            .map(|p| p.progress)
+            .collect();
+        if progress.len() >= 5 || Instant::now() > deadline {
+            break progress;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    };
+    assert_eq!(progress, [1.0, 2.0, 3.0, 4.0, 5.0]);
+
+    let result = call_ok(&client, "ItemService_ListItems", json!({"count": 2})).await?;
+    assert_eq!(
+        result,
+        json!({"messages": [{"id": "1", "name": "item 1"}, {"id": "2", "name": "item 2"}]})
+    );
+    Ok(())
+}
+
+#[tokio::test]
+async fn an_error_mid_stream_reports_the_status_and_the_messages_so_far() -> TestResult {
+    let (server, _backend) = grpc_server().await?;
+    let (client, _) = connect(server).await?;
+    let text = call_err(
+        &client,
+        "ItemService_ListItems",
+        json!({"count": 4, "fail_after": 2}),
+    )
+    .await?;
+    assert_eq!(
+        text,
+        "gRPC error ABORTED: stream failed after 2 items\n\nMessages received before the error (2):\n[{\"id\":\"1\",\"name\":\"item 1\"},{\"id\":\"2\",\"name\":\"item 2\"}]"
+    );
+    Ok(())
+}
+
+#[tokio::test]
+async fn server_streaming_stops_at_the_deadline_with_what_it_has() -> TestResult {
+    let (addr, _backend) = start_backend().await?;
+    let client = pb::item_service_client::ItemServiceClient::new(common::channel(addr).await?);
+    let tools = pb::item_service_mcp::from_client(client)?.with_timeout(Duration::from_millis(400));
+    let server = McpServer::builder("demo", "0.1.0").tool_set(tools)?.build();
+    let (client, _) = connect(server).await?;
+    let result = call_ok(
+        &client,
+        "ItemService_ListItems",
+        json!({"count": 4, "delay_ms": 150}),
+    )
+    .await?;
+    let received = result["messages"].as_array().map_or(0, Vec::len);
+    assert!((1..4).contains(&received), "{result}");
+    assert_eq!(result["truncated"], json!(true));
+    Ok(())
+}
+
+#[tokio::test]
+async fn client_streaming_and_bidi_send_every_message() -> TestResult {
+    let (server, _backend) = grpc_server().await?;
+    let (client, _) = connect(server).await?;
+    let summary = call_ok(
+        &client,
+        "ItemService_UploadItems",
+        json!({"messages": [{"id": 1}, {"id": "2", "name": "two"}, {"id": "9007199254740993"}]}),
+    )
+    .await?;
+    assert_eq!(
+        summary,
+        json!({"count": 3, "ids": ["1", "2", "9007199254740993"]})
+    );
+    let text = call_err(
+        &client,
+        "ItemService_UploadItems",
+        json!({"messages": [{"id": "1"}, {"id": "x"}]}),
+    )
+    .await?;
+    assert!(
+        text.contains("- $.messages[1].id: expected a string matching"),
+        "{text}"
+    );
+
+    let chat = call_ok(
+        &client,
+        "ItemService_Chat",
+        json!({"messages": [{"text": "hi"}, {"text": "there"}]}),
+    )
+    .await?;
+    assert_eq!(
+        chat,
+        json!({"messages": [{"text": "echo: hi"}, {"text": "echo: there"}]})
+    );
+    Ok(())
+}
+
+#[tokio::test]
+async fn well_known_types_at_the_root_are_value_wrapped() -> TestResult {
+    let (server, _backend) = grpc_server().await?;
+    let (client, _) = connect(server).await?;
+    let result = call_ok(&client, "ItemService_After", json!({"value": "90.5s"})).await?;
+    assert_eq!(result, json!({"value": "1970-01-01T00:01:30.500Z"}));
+    let text = call_err(&client, "ItemService_After", json!({})).await?;
+    assert!(
+        text.contains("- $: missing required property `value`"),
+        "{text}"
+    );
+    Ok(())
+}
+
+#[tokio::test]
+async fn json_names_any_recursion_and_value_round_trip() -> TestResult {
+    let (server, _backend) = grpc_server().await?;
+    let (client, _) = connect(server).await?;
+    let result = call_ok(
+        &client,
+        "ItemService_Echo",
+        json!({
+            "i64": 12,
+            "by_id": {"7": "seven"},
+            "tree": {"label": "root", "children": [{"label": "leaf"}]},
+            "any": {"@type": "type.googleapis.com/demo.v1.Note", "body": "hi", "likes": "2"},
+            "dyn": [1, "two", null],
+            "node": {"label": "picked"},
+            "snake_case_field": "s"
+        }),
+    )
+    .await?;
+    assert_eq!(
+        result,
+        json!({
+            "i64": "12",
+            "byId": {"7": "seven"},
+            "tree": {"label": "root", "children": [{"label": "leaf"}]},
+            "any": {"type_url": "type.googleapis.com/demo.v1.Note", "value": {"body": "hi", "likes": "2"}},
+            "dyn": [1, "two", null],
+            "choice": {"case": "node", "value": {"label": "picked"}},
+            "snakeCaseField": "s"
+        })
+    );
+    Ok(())
+}
+
+#[tokio::test]
+async fn the_deadline_is_enforced_and_cancels_the_backend() -> TestResult {
+    let (addr, backend) = start_backend().await?;
+    let client = pb::item_service_client::ItemServiceClient::new(common::channel(addr).await?);
+    let tools = pb::item_service_mcp::from_client(client)?.with_timeout(Duration::from_millis(300));
+    let server = McpServer::builder("demo", "0.1.0").tool_set(tools)?.build();
+    let (client, _) = connect(server).await?;
+    let started = Instant::now();
+    let text = call_err(&client, "ItemService_Slow", json!({"sleep_ms": 5000})).await?;
+    let elapsed = started.elapsed();
+    assert!(text.starts_with("gRPC error DEADLINE_EXCEEDED"), "{text}");
+    assert!(elapsed >= Duration::from_millis(250), "{elapsed:?}");
+    assert!(elapsed < Duration::from_millis(1300), "{elapsed:?}");
+    assert!(
+        backend
+            .observed
+            .wait_cancelled(1, Duration::from_secs(2))
+            .await
+    );
+    // The grpc-timeout header reached the backend.
+    let metadata = backend.observed.last_metadata();
+    assert!(metadata.get("grpc-timeout").is_some(), "{metadata:?}");
+    // And the server still serves.
+    let result = call_ok(&client, "ItemService_Slow", json!({"sleep_ms": 1})).await?;
+    assert_eq!(result, json!({"slept_ms": 1}));
+    Ok(())
+}
+
+#[tokio::test]
+async fn cancelling_the_mcp_request_cancels_the_grpc_call() -> TestResult {
+    let (server, backend) = grpc_server().await?;
+    let (client, _) = connect(server).await?;
+    // Dropping rmcp's call future sends notifications/cancelled.
+    let call = common::call(&client, "ItemService_Slow", json!({"sleep_ms": 10_000}));
+    assert!(
+        tokio::time::timeout(Duration::from_millis(200), call)
+            .await
+            .is_err()
+    );
+    assert!(
+        backend
+            .observed
+            .wait_cancelled(1, Duration::from_secs(3))
+            .await,
+        "the backend call was not cancelled"
+    );
+    Ok(())
+}
+
+#[tokio::test]
+async fn oversized_and_overdeep_arguments_are_refused() -> TestResult {
+    let (addr, _backend) = start_backend().await?;
+    let client = pb::item_service_client::ItemServiceClient::new(common::channel(addr).await?);
+    let server = McpServer::builder("demo", "0.1.0")
+        .limits(tonic_mcp::Limits {
+            max_argument_bytes: 1024,
+            max_depth: 8,
+        })
+        .tool_set(pb::item_service_mcp::from_client(client)?)?
+        .build();
+    let (client, _) = connect(server).await?;
+    let text = call_err(
+        &client,
+        "ItemService_GetItem",
+        json!({"note": "x".repeat(2000)}),
+    )
+    .await?;
+    assert!(text.contains("arguments are too large"), "{text}");
+    let mut deep = json!({"label": "leaf"});
+    for _ in 0..20 {
+        deep = json!({"children": [deep]});
+    }
+    let text = call_err(&client, "ItemService_Echo", json!({ "tree": deep })).await?;
+    assert!(
+        text.contains("nest 42 levels deep; the limit is 8 levels"),
+        "{text}"
+    );
+    // Hidden in a string, the depth is still caught before recursion.
+    let text = call_err(
+        &client,
+        "ItemService_Echo",
+        json!({ "tree": deep.to_string() }),
+    )
+    .await?;
+    assert!(text.contains("deeper than the limit of 8 levels"), "{text}");
+    Ok(())
+}
+
+#[tokio::test]
+async fn static_metadata_and_hooks_reach_the_backend() -> TestResult {
+    let (addr, backend) = start_backend().await?;
+    let client = pb::item_service_client::ItemServiceClient::new(common::channel(addr).await?);
+    let mut metadata = tonic::metadata::MetadataMap::new();
+    metadata.insert("x-static", "set-wide".parse()?);
+    let tools = pb::item_service_mcp::from_client(client)?
+        .with_metadata(metadata)
+        .on_call(|call, metadata| {
+            if call.tool_name() == "ItemService_Chat" {
+                return Err(tonic_mcp::Refusal::new("chat is closed"));
+            }
+            metadata.insert(
+                "x-tool",
+                call.tool_name()
+                    .parse()
+                    .map_err(|_| tonic_mcp::Refusal::new("bad"))?,
+            );
+            Ok(())
+        });
+    let server = McpServer::builder("demo", "0.1.0").tool_set(tools)?.build();
+    let (client, _) = connect(server).await?;
+    call_ok(&client, "ItemService_GetItem", json!({"id": "1"})).await?;
+    let seen = backend.observed.last_metadata();
+    assert_eq!(
+        seen.get("x-static").and_then(|v| v.to_str().ok()),
+        Some("set-wide")
+    );
+    assert_eq!(
+        seen.get("x-tool").and_then(|v| v.to_str().ok()),
+        Some("ItemService_GetItem")
+    );
+    let text = call_err(&client, "ItemService_Chat", json!({"messages": []})).await?;
+    assert_eq!(text, "call refused: chat is closed");
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_dead_backend_is_an_error_without_transport_details() -> TestResult {
+    // Bind and drop a listener to get a port nobody serves.
+    let addr = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?;
+    let channel = tonic::transport::Channel::from_shared(format!("http://{addr}"))?.connect_lazy();
+    let tools = pb::item_service_mcp::from_client(
+        pb::item_service_client::ItemServiceClient::new(channel),
+    )?;
+    let server = McpServer::builder("demo", "0.1.0").tool_set(tools)?.build();
+    let (client, _) = connect(server).await?;
+    let text = call_err(&client, "ItemService_GetItem", json!({"id": "1"})).await?;
+    assert!(text.starts_with("gRPC error UNAVAILABLE"), "{text}");
+    assert!(!text.contains("127.0.0.1"), "{text}");
+    assert!(!text.contains(&addr.port().to_string()), "{text}");
+    Ok(())
+}
