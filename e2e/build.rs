@@ -9,7 +9,10 @@ use prost::Message as _;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR")?);
-    let repo = manifest.parent().ok_or("e2e sits in the workspace")?.to_path_buf();
+    let repo = manifest
+        .parent()
+        .ok_or("e2e sits in the workspace")?
+        .to_path_buf();
     let out = PathBuf::from(std::env::var("OUT_DIR")?);
     let testdata = repo.join("testdata");
     let protos = testdata_protos(&testdata)?;
@@ -60,7 +63,11 @@ impl Tree {
     fn render(&self) -> String {
         let mut text = self.body.clone().unwrap_or_default();
         for (name, child) in &self.children {
-            let ident = if name == "type" { format!("r#{name}") } else { name.clone() };
+            let ident = if name == "type" {
+                format!("r#{name}")
+            } else {
+                name.clone()
+            };
             text.push_str(&format!("pub mod {ident} {{\n{}}}\n", child.render()));
         }
         text
@@ -70,7 +77,9 @@ impl Tree {
 /// `include!` paths are relative to the including file, which is in OUT_DIR: use an absolute
 /// path built from the manifest directory instead.
 fn rel(manifest: &Path, file: &Path) -> String {
-    let relative = file.strip_prefix(manifest.parent().unwrap_or(manifest)).unwrap_or(file);
+    let relative = file
+        .strip_prefix(manifest.parent().unwrap_or(manifest))
+        .unwrap_or(file);
     format!(
         "{}/../{}",
         manifest.display().to_string().replace('\\', "/"),

@@ -9,3 +9,6 @@ pub use crate::{
     toolset::ToolSetBuilder,
     transport::Transport,
 };
+
+/// The request type of the tonic client methods the generated closures call.
+pub use tonic::Request;

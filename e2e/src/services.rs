@@ -1,0 +1,405 @@
+//! Echo-style implementations of the testdata services, with a little state where the tests need
+//! it: errors with details, slow calls for deadlines, cancellation observers, and streams.
+
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use tokio_stream::{Stream, StreamExt};
+use tonic::{Request, Response, Status, Streaming};
+use tonic_types::{ErrorDetails, StatusExt};
+
+use crate::testdata;
+
+type BoxStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send + 'static>>;
+
+/// Counts what the tests need to observe on the backend side.
+#[derive(Debug, Default)]
+pub struct Observed {
+    /// Calls that started.
+    pub started: AtomicUsize,
+    /// Calls whose future was dropped before it completed (cancelled by the client).
+    pub cancelled: AtomicUsize,
+}
+
+/// Marks a call as cancelled if dropped before `done()`.
+struct CancelGuard {
+    observed: Arc<Observed>,
+    done: bool,
+}
+
+impl CancelGuard {
+    fn new(observed: &Arc<Observed>) -> CancelGuard {
+        observed.started.fetch_add(1, Ordering::SeqCst);
+        CancelGuard {
+            observed: observed.clone(),
+            done: false,
+        }
+    }
+}
+
+impl Drop for CancelGuard {
+    fn drop(&mut self) {
+        if !self.done {
+            self.observed.cancelled.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+}
+
+#[derive(Debug, Default, Clone)]
+pub struct Scalars;
+
+#[tonic::async_trait]
+impl testdata::scalars::scalar_service_server::ScalarService for Scalars {
+    async fn echo(
+        &self,
+        request: Request<testdata::scalars::AllScalars>,
+    ) -> Result<Response<testdata::scalars::AllScalars>, Status> {
+        Ok(Response::new(request.into_inner()))
+    }
+}
+
+#[derive(Debug, Default, Clone)]
+pub struct WellKnown {
+    pub observed: Arc<Observed>,
+}
+
+#[tonic::async_trait]
+impl testdata::wkt::well_known_service_server::WellKnownService for WellKnown {
+    async fn echo(
+        &self,
+        request: Request<testdata::wkt::WellKnownTypes>,
+    ) -> Result<Response<testdata::wkt::WellKnownTypes>, Status> {
+        Ok(Response::new(request.into_inner()))
+    }
+
+    async fn shout(&self, request: Request<String>) -> Result<Response<String>, Status> {
+        Ok(Response::new(request.into_inner()))
+    }
+
+    async fn echo_value(
+        &self,
+        request: Request<prost_types::Value>,
+    ) -> Result<Response<prost_types::Value>, Status> {
+        Ok(Response::new(request.into_inner()))
+    }
+
+    async fn echo_struct(
+        &self,
+        request: Request<prost_types::Struct>,
+    ) -> Result<Response<prost_types::Struct>, Status> {
+        Ok(Response::new(request.into_inner()))
+    }
+
+    async fn echo_any(
+        &self,
+        request: Request<prost_types::Any>,
+    ) -> Result<Response<prost_types::Any>, Status> {
+        Ok(Response::new(request.into_inner()))
+    }
+
+    async fn echo_field_mask(
+        &self,
+        request: Request<prost_types::FieldMask>,
+    ) -> Result<Response<prost_types::FieldMask>, Status> {
+        Ok(Response::new(request.into_inner()))
+    }
+
+    async fn echo_list(
+        &self,
+        request: Request<prost_types::ListValue>,
+    ) -> Result<Response<prost_types::ListValue>, Status> {
+        Ok(Response::new(request.into_inner()))
+    }
+
+    async fn now(&self, _: Request<()>) -> Result<Response<prost_types::Timestamp>, Status> {
+        Ok(Response::new(prost_types::Timestamp {
+            seconds: 1_700_000_000,
+            nanos: 500_000_000,
+        }))
+    }
+
+    /// Sleeps for the given duration; a dropped call counts as cancelled.
+    async fn sleep(&self, request: Request<prost_types::Duration>) -> Result<Response<()>, Status> {
+        let d = request.into_inner();
+        let wait = Duration::new(d.seconds.max(0) as u64, d.nanos.max(0) as u32);
+        let mut guard = CancelGuard::new(&self.observed);
+        tokio::time::sleep(wait).await;
+        guard.done = true;
+        Ok(Response::new(()))
+    }
+}
+
+#[derive(Debug, Default, Clone)]
+pub struct Search;
+
+#[tonic::async_trait]
+impl testdata::oneofs::search_service_server::SearchService for Search {
+    async fn echo(
+        &self,
+        request: Request<testdata::oneofs::SearchRequest>,
+    ) -> Result<Response<testdata::oneofs::SearchRequest>, Status> {
+        Ok(Response::new(request.into_inner()))
+    }
+}
+
+#[derive(Debug, Default, Clone)]
+pub struct Maps;
+
+#[tonic::async_trait]
+impl testdata::maps::map_service_server::MapService for Maps {
+    async fn echo(
+        &self,
+        request: Request<testdata::maps::Maps>,
+    ) -> Result<Response<testdata::maps::Maps>, Status> {
+        Ok(Response::new(request.into_inner()))
+    }
+}
+
+#[derive(Debug, Default, Clone)]
+pub struct Recursion;
+
+#[tonic::async_trait]
+impl testdata::recursion::recursion_service_server::RecursionService for Recursion {
+    async fn echo_tree(
+        &self,
+        request: Request<testdata::recursion::TreeNode>,
+    ) -> Result<Response<testdata::recursion::TreeNode>, Status> {
+        Ok(Response::new(request.into_inner()))
+    }
+
+    async fn echo_forest(
+        &self,
+        request: Request<testdata::recursion::Forest>,
+    ) -> Result<Response<testdata::recursion::Forest>, Status> {
+        Ok(Response::new(request.into_inner()))
+    }
+
+    async fn echo_a(
+        &self,
+        request: Request<testdata::recursion::A>,
+    ) -> Result<Response<testdata::recursion::A>, Status> {
+        Ok(Response::new(request.into_inner()))
+    }
+
+    async fn evaluate(
+        &self,
+        request: Request<testdata::recursion::Expr>,
+    ) -> Result<Response<testdata::recursion::Expr>, Status> {
+        Ok(Response::new(request.into_inner()))
+    }
+
+    async fn echo_transfer(
+        &self,
+        request: Request<testdata::recursion::Transfer>,
+    ) -> Result<Response<testdata::recursion::Transfer>, Status> {
+        Ok(Response::new(request.into_inner()))
+    }
+
+    async fn echo_holder(
+        &self,
+        request: Request<testdata::recursion::Holder>,
+    ) -> Result<Response<testdata::recursion::Holder>, Status> {
+        Ok(Response::new(request.into_inner()))
+    }
+}
+
+/// An inventory of five items, `1` to `5`, named `item-1` … `item-5`.
+#[derive(Debug, Default, Clone)]
+pub struct Inventory {
+    pub observed: Arc<Observed>,
+}
+
+fn item(n: i32) -> testdata::streaming::Item {
+    testdata::streaming::Item {
+        id: n.to_string(),
+        name: format!("item-{n}"),
+        quantity: n * 10,
+    }
+}
+
+#[tonic::async_trait]
+impl testdata::streaming::inventory_service_server::InventoryService for Inventory {
+    /// `""` is INVALID_ARGUMENT with a BadRequest violation; an unknown id is NOT_FOUND with
+    /// ResourceInfo; `slow` takes ten seconds (deadline and cancellation tests).
+    async fn get_item(
+        &self,
+        request: Request<testdata::streaming::GetItemRequest>,
+    ) -> Result<Response<testdata::streaming::Item>, Status> {
+        let id = request.into_inner().id;
+        if id.is_empty() {
+            let details = ErrorDetails::with_bad_request_violation("id", "must not be empty");
+            return Err(Status::with_error_details(
+                tonic::Code::InvalidArgument,
+                "the request is invalid",
+                details,
+            ));
+        }
+        if id == "slow" {
+            let mut guard = CancelGuard::new(&self.observed);
+            tokio::time::sleep(Duration::from_secs(10)).await;
+            guard.done = true;
+        }
+        match id.parse::<i32>() {
+            Ok(n @ 1..=5) => Ok(Response::new(item(n))),
+            _ => {
+                let mut details = ErrorDetails::new();
+                details.set_resource_info("testdata.streaming.Item", &id, "", "no such item");
+                Err(Status::with_error_details(
+                    tonic::Code::NotFound,
+                    format!("item {id} not found"),
+                    details,
+                ))
+            }
+        }
+    }
+
+    type ListItemsStream = BoxStream<testdata::streaming::Item>;
+
+    /// Streams the items whose name starts with `name_prefix` (at most `limit` when positive).
+    /// The prefix `fail` streams two items and then fails with UNAVAILABLE; `slow` streams all
+    /// five, 200 ms apart.
+    async fn list_items(
+        &self,
+        request: Request<testdata::streaming::ListItemsRequest>,
+    ) -> Result<Response<Self::ListItemsStream>, Status> {
+        let request = request.into_inner();
+        let limit = if request.limit > 0 {
+            request.limit as usize
+        } else {
+            usize::MAX
+        };
+        let prefix = request.name_prefix;
+        let stream: Self::ListItemsStream = match prefix.as_str() {
+            "fail" => Box::pin(tokio_stream::iter(vec![
+                Ok(item(1)),
+                Ok(item(2)),
+                Err(Status::unavailable("the inventory shard went away")),
+            ])),
+            "slow" => Box::pin(
+                tokio_stream::iter((1..=5).map(|n| Ok(item(n))))
+                    .throttle(Duration::from_millis(200)),
+            ),
+            _ => Box::pin(tokio_stream::iter(
+                (1..=5)
+                    .map(item)
+                    .filter(|i| i.name.starts_with(&prefix))
+                    .take(limit)
+                    .map(Ok)
+                    .collect::<Vec<_>>(),
+            )),
+        };
+        Ok(Response::new(stream))
+    }
+
+    /// Stores items with an id and rejects the others.
+    async fn upload_items(
+        &self,
+        request: Request<Streaming<testdata::streaming::Item>>,
+    ) -> Result<Response<testdata::streaming::UploadSummary>, Status> {
+        let mut stream = request.into_inner();
+        let mut summary = testdata::streaming::UploadSummary::default();
+        while let Some(item) = stream.next().await {
+            let item = item?;
+            if item.id.is_empty() {
+                summary.rejected_ids.push(item.name);
+            } else {
+                summary.stored += 1;
+            }
+        }
+        Ok(Response::new(summary))
+    }
+
+    type ChatStream = BoxStream<testdata::streaming::ChatMessage>;
+
+    /// Answers every message with `echo: <text>` from `server`.
+    async fn chat(
+        &self,
+        request: Request<Streaming<testdata::streaming::ChatMessage>>,
+    ) -> Result<Response<Self::ChatStream>, Status> {
+        let stream = request.into_inner().map(|message| {
+            message.map(|m| testdata::streaming::ChatMessage {
+                sender: "server".to_owned(),
+                text: format!("echo: {}", m.text),
+            })
+        });
+        Ok(Response::new(Box::pin(stream)))
+    }
+}
+
+/// The catalog of `tool_options.proto`: one product, `p1`.
+#[derive(Debug, Default, Clone)]
+pub struct Catalog;
+
+fn product() -> testdata::tool_options::Product {
+    let price = |amount| testdata::tool_options::Price {
+        amount_minor: amount,
+        currency: "EUR".to_owned(),
+        internal_cost_code: "secret".to_owned(),
+    };
+    testdata::tool_options::Product {
+        id: "p1".to_owned(),
+        name: "Teapot".to_owned(),
+        price: Some(price(2500)),
+        sale_price: Some(price(1999)),
+    }
+}
+
+#[tonic::async_trait]
+impl testdata::tool_options::catalog_service_server::CatalogService for Catalog {
+    async fn get_product(
+        &self,
+        request: Request<testdata::tool_options::GetProductRequest>,
+    ) -> Result<Response<testdata::tool_options::Product>, Status> {
+        match request.into_inner().id.as_str() {
+            "p1" => Ok(Response::new(product())),
+            other => Err(Status::not_found(format!("product {other} not found"))),
+        }
+    }
+
+    async fn update_product(
+        &self,
+        request: Request<testdata::tool_options::UpdateProductRequest>,
+    ) -> Result<Response<testdata::tool_options::Product>, Status> {
+        Ok(Response::new(
+            request.into_inner().product.unwrap_or_default(),
+        ))
+    }
+
+    async fn delete_product(
+        &self,
+        _: Request<testdata::tool_options::GetProductRequest>,
+    ) -> Result<Response<()>, Status> {
+        Ok(Response::new(()))
+    }
+
+    async fn search_web(
+        &self,
+        request: Request<testdata::tool_options::SearchWebRequest>,
+    ) -> Result<Response<testdata::tool_options::SearchWebResponse>, Status> {
+        let query = request.into_inner().query;
+        Ok(Response::new(testdata::tool_options::SearchWebResponse {
+            urls: vec![format!("https://example.com/?q={query}")],
+        }))
+    }
+
+    type WatchProductsStream = BoxStream<testdata::tool_options::Product>;
+
+    async fn watch_products(
+        &self,
+        _: Request<testdata::tool_options::WatchProductsRequest>,
+    ) -> Result<Response<Self::WatchProductsStream>, Status> {
+        Ok(Response::new(Box::pin(tokio_stream::iter(
+            (0..30).map(|_| Ok(product())),
+        ))))
+    }
+
+    async fn internal_rebuild(&self, _: Request<()>) -> Result<Response<()>, Status> {
+        Ok(Response::new(()))
+    }
+
+    async fn reindex(&self, _: Request<()>) -> Result<Response<()>, Status> {
+        Ok(Response::new(()))
+    }
+}
