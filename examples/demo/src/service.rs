@@ -1,0 +1,706 @@
+//! The task tracker: an in-memory implementation of the tonic `TaskService` trait.
+//!
+//! Errors follow Google's error model, so the MCP tools can show the model what went wrong:
+//! a missing task or comment is `NOT_FOUND` with `ErrorInfo` and `ResourceInfo` details, and
+//! bad field values are `INVALID_ARGUMENT` with a `BadRequest` listing every field violation.
+
+use std::collections::{BTreeMap, HashMap};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use tokio::sync::Mutex;
+use tokio_stream::Stream;
+use tonic::{Code, Request, Response, Status};
+use tonic_types::{ErrorDetails, StatusExt as _};
+
+use crate::pb::{
+    AddCommentRequest, Comment, CreateTaskRequest, DeleteTaskRequest, ExportTasksRequest,
+    GetTaskRequest, ListTasksRequest, ListTasksResponse, Person, Priority, State, Task,
+    UpdateTaskRequest, task::Owner, task_service_server::TaskService,
+};
+
+/// `ErrorInfo.domain` of every error this service returns.
+const ERROR_DOMAIN: &str = "tasks.demo.local";
+const TASK_ID_PREFIX: &str = "task-";
+const COMMENT_ID_PREFIX: &str = "c-";
+const MAX_TITLE_CHARS: usize = 200;
+const DEFAULT_PAGE_SIZE: usize = 50;
+const MAX_PAGE_SIZE: usize = 100;
+
+/// Field paths `UpdateTask` accepts in its `update_mask`.
+const UPDATABLE: &[&str] = &[
+    "title",
+    "description",
+    "state",
+    "priority",
+    "labels",
+    "person",
+    "team",
+    "due_time",
+    "estimate",
+    "story_points",
+    "parent_id",
+    "time_logged",
+];
+
+/// Field paths the server sets; a mask naming one is an error.
+const OUTPUT_ONLY: &[&str] = &["id", "comments", "create_time", "update_time"];
+
+#[derive(Debug, Default)]
+struct Tracker {
+    /// Tasks by the number in their id, so listing is ordered by creation.
+    tasks: BTreeMap<u64, Task>,
+    next_task: u64,
+    next_comment: u64,
+}
+
+impl Tracker {
+    fn task_id(&mut self) -> (u64, String) {
+        self.next_task += 1;
+        (
+            self.next_task,
+            format!("{TASK_ID_PREFIX}{}", self.next_task),
+        )
+    }
+
+    fn comment(&mut self, author: &str, text: &str, at: SystemTime) -> Comment {
+        self.next_comment += 1;
+        Comment {
+            id: format!("{COMMENT_ID_PREFIX}{}", self.next_comment),
+            author: author.to_owned(),
+            text: text.to_owned(),
+            create_time: Some(at.into()),
+            replies: Vec::new(),
+        }
+    }
+
+    fn get(&self, id: &str) -> Result<&Task, Status> {
+        task_number(id)
+            .and_then(|n| self.tasks.get(&n))
+            .ok_or_else(|| task_not_found(id))
+    }
+
+    fn get_mut(&mut self, id: &str) -> Result<&mut Task, Status> {
+        task_number(id)
+            .and_then(|n| self.tasks.get_mut(&n))
+            .ok_or_else(|| task_not_found(id))
+    }
+
+    fn exists(&self, id: &str) -> bool {
+        task_number(id).is_some_and(|n| self.tasks.contains_key(&n))
+    }
+}
+
+/// The shared state behind every clone of the service.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct TaskStore {
+    state: Arc<Mutex<Tracker>>,
+}
+
+impl TaskStore {
+    /// A store with a few tasks, so that the tools have something to show right away.
+    pub(crate) fn with_sample_data() -> Self {
+        let now = SystemTime::now();
+        let day = Duration::from_secs(24 * 60 * 60);
+        let mut state = Tracker::default();
+
+        let (n, id) = state.task_id();
+        let mut question = state.comment("Grace", "Should this cover the MCP tools too?", now);
+        question
+            .replies
+            .push(state.comment("Ada", "Yes, with one example per tool.", now));
+        state.tasks.insert(
+            n,
+            Task {
+                id,
+                title: "Write the release notes".to_owned(),
+                description: "Summarise the changes since the last release.".to_owned(),
+                state: State::InProgress.into(),
+                priority: Priority::High.into(),
+                labels: HashMap::from([("area".to_owned(), "docs".to_owned())]),
+                owner: Some(Owner::Person(Person {
+                    name: "Ada".to_owned(),
+                    email: "ada@example.com".to_owned(),
+                })),
+                due_time: Some((now + 2 * day).into()),
+                estimate: Some(duration(Duration::from_secs(90 * 60))),
+                story_points: Some(3),
+                comments: vec![question],
+                create_time: Some(now.into()),
+                update_time: Some(now.into()),
+                ..Task::default()
+            },
+        );
+
+        let (n, id) = state.task_id();
+        state.tasks.insert(
+            n,
+            Task {
+                id,
+                title: "Fix the flaky login test".to_owned(),
+                state: State::Todo.into(),
+                priority: Priority::Medium.into(),
+                labels: HashMap::from([
+                    ("area".to_owned(), "backend".to_owned()),
+                    ("kind".to_owned(), "bug".to_owned()),
+                ]),
+                owner: Some(Owner::Team("platform".to_owned())),
+                // Zero is an estimate too: the wrapper type keeps it apart from "not estimated".
+                story_points: Some(0),
+                create_time: Some(now.into()),
+                update_time: Some(now.into()),
+                ..Task::default()
+            },
+        );
+
+        let (n, id) = state.task_id();
+        state.tasks.insert(
+            n,
+            Task {
+                id,
+                title: "Add a regression test for the login fix".to_owned(),
+                state: State::Done.into(),
+                priority: Priority::Low.into(),
+                parent_id: Some(format!("{TASK_ID_PREFIX}2")),
+                time_logged: HashMap::from([(
+                    "Linus".to_owned(),
+                    duration(Duration::from_secs(30 * 60)),
+                )]),
+                create_time: Some(now.into()),
+                update_time: Some(now.into()),
+                ..Task::default()
+            },
+        );
+
+        Self {
+            state: Arc::new(Mutex::new(state)),
+        }
+    }
+}
+
+#[tonic::async_trait]
+impl TaskService for TaskStore {
+    async fn create_task(
+        &self,
+        request: Request<CreateTaskRequest>,
+    ) -> Result<Response<Task>, Status> {
+        let Some(mut task) = request.into_inner().task else {
+            return Err(invalid_argument(vec![violation("task", "is required")]));
+        };
+        let mut state = self.state.lock().await;
+        let mut violations = Vec::new();
+        check_task(&task, &state, "task", &mut violations);
+        if task.title.trim().is_empty() {
+            violations.push(violation("task.title", "must not be blank"));
+        }
+        if !violations.is_empty() {
+            return Err(invalid_argument(violations));
+        }
+        let now = SystemTime::now();
+        let (n, id) = state.task_id();
+        task.id = id;
+        if task.state == State::Unspecified as i32 {
+            task.state = State::Todo.into();
+        }
+        task.comments.clear();
+        task.create_time = Some(now.into());
+        task.update_time = Some(now.into());
+        state.tasks.insert(n, task.clone());
+        tracing::info!(id = %task.id, title = %task.title, "created task");
+        Ok(Response::new(task))
+    }
+
+    async fn get_task(&self, request: Request<GetTaskRequest>) -> Result<Response<Task>, Status> {
+        let state = self.state.lock().await;
+        state.get(&request.get_ref().id).cloned().map(Response::new)
+    }
+
+    async fn list_tasks(
+        &self,
+        request: Request<ListTasksRequest>,
+    ) -> Result<Response<ListTasksResponse>, Status> {
+        let request = request.into_inner();
+        let mut violations = Vec::new();
+        let page_size = match usize::try_from(request.page_size) {
+            Ok(0) => DEFAULT_PAGE_SIZE,
+            Ok(size) => size.min(MAX_PAGE_SIZE),
+            Err(_) => {
+                violations.push(violation("page_size", "must not be negative"));
+                0
+            }
+        };
+        let start = if request.page_token.is_empty() {
+            0
+        } else {
+            request.page_token.parse::<u64>().unwrap_or_else(|_| {
+                violations.push(violation(
+                    "page_token",
+                    "is not a token from `next_page_token`; leave it empty for the first page",
+                ));
+                0
+            })
+        };
+        if !violations.is_empty() {
+            return Err(invalid_argument(violations));
+        }
+
+        let state = self.state.lock().await;
+        let matching: Vec<(&u64, &Task)> = state
+            .tasks
+            .iter()
+            .filter(|(_, task)| request.state.is_none_or(|s| task.state == s))
+            .filter(|(_, task)| {
+                request
+                    .labels
+                    .iter()
+                    .all(|(key, value)| task.labels.get(key) == Some(value))
+            })
+            .collect();
+        let total_size = i64::try_from(matching.len()).unwrap_or(i64::MAX);
+        let mut page = matching.into_iter().skip_while(|(n, _)| **n < start);
+        let tasks: Vec<Task> = page
+            .by_ref()
+            .take(page_size)
+            .map(|(_, t)| t.clone())
+            .collect();
+        let next_page_token = page.next().map(|(n, _)| n.to_string()).unwrap_or_default();
+        Ok(Response::new(ListTasksResponse {
+            tasks,
+            next_page_token,
+            total_size,
+        }))
+    }
+
+    async fn update_task(
+        &self,
+        request: Request<UpdateTaskRequest>,
+    ) -> Result<Response<Task>, Status> {
+        let request = request.into_inner();
+        let Some(new) = request.task else {
+            return Err(invalid_argument(vec![violation("task", "is required")]));
+        };
+        let mut violations = Vec::new();
+        let paths = match request.update_mask {
+            Some(mask) if !mask.paths.is_empty() => mask_paths(&mask.paths, &mut violations),
+            _ => set_fields(&new),
+        };
+        let mut state = self.state.lock().await;
+        // A missing task is reported before anything about the new values.
+        state.get(&request.id)?;
+        check_task(&new, &state, "task", &mut violations);
+        if paths.contains(&"title") && new.title.trim().is_empty() {
+            violations.push(violation("task.title", "must not be blank"));
+        }
+        if paths.contains(&"parent_id") && new.parent_id.as_deref() == Some(request.id.as_str()) {
+            violations.push(violation(
+                "task.parent_id",
+                "a task cannot be its own parent",
+            ));
+        }
+        if !violations.is_empty() {
+            return Err(invalid_argument(violations));
+        }
+        let task = state.get_mut(&request.id)?;
+        for path in &paths {
+            apply(task, &new, path);
+        }
+        task.update_time = Some(SystemTime::now().into());
+        tracing::info!(id = %task.id, fields = ?paths, "updated task");
+        Ok(Response::new(task.clone()))
+    }
+
+    async fn delete_task(
+        &self,
+        request: Request<DeleteTaskRequest>,
+    ) -> Result<Response<()>, Status> {
+        let id = &request.get_ref().id;
+        let mut state = self.state.lock().await;
+        let removed = task_number(id).and_then(|n| state.tasks.remove(&n));
+        match removed {
+            Some(_) => {
+                tracing::info!(%id, "deleted task");
+                Ok(Response::new(()))
+            }
+            None => Err(task_not_found(id)),
+        }
+    }
+
+    async fn add_comment(
+        &self,
+        request: Request<AddCommentRequest>,
+    ) -> Result<Response<Comment>, Status> {
+        let request = request.into_inner();
+        let mut violations = Vec::new();
+        if request.author.trim().is_empty() {
+            violations.push(violation("author", "must not be blank"));
+        }
+        if request.text.trim().is_empty() {
+            violations.push(violation("text", "must not be blank"));
+        }
+        if !violations.is_empty() {
+            return Err(invalid_argument(violations));
+        }
+        let mut state = self.state.lock().await;
+        state.get(&request.task_id)?;
+        let comment = state.comment(&request.author, &request.text, SystemTime::now());
+        let task = state.get_mut(&request.task_id)?;
+        match &request.reply_to {
+            None => task.comments.push(comment.clone()),
+            Some(parent) => match find_comment(&mut task.comments, parent) {
+                Some(parent) => parent.replies.push(comment.clone()),
+                None => return Err(comment_not_found(&request.task_id, parent)),
+            },
+        }
+        task.update_time = comment.create_time;
+        Ok(Response::new(comment))
+    }
+
+    type ExportTasksStream = Pin<Box<dyn Stream<Item = Result<Task, Status>> + Send + 'static>>;
+
+    async fn export_tasks(
+        &self,
+        request: Request<ExportTasksRequest>,
+    ) -> Result<Response<Self::ExportTasksStream>, Status> {
+        let wanted = request.get_ref().state;
+        let tasks: Vec<Result<Task, Status>> = {
+            let state = self.state.lock().await;
+            state
+                .tasks
+                .values()
+                .filter(|task| wanted.is_none_or(|s| task.state == s))
+                .cloned()
+                .map(Ok)
+                .collect()
+        };
+        Ok(Response::new(Box::pin(tokio_stream::iter(tasks))))
+    }
+}
+
+/// Checks the values of `task` that are wrong whatever the call, under the field path `at`.
+fn check_task(task: &Task, state: &Tracker, at: &str, violations: &mut Vec<(String, String)>) {
+    if task.title.chars().count() > MAX_TITLE_CHARS {
+        violations.push(violation(
+            &format!("{at}.title"),
+            &format!("must be at most {MAX_TITLE_CHARS} characters"),
+        ));
+    }
+    match &task.owner {
+        Some(Owner::Person(person)) if person.name.trim().is_empty() => {
+            violations.push(violation(&format!("{at}.person.name"), "must not be blank"));
+        }
+        Some(Owner::Team(team)) if team.trim().is_empty() => {
+            violations.push(violation(&format!("{at}.team"), "must not be blank"));
+        }
+        _ => {}
+    }
+    if task.estimate.as_ref().is_some_and(is_negative) {
+        violations.push(violation(&format!("{at}.estimate"), "must not be negative"));
+    }
+    if task.story_points.is_some_and(|points| points < 0) {
+        violations.push(violation(
+            &format!("{at}.story_points"),
+            "must not be negative",
+        ));
+    }
+    if let Some(parent) = &task.parent_id {
+        if !state.exists(parent) {
+            violations.push(violation(
+                &format!("{at}.parent_id"),
+                &format!("no task has the id `{parent}`"),
+            ));
+        }
+    }
+    let mut negative: Vec<&String> = task
+        .time_logged
+        .iter()
+        .filter_map(|(name, d)| is_negative(d).then_some(name))
+        .collect();
+    negative.sort();
+    for name in negative {
+        violations.push(violation(
+            &format!("{at}.time_logged[{name:?}]"),
+            "must not be negative",
+        ));
+    }
+}
+
+/// The mask's paths as `UPDATABLE` entries. JSON clients write lowerCamel paths (`dueTime`),
+/// protobuf ones snake_case; both are accepted.
+fn mask_paths(paths: &[String], violations: &mut Vec<(String, String)>) -> Vec<&'static str> {
+    let mut found = Vec::new();
+    for path in paths {
+        let snake = to_snake_case(path);
+        let name = match snake.as_str() {
+            "owner" => Some("owner"),
+            other => UPDATABLE.iter().copied().find(|p| *p == other),
+        };
+        match name {
+            // `owner` is the oneof: it replaces whichever member is set.
+            Some("owner") => found.extend(["person", "team"]),
+            Some(name) => found.push(name),
+            None if OUTPUT_ONLY.contains(&snake.as_str()) => violations.push(violation(
+                "update_mask",
+                &format!("`{path}` is set by the server and cannot be changed"),
+            )),
+            None => violations.push(violation(
+                "update_mask",
+                &format!(
+                    "`{path}` is not a field of Task; valid: {}",
+                    UPDATABLE.join(", ")
+                ),
+            )),
+        }
+    }
+    found.sort_unstable();
+    found.dedup();
+    found
+}
+
+/// Without a mask, every field that is set in `task` changes.
+fn set_fields(task: &Task) -> Vec<&'static str> {
+    let set = [
+        !task.title.is_empty(),
+        !task.description.is_empty(),
+        task.state != 0,
+        task.priority != 0,
+        !task.labels.is_empty(),
+        matches!(task.owner, Some(Owner::Person(_))),
+        matches!(task.owner, Some(Owner::Team(_))),
+        task.due_time.is_some(),
+        task.estimate.is_some(),
+        task.story_points.is_some(),
+        task.parent_id.is_some(),
+        !task.time_logged.is_empty(),
+    ];
+    UPDATABLE
+        .iter()
+        .zip(set)
+        .filter_map(|(path, set)| set.then_some(*path))
+        .collect()
+}
+
+fn apply(task: &mut Task, new: &Task, path: &str) {
+    match path {
+        "title" => task.title.clone_from(&new.title),
+        "description" => task.description.clone_from(&new.description),
+        "state" => task.state = new.state,
+        "priority" => task.priority = new.priority,
+        "labels" => task.labels.clone_from(&new.labels),
+        // Setting either member replaces the owner; clearing it needs the member that is set.
+        "person" | "team" => match (&new.owner, &task.owner) {
+            (Some(owner), _) => task.owner = Some(owner.clone()),
+            (None, Some(Owner::Person(_))) if path == "person" => task.owner = None,
+            (None, Some(Owner::Team(_))) if path == "team" => task.owner = None,
+            (None, _) => {}
+        },
+        "due_time" => task.due_time = new.due_time,
+        "estimate" => task.estimate = new.estimate,
+        "story_points" => task.story_points = new.story_points,
+        "parent_id" => task.parent_id.clone_from(&new.parent_id),
+        "time_logged" => task.time_logged.clone_from(&new.time_logged),
+        _ => {}
+    }
+}
+
+fn find_comment<'a>(comments: &'a mut [Comment], id: &str) -> Option<&'a mut Comment> {
+    for comment in comments {
+        if comment.id == id {
+            return Some(comment);
+        }
+        if let Some(found) = find_comment(&mut comment.replies, id) {
+            return Some(found);
+        }
+    }
+    None
+}
+
+fn task_number(id: &str) -> Option<u64> {
+    id.strip_prefix(TASK_ID_PREFIX)?.parse().ok()
+}
+
+fn to_snake_case(path: &str) -> String {
+    let mut out = String::with_capacity(path.len() + 4);
+    for c in path.trim().chars() {
+        if c.is_ascii_uppercase() {
+            out.push('_');
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn duration(d: Duration) -> prost_types::Duration {
+    prost_types::Duration::try_from(d).unwrap_or_default()
+}
+
+fn is_negative(d: &prost_types::Duration) -> bool {
+    d.seconds < 0 || d.nanos < 0
+}
+
+fn violation(field: &str, description: &str) -> (String, String) {
+    (field.to_owned(), description.to_owned())
+}
+
+/// `INVALID_ARGUMENT` with a `BadRequest` detail listing every violation.
+fn invalid_argument(violations: Vec<(String, String)>) -> Status {
+    let fields: Vec<&str> = violations.iter().map(|(field, _)| field.as_str()).collect();
+    let message = format!("invalid value for {}", fields.join(", "));
+    let mut details = ErrorDetails::new();
+    for (field, description) in &violations {
+        details.add_bad_request_violation(field, description);
+    }
+    Status::with_error_details(Code::InvalidArgument, message, details)
+}
+
+fn task_not_found(id: &str) -> Status {
+    not_found(
+        "TASK_NOT_FOUND",
+        "demo.v1.Task",
+        id,
+        format!("no task has the id `{id}`; TaskService_ListTasks lists the existing ones"),
+    )
+}
+
+fn comment_not_found(task_id: &str, id: &str) -> Status {
+    not_found(
+        "COMMENT_NOT_FOUND",
+        "demo.v1.Comment",
+        id,
+        format!("task `{task_id}` has no comment `{id}`; TaskService_GetTask shows its comments"),
+    )
+}
+
+/// `NOT_FOUND` with `ErrorInfo` (a machine-readable reason) and `ResourceInfo` (what is
+/// missing) details.
+fn not_found(reason: &str, resource_type: &str, name: &str, message: String) -> Status {
+    let mut details = ErrorDetails::new();
+    details
+        .set_error_info(
+            reason,
+            ERROR_DOMAIN,
+            HashMap::from([("resource".to_owned(), name.to_owned())]),
+        )
+        .set_resource_info(resource_type, name, "", "it does not exist or was deleted");
+    Status::with_error_details(Code::NotFound, message, details)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mask_paths_accept_both_spellings_and_reject_output_only_fields() {
+        let mut violations = Vec::new();
+        let paths = ["dueTime", "state", "owner", "id", "colour"].map(str::to_owned);
+        let found = mask_paths(&paths, &mut violations);
+        assert_eq!(found, ["due_time", "person", "state", "team"]);
+        let fields: Vec<&str> = violations.iter().map(|(f, _)| f.as_str()).collect();
+        assert_eq!(fields, ["update_mask", "update_mask"]);
+        assert!(
+            violations[0].1.contains("set by the server"),
+            "{violations:?}"
+        );
+        assert!(violations[1].1.contains("not a field"), "{violations:?}");
+    }
+
+    #[tokio::test]
+    async fn missing_task_is_not_found_with_details() {
+        let store = TaskStore::with_sample_data();
+        let status = store
+            .get_task(Request::new(GetTaskRequest {
+                id: "task-99".to_owned(),
+            }))
+            .await
+            .expect_err("no such task");
+        assert_eq!(status.code(), Code::NotFound);
+        let details = status.get_error_details();
+        assert_eq!(
+            details.error_info().map(|i| i.reason.as_str()),
+            Some("TASK_NOT_FOUND")
+        );
+        assert_eq!(
+            details.resource_info().map(|i| i.resource_name.as_str()),
+            Some("task-99")
+        );
+    }
+
+    #[tokio::test]
+    async fn create_lists_every_bad_field() {
+        let store = TaskStore::with_sample_data();
+        let task = Task {
+            title: " ".to_owned(),
+            story_points: Some(-1),
+            parent_id: Some("task-42".to_owned()),
+            ..Task::default()
+        };
+        let status = store
+            .create_task(Request::new(CreateTaskRequest { task: Some(task) }))
+            .await
+            .expect_err("invalid");
+        assert_eq!(status.code(), Code::InvalidArgument);
+        let details = status.get_error_details();
+        let mut fields: Vec<&str> = details
+            .bad_request()
+            .map(|b| {
+                b.field_violations
+                    .iter()
+                    .map(|v| v.field.as_str())
+                    .collect()
+            })
+            .unwrap_or_default();
+        fields.sort_unstable();
+        assert_eq!(
+            fields,
+            ["task.parent_id", "task.story_points", "task.title"]
+        );
+    }
+
+    #[tokio::test]
+    async fn replies_nest_under_their_comment() {
+        let store = TaskStore::with_sample_data();
+        let reply = store
+            .add_comment(Request::new(AddCommentRequest {
+                task_id: "task-1".to_owned(),
+                reply_to: Some("c-2".to_owned()),
+                author: "Grace".to_owned(),
+                text: "Thanks!".to_owned(),
+            }))
+            .await
+            .expect("reply")
+            .into_inner();
+        let task = store
+            .get_task(Request::new(GetTaskRequest {
+                id: "task-1".to_owned(),
+            }))
+            .await
+            .expect("task")
+            .into_inner();
+        assert_eq!(task.comments[0].replies[0].replies[0].id, reply.id);
+    }
+
+    #[tokio::test]
+    async fn update_with_mask_changes_only_the_named_fields() {
+        let store = TaskStore::with_sample_data();
+        let new = Task {
+            title: "ignored".to_owned(),
+            state: State::Done.into(),
+            ..Task::default()
+        };
+        let task = store
+            .update_task(Request::new(UpdateTaskRequest {
+                id: "task-2".to_owned(),
+                task: Some(new),
+                update_mask: Some(prost_types::FieldMask {
+                    paths: vec!["state".to_owned()],
+                }),
+            }))
+            .await
+            .expect("updated")
+            .into_inner();
+        assert_eq!(task.state, State::Done as i32);
+        assert_eq!(task.title, "Fix the flaky login test");
+    }
+}
