@@ -497,3 +497,29 @@ async fn a_dead_backend_is_an_error_without_transport_details() -> TestResult {
     assert!(!text.contains(&addr.port().to_string()), "{text}");
     Ok(())
 }
+
+#[tokio::test]
+async fn a_client_with_an_interceptor_is_a_transport() -> TestResult {
+    let (addr, backend) = start_backend().await?;
+    let client = pb::item_service_client::ItemServiceClient::with_interceptor(
+        common::channel(addr).await?,
+        |mut request: tonic::Request<()>| {
+            request.metadata_mut().insert(
+                "x-intercepted",
+                tonic::metadata::MetadataValue::from_static("yes"),
+            );
+            Ok(request)
+        },
+    );
+    let server = McpServer::builder("demo", "0.1.0")
+        .tool_set(pb::item_service_mcp::from_client(client)?)?
+        .build();
+    let (client, _) = connect(server).await?;
+    call_ok(&client, "ItemService_GetItem", json!({"id": "1"})).await?;
+    let seen = backend.observed.last_metadata();
+    assert_eq!(
+        seen.get("x-intercepted").and_then(|v| v.to_str().ok()),
+        Some("yes")
+    );
+    Ok(())
+}

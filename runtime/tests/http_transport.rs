@@ -1,0 +1,187 @@
+//! Streamable HTTP: `McpServer::serve_http` on loopback, called with a plain HTTP client, with
+//! header forwarding and static metadata observed by the backend's interceptor.
+
+mod common;
+
+use std::net::SocketAddr;
+
+use common::{TestResult, pb, start_backend};
+use http_body_util::{BodyExt as _, Full};
+use hyper_util::rt::TokioIo;
+use serde_json::{Value, json};
+use tonic_mcp::{McpServer, forward_headers};
+
+const TOKEN: &str = "Bearer secret-token-123";
+
+/// POST one JSON-RPC message to `path` and return the status and the JSON-RPC reply.
+async fn post(
+    addr: SocketAddr,
+    path: &str,
+    message: Value,
+) -> TestResult<(http::StatusCode, Value)> {
+    let (status, mut messages) = post_all(addr, path, message).await?;
+    Ok((status, messages.pop().unwrap_or(Value::Null)))
+}
+
+/// POST one JSON-RPC message and return the status and every message sent back (several
+/// when the server streams notifications over SSE).
+async fn post_all(
+    addr: SocketAddr,
+    path: &str,
+    message: Value,
+) -> TestResult<(http::StatusCode, Vec<Value>)> {
+    let stream = tokio::net::TcpStream::connect(addr).await?;
+    let (mut sender, connection) =
+        hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
+    tokio::spawn(connection);
+    let request = http::Request::post(path)
+        .header(http::header::HOST, format!("127.0.0.1:{}", addr.port()))
+        .header(http::header::CONTENT_TYPE, "application/json")
+        .header(http::header::ACCEPT, "application/json, text/event-stream")
+        .header(http::header::AUTHORIZATION, TOKEN)
+        .header(http::header::COOKIE, "session=not-forwarded")
+        .header("x-unlisted", "not-forwarded")
+        .body(Full::new(bytes::Bytes::from(message.to_string())))?;
+    let response = sender.send_request(request).await?;
+    let status = response.status();
+    let is_sse = response
+        .headers()
+        .get(http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/event-stream"));
+    let body = response.into_body().collect().await?.to_bytes();
+    let body = String::from_utf8(body.to_vec())?;
+    if body.is_empty() {
+        return Ok((status, Vec::new()));
+    }
+    let messages = if is_sse {
+        body.lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .map(str::trim)
+            .filter(|data| !data.is_empty())
+            .map(serde_json::from_str)
+            .collect::<Result<Vec<Value>, _>>()?
+    } else {
+        vec![serde_json::from_str(&body)?]
+    };
+    Ok((status, messages))
+}
+
+fn tools_call(id: u64, name: &str, arguments: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": arguments}})
+}
+
+#[tokio::test]
+async fn forwarded_and_static_metadata_reach_the_backend_over_http() -> TestResult {
+    let (backend_addr, backend) = start_backend().await?;
+    let client =
+        pb::item_service_client::ItemServiceClient::new(common::channel(backend_addr).await?);
+    let mut metadata = tonic::metadata::MetadataMap::new();
+    metadata.insert("x-static", "from-the-tool-set".parse()?);
+    let tools = pb::item_service_mcp::from_client(client)?.with_metadata(metadata);
+    let server = McpServer::builder("demo", "0.1.0")
+        .on_call(forward_headers(["authorization"]))
+        .tool_set(tools)?
+        .build();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let addr = listener.local_addr()?;
+    let config = McpServer::stateless_http_config();
+    let shutdown = config.cancellation_token.clone();
+    let serving = tokio::spawn(server.serve_http(listener, config));
+
+    let (status, reply) = post(
+        addr,
+        "/mcp",
+        tools_call(1, "ItemService_GetItem", json!({"id": "7"})),
+    )
+    .await?;
+    assert_eq!(status, http::StatusCode::OK, "{reply}");
+    assert_eq!(
+        reply["result"]["structuredContent"]["id"],
+        json!("7"),
+        "{reply}"
+    );
+
+    let seen = backend.observed.last_metadata();
+    assert_eq!(
+        seen.get("authorization").and_then(|v| v.to_str().ok()),
+        Some(TOKEN)
+    );
+    assert_eq!(
+        seen.get("x-static").and_then(|v| v.to_str().ok()),
+        Some("from-the-tool-set")
+    );
+    assert!(seen.get("cookie").is_none(), "unlisted header forwarded");
+    assert!(
+        seen.get("x-unlisted").is_none(),
+        "unlisted header forwarded"
+    );
+
+    // Errors never echo forwarded values.
+    let (_, reply) = post(
+        addr,
+        "/mcp",
+        tools_call(2, "ItemService_GetItem", json!({"id": "404"})),
+    )
+    .await?;
+    assert_eq!(reply["result"]["isError"], json!(true), "{reply}");
+    assert!(!reply.to_string().contains("secret-token"), "{reply}");
+
+    // Unknown tool: JSON-RPC invalid params.
+    let (_, reply) = post(addr, "/mcp", tools_call(3, "Nope", json!({}))).await?;
+    assert_eq!(reply["error"]["code"], json!(-32602), "{reply}");
+
+    // Only /mcp is served.
+    let (status, _) = post(
+        addr,
+        "/other",
+        tools_call(4, "ItemService_GetItem", json!({})),
+    )
+    .await?;
+    assert_eq!(status, http::StatusCode::NOT_FOUND);
+
+    shutdown.cancel();
+    serving.await??;
+    Ok(())
+}
+
+#[tokio::test]
+async fn server_streaming_over_http_reports_progress_then_the_result() -> TestResult {
+    let (backend_addr, _backend) = start_backend().await?;
+    let client =
+        pb::item_service_client::ItemServiceClient::new(common::channel(backend_addr).await?);
+    let server = McpServer::builder("demo", "0.1.0")
+        .tool_set(pb::item_service_mcp::from_client(client)?)?
+        .build();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let addr = listener.local_addr()?;
+    let config = McpServer::stateless_http_config();
+    let shutdown = config.cancellation_token.clone();
+    let serving = tokio::spawn(server.serve_http(listener, config));
+
+    let mut message = tools_call(1, "ItemService_ListItems", json!({"count": 3}));
+    message["params"]["_meta"] = json!({"progressToken": "p1"});
+    let (status, messages) = post_all(addr, "/mcp", message).await?;
+    assert_eq!(status, http::StatusCode::OK);
+    let progress: Vec<Value> = messages
+        .iter()
+        .filter(|m| m["method"] == json!("notifications/progress"))
+        .map(|m| m["params"]["progress"].clone())
+        .collect();
+    assert_eq!(
+        progress,
+        [json!(1.0), json!(2.0), json!(3.0)],
+        "{messages:?}"
+    );
+    let reply = messages.last().ok_or("no reply")?;
+    assert_eq!(
+        reply["result"]["structuredContent"]["messages"]
+            .as_array()
+            .map(Vec::len),
+        Some(3),
+        "{reply}"
+    );
+    shutdown.cancel();
+    serving.await??;
+    Ok(())
+}

@@ -1,0 +1,222 @@
+//! Tool sets: in-process services, composition, prefixes, per-tool settings, and
+//! registration errors.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{Backend, TestResult, call_err, call_ok, connect, pb};
+use pb::{
+    item_service_client::ItemServiceClient, item_service_mcp,
+    item_service_server::ItemServiceServer,
+};
+use serde_json::json;
+use tonic_mcp::{
+    Error, McpServer, ToolSet,
+    codegen::{RpcKind, ToolDef, ToolSetBuilder},
+};
+
+#[tokio::test]
+async fn from_service_calls_the_implementation_in_process() -> TestResult {
+    let backend = Backend::default();
+    let tools = item_service_mcp::from_service(backend.clone())?;
+    let server = McpServer::builder("demo", "0.1.0").tool_set(tools)?.build();
+    let (client, _) = connect(server).await?;
+    let item = call_ok(
+        &client,
+        "ItemService_GetItem",
+        json!({"id": "3", "token": "AAE"}),
+    )
+    .await?;
+    assert_eq!(item["payload"], json!("AAE="));
+    let summary = call_ok(
+        &client,
+        "ItemService_UploadItems",
+        json!({"messages": [{"id": "4"}]}),
+    )
+    .await?;
+    assert_eq!(summary, json!({"count": 1, "ids": ["4"]}));
+    let listed = call_ok(&client, "ItemService_ListItems", json!({"count": 7})).await?;
+    assert_eq!(listed["truncated"], json!(true));
+    let text = call_err(&client, "ItemService_GetItem", json!({"id": "404"})).await?;
+    assert_eq!(text, "gRPC error NOT_FOUND: item 404 does not exist");
+
+    // Cancellation drops the handler future in-process too.
+    let call = common::call(&client, "ItemService_Slow", json!({"sleep_ms": 10_000}));
+    assert!(
+        tokio::time::timeout(Duration::from_millis(100), call)
+            .await
+            .is_err()
+    );
+    assert!(
+        backend
+            .observed
+            .wait_cancelled(1, Duration::from_secs(3))
+            .await
+    );
+    Ok(())
+}
+
+/// `ItemService_Slow` with its own, shorter deadline.
+static SLOW_FAST: ToolDef = ToolDef {
+    name: "Slow_Fast",
+    timeout: Some(Duration::from_millis(150)),
+    ..item_service_mcp::SLOW
+};
+
+#[tokio::test]
+async fn a_tool_deadline_overrides_the_set_deadline() -> TestResult {
+    let backend = Backend::default();
+    let client = ItemServiceClient::new(ItemServiceServer::new(backend.clone()));
+    let mut builder = ToolSetBuilder::new(pb::MCP_FILE_DESCRIPTOR_SET)?;
+    builder.unary(&SLOW_FAST, move |request| {
+        let mut client = client.clone();
+        async move { client.slow(request).await }
+    })?;
+    let tools = builder.build().with_timeout(Duration::from_secs(20));
+    let server = McpServer::builder("demo", "0.1.0").tool_set(tools)?.build();
+    let (client, _) = connect(server).await?;
+    let started = Instant::now();
+    let text = call_err(&client, "Slow_Fast", json!({"sleep_ms": 5_000})).await?;
+    assert_eq!(
+        text,
+        "gRPC error DEADLINE_EXCEEDED: the call did not complete within its deadline of 150 ms"
+    );
+    assert!(started.elapsed() < Duration::from_secs(2));
+    assert!(
+        backend
+            .observed
+            .wait_cancelled(1, Duration::from_secs(2))
+            .await
+    );
+    Ok(())
+}
+
+#[tokio::test]
+async fn prefixes_compose_and_let_two_sets_share_a_server() -> TestResult {
+    let first = item_service_mcp::from_service(Backend::default())?;
+    let second = item_service_mcp::from_service(Backend::default())?;
+    let duplicate = McpServer::builder("demo", "0.1.0")
+        .tool_set(first.clone())?
+        .tool_set(second.clone());
+    let Err(error) = duplicate else {
+        return Err("duplicate names must be rejected".into());
+    };
+    assert!(matches!(error, Error::DuplicateTool { .. }));
+    assert_eq!(
+        error.to_string(),
+        "duplicate tool name `ItemService_GetItem`: used by both /demo.v1.ItemService/GetItem and /demo.v1.ItemService/GetItem; give one a prefix with `ToolSet::with_prefix`"
+    );
+
+    let second = second.with_prefix("b")?.with_prefix("staging")?;
+    assert_eq!(second.names().next(), Some("staging_b_ItemService_GetItem"));
+    let server = McpServer::builder("demo", "0.1.0")
+        .tool_set(first)?
+        .tool_set(second)?
+        .build();
+    assert_eq!(server.tools().len(), 14);
+    let (client, _) = connect(server).await?;
+    let item = call_ok(&client, "staging_b_ItemService_GetItem", json!({"id": "1"})).await?;
+    assert_eq!(item["id"], json!("1"));
+    Ok(())
+}
+
+#[test]
+fn a_prefix_that_makes_a_name_too_long_is_an_error() -> TestResult {
+    let tools = item_service_mcp::from_service(Backend::default())?;
+    let prefix = "p".repeat(45);
+    let Err(error) = tools.with_prefix(&prefix) else {
+        return Err("a 64+ character name must be rejected".into());
+    };
+    assert!(
+        error
+            .to_string()
+            .contains("characters long; the limit is 64"),
+        "{error}"
+    );
+    let Err(error) = ToolSet::new()
+        .with_prefix("ok")
+        .and_then(|_| item_service_mcp::from_service(Backend::default())?.with_prefix("1bad"))
+    else {
+        return Err("a name starting with a digit must be rejected".into());
+    };
+    assert!(
+        error
+            .to_string()
+            .contains("must start with an ASCII letter"),
+        "{error}"
+    );
+    Ok(())
+}
+
+static WRONG_TYPE: ToolDef = ToolDef {
+    name: "Wrong",
+    input_type: "demo.v1.Missing",
+    ..item_service_mcp::GET_ITEM
+};
+
+static BAD_SCHEMA: ToolDef = ToolDef {
+    name: "Bad",
+    input_schema: r#"{"type": 5}"#,
+    ..item_service_mcp::GET_ITEM
+};
+
+#[test]
+fn registration_errors_name_the_tool_and_what_is_wrong() -> TestResult {
+    let client = ItemServiceClient::new(ItemServiceServer::new(Backend::default()));
+    let mut builder = ToolSetBuilder::new(pb::MCP_FILE_DESCRIPTOR_SET)?;
+
+    let c = client.clone();
+    let error = builder.server_streaming(&item_service_mcp::GET_ITEM, move |request| {
+        let mut c = c.clone();
+        async move { c.list_items(request).await }
+    });
+    let Err(error) = error else {
+        return Err("kind mismatch must be rejected".into());
+    };
+    assert!(matches!(
+        error,
+        Error::KindMismatch {
+            declared: RpcKind::Unary,
+            registered: RpcKind::ServerStreaming,
+            ..
+        }
+    ));
+    assert!(error.to_string().contains("use `unary`"), "{error}");
+
+    let register = |builder: &mut ToolSetBuilder, def: &'static ToolDef| {
+        let c = client.clone();
+        builder.unary(def, move |request| {
+            let mut c = c.clone();
+            async move { c.get_item(request).await }
+        })
+    };
+    let Err(error) = register(&mut builder, &WRONG_TYPE) else {
+        return Err("unknown type must be rejected".into());
+    };
+    assert_eq!(
+        error.to_string(),
+        "tool `Wrong`: message type `demo.v1.Missing` is not in the file descriptor set"
+    );
+    let Err(error) = register(&mut builder, &BAD_SCHEMA) else {
+        return Err("invalid schema must be rejected".into());
+    };
+    assert!(
+        error
+            .to_string()
+            .starts_with("tool `Bad`: invalid input schema"),
+        "{error}"
+    );
+
+    register(&mut builder, &item_service_mcp::GET_ITEM)?;
+    let Err(error) = register(&mut builder, &item_service_mcp::GET_ITEM) else {
+        return Err("a name registered twice must be rejected".into());
+    };
+    assert!(matches!(error, Error::DuplicateTool { .. }));
+
+    let Err(error) = ToolSetBuilder::new(b"not a descriptor set") else {
+        return Err("garbage descriptors must be rejected".into());
+    };
+    assert!(matches!(error, Error::DescriptorSet(_)));
+    Ok(())
+}
