@@ -185,3 +185,40 @@ async fn server_streaming_over_http_reports_progress_then_the_result() -> TestRe
     serving.await??;
     Ok(())
 }
+
+#[tokio::test]
+async fn closing_the_http_request_cancels_the_grpc_call() -> TestResult {
+    let (backend_addr, backend) = start_backend().await?;
+    let client =
+        pb::item_service_client::ItemServiceClient::new(common::channel(backend_addr).await?);
+    let server = McpServer::builder("demo", "0.1.0")
+        .tool_set(pb::item_service_mcp::from_client(client)?)?
+        .build();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let addr = listener.local_addr()?;
+    let config = McpServer::stateless_http_config();
+    let shutdown = config.cancellation_token.clone();
+    let serving = tokio::spawn(server.serve_http(listener, config));
+
+    // The client gives up (drops the connection) long before the call would finish.
+    let call = post(
+        addr,
+        "/mcp",
+        tools_call(1, "ItemService_Slow", json!({"sleep_ms": 10_000})),
+    );
+    assert!(
+        tokio::time::timeout(std::time::Duration::from_millis(200), call)
+            .await
+            .is_err()
+    );
+    assert!(
+        backend
+            .observed
+            .wait_cancelled(1, std::time::Duration::from_secs(3))
+            .await,
+        "the backend call outlived the HTTP request"
+    );
+    shutdown.cancel();
+    serving.await??;
+    Ok(())
+}
