@@ -46,6 +46,7 @@ pub mod greeter_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        output_omitted: &[],
     };
     /// Every tool of `Greeter`, sorted by name.
     pub const TOOLS: &[::tonic_mcp::codegen::ToolDef] = &[SAY_HELLO];

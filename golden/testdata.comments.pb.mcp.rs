@@ -42,6 +42,7 @@ pub mod document_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        output_omitted: &[],
     };
     /// `DocumentService_Fetch`: `/testdata.comments.DocumentService/Fetch`.
     pub const FETCH: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -252,6 +253,7 @@ pub mod document_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        output_omitted: &[],
     };
     /// `DocumentService_Ping`: `/testdata.comments.DocumentService/Ping`.
     pub const PING: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -290,6 +292,7 @@ pub mod document_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        output_omitted: &[],
     };
     /// `DocumentService_Store`: `/testdata.comments.DocumentService/Store`.
     pub const STORE: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -500,6 +503,7 @@ pub mod document_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        output_omitted: &[],
     };
     /// Every tool of `testdata.comments.DocumentService`, sorted by name.
     pub const TOOLS: &[::tonic_mcp::codegen::ToolDef] = &[CHECK, FETCH, PING, STORE];

@@ -54,6 +54,7 @@ pub mod project_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        output_omitted: &[],
     };
     /// `ProjectService_ListProjects`: `/testdata.crosspkg.ProjectService/ListProjects`.
     pub const LIST_PROJECTS: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -176,6 +177,7 @@ pub mod project_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        output_omitted: &[],
     };
     /// `ProjectService_Resolve`: `/testdata.crosspkg.ProjectService/Resolve`.
     pub const RESOLVE: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -236,6 +238,7 @@ pub mod project_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        output_omitted: &[],
     };
     /// Every tool of `testdata.crosspkg.ProjectService`, sorted by name.
     pub const TOOLS: &[::tonic_mcp::codegen::ToolDef] = &[

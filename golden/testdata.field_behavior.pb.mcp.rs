@@ -153,6 +153,7 @@ pub mod library_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        output_omitted: &["testdata.field_behavior.Book.request_id"],
     };
     /// Every tool of `testdata.field_behavior.LibraryService`, sorted by name.
     pub const TOOLS: &[::tonic_mcp::codegen::ToolDef] = &[CREATE_BOOK];

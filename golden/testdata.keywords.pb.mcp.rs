@@ -46,6 +46,7 @@ pub mod abc_service_x_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        output_omitted: &[],
     };
     /// `ABCServiceX_GetHTTPThing`: `/testdata.keywords.ABCServiceX/GetHTTPThing`.
     pub const GET_HTTP_THING: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -246,6 +247,7 @@ pub mod abc_service_x_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        output_omitted: &[],
     };
     /// `ABCServiceX_Type`: `/testdata.keywords.ABCServiceX/Type`.
     pub const TYPE: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -378,6 +380,7 @@ pub mod abc_service_x_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        output_omitted: &[],
     };
     /// Every tool of `testdata.keywords.ABCServiceX`, sorted by name.
     pub const TOOLS: &[::tonic_mcp::codegen::ToolDef] = &[

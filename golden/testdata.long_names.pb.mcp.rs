@@ -36,6 +36,7 @@ pub mod very_long_and_descriptive_warehouse_inventory_reconciliation_service_mcp
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        output_omitted: &[],
     };
     /// `AllOutstandingInventoryDiscrepanciesForSouthernRegion_6638817f`: `/testdata.long_names.VeryLongAndDescriptiveWarehouseInventoryReconciliationService/ReconcileAllOutstandingInventoryDiscrepanciesForSouthernRegion`.
     pub const RECONCILE_ALL_OUTSTANDING_INVENTORY_DISCREPANCIES_FOR_SOUTHERN_REGION: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -68,6 +69,7 @@ pub mod very_long_and_descriptive_warehouse_inventory_reconciliation_service_mcp
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        output_omitted: &[],
     };
     /// `DescriptiveWarehouseInventoryReconciliationService_Ping_84d16c52`: `/testdata.long_names.VeryLongAndDescriptiveWarehouseInventoryReconciliationService/Ping`.
     pub const PING: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -100,6 +102,7 @@ pub mod very_long_and_descriptive_warehouse_inventory_reconciliation_service_mcp
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        output_omitted: &[],
     };
     /// `VeryLongAndDescriptiveWarehouseInventoryReconciliationService_Go`: `/testdata.long_names.VeryLongAndDescriptiveWarehouseInventoryReconciliationService/Go`.
     pub const GO: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -132,6 +135,7 @@ pub mod very_long_and_descriptive_warehouse_inventory_reconciliation_service_mcp
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        output_omitted: &[],
     };
     /// Every tool of `testdata.long_names.VeryLongAndDescriptiveWarehouseInventoryReconciliationService`, sorted by name.
     pub const TOOLS: &[::tonic_mcp::codegen::ToolDef] = &[

@@ -380,6 +380,7 @@ pub mod map_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        output_omitted: &[],
     };
     /// Every tool of `testdata.maps.MapService`, sorted by name.
     pub const TOOLS: &[::tonic_mcp::codegen::ToolDef] = &[ECHO];

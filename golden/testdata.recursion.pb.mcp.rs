@@ -88,6 +88,7 @@ pub mod recursion_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        output_omitted: &[],
     };
     /// `RecursionService_EchoForest`: `/testdata.recursion.RecursionService/EchoForest`.
     pub const ECHO_FOREST: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -176,6 +177,7 @@ pub mod recursion_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        output_omitted: &[],
     };
     /// `RecursionService_EchoHolder`: `/testdata.recursion.RecursionService/EchoHolder`.
     pub const ECHO_HOLDER: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -316,6 +318,7 @@ pub mod recursion_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        output_omitted: &[],
     };
     /// `RecursionService_EchoTransfer`: `/testdata.recursion.RecursionService/EchoTransfer`.
     pub const ECHO_TRANSFER: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -410,6 +413,7 @@ pub mod recursion_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        output_omitted: &[],
     };
     /// `RecursionService_EchoTree`: `/testdata.recursion.RecursionService/EchoTree`.
     pub const ECHO_TREE: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -466,6 +470,7 @@ pub mod recursion_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        output_omitted: &[],
     };
     /// `RecursionService_Evaluate`: `/testdata.recursion.RecursionService/Evaluate`.
     pub const EVALUATE: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -638,6 +643,7 @@ pub mod recursion_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        output_omitted: &[],
     };
     /// Every tool of `testdata.recursion.RecursionService`, sorted by name.
     pub const TOOLS: &[::tonic_mcp::codegen::ToolDef] = &[

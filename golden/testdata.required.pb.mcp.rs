@@ -153,6 +153,7 @@ pub mod customer_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        output_omitted: &[],
     };
     /// Every tool of `testdata.required.CustomerService`, sorted by name.
     pub const TOOLS: &[::tonic_mcp::codegen::ToolDef] = &[ECHO];

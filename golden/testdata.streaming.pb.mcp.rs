@@ -84,6 +84,7 @@ pub mod inventory_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        output_omitted: &[],
     };
     /// `InventoryService_GetItem`: `/testdata.streaming.InventoryService/GetItem`.
     pub const GET_ITEM: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -134,6 +135,7 @@ pub mod inventory_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        output_omitted: &[],
     };
     /// `InventoryService_ListItems`: `/testdata.streaming.InventoryService/ListItems`.
     pub const LIST_ITEMS: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -205,6 +207,7 @@ pub mod inventory_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        output_omitted: &[],
     };
     /// `InventoryService_UploadItems`: `/testdata.streaming.InventoryService/UploadItems`.
     pub const UPLOAD_ITEMS: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -275,6 +278,7 @@ pub mod inventory_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        output_omitted: &[],
     };
     /// Every tool of `testdata.streaming.InventoryService`, sorted by name.
     pub const TOOLS: &[::tonic_mcp::codegen::ToolDef] = &[

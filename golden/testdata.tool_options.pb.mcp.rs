@@ -43,6 +43,7 @@ pub mod catalog_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        output_omitted: &[],
     };
     /// `catalog_admin_CatalogService_SearchWeb`: `/testdata.tool_options.CatalogService/SearchWeb`.
     pub const SEARCH_WEB: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -88,6 +89,7 @@ pub mod catalog_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::Some(::core::time::Duration::new(5u64, 0u32)),
         max_messages: ::core::option::Option::None,
+        output_omitted: &[],
     };
     /// `catalog_admin_CatalogService_UpdateProduct`: `/testdata.tool_options.CatalogService/UpdateProduct`.
     pub const UPDATE_PRODUCT: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -197,6 +199,7 @@ pub mod catalog_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        output_omitted: &["testdata.tool_options.Price.internal_cost_code"],
     };
     /// `catalog_admin_CatalogService_WatchProducts`: `/testdata.tool_options.CatalogService/WatchProducts`.
     pub const WATCH_PRODUCTS: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -288,6 +291,7 @@ pub mod catalog_service_mcp {
             ::core::time::Duration::new(2u64, 500000000u32),
         ),
         max_messages: ::core::option::Option::Some(20u32),
+        output_omitted: &["testdata.tool_options.Price.internal_cost_code"],
     };
     /// `catalog_admin_get_product`: `/testdata.tool_options.CatalogService/GetProduct`.
     pub const GET_PRODUCT: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -360,6 +364,7 @@ pub mod catalog_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        output_omitted: &["testdata.tool_options.Price.internal_cost_code"],
     };
     /// `catalog_admin_reindex_every_product_in_every_warehouse_right_now`: `/testdata.tool_options.CatalogService/Reindex`.
     pub const REINDEX: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -390,6 +395,7 @@ pub mod catalog_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        output_omitted: &[],
     };
     /// Every tool of `testdata.tool_options.CatalogService`, sorted by name.
     pub const TOOLS: &[::tonic_mcp::codegen::ToolDef] = &[

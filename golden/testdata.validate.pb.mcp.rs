@@ -469,6 +469,7 @@ pub mod validate_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        output_omitted: &[],
     };
     /// Every tool of `testdata.validate.ValidateService`, sorted by name.
     pub const TOOLS: &[::tonic_mcp::codegen::ToolDef] = &[ECHO];

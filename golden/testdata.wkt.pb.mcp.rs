@@ -248,6 +248,7 @@ pub mod well_known_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        output_omitted: &[],
     };
     /// `WellKnownService_EchoAny`: `/testdata.wkt.WellKnownService/EchoAny`.
     pub const ECHO_ANY: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -302,6 +303,7 @@ pub mod well_known_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        output_omitted: &[],
     };
     /// `WellKnownService_EchoFieldMask`: `/testdata.wkt.WellKnownService/EchoFieldMask`.
     pub const ECHO_FIELD_MASK: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -348,6 +350,7 @@ pub mod well_known_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        output_omitted: &[],
     };
     /// `WellKnownService_EchoList`: `/testdata.wkt.WellKnownService/EchoList`.
     pub const ECHO_LIST: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -396,6 +399,7 @@ pub mod well_known_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        output_omitted: &[],
     };
     /// `WellKnownService_EchoStruct`: `/testdata.wkt.WellKnownService/EchoStruct`.
     pub const ECHO_STRUCT: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -426,6 +430,7 @@ pub mod well_known_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        output_omitted: &[],
     };
     /// `WellKnownService_EchoValue`: `/testdata.wkt.WellKnownService/EchoValue`.
     pub const ECHO_VALUE: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -470,6 +475,7 @@ pub mod well_known_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        output_omitted: &[],
     };
     /// `WellKnownService_Now`: `/testdata.wkt.WellKnownService/Now`.
     pub const NOW: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -509,6 +515,7 @@ pub mod well_known_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        output_omitted: &[],
     };
     /// `WellKnownService_Shout`: `/testdata.wkt.WellKnownService/Shout`.
     pub const SHOUT: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -553,6 +560,7 @@ pub mod well_known_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        output_omitted: &[],
     };
     /// `WellKnownService_Sleep`: `/testdata.wkt.WellKnownService/Sleep`.
     pub const SLEEP: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -592,6 +600,7 @@ pub mod well_known_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        output_omitted: &[],
     };
     /// Every tool of `testdata.wkt.WellKnownService`, sorted by name.
     pub const TOOLS: &[::tonic_mcp::codegen::ToolDef] = &[

@@ -11,3 +11,120 @@
 include!(concat!(env!("OUT_DIR"), "/testdata_tree.rs"));
 
 pub mod services;
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+
+use tokio_stream::wrappers::TcpListenerStream;
+use tonic::metadata::MetadataMap;
+use tonic::transport::{Channel, Server};
+use tonic_mcp::{McpServer, ToolSet};
+
+/// The loopback tonic server the end-to-end tests and the `e2e-server` binary call.
+#[derive(Debug, Clone)]
+pub struct Backend {
+    /// Where it listens.
+    pub addr: SocketAddr,
+    /// Calls started and cancelled.
+    pub observed: Arc<services::Observed>,
+    /// Metadata of every inventory call, in order.
+    pub metadata: Arc<Mutex<Vec<MetadataMap>>>,
+}
+
+/// Starts the testdata services on `127.0.0.1:0`.
+pub async fn start_backend() -> std::io::Result<Backend> {
+    use testdata::*;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let addr = listener.local_addr()?;
+    let observed = Arc::new(services::Observed::default());
+    let metadata = Arc::new(Mutex::new(Vec::new()));
+    let recorded = metadata.clone();
+    let inventory = streaming::inventory_service_server::InventoryServiceServer::with_interceptor(
+        services::Inventory {
+            observed: observed.clone(),
+        },
+        move |request: tonic::Request<()>| {
+            if let Ok(mut seen) = recorded.lock() {
+                seen.push(request.metadata().clone());
+            }
+            Ok(request)
+        },
+    );
+    let router = Server::builder()
+        .add_service(scalars::scalar_service_server::ScalarServiceServer::new(
+            services::Scalars,
+        ))
+        .add_service(wkt::well_known_service_server::WellKnownServiceServer::new(
+            services::WellKnown {
+                observed: observed.clone(),
+            },
+        ))
+        .add_service(oneofs::search_service_server::SearchServiceServer::new(
+            services::Search,
+        ))
+        .add_service(maps::map_service_server::MapServiceServer::new(
+            services::Maps,
+        ))
+        .add_service(inventory)
+        .add_service(
+            tool_options::catalog_service_server::CatalogServiceServer::new(services::Catalog),
+        );
+    tokio::spawn(router.serve_with_incoming(TcpListenerStream::new(listener)));
+    Ok(Backend {
+        addr,
+        observed,
+        metadata,
+    })
+}
+
+/// A channel to the backend.
+pub async fn channel(backend: &Backend) -> Result<Channel, tonic::transport::Error> {
+    tonic::transport::Endpoint::try_from(format!("http://{}", backend.addr))?
+        .connect()
+        .await
+}
+
+/// Every generated tool set over a channel to the backend, plus `RecursionService` served in
+/// process through `from_service` (no network).
+pub fn tool_sets(channel: Channel) -> Result<Vec<ToolSet>, tonic_mcp::Error> {
+    use testdata::*;
+    Ok(vec![
+        scalars::scalar_service_mcp::from_client(
+            scalars::scalar_service_client::ScalarServiceClient::new(channel.clone()),
+        )?,
+        wkt::well_known_service_mcp::from_client(
+            wkt::well_known_service_client::WellKnownServiceClient::new(channel.clone()),
+        )?,
+        oneofs::search_service_mcp::from_client(
+            oneofs::search_service_client::SearchServiceClient::new(channel.clone()),
+        )?,
+        maps::map_service_mcp::from_client(maps::map_service_client::MapServiceClient::new(
+            channel.clone(),
+        ))?,
+        streaming::inventory_service_mcp::from_client(
+            streaming::inventory_service_client::InventoryServiceClient::new(channel.clone()),
+        )?,
+        tool_options::catalog_service_mcp::from_client(
+            tool_options::catalog_service_client::CatalogServiceClient::new(channel),
+        )?,
+        recursion::recursion_service_mcp::from_service(services::Recursion)?,
+    ])
+}
+
+/// The MCP server over every tool set, forwarding `authorization` from HTTP requests.
+pub async fn mcp_server(backend: &Backend) -> Result<McpServer, Box<dyn std::error::Error>> {
+    let mut builder = McpServer::builder("e2e", env!("CARGO_PKG_VERSION"))
+        .instructions("Echo services of the protoc-gen-rust-mcp test data.");
+    for set in tool_sets(channel(backend).await?)? {
+        let mut static_metadata = MetadataMap::new();
+        static_metadata.insert(
+            "x-static",
+            tonic::metadata::MetadataValue::from_static("e2e"),
+        );
+        let set = set
+            .with_metadata(static_metadata)
+            .on_call(tonic_mcp::forward_headers(["authorization"]));
+        builder = builder.tool_set(set)?;
+    }
+    Ok(builder.build())
+}

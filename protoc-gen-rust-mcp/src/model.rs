@@ -130,6 +130,9 @@ pub struct Tool {
     pub timeout: Option<(i64, i32)>,
     /// Server-streaming collection bound.
     pub max_messages: Option<u32>,
+    /// Full names of fields reachable from the response that its schema leaves out (hidden or
+    /// `INPUT_ONLY`); the runtime clears them before encoding a result, sorted.
+    pub output_omitted: Vec<String>,
     /// The input schema.
     pub input_schema: Value,
     /// The output schema.
@@ -496,6 +499,7 @@ fn build_tool(
     annotations.open_world = tool_options.open_world;
 
     check_hidden_required(cx, method)?;
+    let output_omitted = omitted_output_fields(cx, &method.output());
 
     let input = method.input();
     let output = method.output();
@@ -532,9 +536,36 @@ fn build_tool(
         annotations,
         timeout: tool_options.timeout,
         max_messages: tool_options.max_messages,
+        output_omitted,
         input_schema,
         output_schema,
     })
+}
+
+/// Fields reachable from `output` that output schemas leave out.
+fn omitted_output_fields(
+    cx: SchemaContext<'_>,
+    output: &prost_reflect::MessageDescriptor,
+) -> Vec<String> {
+    let mut seen = BTreeSet::new();
+    let mut omitted = BTreeSet::new();
+    let mut queue = vec![output.clone()];
+    while let Some(message) = queue.pop() {
+        if !seen.insert(message.full_name().to_owned()) {
+            continue;
+        }
+        for field in message.fields() {
+            let facts = cx.extensions.field(&field);
+            if facts.hidden || facts.input_only {
+                omitted.insert(field.full_name().to_owned());
+                continue;
+            }
+            if let prost_reflect::Kind::Message(target) = field.kind() {
+                queue.push(target);
+            }
+        }
+    }
+    omitted.into_iter().collect()
 }
 
 /// A hidden field can never be set by a model, so it must not be required.

@@ -326,6 +326,36 @@ async fn collect(
     collected
 }
 
+/// Clears the fields the output schema leaves out, at any depth, so that results never carry
+/// hidden or `INPUT_ONLY` data.
+fn clear_omitted(message: &mut DynamicMessage, omitted: &[&str]) {
+    let fields: Vec<_> = message.fields().map(|(field, _)| field).collect();
+    for field in fields {
+        if omitted.contains(&field.full_name()) {
+            message.clear_field(&field);
+            continue;
+        }
+        match message.get_field_mut(&field) {
+            prost_reflect::Value::Message(inner) => clear_omitted(inner, omitted),
+            prost_reflect::Value::List(items) => {
+                for item in items {
+                    if let prost_reflect::Value::Message(inner) = item {
+                        clear_omitted(inner, omitted);
+                    }
+                }
+            }
+            prost_reflect::Value::Map(entries) => {
+                for value in entries.values_mut() {
+                    if let prost_reflect::Value::Message(inner) = value {
+                        clear_omitted(inner, omitted);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 fn respond(tool: &CompiledTool, collected: Collected) -> Outcome {
     let options = EncodeOptions {
         json_names: tool.def.json_names,
@@ -334,7 +364,7 @@ fn respond(tool: &CompiledTool, collected: Collected) -> Outcome {
     let streaming = tool.def.kind.streams_responses();
     let mut encoded = Vec::with_capacity(collected.messages.len());
     for bytes in &collected.messages {
-        let message = match DynamicMessage::decode(tool.output.clone(), bytes.as_slice()) {
+        let mut message = match DynamicMessage::decode(tool.output.clone(), bytes.as_slice()) {
             Ok(message) => message,
             Err(e) => {
                 return local_failure(format!(
@@ -343,6 +373,9 @@ fn respond(tool: &CompiledTool, collected: Collected) -> Outcome {
                 ));
             }
         };
+        if !tool.def.output_omitted.is_empty() {
+            clear_omitted(&mut message, tool.def.output_omitted);
+        }
         let value = if streaming {
             encode_message(&message, options)
         } else {

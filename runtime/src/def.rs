@@ -115,6 +115,7 @@ impl ToolAnnotations {
 ///     emit_defaults: false,
 ///     timeout: None,
 ///     max_messages: None,
+///     output_omitted: &[],
 /// };
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -148,4 +149,7 @@ pub struct ToolDef {
     pub timeout: Option<Duration>,
     /// Bound on collected server-streaming messages, overriding the tool set's.
     pub max_messages: Option<u32>,
+    /// Full names of fields the output schema leaves out (`(rust_mcp.field).hidden` and
+    /// `INPUT_ONLY` fields): they are cleared from responses before encoding.
+    pub output_omitted: &'static [&'static str],
 }

@@ -397,6 +397,7 @@ pub mod search_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        output_omitted: &[],
     };
     /// Every tool of `testdata.oneofs.SearchService`, sorted by name.
     pub const TOOLS: &[::tonic_mcp::codegen::ToolDef] = &[ECHO];

@@ -165,6 +165,7 @@ fn generate_tool_def(cx: &Context<'_>, tool: &Tool) -> Result<TokenStream> {
         }
         None => quote!(::core::option::Option::None),
     };
+    let output_omitted = &tool.output_omitted;
     let max_messages = match tool.max_messages {
         Some(n) => quote!(::core::option::Option::Some(#n)),
         None => quote!(::core::option::Option::None),
@@ -186,6 +187,7 @@ fn generate_tool_def(cx: &Context<'_>, tool: &Tool) -> Result<TokenStream> {
             emit_defaults: #emit_defaults,
             timeout: #timeout,
             max_messages: #max_messages,
+            output_omitted: &[#(#output_omitted),*],
         };
     })
 }

@@ -66,6 +66,7 @@ pub mod item_service_mcp {
         emit_defaults: false,
         timeout: None,
         max_messages: None,
+        output_omitted: &[],
     };
     /// `ItemService_ListItems`
     pub const LIST_ITEMS: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -122,6 +123,7 @@ pub mod item_service_mcp {
         emit_defaults: false,
         timeout: None,
         max_messages: Some(5),
+        output_omitted: &[],
     };
     /// `ItemService_UploadItems`
     pub const UPLOAD_ITEMS: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -176,6 +178,7 @@ pub mod item_service_mcp {
         emit_defaults: false,
         timeout: None,
         max_messages: None,
+        output_omitted: &[],
     };
     /// `ItemService_Chat`
     pub const CHAT: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -213,6 +216,7 @@ pub mod item_service_mcp {
         emit_defaults: false,
         timeout: None,
         max_messages: None,
+        output_omitted: &[],
     };
     /// `ItemService_Echo` (schema covers a subset of `Everything`, with JSON names).
     pub const ECHO: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -297,6 +301,7 @@ pub mod item_service_mcp {
         emit_defaults: false,
         timeout: None,
         max_messages: None,
+        output_omitted: &[],
     };
     /// `ItemService_After`
     pub const AFTER: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -319,6 +324,7 @@ pub mod item_service_mcp {
         emit_defaults: false,
         timeout: None,
         max_messages: None,
+        output_omitted: &[],
     };
     /// `ItemService_Slow`
     pub const SLOW: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -341,6 +347,7 @@ pub mod item_service_mcp {
         emit_defaults: false,
         timeout: None,
         max_messages: None,
+        output_omitted: &[],
     };
     /// Every tool of the service, in `tools/list` order.
     pub const TOOLS: &[::tonic_mcp::codegen::ToolDef] =
