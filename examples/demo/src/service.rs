@@ -403,13 +403,13 @@ fn check_task(task: &Task, state: &Tracker, at: &str, violations: &mut Vec<(Stri
             "must not be negative",
         ));
     }
-    if let Some(parent) = &task.parent_id {
-        if !state.exists(parent) {
-            violations.push(violation(
-                &format!("{at}.parent_id"),
-                &format!("no task has the id `{parent}`"),
-            ));
-        }
+    if let Some(parent) = &task.parent_id
+        && !state.exists(parent)
+    {
+        violations.push(violation(
+            &format!("{at}.parent_id"),
+            &format!("no task has the id `{parent}`"),
+        ));
     }
     let mut negative: Vec<&String> = task
         .time_logged
@@ -546,7 +546,8 @@ fn violation(field: &str, description: &str) -> (String, String) {
 
 /// `INVALID_ARGUMENT` with a `BadRequest` detail listing every violation.
 fn invalid_argument(violations: Vec<(String, String)>) -> Status {
-    let fields: Vec<&str> = violations.iter().map(|(field, _)| field.as_str()).collect();
+    let mut fields: Vec<&str> = violations.iter().map(|(field, _)| field.as_str()).collect();
+    fields.dedup();
     let message = format!("invalid value for {}", fields.join(", "));
     let mut details = ErrorDetails::new();
     for (field, description) in &violations {
