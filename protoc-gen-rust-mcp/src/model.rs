@@ -702,31 +702,131 @@ fn prost_services(inputs: &Inputs, options: &Options) -> Result<BTreeMap<String,
         .collect())
 }
 
-/// The transitive closure of `files` and their imports, without source info, in dependency
-/// order, as an encoded `FileDescriptorSet`.
+/// The descriptors the runtime needs for this package, as an encoded `FileDescriptorSet`.
+///
+/// That is the package's files plus every file defining a type they reach through fields or
+/// methods; imports that only bring options (`descriptor.proto`, `field_behavior.proto`, our own
+/// options) are left out, which keeps the embedded set small and independent of how protoc
+/// happened to encode those files. Source info is stripped. Files are ordered by name with
+/// every file after its imports, so the bytes do not depend on the request's file order. When
+/// the pruned set does not stand on its own (a type reached through a public import), the full
+/// import closure is used instead.
 fn descriptor_set(inputs: &Inputs, files: &[String]) -> Vec<u8> {
-    let mut needed = BTreeSet::new();
-    let mut stack: Vec<FileDescriptor> = files
+    let package_files: Vec<FileDescriptor> = files
         .iter()
         .filter_map(|f| inputs.pool.get_file_by_name(f))
         .collect();
+    let mut needed: BTreeSet<String> = files.iter().cloned().collect();
+    let mut seen = BTreeSet::new();
+    let mut queue: Vec<prost_reflect::MessageDescriptor> = inputs
+        .pool
+        .all_messages()
+        .filter(|m| files.iter().any(|f| f == m.parent_file().name()))
+        .collect();
+    for file in &package_files {
+        for service in file.services() {
+            for method in service.methods() {
+                queue.push(method.input());
+                queue.push(method.output());
+            }
+        }
+    }
+    while let Some(message) = queue.pop() {
+        if !seen.insert(message.full_name().to_owned()) {
+            continue;
+        }
+        needed.insert(message.parent_file().name().to_owned());
+        for field in message.fields() {
+            match field.kind() {
+                prost_reflect::Kind::Message(target) => queue.push(target),
+                prost_reflect::Kind::Enum(target) => {
+                    needed.insert(target.parent_file().name().to_owned());
+                }
+                _ => {}
+            }
+        }
+    }
+    let pruned = encode_files(inputs, &needed);
+    if DescriptorPool::decode(pruned.as_slice()).is_ok() {
+        return pruned;
+    }
+    let mut closure = BTreeSet::new();
+    let mut stack = package_files;
     while let Some(file) = stack.pop() {
-        if needed.insert(file.name().to_owned()) {
+        if closure.insert(file.name().to_owned()) {
             stack.extend(file.dependencies());
         }
     }
-    // `inputs.files` is in protoc's order, where every file follows its imports.
-    let set = FileDescriptorSet {
-        file: inputs
-            .files
-            .iter()
-            .filter(|f| needed.contains(f.name()))
-            .map(|f| {
-                let mut f = f.clone();
-                f.source_code_info = None;
-                f
-            })
-            .collect(),
-    };
-    set.encode_to_vec()
+    encode_files(inputs, &closure)
+}
+
+/// Encodes `names` as a `FileDescriptorSet`: imports outside the set dropped, source info
+/// stripped, files sorted by name with each after its imports.
+fn encode_files(inputs: &Inputs, names: &BTreeSet<String>) -> Vec<u8> {
+    let by_name: BTreeMap<&str, &FileDescriptorProto> = inputs
+        .files
+        .iter()
+        .filter(|f| names.contains(f.name()))
+        .map(|f| (f.name(), f))
+        .collect();
+    let mut ordered: Vec<FileDescriptorProto> = Vec::with_capacity(by_name.len());
+    let mut placed = BTreeSet::new();
+    // Depth-first over imports, iteratively: (file, index of the next import to visit).
+    for &root in by_name.keys() {
+        let mut stack = vec![(root, 0usize)];
+        while let Some((name, next)) = stack.pop() {
+            if placed.contains(name) {
+                continue;
+            }
+            let Some(file) = by_name.get(name) else {
+                continue;
+            };
+            let pending = file
+                .dependency
+                .iter()
+                .skip(next)
+                .position(|d| by_name.contains_key(d.as_str()) && !placed.contains(d.as_str()));
+            match pending {
+                Some(offset) => {
+                    let dependency = file.dependency[next + offset].as_str();
+                    stack.push((name, next + offset + 1));
+                    if !stack.iter().any(|(n, _)| *n == dependency) {
+                        stack.push((dependency, 0));
+                    }
+                }
+                None => {
+                    placed.insert(name);
+                    ordered.push(strip(file, names));
+                }
+            }
+        }
+    }
+    FileDescriptorSet { file: ordered }.encode_to_vec()
+}
+
+/// A file without source info and without imports outside `kept`.
+fn strip(file: &FileDescriptorProto, kept: &BTreeSet<String>) -> FileDescriptorProto {
+    let mut out = file.clone();
+    out.source_code_info = None;
+    let old: Vec<String> = std::mem::take(&mut out.dependency);
+    let index_of = |i: i32| usize::try_from(i).ok().and_then(|i| old.get(i));
+    out.dependency = old
+        .iter()
+        .filter(|d| kept.contains(d.as_str()))
+        .cloned()
+        .collect();
+    let new_index = |name: &String| out.dependency.iter().position(|d| d == name);
+    out.public_dependency = file
+        .public_dependency
+        .iter()
+        .filter_map(|&i| index_of(i).and_then(new_index))
+        .filter_map(|i| i32::try_from(i).ok())
+        .collect();
+    out.weak_dependency = file
+        .weak_dependency
+        .iter()
+        .filter_map(|&i| index_of(i).and_then(new_index))
+        .filter_map(|i| i32::try_from(i).ok())
+        .collect();
+    out
 }
