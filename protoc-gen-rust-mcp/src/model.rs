@@ -555,8 +555,7 @@ fn omitted_output_fields(
             continue;
         }
         for field in message.fields() {
-            let facts = cx.extensions.field(&field);
-            if facts.hidden || facts.input_only {
+            if !schema::is_visible(&cx.extensions.field(&field), Direction::Output) {
                 omitted.insert(field.full_name().to_owned());
                 continue;
             }

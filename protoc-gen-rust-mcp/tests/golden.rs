@@ -32,6 +32,16 @@ const VARIANTS: &[(&str, &[&str], &str)] = &[
         &["tool_options.proto", "streaming.proto"],
         "flat_output_dir,tools_json,rust=false,exclude=*.Upload*,include=testdata.streaming.*,include=testdata.tool_options.*",
     ),
+    (
+        "opt_in",
+        &["tool_options.proto"],
+        "flat_output_dir,tools_json,rust=false,opt_in",
+    ),
+    (
+        "client_adapter_runtime_path",
+        &["streaming.proto"],
+        "flat_output_dir,adapters=client,runtime_crate=crate::mcp",
+    ),
 ];
 
 fn check(dir: &Path, generated: Vec<(String, String)>) {

@@ -11,8 +11,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use prost_reflect::{Kind, MessageDescriptor};
 
-use super::{Direction, SchemaContext, wkt};
-use crate::error::Result;
+use super::{Direction, SchemaContext, is_visible, wkt};
 
 #[derive(Debug)]
 pub(super) struct MessageGraph {
@@ -27,7 +26,7 @@ impl MessageGraph {
         start: &MessageDescriptor,
         direction: Direction,
         root_is_node: bool,
-    ) -> Result<MessageGraph> {
+    ) -> MessageGraph {
         let mut nodes: BTreeMap<String, MessageDescriptor> = BTreeMap::new();
         let mut edges: BTreeMap<String, Vec<String>> = BTreeMap::new();
         let mut incoming: HashMap<String, usize> = HashMap::new();
@@ -42,13 +41,7 @@ impl MessageGraph {
         while let Some(message) = queue.pop() {
             let mut out = Vec::new();
             for field in message.fields() {
-                let facts = cx.extensions.field(&field);
-                let visible = !facts.hidden
-                    && match direction {
-                        Direction::Input => !facts.output_only,
-                        Direction::Output => !facts.input_only,
-                    };
-                if !visible {
+                if !is_visible(&cx.extensions.field(&field), direction) {
                     continue;
                 }
                 let Some(target) = referenced_message(&field.kind(), field.is_map()) else {
@@ -73,7 +66,7 @@ impl MessageGraph {
             })
             .map(|(_, message)| message.clone())
             .collect();
-        Ok(MessageGraph { defs })
+        MessageGraph { defs }
     }
 
     /// The messages that go into `$defs`, sorted by full name.

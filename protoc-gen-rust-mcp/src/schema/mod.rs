@@ -30,8 +30,6 @@ pub mod portability;
 mod rules;
 pub mod wkt;
 
-use std::collections::BTreeMap;
-
 use heck::ToLowerCamelCase;
 use prost_reflect::{
     Cardinality, EnumDescriptor, FieldDescriptor, Kind, MessageDescriptor, OneofDescriptor,
@@ -42,7 +40,7 @@ use crate::comments::Comments;
 use crate::error::{Error, Result};
 use crate::extensions::{Extensions, FieldFacts};
 use crate::names::MAX_PROPERTY_KEY;
-use crate::options::{Options, Unions};
+use crate::options::Options;
 
 /// The dialect every schema is written in.
 pub const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
@@ -63,6 +61,16 @@ pub enum Cardinal {
     One,
     /// A stream: `{"messages": [...]}`.
     Stream,
+}
+
+/// Whether a field appears on this side: hidden fields never do, `OUTPUT_ONLY` fields only in
+/// outputs and `INPUT_ONLY` fields only in inputs.
+pub fn is_visible(facts: &FieldFacts, direction: Direction) -> bool {
+    !facts.hidden
+        && match direction {
+            Direction::Input => !facts.output_only,
+            Direction::Output => !facts.input_only,
+        }
 }
 
 /// What schema generation reads besides the descriptors.
@@ -87,7 +95,7 @@ pub fn tool_schema(
         Cardinal::One if !wkt::is_well_known(message) => Some(message.clone()),
         _ => None,
     };
-    let graph = graph::MessageGraph::build(cx, message, direction, root.is_some())?;
+    let graph = graph::MessageGraph::build(cx, message, direction, root.is_some());
     let mut generator = Generator {
         cx,
         direction,
@@ -232,11 +240,7 @@ impl Generator<'_> {
     }
 
     fn visible(&self, facts: &FieldFacts) -> bool {
-        !facts.hidden
-            && match self.direction {
-                Direction::Input => !facts.output_only,
-                Direction::Output => !facts.input_only,
-            }
+        is_visible(facts, self.direction)
     }
 
     fn property_key(&self, field: &FieldDescriptor) -> Result<String> {
@@ -292,11 +296,10 @@ impl Generator<'_> {
         };
         let mut schema = Map::new();
         schema.insert("description".to_owned(), json!(description));
-        let keyword = match self.cx.options.unions {
-            Unions::OneOf => "oneOf",
-            Unions::AnyOf => "anyOf",
-        };
-        schema.insert(keyword.to_owned(), Value::Array(branches));
+        schema.insert(
+            self.cx.options.unions.keyword().to_owned(),
+            Value::Array(branches),
+        );
         Ok(Some(Value::Object(schema)))
     }
 
@@ -509,13 +512,4 @@ fn check_property_key(key: &str, element: &str) -> Result<()> {
             ),
         })
     }
-}
-
-/// Every message schema in `$defs`, by key, for tests and tooling.
-pub fn defs_of(schema: &Value) -> BTreeMap<String, Value> {
-    schema
-        .get("$defs")
-        .and_then(Value::as_object)
-        .map(|defs| defs.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
-        .unwrap_or_default()
 }

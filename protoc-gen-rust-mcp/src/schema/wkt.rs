@@ -111,8 +111,3 @@ pub fn root_shape(message: &MessageDescriptor) -> Option<RootShape> {
         (_, schema) => RootShape::Wrapped(schema),
     })
 }
-
-/// Whether a well-known type is wrapped as `{"value": …}` at a tool's root.
-pub fn is_wrapped_at_root(message: &MessageDescriptor) -> bool {
-    matches!(root_shape(message), Some(RootShape::Wrapped(_)))
-}
