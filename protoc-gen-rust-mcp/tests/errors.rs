@@ -149,3 +149,31 @@ fn mangled_requests_never_panic() {
         "decoded {decoded}, failed {failed}"
     );
 }
+
+/// Started by hand on a terminal, the plugin explains itself instead of waiting for a request.
+/// `script` (util-linux) gives it a pseudo-terminal as stdin.
+#[test]
+fn on_a_terminal_it_prints_usage_instead_of_hanging() {
+    let plugin = env!("CARGO_BIN_EXE_protoc-gen-rust-mcp");
+    let mut child = Command::new("script")
+        .args(["-qec", plugin, "/dev/null"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("script(1) from util-linux runs");
+    let started = std::time::Instant::now();
+    loop {
+        if let Some(_status) = child.try_wait().expect("wait") {
+            break;
+        }
+        if started.elapsed() > std::time::Duration::from_secs(20) {
+            child.kill().ok();
+            panic!("the plugin waited for input on a terminal");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let output = child.wait_with_output().expect("output");
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.contains("Usage:") && text.contains("--rust-mcp_out"), "{text}");
+}
