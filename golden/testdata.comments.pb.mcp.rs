@@ -75,7 +75,9 @@ pub mod document_service_mcp {
     },
     "page_count": {
       "type": "integer",
-      "description": "A multi-line block comment,\nwith the usual leading stars."
+      "description": "A multi-line block comment,\nwith the usual leading stars.",
+      "minimum": -2147483648,
+      "maximum": 2147483647
     },
     "language": {
       "type": "string",
@@ -170,7 +172,9 @@ pub mod document_service_mcp {
     },
     "page_count": {
       "type": "integer",
-      "description": "A multi-line block comment,\nwith the usual leading stars."
+      "description": "A multi-line block comment,\nwith the usual leading stars.",
+      "minimum": -2147483648,
+      "maximum": 2147483647
     },
     "language": {
       "type": "string",
@@ -325,7 +329,9 @@ pub mod document_service_mcp {
     },
     "page_count": {
       "type": "integer",
-      "description": "A multi-line block comment,\nwith the usual leading stars."
+      "description": "A multi-line block comment,\nwith the usual leading stars.",
+      "minimum": -2147483648,
+      "maximum": 2147483647
     },
     "language": {
       "type": "string",
@@ -420,7 +426,9 @@ pub mod document_service_mcp {
     },
     "page_count": {
       "type": "integer",
-      "description": "A multi-line block comment,\nwith the usual leading stars."
+      "description": "A multi-line block comment,\nwith the usual leading stars.",
+      "minimum": -2147483648,
+      "maximum": 2147483647
     },
     "language": {
       "type": "string",

@@ -20,7 +20,9 @@ pub mod project_service_mcp {
   "properties": {
     "page_size": {
       "type": "integer",
-      "description": "The most items to return."
+      "description": "The most items to return.",
+      "minimum": -2147483648,
+      "maximum": 2147483647
     },
     "page_token": {
       "type": "string",
@@ -35,7 +37,9 @@ pub mod project_service_mcp {
   "properties": {
     "page_size": {
       "type": "integer",
-      "description": "The most items to return."
+      "description": "The most items to return.",
+      "minimum": -2147483648,
+      "maximum": 2147483647
     },
     "page_token": {
       "type": "string",
@@ -75,7 +79,9 @@ pub mod project_service_mcp {
       "properties": {
         "page_size": {
           "type": "integer",
-          "description": "The most items to return."
+          "description": "The most items to return.",
+          "minimum": -2147483648,
+          "maximum": 2147483647
         },
         "page_token": {
           "type": "string",

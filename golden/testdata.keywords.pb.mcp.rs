@@ -102,7 +102,9 @@ pub mod abc_service_x_mcp {
         },
         "match": {
           "type": "integer",
-          "description": "prost: `r#match`."
+          "description": "prost: `r#match`.",
+          "minimum": -2147483648,
+          "maximum": 2147483647
         },
         "super": {
           "type": "string",
@@ -192,7 +194,9 @@ pub mod abc_service_x_mcp {
         },
         "match": {
           "type": "integer",
-          "description": "prost: `r#match`."
+          "description": "prost: `r#match`.",
+          "minimum": -2147483648,
+          "maximum": 2147483647
         },
         "super": {
           "type": "string",
@@ -276,7 +280,9 @@ pub mod abc_service_x_mcp {
     },
     "match": {
       "type": "integer",
-      "description": "prost: `r#match`."
+      "description": "prost: `r#match`.",
+      "minimum": -2147483648,
+      "maximum": 2147483647
     },
     "super": {
       "type": "string",
@@ -332,7 +338,9 @@ pub mod abc_service_x_mcp {
     },
     "match": {
       "type": "integer",
-      "description": "prost: `r#match`."
+      "description": "prost: `r#match`.",
+      "minimum": -2147483648,
+      "maximum": 2147483647
     },
     "super": {
       "type": "string",

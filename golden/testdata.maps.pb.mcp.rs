@@ -81,7 +81,9 @@ pub mod map_service_mcp {
       "type": "object",
       "description": "sint64 keys.",
       "additionalProperties": {
-        "type": "number"
+        "type": "number",
+        "minimum": -3.4028234663852886e+38,
+        "maximum": 3.4028234663852886e+38
       },
       "propertyNames": {
         "pattern": "^-?[0-9]+$"
@@ -92,7 +94,8 @@ pub mod map_service_mcp {
       "description": "fixed32 keys.",
       "additionalProperties": {
         "type": "integer",
-        "minimum": 0
+        "minimum": 0,
+        "maximum": 4294967295
       },
       "propertyNames": {
         "pattern": "^[0-9]+$"
@@ -113,7 +116,9 @@ pub mod map_service_mcp {
       "type": "object",
       "description": "sfixed32 keys.",
       "additionalProperties": {
-        "type": "integer"
+        "type": "integer",
+        "minimum": -2147483648,
+        "maximum": 2147483647
       },
       "propertyNames": {
         "pattern": "^-?[0-9]+$"
@@ -259,7 +264,9 @@ pub mod map_service_mcp {
       "type": "object",
       "description": "sint64 keys.",
       "additionalProperties": {
-        "type": "number"
+        "type": "number",
+        "minimum": -3.4028234663852886e+38,
+        "maximum": 3.4028234663852886e+38
       },
       "propertyNames": {
         "pattern": "^-?[0-9]+$"
@@ -270,7 +277,8 @@ pub mod map_service_mcp {
       "description": "fixed32 keys.",
       "additionalProperties": {
         "type": "integer",
-        "minimum": 0
+        "minimum": 0,
+        "maximum": 4294967295
       },
       "propertyNames": {
         "pattern": "^[0-9]+$"
@@ -291,7 +299,9 @@ pub mod map_service_mcp {
       "type": "object",
       "description": "sfixed32 keys.",
       "additionalProperties": {
-        "type": "integer"
+        "type": "integer",
+        "minimum": -2147483648,
+        "maximum": 2147483647
       },
       "propertyNames": {
         "pattern": "^-?[0-9]+$"

@@ -39,7 +39,9 @@ pub mod recursion_service_mcp {
         },
         "count": {
           "type": "integer",
-          "description": "A count."
+          "description": "A count.",
+          "minimum": -2147483648,
+          "maximum": 2147483647
         }
       },
       "additionalProperties": false
@@ -71,7 +73,9 @@ pub mod recursion_service_mcp {
         },
         "count": {
           "type": "integer",
-          "description": "A count."
+          "description": "A count.",
+          "minimum": -2147483648,
+          "maximum": 2147483647
         }
       },
       "additionalProperties": false

@@ -37,7 +37,9 @@ pub mod customer_service_mcp {
     },
     "order_count": {
       "type": "integer",
-      "description": "How many orders the customer placed."
+      "description": "How many orders the customer placed.",
+      "minimum": -2147483648,
+      "maximum": 2147483647
     },
     "emails": {
       "type": "array",
@@ -106,7 +108,9 @@ pub mod customer_service_mcp {
     },
     "order_count": {
       "type": "integer",
-      "description": "How many orders the customer placed."
+      "description": "How many orders the customer placed.",
+      "minimum": -2147483648,
+      "maximum": 2147483647
     },
     "emails": {
       "type": "array",

@@ -24,11 +24,15 @@ pub mod scalar_service_mcp {
     },
     "f_float": {
       "type": "number",
-      "description": "A 32-bit float."
+      "description": "A 32-bit float.",
+      "minimum": -3.4028234663852886e+38,
+      "maximum": 3.4028234663852886e+38
     },
     "f_int32": {
       "type": "integer",
-      "description": "A signed 32-bit integer."
+      "description": "A signed 32-bit integer.",
+      "minimum": -2147483648,
+      "maximum": 2147483647
     },
     "f_int64": {
       "type": "string",
@@ -38,7 +42,8 @@ pub mod scalar_service_mcp {
     "f_uint32": {
       "type": "integer",
       "description": "An unsigned 32-bit integer.",
-      "minimum": 0
+      "minimum": 0,
+      "maximum": 4294967295
     },
     "f_uint64": {
       "type": "string",
@@ -47,7 +52,9 @@ pub mod scalar_service_mcp {
     },
     "f_sint32": {
       "type": "integer",
-      "description": "A zigzag-encoded signed 32-bit integer."
+      "description": "A zigzag-encoded signed 32-bit integer.",
+      "minimum": -2147483648,
+      "maximum": 2147483647
     },
     "f_sint64": {
       "type": "string",
@@ -57,7 +64,8 @@ pub mod scalar_service_mcp {
     "f_fixed32": {
       "type": "integer",
       "description": "A fixed-width unsigned 32-bit integer.",
-      "minimum": 0
+      "minimum": 0,
+      "maximum": 4294967295
     },
     "f_fixed64": {
       "type": "string",
@@ -66,7 +74,9 @@ pub mod scalar_service_mcp {
     },
     "f_sfixed32": {
       "type": "integer",
-      "description": "A fixed-width signed 32-bit integer."
+      "description": "A fixed-width signed 32-bit integer.",
+      "minimum": -2147483648,
+      "maximum": 2147483647
     },
     "f_sfixed64": {
       "type": "string",
@@ -90,7 +100,9 @@ pub mod scalar_service_mcp {
       "type": "array",
       "description": "Repeated 32-bit integers.",
       "items": {
-        "type": "integer"
+        "type": "integer",
+        "minimum": -2147483648,
+        "maximum": 2147483647
       }
     },
     "r_int64": {
@@ -168,7 +180,9 @@ pub mod scalar_service_mcp {
     },
     "maybe_count": {
       "type": "integer",
-      "description": "A proto3 optional integer."
+      "description": "A proto3 optional integer.",
+      "minimum": -2147483648,
+      "maximum": 2147483647
     }
   },
   "additionalProperties": false
@@ -183,11 +197,15 @@ pub mod scalar_service_mcp {
     },
     "f_float": {
       "type": "number",
-      "description": "A 32-bit float."
+      "description": "A 32-bit float.",
+      "minimum": -3.4028234663852886e+38,
+      "maximum": 3.4028234663852886e+38
     },
     "f_int32": {
       "type": "integer",
-      "description": "A signed 32-bit integer."
+      "description": "A signed 32-bit integer.",
+      "minimum": -2147483648,
+      "maximum": 2147483647
     },
     "f_int64": {
       "type": "string",
@@ -197,7 +215,8 @@ pub mod scalar_service_mcp {
     "f_uint32": {
       "type": "integer",
       "description": "An unsigned 32-bit integer.",
-      "minimum": 0
+      "minimum": 0,
+      "maximum": 4294967295
     },
     "f_uint64": {
       "type": "string",
@@ -206,7 +225,9 @@ pub mod scalar_service_mcp {
     },
     "f_sint32": {
       "type": "integer",
-      "description": "A zigzag-encoded signed 32-bit integer."
+      "description": "A zigzag-encoded signed 32-bit integer.",
+      "minimum": -2147483648,
+      "maximum": 2147483647
     },
     "f_sint64": {
       "type": "string",
@@ -216,7 +237,8 @@ pub mod scalar_service_mcp {
     "f_fixed32": {
       "type": "integer",
       "description": "A fixed-width unsigned 32-bit integer.",
-      "minimum": 0
+      "minimum": 0,
+      "maximum": 4294967295
     },
     "f_fixed64": {
       "type": "string",
@@ -225,7 +247,9 @@ pub mod scalar_service_mcp {
     },
     "f_sfixed32": {
       "type": "integer",
-      "description": "A fixed-width signed 32-bit integer."
+      "description": "A fixed-width signed 32-bit integer.",
+      "minimum": -2147483648,
+      "maximum": 2147483647
     },
     "f_sfixed64": {
       "type": "string",
@@ -249,7 +273,9 @@ pub mod scalar_service_mcp {
       "type": "array",
       "description": "Repeated 32-bit integers.",
       "items": {
-        "type": "integer"
+        "type": "integer",
+        "minimum": -2147483648,
+        "maximum": 2147483647
       }
     },
     "r_int64": {
@@ -327,7 +353,9 @@ pub mod scalar_service_mcp {
     },
     "maybe_count": {
       "type": "integer",
-      "description": "A proto3 optional integer."
+      "description": "A proto3 optional integer.",
+      "minimum": -2147483648,
+      "maximum": 2147483647
     }
   },
   "additionalProperties": false

@@ -120,7 +120,9 @@ pub mod inventory_service_mcp {
     },
     "quantity": {
       "type": "integer",
-      "description": "How many are in stock."
+      "description": "How many are in stock.",
+      "minimum": -2147483648,
+      "maximum": 2147483647
     }
   },
   "additionalProperties": false
@@ -156,7 +158,9 @@ pub mod inventory_service_mcp {
     },
     "limit": {
       "type": "integer",
-      "description": "The most items the server sends."
+      "description": "The most items the server sends.",
+      "minimum": -2147483648,
+      "maximum": 2147483647
     }
   },
   "additionalProperties": false
@@ -181,7 +185,9 @@ pub mod inventory_service_mcp {
           },
           "quantity": {
             "type": "integer",
-            "description": "How many are in stock."
+            "description": "How many are in stock.",
+            "minimum": -2147483648,
+            "maximum": 2147483647
           }
         },
         "additionalProperties": false
@@ -238,7 +244,9 @@ pub mod inventory_service_mcp {
           },
           "quantity": {
             "type": "integer",
-            "description": "How many are in stock."
+            "description": "How many are in stock.",
+            "minimum": -2147483648,
+            "maximum": 2147483647
           }
         },
         "additionalProperties": false
@@ -256,7 +264,9 @@ pub mod inventory_service_mcp {
   "properties": {
     "stored": {
       "type": "integer",
-      "description": "How many items were stored."
+      "description": "How many items were stored.",
+      "minimum": -2147483648,
+      "maximum": 2147483647
     },
     "rejected_ids": {
       "type": "array",

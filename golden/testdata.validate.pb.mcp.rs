@@ -29,6 +29,7 @@ pub mod validate_service_mcp {
         "age": {
           "type": "integer",
           "description": "Greater than 0 and at most 150.",
+          "minimum": -2147483648,
           "maximum": 150,
           "exclusiveMinimum": 0
         },
@@ -36,6 +37,7 @@ pub mod validate_service_mcp {
           "type": "integer",
           "description": "At least 1 and less than 1000.",
           "minimum": 1,
+          "maximum": 4294967295,
           "exclusiveMaximum": 1000
         },
         "ratio": {
@@ -53,12 +55,15 @@ pub mod validate_service_mcp {
         "answer": {
           "type": "integer",
           "description": "Always 42.",
+          "minimum": -2147483648,
+          "maximum": 2147483647,
           "const": 42
         },
         "cores": {
           "type": "integer",
           "description": "One of 1, 2 or 4.",
           "minimum": 0,
+          "maximum": 4294967295,
           "enum": [
             1,
             2,
@@ -105,7 +110,9 @@ pub mod validate_service_mcp {
           "type": "array",
           "description": "At most 5 scores.",
           "items": {
-            "type": "integer"
+            "type": "integer",
+            "minimum": -2147483648,
+            "maximum": 2147483647
           },
           "maxItems": 5
         },
@@ -277,12 +284,15 @@ pub mod validate_service_mcp {
       "properties": {
         "age": {
           "type": "integer",
-          "description": "Greater than 0 and at most 150."
+          "description": "Greater than 0 and at most 150.",
+          "minimum": -2147483648,
+          "maximum": 2147483647
         },
         "quantity": {
           "type": "integer",
           "description": "At least 1 and less than 1000.",
-          "minimum": 0
+          "minimum": 0,
+          "maximum": 4294967295
         },
         "ratio": {
           "type": "number",
@@ -294,12 +304,15 @@ pub mod validate_service_mcp {
         },
         "answer": {
           "type": "integer",
-          "description": "Always 42."
+          "description": "Always 42.",
+          "minimum": -2147483648,
+          "maximum": 2147483647
         },
         "cores": {
           "type": "integer",
           "description": "One of 1, 2 or 4.",
-          "minimum": 0
+          "minimum": 0,
+          "maximum": 4294967295
         },
         "scale": {
           "type": "number",
@@ -333,7 +346,9 @@ pub mod validate_service_mcp {
           "type": "array",
           "description": "At most 5 scores.",
           "items": {
-            "type": "integer"
+            "type": "integer",
+            "minimum": -2147483648,
+            "maximum": 2147483647
           }
         },
         "attributes": {

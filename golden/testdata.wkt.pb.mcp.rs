@@ -56,7 +56,9 @@ pub mod well_known_service_mcp {
     },
     "float_value": {
       "type": "number",
-      "description": "A wrapped float."
+      "description": "A wrapped float.",
+      "minimum": -3.4028234663852886e+38,
+      "maximum": 3.4028234663852886e+38
     },
     "int64_value": {
       "type": "string",
@@ -70,12 +72,15 @@ pub mod well_known_service_mcp {
     },
     "int32_value": {
       "type": "integer",
-      "description": "A wrapped int32."
+      "description": "A wrapped int32.",
+      "minimum": -2147483648,
+      "maximum": 2147483647
     },
     "uint32_value": {
       "type": "integer",
       "description": "A wrapped uint32.",
-      "minimum": 0
+      "minimum": 0,
+      "maximum": 4294967295
     },
     "bool_value": {
       "type": "boolean",
@@ -168,7 +173,9 @@ pub mod well_known_service_mcp {
     },
     "float_value": {
       "type": "number",
-      "description": "A wrapped float."
+      "description": "A wrapped float.",
+      "minimum": -3.4028234663852886e+38,
+      "maximum": 3.4028234663852886e+38
     },
     "int64_value": {
       "type": "string",
@@ -182,12 +189,15 @@ pub mod well_known_service_mcp {
     },
     "int32_value": {
       "type": "integer",
-      "description": "A wrapped int32."
+      "description": "A wrapped int32.",
+      "minimum": -2147483648,
+      "maximum": 2147483647
     },
     "uint32_value": {
       "type": "integer",
       "description": "A wrapped uint32.",
-      "minimum": 0
+      "minimum": 0,
+      "maximum": 4294967295
     },
     "bool_value": {
       "type": "boolean",

@@ -169,6 +169,33 @@ pub async fn run(client: &Client) {
         assert_eq!(&out[key], expected, "{key}");
     }
 
+    // Map keys are checked against their type and must not name one entry twice.
+    let range = err(
+        client,
+        "MapService_Echo",
+        json!({"int32_to_string": {"2147483648": "x"}}),
+    )
+    .await;
+    assert!(
+        range.contains("$.int32_to_string") && range.contains("out of range for int32"),
+        "{range}"
+    );
+    let twice = err(
+        client,
+        "MapService_Echo",
+        json!({"int32_to_string": {"7": "a", "07": "b"}}),
+    )
+    .await;
+    assert!(twice.contains("same map key"), "{twice}");
+    // Lower-case RFC 3339 separators are accepted.
+    let lower = ok(
+        client,
+        "WellKnownService_Echo",
+        json!({"timestamp": "2024-05-01t12:30:00z"}),
+    )
+    .await;
+    assert_eq!(lower["timestamp"], "2024-05-01T12:30:00Z");
+
     // A oneof in canonical form and in each alternate form.
     let canonical = json!({"destination": {"case": "inline", "value": true}, "filter": {"case": "author_id", "value": "5"}});
     let expected = ok(client, "SearchService_Echo", canonical).await;

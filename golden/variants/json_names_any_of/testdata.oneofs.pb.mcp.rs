@@ -194,7 +194,9 @@ pub mod search_service_mcp {
     },
     "limit": {
       "type": "integer",
-      "description": "The most results to return; unset means the server's default."
+      "description": "The most results to return; unset means the server's default.",
+      "minimum": -2147483648,
+      "maximum": 2147483647
     }
   },
   "required": [
@@ -382,7 +384,9 @@ pub mod search_service_mcp {
     },
     "limit": {
       "type": "integer",
-      "description": "The most results to return; unset means the server's default."
+      "description": "The most results to return; unset means the server's default.",
+      "minimum": -2147483648,
+      "maximum": 2147483647
     }
   },
   "additionalProperties": false

@@ -25,11 +25,15 @@ pub mod scalar_service_mcp {
     },
     "fFloat": {
       "type": "number",
-      "description": "A 32-bit float."
+      "description": "A 32-bit float.",
+      "minimum": -3.4028234663852886e+38,
+      "maximum": 3.4028234663852886e+38
     },
     "fInt32": {
       "type": "integer",
-      "description": "A signed 32-bit integer."
+      "description": "A signed 32-bit integer.",
+      "minimum": -2147483648,
+      "maximum": 2147483647
     },
     "fInt64": {
       "type": "string",
@@ -39,7 +43,8 @@ pub mod scalar_service_mcp {
     "fUint32": {
       "type": "integer",
       "description": "An unsigned 32-bit integer.",
-      "minimum": 0
+      "minimum": 0,
+      "maximum": 4294967295
     },
     "fUint64": {
       "type": "string",
@@ -48,7 +53,9 @@ pub mod scalar_service_mcp {
     },
     "fSint32": {
       "type": "integer",
-      "description": "A zigzag-encoded signed 32-bit integer."
+      "description": "A zigzag-encoded signed 32-bit integer.",
+      "minimum": -2147483648,
+      "maximum": 2147483647
     },
     "fSint64": {
       "type": "string",
@@ -58,7 +65,8 @@ pub mod scalar_service_mcp {
     "fFixed32": {
       "type": "integer",
       "description": "A fixed-width unsigned 32-bit integer.",
-      "minimum": 0
+      "minimum": 0,
+      "maximum": 4294967295
     },
     "fFixed64": {
       "type": "string",
@@ -67,7 +75,9 @@ pub mod scalar_service_mcp {
     },
     "fSfixed32": {
       "type": "integer",
-      "description": "A fixed-width signed 32-bit integer."
+      "description": "A fixed-width signed 32-bit integer.",
+      "minimum": -2147483648,
+      "maximum": 2147483647
     },
     "fSfixed64": {
       "type": "string",
@@ -91,7 +101,9 @@ pub mod scalar_service_mcp {
       "type": "array",
       "description": "Repeated 32-bit integers.",
       "items": {
-        "type": "integer"
+        "type": "integer",
+        "minimum": -2147483648,
+        "maximum": 2147483647
       }
     },
     "rInt64": {
@@ -169,7 +181,9 @@ pub mod scalar_service_mcp {
     },
     "maybeCount": {
       "type": "integer",
-      "description": "A proto3 optional integer."
+      "description": "A proto3 optional integer.",
+      "minimum": -2147483648,
+      "maximum": 2147483647
     }
   },
   "additionalProperties": false
@@ -185,11 +199,15 @@ pub mod scalar_service_mcp {
     },
     "fFloat": {
       "type": "number",
-      "description": "A 32-bit float."
+      "description": "A 32-bit float.",
+      "minimum": -3.4028234663852886e+38,
+      "maximum": 3.4028234663852886e+38
     },
     "fInt32": {
       "type": "integer",
-      "description": "A signed 32-bit integer."
+      "description": "A signed 32-bit integer.",
+      "minimum": -2147483648,
+      "maximum": 2147483647
     },
     "fInt64": {
       "type": "string",
@@ -199,7 +217,8 @@ pub mod scalar_service_mcp {
     "fUint32": {
       "type": "integer",
       "description": "An unsigned 32-bit integer.",
-      "minimum": 0
+      "minimum": 0,
+      "maximum": 4294967295
     },
     "fUint64": {
       "type": "string",
@@ -208,7 +227,9 @@ pub mod scalar_service_mcp {
     },
     "fSint32": {
       "type": "integer",
-      "description": "A zigzag-encoded signed 32-bit integer."
+      "description": "A zigzag-encoded signed 32-bit integer.",
+      "minimum": -2147483648,
+      "maximum": 2147483647
     },
     "fSint64": {
       "type": "string",
@@ -218,7 +239,8 @@ pub mod scalar_service_mcp {
     "fFixed32": {
       "type": "integer",
       "description": "A fixed-width unsigned 32-bit integer.",
-      "minimum": 0
+      "minimum": 0,
+      "maximum": 4294967295
     },
     "fFixed64": {
       "type": "string",
@@ -227,7 +249,9 @@ pub mod scalar_service_mcp {
     },
     "fSfixed32": {
       "type": "integer",
-      "description": "A fixed-width signed 32-bit integer."
+      "description": "A fixed-width signed 32-bit integer.",
+      "minimum": -2147483648,
+      "maximum": 2147483647
     },
     "fSfixed64": {
       "type": "string",
@@ -251,7 +275,9 @@ pub mod scalar_service_mcp {
       "type": "array",
       "description": "Repeated 32-bit integers.",
       "items": {
-        "type": "integer"
+        "type": "integer",
+        "minimum": -2147483648,
+        "maximum": 2147483647
       }
     },
     "rInt64": {
@@ -329,7 +355,9 @@ pub mod scalar_service_mcp {
     },
     "maybeCount": {
       "type": "integer",
-      "description": "A proto3 optional integer."
+      "description": "A proto3 optional integer.",
+      "minimum": -2147483648,
+      "maximum": 2147483647
     }
   },
   "additionalProperties": false

@@ -6,8 +6,8 @@
 //!   `required` and `$defs` only when non-empty. No combinator at the root. A message that is not a
 //!   JSON object (Timestamp, Duration, FieldMask, Value, ListValue, wrappers) is wrapped as
 //!   `{"value": …}`. Streaming sides are `{"messages": [...]}` (server streaming adds `truncated`).
-//! - **Scalars.** 32-bit integers are `integer` (`minimum: 0` when unsigned); 64-bit integers are
-//!   strings with a digit pattern; floats are `number`; bytes are base64 strings; enums are their
+//! - **Scalars.** 32-bit integers are `integer` bounded to their range; 64-bit integers are
+//!   strings with a digit pattern; floats are `number` (`float` bounded to its finite range); bytes are base64 strings; enums are their
 //!   value names. Never a type array.
 //! - **Messages.** Inlined when used once; in `$defs` (keyed by full name) when used twice or more
 //!   or when part of a reference cycle, found by strongly connected components over the message
@@ -385,15 +385,16 @@ impl Generator<'_> {
 
     fn kind_schema(&mut self, kind: &Kind) -> Result<Value> {
         Ok(match kind {
-            Kind::Int32 | Kind::Sint32 | Kind::Sfixed32 => json!({"type": "integer"}),
-            Kind::Uint32 | Kind::Fixed32 => json!({"type": "integer", "minimum": 0}),
+            Kind::Int32 | Kind::Sint32 | Kind::Sfixed32 => wkt::int32_schema(),
+            Kind::Uint32 | Kind::Fixed32 => wkt::uint32_schema(),
             Kind::Int64 | Kind::Sint64 | Kind::Sfixed64 => {
                 json!({"type": "string", "pattern": wkt::SIGNED_PATTERN})
             }
             Kind::Uint64 | Kind::Fixed64 => {
                 json!({"type": "string", "pattern": wkt::UNSIGNED_PATTERN})
             }
-            Kind::Float | Kind::Double => json!({"type": "number"}),
+            Kind::Float => wkt::float_schema(),
+            Kind::Double => json!({"type": "number"}),
             Kind::Bool => json!({"type": "boolean"}),
             Kind::String => json!({"type": "string"}),
             Kind::Bytes => json!({"type": "string", "contentEncoding": "base64"}),

@@ -52,17 +52,33 @@ pub fn schema(message: &MessageDescriptor) -> Option<Value> {
         "Value" => json!({"description": "Any JSON value."}),
         "ListValue" => json!({"type": "array", "description": "Any JSON array.", "items": {}}),
         "Empty" => json!({"type": "object", "properties": {}, "additionalProperties": false}),
-        "DoubleValue" | "FloatValue" => json!({"type": "number"}),
+        "DoubleValue" => json!({"type": "number"}),
+        "FloatValue" => float_schema(),
         "Int64Value" => json!({"type": "string", "pattern": SIGNED_PATTERN}),
         "UInt64Value" => json!({"type": "string", "pattern": UNSIGNED_PATTERN}),
-        "Int32Value" => json!({"type": "integer"}),
-        "UInt32Value" => json!({"type": "integer", "minimum": 0}),
+        "Int32Value" => int32_schema(),
+        "UInt32Value" => uint32_schema(),
         "BoolValue" => json!({"type": "boolean"}),
         "StringValue" => json!({"type": "string"}),
         "BytesValue" => json!({"type": "string", "contentEncoding": "base64"}),
         "Any" => any_schema(),
         _ => return None,
     })
+}
+
+/// `int32`, `sint32`, `sfixed32`: an integer within the 32-bit range.
+pub fn int32_schema() -> Value {
+    json!({"type": "integer", "minimum": i32::MIN, "maximum": i32::MAX})
+}
+
+/// `uint32`, `fixed32`: a non-negative integer within the 32-bit range.
+pub fn uint32_schema() -> Value {
+    json!({"type": "integer", "minimum": 0, "maximum": u32::MAX})
+}
+
+/// `float`: a number within the finite range of an IEEE 754 single (larger values do not fit).
+pub fn float_schema() -> Value {
+    json!({"type": "number", "minimum": f32::MIN, "maximum": f32::MAX})
 }
 
 fn any_schema() -> Value {

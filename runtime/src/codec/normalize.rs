@@ -264,11 +264,18 @@ impl Normalizer {
             return value;
         }
         match Wkt::of(desc) {
-            Some(Wkt::Timestamp) => self.checked_wkt(
-                desc,
-                value,
-                "expected an RFC 3339 timestamp such as \"2024-05-01T12:00:00Z\"",
-            ),
+            Some(Wkt::Timestamp) => {
+                // RFC 3339 allows lower-case `t` and `z`; protobuf's parser wants upper case.
+                let value = match value {
+                    Value::String(text) => Value::String(text.to_ascii_uppercase()),
+                    other => other,
+                };
+                self.checked_wkt(
+                    desc,
+                    value,
+                    "expected an RFC 3339 timestamp such as \"2024-05-01T12:00:00Z\"",
+                )
+            }
             Some(Wkt::Duration) => {
                 // Friendly: a bare number of seconds.
                 let value = match value {
@@ -548,6 +555,7 @@ impl Normalizer {
             let Kind::Message(entry) = &kind else {
                 return value;
             };
+            let key_kind = entry.map_entry_key_field().kind();
             let value_kind = entry.map_entry_value_field().kind();
             match self.embedded(value, '{', depth) {
                 Value::Object(map) => {
@@ -555,14 +563,26 @@ impl Normalizer {
                         return Value::Object(map);
                     }
                     let mut out = Map::with_capacity(map.len());
+                    let mut given: Vec<(String, String)> = Vec::new();
                     for (key, value) in map {
                         if value.is_null() && !holds_value(&value_kind) {
                             continue;
                         }
                         self.path.push_key(&key);
+                        let canonical = self.map_key(&key_kind, &key);
                         let value = self.single(&value_kind, value, depth + 1);
                         self.path.pop();
-                        out.insert(key, value);
+                        let Some(canonical) = canonical else {
+                            continue;
+                        };
+                        if let Some((_, first)) = given.iter().find(|(c, _)| *c == canonical) {
+                            let message =
+                                format!("`{first}` and `{key}` are the same map key; give it once");
+                            self.problem_at(self.path.with_key(&key), message);
+                            continue;
+                        }
+                        given.push((canonical.clone(), key));
+                        out.insert(canonical, value);
                     }
                     Value::Object(out)
                 }
@@ -610,6 +630,43 @@ impl Normalizer {
             Kind::Double => self.float(value, false),
             Kind::Bytes => self.bytes(value),
             Kind::Bool | Kind::String => value,
+        }
+    }
+
+    /// A map key in canonical form (`"07"` → `"7"`), or `None` after reporting a key that is
+    /// not valid for the key type. JSON map keys are always strings.
+    fn map_key(&mut self, kind: &Kind, key: &str) -> Option<String> {
+        let (min, max, name) = match kind {
+            Kind::Int32 | Kind::Sint32 | Kind::Sfixed32 => {
+                (i128::from(i32::MIN), i128::from(i32::MAX), "int32")
+            }
+            Kind::Uint32 | Kind::Fixed32 => (0, i128::from(u32::MAX), "uint32"),
+            Kind::Int64 | Kind::Sint64 | Kind::Sfixed64 => {
+                (i128::from(i64::MIN), i128::from(i64::MAX), "int64")
+            }
+            Kind::Uint64 | Kind::Fixed64 => (0, i128::from(u64::MAX), "uint64"),
+            Kind::Bool => {
+                return if key == "true" || key == "false" {
+                    Some(key.to_owned())
+                } else {
+                    self.problem(format!(
+                        "map key `{key}` is not a bool; use \"true\" or \"false\""
+                    ));
+                    None
+                };
+            }
+            _ => return Some(key.to_owned()),
+        };
+        match key.parse::<i128>() {
+            Ok(n) if (min..=max).contains(&n) => Some(n.to_string()),
+            Ok(n) => {
+                self.problem(format!("map key {n} is out of range for {name}"));
+                None
+            }
+            Err(_) => {
+                self.problem(format!("map key `{key}` is not an integer ({name})"));
+                None
+            }
         }
     }
 
