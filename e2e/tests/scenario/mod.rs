@@ -69,6 +69,21 @@ pub async fn err(client: &Client, name: &str, arguments: Value) -> String {
     text(&result)
 }
 
+/// Every tool of the checked-in `golden/*.mcp.json` files.
+fn golden_tools() -> Vec<Value> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../golden");
+    let mut tools = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("golden/") {
+        let path = entry.expect("entry").path();
+        if path.extension().is_some_and(|e| e == "json") {
+            let doc: Value = serde_json::from_str(&std::fs::read_to_string(&path).expect("read"))
+                .expect("golden JSON");
+            tools.extend(doc["tools"].as_array().cloned().unwrap_or_default());
+        }
+    }
+    tools
+}
+
 /// The calls every transport must get right.
 pub async fn run(client: &Client) {
     // tools/list: sorted, with schemas, and skipped/hidden things absent.
@@ -82,6 +97,30 @@ pub async fn run(client: &Client) {
         !names.iter().any(|n| n.contains("InternalRebuild")),
         "{names:?}"
     );
+    // Each listed tool is exactly what the plugin's tools JSON says it will be.
+    let golden = golden_tools();
+    for tool in &tools {
+        let listed = serde_json::to_value(tool).expect("tool serializes");
+        let expected = golden
+            .iter()
+            .find(|t| t["name"] == listed["name"])
+            .unwrap_or_else(|| panic!("{} is not in golden/*.mcp.json", listed["name"]));
+        for key in [
+            "name",
+            "title",
+            "description",
+            "inputSchema",
+            "outputSchema",
+            "annotations",
+        ] {
+            assert_eq!(
+                listed.get(key),
+                expected.get(key),
+                "{}: {key}",
+                listed["name"]
+            );
+        }
+    }
 
     // Scalars, with int64 beyond 2^53 exact and URL-safe base64 in.
     let big = "9007199254740993";
