@@ -1,1 +1,384 @@
-fn main() {}
+//! Per-call overhead of an MCP `tools/call` against a direct tonic call to the same loopback
+//! tonic server, and throughput under concurrency.
+//!
+//! Every variant calls the same loopback tonic echo backend (the `e2e` services, see
+//! [`start_backend`]):
+//!
+//! - `direct_tonic`: the generated tonic client, message in, message out.
+//! - `mcp_duplex`: rmcp's client over an in-process `tokio::io::duplex` pipe to `McpServer`
+//!   (JSON in, normalise, validate, decode, tonic, encode, JSON out).
+//! - `mcp_http_session`: the same over streamable HTTP with rmcp's default server
+//!   configuration (a session, SSE responses) via `McpServer::serve_http` on `127.0.0.1:0` and
+//!   rmcp's reqwest client.
+//! - `mcp_http_stateless`: the same with `McpServer::stateless_http_config()` (no session,
+//!   plain JSON responses).
+//!
+//! Variants run one after another in the same process, so compare ratios within one run. Run
+//! with `cargo bench -p e2e --bench tool_call`; results are in `BENCHMARKS.md`.
+
+use std::hint::black_box;
+use std::sync::Arc;
+use std::time::Duration;
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use e2e::testdata::oneofs::search_service_client::SearchServiceClient;
+use e2e::testdata::oneofs::{DateRange, FieldSort, SearchRequest, search_request};
+use e2e::testdata::scalars::scalar_service_client::ScalarServiceClient;
+use e2e::testdata::scalars::{AllScalars, Color};
+use rmcp::ServiceExt;
+use rmcp::model::{CallToolRequestParams, CallToolResponse, CallToolResult, JsonObject};
+use rmcp::service::{Peer, RoleClient, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use serde_json::{Value, json};
+use tokio::runtime::Runtime;
+use tokio::task::JoinSet;
+use tonic::transport::Channel;
+use tonic_mcp::{McpServer, StreamableHttpServerConfig};
+
+/// Concurrent calls per iteration in the throughput group.
+const CONCURRENCY: [usize; 3] = [1, 8, 32];
+
+const SCALARS_TOOL: &str = "ScalarService_Echo";
+const SEARCH_TOOL: &str = "SearchService_Echo";
+
+/// An `AllScalars` with every field set and a few elements in each repeated field.
+fn scalars_message() -> AllScalars {
+    AllScalars {
+        f_double: 1234.5678,
+        f_float: 0.25,
+        f_int32: -42,
+        f_int64: 9_007_199_254_740_993,
+        f_uint32: 4_000_000_000,
+        f_uint64: 18_446_744_073_709_551_615,
+        f_sint32: -7,
+        f_sint64: -9_007_199_254_740_993,
+        f_fixed32: 123_456,
+        f_fixed64: 1_234_567_890_123,
+        f_sfixed32: -123_456,
+        f_sfixed64: -1_234_567_890_123,
+        f_bool: true,
+        f_string: "The quick brown fox jumps over the lazy dog".to_owned(),
+        f_bytes: b"\x00\x01\x02binary payload\xfe\xff".to_vec(),
+        r_int32: vec![1, -2, 3, -4, 5, -6, 7, -8],
+        r_int64: vec![1, -2, 9_007_199_254_740_993, -4],
+        r_uint64: vec![1, 2, 18_446_744_073_709_551_615],
+        r_double: vec![0.5, -1.5, 3.25, 1e100],
+        r_string: vec!["alpha".to_owned(), "beta".to_owned(), "gamma".to_owned()],
+        r_bytes: vec![b"one".to_vec(), b"two".to_vec()],
+        r_bool: vec![true, false, true],
+        color: Color::Green as i32,
+        colors: vec![Color::Red as i32, Color::Blue as i32],
+        nickname: Some("foxy".to_owned()),
+        maybe_count: Some(3),
+    }
+}
+
+/// [`scalars_message`] as tool arguments, in the canonical JSON form the tool also returns.
+fn scalars_arguments() -> JsonObject {
+    object(json!({
+        "f_double": 1234.5678,
+        "f_float": 0.25,
+        "f_int32": -42,
+        "f_int64": "9007199254740993",
+        "f_uint32": 4_000_000_000u32,
+        "f_uint64": "18446744073709551615",
+        "f_sint32": -7,
+        "f_sint64": "-9007199254740993",
+        "f_fixed32": 123_456,
+        "f_fixed64": "1234567890123",
+        "f_sfixed32": -123_456,
+        "f_sfixed64": "-1234567890123",
+        "f_bool": true,
+        "f_string": "The quick brown fox jumps over the lazy dog",
+        "f_bytes": "AAECYmluYXJ5IHBheWxvYWT+/w==",
+        "r_int32": [1, -2, 3, -4, 5, -6, 7, -8],
+        "r_int64": ["1", "-2", "9007199254740993", "-4"],
+        "r_uint64": ["1", "2", "18446744073709551615"],
+        "r_double": [0.5, -1.5, 3.25, 1e100],
+        "r_string": ["alpha", "beta", "gamma"],
+        "r_bytes": ["b25l", "dHdv"],
+        "r_bool": [true, false, true],
+        "color": "COLOR_GREEN",
+        "colors": ["COLOR_RED", "COLOR_BLUE"],
+        "nickname": "foxy",
+        "maybe_count": 3,
+    }))
+}
+
+/// A `SearchRequest` with all three oneofs set, two of them to messages.
+fn search_message() -> SearchRequest {
+    SearchRequest {
+        query: "grpc to mcp gateways".to_owned(),
+        limit: Some(20),
+        filter: Some(search_request::Filter::Range(DateRange {
+            start: "2024-01-01".to_owned(),
+            end: "2024-12-31".to_owned(),
+        })),
+        sort: Some(search_request::Sort::ByField(FieldSort {
+            field: "published".to_owned(),
+            descending: true,
+        })),
+        destination: Some(search_request::Destination::BucketPath(
+            "gs://results/search".to_owned(),
+        )),
+    }
+}
+
+/// [`search_message`] as tool arguments, oneofs in the canonical `{case, value}` form.
+fn search_arguments() -> JsonObject {
+    object(json!({
+        "query": "grpc to mcp gateways",
+        "limit": 20,
+        "filter": {"case": "range", "value": {"start": "2024-01-01", "end": "2024-12-31"}},
+        "sort": {"case": "by_field", "value": {"field": "published", "descending": true}},
+        "destination": {"case": "bucket_path", "value": "gs://results/search"},
+    }))
+}
+
+fn object(value: Value) -> JsonObject {
+    match value {
+        Value::Object(map) => map,
+        other => panic!("tool arguments must be an object, not {other}"),
+    }
+}
+
+/// One `tools/call` through rmcp's client; panics unless the tool succeeded.
+async fn call_tool(
+    peer: &Peer<RoleClient>,
+    name: &'static str,
+    arguments: &JsonObject,
+) -> CallToolResult {
+    let params = CallToolRequestParams::new(name).with_arguments(arguments.clone());
+    match peer.call_tool_once(params).await {
+        Ok(CallToolResponse::Complete(result)) if result.is_error != Some(true) => result,
+        Ok(CallToolResponse::Complete(result)) => panic!("{name} failed: {:?}", result.content),
+        Ok(_) => panic!("{name}: expected a complete result"),
+        Err(e) => panic!("{name}: {e}"),
+    }
+}
+
+type Client = RunningService<RoleClient, ()>;
+
+/// A direct tonic client per service and an MCP client per transport, all calling one backend.
+struct Fixture {
+    scalars: ScalarServiceClient<Channel>,
+    search: SearchServiceClient<Channel>,
+    /// Named MCP clients, in report order. Kept alive for the whole run.
+    mcp: Vec<(&'static str, Client)>,
+}
+
+impl Fixture {
+    async fn start() -> Fixture {
+        let backend = start_backend().await;
+        let channel = e2e::channel(&backend).await.expect("channel");
+
+        let (server_io, client_io) = tokio::io::duplex(1 << 16);
+        let server = e2e::mcp_server(&backend).await.expect("MCP server");
+        tokio::spawn(async move {
+            if let Ok(running) = server.serve(server_io).await {
+                let _ = running.waiting().await;
+            }
+        });
+        let duplex = ().serve(client_io).await.expect("duplex handshake");
+
+        let session = http_client(&backend, StreamableHttpServerConfig::default()).await;
+        let stateless = http_client(&backend, McpServer::stateless_http_config()).await;
+
+        Fixture {
+            scalars: ScalarServiceClient::new(channel.clone()),
+            search: SearchServiceClient::new(channel),
+            mcp: vec![
+                ("mcp_duplex", duplex),
+                ("mcp_http_session", session),
+                ("mcp_http_stateless", stateless),
+            ],
+        }
+    }
+
+    /// Checks, once, that every path echoes the representative messages, so the benchmarks
+    /// time successful calls of the intended shape.
+    async fn check(&self) {
+        let scalars = self
+            .scalars
+            .clone()
+            .echo(scalars_message())
+            .await
+            .expect("direct scalars echo")
+            .into_inner();
+        assert_eq!(scalars, scalars_message());
+        let search = self
+            .search
+            .clone()
+            .echo(search_message())
+            .await
+            .expect("direct search echo")
+            .into_inner();
+        assert_eq!(search, search_message());
+        for (transport, client) in &self.mcp {
+            for (tool, arguments) in [
+                (SCALARS_TOOL, scalars_arguments()),
+                (SEARCH_TOOL, search_arguments()),
+            ] {
+                let result = call_tool(client.peer(), tool, &arguments).await;
+                let out = result.structured_content.expect("structuredContent");
+                for (key, value) in &arguments {
+                    assert_eq!(out.get(key), Some(value), "{transport} {tool}: field {key}");
+                }
+            }
+        }
+    }
+}
+
+/// The echo services the benchmarks call, on `127.0.0.1:0` with `TCP_NODELAY` on accepted
+/// connections.
+///
+/// `e2e::start_backend` serves a plain `TcpListenerStream`, on which tonic cannot set
+/// `TCP_NODELAY`; there Nagle's algorithm and delayed ACKs hold some responses (an `AllScalars`
+/// echo, for one) for about 40 ms, which would swamp everything measured here.
+async fn start_backend() -> e2e::Backend {
+    use e2e::testdata::oneofs::search_service_server::SearchServiceServer;
+    use e2e::testdata::scalars::scalar_service_server::ScalarServiceServer;
+    let incoming = tonic::transport::server::TcpIncoming::bind(([127, 0, 0, 1], 0).into())
+        .expect("bind")
+        .with_nodelay(Some(true));
+    let addr = incoming.local_addr().expect("address");
+    let router = tonic::transport::Server::builder()
+        .add_service(ScalarServiceServer::new(e2e::services::Scalars))
+        .add_service(SearchServiceServer::new(e2e::services::Search));
+    tokio::spawn(router.serve_with_incoming(incoming));
+    e2e::Backend {
+        addr,
+        observed: Default::default(),
+        metadata: Default::default(),
+    }
+}
+
+async fn http_client(backend: &e2e::Backend, config: StreamableHttpServerConfig) -> Client {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("address");
+    let server = e2e::mcp_server(backend).await.expect("MCP server");
+    tokio::spawn(server.serve_http(listener, config));
+    let transport = StreamableHttpClientTransport::from_uri(format!("http://{addr}/mcp"));
+    ().serve(transport).await.expect("HTTP handshake")
+}
+
+fn runtime() -> Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime")
+}
+
+/// One direct tonic call and one `tools/call` per transport, for one message.
+fn per_call(c: &mut Criterion) {
+    let rt = runtime();
+    let fixture = rt.block_on(async {
+        let fixture = Fixture::start().await;
+        fixture.check().await;
+        fixture
+    });
+
+    let mut group = c.benchmark_group("per_call/scalars_echo");
+    group.bench_function("direct_tonic", |b| {
+        b.to_async(&rt).iter(|| async {
+            let mut client = fixture.scalars.clone();
+            black_box(client.echo(scalars_message()).await.expect("echo"));
+        });
+    });
+    let arguments = scalars_arguments();
+    for (transport, client) in &fixture.mcp {
+        group.bench_function(*transport, |b| {
+            b.to_async(&rt).iter(|| async {
+                black_box(call_tool(client.peer(), SCALARS_TOOL, &arguments).await)
+            });
+        });
+    }
+    group.finish();
+
+    let mut group = c.benchmark_group("per_call/search_echo");
+    group.bench_function("direct_tonic", |b| {
+        b.to_async(&rt).iter(|| async {
+            let mut client = fixture.search.clone();
+            black_box(client.echo(search_message()).await.expect("echo"));
+        });
+    });
+    let arguments = search_arguments();
+    for (transport, client) in &fixture.mcp {
+        group.bench_function(*transport, |b| {
+            b.to_async(&rt).iter(|| async {
+                black_box(call_tool(client.peer(), SEARCH_TOOL, &arguments).await)
+            });
+        });
+    }
+    group.finish();
+
+    rt.block_on(close(fixture));
+}
+
+/// `n` concurrent `ScalarService.Echo` calls per iteration, each in its own task; criterion
+/// reports calls per second.
+fn throughput(c: &mut Criterion) {
+    let rt = runtime();
+    let fixture = rt.block_on(async {
+        let fixture = Fixture::start().await;
+        fixture.check().await;
+        fixture
+    });
+    let arguments = Arc::new(scalars_arguments());
+
+    let mut group = c.benchmark_group("throughput/scalars_echo");
+    for n in CONCURRENCY {
+        group.throughput(Throughput::Elements(n as u64));
+        group.bench_with_input(BenchmarkId::new("direct_tonic", n), &n, |b, &n| {
+            b.to_async(&rt).iter(|| async {
+                let mut calls = JoinSet::new();
+                for _ in 0..n {
+                    let mut client = fixture.scalars.clone();
+                    calls.spawn(async move { client.echo(scalars_message()).await.map(drop) });
+                }
+                while let Some(done) = calls.join_next().await {
+                    done.expect("task").expect("echo");
+                }
+            });
+        });
+        for (transport, client) in &fixture.mcp {
+            group.bench_with_input(BenchmarkId::new(*transport, n), &n, |b, &n| {
+                b.to_async(&rt).iter(|| async {
+                    let mut calls = JoinSet::new();
+                    for _ in 0..n {
+                        let peer = client.peer().clone();
+                        let arguments = arguments.clone();
+                        calls.spawn(async move {
+                            drop(call_tool(&peer, SCALARS_TOOL, &arguments).await);
+                        });
+                    }
+                    while let Some(done) = calls.join_next().await {
+                        done.expect("task");
+                    }
+                });
+            });
+        }
+    }
+    group.finish();
+
+    rt.block_on(close(fixture));
+}
+
+async fn close(fixture: Fixture) {
+    for (_, client) in fixture.mcp {
+        let _ = client.cancel().await;
+    }
+}
+
+criterion_group! {
+    name = benches;
+    // Short runs: the whole file takes about two minutes on two cores.
+    config = Criterion::default()
+        .sample_size(30)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3));
+    targets = per_call, throughput
+}
+criterion_main!(benches);
