@@ -15,7 +15,6 @@ pub mod services;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
-use tokio_stream::wrappers::TcpListenerStream;
 use tonic::metadata::MetadataMap;
 use tonic::transport::{Channel, Server};
 use tonic_mcp::{McpServer, ToolSet};
@@ -34,8 +33,12 @@ pub struct Backend {
 /// Starts the testdata services on `127.0.0.1:0`.
 pub async fn start_backend() -> std::io::Result<Backend> {
     use testdata::*;
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let addr = listener.local_addr()?;
+    // tonic sets TCP_NODELAY only on connections it accepts itself; without it small
+    // responses wait for the peer's delayed ACK.
+    let incoming =
+        tonic::transport::server::TcpIncoming::bind(SocketAddr::from(([127, 0, 0, 1], 0)))?
+            .with_nodelay(Some(true));
+    let addr = incoming.local_addr()?;
     let observed = Arc::new(services::Observed::default());
     let metadata = Arc::new(Mutex::new(Vec::new()));
     let recorded = metadata.clone();
@@ -69,7 +72,7 @@ pub async fn start_backend() -> std::io::Result<Backend> {
         .add_service(
             tool_options::catalog_service_server::CatalogServiceServer::new(services::Catalog),
         );
-    tokio::spawn(router.serve_with_incoming(TcpListenerStream::new(listener)));
+    tokio::spawn(router.serve_with_incoming(incoming));
     Ok(Backend {
         addr,
         observed,

@@ -270,6 +270,8 @@ impl McpServer {
                 () = shutdown.cancelled() => return Ok(()),
                 accepted = listener.accept() => accepted.map_err(|e| Error::Serve(e.to_string()))?,
             };
+            // Small JSON-RPC messages must not wait for Nagle's algorithm.
+            let _ = stream.set_nodelay(true);
             let service = service.clone();
             tokio::spawn(async move {
                 let handler = hyper::service::service_fn(

@@ -139,7 +139,9 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     } else {
         // The usual deployment: the gRPC service runs elsewhere and the MCP server is one
         // more tonic client. Here the service is embedded, on a free loopback port.
-        let incoming = TcpIncoming::bind(SocketAddr::from(([127, 0, 0, 1], 0)))?;
+        // TCP_NODELAY: without it each small response waits for the peer's delayed ACK.
+        let incoming =
+            TcpIncoming::bind(SocketAddr::from(([127, 0, 0, 1], 0)))?.with_nodelay(Some(true));
         let grpc_addr = incoming.local_addr()?;
         tokio::spawn(async move {
             let served = Server::builder()
