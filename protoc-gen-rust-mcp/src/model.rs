@@ -620,20 +620,36 @@ fn prost_services(inputs: &Inputs, options: &Options) -> Result<BTreeMap<String,
     #[derive(Default)]
     struct Collect(Rc<RefCell<Vec<prost_build::Service>>>);
     impl prost_build::ServiceGenerator for Collect {
-        fn generate(&mut self, service: prost_build::Service, _buf: &mut String) {
+        fn generate(&mut self, service: prost_build::Service, buf: &mut String) {
+            // prost-build drops a module whose code is empty and then expects it to exist.
+            buf.push_str("// collected\n");
             self.0.borrow_mut().push(service);
         }
     }
 
-    // prost-build resolves field types through a graph of every message, so it is given every
-    // file, as protoc-gen-prost does; only the services of the files to generate are used.
+    // Only the services matter here, and prost resolves a method's types from their names
+    // alone. Giving it the service files without their messages keeps it from generating (and
+    // us from holding) the code of every message, which prost-build would also need every
+    // imported file for.
     let requests: Vec<(prost_build::Module, FileDescriptorProto)> = inputs
         .files
         .iter()
+        .filter(|f| {
+            !f.service.is_empty() && inputs.files_to_generate.iter().any(|g| g == f.name())
+        })
         .map(|f| {
+            let services_only = FileDescriptorProto {
+                name: f.name.clone(),
+                package: f.package.clone(),
+                dependency: f.dependency.clone(),
+                service: f.service.clone(),
+                options: f.options.clone(),
+                syntax: f.syntax.clone(),
+                ..FileDescriptorProto::default()
+            };
             (
                 prost_build::Module::from_protobuf_package_name(f.package()),
-                f.clone(),
+                services_only,
             )
         })
         .collect();
