@@ -5,6 +5,9 @@
 //! from a prost-reflect `DescriptorPool` built from the raw request bytes. An extension that no
 //! file in the request declares is simply absent: nothing can set it.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+
 use prost_reflect::{
     DescriptorPool, DynamicMessage, ExtensionDescriptor, FieldDescriptor, MethodDescriptor,
     OneofDescriptor, ReflectMessage, ServiceDescriptor, Value,
@@ -31,6 +34,9 @@ pub struct Extensions {
     tool: Option<ExtensionDescriptor>,
     service: Option<ExtensionDescriptor>,
     field: Option<ExtensionDescriptor>,
+    /// Field facts by full field name: decoding options is the costly part of reading them, and
+    /// every schema that reaches a message reads all of its fields.
+    facts: RefCell<HashMap<String, FieldFacts>>,
 }
 
 /// What the options of one field say.
@@ -101,11 +107,23 @@ impl Extensions {
             tool: get("rust_mcp.tool"),
             service: get("rust_mcp.service"),
             field: get("rust_mcp.field"),
+            facts: RefCell::default(),
         }
     }
 
-    /// Reads everything the options of `field` say.
+    /// Reads everything the options of `field` say (once per field).
     pub fn field(&self, field: &FieldDescriptor) -> FieldFacts {
+        if let Some(facts) = self.facts.borrow().get(field.full_name()) {
+            return facts.clone();
+        }
+        let facts = self.read_field(field);
+        self.facts
+            .borrow_mut()
+            .insert(field.full_name().to_owned(), facts.clone());
+        facts
+    }
+
+    fn read_field(&self, field: &FieldDescriptor) -> FieldFacts {
         let options = field.options();
         let mut facts = FieldFacts {
             deprecated: field

@@ -634,9 +634,7 @@ fn prost_services(inputs: &Inputs, options: &Options) -> Result<BTreeMap<String,
     let requests: Vec<(prost_build::Module, FileDescriptorProto)> = inputs
         .files
         .iter()
-        .filter(|f| {
-            !f.service.is_empty() && inputs.files_to_generate.iter().any(|g| g == f.name())
-        })
+        .filter(|f| !f.service.is_empty() && inputs.files_to_generate.iter().any(|g| g == f.name()))
         .map(|f| {
             let services_only = FileDescriptorProto {
                 name: f.name.clone(),

@@ -175,5 +175,8 @@ fn on_a_terminal_it_prints_usage_instead_of_hanging() {
     }
     let output = child.wait_with_output().expect("output");
     let text = String::from_utf8_lossy(&output.stdout);
-    assert!(text.contains("Usage:") && text.contains("--rust-mcp_out"), "{text}");
+    assert!(
+        text.contains("Usage:") && text.contains("--rust-mcp_out"),
+        "{text}"
+    );
 }

@@ -26,83 +26,123 @@ pub fn violations(schema: &Value) -> Vec<String> {
                     out.push(format!("/: `{keyword}` at the root"));
                 }
             }
-            walk(schema, root, "", &mut out);
+            let mut walker = Walker {
+                root: schema,
+                path: Vec::new(),
+                out,
+            };
+            walker.walk(root);
+            out = walker.out;
         }
         None => out.push("/: the schema is not an object".to_owned()),
     }
     out
 }
 
-fn walk(root: &Value, schema: &Map<String, Value>, at: &str, out: &mut Vec<String>) {
-    if let Some(reference) = schema.get("$ref") {
-        match reference.as_str() {
-            Some(r) if resolves(root, r) => {}
-            _ => out.push(format!("{at}: `$ref` {reference} does not resolve")),
-        }
-        if schema.keys().any(|k| k != "$ref" && k != "description") {
-            out.push(format!(
-                "{at}: keywords other than `description` beside `$ref`"
-            ));
-        }
-    }
-    if let Some(kind) = schema.get("type")
-        && !kind.is_string()
-    {
-        out.push(format!("{at}: `type` is not a single string"));
-    }
-    let is_object = schema.get("type").and_then(Value::as_str) == Some("object");
-    if (schema.contains_key("properties") || schema.contains_key("required")) && !is_object {
-        out.push(format!("{at}: `properties` or `required` on a non-object"));
-    }
-    if schema.get("type").and_then(Value::as_str) == Some("array") && !schema.contains_key("items")
-    {
-        out.push(format!("{at}: an array without `items`"));
-    }
-    if let Some(Value::Object(properties)) = schema.get("properties") {
-        for key in properties.keys() {
-            let valid = !key.is_empty()
-                && key.len() <= MAX_PROPERTY_KEY
-                && key
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
-            if !valid {
-                out.push(format!(
-                    "{at}/properties: key `{key}` is not ^[a-zA-Z0-9_.-]{{1,64}}$"
-                ));
-            }
-        }
-    }
-    for (keyword, value) in schema {
-        let here = format!("{at}/{keyword}");
-        match (keyword.as_str(), value) {
-            ("properties" | "$defs", Value::Object(children)) => {
-                for (name, child) in children {
-                    visit(root, child, &format!("{here}/{}", escape(name)), out);
-                }
-            }
-            ("items" | "additionalProperties" | "propertyNames" | "not", child) => {
-                if child.is_boolean() && keyword != "additionalProperties" {
-                    out.push(format!("{here}: a boolean schema"));
-                }
-                if child.is_object() {
-                    visit(root, child, &here, out);
-                }
-            }
-            ("oneOf" | "anyOf" | "allOf", Value::Array(branches)) => {
-                for (i, child) in branches.iter().enumerate() {
-                    visit(root, child, &format!("{here}/{i}"), out);
-                }
-            }
-            _ => {}
-        }
-    }
+/// One step of a JSON pointer, borrowed from the schema so that walking allocates nothing
+/// until a violation is found.
+#[derive(Debug, Clone, Copy)]
+enum Step<'a> {
+    Key(&'a str),
+    Index(usize),
 }
 
-fn visit(root: &Value, child: &Value, at: &str, out: &mut Vec<String>) {
-    match child {
-        Value::Object(map) => walk(root, map, at, out),
-        Value::Bool(_) => out.push(format!("{at}: a boolean schema")),
-        _ => out.push(format!("{at}: not a schema")),
+struct Walker<'a> {
+    root: &'a Value,
+    path: Vec<Step<'a>>,
+    out: Vec<String>,
+}
+
+impl<'a> Walker<'a> {
+    fn report(&mut self, problem: impl std::fmt::Display) {
+        let mut pointer = String::new();
+        for step in &self.path {
+            match step {
+                Step::Key(key) => {
+                    pointer.push('/');
+                    pointer.push_str(&key.replace('~', "~0").replace('/', "~1"));
+                }
+                Step::Index(i) => pointer.push_str(&format!("/{i}")),
+            }
+        }
+        self.out.push(format!("{pointer}: {problem}"));
+    }
+
+    fn walk(&mut self, schema: &'a Map<String, Value>) {
+        if let Some(reference) = schema.get("$ref") {
+            match reference.as_str() {
+                Some(r) if resolves(self.root, r) => {}
+                _ => self.report(format_args!("`$ref` {reference} does not resolve")),
+            }
+            if schema.keys().any(|k| k != "$ref" && k != "description") {
+                self.report("keywords other than `description` beside `$ref`");
+            }
+        }
+        if let Some(kind) = schema.get("type")
+            && !kind.is_string()
+        {
+            self.report("`type` is not a single string");
+        }
+        let kind = schema.get("type").and_then(Value::as_str);
+        if (schema.contains_key("properties") || schema.contains_key("required"))
+            && kind != Some("object")
+        {
+            self.report("`properties` or `required` on a non-object");
+        }
+        if kind == Some("array") && !schema.contains_key("items") {
+            self.report("an array without `items`");
+        }
+        if let Some(Value::Object(properties)) = schema.get("properties") {
+            for key in properties.keys() {
+                let valid = !key.is_empty()
+                    && key.len() <= MAX_PROPERTY_KEY
+                    && key
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
+                if !valid {
+                    self.report(format_args!(
+                        "property key `{key}` is not ^[a-zA-Z0-9_.-]{{1,64}}$"
+                    ));
+                }
+            }
+        }
+        for (keyword, value) in schema {
+            self.path.push(Step::Key(keyword));
+            match (keyword.as_str(), value) {
+                ("properties" | "$defs", Value::Object(children)) => {
+                    for (name, child) in children {
+                        self.path.push(Step::Key(name));
+                        self.visit(child);
+                        self.path.pop();
+                    }
+                }
+                ("items" | "additionalProperties" | "propertyNames" | "not", child) => {
+                    if child.is_boolean() && keyword != "additionalProperties" {
+                        self.report("a boolean schema");
+                    }
+                    if child.is_object() {
+                        self.visit(child);
+                    }
+                }
+                ("oneOf" | "anyOf" | "allOf", Value::Array(branches)) => {
+                    for (i, child) in branches.iter().enumerate() {
+                        self.path.push(Step::Index(i));
+                        self.visit(child);
+                        self.path.pop();
+                    }
+                }
+                _ => {}
+            }
+            self.path.pop();
+        }
+    }
+
+    fn visit(&mut self, child: &'a Value) {
+        match child {
+            Value::Object(map) => self.walk(map),
+            Value::Bool(_) => self.report("a boolean schema"),
+            _ => self.report("not a schema"),
+        }
     }
 }
 
@@ -112,10 +152,6 @@ fn resolves(root: &Value, reference: &str) -> bool {
         Some(pointer) => root.pointer(pointer).is_some_and(Value::is_object),
         None => false,
     }
-}
-
-fn escape(name: &str) -> String {
-    name.replace('~', "~0").replace('/', "~1")
 }
 
 #[cfg(test)]
