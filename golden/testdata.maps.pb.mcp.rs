@@ -32,7 +32,7 @@ pub mod map_service_mcp {
         "type": "string"
       },
       "propertyNames": {
-        "pattern": "^-?[0-9]+$"
+        "pattern": "^-?(0|[1-9][0-9]*)$"
       }
     },
     "int64_to_int64": {
@@ -43,7 +43,7 @@ pub mod map_service_mcp {
         "pattern": "^-?[0-9]+$"
       },
       "propertyNames": {
-        "pattern": "^-?[0-9]+$"
+        "pattern": "^-?(0|[1-9][0-9]*)$"
       }
     },
     "uint32_to_bool": {
@@ -53,7 +53,7 @@ pub mod map_service_mcp {
         "type": "boolean"
       },
       "propertyNames": {
-        "pattern": "^[0-9]+$"
+        "pattern": "^(0|[1-9][0-9]*)$"
       }
     },
     "uint64_to_double": {
@@ -63,7 +63,7 @@ pub mod map_service_mcp {
         "type": "number"
       },
       "propertyNames": {
-        "pattern": "^[0-9]+$"
+        "pattern": "^(0|[1-9][0-9]*)$"
       }
     },
     "sint32_to_bytes": {
@@ -74,7 +74,7 @@ pub mod map_service_mcp {
         "contentEncoding": "base64"
       },
       "propertyNames": {
-        "pattern": "^-?[0-9]+$"
+        "pattern": "^-?(0|[1-9][0-9]*)$"
       }
     },
     "sint64_to_float": {
@@ -86,7 +86,7 @@ pub mod map_service_mcp {
         "maximum": 3.4028234663852886e+38
       },
       "propertyNames": {
-        "pattern": "^-?[0-9]+$"
+        "pattern": "^-?(0|[1-9][0-9]*)$"
       }
     },
     "fixed32_to_uint32": {
@@ -98,7 +98,7 @@ pub mod map_service_mcp {
         "maximum": 4294967295
       },
       "propertyNames": {
-        "pattern": "^[0-9]+$"
+        "pattern": "^(0|[1-9][0-9]*)$"
       }
     },
     "fixed64_to_uint64": {
@@ -109,7 +109,7 @@ pub mod map_service_mcp {
         "pattern": "^[0-9]+$"
       },
       "propertyNames": {
-        "pattern": "^[0-9]+$"
+        "pattern": "^(0|[1-9][0-9]*)$"
       }
     },
     "sfixed32_to_int32": {
@@ -121,7 +121,7 @@ pub mod map_service_mcp {
         "maximum": 2147483647
       },
       "propertyNames": {
-        "pattern": "^-?[0-9]+$"
+        "pattern": "^-?(0|[1-9][0-9]*)$"
       }
     },
     "sfixed64_to_string": {
@@ -131,7 +131,7 @@ pub mod map_service_mcp {
         "type": "string"
       },
       "propertyNames": {
-        "pattern": "^-?[0-9]+$"
+        "pattern": "^-?(0|[1-9][0-9]*)$"
       }
     },
     "bool_to_string": {
@@ -174,7 +174,7 @@ pub mod map_service_mcp {
         "$ref": "#/$defs/testdata.maps.Point"
       },
       "propertyNames": {
-        "pattern": "^-?[0-9]+$"
+        "pattern": "^-?(0|[1-9][0-9]*)$"
       }
     }
   },
@@ -215,7 +215,7 @@ pub mod map_service_mcp {
         "type": "string"
       },
       "propertyNames": {
-        "pattern": "^-?[0-9]+$"
+        "pattern": "^-?(0|[1-9][0-9]*)$"
       }
     },
     "int64_to_int64": {
@@ -226,7 +226,7 @@ pub mod map_service_mcp {
         "pattern": "^-?[0-9]+$"
       },
       "propertyNames": {
-        "pattern": "^-?[0-9]+$"
+        "pattern": "^-?(0|[1-9][0-9]*)$"
       }
     },
     "uint32_to_bool": {
@@ -236,7 +236,7 @@ pub mod map_service_mcp {
         "type": "boolean"
       },
       "propertyNames": {
-        "pattern": "^[0-9]+$"
+        "pattern": "^(0|[1-9][0-9]*)$"
       }
     },
     "uint64_to_double": {
@@ -246,7 +246,7 @@ pub mod map_service_mcp {
         "type": "number"
       },
       "propertyNames": {
-        "pattern": "^[0-9]+$"
+        "pattern": "^(0|[1-9][0-9]*)$"
       }
     },
     "sint32_to_bytes": {
@@ -257,7 +257,7 @@ pub mod map_service_mcp {
         "contentEncoding": "base64"
       },
       "propertyNames": {
-        "pattern": "^-?[0-9]+$"
+        "pattern": "^-?(0|[1-9][0-9]*)$"
       }
     },
     "sint64_to_float": {
@@ -269,7 +269,7 @@ pub mod map_service_mcp {
         "maximum": 3.4028234663852886e+38
       },
       "propertyNames": {
-        "pattern": "^-?[0-9]+$"
+        "pattern": "^-?(0|[1-9][0-9]*)$"
       }
     },
     "fixed32_to_uint32": {
@@ -281,7 +281,7 @@ pub mod map_service_mcp {
         "maximum": 4294967295
       },
       "propertyNames": {
-        "pattern": "^[0-9]+$"
+        "pattern": "^(0|[1-9][0-9]*)$"
       }
     },
     "fixed64_to_uint64": {
@@ -292,7 +292,7 @@ pub mod map_service_mcp {
         "pattern": "^[0-9]+$"
       },
       "propertyNames": {
-        "pattern": "^[0-9]+$"
+        "pattern": "^(0|[1-9][0-9]*)$"
       }
     },
     "sfixed32_to_int32": {
@@ -304,7 +304,7 @@ pub mod map_service_mcp {
         "maximum": 2147483647
       },
       "propertyNames": {
-        "pattern": "^-?[0-9]+$"
+        "pattern": "^-?(0|[1-9][0-9]*)$"
       }
     },
     "sfixed64_to_string": {
@@ -314,7 +314,7 @@ pub mod map_service_mcp {
         "type": "string"
       },
       "propertyNames": {
-        "pattern": "^-?[0-9]+$"
+        "pattern": "^-?(0|[1-9][0-9]*)$"
       }
     },
     "bool_to_string": {
@@ -357,7 +357,7 @@ pub mod map_service_mcp {
         "$ref": "#/$defs/testdata.maps.Point"
       },
       "propertyNames": {
-        "pattern": "^-?[0-9]+$"
+        "pattern": "^-?(0|[1-9][0-9]*)$"
       }
     }
   },

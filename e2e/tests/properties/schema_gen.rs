@@ -6,7 +6,7 @@
 //! | keyword | values generated |
 //! |---|---|
 //! | `type: object` + `properties` | a random subset of the properties, always the `required` ones |
-//! | `additionalProperties: <schema>` | a map of 0–3 entries; keys from `propertyNames` (`pattern` or `enum`), else short strings |
+//! | `additionalProperties: <schema>` | a map of 0–3 entries; keys from `propertyNames` (canonical integer `pattern` or `enum`), else short strings |
 //! | `type: object` with neither | a small JSON object with random keys and values (`Struct`) |
 //! | `type: array` + `items` | 0–3 items (within `minItems`/`maxItems`) |
 //! | `type: string` | plain text; `pattern` `^-?[0-9]+$` / `^[0-9]+$` → 64-bit digit strings; the Duration pattern → `"-3.5s"`; `format: date-time` → RFC 3339; `contentEncoding: base64` → standard base64 |
@@ -38,6 +38,9 @@ const DURATION_PATTERN: &str = r"^-?[0-9]+(\.[0-9]{1,9})?s$";
 const SIGNED_PATTERN: &str = "^-?[0-9]+$";
 /// Unsigned 64-bit integers (and unsigned map keys).
 const UNSIGNED_PATTERN: &str = "^[0-9]+$";
+/// Integer map keys: canonical decimal (no leading zeros), so no two keys name one entry.
+const SIGNED_KEY_PATTERN: &str = "^-?(0|[1-9][0-9]*)$";
+const UNSIGNED_KEY_PATTERN: &str = "^(0|[1-9][0-9]*)$";
 /// The largest Duration protobuf represents, in seconds (10,000 years).
 const DURATION_MAX_SECONDS: u64 = 315_576_000_000;
 
@@ -295,12 +298,12 @@ fn map_keys(names: Option<&Value>) -> BoxedStrategy<String> {
         return proptest::sample::select(values).boxed();
     }
     match names.get("pattern").and_then(Value::as_str) {
-        Some(SIGNED_PATTERN) => {
-            digits(prop_oneof![any::<i32>().prop_map(i128::from), (-9i128..=9)].boxed())
-        }
-        Some(UNSIGNED_PATTERN) => {
-            digits(prop_oneof![any::<u32>().prop_map(i128::from), (0i128..=9)].boxed())
-        }
+        Some(SIGNED_KEY_PATTERN) => prop_oneof![any::<i32>().prop_map(i128::from), (-9i128..=9)]
+            .prop_map(|n| n.to_string())
+            .boxed(),
+        Some(UNSIGNED_KEY_PATTERN) => prop_oneof![any::<u32>().prop_map(i128::from), (0i128..=9)]
+            .prop_map(|n| n.to_string())
+            .boxed(),
         _ => panic!("unsupported propertyNames {names}"),
     }
 }

@@ -486,9 +486,9 @@ fn map_key_names(kind: &Kind) -> Option<Value> {
         | Kind::Sfixed32
         | Kind::Int64
         | Kind::Sint64
-        | Kind::Sfixed64 => Some(json!({"pattern": wkt::SIGNED_PATTERN})),
+        | Kind::Sfixed64 => Some(json!({"pattern": wkt::SIGNED_KEY_PATTERN})),
         Kind::Uint32 | Kind::Fixed32 | Kind::Uint64 | Kind::Fixed64 => {
-            Some(json!({"pattern": wkt::UNSIGNED_PATTERN}))
+            Some(json!({"pattern": wkt::UNSIGNED_KEY_PATTERN}))
         }
         Kind::Bool => Some(json!({"enum": ["true", "false"]})),
         _ => None,

@@ -22,6 +22,10 @@ use serde_json::{Map, Value, json};
 pub const SIGNED_PATTERN: &str = "^-?[0-9]+$";
 /// Pattern of unsigned 64-bit integers written as strings.
 pub const UNSIGNED_PATTERN: &str = "^[0-9]+$";
+/// Pattern of signed integer map keys: canonical decimal, so that two keys never name one entry.
+pub const SIGNED_KEY_PATTERN: &str = "^-?(0|[1-9][0-9]*)$";
+/// Pattern of unsigned integer map keys.
+pub const UNSIGNED_KEY_PATTERN: &str = "^(0|[1-9][0-9]*)$";
 /// Pattern of `google.protobuf.Duration` in JSON.
 pub const DURATION_PATTERN: &str = "^-?[0-9]+(\\.[0-9]{1,9})?s$";
 
