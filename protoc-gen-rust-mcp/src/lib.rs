@@ -16,6 +16,7 @@
     not(test),
     warn(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
+#![warn(missing_docs)]
 
 #[cfg(feature = "build")]
 mod builder;
