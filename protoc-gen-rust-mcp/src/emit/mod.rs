@@ -1,4 +1,4 @@
-//! Emitters: they write the resolved [`Model`](crate::model::Model) out and look nothing up.
+//! Emitters: they write the resolved [`crate::model::Model`] out and look nothing up.
 
 pub mod json;
 pub mod rust;

@@ -23,7 +23,7 @@
 //!   `buf.validate` and required oneofs, on inputs only: results omit default values, so an output
 //!   schema never requires a field. `OUTPUT_ONLY` fields leave input schemas, `INPUT_ONLY` fields
 //!   leave output schemas, `(rust_mcp.field).hidden` fields leave both. Comments become
-//!   descriptions. `buf.validate` rules become keywords on inputs (see [`rules`]).
+//!   descriptions. `buf.validate` rules become keywords on inputs (see `rules.rs`).
 
 mod graph;
 pub mod portability;
