@@ -287,9 +287,13 @@ pub fn build(inputs: &Inputs, options: &Options) -> Result<Model> {
                     service.full_name()
                 )));
             };
-            package
-                .services
-                .push(build_service(cx, &service, prost, &service_options)?);
+            let service = build_service(cx, &service, prost, &service_options)?;
+            // A service whose every RPC is skipped or filtered out gets no module: there would
+            // be nothing to register, and an empty `from_client` would only warn in the user's
+            // crate.
+            if !service.tools.is_empty() {
+                package.services.push(service);
+            }
         }
     }
 
