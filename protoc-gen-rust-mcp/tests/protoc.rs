@@ -44,3 +44,26 @@ fn protoc_reports_plugin_errors_against_the_input() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_service_left_without_tools_gets_no_module() {
+    // Every RPC excluded: no module, and so no file for the package.
+    let files = ["streaming.proto".to_owned()];
+    let written = common::protoc_generate(&files, "flat_output_dir,exclude=testdata.streaming.*");
+    assert!(
+        written.is_empty(),
+        "{:?}",
+        written.iter().map(|(n, _)| n).collect::<Vec<_>>()
+    );
+    // One RPC left: the module is there with that one tool.
+    let written = common::protoc_generate(
+        &files,
+        "flat_output_dir,include=testdata.streaming.InventoryService.GetItem",
+    );
+    assert_eq!(written.len(), 1);
+    assert!(
+        written[0]
+            .1
+            .contains("pub const TOOLS: &[::tonic_mcp::codegen::ToolDef] = &[GET_ITEM];")
+    );
+}
