@@ -13,18 +13,16 @@
 //! The arguments come from a generator driven by the listed `inputSchema` alone
 //! (`properties/schema_gen.rs`). One backend, MCP server and client serve each test.
 
+#[path = "scenario/mod.rs"]
+mod scenario;
 #[path = "properties/schema_gen.rs"]
 mod schema_gen;
 
 use std::time::Instant;
 
 use proptest::test_runner::{Config, TestCaseError, TestError, TestRunner};
-use rmcp::ServiceExt;
-use rmcp::model::{CallToolRequestParams, CallToolResult};
-use rmcp::service::{RoleClient, RunningService};
+use rmcp::model::CallToolRequestParams;
 use serde_json::Value;
-
-type Client = RunningService<RoleClient, ()>;
 
 /// Cases per tool; every case checks all three properties. `PROPTEST_CASES` overrides it for a
 /// deeper run.
@@ -62,21 +60,12 @@ fn errors(validator: &jsonschema::Validator, instance: &Value) -> Option<String>
     (!errors.is_empty()).then(|| errors.join("\n"))
 }
 
-fn text(result: &CallToolResult) -> String {
-    result
-        .content
-        .iter()
-        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 fn pretty(value: &Value) -> String {
     serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
 }
 
 /// Calls `tool` and checks property 2 on the result; returns its structured content.
-async fn call(client: &Client, tool: &Tool, arguments: &Value) -> Result<Value, String> {
+async fn call(client: &scenario::Client, tool: &Tool, arguments: &Value) -> Result<Value, String> {
     let mut params = CallToolRequestParams::new(tool.name.clone());
     params.arguments = arguments.as_object().cloned();
     let result = client
@@ -84,7 +73,10 @@ async fn call(client: &Client, tool: &Tool, arguments: &Value) -> Result<Value, 
         .await
         .map_err(|e| format!("tools/call failed: {e}"))?;
     if result.is_error == Some(true) {
-        return Err(format!("the call returned isError:\n{}", text(&result)));
+        return Err(format!(
+            "the call returned isError:\n{}",
+            scenario::text(&result)
+        ));
     }
     let structured = result
         .structured_content
@@ -96,7 +88,7 @@ async fn call(client: &Client, tool: &Tool, arguments: &Value) -> Result<Value, 
             pretty(&structured)
         ));
     }
-    let from_text: Value = serde_json::from_str(&text(&result))
+    let from_text: Value = serde_json::from_str(&scenario::text(&result))
         .map_err(|e| format!("the text content is not JSON: {e}"))?;
     if from_text != structured {
         return Err(format!(
@@ -109,7 +101,11 @@ async fn call(client: &Client, tool: &Tool, arguments: &Value) -> Result<Value, 
 }
 
 /// All three properties on one generated argument object.
-async fn check_case(client: &Client, tool: &Tool, arguments: Value) -> Result<(), TestCaseError> {
+async fn check_case(
+    client: &scenario::Client,
+    tool: &Tool,
+    arguments: Value,
+) -> Result<(), TestCaseError> {
     if let Some(errors) = errors(&tool.input, &arguments) {
         return Err(TestCaseError::fail(format!(
             "generator bug: the arguments do not validate against the inputSchema:\n{errors}"
@@ -143,15 +139,7 @@ fn check_tool(name: &str) {
         .build()
         .expect("tokio runtime");
     let (client, tool) = runtime.block_on(async {
-        let backend = e2e::start_backend().await.expect("backend");
-        let server = e2e::mcp_server(&backend).await.expect("server");
-        let (server_io, client_io) = tokio::io::duplex(1 << 16);
-        tokio::spawn(async move {
-            if let Ok(running) = server.serve(server_io).await {
-                let _ = running.waiting().await;
-            }
-        });
-        let client = ().serve(client_io).await.expect("handshake");
+        let client = scenario::connect_in_process().await;
         let tools = client.list_all_tools().await.expect("tools/list");
         let listed = tools
             .into_iter()

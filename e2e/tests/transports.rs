@@ -13,15 +13,7 @@ use tokio::io::AsyncBufReadExt;
 
 #[tokio::test]
 async fn in_process_duplex() {
-    let backend = e2e::start_backend().await.expect("backend");
-    let server = e2e::mcp_server(&backend).await.expect("server");
-    let (server_io, client_io) = tokio::io::duplex(1 << 16);
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_io).await {
-            let _ = running.waiting().await;
-        }
-    });
-    let client = ().serve(client_io).await.expect("handshake");
+    let client = scenario::connect_in_process().await;
     scenario::run(&client).await;
     client.cancel().await.expect("close");
 }

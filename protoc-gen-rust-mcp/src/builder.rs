@@ -26,7 +26,6 @@ use std::process::Command;
 use prost::Message as _;
 
 use crate::model::Inputs;
-use crate::names;
 use crate::options::Options;
 
 /// Compiles protos into prost types, tonic clients and servers, and MCP tool modules.
@@ -127,9 +126,9 @@ impl Builder {
         for file in crate::generate(&inputs, &options).map_err(io::Error::other)? {
             std::fs::write(out_dir.join(file.name()), file.content())?;
             if let Some(stem) = file.name().strip_suffix(".pb.mcp.rs") {
-                // tonic-prost-build writes every package to `<package>.rs` (`_.rs` when empty).
-                let package = if stem == "_" { "" } else { stem };
-                let prost_file = out_dir.join(format!("{}.rs", names::package_file_stem(package)));
+                // tonic-prost-build writes every package to `<stem>.rs` (`_.rs` when empty),
+                // the same stem as ours.
+                let prost_file = out_dir.join(format!("{stem}.rs"));
                 let mut text = std::fs::read_to_string(&prost_file).unwrap_or_default();
                 text.push_str(&format!("include!(\"{}\");\n", file.name()));
                 std::fs::write(&prost_file, text)?;

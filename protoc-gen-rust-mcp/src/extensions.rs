@@ -170,18 +170,14 @@ impl Extensions {
         let Some(Value::Message(o)) = extension(&method.options(), self.tool.as_ref()) else {
             return ToolOptions::default();
         };
-        let timeout = match o
-            .get_field_by_name("timeout")
-            .filter(|_| has(&o, "timeout"))
-        {
-            Some(value) => value.as_message().map(|d| {
+        let timeout = present(&o, "timeout").and_then(|value| {
+            value.as_message().map(|duration| {
                 (
-                    get_i64(d, "seconds").unwrap_or(0),
-                    get_i32(d, "nanos").unwrap_or(0),
+                    get_i64(duration, "seconds").unwrap_or(0),
+                    get_i32(duration, "nanos").unwrap_or(0),
                 )
-            }),
-            None => None,
-        };
+            })
+        });
         ToolOptions {
             present: true,
             name: get_string(&o, "name"),
@@ -220,14 +216,6 @@ fn extension(options: &DynamicMessage, ext: Option<&ExtensionDescriptor>) -> Opt
     options
         .has_extension(ext)
         .then(|| options.get_extension(ext).into_owned())
-}
-
-/// Whether a field of `message` named `name` is present (explicit presence).
-pub fn has(message: &DynamicMessage, name: &str) -> bool {
-    message
-        .descriptor()
-        .get_field_by_name(name)
-        .is_some_and(|field| message.has_field(&field))
 }
 
 fn present(message: &DynamicMessage, name: &str) -> Option<Value> {

@@ -551,21 +551,13 @@ fn omitted_output_fields(
     cx: SchemaContext<'_>,
     output: &prost_reflect::MessageDescriptor,
 ) -> Vec<String> {
-    let mut seen = BTreeSet::new();
+    let visible = |field: &prost_reflect::FieldDescriptor| {
+        schema::is_visible(&cx.extensions.field(field), Direction::Output)
+    };
     let mut omitted = BTreeSet::new();
-    let mut queue = vec![output.clone()];
-    while let Some(message) = queue.pop() {
-        if !seen.insert(message.full_name().to_owned()) {
-            continue;
-        }
-        for field in message.fields() {
-            if !schema::is_visible(&cx.extensions.field(&field), Direction::Output) {
-                omitted.insert(field.full_name().to_owned());
-                continue;
-            }
-            if let prost_reflect::Kind::Message(target) = field.kind() {
-                queue.push(target);
-            }
+    for message in reachable_messages([output.clone()], visible) {
+        for field in message.fields().filter(|field| !visible(field)) {
+            omitted.insert(field.full_name().to_owned());
         }
     }
     omitted.into_iter().collect()
@@ -573,12 +565,7 @@ fn omitted_output_fields(
 
 /// A hidden field can never be set by a model, so it must not be required.
 fn check_hidden_required(cx: SchemaContext<'_>, method: &MethodDescriptor) -> Result<()> {
-    let mut seen = BTreeSet::new();
-    let mut queue = vec![method.input(), method.output()];
-    while let Some(message) = queue.pop() {
-        if !seen.insert(message.full_name().to_owned()) {
-            continue;
-        }
+    for message in reachable_messages([method.input(), method.output()], |_| true) {
         for field in message.fields() {
             let facts = cx.extensions.field(&field);
             let required = facts.behavior_required
@@ -593,12 +580,34 @@ fn check_hidden_required(cx: SchemaContext<'_>, method: &MethodDescriptor) -> Re
                         .to_owned(),
                 });
             }
-            if let prost_reflect::Kind::Message(target) = field.kind() {
-                queue.push(target);
-            }
         }
     }
     Ok(())
+}
+
+/// Every message reachable from `starts` through message-typed fields that `follow` accepts
+/// (map fields lead to their entry messages), each once, the starts included.
+fn reachable_messages(
+    starts: impl IntoIterator<Item = prost_reflect::MessageDescriptor>,
+    follow: impl Fn(&prost_reflect::FieldDescriptor) -> bool,
+) -> Vec<prost_reflect::MessageDescriptor> {
+    let mut seen = BTreeSet::new();
+    let mut found = Vec::new();
+    let mut queue: Vec<_> = starts.into_iter().collect();
+    while let Some(message) = queue.pop() {
+        if !seen.insert(message.full_name().to_owned()) {
+            continue;
+        }
+        for field in message.fields() {
+            if let prost_reflect::Kind::Message(target) = field.kind()
+                && follow(&field)
+            {
+                queue.push(target);
+            }
+        }
+        found.push(message);
+    }
+    found
 }
 
 fn check_collisions(packages: &[Package]) -> Result<()> {
@@ -734,32 +743,25 @@ fn descriptor_set(inputs: &Inputs, files: &[String]) -> Vec<u8> {
         .filter_map(|f| inputs.pool.get_file_by_name(f))
         .collect();
     let mut needed: BTreeSet<String> = files.iter().cloned().collect();
-    let mut seen = BTreeSet::new();
-    let mut queue: Vec<prost_reflect::MessageDescriptor> = inputs
+    let mut starts: Vec<prost_reflect::MessageDescriptor> = inputs
         .pool
         .all_messages()
         .filter(|m| files.iter().any(|f| f == m.parent_file().name()))
         .collect();
     for file in &package_files {
-        for service in file.services() {
-            for method in service.methods() {
-                queue.push(method.input());
-                queue.push(method.output());
-            }
+        for method in file
+            .services()
+            .flat_map(|service| service.methods().collect::<Vec<_>>())
+        {
+            starts.push(method.input());
+            starts.push(method.output());
         }
     }
-    while let Some(message) = queue.pop() {
-        if !seen.insert(message.full_name().to_owned()) {
-            continue;
-        }
+    for message in reachable_messages(starts, |_| true) {
         needed.insert(message.parent_file().name().to_owned());
         for field in message.fields() {
-            match field.kind() {
-                prost_reflect::Kind::Message(target) => queue.push(target),
-                prost_reflect::Kind::Enum(target) => {
-                    needed.insert(target.parent_file().name().to_owned());
-                }
-                _ => {}
+            if let prost_reflect::Kind::Enum(target) = field.kind() {
+                needed.insert(target.parent_file().name().to_owned());
             }
         }
     }

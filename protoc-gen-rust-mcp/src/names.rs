@@ -11,6 +11,16 @@ pub const MAX_TOOL_NAME: usize = 64;
 /// The longest property key Anthropic and Bedrock accept (`^[a-zA-Z0-9_.-]{1,64}$`).
 pub const MAX_PROPERTY_KEY: usize = 64;
 
+/// Whether `key` is a property key every host accepts: `^[a-zA-Z0-9_.-]{1,64}$` (Anthropic and
+/// Bedrock reject others).
+pub fn is_portable_property_key(key: &str) -> bool {
+    !key.is_empty()
+        && key.len() <= MAX_PROPERTY_KEY
+        && key
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+}
+
 /// Why `name` is not a valid tool name, if it is not.
 pub fn check_tool_name(name: &str) -> Result<(), String> {
     if name.is_empty() {

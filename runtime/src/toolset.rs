@@ -272,8 +272,54 @@ fn decode_request<Req: prost::Message + Default>(bytes: &[u8]) -> Result<Req, St
     })
 }
 
-fn single(bytes: Vec<u8>) -> ResponseStream {
-    Box::pin(futures_util::stream::once(std::future::ready(Ok(bytes))))
+/// The one request message of a unary or server-streaming call.
+fn decode_single<Req: prost::Message + Default>(requests: &[Vec<u8>]) -> Result<Req, Status> {
+    match requests.first() {
+        Some(bytes) => decode_request(bytes),
+        None => Err(Status::internal("no request message")),
+    }
+}
+
+/// Every request message of a client-streaming or bidirectional call, as the request stream.
+fn decode_stream<Req: prost::Message + Default>(
+    requests: &[Vec<u8>],
+) -> Result<MessageStream<Req>, Status> {
+    requests
+        .iter()
+        .map(|bytes| decode_request(bytes))
+        .collect::<Result<Vec<Req>, Status>>()
+        .map(MessageStream::new)
+}
+
+/// A single response, as a one-item stream of encoded messages.
+fn single_response<Resp, Fut>(response: Fut) -> BoxFuture<'static, Result<ResponseStream, Status>>
+where
+    Resp: prost::Message + Send + 'static,
+    Fut: Future<Output = Result<Response<Resp>, Status>> + Send + 'static,
+{
+    Box::pin(async move {
+        let bytes = response.await?.into_inner().encode_to_vec();
+        let stream: ResponseStream =
+            Box::pin(futures_util::stream::once(std::future::ready(Ok(bytes))));
+        Ok(stream)
+    })
+}
+
+/// A response stream, as a stream of encoded messages.
+fn streamed_response<Resp, St, Fut>(
+    response: Fut,
+) -> BoxFuture<'static, Result<ResponseStream, Status>>
+where
+    Resp: prost::Message + Send + 'static,
+    St: Stream<Item = Result<Resp, Status>> + Send + 'static,
+    Fut: Future<Output = Result<Response<St>, Status>> + Send + 'static,
+{
+    Box::pin(async move {
+        let stream = response.await?.into_inner();
+        let stream: ResponseStream =
+            Box::pin(stream.map(|item| item.map(|message| message.encode_to_vec())));
+        Ok(stream)
+    })
 }
 
 fn failed(status: Status) -> BoxFuture<'static, Result<ResponseStream, Status>> {
@@ -315,16 +361,10 @@ impl ToolSetBuilder {
                 metadata,
                 timeout,
             } = invocation;
-            let message = match requests.first().map(|bytes| decode_request::<Req>(bytes)) {
-                Some(Ok(message)) => message,
-                Some(Err(status)) => return failed(status),
-                None => return failed(Status::internal("no request message")),
-            };
-            let response = call(request(message, metadata, timeout));
-            Box::pin(async move {
-                let response = response.await?;
-                Ok(single(response.into_inner().encode_to_vec()))
-            })
+            match decode_single::<Req>(&requests) {
+                Ok(message) => single_response(call(request(message, metadata, timeout))),
+                Err(status) => failed(status),
+            }
         });
         self.register(def, RpcKind::Unary, handler)
     }
@@ -352,18 +392,10 @@ impl ToolSetBuilder {
                 metadata,
                 timeout,
             } = invocation;
-            let message = match requests.first().map(|bytes| decode_request::<Req>(bytes)) {
-                Some(Ok(message)) => message,
-                Some(Err(status)) => return failed(status),
-                None => return failed(Status::internal("no request message")),
-            };
-            let response = call(request(message, metadata, timeout));
-            Box::pin(async move {
-                let stream = response.await?.into_inner();
-                let stream: ResponseStream =
-                    Box::pin(stream.map(|item| item.map(|message| message.encode_to_vec())));
-                Ok(stream)
-            })
+            match decode_single::<Req>(&requests) {
+                Ok(message) => streamed_response(call(request(message, metadata, timeout))),
+                Err(status) => failed(status),
+            }
         });
         self.register(def, RpcKind::ServerStreaming, handler)
     }
@@ -391,19 +423,10 @@ impl ToolSetBuilder {
                 metadata,
                 timeout,
             } = invocation;
-            let messages: Result<Vec<Req>, Status> = requests
-                .iter()
-                .map(|bytes| decode_request::<Req>(bytes))
-                .collect();
-            let messages = match messages {
-                Ok(messages) => messages,
-                Err(status) => return failed(status),
-            };
-            let response = call(request(MessageStream::new(messages), metadata, timeout));
-            Box::pin(async move {
-                let response = response.await?;
-                Ok(single(response.into_inner().encode_to_vec()))
-            })
+            match decode_stream::<Req>(&requests) {
+                Ok(message) => single_response(call(request(message, metadata, timeout))),
+                Err(status) => failed(status),
+            }
         });
         self.register(def, RpcKind::ClientStreaming, handler)
     }
@@ -432,21 +455,10 @@ impl ToolSetBuilder {
                 metadata,
                 timeout,
             } = invocation;
-            let messages: Result<Vec<Req>, Status> = requests
-                .iter()
-                .map(|bytes| decode_request::<Req>(bytes))
-                .collect();
-            let messages = match messages {
-                Ok(messages) => messages,
-                Err(status) => return failed(status),
-            };
-            let response = call(request(MessageStream::new(messages), metadata, timeout));
-            Box::pin(async move {
-                let stream = response.await?.into_inner();
-                let stream: ResponseStream =
-                    Box::pin(stream.map(|item| item.map(|message| message.encode_to_vec())));
-                Ok(stream)
-            })
+            match decode_stream::<Req>(&requests) {
+                Ok(message) => streamed_response(call(request(message, metadata, timeout))),
+                Err(status) => failed(status),
+            }
         });
         self.register(def, RpcKind::Bidi, handler)
     }

@@ -8,6 +8,21 @@ use serde_json::{Value, json};
 
 pub type Client = RunningService<RoleClient, ()>;
 
+/// The testdata backend behind generated tools, and rmcp's client connected to it over an
+/// in-process duplex pipe.
+pub async fn connect_in_process() -> Client {
+    use rmcp::ServiceExt as _;
+    let backend = e2e::start_backend().await.expect("backend");
+    let server = e2e::mcp_server(&backend).await.expect("server");
+    let (server_io, client_io) = tokio::io::duplex(1 << 16);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    ().serve(client_io).await.expect("handshake")
+}
+
 pub async fn call(
     client: &Client,
     name: &str,

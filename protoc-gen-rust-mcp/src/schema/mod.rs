@@ -39,7 +39,7 @@ use serde_json::{Map, Value, json};
 use crate::comments::Comments;
 use crate::error::{Error, Result};
 use crate::extensions::{Extensions, FieldFacts};
-use crate::names::MAX_PROPERTY_KEY;
+use crate::names::{self, MAX_PROPERTY_KEY};
 use crate::options::Options;
 
 /// The dialect every schema is written in.
@@ -496,12 +496,7 @@ fn map_key_names(kind: &Kind) -> Option<Value> {
 }
 
 fn check_property_key(key: &str, element: &str) -> Result<()> {
-    let valid = !key.is_empty()
-        && key.len() <= MAX_PROPERTY_KEY
-        && key
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
-    if valid {
+    if names::is_portable_property_key(key) {
         Ok(())
     } else {
         Err(Error::Unsupported {

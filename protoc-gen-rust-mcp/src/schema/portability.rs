@@ -6,7 +6,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::names::MAX_PROPERTY_KEY;
+use crate::names::is_portable_property_key;
 
 const COMBINATORS: &[&str] = &["oneOf", "anyOf", "allOf", "not", "enum"];
 
@@ -94,12 +94,7 @@ impl<'a> Walker<'a> {
         }
         if let Some(Value::Object(properties)) = schema.get("properties") {
             for key in properties.keys() {
-                let valid = !key.is_empty()
-                    && key.len() <= MAX_PROPERTY_KEY
-                    && key
-                        .bytes()
-                        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
-                if !valid {
+                if !is_portable_property_key(key) {
                     self.report(format_args!(
                         "property key `{key}` is not ^[a-zA-Z0-9_.-]{{1,64}}$"
                     ));

@@ -44,18 +44,6 @@ pub fn testdata_files() -> Vec<String> {
     out
 }
 
-/// Same request shape as `CodeGeneratorRequest`, with files kept as raw bytes so that extension
-/// options survive the round trip (prost-types would drop them).
-#[derive(Clone, PartialEq, Message)]
-struct RawRequest {
-    #[prost(string, repeated, tag = "1")]
-    file_to_generate: Vec<String>,
-    #[prost(string, optional, tag = "2")]
-    parameter: Option<String>,
-    #[prost(bytes = "vec", repeated, tag = "15")]
-    proto_file: Vec<Vec<u8>>,
-}
-
 #[derive(Clone, PartialEq, Message)]
 struct RawSet {
     #[prost(bytes = "vec", repeated, tag = "1")]
@@ -92,7 +80,8 @@ pub fn descriptor_set(files: &[String]) -> Vec<u8> {
 /// The request protoc would send for `files` with `parameter`.
 pub fn request(files: &[String], parameter: &str) -> Vec<u8> {
     let set = RawSet::decode(descriptor_set(files).as_slice()).expect("descriptor set decodes");
-    RawRequest {
+    // The plugin's own request type keeps files as raw bytes, so extension options survive.
+    protoc_gen_rust_mcp::model::RawRequest {
         file_to_generate: files.to_vec(),
         parameter: (!parameter.is_empty()).then(|| parameter.to_owned()),
         proto_file: set.file,

@@ -6,7 +6,7 @@
 //! Everything else (64-bit strings, enum names, base64, well-known-type strings) is already
 //! protojson, which prost-reflect's deserializer reads.
 
-use prost_reflect::{DeserializeOptions, DynamicMessage, FieldDescriptor, Kind, MessageDescriptor};
+use prost_reflect::{DeserializeOptions, DynamicMessage, FieldDescriptor, MessageDescriptor};
 use serde_json::{Map, Value};
 
 use super::{
@@ -75,36 +75,7 @@ fn protojson_message(desc: &MessageDescriptor, value: Value) -> Value {
 }
 
 fn protojson_field(field: &FieldDescriptor, value: Value) -> Value {
-    let kind = field.kind();
-    let Kind::Message(desc) = &kind else {
-        return value;
-    };
-    if field.is_map() {
-        let value_kind = desc.map_entry_value_field().kind();
-        let Kind::Message(value_desc) = &value_kind else {
-            return value;
-        };
-        match value {
-            Value::Object(map) => Value::Object(
-                map.into_iter()
-                    .map(|(k, v)| (k, protojson_message(value_desc, v)))
-                    .collect(),
-            ),
-            other => other,
-        }
-    } else if field.is_list() {
-        match value {
-            Value::Array(items) => Value::Array(
-                items
-                    .into_iter()
-                    .map(|item| protojson_message(desc, item))
-                    .collect(),
-            ),
-            other => other,
-        }
-    } else {
-        protojson_message(desc, value)
-    }
+    super::map_message_values(field, value, protojson_message)
 }
 
 fn protojson_any(desc: &MessageDescriptor, value: Value) -> Value {

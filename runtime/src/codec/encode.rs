@@ -8,7 +8,7 @@
 //! dropped.
 
 use prost_reflect::{
-    DynamicMessage, FieldDescriptor, Kind, MessageDescriptor, ReflectMessage as _, SerializeOptions,
+    DynamicMessage, FieldDescriptor, MessageDescriptor, ReflectMessage as _, SerializeOptions,
 };
 use serde_json::{Map, Value};
 
@@ -88,36 +88,9 @@ fn canonical_message(desc: &MessageDescriptor, value: Value, json_names: bool) -
 }
 
 fn canonical_field(field: &FieldDescriptor, value: Value, json_names: bool) -> Value {
-    let kind = field.kind();
-    let Kind::Message(desc) = &kind else {
-        return value;
-    };
-    if field.is_map() {
-        let value_kind = desc.map_entry_value_field().kind();
-        let Kind::Message(value_desc) = &value_kind else {
-            return value;
-        };
-        match value {
-            Value::Object(map) => Value::Object(
-                map.into_iter()
-                    .map(|(k, v)| (k, canonical_message(value_desc, v, json_names)))
-                    .collect(),
-            ),
-            other => other,
-        }
-    } else if field.is_list() {
-        match value {
-            Value::Array(items) => Value::Array(
-                items
-                    .into_iter()
-                    .map(|item| canonical_message(desc, item, json_names))
-                    .collect(),
-            ),
-            other => other,
-        }
-    } else {
-        canonical_message(desc, value, json_names)
-    }
+    super::map_message_values(field, value, |desc, v| {
+        canonical_message(desc, v, json_names)
+    })
 }
 
 fn canonical_any(desc: &MessageDescriptor, value: Value, json_names: bool) -> Value {

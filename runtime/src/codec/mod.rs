@@ -20,6 +20,7 @@ pub(crate) mod normalize;
 pub(crate) mod path;
 
 use prost_reflect::{FieldDescriptor, Kind, MessageDescriptor, OneofDescriptor};
+use serde_json::Value;
 
 /// Well-known types whose JSON mapping is special.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -146,6 +147,42 @@ pub(crate) const TYPE_URL_PREFIX: &str = "type.googleapis.com/";
 /// The message name in an `Any` type URL (everything after the last `/`).
 pub(crate) fn type_url_message_name(type_url: &str) -> &str {
     type_url.rsplit('/').next().unwrap_or(type_url)
+}
+
+/// Applies `convert` to every message a field's JSON value holds: the value itself, each list
+/// item, or each map value. Fields that hold no messages are returned unchanged.
+pub(crate) fn map_message_values(
+    field: &FieldDescriptor,
+    value: Value,
+    convert: impl Fn(&MessageDescriptor, Value) -> Value,
+) -> Value {
+    let kind = field.kind();
+    let Kind::Message(desc) = &kind else {
+        return value;
+    };
+    if field.is_map() {
+        let value_kind = desc.map_entry_value_field().kind();
+        let Kind::Message(value_desc) = &value_kind else {
+            return value;
+        };
+        match value {
+            Value::Object(map) => Value::Object(
+                map.into_iter()
+                    .map(|(k, v)| (k, convert(value_desc, v)))
+                    .collect(),
+            ),
+            other => other,
+        }
+    } else if field.is_list() {
+        match value {
+            Value::Array(items) => {
+                Value::Array(items.into_iter().map(|item| convert(desc, item)).collect())
+            }
+            other => other,
+        }
+    } else {
+        convert(desc, value)
+    }
 }
 
 #[cfg(test)]
