@@ -20,14 +20,12 @@
 
 #[cfg(feature = "build")]
 mod builder;
-pub mod comments;
 pub mod emit;
-pub mod error;
-pub mod extensions;
 pub mod model;
 pub mod names;
-pub mod options;
-pub mod schema;
+
+// Descriptor-to-tool logic shared with the runtime, under the paths this crate always had.
+pub use tonic_mcp_schema::{comments, error, extensions, options, schema, tools};
 
 use prost::Message as _;
 use prost_types::compiler::{CodeGeneratorResponse, code_generator_response};

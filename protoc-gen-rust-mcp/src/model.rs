@@ -13,16 +13,16 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::rc::Rc;
 
 use prost::Message as _;
-use prost_reflect::{DescriptorPool, FileDescriptor, MethodDescriptor};
+use prost_reflect::{DescriptorPool, FileDescriptor};
 use prost_types::{FileDescriptorProto, FileDescriptorSet};
 use serde_json::Value;
+use tonic_mcp_schema::{Context, ToolSpec, tools};
 
-use crate::comments::Comments;
 use crate::error::{Error, Result};
-use crate::extensions::{Extensions, ServiceOptions, ToolOptions};
 use crate::names;
-use crate::options::{Options, ToolNames};
-use crate::schema::{self, Cardinal, Direction, SchemaContext};
+use crate::options::Options;
+
+pub use tonic_mcp_schema::{Annotations, Omitted, RpcKind};
 
 /// Everything to emit for one request.
 #[derive(Debug)]
@@ -62,41 +62,6 @@ pub struct Service {
     pub tools: Vec<Tool>,
     /// RPCs that are not tools, with the reason, in declaration order.
     pub omitted: Vec<Omitted>,
-}
-
-/// An RPC that does not become a tool.
-#[derive(Debug, Clone)]
-pub struct Omitted {
-    /// `/demo.v1.ItemService/DeleteItem`.
-    pub rpc_path: String,
-    /// Why, in a few words.
-    pub reason: String,
-}
-
-/// How an RPC streams.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RpcKind {
-    /// One request, one response.
-    Unary,
-    /// One request, a stream of responses.
-    ServerStreaming,
-    /// A stream of requests, one response.
-    ClientStreaming,
-    /// Streams both ways (batch semantics as a tool).
-    Bidi,
-}
-
-/// MCP tool annotations (hints), each unset unless something sets it.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Annotations {
-    /// `readOnlyHint`.
-    pub read_only: Option<bool>,
-    /// `destructiveHint`.
-    pub destructive: Option<bool>,
-    /// `idempotentHint`.
-    pub idempotent: Option<bool>,
-    /// `openWorldHint`.
-    pub open_world: Option<bool>,
 }
 
 /// One RPC as an MCP tool.
@@ -252,13 +217,7 @@ impl Inputs {
 /// schemas, and checks tool names for collisions.
 pub fn build(inputs: &Inputs, options: &Options) -> Result<Model> {
     let prost_services = prost_services(inputs, options)?;
-    let extensions = Extensions::new(&inputs.pool);
-    let comments = Comments::index(&inputs.pool);
-    let cx = SchemaContext {
-        options,
-        extensions: &extensions,
-        comments: &comments,
-    };
+    let context = Context::new(&inputs.pool, options);
 
     let mut packages: BTreeMap<String, Package> = BTreeMap::new();
     for file_name in &inputs.files_to_generate {
@@ -277,8 +236,11 @@ pub fn build(inputs: &Inputs, options: &Options) -> Result<Model> {
             });
         package.files.push(file_name.clone());
         for service in file.services() {
-            let service_options = extensions.service(&service);
-            if service_options.skip {
+            let service_tools = context.service_tools(&service)?;
+            // A service whose every RPC is skipped or filtered out gets no module: there would
+            // be nothing to register, and an empty `from_client` would only warn in the user's
+            // crate.
+            if service_tools.tools.is_empty() {
                 continue;
             }
             let Some(prost) = prost_services.get(service.full_name()) else {
@@ -287,13 +249,9 @@ pub fn build(inputs: &Inputs, options: &Options) -> Result<Model> {
                     service.full_name()
                 )));
             };
-            let service = build_service(cx, &service, prost, &service_options)?;
-            // A service whose every RPC is skipped or filtered out gets no module: there would
-            // be nothing to register, and an empty `from_client` would only warn in the user's
-            // crate.
-            if !service.tools.is_empty() {
-                package.services.push(service);
-            }
+            package
+                .services
+                .push(rust_service(&service, prost, service_tools)?);
         }
     }
 
@@ -312,61 +270,23 @@ pub fn build(inputs: &Inputs, options: &Options) -> Result<Model> {
     Ok(Model { packages })
 }
 
-fn build_service(
-    cx: SchemaContext<'_>,
+/// A service's tools with the Rust names prost-build resolved for it.
+fn rust_service(
     service: &prost_reflect::ServiceDescriptor,
     prost: &ProstService,
-    service_options: &ServiceOptions,
+    service_tools: tonic_mcp_schema::ServiceTools,
 ) -> Result<Service> {
-    let options = cx.options;
-    let prefix = match &service_options.prefix {
-        Some(prefix) => {
-            names::check_prefix(prefix).map_err(|reason| Error::InvalidElementOption {
-                element: service.full_name().to_owned(),
-                option: "(rust_mcp.service).prefix".to_owned(),
-                reason,
-            })?;
-            Some(prefix.as_str())
-        }
-        None => options.prefix.as_deref(),
-    };
-    let mut tools = Vec::new();
-    let mut omitted = Vec::new();
-    for method in service.methods() {
-        let rpc_path = format!("/{}/{}", service.full_name(), method.name());
-        let tool_options = cx.extensions.tool(&method);
-        let reason = if tool_options.skip {
-            Some("skipped by (rust_mcp.tool).skip")
-        } else if !options.selects(method.full_name()) {
-            Some("left out by the include/exclude options")
-        } else if options.opt_in && !tool_options.present {
-            Some("opt_in is set and the method has no (rust_mcp.tool) option")
-        } else {
-            None
-        };
-        if let Some(reason) = reason {
-            omitted.push(Omitted {
-                rpc_path,
-                reason: reason.to_owned(),
-            });
-            continue;
-        }
-        let Some(prost_method) = prost.methods.get(method.name()) else {
+    let mut tools = Vec::with_capacity(service_tools.tools.len());
+    for spec in service_tools.tools {
+        let Some(prost_method) = prost.methods.get(&spec.method) else {
             return Err(Error::Internal(format!(
-                "prost-build reported no method {}",
-                method.full_name()
+                "prost-build reported no method {}.{}",
+                service.full_name(),
+                spec.method
             )));
         };
-        tools.push(build_tool(
-            cx,
-            &method,
-            prost_method,
-            &tool_options,
-            prefix,
-            rpc_path,
-        )?);
+        tools.push(Tool::new(spec, prost_method));
     }
-    tools.sort_by(|a, b| a.name.cmp(&b.name));
     // Two tools of one service would also collide as Rust constants.
     let mut consts = BTreeMap::new();
     for tool in &tools {
@@ -388,226 +308,32 @@ fn build_service(
         server_mod: format!("{snake}_server"),
         mcp_mod: format!("{snake}_mcp"),
         tools,
-        omitted,
+        omitted: service_tools.omitted,
     })
 }
 
-fn build_tool(
-    cx: SchemaContext<'_>,
-    method: &MethodDescriptor,
-    prost: &ProstMethod,
-    tool_options: &ToolOptions,
-    prefix: Option<&str>,
-    rpc_path: String,
-) -> Result<Tool> {
-    let options = cx.options;
-    let element = method.full_name().to_owned();
-    let invalid = |option: &str, reason: String| Error::InvalidElementOption {
-        element: element.clone(),
-        option: option.to_owned(),
-        reason,
-    };
-    let service = method.parent_service();
-    let name = match &tool_options.name {
-        Some(name) => {
-            let full = names::with_prefix(prefix, name);
-            names::check_tool_name(&full)
-                .map_err(|reason| invalid("(rust_mcp.tool).name", reason))?;
-            full
-        }
-        None => {
-            let base = match options.tool_names {
-                ToolNames::ServiceMethod => format!("{}_{}", service.name(), method.name()),
-                ToolNames::Method => method.name().to_owned(),
-                ToolNames::Package => {
-                    let package = service.package_name().replace('.', "_");
-                    if package.is_empty() {
-                        format!("{}_{}", service.name(), method.name())
-                    } else {
-                        format!("{package}_{}_{}", service.name(), method.name())
-                    }
-                }
-            };
-            let full = names::shorten_tool_name(&names::with_prefix(prefix, &base));
-            names::check_tool_name(&full).map_err(|reason| Error::Unsupported {
-                element: element.clone(),
-                reason: format!("cannot make a tool name: {reason}; set (rust_mcp.tool).name"),
-            })?;
-            full
-        }
-    };
-    if tool_options.read_only == Some(true) && tool_options.destructive == Some(true) {
-        return Err(invalid(
-            "(rust_mcp.tool).read_only",
-            "read_only and destructive are both true; a read-only tool cannot be destructive. \
-             Unset one of them"
-                .to_owned(),
-        ));
-    }
-    let kind = match (method.is_client_streaming(), method.is_server_streaming()) {
-        (false, false) => RpcKind::Unary,
-        (false, true) => RpcKind::ServerStreaming,
-        (true, false) => RpcKind::ClientStreaming,
-        (true, true) => RpcKind::Bidi,
-    };
-    let file = method.parent_file();
-    let comment = if options.descriptions {
-        cx.comments
-            .get(file.name(), method.path())
-            .map(str::to_owned)
-    } else {
-        None
-    };
-    let description = tool_options
-        .description
-        .clone()
-        .or(comment)
-        .unwrap_or_else(|| format!("Calls the gRPC method `{rpc_path}`."));
-    let description = match kind {
-        RpcKind::Unary => description,
-        RpcKind::ServerStreaming => format!(
-            "{description}\n\nServer streaming: the result collects the streamed messages in \
-             `messages`, up to a bound; `truncated` is true when the bound cut the stream."
-        ),
-        RpcKind::ClientStreaming => {
-            format!("{description}\n\nClient streaming: pass the messages to stream in `messages`.")
-        }
-        RpcKind::Bidi => format!(
-            "{description}\n\nBidirectional streaming, as a batch: the messages in `messages` \
-             are sent, then the received messages are returned in `messages`."
-        ),
-    };
-    let title = tool_options
-        .title
-        .clone()
-        .unwrap_or_else(|| names::title_words(method.name()));
-
-    let mut annotations = Annotations::default();
-    match method
-        .method_descriptor_proto()
-        .options
-        .as_ref()
-        .map(|o| o.idempotency_level())
-    {
-        Some(prost_types::method_options::IdempotencyLevel::NoSideEffects) => {
-            annotations.read_only = Some(true);
-        }
-        Some(prost_types::method_options::IdempotencyLevel::Idempotent) => {
-            annotations.idempotent = Some(true);
-        }
-        _ => {}
-    }
-    annotations.read_only = tool_options.read_only.or(annotations.read_only);
-    annotations.destructive = tool_options.destructive;
-    annotations.idempotent = tool_options.idempotent.or(annotations.idempotent);
-    annotations.open_world = tool_options.open_world;
-
-    check_hidden_required(cx, method)?;
-    let output_omitted = omitted_output_fields(cx, &method.output());
-
-    let input = method.input();
-    let output = method.output();
-    let (input_cardinal, output_cardinal) = match kind {
-        RpcKind::Unary => (Cardinal::One, Cardinal::One),
-        RpcKind::ServerStreaming => (Cardinal::One, Cardinal::Stream),
-        RpcKind::ClientStreaming => (Cardinal::Stream, Cardinal::One),
-        RpcKind::Bidi => (Cardinal::Stream, Cardinal::Stream),
-    };
-    let input_schema = schema::tool_schema(cx, &input, Direction::Input, input_cardinal)?;
-    let output_schema = schema::tool_schema(cx, &output, Direction::Output, output_cardinal)?;
-    for (side, schema) in [("input", &input_schema), ("output", &output_schema)] {
-        let problems = schema::portability::violations(schema);
-        if !problems.is_empty() {
-            return Err(Error::Internal(format!(
-                "the {side} schema of {element} breaks portability rules: {}",
-                problems.join("; ")
-            )));
+impl Tool {
+    fn new(spec: ToolSpec, prost: &ProstMethod) -> Tool {
+        Tool {
+            name: spec.name,
+            title: spec.title,
+            description: spec.description,
+            rpc_path: spec.rpc_path,
+            kind: spec.kind,
+            rust_method: prost.rust_name.clone(),
+            const_name: names::tool_const_name(&prost.rust_name),
+            input_type: spec.input_type,
+            output_type: spec.output_type,
+            input_rust: names::nested_type_path(&prost.input_type),
+            output_rust: names::nested_type_path(&prost.output_type),
+            annotations: spec.annotations,
+            timeout: spec.timeout,
+            max_messages: spec.max_messages,
+            output_omitted: spec.output_omitted,
+            input_schema: spec.input_schema,
+            output_schema: spec.output_schema,
         }
     }
-
-    Ok(Tool {
-        name,
-        title,
-        description,
-        rpc_path,
-        kind,
-        const_name: names::tool_const_name(&prost.rust_name),
-        rust_method: prost.rust_name.clone(),
-        input_type: input.full_name().to_owned(),
-        output_type: output.full_name().to_owned(),
-        input_rust: names::nested_type_path(&prost.input_type),
-        output_rust: names::nested_type_path(&prost.output_type),
-        annotations,
-        timeout: tool_options.timeout,
-        max_messages: tool_options.max_messages,
-        output_omitted,
-        input_schema,
-        output_schema,
-    })
-}
-
-/// Fields reachable from `output` that output schemas leave out.
-fn omitted_output_fields(
-    cx: SchemaContext<'_>,
-    output: &prost_reflect::MessageDescriptor,
-) -> Vec<String> {
-    let visible = |field: &prost_reflect::FieldDescriptor| {
-        schema::is_visible(&cx.extensions.field(field), Direction::Output)
-    };
-    let mut omitted = BTreeSet::new();
-    for message in reachable_messages([output.clone()], visible) {
-        for field in message.fields().filter(|field| !visible(field)) {
-            omitted.insert(field.full_name().to_owned());
-        }
-    }
-    omitted.into_iter().collect()
-}
-
-/// A hidden field can never be set by a model, so it must not be required.
-fn check_hidden_required(cx: SchemaContext<'_>, method: &MethodDescriptor) -> Result<()> {
-    for message in reachable_messages([method.input(), method.output()], |_| true) {
-        for field in message.fields() {
-            let facts = cx.extensions.field(&field);
-            let required = facts.behavior_required
-                || facts.validate_required
-                || field.cardinality() == prost_reflect::Cardinality::Required;
-            if facts.hidden && required {
-                return Err(Error::InvalidElementOption {
-                    element: field.full_name().to_owned(),
-                    option: "(rust_mcp.field).hidden".to_owned(),
-                    reason: "the field is required, so a model could never make a valid call \
-                             without it. Remove `hidden`, or make the field optional"
-                        .to_owned(),
-                });
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Every message reachable from `starts` through message-typed fields that `follow` accepts
-/// (map fields lead to their entry messages), each once, the starts included.
-fn reachable_messages(
-    starts: impl IntoIterator<Item = prost_reflect::MessageDescriptor>,
-    follow: impl Fn(&prost_reflect::FieldDescriptor) -> bool,
-) -> Vec<prost_reflect::MessageDescriptor> {
-    let mut seen = BTreeSet::new();
-    let mut found = Vec::new();
-    let mut queue: Vec<_> = starts.into_iter().collect();
-    while let Some(message) = queue.pop() {
-        if !seen.insert(message.full_name().to_owned()) {
-            continue;
-        }
-        for field in message.fields() {
-            if let prost_reflect::Kind::Message(target) = field.kind()
-                && follow(&field)
-            {
-                queue.push(target);
-            }
-        }
-        found.push(message);
-    }
-    found
 }
 
 fn check_collisions(packages: &[Package]) -> Result<()> {
@@ -757,7 +483,7 @@ fn descriptor_set(inputs: &Inputs, files: &[String]) -> Vec<u8> {
             starts.push(method.output());
         }
     }
-    for message in reachable_messages(starts, |_| true) {
+    for message in tools::reachable_messages(starts, |_| true) {
         needed.insert(message.parent_file().name().to_owned());
         for field in message.fields() {
             if let prost_reflect::Kind::Enum(target) = field.kind() {

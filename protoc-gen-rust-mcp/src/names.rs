@@ -1,140 +1,10 @@
-//! Every name the plugin makes: tool names, titles, Rust identifiers and paths, file names.
+//! Rust identifiers, paths and file names of generated code.
 //!
 //! Rust names for prost types and methods come from prost-build itself (see `model.rs`); this
-//! module only derives what prost does not give us, using the same rules as tonic-build.
+//! module only derives what prost does not give us, using the same rules as tonic-build. Tool
+//! names and the other naming rules shared with the runtime live in `tonic_mcp_schema::names`.
 
 use heck::ToShoutySnakeCase;
-
-/// The longest tool name MCP hosts accept.
-pub const MAX_TOOL_NAME: usize = 64;
-
-/// The longest property key Anthropic and Bedrock accept (`^[a-zA-Z0-9_.-]{1,64}$`).
-pub const MAX_PROPERTY_KEY: usize = 64;
-
-/// Whether `key` is a property key every host accepts: `^[a-zA-Z0-9_.-]{1,64}$` (Anthropic and
-/// Bedrock reject others).
-pub fn is_portable_property_key(key: &str) -> bool {
-    !key.is_empty()
-        && key.len() <= MAX_PROPERTY_KEY
-        && key
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
-}
-
-/// Why `name` is not a valid tool name, if it is not.
-pub fn check_tool_name(name: &str) -> Result<(), String> {
-    if name.is_empty() {
-        return Err("a tool name cannot be empty".to_owned());
-    }
-    if let Some(c) = name
-        .chars()
-        .find(|c| !(c.is_ascii_alphanumeric() || *c == '_'))
-    {
-        return Err(format!(
-            "`{name}` contains `{c}`; tool names use only A-Z, a-z, 0-9 and `_`"
-        ));
-    }
-    if !name.starts_with(|c: char| c.is_ascii_alphabetic()) {
-        return Err(format!("`{name}` must start with a letter"));
-    }
-    if name.len() > MAX_TOOL_NAME {
-        return Err(format!(
-            "`{name}` is {} characters; tool names are at most {MAX_TOOL_NAME}",
-            name.len()
-        ));
-    }
-    Ok(())
-}
-
-/// Why `prefix` is not a valid tool-name prefix, if it is not.
-pub fn check_prefix(prefix: &str) -> Result<(), String> {
-    check_tool_name(prefix)
-        .map_err(|reason| format!("invalid tool-name prefix: {reason}"))
-        .and_then(|()| {
-            if prefix.len() >= MAX_TOOL_NAME {
-                Err(format!(
-                    "prefix `{prefix}` leaves no room for the tool name within {MAX_TOOL_NAME} characters"
-                ))
-            } else {
-                Ok(())
-            }
-        })
-}
-
-/// `prefix_name`, or `name` without a prefix.
-pub fn with_prefix(prefix: Option<&str>, name: &str) -> String {
-    match prefix {
-        Some(prefix) if prefix.ends_with('_') => format!("{prefix}{name}"),
-        Some(prefix) => format!("{prefix}_{name}"),
-        None => name.to_owned(),
-    }
-}
-
-/// Shortens a tool name that is longer than [`MAX_TOOL_NAME`], deterministically.
-///
-/// The result is the longest tail of `name` that starts at a word boundary with a letter,
-/// followed by `_` and eight hex digits of a hash of the whole name. Two long names that share a
-/// tail still differ by their hash. Names within the limit are returned unchanged.
-pub fn shorten_tool_name(name: &str) -> String {
-    if name.len() <= MAX_TOOL_NAME {
-        return name.to_owned();
-    }
-    let hash = format!("{:08x}", fnv1a(name.as_bytes()) as u32);
-    let budget = MAX_TOOL_NAME - hash.len() - 1;
-    let bytes = name.as_bytes();
-    let boundary = |i: usize| {
-        let c = bytes[i];
-        c.is_ascii_alphabetic()
-            && (i == 0
-                || bytes[i - 1] == b'_'
-                || (c.is_ascii_uppercase() && bytes[i - 1].is_ascii_lowercase())
-                || (c.is_ascii_uppercase()
-                    && bytes[i - 1].is_ascii_uppercase()
-                    && bytes.get(i + 1).is_some_and(u8::is_ascii_lowercase)))
-    };
-    let start = (name.len() - budget..name.len())
-        .find(|&i| boundary(i))
-        // No word boundary in reach: cut at the first letter that fits.
-        .or_else(|| (name.len() - budget..name.len()).find(|&i| bytes[i].is_ascii_alphabetic()));
-    match start {
-        Some(start) => format!("{}_{hash}", &name[start..]),
-        None => format!("t{hash}"),
-    }
-}
-
-/// FNV-1a, 64 bit: a stable hash (the standard library's is not stable across releases).
-pub fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| {
-        (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
-}
-
-/// A method name in words, keeping acronyms: `GetHTTPThing` → `Get HTTP Thing`.
-pub fn title_words(name: &str) -> String {
-    let chars: Vec<char> = name.chars().collect();
-    let mut out = String::with_capacity(name.len() + 4);
-    for (i, &c) in chars.iter().enumerate() {
-        if c == '_' {
-            if !out.ends_with(' ') && !out.is_empty() {
-                out.push(' ');
-            }
-            continue;
-        }
-        if i > 0 && !out.is_empty() && !out.ends_with(' ') {
-            let prev = chars[i - 1];
-            let next = chars.get(i + 1).copied();
-            let starts_word = (c.is_uppercase() && (prev.is_lowercase() || prev.is_ascii_digit()))
-                || (c.is_uppercase()
-                    && prev.is_uppercase()
-                    && next.is_some_and(char::is_lowercase));
-            if starts_word {
-                out.push(' ');
-            }
-        }
-        out.push(c);
-    }
-    out
-}
 
 /// tonic-build's `naive_snake_case`, used for the `<service>_client` and `<service>_server`
 /// modules. It differs from prost's snake case (`ABCServiceX` → `a_b_c_service_x`), so it is
@@ -200,46 +70,9 @@ pub fn package_dir(package: &str, flat: bool) -> String {
     }
 }
 
-/// Matches `text` against a glob where `*` stands for any run of characters.
-pub fn glob_match(glob: &str, text: &str) -> bool {
-    let parts: Vec<&str> = glob.split('*').collect();
-    if parts.len() == 1 {
-        return glob == text;
-    }
-    let (first, rest) = (parts[0], &parts[1..]);
-    let Some(mut remaining) = text.strip_prefix(first) else {
-        return false;
-    };
-    let (last, middle) = rest.split_last().unwrap_or((&"", &[]));
-    for part in middle {
-        match remaining.find(part) {
-            Some(at) => remaining = &remaining[at + part.len()..],
-            None => return false,
-        }
-    }
-    remaining.len() >= last.len() && remaining.ends_with(last)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn titles_keep_acronyms() {
-        let cases = [
-            ("GetItem", "Get Item"),
-            ("GetHTTPThing", "Get HTTP Thing"),
-            ("XMLHttpRequest", "XML Http Request"),
-            ("List", "List"),
-            ("get_item", "get item"),
-            ("V2Search", "V2 Search"),
-            ("SearchV2", "Search V2"),
-            ("Base64Encode", "Base64 Encode"),
-        ];
-        for (input, expected) in cases {
-            assert_eq!(title_words(input), expected, "{input}");
-        }
-    }
 
     #[test]
     fn tonic_snake_case_matches_tonic_build() {
@@ -279,78 +112,5 @@ mod tests {
         for (input, expected) in cases {
             assert_eq!(nested_type_path(input), expected, "{input}");
         }
-    }
-
-    #[test]
-    fn tool_name_rules() {
-        assert!(check_tool_name("ItemService_GetItem").is_ok());
-        assert!(check_tool_name(&"a".repeat(64)).is_ok());
-        let cases = [
-            ("", "empty"),
-            ("1bad", "start with a letter"),
-            ("_x", "start with a letter"),
-            ("bad-name", "contains `-`"),
-            ("bad.name", "contains `.`"),
-        ];
-        for (input, expected) in cases {
-            let err = check_tool_name(input).unwrap_err();
-            assert!(err.contains(expected), "{input}: {err}");
-        }
-        let long = "a".repeat(65);
-        assert!(check_tool_name(&long).unwrap_err().contains("at most 64"));
-    }
-
-    #[test]
-    fn shortening_is_deterministic_bounded_and_distinct() {
-        let a = "VeryLongServiceNameForTestingPurposesService_GetTheFirstExtremelyLongMethodName";
-        let b = "VeryLongServiceNameForTestingPurposesService_GetTheSecondExtremelyLongMethodName";
-        let (sa, sb) = (shorten_tool_name(a), shorten_tool_name(b));
-        for s in [&sa, &sb] {
-            check_tool_name(s).unwrap();
-            assert!(s.len() <= MAX_TOOL_NAME);
-        }
-        assert_ne!(sa, sb);
-        assert_eq!(sa, shorten_tool_name(a));
-        // The tail is kept from a word boundary.
-        assert!(
-            sa.starts_with("PurposesService_GetTheFirstExtremelyLongMethodName_"),
-            "{sa}"
-        );
-        assert_eq!(shorten_tool_name("Short_Name"), "Short_Name");
-        // No word boundary at all: still valid.
-        let flat = format!("A{}", "a".repeat(100));
-        check_tool_name(&shorten_tool_name(&flat)).unwrap();
-        let digits = format!("A{}", "1".repeat(100));
-        check_tool_name(&shorten_tool_name(&digits)).unwrap();
-    }
-
-    #[test]
-    fn globs() {
-        let cases = [
-            ("demo.v1.*", "demo.v1.ItemService.GetItem", true),
-            ("*.GetItem", "demo.v1.ItemService.GetItem", true),
-            ("*Item*", "demo.v1.ItemService.GetItem", true),
-            ("demo.*.Get*", "demo.v1.ItemService.GetItem", true),
-            (
-                "demo.v1.ItemService.GetItem",
-                "demo.v1.ItemService.GetItem",
-                true,
-            ),
-            ("demo.v2.*", "demo.v1.ItemService.GetItem", false),
-            ("*.Delete*", "demo.v1.ItemService.GetItem", false),
-            ("a*a", "a", false),
-        ];
-        for (glob, text, expected) in cases {
-            assert_eq!(glob_match(glob, text), expected, "{glob} {text}");
-        }
-    }
-
-    #[test]
-    fn prefixes() {
-        assert_eq!(with_prefix(Some("shop"), "Get"), "shop_Get");
-        assert_eq!(with_prefix(Some("shop_"), "Get"), "shop_Get");
-        assert_eq!(with_prefix(None, "Get"), "Get");
-        assert!(check_prefix("shop").is_ok());
-        assert!(check_prefix("9lives").unwrap_err().contains("letter"));
     }
 }

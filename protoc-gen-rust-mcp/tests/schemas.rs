@@ -90,7 +90,7 @@ fn every_schema_is_portable_and_valid_2020_12() {
 fn tool_names_follow_the_rules() {
     for tool in all_tools(PARAMETERS[0]) {
         let name = tool["name"].as_str().expect("name");
-        protoc_gen_rust_mcp::names::check_tool_name(name).unwrap_or_else(|e| panic!("{e}"));
+        tonic_mcp_schema::names::check_tool_name(name).unwrap_or_else(|e| panic!("{e}"));
     }
 }
 

@@ -283,7 +283,7 @@ impl Options {
         match key {
             "runtime_crate" => {
                 let path = text(value, "<rust path>")?;
-                if syn::parse_str::<syn::Path>(&path).is_err() {
+                if !is_rust_path(&path) {
                     return Err(invalid(format!(
                         "`{path}` is not a Rust path; for example `::tonic_mcp` or `crate::mcp`"
                     )));
@@ -380,9 +380,52 @@ impl Options {
     }
 }
 
+/// Whether `path` is a plain Rust path (`::tonic_mcp`, `crate::mcp`, `r#async::x`): segments
+/// joined by `::`, an optional leading `::`, each segment an identifier or a raw identifier.
+fn is_rust_path(path: &str) -> bool {
+    // Strict keywords that cannot be path segments (`crate`, `self`, `super` and `Self` can).
+    const KEYWORDS: &[&str] = &[
+        "as", "async", "await", "break", "const", "continue", "dyn", "else", "enum", "extern",
+        "false", "fn", "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut",
+        "pub", "ref", "return", "static", "struct", "trait", "true", "type", "unsafe", "use",
+        "where", "while",
+    ];
+    let segments = path.strip_prefix("::").unwrap_or(path);
+    !segments.is_empty()
+        && segments.split("::").all(|segment| {
+            let (raw, ident) = match segment.strip_prefix("r#") {
+                Some(ident) => (true, ident),
+                None => (false, segment),
+            };
+            let mut chars = ident.chars();
+            chars.next().is_some_and(|c| c == '_' || c.is_alphabetic())
+                && chars.all(|c| c == '_' || c.is_alphanumeric())
+                && ident != "_"
+                && (raw || !KEYWORDS.contains(&ident))
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rust_paths() {
+        for path in [
+            "::tonic_mcp",
+            "crate::mcp",
+            "super::x",
+            "r#async::y",
+            "a::b::C",
+        ] {
+            assert!(is_rust_path(path), "{path}");
+        }
+        for path in [
+            "", "::", "a::", "a::::b", "fn::x", "1a", "a-b", "a::<T>", "_", "a b",
+        ] {
+            assert!(!is_rust_path(path), "{path}");
+        }
+    }
 
     #[test]
     fn parses_every_kind_of_option() {

@@ -1,0 +1,86 @@
+//! Protobuf descriptors to MCP tool definitions.
+//!
+//! For every RPC of a service this crate makes what an MCP host sees of it: the tool name,
+//! title, description and annotations, and a JSON Schema 2020-12 for the input and the output
+//! (SPEC §4 and §5). It reads descriptors through a prost-reflect [`DescriptorPool`], which keeps
+//! extension options (`google.api.field_behavior`, `buf.validate`, `rust_mcp`).
+//!
+//! `protoc-gen-rust-mcp` writes these definitions into generated Rust code; `tonic-mcp` builds
+//! them at run time from a descriptor pool. Both go through [`tools::service_tools`], so a tool
+//! is the same whichever way it was made.
+//!
+//! ```
+//! use prost_reflect::DescriptorPool;
+//! use tonic_mcp_schema::{Context, Options};
+//!
+//! # fn demo(pool: &DescriptorPool) -> Result<(), tonic_mcp_schema::Error> {
+//! let options = Options::default();
+//! let context = Context::new(pool, &options);
+//! for service in pool.services() {
+//!     for tool in context.service_tools(&service)?.tools {
+//!         println!("{}: {}", tool.name, tool.input_schema);
+//!     }
+//! }
+//! # Ok(()) }
+//! ```
+//!
+//! [`DescriptorPool`]: prost_reflect::DescriptorPool
+
+// Library code reports errors instead of panicking; tests may unwrap.
+#![cfg_attr(
+    not(test),
+    warn(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+#![warn(missing_docs)]
+
+pub mod comments;
+pub mod error;
+pub mod extensions;
+pub mod names;
+pub mod options;
+pub mod schema;
+pub mod tools;
+
+use prost_reflect::{DescriptorPool, ServiceDescriptor};
+
+pub use crate::error::{Error, Result};
+pub use crate::options::Options;
+pub use crate::tools::{Annotations, Omitted, RpcKind, ServiceTools, ToolSpec};
+
+/// What tool generation reads besides a service: options, extension readers and comments of
+/// one descriptor pool.
+#[derive(Debug)]
+pub struct Context<'a> {
+    options: &'a Options,
+    extensions: extensions::Extensions,
+    comments: comments::Comments,
+}
+
+impl<'a> Context<'a> {
+    /// Indexes the extensions and comments of `pool`.
+    pub fn new(pool: &DescriptorPool, options: &'a Options) -> Context<'a> {
+        Context {
+            options,
+            extensions: extensions::Extensions::new(pool),
+            comments: comments::Comments::index(pool),
+        }
+    }
+
+    /// The borrowed form the schema generator takes.
+    pub fn schema_context(&self) -> schema::SchemaContext<'_> {
+        schema::SchemaContext {
+            options: self.options,
+            extensions: &self.extensions,
+            comments: &self.comments,
+        }
+    }
+
+    /// The tools of `service` (see [`tools::service_tools`]).
+    ///
+    /// # Errors
+    ///
+    /// Invalid element options and names that cannot be made valid, naming the element.
+    pub fn service_tools(&self, service: &ServiceDescriptor) -> Result<ServiceTools> {
+        tools::service_tools(self.schema_context(), service)
+    }
+}

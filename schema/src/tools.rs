@@ -1,0 +1,401 @@
+//! MCP tool definitions from service descriptors: names, titles, descriptions, annotations and
+//! schemas, everything about a tool that does not depend on Rust code generation.
+//!
+//! The plugin adds Rust names to these definitions and writes them as code; the runtime builds
+//! the same definitions from a descriptor pool at run time. Both go through
+//! [`service_tools`], so a tool is the same whichever way it was made.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use prost_reflect::{
+    FieldDescriptor, Kind, MessageDescriptor, MethodDescriptor, ServiceDescriptor,
+};
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::extensions::ToolOptions;
+use crate::names;
+use crate::options::ToolNames;
+use crate::schema::{self, Cardinal, Direction, SchemaContext};
+
+/// How an RPC streams.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RpcKind {
+    /// One request, one response.
+    Unary,
+    /// One request, a stream of responses.
+    ServerStreaming,
+    /// A stream of requests, one response.
+    ClientStreaming,
+    /// Streams both ways (batch semantics as a tool).
+    Bidi,
+}
+
+impl RpcKind {
+    /// The kind of `method`.
+    pub fn of(method: &MethodDescriptor) -> RpcKind {
+        match (method.is_client_streaming(), method.is_server_streaming()) {
+            (false, false) => RpcKind::Unary,
+            (false, true) => RpcKind::ServerStreaming,
+            (true, false) => RpcKind::ClientStreaming,
+            (true, true) => RpcKind::Bidi,
+        }
+    }
+}
+
+/// MCP tool annotations (hints), each unset unless something sets it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Annotations {
+    /// `readOnlyHint`.
+    pub read_only: Option<bool>,
+    /// `destructiveHint`.
+    pub destructive: Option<bool>,
+    /// `idempotentHint`.
+    pub idempotent: Option<bool>,
+    /// `openWorldHint`.
+    pub open_world: Option<bool>,
+}
+
+/// An RPC that does not become a tool.
+#[derive(Debug, Clone)]
+pub struct Omitted {
+    /// `/demo.v1.ItemService/DeleteItem`.
+    pub rpc_path: String,
+    /// Why, in a few words.
+    pub reason: String,
+}
+
+/// One RPC as an MCP tool.
+#[derive(Debug, Clone)]
+pub struct ToolSpec {
+    /// The tool name, final (prefix applied, shortened if needed).
+    pub name: String,
+    /// The proto method name (`GetItem`).
+    pub method: String,
+    /// Human-readable title.
+    pub title: String,
+    /// The description shown to the model.
+    pub description: String,
+    /// `/demo.v1.ItemService/GetItem`.
+    pub rpc_path: String,
+    /// How the RPC streams.
+    pub kind: RpcKind,
+    /// Full proto name of the request message.
+    pub input_type: String,
+    /// Full proto name of the response message.
+    pub output_type: String,
+    /// Hints.
+    pub annotations: Annotations,
+    /// Per-tool deadline as (seconds, nanos).
+    pub timeout: Option<(i64, i32)>,
+    /// Server-streaming collection bound.
+    pub max_messages: Option<u32>,
+    /// Full names of fields reachable from the response that its schema leaves out (hidden or
+    /// `INPUT_ONLY`); the runtime clears them before encoding a result, sorted.
+    pub output_omitted: Vec<String>,
+    /// The input schema.
+    pub input_schema: Value,
+    /// The output schema.
+    pub output_schema: Value,
+}
+
+/// The tools of one service, and the RPCs that are not tools.
+#[derive(Debug, Clone, Default)]
+pub struct ServiceTools {
+    /// The tools, sorted by name.
+    pub tools: Vec<ToolSpec>,
+    /// RPCs that are not tools, with the reason, in declaration order.
+    pub omitted: Vec<Omitted>,
+}
+
+/// The tools of `service` under the options, extensions and comments of `cx`.
+///
+/// A service with `(rust_mcp.service).skip` has no tools. RPCs are left out by
+/// `(rust_mcp.tool).skip`, the `include`/`exclude` globs and `opt_in`.
+///
+/// # Errors
+///
+/// Invalid element options, a name that cannot be made valid, and two RPCs of the service with
+/// the same tool name; every error names the proto element.
+pub fn service_tools(cx: SchemaContext<'_>, service: &ServiceDescriptor) -> Result<ServiceTools> {
+    let options = cx.options;
+    let service_options = cx.extensions.service(service);
+    if service_options.skip {
+        return Ok(ServiceTools {
+            tools: Vec::new(),
+            omitted: service
+                .methods()
+                .map(|method| Omitted {
+                    rpc_path: rpc_path(&method),
+                    reason: "its service is skipped by (rust_mcp.service).skip".to_owned(),
+                })
+                .collect(),
+        });
+    }
+    let prefix = match &service_options.prefix {
+        Some(prefix) => {
+            names::check_prefix(prefix).map_err(|reason| Error::InvalidElementOption {
+                element: service.full_name().to_owned(),
+                option: "(rust_mcp.service).prefix".to_owned(),
+                reason,
+            })?;
+            Some(prefix.as_str())
+        }
+        None => options.prefix.as_deref(),
+    };
+    let mut tools = Vec::new();
+    let mut omitted = Vec::new();
+    for method in service.methods() {
+        let tool_options = cx.extensions.tool(&method);
+        let reason = if tool_options.skip {
+            Some("skipped by (rust_mcp.tool).skip")
+        } else if !options.selects(method.full_name()) {
+            Some("left out by the include/exclude options")
+        } else if options.opt_in && !tool_options.present {
+            Some("opt_in is set and the method has no (rust_mcp.tool) option")
+        } else {
+            None
+        };
+        if let Some(reason) = reason {
+            omitted.push(Omitted {
+                rpc_path: rpc_path(&method),
+                reason: reason.to_owned(),
+            });
+            continue;
+        }
+        tools.push(tool(cx, &method, &tool_options, prefix)?);
+    }
+    tools.sort_by(|a, b| a.name.cmp(&b.name));
+    check_collisions(&tools)?;
+    Ok(ServiceTools { tools, omitted })
+}
+
+/// `/package.Service/Method`.
+pub fn rpc_path(method: &MethodDescriptor) -> String {
+    format!("/{}/{}", method.parent_service().full_name(), method.name())
+}
+
+/// Two tools with the same name are an error naming both RPCs.
+///
+/// # Errors
+///
+/// [`Error::ToolNameCollision`] for the first name given twice.
+pub fn check_collisions<'a>(tools: impl IntoIterator<Item = &'a ToolSpec>) -> Result<()> {
+    let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
+    for tool in tools {
+        if let Some(first) = seen.insert(&tool.name, &tool.rpc_path) {
+            return Err(Error::ToolNameCollision {
+                name: tool.name.clone(),
+                first: first.to_owned(),
+                second: tool.rpc_path.clone(),
+            });
+        }
+    }
+    Ok(())
+}
+
+fn tool(
+    cx: SchemaContext<'_>,
+    method: &MethodDescriptor,
+    tool_options: &ToolOptions,
+    prefix: Option<&str>,
+) -> Result<ToolSpec> {
+    let options = cx.options;
+    let rpc_path = rpc_path(method);
+    let element = method.full_name().to_owned();
+    let invalid = |option: &str, reason: String| Error::InvalidElementOption {
+        element: element.clone(),
+        option: option.to_owned(),
+        reason,
+    };
+    let service = method.parent_service();
+    let name = match &tool_options.name {
+        Some(name) => {
+            let full = names::with_prefix(prefix, name);
+            names::check_tool_name(&full)
+                .map_err(|reason| invalid("(rust_mcp.tool).name", reason))?;
+            full
+        }
+        None => {
+            let base = match options.tool_names {
+                ToolNames::ServiceMethod => format!("{}_{}", service.name(), method.name()),
+                ToolNames::Method => method.name().to_owned(),
+                ToolNames::Package => {
+                    let package = service.package_name().replace('.', "_");
+                    if package.is_empty() {
+                        format!("{}_{}", service.name(), method.name())
+                    } else {
+                        format!("{package}_{}_{}", service.name(), method.name())
+                    }
+                }
+            };
+            let full = names::shorten_tool_name(&names::with_prefix(prefix, &base));
+            names::check_tool_name(&full).map_err(|reason| Error::Unsupported {
+                element: element.clone(),
+                reason: format!("cannot make a tool name: {reason}; set (rust_mcp.tool).name"),
+            })?;
+            full
+        }
+    };
+    if tool_options.read_only == Some(true) && tool_options.destructive == Some(true) {
+        return Err(invalid(
+            "(rust_mcp.tool).read_only",
+            "read_only and destructive are both true; a read-only tool cannot be destructive. \
+             Unset one of them"
+                .to_owned(),
+        ));
+    }
+    let kind = RpcKind::of(method);
+    let file = method.parent_file();
+    let comment = if options.descriptions {
+        cx.comments
+            .get(file.name(), method.path())
+            .map(str::to_owned)
+    } else {
+        None
+    };
+    let description = tool_options
+        .description
+        .clone()
+        .or(comment)
+        .unwrap_or_else(|| format!("Calls the gRPC method `{rpc_path}`."));
+    let description = match kind {
+        RpcKind::Unary => description,
+        RpcKind::ServerStreaming => format!(
+            "{description}\n\nServer streaming: the result collects the streamed messages in \
+             `messages`, up to a bound; `truncated` is true when the bound cut the stream."
+        ),
+        RpcKind::ClientStreaming => {
+            format!("{description}\n\nClient streaming: pass the messages to stream in `messages`.")
+        }
+        RpcKind::Bidi => format!(
+            "{description}\n\nBidirectional streaming, as a batch: the messages in `messages` \
+             are sent, then the received messages are returned in `messages`."
+        ),
+    };
+    let title = tool_options
+        .title
+        .clone()
+        .unwrap_or_else(|| names::title_words(method.name()));
+
+    let mut annotations = Annotations::default();
+    match method
+        .method_descriptor_proto()
+        .options
+        .as_ref()
+        .map(|o| o.idempotency_level())
+    {
+        Some(prost_types::method_options::IdempotencyLevel::NoSideEffects) => {
+            annotations.read_only = Some(true);
+        }
+        Some(prost_types::method_options::IdempotencyLevel::Idempotent) => {
+            annotations.idempotent = Some(true);
+        }
+        _ => {}
+    }
+    annotations.read_only = tool_options.read_only.or(annotations.read_only);
+    annotations.destructive = tool_options.destructive;
+    annotations.idempotent = tool_options.idempotent.or(annotations.idempotent);
+    annotations.open_world = tool_options.open_world;
+
+    check_hidden_required(cx, method)?;
+    let output_omitted = omitted_output_fields(cx, &method.output());
+
+    let input = method.input();
+    let output = method.output();
+    let (input_cardinal, output_cardinal) = match kind {
+        RpcKind::Unary => (Cardinal::One, Cardinal::One),
+        RpcKind::ServerStreaming => (Cardinal::One, Cardinal::Stream),
+        RpcKind::ClientStreaming => (Cardinal::Stream, Cardinal::One),
+        RpcKind::Bidi => (Cardinal::Stream, Cardinal::Stream),
+    };
+    let input_schema = schema::tool_schema(cx, &input, Direction::Input, input_cardinal)?;
+    let output_schema = schema::tool_schema(cx, &output, Direction::Output, output_cardinal)?;
+    for (side, schema) in [("input", &input_schema), ("output", &output_schema)] {
+        let problems = schema::portability::violations(schema);
+        if !problems.is_empty() {
+            return Err(Error::Internal(format!(
+                "the {side} schema of {element} breaks portability rules: {}",
+                problems.join("; ")
+            )));
+        }
+    }
+
+    Ok(ToolSpec {
+        name,
+        method: method.name().to_owned(),
+        title,
+        description,
+        rpc_path,
+        kind,
+        input_type: input.full_name().to_owned(),
+        output_type: output.full_name().to_owned(),
+        annotations,
+        timeout: tool_options.timeout,
+        max_messages: tool_options.max_messages,
+        output_omitted,
+        input_schema,
+        output_schema,
+    })
+}
+
+/// Fields reachable from `output` that output schemas leave out.
+fn omitted_output_fields(cx: SchemaContext<'_>, output: &MessageDescriptor) -> Vec<String> {
+    let visible = |field: &FieldDescriptor| {
+        schema::is_visible(&cx.extensions.field(field), Direction::Output)
+    };
+    let mut omitted = BTreeSet::new();
+    for message in reachable_messages([output.clone()], visible) {
+        for field in message.fields().filter(|field| !visible(field)) {
+            omitted.insert(field.full_name().to_owned());
+        }
+    }
+    omitted.into_iter().collect()
+}
+
+/// A hidden field can never be set by a model, so it must not be required.
+fn check_hidden_required(cx: SchemaContext<'_>, method: &MethodDescriptor) -> Result<()> {
+    for message in reachable_messages([method.input(), method.output()], |_| true) {
+        for field in message.fields() {
+            let facts = cx.extensions.field(&field);
+            let required = facts.behavior_required
+                || facts.validate_required
+                || field.cardinality() == prost_reflect::Cardinality::Required;
+            if facts.hidden && required {
+                return Err(Error::InvalidElementOption {
+                    element: field.full_name().to_owned(),
+                    option: "(rust_mcp.field).hidden".to_owned(),
+                    reason: "the field is required, so a model could never make a valid call \
+                             without it. Remove `hidden`, or make the field optional"
+                        .to_owned(),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Every message reachable from `starts` through message-typed fields that `follow` accepts
+/// (map fields lead to their entry messages), each once, the starts included.
+pub fn reachable_messages(
+    starts: impl IntoIterator<Item = MessageDescriptor>,
+    follow: impl Fn(&FieldDescriptor) -> bool,
+) -> Vec<MessageDescriptor> {
+    let mut seen = BTreeSet::new();
+    let mut found = Vec::new();
+    let mut queue: Vec<_> = starts.into_iter().collect();
+    while let Some(message) = queue.pop() {
+        if !seen.insert(message.full_name().to_owned()) {
+            continue;
+        }
+        for field in message.fields() {
+            if let Kind::Message(target) = field.kind()
+                && follow(&field)
+            {
+                queue.push(target);
+            }
+        }
+        found.push(message);
+    }
+    found
+}
