@@ -2,7 +2,7 @@
 //! in one call of the `protoc-gen-rust-mcp` builder. `tonic::include_proto!("demo.v1")` then
 //! brings in all three.
 
-fn main() -> std::io::Result<()> {
+fn main() -> Result<(), protoc_gen_rust_mcp::BuildError> {
     protoc_gen_rust_mcp::Builder::new().compile_protos(
         &["proto/demo/v1/tasks.proto"],
         // `google/api/field_behavior.proto` comes from the repository's test protos; the

@@ -2,29 +2,37 @@
 //!
 //! ```no_run
 //! // build.rs
-//! fn main() -> std::io::Result<()> {
+//! fn main() -> Result<(), protoc_gen_rust_mcp::BuildError> {
 //!     protoc_gen_rust_mcp::Builder::new()
 //!         .plugin_options("json_names")?
-//!         .compile_protos(&["proto/demo/v1/items.proto"], &["proto"])
+//!         .compile_protos(
+//!             &["examples/demo/proto/demo/v1/tasks.proto"],
+//!             &["examples/demo/proto"],
+//!         )
 //! }
 //! ```
 //!
 //! ```ignore
-//! // src/lib.rs: prost types, tonic client and server, and `item_service_mcp`, all in one module.
+//! // src/lib.rs: prost types, tonic client and server, and `task_service_mcp`, all in one module.
 //! pub mod demo { pub mod v1 { tonic::include_proto!("demo.v1"); } }
 //! ```
 //!
 //! protoc (the vendored one unless `PROTOC` is set) runs once, with source info so that comments
 //! become descriptions. The same descriptor set feeds tonic-prost-build and this generator, so the
 //! MCP module is byte for byte what the protoc plugin writes for the same files and options, and
-//! it is included at the end of prost's `<package>.rs`.
+//! it is included at the end of the file prost-build writes for the package (`demo.v1.rs`;
+//! named after the Rust module path, so `edge.type.Foo_Bar` is `edge.r#type.foo_bar.rs`), once,
+//! however often the build script runs.
+//!
+//! Errors are [`BuildError`]s, whose `Debug` is the message as written, so protoc's own message
+//! is what a failing build script prints.
 
-use std::io;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use prost::Message as _;
 
+use crate::compose::{self, BuildError};
 use crate::model::Inputs;
 use crate::options::Options;
 
@@ -44,15 +52,8 @@ impl Builder {
     }
 
     /// Applies plugin options written as for `--rust-mcp_opt` (`"json_names,tool_names=method"`).
-    pub fn plugin_options(mut self, parameter: &str) -> io::Result<Builder> {
-        let mut parsed = Options::parse(parameter).map_err(io::Error::other)?;
-        // `extern_path` calls made before this one still count.
-        let mut extern_paths = std::mem::take(&mut self.options.extern_paths);
-        extern_paths.append(&mut parsed.extern_paths);
-        self.options = Options {
-            extern_paths,
-            ..parsed
-        };
+    pub fn plugin_options(mut self, parameter: &str) -> Result<Builder, BuildError> {
+        self.options = compose::merge_options(&mut self.options, parameter)?;
         Ok(self)
     }
 
@@ -87,13 +88,8 @@ impl Builder {
         self,
         protos: &[impl AsRef<Path>],
         includes: &[impl AsRef<Path>],
-    ) -> io::Result<()> {
-        let out_dir = match &self.out_dir {
-            Some(dir) => dir.clone(),
-            None => PathBuf::from(std::env::var_os("OUT_DIR").ok_or_else(|| {
-                io::Error::other("OUT_DIR is not set: call this from build.rs or set out_dir")
-            })?),
-        };
+    ) -> Result<(), BuildError> {
+        let out_dir = compose::out_dir_or_env(self.out_dir.clone())?;
         let protos: Vec<PathBuf> = protos.iter().map(|p| p.as_ref().to_path_buf()).collect();
         let includes: Vec<PathBuf> = includes.iter().map(|p| p.as_ref().to_path_buf()).collect();
         for path in protos.iter().chain(&includes) {
@@ -103,9 +99,8 @@ impl Builder {
         run_protoc(&protos, &includes, &set_path)?;
         let bytes = std::fs::read(&set_path)?;
 
-        let fds = prost_types::FileDescriptorSet::decode(bytes.as_slice()).map_err(|e| {
-            io::Error::other(format!("protoc wrote an invalid descriptor set: {e}"))
-        })?;
+        let fds = prost_types::FileDescriptorSet::decode(bytes.as_slice())
+            .map_err(|e| BuildError::new(format!("protoc wrote an invalid descriptor set: {e}")))?;
         let mut tonic = tonic_prost_build::configure()
             .out_dir(&out_dir)
             .build_client(self.build_client.unwrap_or(true))
@@ -116,32 +111,22 @@ impl Builder {
         tonic.compile_fds(fds)?;
 
         let files_to_generate = relative_names(&protos, &includes)?;
-        let inputs =
-            Inputs::from_descriptor_set(&bytes, files_to_generate).map_err(io::Error::other)?;
+        let inputs = Inputs::from_descriptor_set(&bytes, files_to_generate)?;
         let options = Options {
             flat_output_dir: true,
             include_in_prost: false,
-            ..self.options.clone()
+            ..self.options
         };
-        for file in crate::generate(&inputs, &options).map_err(io::Error::other)? {
-            std::fs::write(out_dir.join(file.name()), file.content())?;
-            if let Some(stem) = file.name().strip_suffix(".pb.mcp.rs") {
-                // tonic-prost-build writes every package to `<stem>.rs` (`_.rs` when empty),
-                // the same stem as ours.
-                let prost_file = out_dir.join(format!("{stem}.rs"));
-                let mut text = std::fs::read_to_string(&prost_file).unwrap_or_default();
-                text.push_str(&format!("include!(\"{}\");\n", file.name()));
-                std::fs::write(&prost_file, text)?;
-            }
-        }
-        Ok(())
+        let files = crate::generate(&inputs, &options)?;
+        compose::write_modules(&out_dir, &files, true)
     }
 }
 
-fn run_protoc(protos: &[PathBuf], includes: &[PathBuf], out: &Path) -> io::Result<()> {
+fn run_protoc(protos: &[PathBuf], includes: &[PathBuf], out: &Path) -> Result<(), BuildError> {
     let protoc = match std::env::var_os("PROTOC") {
         Some(path) => PathBuf::from(path),
-        None => protoc_bin_vendored::protoc_bin_path().map_err(io::Error::other)?,
+        None => protoc_bin_vendored::protoc_bin_path()
+            .map_err(|e| BuildError::new(format!("no vendored protoc: {e}")))?,
     };
     let mut command = Command::new(&protoc);
     command
@@ -157,18 +142,19 @@ fn run_protoc(protos: &[PathBuf], includes: &[PathBuf], out: &Path) -> io::Resul
     command.args(protos);
     let output = command
         .output()
-        .map_err(|e| io::Error::other(format!("cannot run protoc at {}: {e}", protoc.display())))?;
+        .map_err(|e| BuildError::new(format!("cannot run protoc at {}: {e}", protoc.display())))?;
     if !output.status.success() {
-        return Err(io::Error::other(format!(
+        // protoc's message as protoc wrote it: `file:line:column: problem`, one per line.
+        return Err(BuildError::new(format!(
             "protoc failed:\n{}",
-            String::from_utf8_lossy(&output.stderr)
+            String::from_utf8_lossy(&output.stderr).trim_end()
         )));
     }
     Ok(())
 }
 
 /// The names protoc gives `protos`: each path relative to the include directory that holds it.
-fn relative_names(protos: &[PathBuf], includes: &[PathBuf]) -> io::Result<Vec<String>> {
+fn relative_names(protos: &[PathBuf], includes: &[PathBuf]) -> Result<Vec<String>, BuildError> {
     protos
         .iter()
         .map(|proto| {
@@ -178,7 +164,7 @@ fn relative_names(protos: &[PathBuf], includes: &[PathBuf]) -> io::Result<Vec<St
                 .min_by_key(|rel| rel.components().count())
                 .map(|rel| rel.to_string_lossy().replace('\\', "/"))
                 .ok_or_else(|| {
-                    io::Error::other(format!(
+                    BuildError::new(format!(
                         "{} is not under any include directory",
                         proto.display()
                     ))

@@ -5,8 +5,9 @@
 //! an in-process tonic service through the `tonic-mcp` runtime.
 //!
 //! The binary reads a `CodeGeneratorRequest` on stdin and writes a `CodeGeneratorResponse`; the
-//! library offers the same through [`execute`] (and a `build.rs` builder with the `build`
-//! feature).
+//! library offers the same through [`execute`], a `build.rs` builder that runs protoc, prost and
+//! tonic too (feature `build`), and [`DescriptorSetBuilder`], which adds the MCP modules to a
+//! prost or tonic build you already have.
 //!
 //! Generation runs in two phases: [`model::build`] resolves everything (Rust names from
 //! prost-build, options, comments, schemas) and the emitters in [`emit`] only write files.
@@ -20,6 +21,7 @@
 
 #[cfg(feature = "build")]
 mod builder;
+pub mod compose;
 pub mod emit;
 pub mod model;
 pub mod names;
@@ -32,6 +34,7 @@ use prost_types::compiler::{CodeGeneratorResponse, code_generator_response};
 
 #[cfg(feature = "build")]
 pub use crate::builder::Builder;
+pub use crate::compose::{BuildError, DescriptorSetBuilder};
 pub use crate::error::{Error, Result};
 pub use crate::options::Options;
 
@@ -57,7 +60,12 @@ pub fn generate(
     options: &Options,
 ) -> Result<Vec<code_generator_response::File>> {
     let model = model::build(inputs, options)?;
-    emit::files(&model, options)
+    let prost_files = names::prost_plugin_files(
+        &inputs.files,
+        &inputs.files_to_generate,
+        options.flat_output_dir,
+    );
+    emit::files(&model, options, &prost_files)
 }
 
 fn response(outcome: Result<Vec<code_generator_response::File>>) -> CodeGeneratorResponse {

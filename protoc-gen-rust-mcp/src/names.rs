@@ -42,8 +42,16 @@ pub fn nested_type_path(prost_path: &str) -> String {
     }
 }
 
-/// The base of a package's output file names: `demo.v1`, or `_` for the empty package (as
-/// protoc-gen-prost and prost-build name it).
+/// The Rust module path prost gives a proto package (`edge.type.Foo_Bar` → `edge::r#type::foo_bar`),
+/// from prost-build itself, so every naming rule (snake case, raw identifiers for keywords, `_`
+/// suffixes, a leading `_` before digits) is prost's own.
+pub fn rust_module(package: &str) -> prost_build::Module {
+    prost_build::Module::from_protobuf_package_name(package)
+}
+
+/// The base of a package's MCP file names: the proto package as written (`demo.v1`,
+/// `edge.type.Foo_Bar`), or `_` for the empty package. protoc-gen-tonic names its file the same
+/// way (`<package>.tonic.rs`).
 pub fn package_file_stem(package: &str) -> String {
     if package.is_empty() {
         "_".to_owned()
@@ -52,7 +60,8 @@ pub fn package_file_stem(package: &str) -> String {
     }
 }
 
-/// The name protoc-gen-prost gives a package's file: `demo.v1.rs`, or `_` for the empty package.
+/// The name protoc-gen-prost (0.5) gives a package's file: the proto package as written plus
+/// `.rs` (`edge.type.Foo_Bar.rs`), or `_` for the empty package. It lives in [`package_dir`].
 pub fn prost_file_name(package: &str) -> String {
     if package.is_empty() {
         "_".to_owned()
@@ -61,13 +70,56 @@ pub fn prost_file_name(package: &str) -> String {
     }
 }
 
-/// The directory a package's files go in when the output is not flat (`demo/v1/`).
+/// The name prost-build (and so tonic-prost-build and a `build.rs`) gives a package's file: the
+/// Rust module path joined by dots (`edge.r#type.foo_bar.rs`), or `_.rs` for the empty package.
+pub fn prost_build_file_name(package: &str) -> String {
+    rust_module(package).to_file_name_or("_")
+}
+
+/// The directory protoc-gen-prost puts a package's files in when the output is not flat: the
+/// Rust module path, one directory per module (`edge/r#type/foo_bar/`); empty for the empty
+/// package and for flat output.
 pub fn package_dir(package: &str, flat: bool) -> String {
-    if flat || package.is_empty() {
-        String::new()
-    } else {
-        format!("{}/", package.replace('.', "/"))
+    if flat {
+        return String::new();
     }
+    let module = rust_module(package);
+    let mut dir = module.parts().collect::<Vec<_>>().join("/");
+    if !dir.is_empty() {
+        dir.push('/');
+    }
+    dir
+}
+
+/// The file protoc-gen-prost writes for each package of a request, directory included, the way
+/// it decides it: packages whose Rust module path is the same share one file, named after the
+/// package of the first file to generate (in the request's order) that maps to that module.
+/// Packages without a file to generate are left out.
+pub fn prost_plugin_files<'a>(
+    files: impl IntoIterator<Item = &'a prost_types::FileDescriptorProto>,
+    to_generate: &[String],
+    flat: bool,
+) -> std::collections::BTreeMap<String, String> {
+    let mut by_module: std::collections::BTreeMap<prost_build::Module, String> =
+        std::collections::BTreeMap::new();
+    let mut packages = Vec::new();
+    for file in files {
+        let module = rust_module(file.package());
+        if to_generate.iter().any(|name| name == file.name()) {
+            by_module
+                .entry(module)
+                .or_insert_with(|| file.package().to_owned());
+        }
+        packages.push(file.package().to_owned());
+    }
+    packages
+        .into_iter()
+        .filter_map(|package| {
+            let owner = by_module.get(&rust_module(&package))?;
+            let path = format!("{}{}", package_dir(owner, flat), prost_file_name(owner));
+            Some((package, path))
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -112,5 +164,76 @@ mod tests {
         for (input, expected) in cases {
             assert_eq!(nested_type_path(input), expected, "{input}");
         }
+    }
+    #[test]
+    fn package_files_follow_prost() {
+        // (package, protoc-gen-prost directory, protoc-gen-prost file, prost-build file)
+        let cases = [
+            ("demo.v1", "demo/v1/", "demo.v1.rs", "demo.v1.rs"),
+            (
+                "edge.type.Foo_Bar",
+                "edge/r#type/foo_bar/",
+                "edge.type.Foo_Bar.rs",
+                "edge.r#type.foo_bar.rs",
+            ),
+            ("match.v2", "r#match/v2/", "match.v2.rs", "r#match.v2.rs"),
+            (
+                "snake_case.v1beta1",
+                "snake_case/v1beta1/",
+                "snake_case.v1beta1.rs",
+                "snake_case.v1beta1.rs",
+            ),
+            (
+                "CamelCase.V2Api",
+                "camel_case/v2_api/",
+                "CamelCase.V2Api.rs",
+                "camel_case.v2_api.rs",
+            ),
+            (
+                "self.crate",
+                "self_/crate_/",
+                "self.crate.rs",
+                "self_.crate_.rs",
+            ),
+            (
+                "a.async.gen",
+                "a/r#async/r#gen/",
+                "a.async.gen.rs",
+                "a.r#async.r#gen.rs",
+            ),
+            ("", "", "_", "_.rs"),
+        ];
+        for (package, dir, plugin_file, build_file) in cases {
+            assert_eq!(package_dir(package, false), dir, "{package}");
+            assert_eq!(package_dir(package, true), "", "{package}");
+            assert_eq!(prost_file_name(package), plugin_file, "{package}");
+            assert_eq!(prost_build_file_name(package), build_file, "{package}");
+        }
+    }
+
+    #[test]
+    fn packages_sharing_a_module_share_the_first_file() {
+        let file = |name: &str, package: &str| prost_types::FileDescriptorProto {
+            name: Some(name.to_owned()),
+            package: Some(package.to_owned()),
+            ..Default::default()
+        };
+        let files = [
+            file("dep.proto", "x.Foo"),
+            file("b.proto", "x.foo"),
+            file("a.proto", "x.Foo"),
+            file("other.proto", "other"),
+        ];
+        let to_generate = ["a.proto".to_owned(), "b.proto".to_owned()];
+        let found = prost_plugin_files(&files, &to_generate, false);
+        assert_eq!(
+            found.get("x.Foo").map(String::as_str),
+            Some("x/foo/x.foo.rs")
+        );
+        assert_eq!(
+            found.get("x.foo").map(String::as_str),
+            Some("x/foo/x.foo.rs")
+        );
+        assert_eq!(found.get("other"), None);
     }
 }

@@ -67,3 +67,112 @@ fn a_service_left_without_tools_gets_no_module() {
             .contains("pub const TOOLS: &[::tonic_mcp::codegen::ToolDef] = &[GET_ITEM];")
     );
 }
+
+/// Every package-naming case: (proto package, MCP module path protoc writes, the prost file
+/// protoc-gen-prost 0.5 writes for that package, which `include_in_prost` inserts into).
+/// protoc-gen-prost puts a package in one directory per Rust module (`edge/r#type/foo_bar/`) and
+/// names the file after the package as written; packages sharing a module share the file of the
+/// first one. `scripts/workflows.sh` runs the real protoc-gen-prost over the same protos.
+const NAMING: &[(&str, &str, &str)] = &[
+    ("", "_.pb.mcp.rs", "_"),
+    (
+        "CamelCase.V2Api",
+        "camel_case/v2_api/CamelCase.V2Api.pb.mcp.rs",
+        "camel_case/v2_api/CamelCase.V2Api.rs",
+    ),
+    (
+        "camel_case.v2_api",
+        "camel_case/v2_api/camel_case.v2_api.pb.mcp.rs",
+        "camel_case/v2_api/CamelCase.V2Api.rs",
+    ),
+    (
+        "crate.gen",
+        "crate_/r#gen/crate.gen.pb.mcp.rs",
+        "crate_/r#gen/crate.gen.rs",
+    ),
+    (
+        "digits._2fa.v10",
+        "digits/_2fa/v10/digits._2fa.v10.pb.mcp.rs",
+        "digits/_2fa/v10/digits._2fa.v10.rs",
+    ),
+    (
+        "edge.type.Foo_Bar",
+        "edge/r#type/foo_bar/edge.type.Foo_Bar.pb.mcp.rs",
+        "edge/r#type/foo_bar/edge.type.Foo_Bar.rs",
+    ),
+    (
+        "match.v2",
+        "r#match/v2/match.v2.pb.mcp.rs",
+        "r#match/v2/match.v2.rs",
+    ),
+];
+
+#[test]
+fn every_package_is_laid_out_in_prosts_module_directories() {
+    let written = common::protoc_generate_in(common::NAMING_INCLUDES, &common::naming_files(), "");
+    let names: Vec<&str> = written.iter().map(|(name, _)| name.as_str()).collect();
+    let mut expected: Vec<&str> = NAMING.iter().map(|(_, module, _)| *module).collect();
+    expected.sort();
+    assert_eq!(names, expected);
+    // Flat output: the same file names, no directories.
+    let flat = common::protoc_generate_in(
+        common::NAMING_INCLUDES,
+        &common::naming_files(),
+        "flat_output_dir",
+    );
+    let names: Vec<&str> = flat.iter().map(|(name, _)| name.as_str()).collect();
+    let mut expected: Vec<&str> = NAMING
+        .iter()
+        .map(|(_, module, _)| module.rsplit('/').next().expect("a file name"))
+        .collect();
+    expected.sort();
+    assert_eq!(names, expected);
+}
+
+#[test]
+fn include_in_prost_inserts_into_protoc_gen_prosts_file_for_every_package() {
+    let request = common::request_in(
+        common::NAMING_INCLUDES,
+        &common::naming_files(),
+        "include_in_prost",
+    );
+    let response = protoc_gen_rust_mcp::execute(&request).expect("request decodes");
+    assert_eq!(response.error, None);
+    let mut inserts: Vec<(&str, &str)> = response
+        .file
+        .iter()
+        .filter(|f| f.insertion_point() == "module")
+        .map(|f| (f.name(), f.content()))
+        .collect();
+    inserts.sort();
+    let mut expected: Vec<(&str, String)> = NAMING
+        .iter()
+        .map(|(_, module, prost)| {
+            let file = module.rsplit('/').next().expect("a file name");
+            (*prost, format!("include!(\"{file}\");\n"))
+        })
+        .collect();
+    expected.sort();
+    let expected: Vec<(&str, &str)> = expected.iter().map(|(p, c)| (*p, c.as_str())).collect();
+    assert_eq!(inserts, expected);
+}
+
+#[test]
+fn include_in_prost_names_the_prost_file_of_a_keyword_package() {
+    // Real protoc refuses the insertion when protoc-gen-prost is not in the run, naming the file
+    // the insertion was meant for: prost's module directory, the package as written.
+    let out = common::tempfile_path("protoc-insert-naming");
+    let output = common::run_protoc_in(
+        common::NAMING_INCLUDES,
+        &out,
+        "include_in_prost",
+        &["edge/type/foo_bar.proto".to_owned()],
+    );
+    std::fs::remove_dir_all(&out).ok();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("edge/r#type/foo_bar/edge.type.Foo_Bar.rs"),
+        "{stderr}"
+    );
+}

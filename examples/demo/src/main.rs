@@ -168,8 +168,19 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     match args.http {
         None => {
             tracing::info!(tools = server.tools().len(), "serving MCP over stdio");
-            server.serve_stdio().await?;
-            tracing::info!("the MCP client disconnected");
+            // `serve_stdio` in two steps, so that stdin closing before `initialize` (a host
+            // probing the command, or `demo </dev/null`) is a quiet, successful exit rather
+            // than a failed handshake.
+            match rmcp::ServiceExt::serve(server, rmcp::transport::stdio()).await {
+                Ok(running) => {
+                    running.waiting().await?;
+                    tracing::info!("the MCP client disconnected");
+                }
+                Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => {
+                    tracing::debug!("stdin closed before the MCP handshake");
+                }
+                Err(error) => return Err(error.into()),
+            }
         }
         Some(addr) => {
             let config = if args.stateless {

@@ -3,6 +3,8 @@
 pub mod json;
 pub mod rust;
 
+use std::collections::BTreeMap;
+
 use prost_types::compiler::code_generator_response::File;
 
 use crate::error::Result;
@@ -11,7 +13,14 @@ use crate::names;
 use crate::options::Options;
 
 /// Every output file for the model, in a deterministic order.
-pub fn files(model: &Model, options: &Options) -> Result<Vec<File>> {
+///
+/// `prost_files` maps each package to the file protoc-gen-prost writes for it (see
+/// [`names::prost_plugin_files`]), the target of `include_in_prost`.
+pub fn files(
+    model: &Model,
+    options: &Options,
+    prost_files: &BTreeMap<String, String>,
+) -> Result<Vec<File>> {
     let mut files = Vec::new();
     for package in &model.packages {
         let dir = names::package_dir(&package.name, options.flat_output_dir);
@@ -24,8 +33,12 @@ pub fn files(model: &Model, options: &Options) -> Result<Vec<File>> {
                 ..File::default()
             });
             if options.include_in_prost {
+                let prost_file = prost_files
+                    .get(&package.name)
+                    .cloned()
+                    .unwrap_or_else(|| format!("{dir}{}", names::prost_file_name(&package.name)));
                 files.push(File {
-                    name: Some(format!("{dir}{}", names::prost_file_name(&package.name))),
+                    name: Some(prost_file),
                     insertion_point: Some("module".to_owned()),
                     content: Some(format!("include!(\"{stem}.pb.mcp.rs\");\n")),
                     ..File::default()

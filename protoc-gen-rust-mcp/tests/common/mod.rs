@@ -50,16 +50,42 @@ struct RawSet {
     file: Vec<Vec<u8>>,
 }
 
+/// The include directories of the test protos: `testdata/` and the options proto.
+pub const TESTDATA_INCLUDES: &[&str] = &["testdata", "proto"];
+
+/// The include directory of the package-naming protos (keywords, capitals, digits, no package).
+pub const NAMING_INCLUDES: &[&str] = &["protoc-gen-rust-mcp/tests/naming"];
+
+/// Every package-naming proto, relative to [`NAMING_INCLUDES`].
+pub const NAMING_FILES: &[&str] = &[
+    "camel/camel.proto",
+    "camel/snake.proto",
+    "digits/digits.proto",
+    "edge/type/foo_bar.proto",
+    "match/v2/match.proto",
+    "raw/raw.proto",
+    "rootless.proto",
+];
+
+/// [`NAMING_FILES`] as owned strings.
+pub fn naming_files() -> Vec<String> {
+    NAMING_FILES.iter().map(|f| (*f).to_owned()).collect()
+}
+
 /// Runs protoc over `files` (relative to `testdata/`) and returns the encoded descriptor set
 /// with imports and source info, in protoc's dependency order.
 pub fn descriptor_set(files: &[String]) -> Vec<u8> {
+    descriptor_set_in(TESTDATA_INCLUDES, files)
+}
+
+/// As [`descriptor_set`], with `includes` (relative to the repository root).
+pub fn descriptor_set_in(includes: &[&str], files: &[String]) -> Vec<u8> {
     let out = tempfile_path("set.bin");
     let protoc = protoc_bin_vendored::protoc_bin_path().expect("vendored protoc");
     let include = protoc_bin_vendored::include_path().expect("vendored includes");
     let status = Command::new(protoc)
         .current_dir(repo())
-        .arg("-Itestdata")
-        .arg("-Iproto")
+        .args(includes.iter().map(|i| format!("-I{i}")))
         .arg(format!("-I{}", include.display()))
         .arg("--include_imports")
         .arg("--include_source_info")
@@ -79,7 +105,13 @@ pub fn descriptor_set(files: &[String]) -> Vec<u8> {
 
 /// The request protoc would send for `files` with `parameter`.
 pub fn request(files: &[String], parameter: &str) -> Vec<u8> {
-    let set = RawSet::decode(descriptor_set(files).as_slice()).expect("descriptor set decodes");
+    request_in(TESTDATA_INCLUDES, files, parameter)
+}
+
+/// As [`request`], with `includes` (relative to the repository root).
+pub fn request_in(includes: &[&str], files: &[String], parameter: &str) -> Vec<u8> {
+    let set = RawSet::decode(descriptor_set_in(includes, files).as_slice())
+        .expect("descriptor set decodes");
     // The plugin's own request type keeps files as raw bytes, so extension options survive.
     protoc_gen_rust_mcp::model::RawRequest {
         file_to_generate: files.to_vec(),
@@ -130,8 +162,17 @@ pub fn tools_of(json_text: &str) -> Vec<serde_json::Value> {
 /// Runs real protoc with the built plugin binary and returns every written file (path relative
 /// to the output directory, content), sorted. Panics with protoc's stderr on failure.
 pub fn protoc_generate(files: &[String], parameter: &str) -> Vec<(String, String)> {
+    protoc_generate_in(TESTDATA_INCLUDES, files, parameter)
+}
+
+/// As [`protoc_generate`], with `includes` (relative to the repository root).
+pub fn protoc_generate_in(
+    includes: &[&str],
+    files: &[String],
+    parameter: &str,
+) -> Vec<(String, String)> {
     let out = tempfile_path("protoc-out");
-    let output = run_protoc(&out, parameter, files);
+    let output = run_protoc_in(includes, &out, parameter, files);
     assert!(
         output.status.success(),
         "protoc failed: {}",
@@ -161,6 +202,16 @@ pub fn protoc_generate(files: &[String], parameter: &str) -> Vec<(String, String
 
 /// Runs real protoc with the built plugin binary into `out`.
 pub fn run_protoc(out: &Path, parameter: &str, files: &[String]) -> std::process::Output {
+    run_protoc_in(TESTDATA_INCLUDES, out, parameter, files)
+}
+
+/// As [`run_protoc`], with `includes` (relative to the repository root).
+pub fn run_protoc_in(
+    includes: &[&str],
+    out: &Path,
+    parameter: &str,
+    files: &[String],
+) -> std::process::Output {
     let protoc = protoc_bin_vendored::protoc_bin_path().expect("vendored protoc");
     let include = protoc_bin_vendored::include_path().expect("vendored includes");
     std::fs::create_dir_all(out).expect("out dir");
@@ -172,8 +223,7 @@ pub fn run_protoc(out: &Path, parameter: &str, files: &[String]) -> std::process
         ))
         .arg(format!("--rust-mcp_out={}", out.display()))
         .arg(format!("--rust-mcp_opt={parameter}"))
-        .arg("-Itestdata")
-        .arg("-Iproto")
+        .args(includes.iter().map(|i| format!("-I{i}")))
         .arg(format!("-I{}", include.display()))
         .args(files)
         .output()

@@ -317,6 +317,23 @@ fn well_known_types() {
 }
 
 #[test]
+fn an_invalid_timestamp_is_quoted_as_sent() {
+    // The value is upper-cased for protobuf's parser, but the problem quotes the model's input.
+    let found = problems("demo.v1.Everything", json!({"when": "yesterday"}));
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].ends_with("got \"yesterday\""), "{found:?}");
+    assert!(!found[0].contains("YESTERDAY"), "{found:?}");
+    // Lower-case `t` and `z` are still accepted.
+    assert!(
+        problems(
+            "demo.v1.Everything",
+            json!({"when": "2024-05-01t12:00:00z"})
+        )
+        .is_empty()
+    );
+}
+
+#[test]
 fn any_accepts_type_url_and_at_type_forms() {
     let expected = json!({"any": {"type_url": "type.googleapis.com/demo.v1.Note", "value": {"body": "hi", "likes": "3"}}});
     for input in [

@@ -266,15 +266,21 @@ impl Normalizer {
         match Wkt::of(desc) {
             Some(Wkt::Timestamp) => {
                 // RFC 3339 allows lower-case `t` and `z`; protobuf's parser wants upper case.
-                let value = match value {
-                    Value::String(text) => Value::String(text.to_ascii_uppercase()),
+                // A problem quotes what was sent, not the upper-cased copy.
+                let expected = "expected an RFC 3339 timestamp such as \"2024-05-01T12:00:00Z\"";
+                match value {
+                    Value::String(text) => {
+                        let upper = Value::String(text.to_ascii_uppercase());
+                        if !self.wkt_parses(desc, &upper) {
+                            self.problem(format!(
+                                "{expected}, got {}",
+                                describe(&Value::String(text))
+                            ));
+                        }
+                        upper
+                    }
                     other => other,
-                };
-                self.checked_wkt(
-                    desc,
-                    value,
-                    "expected an RFC 3339 timestamp such as \"2024-05-01T12:00:00Z\"",
-                )
+                }
             }
             Some(Wkt::Duration) => {
                 // Friendly: a bare number of seconds.
@@ -324,10 +330,15 @@ impl Normalizer {
     /// Timestamp, Duration and FieldMask strings are checked by the decoder that will read
     /// them, so the check and the decoding can never disagree.
     fn checked_wkt(&mut self, desc: &MessageDescriptor, value: Value, expected: &str) -> Value {
-        if value.is_string() && DynamicMessage::deserialize(desc.clone(), &value).is_err() {
+        if !self.wkt_parses(desc, &value) {
             self.problem(format!("{expected}, got {}", describe(&value)));
         }
         value
+    }
+
+    /// Whether a string value decodes as `desc`; non-strings are left to the schema.
+    fn wkt_parses(&self, desc: &MessageDescriptor, value: &Value) -> bool {
+        !value.is_string() || DynamicMessage::deserialize(desc.clone(), value).is_ok()
     }
 
     fn fields(
