@@ -92,8 +92,9 @@ impl From<BuildError> for io::Error {
 /// Generates the MCP modules for a descriptor set written by your own prost or tonic build
 /// (the pattern of `pbjson-build`).
 ///
-/// Every file of the set is generated, as prost-build generates every file of the set it
-/// compiles; narrow the tools with the plugin's `include`/`exclude` options. Give the same
+/// Every service of the set gets its module, as prost-build and tonic generate every file of
+/// the set they compile (imports included); narrow the tools with the plugin's
+/// `include`/`exclude` options. Give the same
 /// `extern_path` mappings as your prost configuration, so that type paths resolve the way
 /// prost resolved them.
 #[derive(Debug, Clone)]
@@ -186,7 +187,14 @@ impl DescriptorSetBuilder {
         let out_dir = out_dir_or_env(self.out_dir)?;
         let set = prost_types::FileDescriptorSet::decode(bytes.as_slice())
             .map_err(|e| BuildError::new(format!("the descriptor set does not decode: {e}")))?;
-        let files_to_generate = set.file.iter().map(|f| f.name().to_owned()).collect();
+        // prost-build compiles every file of the set; only those with services have tools. The
+        // others (imports such as `google/protobuf/*.proto`) are resolved, not generated.
+        let files_to_generate = set
+            .file
+            .iter()
+            .filter(|f| !f.service.is_empty())
+            .map(|f| f.name().to_owned())
+            .collect();
         let inputs = Inputs::from_descriptor_set(&bytes, files_to_generate)?;
         let options = Options {
             flat_output_dir: true,

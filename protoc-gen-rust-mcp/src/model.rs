@@ -34,7 +34,8 @@ pub struct Model {
 /// One proto package.
 #[derive(Debug)]
 pub struct Package {
-    /// The proto package (`demo.v1`, or empty).
+    /// The proto package (`demo.v1`, or empty). Packages that prost puts in one Rust module
+    /// (`Foo.Bar` and `foo.bar`) are one `Package`, named after the first file's package.
     pub name: String,
     /// The `.proto` files of this package among the files to generate, sorted.
     pub files: Vec<String>,
@@ -219,7 +220,9 @@ pub fn build(inputs: &Inputs, options: &Options) -> Result<Model> {
     let prost_services = prost_services(inputs, options)?;
     let context = Context::new(&inputs.pool, options);
 
-    let mut packages: BTreeMap<String, Package> = BTreeMap::new();
+    // Keyed by prost's Rust module: packages that prost puts in one module (`Foo.Bar` and
+    // `foo.bar`) share one MCP file, as they share one prost file.
+    let mut packages: BTreeMap<prost_build::Module, Package> = BTreeMap::new();
     for file_name in &inputs.files_to_generate {
         let Some(file) = inputs.pool.get_file_by_name(file_name) else {
             return Err(Error::Descriptor(format!(
@@ -227,7 +230,7 @@ pub fn build(inputs: &Inputs, options: &Options) -> Result<Model> {
             )));
         };
         let package = packages
-            .entry(file.package_name().to_owned())
+            .entry(names::rust_module(file.package_name()))
             .or_insert_with(|| Package {
                 name: file.package_name().to_owned(),
                 files: Vec::new(),
@@ -259,6 +262,7 @@ pub fn build(inputs: &Inputs, options: &Options) -> Result<Model> {
         .into_values()
         .filter(|p| !p.services.is_empty())
         .collect();
+    packages.sort_by(|a, b| a.name.cmp(&b.name));
     for package in &mut packages {
         package.files.sort();
         package

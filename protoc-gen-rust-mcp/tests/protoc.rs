@@ -72,17 +72,13 @@ fn a_service_left_without_tools_gets_no_module() {
 /// protoc-gen-prost 0.5 writes for that package, which `include_in_prost` inserts into).
 /// protoc-gen-prost puts a package in one directory per Rust module (`edge/r#type/foo_bar/`) and
 /// names the file after the package as written; packages sharing a module share the file of the
-/// first one. `scripts/workflows.sh` runs the real protoc-gen-prost over the same protos.
+/// first one, and so share one MCP module (`CamelCase.V2Api` and `camel_case.v2_api`).
+/// `scripts/workflows.sh` runs the real protoc-gen-prost over the same protos and compiles them.
 const NAMING: &[(&str, &str, &str)] = &[
     ("", "_.pb.mcp.rs", "_"),
     (
-        "CamelCase.V2Api",
+        "CamelCase.V2Api + camel_case.v2_api",
         "camel_case/v2_api/CamelCase.V2Api.pb.mcp.rs",
-        "camel_case/v2_api/CamelCase.V2Api.rs",
-    ),
-    (
-        "camel_case.v2_api",
-        "camel_case/v2_api/camel_case.v2_api.pb.mcp.rs",
         "camel_case/v2_api/CamelCase.V2Api.rs",
     ),
     (
@@ -155,6 +151,33 @@ fn include_in_prost_inserts_into_protoc_gen_prosts_file_for_every_package() {
     expected.sort();
     let expected: Vec<(&str, &str)> = expected.iter().map(|(p, c)| (*p, c.as_str())).collect();
     assert_eq!(inserts, expected);
+}
+
+#[test]
+fn packages_sharing_a_rust_module_share_one_mcp_module() {
+    let written = common::protoc_generate_in(
+        common::NAMING_INCLUDES,
+        &[
+            "camel/camel.proto".to_owned(),
+            "camel/snake.proto".to_owned(),
+        ],
+        "",
+    );
+    assert_eq!(
+        written.len(),
+        1,
+        "{:?}",
+        written.iter().map(|(n, _)| n).collect::<Vec<_>>()
+    );
+    let (name, content) = &written[0];
+    assert_eq!(name, "camel_case/v2_api/CamelCase.V2Api.pb.mcp.rs");
+    // One descriptor set for the module, and a tool module for each package's service.
+    assert_eq!(
+        content.matches("pub const MCP_FILE_DESCRIPTOR_SET").count(),
+        1
+    );
+    assert!(content.contains("pub mod camel_service_mcp"), "{content}");
+    assert!(content.contains("pub mod snake_service_mcp"), "{content}");
 }
 
 #[test]

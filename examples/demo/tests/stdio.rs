@@ -34,19 +34,46 @@ fn stdin_closed_before_initialize_is_a_quiet_success() {
     );
 }
 
-#[test]
-fn a_session_then_stdin_closed_is_a_success_too() {
-    let input = concat!(
-        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#,
-        "\n",
-        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-        "\n",
-        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
-        "\n",
+/// The JSON-RPC lines README's quick start sends (`cargo run -q -p demo <<'EOF'`), as written.
+fn readme_lines() -> String {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md"))
+        .expect("README.md is readable");
+    let mut lines = readme
+        .lines()
+        .skip_while(|line| *line != "cargo run -q -p demo <<'EOF'")
+        .skip(1)
+        .take_while(|line| *line != "EOF")
+        .peekable();
+    assert!(
+        lines.peek().is_some(),
+        "README.md has no `cargo run -q -p demo <<'EOF'` block"
     );
-    let (status, stdout, stderr) = run_demo(input);
+    lines.map(|line| format!("{line}\n")).collect()
+}
+
+#[test]
+fn readmes_stdio_lines_get_their_answers_then_a_clean_exit() {
+    let input = readme_lines();
+    assert!(input.contains(r#""method":"initialize""#), "{input}");
+    let (status, stdout, stderr) = run_demo(&input);
     assert!(status.success(), "{status}: {stderr}");
-    assert!(stdout.contains(r#""id":1"#), "{stdout}");
-    assert!(stdout.contains("TaskService_GetTask"), "{stdout}");
+    let responses: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("one JSON-RPC message per line"))
+        .collect();
+    let by_id = |id: u64| {
+        responses
+            .iter()
+            .find(|r| r["id"] == id)
+            .unwrap_or_else(|| panic!("no response to request {id}: {stdout}"))
+    };
+    assert_eq!(by_id(1)["result"]["serverInfo"]["name"], "demo");
+    let tools = by_id(2)["result"]["tools"].as_array().expect("tools");
+    assert_eq!(tools.len(), 7, "{tools:?}");
+    let call = &by_id(3)["result"];
+    assert_eq!(call["isError"], false, "{call}");
+    let text = call["content"][0]["text"].as_str().expect("text content");
+    let task: serde_json::Value = serde_json::from_str(text).expect("the result is JSON");
+    assert_eq!(task["id"], "task-1", "{task}");
     assert!(!stderr.contains("ERROR"), "{stderr}");
 }
