@@ -49,6 +49,14 @@ pub enum Error {
         /// Which rule it breaks.
         reason: String,
     },
+    /// A service asked for by name is not in the descriptor pool.
+    UnknownService {
+        /// The full name that was looked up.
+        name: String,
+    },
+    /// Tool definitions could not be made from the descriptors (invalid options on an
+    /// element, clashing tool names); the message names the proto element.
+    ToolGeneration(String),
     /// Serving failed (stdio or HTTP).
     Serve(String),
 }
@@ -80,6 +88,12 @@ impl fmt::Display for Error {
             ),
             Self::InvalidToolName { name, reason } => {
                 write!(f, "invalid tool name `{name}`: {reason}")
+            }
+            Self::UnknownService { name } => {
+                write!(f, "service `{name}` is not in the descriptor pool")
+            }
+            Self::ToolGeneration(message) => {
+                write!(f, "tools could not be made from the descriptors: {message}")
             }
             Self::Serve(message) => write!(f, "serving MCP failed: {message}"),
         }
