@@ -116,6 +116,13 @@ pub fn tool_sets(channel: Channel) -> Result<Vec<ToolSet>, tonic_mcp::Error> {
 
 /// The MCP server over every tool set, forwarding `authorization` from HTTP requests.
 pub async fn mcp_server(backend: &Backend) -> Result<McpServer, Box<dyn std::error::Error>> {
+    Ok(mcp_server_builder(backend).await?.build())
+}
+
+/// [`mcp_server`], before `build()`, for servers with other settings.
+pub async fn mcp_server_builder(
+    backend: &Backend,
+) -> Result<tonic_mcp::McpServerBuilder, Box<dyn std::error::Error>> {
     let mut builder = McpServer::builder("e2e", env!("CARGO_PKG_VERSION"))
         .instructions("Echo services of the protoc-gen-rust-mcp test data.");
     for set in tool_sets(channel(backend).await?)? {
@@ -129,5 +136,5 @@ pub async fn mcp_server(backend: &Backend) -> Result<McpServer, Box<dyn std::err
             .on_call(tonic_mcp::forward_headers(["authorization"]));
         builder = builder.tool_set(set)?;
     }
-    Ok(builder.build())
+    Ok(builder)
 }

@@ -44,7 +44,9 @@ use crate::{
 pub struct Limits {
     /// Largest accepted arguments object, in bytes of compact JSON (default 1 MiB).
     pub max_argument_bytes: usize,
-    /// Deepest accepted nesting of objects and arrays (default 64).
+    /// Deepest accepted nesting of objects and arrays (default 64). The arguments object
+    /// itself is level 1. Values above 98 act as 98: deeper messages are cut before parsing
+    /// (the JSON parser's own bound is 128 levels) and such a call is always refused.
     pub max_depth: usize,
 }
 
@@ -136,12 +138,29 @@ fn check_limits(args: &JsonObject, limits: Limits) -> Result<(), String> {
     }
     let depth = 1 + args.values().map(json_depth).max().unwrap_or(0);
     if depth > limits.max_depth {
-        return Err(format!(
-            "arguments nest {depth} levels deep; the limit is {} levels",
-            limits.max_depth
-        ));
+        return Err(depth_message(depth, limits));
     }
     Ok(())
+}
+
+fn depth_message(depth: usize, limits: Limits) -> String {
+    format!(
+        "arguments nest {depth} levels deep; the limit is {} levels",
+        limits.max_depth.min(MAX_SUPPORTED_DEPTH)
+    )
+}
+
+/// Deepest arguments the JSON parser can carry at all (see [`Limits::max_depth`]).
+pub(crate) const MAX_SUPPORTED_DEPTH: usize =
+    crate::guard::MESSAGE_DEPTH_LIMIT - crate::guard::ARGUMENTS_OFFSET;
+
+/// The refusal of a call whose arguments were too deep to parse (`depth` levels): the same
+/// `isError` as [`check_limits`] gives for arguments it can see.
+pub(crate) fn too_deep(name: &str, depth: usize, limits: Limits) -> Outcome {
+    local_failure(format!(
+        "Invalid arguments for tool `{name}`: {}",
+        depth_message(depth, limits)
+    ))
 }
 
 /// Run one tool call.

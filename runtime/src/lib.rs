@@ -64,8 +64,10 @@ pub mod codegen;
 mod context;
 mod def;
 mod error;
+mod guard;
 mod server;
 mod status;
+mod stdio;
 mod stream;
 mod toolset;
 mod transport;
@@ -74,7 +76,7 @@ mod validate;
 pub use call::Limits;
 pub use context::{CallContext, Refusal, forward_headers};
 pub use error::Error;
-pub use server::{McpServer, McpServerBuilder};
+pub use server::{HttpResponse, McpHttpService, McpServer, McpServerBuilder, SessionLimits};
 pub use toolset::{DEFAULT_MAX_MESSAGES, DEFAULT_TIMEOUT, MAX_TOOL_NAME_LEN, ToolSet};
 
 /// rmcp's streamable HTTP configuration, re-exported for [`McpServer::streamable_http_service`].
