@@ -306,6 +306,7 @@ impl McpServer {
         let sessions = Arc::new(SessionStore {
             local,
             max_sessions: limits.max_sessions,
+            creating: tokio::sync::Mutex::new(()),
         });
         McpHttpService {
             max_body: config.max_request_body_bytes,
@@ -650,6 +651,8 @@ where
 struct SessionStore {
     local: LocalSessionManager,
     max_sessions: usize,
+    /// Serialises creation, so that concurrent `initialize` requests cannot overshoot.
+    creating: tokio::sync::Mutex<()>,
 }
 
 impl SessionStore {
@@ -690,8 +693,9 @@ impl SessionManager for SessionStore {
     type Transport = <LocalSessionManager as SessionManager>::Transport;
 
     async fn create_session(&self) -> Result<(SessionId, Self::Transport), Self::Error> {
-        // The service checks the bound before parsing; this closes the race between two
-        // `initialize` requests at the bound.
+        // The service checks the bound first and answers 503; this closes the race between
+        // two `initialize` requests at the bound (rmcp answers that one with a 500 naming it).
+        let _creating = self.creating.lock().await;
         if self.local.sessions.read().await.len() >= self.max_sessions {
             return Err(SessionStoreError::Full(self.full_message()));
         }
