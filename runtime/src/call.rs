@@ -154,12 +154,23 @@ fn depth_message(depth: usize, limits: Limits) -> String {
 pub(crate) const MAX_SUPPORTED_DEPTH: usize =
     crate::guard::MESSAGE_DEPTH_LIMIT - crate::guard::ARGUMENTS_OFFSET;
 
+/// The refusal of a call whose `arguments` was not an object (`got`: "an array", …).
+pub(crate) fn not_an_object(name: &str, got: &str) -> Outcome {
+    local_failure(format!(
+        "Invalid arguments for tool `{name}` (1 problem):\n- $: expected an object, got {got}"
+    ))
+}
+
 /// The refusal of a call whose arguments were too deep to parse (`depth` levels): the same
 /// `isError` as [`check_limits`] gives for arguments it can see.
 pub(crate) fn too_deep(name: &str, depth: usize, limits: Limits) -> Outcome {
+    limit_failure(name, &depth_message(depth, limits))
+}
+
+/// A limit applies to the arguments as a whole: its problem is at `$`.
+fn limit_failure(name: &str, message: &str) -> Outcome {
     local_failure(format!(
-        "Invalid arguments for tool `{name}`: {}",
-        depth_message(depth, limits)
+        "Invalid arguments for tool `{name}` (1 problem):\n- $: {message}"
     ))
 }
 
@@ -171,7 +182,7 @@ pub(crate) async fn run(call: Call<'_>, arguments: Option<JsonObject>) -> Outcom
     let args = arguments.unwrap_or_default();
 
     if let Err(message) = check_limits(&args, call.limits) {
-        return local_failure(format!("Invalid arguments for tool `{name}`: {message}"));
+        return limit_failure(name, &message);
     }
 
     let mut metadata = call.set.metadata.clone();

@@ -175,6 +175,40 @@ fn cut(bytes: &[u8], limit: usize) -> Vec<u8> {
     out
 }
 
+/// A `tools/call` whose `arguments` was not an object (an array, a string, a number or a
+/// boolean), attached to the request after `arguments` was taken out, so that the call is
+/// refused with an `isError` naming `$` instead of failing to parse as a whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct NotAnObject {
+    /// What `arguments` was: "an array", "a string", …
+    pub(crate) got: &'static str,
+}
+
+/// Whether `bytes` may be a `tools/call` (a cheap test before parsing).
+pub(crate) fn mentions_tools_call(bytes: &[u8]) -> bool {
+    bytes.windows(10).any(|window| window == b"tools/call")
+}
+
+/// A `tools/call` message whose `arguments` is neither an object nor `null`: the message
+/// without `arguments`, and what it was. `None` for any other message.
+pub(crate) fn take_non_object_arguments(bytes: &[u8]) -> Option<(Vec<u8>, NotAnObject)> {
+    let mut value = serde_json::from_slice::<serde_json::Value>(bytes).ok()?;
+    if value.get("method").and_then(serde_json::Value::as_str) != Some("tools/call") {
+        return None;
+    }
+    let params = value.get_mut("params")?.as_object_mut()?;
+    let got = match params.get("arguments")? {
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Object(_) | serde_json::Value::Null => return None,
+    };
+    params.remove("arguments");
+    let bytes = serde_json::to_vec(&value).ok()?;
+    Some((bytes, NotAnObject { got }))
+}
+
 /// The JSON-RPC error for a message that cannot be read because of its depth.
 pub(crate) fn parse_error_message(too_deep: &TooDeep, limit: usize) -> String {
     format!(
@@ -247,6 +281,20 @@ mod tests {
             panic!("must be cut");
         };
         assert_eq!(too_deep.arguments_depth, None);
+    }
+
+    #[test]
+    fn non_object_arguments_are_taken_out() {
+        let (bytes, not) = take_non_object_arguments(call("[1]").as_bytes()).expect("an array");
+        assert_eq!(not.got, "an array");
+        let value: serde_json::Value = serde_json::from_slice(&bytes).expect("JSON");
+        assert_eq!(value["params"], serde_json::json!({"name": "t"}));
+        assert_eq!(take_non_object_arguments(call("{}").as_bytes()), None);
+        assert_eq!(take_non_object_arguments(call("null").as_bytes()), None);
+        assert_eq!(
+            take_non_object_arguments(b"{\"method\":\"ping\",\"params\":{\"arguments\":1}}"),
+            None
+        );
     }
 
     #[test]

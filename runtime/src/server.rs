@@ -38,7 +38,7 @@ use crate::{
     call::{self, Call, Limits, Outcome, Progress},
     context::{CallContext, CallHook, Refusal},
     error::Error,
-    guard::{self, Guarded, MESSAGE_DEPTH_LIMIT, TooDeep},
+    guard::{self, Guarded, MESSAGE_DEPTH_LIMIT, NotAnObject, TooDeep},
     stdio::LineTransport,
     toolset::{Entry, SetConfig, ToolSet},
 };
@@ -411,6 +411,22 @@ impl McpServer {
             span.in_scope(|| tracing::debug!("tool call refused: arguments too deep"));
             return Ok(outcome.result);
         }
+        let not_an_object = context
+            .extensions
+            .get::<NotAnObject>()
+            .copied()
+            .or_else(|| {
+                context
+                    .extensions
+                    .get::<http::request::Parts>()
+                    .and_then(|parts| parts.extensions.get::<NotAnObject>().copied())
+            });
+        if let Some(not) = not_an_object {
+            let outcome = call::not_an_object(&registered.entry.name, not.got);
+            span.record("grpc_code", call::outcome_code(&outcome));
+            span.in_scope(|| tracing::debug!("tool call refused: arguments not an object"));
+            return Ok(outcome.result);
+        }
         let progress = context.meta.get_progress_token().map(|token| Progress {
             peer: context.peer.clone(),
             token,
@@ -545,7 +561,16 @@ impl McpHttpService {
             }
         };
         let bytes = match guard::guard(&bytes, MESSAGE_DEPTH_LIMIT) {
-            Guarded::Pass => bytes,
+            Guarded::Pass => match guard::mentions_tools_call(&bytes)
+                .then(|| guard::take_non_object_arguments(&bytes))
+                .flatten()
+            {
+                Some((repaired, not)) => {
+                    parts.extensions.insert(not);
+                    Bytes::from(repaired)
+                }
+                None => bytes,
+            },
             Guarded::Cut { cut, too_deep } => {
                 let value = serde_json::from_slice::<serde_json::Value>(&cut).ok();
                 let is_call = value

@@ -157,28 +157,45 @@ where
                 continue;
             }
             match guard::guard(text, MESSAGE_DEPTH_LIMIT) {
-                Guarded::Pass => match serde_json::from_slice::<ClientJsonRpcMessage>(text) {
-                    Ok(message) => return Some(message),
-                    Err(error) => {
-                        // Unreadable JSON has no id to answer; a readable message of the
-                        // wrong shape is answered, like rmcp does.
-                        let value = serde_json::from_slice::<serde_json::Value>(text).ok();
-                        let Some(value) = value else {
-                            tracing::debug!(%error, "ignoring a line that is not JSON");
-                            continue;
-                        };
-                        // A notification is never answered.
-                        let Some(id) = request_id(&value) else {
-                            tracing::debug!(%error, "ignoring an unreadable notification");
-                            continue;
-                        };
-                        self.send_error(
-                            ErrorData::invalid_request(format!("Invalid request: {error}"), None),
-                            Some(id),
-                        )
-                        .await;
+                Guarded::Pass => {
+                    // rmcp would read a `tools/call` with non-object arguments as an unknown
+                    // method; take them out and refuse the call with an `isError` instead.
+                    if guard::mentions_tools_call(text)
+                        && let Some((repaired, not)) = guard::take_non_object_arguments(text)
+                        && let Ok(mut message) =
+                            serde_json::from_slice::<ClientJsonRpcMessage>(&repaired)
+                    {
+                        if let ClientJsonRpcMessage::Request(request) = &mut message {
+                            request.request.extensions_mut().insert(not);
+                        }
+                        return Some(message);
                     }
-                },
+                    match serde_json::from_slice::<ClientJsonRpcMessage>(text) {
+                        Ok(message) => return Some(message),
+                        Err(error) => {
+                            // Unreadable JSON has no id to answer; a readable message of the
+                            // wrong shape is answered, like rmcp does.
+                            let value = serde_json::from_slice::<serde_json::Value>(text).ok();
+                            let Some(value) = value else {
+                                tracing::debug!(%error, "ignoring a line that is not JSON");
+                                continue;
+                            };
+                            // A notification is never answered.
+                            let Some(id) = request_id(&value) else {
+                                tracing::debug!(%error, "ignoring an unreadable notification");
+                                continue;
+                            };
+                            self.send_error(
+                                ErrorData::invalid_request(
+                                    format!("Invalid request: {error}"),
+                                    None,
+                                ),
+                                Some(id),
+                            )
+                            .await;
+                        }
+                    }
+                }
                 Guarded::Cut { cut, too_deep } => {
                     let value = serde_json::from_slice::<serde_json::Value>(&cut).ok();
                     let is_call = value
