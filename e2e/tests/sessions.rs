@@ -134,6 +134,14 @@ async fn idle_sessions_expire() {
         }
     }
     assert_eq!(reopened, 1, "an expired session frees its slot within 5 s");
-    let (accepted, _, _) = open_many(server.addr, 49).await;
-    assert_eq!(accepted, 49, "every idle session expired");
+    // The others expire in turn (they were opened over some milliseconds).
+    let mut accepted = 0;
+    for _ in 0..50 {
+        accepted += open_many(server.addr, 49 - accepted).await.0;
+        if accepted == 49 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(accepted, 49, "every idle session expired within 5 s");
 }

@@ -76,7 +76,9 @@ mod validate;
 pub use call::Limits;
 pub use context::{CallContext, Refusal, forward_headers};
 pub use error::Error;
-pub use server::{HttpResponse, McpHttpService, McpServer, McpServerBuilder, SessionLimits};
+pub use server::{
+    HttpResponse, McpHttpService, McpServer, McpServerBuilder, SHUTDOWN_DRAIN, SessionLimits,
+};
 pub use toolset::{DEFAULT_MAX_MESSAGES, DEFAULT_TIMEOUT, MAX_TOOL_NAME_LEN, ToolSet};
 
 /// rmcp's streamable HTTP configuration, re-exported for [`McpServer::streamable_http_service`].

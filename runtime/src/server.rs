@@ -55,7 +55,12 @@ struct Inner {
     hooks: Vec<CallHook>,
     limits: Limits,
     sessions: SessionLimits,
+    /// Tool calls running now, for a graceful shutdown.
+    in_flight: tokio::sync::watch::Sender<usize>,
 }
+
+/// How long [`McpServer::serve_http`] waits, after its shutdown, for tool calls in flight.
+pub const SHUTDOWN_DRAIN: Duration = Duration::from_secs(30);
 
 /// Bounds on streamable HTTP sessions (session mode; stateless serving keeps none).
 ///
@@ -229,6 +234,7 @@ impl McpServerBuilder {
                 hooks: self.hooks,
                 limits: self.limits,
                 sessions: self.sessions,
+                in_flight: tokio::sync::watch::Sender::new(0),
             }),
         }
     }
@@ -327,6 +333,10 @@ impl McpServer {
     /// Serve the streamable HTTP endpoint at `/mcp` on `listener` (HTTP/1.1 and h2c), until
     /// `config.cancellation_token` is cancelled. Other paths answer 404.
     ///
+    /// Shutdown is graceful: the listener closes, connections finish the requests they carry
+    /// and close, and tool calls in flight complete (up to [`SHUTDOWN_DRAIN`]); then open
+    /// sessions and event streams are closed and this returns.
+    ///
     /// ```no_run
     /// # async fn demo(server: tonic_mcp::McpServer) -> Result<(), Box<dyn std::error::Error>> {
     /// let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
@@ -341,19 +351,31 @@ impl McpServer {
     pub async fn serve_http(
         self,
         listener: tokio::net::TcpListener,
-        config: StreamableHttpServerConfig,
+        mut config: StreamableHttpServerConfig,
     ) -> Result<(), Error> {
-        let shutdown = config.cancellation_token.clone();
+        // rmcp cancels sessions and streams with the configured token at once; it gets its own,
+        // cancelled only once the calls in flight have been drained.
+        let shutdown = std::mem::replace(
+            &mut config.cancellation_token,
+            tokio_util::sync::CancellationToken::new(),
+        );
+        let streams = config.cancellation_token.clone();
         let service = self.streamable_http_service(config);
-        loop {
+        let mut connections = tokio::task::JoinSet::new();
+        let result = loop {
+            while connections.try_join_next().is_some() {}
             let (stream, _) = tokio::select! {
-                () = shutdown.cancelled() => return Ok(()),
-                accepted = listener.accept() => accepted.map_err(|e| Error::Serve(e.to_string()))?,
+                () = shutdown.cancelled() => break Ok(()),
+                accepted = listener.accept() => match accepted {
+                    Ok(accepted) => accepted,
+                    Err(e) => break Err(Error::Serve(e.to_string())),
+                },
             };
             // Small JSON-RPC messages must not wait for Nagle's algorithm.
             let _ = stream.set_nodelay(true);
             let service = service.clone();
-            tokio::spawn(async move {
+            let shutdown = shutdown.clone();
+            connections.spawn(async move {
                 let handler = hyper::service::service_fn(
                     move |request: http::Request<hyper::body::Incoming>| {
                         let mut service = service.clone();
@@ -368,15 +390,45 @@ impl McpServer {
                 let builder = hyper_util::server::conn::auto::Builder::new(
                     hyper_util::rt::TokioExecutor::new(),
                 );
+                let connection =
+                    builder.serve_connection(hyper_util::rt::TokioIo::new(stream), handler);
+                let mut connection = std::pin::pin!(connection);
+                let ended = tokio::select! {
+                    ended = connection.as_mut() => ended,
+                    () = shutdown.cancelled() => {
+                        // Finish the requests in progress, take no more.
+                        connection.as_mut().graceful_shutdown();
+                        connection.await
+                    }
+                };
                 // A connection error concerns that client only.
-                if let Err(error) = builder
-                    .serve_connection(hyper_util::rt::TokioIo::new(stream), handler)
-                    .await
-                {
+                if let Err(error) = ended {
                     tracing::debug!(%error, "MCP HTTP connection ended with an error");
                 }
             });
+        };
+        drop(listener);
+        // Let the calls in flight finish and their answers go out, then close what is left
+        // (sessions, event streams).
+        let mut in_flight = self.inner.in_flight.subscribe();
+        let drained = tokio::time::timeout(SHUTDOWN_DRAIN, async {
+            in_flight.wait_for(|&n| n == 0).await.is_ok()
+        })
+        .await;
+        if drained.is_err() {
+            tracing::warn!("tool calls still running {SHUTDOWN_DRAIN:?} after shutdown");
         }
+        let _ = tokio::time::timeout(Duration::from_secs(1), async {
+            while connections.join_next().await.is_some() {}
+        })
+        .await;
+        streams.cancel();
+        let _ = tokio::time::timeout(Duration::from_secs(5), async {
+            while connections.join_next().await.is_some() {}
+        })
+        .await;
+        connections.abort_all();
+        result
     }
 
     async fn call(
@@ -391,6 +443,7 @@ impl McpServer {
             ));
         };
         let def = registered.entry.tool.def;
+        let _in_flight = InFlight::enter(&self.inner.in_flight);
         let span = tracing::info_span!(
             "mcp.tool_call",
             tool = %registered.entry.name,
@@ -459,6 +512,22 @@ impl McpServer {
         span.record("grpc_code", call::outcome_code(&outcome));
         span.in_scope(|| tracing::debug!("tool call finished"));
         Ok(outcome.result)
+    }
+}
+
+/// Counts a tool call in flight while alive.
+struct InFlight<'a>(&'a tokio::sync::watch::Sender<usize>);
+
+impl<'a> InFlight<'a> {
+    fn enter(counter: &'a tokio::sync::watch::Sender<usize>) -> Self {
+        counter.send_modify(|n| *n += 1);
+        Self(counter)
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.send_modify(|n| *n = n.saturating_sub(1));
     }
 }
 

@@ -2,6 +2,11 @@
 //! MCP over stdio by default, or streamable HTTP at `http://ADDR/mcp` with `--http ADDR` (the
 //! bound address is printed on stdout as `listening on <addr>`).
 //!
+//! `--backend-only ADDR` serves just the tonic backend at ADDR (printing `listening on
+//! <addr>`, then `observed started=N cancelled=M` whenever its call counters change);
+//! `--backend URL` makes the MCP server call that backend (connected lazily, so it may be
+//! down) instead of starting its own.
+//!
 //! HTTP options: `--stateless` (no sessions), `--max-sessions N` and `--idle-timeout-ms N`
 //! (session bounds), `--max-body N` (request body cap in bytes). On SIGTERM the HTTP server
 //! stops accepting, lets calls in flight finish (at most 30 s), and exits 0.
@@ -32,8 +37,29 @@ fn value<T: std::str::FromStr>(args: &[String], flag: &str) -> Result<Option<T>,
 }
 
 async fn run() -> Result<(), Box<dyn std::error::Error>> {
-    let backend = e2e::start_backend().await?;
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if let Some(addr) = value::<std::net::SocketAddr>(&args, "--backend-only")? {
+        let backend = e2e::start_backend_at(addr).await?;
+        println!("listening on {}", backend.addr);
+        let mut last = (0, 0);
+        loop {
+            let now = (
+                backend
+                    .observed
+                    .started
+                    .load(std::sync::atomic::Ordering::SeqCst),
+                backend
+                    .observed
+                    .cancelled
+                    .load(std::sync::atomic::Ordering::SeqCst),
+            );
+            if now != last {
+                println!("observed started={} cancelled={}", now.0, now.1);
+                last = now;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
     let mut sessions = tonic_mcp::SessionLimits::default();
     if let Some(max) = value(&args, "--max-sessions")? {
         sessions.max_sessions = max;
@@ -41,12 +67,23 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
     if let Some(ms) = value(&args, "--idle-timeout-ms")? {
         sessions.idle_timeout = Duration::from_millis(ms);
     }
-    let server = e2e::mcp_server_builder(&backend)
-        .await?
-        .session_limits(sessions)
-        .build();
+    let builder = match value::<String>(&args, "--backend")? {
+        Some(url) => {
+            let channel = tonic::transport::Endpoint::try_from(url)?.connect_lazy();
+            e2e::mcp_server_builder_on(channel)?
+        }
+        None => {
+            // The backend lives as long as the process.
+            let backend = e2e::start_backend().await?;
+            e2e::mcp_server_builder(&backend).await?
+        }
+    };
+    let server = builder.session_limits(sessions).build();
     let Some(addr) = value::<String>(&args, "--http")? else {
-        if !args.is_empty() {
+        if args
+            .iter()
+            .any(|arg| arg != "--backend" && !arg.contains("://"))
+        {
             return Err("usage: e2e-server [--http ADDR [--stateless] [--max-sessions N] [--idle-timeout-ms N] [--max-body N]]".into());
         }
         server.serve_stdio().await?;
