@@ -205,6 +205,27 @@ impl McpServerBuilder {
     ///     .build();
     /// # let _ = server;
     /// ```
+    ///
+    /// Checking a bearer token under streamable HTTP: a call without the expected
+    /// `Authorization` header is refused, and the model reads the refusal as an `isError`
+    /// result (`call refused: …`). The message never repeats what was sent. Compare in
+    /// constant time where timing matters.
+    ///
+    /// ```
+    /// use tonic_mcp::{McpServer, Refusal};
+    ///
+    /// let expected = String::from("Bearer s3cret"); // from your secret store
+    /// let server = McpServer::builder("items", "1.0.0")
+    ///     .on_call(move |call, _metadata| {
+    ///         match call.header("authorization").map(|value| value.as_bytes()) {
+    ///             None => Err(Refusal::new("missing bearer token: send `Authorization: Bearer <token>`")),
+    ///             Some(given) if given == expected.as_bytes() => Ok(()),
+    ///             Some(_) => Err(Refusal::new("invalid bearer token")),
+    ///         }
+    ///     })
+    ///     .build();
+    /// # let _ = server;
+    /// ```
     pub fn on_call<F>(mut self, hook: F) -> Self
     where
         F: Fn(&CallContext<'_>, &mut MetadataMap) -> Result<(), Refusal> + Send + Sync + 'static,
@@ -324,10 +345,23 @@ impl McpServer {
 
     /// A streamable HTTP configuration for stateless serving: no sessions, plain JSON
     /// responses when a call sends no notifications (progress falls back to SSE).
+    ///
+    /// Like [`session_http_config`](Self::session_http_config), it refuses a foreign `Host`
+    /// (loopback names are allowed; add public names with `with_allowed_hosts`) and any
+    /// request carrying an `Origin` (browsers send one) unless it is allowed with
+    /// `with_allowed_origins`.
     pub fn stateless_http_config() -> StreamableHttpServerConfig {
-        StreamableHttpServerConfig::default()
+        Self::session_http_config()
             .with_legacy_session_mode(false)
             .with_json_response(true)
+    }
+
+    /// A streamable HTTP configuration with sessions (rmcp's default) that also validates
+    /// `Origin`: rmcp's `StreamableHttpServerConfig::default()` checks `Host` but lets any
+    /// `Origin` through while its allow-list is empty; this one refuses every `Origin` not
+    /// allowed with `with_allowed_origins` (403).
+    pub fn session_http_config() -> StreamableHttpServerConfig {
+        StreamableHttpServerConfig::default().enforce_origin_validation()
     }
 
     /// Serve the streamable HTTP endpoint at `/mcp` on `listener` (HTTP/1.1 and h2c), until

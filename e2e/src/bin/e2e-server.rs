@@ -8,7 +8,8 @@
 //! down) instead of starting its own.
 //!
 //! HTTP options: `--stateless` (no sessions), `--max-sessions N` and `--idle-timeout-ms N`
-//! (session bounds), `--max-body N` (request body cap in bytes). On SIGTERM the HTTP server
+//! (session bounds), `--max-body N` (request body cap in bytes), `--allow-origin ORIGIN`,
+//! `--allow-host HOST`. On SIGTERM the HTTP server
 //! stops accepting, lets calls in flight finish (at most 30 s), and exits 0.
 
 use std::process::ExitCode;
@@ -92,8 +93,16 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
     let mut config = if args.iter().any(|arg| arg == "--stateless") {
         tonic_mcp::McpServer::stateless_http_config()
     } else {
-        tonic_mcp::StreamableHttpServerConfig::default()
+        tonic_mcp::McpServer::session_http_config()
     };
+    if let Some(origin) = value::<String>(&args, "--allow-origin")? {
+        config = config.with_allowed_origins([origin]);
+    }
+    if let Some(host) = value::<String>(&args, "--allow-host")? {
+        let mut hosts = config.allowed_hosts.clone();
+        hosts.push(host);
+        config = config.with_allowed_hosts(hosts);
+    }
     if let Some(max) = value(&args, "--max-body")? {
         config = config.with_max_request_body_bytes(max);
     }
