@@ -251,6 +251,12 @@ async fn sigterm_lets_http_calls_in_flight_complete() {
                 })
             })
             .collect();
+        let health = support::get(addr, "/healthz").await;
+        assert_eq!(
+            (health.status, health.body.as_str()),
+            (200, "ok\n"),
+            "{health:?}"
+        );
         tokio::time::sleep(Duration::from_millis(300)).await;
         let signalled = Instant::now();
         sigterm(&server.child);

@@ -365,7 +365,9 @@ impl McpServer {
     }
 
     /// Serve the streamable HTTP endpoint at `/mcp` on `listener` (HTTP/1.1 and h2c), until
-    /// `config.cancellation_token` is cancelled. Other paths answer 404.
+    /// `config.cancellation_token` is cancelled. `GET /healthz` answers `200 ok` for load
+    /// balancers (it fails once shutdown begins: the listener is closed); other paths
+    /// answer 404.
     ///
     /// Shutdown is graceful: the listener closes, connections finish the requests they carry
     /// and close, and tool calls in flight complete (up to [`SHUTDOWN_DRAIN`]); then open
@@ -414,10 +416,14 @@ impl McpServer {
                     move |request: http::Request<hyper::body::Incoming>| {
                         let mut service = service.clone();
                         async move {
-                            if request.uri().path() != "/mcp" {
-                                return Ok(not_found());
+                            match request.uri().path() {
+                                "/mcp" => tower_service::Service::call(&mut service, request).await,
+                                // For load balancers: up while accepting.
+                                "/healthz" if request.method() == http::Method::GET => {
+                                    Ok(plain_response(http::StatusCode::OK, "ok\n"))
+                                }
+                                _ => Ok(not_found()),
                             }
-                            tower_service::Service::call(&mut service, request).await
                         }
                     },
                 );

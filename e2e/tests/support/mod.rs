@@ -91,6 +91,17 @@ pub async fn post(addr: SocketAddr, headers: &[(&str, &str)], body: &[u8]) -> Ra
     read_response(&mut stream).await
 }
 
+/// GET `path` on a fresh connection.
+pub async fn get(addr: SocketAddr, path: &str) -> RawResponse {
+    let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    let request = format!(
+        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n\r\n",
+        addr.port()
+    );
+    stream.write_all(request.as_bytes()).await.expect("write");
+    read_response(&mut stream).await
+}
+
 /// Read one `Connection: close` response to its end (chunked bodies decoded).
 pub async fn read_response(stream: &mut tokio::net::TcpStream) -> RawResponse {
     let mut raw = Vec::new();
