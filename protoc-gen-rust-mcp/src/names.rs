@@ -151,6 +151,17 @@ pub fn tonic_snake_case(name: &str) -> String {
     s
 }
 
+/// Whether `name` is a proto identifier: ASCII letters, digits and `_`, not starting with a
+/// digit, and at least one letter or digit (so that it has a Rust spelling).
+pub fn is_proto_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && name.chars().any(|c| c.is_ascii_alphanumeric())
+}
+
 /// The name of the `const` holding a tool's definition: the Rust method name in capitals
 /// (`get_item` → `GET_ITEM`, `r#type` → `TYPE`). `TOOLS` is taken by the list of all tools.
 pub fn tool_const_name(rust_method: &str) -> String {
