@@ -37,12 +37,15 @@ pub struct Backend {
 
 /// Starts the testdata services on `127.0.0.1:0`.
 pub async fn start_backend() -> std::io::Result<Backend> {
+    start_backend_at(SocketAddr::from(([127, 0, 0, 1], 0))).await
+}
+
+/// Starts the testdata services on `addr`.
+pub async fn start_backend_at(addr: SocketAddr) -> std::io::Result<Backend> {
     use testdata::*;
     // tonic sets TCP_NODELAY only on connections it accepts itself; without it small
     // responses wait for the peer's delayed ACK.
-    let incoming =
-        tonic::transport::server::TcpIncoming::bind(SocketAddr::from(([127, 0, 0, 1], 0)))?
-            .with_nodelay(Some(true));
+    let incoming = tonic::transport::server::TcpIncoming::bind(addr)?.with_nodelay(Some(true));
     let addr = incoming.local_addr()?;
     let observed = Arc::new(services::Observed::default());
     let metadata = Arc::new(Mutex::new(Vec::new()));
@@ -109,9 +112,23 @@ pub fn tool_sets(channel: Channel) -> Result<Vec<ToolSet>, tonic_mcp::Error> {
 
 /// The MCP server over every tool set, forwarding `authorization` from HTTP requests.
 pub async fn mcp_server(backend: &Backend) -> Result<McpServer, Box<dyn std::error::Error>> {
+    Ok(mcp_server_builder(backend).await?.build())
+}
+
+/// [`mcp_server`], before `build()`, for servers with other settings.
+pub async fn mcp_server_builder(
+    backend: &Backend,
+) -> Result<tonic_mcp::McpServerBuilder, Box<dyn std::error::Error>> {
+    mcp_server_builder_on(channel(backend).await?)
+}
+
+/// [`mcp_server_builder`] over any channel (a lazy one for a backend that may be down).
+pub fn mcp_server_builder_on(
+    channel: Channel,
+) -> Result<tonic_mcp::McpServerBuilder, Box<dyn std::error::Error>> {
     let mut builder = McpServer::builder("e2e", env!("CARGO_PKG_VERSION"))
         .instructions("Echo services of the protoc-gen-rust-mcp test data.");
-    for set in tool_sets(channel(backend).await?)? {
+    for set in tool_sets(channel)? {
         let mut static_metadata = MetadataMap::new();
         static_metadata.insert(
             "x-static",
@@ -122,5 +139,5 @@ pub async fn mcp_server(backend: &Backend) -> Result<McpServer, Box<dyn std::err
             .on_call(tonic_mcp::forward_headers(["authorization"]));
         builder = builder.tool_set(set)?;
     }
-    Ok(builder.build())
+    Ok(builder)
 }

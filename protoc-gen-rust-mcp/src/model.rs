@@ -155,11 +155,13 @@ impl Inputs {
                 .map_err(|e| Error::Descriptor(format!("a proto_file does not decode: {e}")))?;
             files.push(file);
         }
-        Self::check_syntax(&files, &request.file_to_generate)?;
+        Self::check_syntax(&files)?;
         let mut pool = DescriptorPool::new();
         for (bytes, file) in request.proto_file.iter().zip(&files) {
-            pool.decode_file_descriptor_proto(bytes.as_slice())
-                .map_err(|e| Error::Descriptor(format!("{}: {e}", file.name())))?;
+            guard_panic(file.name(), || {
+                pool.decode_file_descriptor_proto(bytes.as_slice())
+            })?
+            .map_err(|e| Error::Descriptor(format!("{}: {e}", file.name())))?;
         }
         Ok(Inputs {
             files_to_generate: request.file_to_generate.clone(),
@@ -172,10 +174,12 @@ impl Inputs {
     pub fn from_descriptor_set(bytes: &[u8], files_to_generate: Vec<String>) -> Result<Inputs> {
         let set = FileDescriptorSet::decode(bytes)
             .map_err(|e| Error::Descriptor(format!("the descriptor set does not decode: {e}")))?;
-        Self::check_syntax(&set.file, &files_to_generate)?;
+        Self::check_syntax(&set.file)?;
         let mut pool = DescriptorPool::new();
-        pool.decode_file_descriptor_set(bytes)
-            .map_err(|e| Error::Descriptor(e.to_string()))?;
+        guard_panic("the descriptor set", || {
+            pool.decode_file_descriptor_set(bytes)
+        })?
+        .map_err(|e| Error::Descriptor(e.to_string()))?;
         Ok(Inputs {
             files_to_generate,
             files: set.file,
@@ -183,13 +187,13 @@ impl Inputs {
         })
     }
 
-    fn check_syntax(files: &[FileDescriptorProto], to_generate: &[String]) -> Result<()> {
-        for file in files
-            .iter()
-            .filter(|f| to_generate.iter().any(|g| g == f.name()))
-        {
-            match file.syntax() {
-                "" | "proto2" | "proto3" => {}
+    fn check_syntax(files: &[FileDescriptorProto]) -> Result<()> {
+        // Every file, imports too: prost-reflect refuses any other syntax (and 0.16 panics
+        // while describing that refusal). protoc leaves `syntax` unset for proto2; an
+        // explicit empty string is not a syntax.
+        for file in files {
+            match file.syntax.as_deref().unwrap_or("proto2") {
+                "proto2" | "proto3" => {}
                 "editions" => {
                     return Err(Error::Unsupported {
                         element: file.name().to_owned(),
@@ -578,4 +582,16 @@ fn strip(file: &FileDescriptorProto, kept: &BTreeSet<String>) -> FileDescriptorP
         .filter_map(|i| i32::try_from(i).ok())
         .collect();
     out
+}
+
+/// Runs prost-reflect on a descriptor `element`. prost-reflect 0.16 can panic while it
+/// describes some invalid descriptors (an index past the files it has added, when the error
+/// is in the file being added); the plugin reports that as an error naming the file instead.
+fn guard_panic<T>(element: &str, run: impl FnOnce() -> T) -> Result<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)).map_err(|_| {
+        Error::Descriptor(format!(
+            "{element}: the descriptor is invalid (prost-reflect failed while checking it); \
+             check it with protoc"
+        ))
+    })
 }

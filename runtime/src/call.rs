@@ -48,7 +48,9 @@ use crate::{
 pub struct Limits {
     /// Largest accepted arguments object, in bytes of compact JSON (default 1 MiB).
     pub max_argument_bytes: usize,
-    /// Deepest accepted nesting of objects and arrays (default 64).
+    /// Deepest accepted nesting of objects and arrays (default 64). The arguments object
+    /// itself is level 1. Values above 98 act as 98: deeper messages are cut before parsing
+    /// (the JSON parser's own bound is 128 levels) and such a call is always refused.
     pub max_depth: usize,
 }
 
@@ -140,12 +142,40 @@ fn check_limits(args: &JsonObject, limits: Limits) -> Result<(), String> {
     }
     let depth = 1 + args.values().map(json_depth).max().unwrap_or(0);
     if depth > limits.max_depth {
-        return Err(format!(
-            "arguments nest {depth} levels deep; the limit is {} levels",
-            limits.max_depth
-        ));
+        return Err(depth_message(depth, limits));
     }
     Ok(())
+}
+
+fn depth_message(depth: usize, limits: Limits) -> String {
+    format!(
+        "arguments nest {depth} levels deep; the limit is {} levels",
+        limits.max_depth.min(MAX_SUPPORTED_DEPTH)
+    )
+}
+
+/// Deepest arguments the JSON parser can carry at all (see [`Limits::max_depth`]).
+pub(crate) const MAX_SUPPORTED_DEPTH: usize =
+    crate::guard::MESSAGE_DEPTH_LIMIT - crate::guard::ARGUMENTS_OFFSET;
+
+/// The refusal of a call whose `arguments` was not an object (`got`: "an array", …).
+pub(crate) fn not_an_object(name: &str, got: &str) -> Outcome {
+    local_failure(format!(
+        "Invalid arguments for tool `{name}` (1 problem):\n- $: expected an object, got {got}"
+    ))
+}
+
+/// The refusal of a call whose arguments were too deep to parse (`depth` levels): the same
+/// `isError` as [`check_limits`] gives for arguments it can see.
+pub(crate) fn too_deep(name: &str, depth: usize, limits: Limits) -> Outcome {
+    limit_failure(name, &depth_message(depth, limits))
+}
+
+/// A limit applies to the arguments as a whole: its problem is at `$`.
+fn limit_failure(name: &str, message: &str) -> Outcome {
+    local_failure(format!(
+        "Invalid arguments for tool `{name}` (1 problem):\n- $: {message}"
+    ))
 }
 
 /// Run one tool call.
@@ -156,7 +186,7 @@ pub(crate) async fn run(call: Call<'_>, arguments: Option<JsonObject>) -> Outcom
     let args = arguments.unwrap_or_default();
 
     if let Err(message) = check_limits(&args, call.limits) {
-        return local_failure(format!("Invalid arguments for tool `{name}`: {message}"));
+        return limit_failure(name, &message);
     }
 
     let mut metadata = call.set.metadata.clone();

@@ -69,8 +69,10 @@ mod def;
 mod dynamic;
 mod error;
 mod grpc;
+mod guard;
 mod server;
 mod status;
+mod stdio;
 mod toolset;
 mod transport;
 mod validate;
@@ -80,7 +82,9 @@ pub use context::{CallContext, Refusal, forward_headers};
 #[cfg(feature = "dynamic")]
 pub use dynamic::DescriptorTools;
 pub use error::Error;
-pub use server::{McpServer, McpServerBuilder};
+pub use server::{
+    HttpResponse, McpHttpService, McpServer, McpServerBuilder, SHUTDOWN_DRAIN, SessionLimits,
+};
 pub use toolset::{DEFAULT_MAX_MESSAGES, DEFAULT_TIMEOUT, MAX_TOOL_NAME_LEN, ToolSet};
 
 /// The descriptor-to-tool generator shared with the plugin (feature `dynamic`): its

@@ -1,6 +1,17 @@
 //! The MCP server: an `rmcp::ServerHandler` over composed tool sets.
 
-use std::{collections::BTreeMap, sync::Arc, time::Instant};
+use std::{
+    collections::BTreeMap,
+    convert::Infallible,
+    fmt::Display,
+    pin::Pin,
+    sync::Arc,
+    time::{Duration, Instant},
+};
+
+use bytes::Bytes;
+use http_body::Body;
+use http_body_util::{BodyExt as _, Full, combinators::BoxBody};
 
 use rmcp::{
     ErrorData, RoleServer, ServerHandler,
@@ -11,7 +22,13 @@ use rmcp::{
     service::RequestContext,
     transport::{
         StreamableHttpServerConfig, StreamableHttpService,
-        streamable_http_server::session::local::LocalSessionManager,
+        streamable_http_server::{
+            RestoreOutcome, SessionId, SessionManager,
+            session::{
+                ServerSseMessage,
+                local::{LocalSessionManager, LocalSessionManagerError},
+            },
+        },
     },
 };
 use tonic::{Code, metadata::MetadataMap};
@@ -21,6 +38,8 @@ use crate::{
     call::{self, Call, Limits, Outcome, Progress},
     context::{CallContext, CallHook, Refusal},
     error::Error,
+    guard::{self, Guarded, MESSAGE_DEPTH_LIMIT, NotAnObject, TooDeep},
+    stdio::LineTransport,
     toolset::{Entry, SetConfig, ToolSet},
 };
 
@@ -35,6 +54,35 @@ struct Inner {
     listing: Vec<Tool>,
     hooks: Vec<CallHook>,
     limits: Limits,
+    sessions: SessionLimits,
+    /// Tool calls running now, for a graceful shutdown.
+    in_flight: tokio::sync::watch::Sender<usize>,
+}
+
+/// How long [`McpServer::serve_http`] waits, after its shutdown, for tool calls in flight.
+pub const SHUTDOWN_DRAIN: Duration = Duration::from_secs(30);
+
+/// Bounds on streamable HTTP sessions (session mode; stateless serving keeps none).
+///
+/// Every open session holds a task and its channels (about 60 KB). A client that opens
+/// sessions and never closes them (`DELETE`) is bounded by both limits: a session idle for
+/// `idle_timeout` is closed, and once `max_sessions` are open a new `initialize` is refused
+/// with HTTP 503 and a JSON-RPC error until one closes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SessionLimits {
+    /// Most sessions open at once (default 1,000).
+    pub max_sessions: usize,
+    /// A session without requests for this long is closed (default 5 minutes).
+    pub idle_timeout: Duration,
+}
+
+impl Default for SessionLimits {
+    fn default() -> Self {
+        Self {
+            max_sessions: 1000,
+            idle_timeout: Duration::from_secs(300),
+        }
+    }
 }
 
 /// An MCP server whose tools call gRPC services.
@@ -79,6 +127,7 @@ pub struct McpServerBuilder {
     tools: BTreeMap<String, Registered>,
     hooks: Vec<CallHook>,
     limits: Limits,
+    sessions: SessionLimits,
 }
 
 impl std::fmt::Debug for McpServerBuilder {
@@ -131,6 +180,13 @@ impl McpServerBuilder {
         self
     }
 
+    /// Bounds on streamable HTTP sessions (default: 1,000 sessions, closed after 5 minutes
+    /// idle).
+    pub fn session_limits(mut self, sessions: SessionLimits) -> Self {
+        self.sessions = sessions;
+        self
+    }
+
     /// Run `hook` before every tool call of every set: it sees the [`CallContext`] (tool
     /// name, and HTTP headers under streamable HTTP) and may add gRPC metadata or refuse the
     /// call. Server hooks run before the tool set's own hooks.
@@ -145,6 +201,27 @@ impl McpServerBuilder {
     ///         }
     ///         metadata.insert("x-mcp-tool", call.tool_name().parse().map_err(|_| Refusal::new("bad tool name"))?);
     ///         Ok(())
+    ///     })
+    ///     .build();
+    /// # let _ = server;
+    /// ```
+    ///
+    /// Checking a bearer token under streamable HTTP: a call without the expected
+    /// `Authorization` header is refused, and the model reads the refusal as an `isError`
+    /// result (`call refused: …`). The message never repeats what was sent. Compare in
+    /// constant time where timing matters.
+    ///
+    /// ```
+    /// use tonic_mcp::{McpServer, Refusal};
+    ///
+    /// let expected = String::from("Bearer s3cret"); // from your secret store
+    /// let server = McpServer::builder("items", "1.0.0")
+    ///     .on_call(move |call, _metadata| {
+    ///         match call.header("authorization").map(|value| value.as_bytes()) {
+    ///             None => Err(Refusal::new("missing bearer token: send `Authorization: Bearer <token>`")),
+    ///             Some(given) if given == expected.as_bytes() => Ok(()),
+    ///             Some(_) => Err(Refusal::new("invalid bearer token")),
+    ///         }
     ///     })
     ///     .build();
     /// # let _ = server;
@@ -177,6 +254,8 @@ impl McpServerBuilder {
                 listing,
                 hooks: self.hooks,
                 limits: self.limits,
+                sessions: self.sessions,
+                in_flight: tokio::sync::watch::Sender::new(0),
             }),
         }
     }
@@ -192,6 +271,7 @@ impl McpServer {
             tools: BTreeMap::new(),
             hooks: Vec::new(),
             limits: Limits::default(),
+            sessions: SessionLimits::default(),
         }
     }
 
@@ -200,13 +280,30 @@ impl McpServer {
         &self.inner.listing
     }
 
-    /// Serve MCP over stdin/stdout until the client disconnects.
+    /// Serve MCP over stdin/stdout until the client disconnects (stdin closes).
+    ///
+    /// Every request gets an answer: one nested too deep for the JSON parser is refused with
+    /// the documented `isError` (a `tools/call`) or a JSON-RPC parse error (anything else).
     ///
     /// # Errors
     ///
     /// [`Error::Serve`] when the MCP handshake fails or the server task fails.
     pub async fn serve_stdio(self) -> Result<(), Error> {
-        let running = rmcp::ServiceExt::serve(self, rmcp::transport::stdio())
+        self.serve_io(tokio::io::stdin(), tokio::io::stdout()).await
+    }
+
+    /// Serve MCP as newline-delimited JSON-RPC over any reader and writer (what
+    /// [`serve_stdio`](Self::serve_stdio) does with stdin and stdout), until `read` ends.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Serve`] when the MCP handshake fails or the server task fails.
+    pub async fn serve_io<R, W>(self, read: R, write: W) -> Result<(), Error>
+    where
+        R: tokio::io::AsyncRead + Unpin + Send + 'static,
+        W: tokio::io::AsyncWrite + Unpin + Send + 'static,
+    {
+        let running = rmcp::ServiceExt::serve(self, LineTransport::new(read, write))
             .await
             .map_err(|e| Error::Serve(e.to_string()))?;
         running
@@ -217,35 +314,64 @@ impl McpServer {
     }
 
     /// A tower service for MCP's streamable HTTP transport (rmcp's
-    /// [`StreamableHttpService`]), to mount at a path such as `/mcp` in any hyper, axum or
-    /// tower stack.
+    /// [`StreamableHttpService`] behind this crate's guards), to mount at a path such as
+    /// `/mcp` in any hyper, axum or tower stack.
     ///
     /// rmcp's protections stay on: `Host` validation (loopback hosts by default; set
-    /// `allowed_hosts` for public names) and optional `Origin` validation. For horizontal
-    /// scaling use [`stateless_http_config`](Self::stateless_http_config): no session state,
-    /// every request stands alone.
-    pub fn streamable_http_service(
-        &self,
-        config: StreamableHttpServerConfig,
-    ) -> StreamableHttpService<McpServer, LocalSessionManager> {
+    /// `allowed_hosts` for public names) and optional `Origin` validation. On top of them:
+    /// a request body larger than `config.max_request_body_bytes` is refused with 413 before
+    /// it is buffered (at once when its `Content-Length` says so); a message nested too deep
+    /// for the JSON parser gets the documented `isError` (a `tools/call`) or a JSON-RPC parse
+    /// error; sessions are bounded by [`SessionLimits`]. For horizontal scaling use
+    /// [`stateless_http_config`](Self::stateless_http_config): no session state, every
+    /// request stands alone.
+    pub fn streamable_http_service(&self, config: StreamableHttpServerConfig) -> McpHttpService {
         let server = self.clone();
-        StreamableHttpService::new(
-            move || Ok(server.clone()),
-            Arc::new(LocalSessionManager::default()),
-            config,
-        )
+        let limits = self.inner.sessions;
+        let mut local = LocalSessionManager::default();
+        local.session_config.keep_alive = Some(limits.idle_timeout);
+        let sessions = Arc::new(SessionStore {
+            local,
+            max_sessions: limits.max_sessions,
+            creating: tokio::sync::Mutex::new(()),
+        });
+        McpHttpService {
+            max_body: config.max_request_body_bytes,
+            session_mode: config.legacy_session_mode,
+            sessions: Arc::clone(&sessions),
+            inner: StreamableHttpService::new(move || Ok(server.clone()), sessions, config),
+        }
     }
 
     /// A streamable HTTP configuration for stateless serving: no sessions, plain JSON
     /// responses when a call sends no notifications (progress falls back to SSE).
+    ///
+    /// Like [`session_http_config`](Self::session_http_config), it refuses a foreign `Host`
+    /// (loopback names are allowed; add public names with `with_allowed_hosts`) and any
+    /// request carrying an `Origin` (browsers send one) unless it is allowed with
+    /// `with_allowed_origins`.
     pub fn stateless_http_config() -> StreamableHttpServerConfig {
-        StreamableHttpServerConfig::default()
+        Self::session_http_config()
             .with_legacy_session_mode(false)
             .with_json_response(true)
     }
 
+    /// A streamable HTTP configuration with sessions (rmcp's default) that also validates
+    /// `Origin`: rmcp's `StreamableHttpServerConfig::default()` checks `Host` but lets any
+    /// `Origin` through while its allow-list is empty; this one refuses every `Origin` not
+    /// allowed with `with_allowed_origins` (403).
+    pub fn session_http_config() -> StreamableHttpServerConfig {
+        StreamableHttpServerConfig::default().enforce_origin_validation()
+    }
+
     /// Serve the streamable HTTP endpoint at `/mcp` on `listener` (HTTP/1.1 and h2c), until
-    /// `config.cancellation_token` is cancelled. Other paths answer 404.
+    /// `config.cancellation_token` is cancelled. `GET /healthz` answers `200 ok` for load
+    /// balancers (it fails once shutdown begins: the listener is closed); other paths
+    /// answer 404.
+    ///
+    /// Shutdown is graceful: the listener closes, connections finish the requests they carry
+    /// and close, and tool calls in flight complete (up to [`SHUTDOWN_DRAIN`]); then open
+    /// sessions and event streams are closed and this returns.
     ///
     /// ```no_run
     /// # async fn demo(server: tonic_mcp::McpServer) -> Result<(), Box<dyn std::error::Error>> {
@@ -261,42 +387,88 @@ impl McpServer {
     pub async fn serve_http(
         self,
         listener: tokio::net::TcpListener,
-        config: StreamableHttpServerConfig,
+        mut config: StreamableHttpServerConfig,
     ) -> Result<(), Error> {
-        let shutdown = config.cancellation_token.clone();
+        // rmcp cancels sessions and streams with the configured token at once; it gets its own,
+        // cancelled only once the calls in flight have been drained.
+        let shutdown = std::mem::replace(
+            &mut config.cancellation_token,
+            tokio_util::sync::CancellationToken::new(),
+        );
+        let streams = config.cancellation_token.clone();
         let service = self.streamable_http_service(config);
-        loop {
+        let mut connections = tokio::task::JoinSet::new();
+        let result = loop {
+            while connections.try_join_next().is_some() {}
             let (stream, _) = tokio::select! {
-                () = shutdown.cancelled() => return Ok(()),
-                accepted = listener.accept() => accepted.map_err(|e| Error::Serve(e.to_string()))?,
+                () = shutdown.cancelled() => break Ok(()),
+                accepted = listener.accept() => match accepted {
+                    Ok(accepted) => accepted,
+                    Err(e) => break Err(Error::Serve(e.to_string())),
+                },
             };
             // Small JSON-RPC messages must not wait for Nagle's algorithm.
             let _ = stream.set_nodelay(true);
             let service = service.clone();
-            tokio::spawn(async move {
+            let shutdown = shutdown.clone();
+            connections.spawn(async move {
                 let handler = hyper::service::service_fn(
                     move |request: http::Request<hyper::body::Incoming>| {
                         let mut service = service.clone();
                         async move {
-                            if request.uri().path() != "/mcp" {
-                                return Ok(not_found());
+                            match request.uri().path() {
+                                "/mcp" => tower_service::Service::call(&mut service, request).await,
+                                // For load balancers: up while accepting.
+                                "/healthz" if request.method() == http::Method::GET => {
+                                    Ok(plain_response(http::StatusCode::OK, "ok\n"))
+                                }
+                                _ => Ok(not_found()),
                             }
-                            tower_service::Service::call(&mut service, request).await
                         }
                     },
                 );
                 let builder = hyper_util::server::conn::auto::Builder::new(
                     hyper_util::rt::TokioExecutor::new(),
                 );
+                let connection =
+                    builder.serve_connection(hyper_util::rt::TokioIo::new(stream), handler);
+                let mut connection = std::pin::pin!(connection);
+                let ended = tokio::select! {
+                    ended = connection.as_mut() => ended,
+                    () = shutdown.cancelled() => {
+                        // Finish the requests in progress, take no more.
+                        connection.as_mut().graceful_shutdown();
+                        connection.await
+                    }
+                };
                 // A connection error concerns that client only.
-                if let Err(error) = builder
-                    .serve_connection(hyper_util::rt::TokioIo::new(stream), handler)
-                    .await
-                {
+                if let Err(error) = ended {
                     tracing::debug!(%error, "MCP HTTP connection ended with an error");
                 }
             });
+        };
+        drop(listener);
+        // Let the calls in flight finish and their answers go out, then close what is left
+        // (sessions, event streams).
+        let mut in_flight = self.inner.in_flight.subscribe();
+        let drained = tokio::time::timeout(SHUTDOWN_DRAIN, async {
+            in_flight.wait_for(|&n| n == 0).await.is_ok()
+        })
+        .await;
+        if drained.is_err() {
+            tracing::warn!("tool calls still running {SHUTDOWN_DRAIN:?} after shutdown");
         }
+        let _ = tokio::time::timeout(Duration::from_secs(1), async {
+            while connections.join_next().await.is_some() {}
+        })
+        .await;
+        streams.cancel();
+        let _ = tokio::time::timeout(Duration::from_secs(5), async {
+            while connections.join_next().await.is_some() {}
+        })
+        .await;
+        connections.abort_all();
+        result
     }
 
     async fn call(
@@ -311,6 +483,7 @@ impl McpServer {
             ));
         };
         let def = &registered.entry.tool.def;
+        let _in_flight = InFlight::enter(&self.inner.in_flight);
         let span = tracing::info_span!(
             "mcp.tool_call",
             tool = %registered.entry.name,
@@ -319,6 +492,34 @@ impl McpServer {
             grpc_code = tracing::field::Empty,
         );
         let started = Instant::now();
+        let too_deep = context.extensions.get::<TooDeep>().copied().or_else(|| {
+            context
+                .extensions
+                .get::<http::request::Parts>()
+                .and_then(|parts| parts.extensions.get::<TooDeep>().copied())
+        });
+        if let Some(depth) = too_deep.and_then(|too_deep| too_deep.arguments_depth) {
+            let outcome = call::too_deep(&registered.entry.name, depth, self.inner.limits);
+            span.record("grpc_code", call::outcome_code(&outcome));
+            span.in_scope(|| tracing::debug!("tool call refused: arguments too deep"));
+            return Ok(outcome.result);
+        }
+        let not_an_object = context
+            .extensions
+            .get::<NotAnObject>()
+            .copied()
+            .or_else(|| {
+                context
+                    .extensions
+                    .get::<http::request::Parts>()
+                    .and_then(|parts| parts.extensions.get::<NotAnObject>().copied())
+            });
+        if let Some(not) = not_an_object {
+            let outcome = call::not_an_object(&registered.entry.name, not.got);
+            span.record("grpc_code", call::outcome_code(&outcome));
+            span.in_scope(|| tracing::debug!("tool call refused: arguments not an object"));
+            return Ok(outcome.result);
+        }
         let progress = context.meta.get_progress_token().map(|token| Progress {
             peer: context.peer.clone(),
             token,
@@ -354,13 +555,349 @@ impl McpServer {
     }
 }
 
+/// Counts a tool call in flight while alive.
+struct InFlight<'a>(&'a tokio::sync::watch::Sender<usize>);
+
+impl<'a> InFlight<'a> {
+    fn enter(counter: &'a tokio::sync::watch::Sender<usize>) -> Self {
+        counter.send_modify(|n| *n += 1);
+        Self(counter)
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.send_modify(|n| *n = n.saturating_sub(1));
+    }
+}
+
 #[cfg(feature = "http-server")]
-fn not_found()
--> http::Response<http_body_util::combinators::BoxBody<bytes::Bytes, std::convert::Infallible>> {
-    use http_body_util::BodyExt as _;
-    let mut response = http::Response::new(http_body_util::Full::new(bytes::Bytes::new()).boxed());
-    *response.status_mut() = http::StatusCode::NOT_FOUND;
+fn not_found() -> HttpResponse {
+    plain_response(http::StatusCode::NOT_FOUND, "")
+}
+
+/// The HTTP response type of [`McpHttpService`].
+pub type HttpResponse = http::Response<BoxBody<Bytes, Infallible>>;
+
+fn plain_response(status: http::StatusCode, text: impl Into<String>) -> HttpResponse {
+    let mut response = http::Response::new(Full::new(Bytes::from(text.into())).boxed());
+    *response.status_mut() = status;
     response
+}
+
+/// A JSON-RPC error as an HTTP response.
+fn jsonrpc_error_response(
+    status: http::StatusCode,
+    error: ErrorData,
+    id: Option<serde_json::Value>,
+) -> HttpResponse {
+    let body = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": id.unwrap_or(serde_json::Value::Null),
+        "error": error,
+    });
+    let mut response = plain_response(status, body.to_string());
+    response.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+/// The streamable HTTP endpoint of an [`McpServer`]: a tower service over rmcp's
+/// [`StreamableHttpService`] that bounds request bodies before buffering them, answers
+/// messages too deep for the JSON parser, and bounds sessions ([`SessionLimits`]). Made by
+/// [`McpServer::streamable_http_service`]; cloning is cheap.
+#[derive(Clone)]
+pub struct McpHttpService {
+    inner: StreamableHttpService<McpServer, SessionStore>,
+    sessions: Arc<SessionStore>,
+    max_body: usize,
+    session_mode: bool,
+}
+
+impl std::fmt::Debug for McpHttpService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpHttpService")
+            .field("max_body", &self.max_body)
+            .field("session_mode", &self.session_mode)
+            .field("max_sessions", &self.sessions.max_sessions)
+            .finish_non_exhaustive()
+    }
+}
+
+impl McpHttpService {
+    /// Sessions open now (0 in stateless mode).
+    pub async fn open_sessions(&self) -> usize {
+        self.sessions.local.sessions.read().await.len()
+    }
+
+    async fn handle<B>(mut self, request: http::Request<B>) -> HttpResponse
+    where
+        B: Body + Send + 'static,
+        B::Data: Send + 'static,
+        B::Error: Display,
+    {
+        if request.method() != http::Method::POST {
+            return into_ok(tower_service::Service::call(&mut self.inner, request).await);
+        }
+        let too_large = || {
+            plain_response(
+                http::StatusCode::PAYLOAD_TOO_LARGE,
+                format!(
+                    "Payload Too Large: the request body exceeds {} bytes",
+                    self.max_body
+                ),
+            )
+        };
+        let declared = request
+            .headers()
+            .get(http::header::CONTENT_LENGTH)
+            .and_then(|value| value.to_str().ok())
+            .and_then(|value| value.parse::<u64>().ok());
+        if declared.is_some_and(|length| length > self.max_body as u64) {
+            return too_large();
+        }
+        let (mut parts, body) = request.into_parts();
+        let bytes = match read_body(body, self.max_body).await {
+            Ok(bytes) => bytes,
+            Err(BodyError::TooLarge) => return too_large(),
+            Err(BodyError::Read(error)) => {
+                return plain_response(
+                    http::StatusCode::BAD_REQUEST,
+                    format!("Failed to read the request body: {error}"),
+                );
+            }
+        };
+        let bytes = match guard::guard(&bytes, MESSAGE_DEPTH_LIMIT) {
+            Guarded::Pass => match guard::mentions_tools_call(&bytes)
+                .then(|| guard::take_non_object_arguments(&bytes))
+                .flatten()
+            {
+                Some((repaired, not)) => {
+                    parts.extensions.insert(not);
+                    Bytes::from(repaired)
+                }
+                None => bytes,
+            },
+            Guarded::Cut { cut, too_deep } => {
+                let value = serde_json::from_slice::<serde_json::Value>(&cut).ok();
+                let is_call = value
+                    .as_ref()
+                    .and_then(|value| value.get("method"))
+                    .is_some_and(|method| method == "tools/call");
+                if !is_call || too_deep.arguments_depth.is_none() {
+                    let id = value.and_then(|mut value| value.get_mut("id").map(std::mem::take));
+                    return jsonrpc_error_response(
+                        http::StatusCode::BAD_REQUEST,
+                        ErrorData::parse_error(
+                            guard::parse_error_message(&too_deep, MESSAGE_DEPTH_LIMIT),
+                            None,
+                        ),
+                        id,
+                    );
+                }
+                parts.extensions.insert(too_deep);
+                Bytes::from(cut)
+            }
+        };
+        if self.session_mode
+            && !parts.headers.contains_key("mcp-session-id")
+            && self.open_sessions().await >= self.sessions.max_sessions
+            && let Ok(message) = serde_json::from_slice::<serde_json::Value>(&bytes)
+            && message
+                .get("method")
+                .is_some_and(|method| method == "initialize")
+        {
+            return jsonrpc_error_response(
+                http::StatusCode::SERVICE_UNAVAILABLE,
+                ErrorData::internal_error(self.sessions.full_message(), None),
+                message.get("id").cloned(),
+            );
+        }
+        let request = http::Request::from_parts(parts, Full::new(bytes));
+        into_ok(tower_service::Service::call(&mut self.inner, request).await)
+    }
+}
+
+fn into_ok(result: Result<HttpResponse, Infallible>) -> HttpResponse {
+    match result {
+        Ok(response) => response,
+        Err(never) => match never {},
+    }
+}
+
+enum BodyError {
+    TooLarge,
+    Read(String),
+}
+
+/// The body, read frame by frame and refused as soon as it goes over `max` bytes.
+async fn read_body<B>(body: B, max: usize) -> Result<Bytes, BodyError>
+where
+    B: Body,
+    B::Error: Display,
+{
+    let mut body = std::pin::pin!(body);
+    let mut collected = bytes::BytesMut::new();
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|error| BodyError::Read(error.to_string()))?;
+        let Ok(mut data) = frame.into_data() else {
+            continue;
+        };
+        if bytes::Buf::remaining(&data) > max.saturating_sub(collected.len()) {
+            return Err(BodyError::TooLarge);
+        }
+        while bytes::Buf::has_remaining(&data) {
+            let chunk = bytes::Buf::chunk(&data);
+            let length = chunk.len();
+            collected.extend_from_slice(chunk);
+            bytes::Buf::advance(&mut data, length);
+        }
+    }
+    Ok(collected.freeze())
+}
+
+impl<B> tower_service::Service<http::Request<B>> for McpHttpService
+where
+    B: Body + Send + 'static,
+    B::Data: Send + 'static,
+    B::Error: Display,
+{
+    type Response = HttpResponse;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<HttpResponse, Infallible>> + Send>>;
+
+    fn poll_ready(
+        &mut self,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), Infallible>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: http::Request<B>) -> Self::Future {
+        let this = self.clone();
+        Box::pin(async move { Ok(this.handle(request).await) })
+    }
+}
+
+/// rmcp's in-memory session manager with a bound on open sessions.
+struct SessionStore {
+    local: LocalSessionManager,
+    max_sessions: usize,
+    /// Serialises creation, so that concurrent `initialize` requests cannot overshoot.
+    creating: tokio::sync::Mutex<()>,
+}
+
+impl SessionStore {
+    fn full_message(&self) -> String {
+        format!(
+            "too many open sessions (the limit is {}); close unused sessions with DELETE or retry later",
+            self.max_sessions
+        )
+    }
+}
+
+/// Why a session operation failed.
+#[derive(Debug)]
+enum SessionStoreError {
+    Full(String),
+    Local(LocalSessionManagerError),
+}
+
+impl std::fmt::Display for SessionStoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Full(message) => f.write_str(message),
+            Self::Local(error) => error.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for SessionStoreError {}
+
+impl From<LocalSessionManagerError> for SessionStoreError {
+    fn from(error: LocalSessionManagerError) -> Self {
+        Self::Local(error)
+    }
+}
+
+impl SessionManager for SessionStore {
+    type Error = SessionStoreError;
+    type Transport = <LocalSessionManager as SessionManager>::Transport;
+
+    async fn create_session(&self) -> Result<(SessionId, Self::Transport), Self::Error> {
+        // The service checks the bound first and answers 503; this closes the race between
+        // two `initialize` requests at the bound (rmcp answers that one with a 500 naming it).
+        let _creating = self.creating.lock().await;
+        if self.local.sessions.read().await.len() >= self.max_sessions {
+            return Err(SessionStoreError::Full(self.full_message()));
+        }
+        Ok(self.local.create_session().await?)
+    }
+
+    async fn initialize_session(
+        &self,
+        id: &SessionId,
+        message: rmcp::model::ClientJsonRpcMessage,
+    ) -> Result<rmcp::model::ServerJsonRpcMessage, Self::Error> {
+        Ok(self.local.initialize_session(id, message).await?)
+    }
+
+    async fn has_session(&self, id: &SessionId) -> Result<bool, Self::Error> {
+        Ok(self.local.has_session(id).await?)
+    }
+
+    async fn close_session(&self, id: &SessionId) -> Result<(), Self::Error> {
+        Ok(self.local.close_session(id).await?)
+    }
+
+    async fn create_stream(
+        &self,
+        id: &SessionId,
+        message: rmcp::model::ClientJsonRpcMessage,
+    ) -> Result<
+        impl futures_core::Stream<Item = ServerSseMessage> + Send + Sync + 'static,
+        Self::Error,
+    > {
+        Ok(self.local.create_stream(id, message).await?)
+    }
+
+    async fn accept_message(
+        &self,
+        id: &SessionId,
+        message: rmcp::model::ClientJsonRpcMessage,
+    ) -> Result<(), Self::Error> {
+        Ok(self.local.accept_message(id, message).await?)
+    }
+
+    async fn create_standalone_stream(
+        &self,
+        id: &SessionId,
+    ) -> Result<
+        impl futures_core::Stream<Item = ServerSseMessage> + Send + Sync + 'static,
+        Self::Error,
+    > {
+        Ok(self.local.create_standalone_stream(id).await?)
+    }
+
+    async fn resume(
+        &self,
+        id: &SessionId,
+        last_event_id: String,
+    ) -> Result<
+        impl futures_core::Stream<Item = ServerSseMessage> + Send + Sync + 'static,
+        Self::Error,
+    > {
+        Ok(self.local.resume(id, last_event_id).await?)
+    }
+
+    async fn restore_session(
+        &self,
+        id: SessionId,
+    ) -> Result<RestoreOutcome<Self::Transport>, Self::Error> {
+        Ok(self.local.restore_session(id).await?)
+    }
 }
 
 impl ServerHandler for McpServer {

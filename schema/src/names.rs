@@ -152,6 +152,17 @@ pub fn glob_match(glob: &str, text: &str) -> bool {
     remaining.len() >= last.len() && remaining.ends_with(last)
 }
 
+/// Whether `name` is a proto identifier: ASCII letters, digits and `_`, not starting with a
+/// digit, and at least one letter or digit (so that it has a Rust spelling).
+pub fn is_proto_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && name.chars().any(|c| c.is_ascii_alphanumeric())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -209,6 +209,20 @@ fn tool(
         reason,
     };
     let service = method.parent_service();
+    // Names become identifiers (tool names, Rust consts and modules); protoc only lets
+    // identifiers through, but a request or a reflection answer can carry anything.
+    for (kind, given) in [("service", service.name()), ("method", method.name())] {
+        if !names::is_proto_identifier(given) {
+            return Err(Error::Unsupported {
+                element: element.clone(),
+                reason: format!(
+                    "the {kind} name `{}` is not a proto identifier (letters, digits and `_`, \
+                     not starting with a digit)",
+                    given.chars().take(80).collect::<String>()
+                ),
+            });
+        }
+    }
     let name = match &tool_options.name {
         Some(name) => {
             let full = names::with_prefix(prefix, name);

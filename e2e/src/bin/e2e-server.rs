@@ -1,8 +1,19 @@
-//! The testdata services behind generated MCP tools, for the transport tests: MCP over stdio by
-//! default, or streamable HTTP at `http://ADDR/mcp` with `--http ADDR` (the bound address is
-//! printed on stdout as `listening on <addr>`).
+//! The testdata services behind generated MCP tools, for the transport and reliability tests:
+//! MCP over stdio by default, or streamable HTTP at `http://ADDR/mcp` with `--http ADDR` (the
+//! bound address is printed on stdout as `listening on <addr>`).
+//!
+//! `--backend-only ADDR` serves just the tonic backend at ADDR (printing `listening on
+//! <addr>`, then `observed started=N cancelled=M` whenever its call counters change);
+//! `--backend URL` makes the MCP server call that backend (connected lazily, so it may be
+//! down) instead of starting its own.
+//!
+//! HTTP options: `--stateless` (no sessions), `--max-sessions N` and `--idle-timeout-ms N`
+//! (session bounds), `--max-body N` (request body cap in bytes), `--allow-origin ORIGIN`,
+//! `--allow-host HOST`. On SIGTERM the HTTP server
+//! stops accepting, lets calls in flight finish (at most 30 s), and exits 0.
 
 use std::process::ExitCode;
+use std::time::Duration;
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -15,20 +26,97 @@ async fn main() -> ExitCode {
     }
 }
 
-async fn run() -> Result<(), Box<dyn std::error::Error>> {
-    let backend = e2e::start_backend().await?;
-    let server = e2e::mcp_server(&backend).await?;
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.as_slice() {
-        [] => server.serve_stdio().await?,
-        [flag, addr] if flag == "--http" => {
-            let listener = tokio::net::TcpListener::bind(addr.as_str()).await?;
-            println!("listening on {}", listener.local_addr()?);
-            server
-                .serve_http(listener, tonic_mcp::StreamableHttpServerConfig::default())
-                .await?;
-        }
-        _ => return Err("usage: e2e-server [--http ADDR]".into()),
+fn value<T: std::str::FromStr>(args: &[String], flag: &str) -> Result<Option<T>, String> {
+    match args.iter().position(|arg| arg == flag) {
+        None => Ok(None),
+        Some(index) => args
+            .get(index + 1)
+            .and_then(|v| v.parse().ok())
+            .map(Some)
+            .ok_or_else(|| format!("{flag} needs a value")),
     }
-    Ok(())
+}
+
+async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let Some(addr) = value::<std::net::SocketAddr>(&args, "--backend-only")? {
+        let backend = e2e::start_backend_at(addr).await?;
+        println!("listening on {}", backend.addr);
+        let mut last = (0, 0);
+        loop {
+            let now = (
+                backend
+                    .observed
+                    .started
+                    .load(std::sync::atomic::Ordering::SeqCst),
+                backend
+                    .observed
+                    .cancelled
+                    .load(std::sync::atomic::Ordering::SeqCst),
+            );
+            if now != last {
+                println!("observed started={} cancelled={}", now.0, now.1);
+                last = now;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+    let mut sessions = tonic_mcp::SessionLimits::default();
+    if let Some(max) = value(&args, "--max-sessions")? {
+        sessions.max_sessions = max;
+    }
+    if let Some(ms) = value(&args, "--idle-timeout-ms")? {
+        sessions.idle_timeout = Duration::from_millis(ms);
+    }
+    let builder = match value::<String>(&args, "--backend")? {
+        Some(url) => {
+            let channel = tonic::transport::Endpoint::try_from(url)?.connect_lazy();
+            e2e::mcp_server_builder_on(channel)?
+        }
+        None => {
+            // The backend lives as long as the process.
+            let backend = e2e::start_backend().await?;
+            e2e::mcp_server_builder(&backend).await?
+        }
+    };
+    let server = builder.session_limits(sessions).build();
+    let Some(addr) = value::<String>(&args, "--http")? else {
+        if args
+            .iter()
+            .any(|arg| arg != "--backend" && !arg.contains("://"))
+        {
+            return Err("usage: e2e-server [--http ADDR [--stateless] [--max-sessions N] [--idle-timeout-ms N] [--max-body N]]".into());
+        }
+        server.serve_stdio().await?;
+        return Ok(());
+    };
+    let mut config = if args.iter().any(|arg| arg == "--stateless") {
+        tonic_mcp::McpServer::stateless_http_config()
+    } else {
+        tonic_mcp::McpServer::session_http_config()
+    };
+    if let Some(origin) = value::<String>(&args, "--allow-origin")? {
+        config = config.with_allowed_origins([origin]);
+    }
+    if let Some(host) = value::<String>(&args, "--allow-host")? {
+        let mut hosts = config.allowed_hosts.clone();
+        hosts.push(host);
+        config = config.with_allowed_hosts(hosts);
+    }
+    if let Some(max) = value(&args, "--max-body")? {
+        config = config.with_max_request_body_bytes(max);
+    }
+    let listener = tokio::net::TcpListener::bind(addr.as_str()).await?;
+    println!("listening on {}", listener.local_addr()?);
+    let shutdown = config.cancellation_token.clone();
+    let mut serving = tokio::spawn(server.serve_http(listener, config));
+    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    tokio::select! {
+        result = &mut serving => return Ok(result??),
+        _ = terminate.recv() => shutdown.cancel(),
+    }
+    match tokio::time::timeout(Duration::from_secs(30), serving).await {
+        Ok(result) => Ok(result??),
+        Err(_) => Err("calls in flight did not finish within 30 s of SIGTERM".into()),
+    }
 }

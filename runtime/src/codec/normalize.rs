@@ -296,11 +296,13 @@ impl Normalizer {
             }
             Some(Wkt::FieldMask) => {
                 let value = field_mask(value);
-                self.checked_wkt(
-                    desc,
-                    value,
-                    "expected comma-separated lowerCamel field paths, such as \"displayName,updateTime\"",
-                )
+                let expected = "expected comma-separated lowerCamel field paths, such as \"displayName,updateTime\"";
+                // The decoder takes any dotted text; a path needs a name in every segment.
+                if let Some(bad) = value.as_str().and_then(bad_field_mask_path) {
+                    self.problem(format!("{expected}; `{bad}` is not a field path"));
+                    return value;
+                }
+                self.checked_wkt(desc, value, expected)
             }
             Some(Wkt::Struct | Wkt::Empty) => self.embedded(value, '{', depth),
             Some(Wkt::ListValue) => self.embedded(value, '[', depth),
@@ -827,7 +829,15 @@ impl Normalizer {
             }
         };
         self.path.push_key("value");
+        let problems_before = self.problems.len();
         let payload = self.message(&payload_desc, payload, depth + 1);
+        // The schema cannot describe the payload (its type is only known here), so a payload
+        // the decoder would refuse is reported here, at its own path, not at the root.
+        if self.problems.len() == problems_before
+            && let Err(error) = super::decode::decode_message(&payload_desc, payload.clone())
+        {
+            self.problem(format!("not a valid `{name}` payload: {error}"));
+        }
         self.path.pop();
 
         let mut out = Map::with_capacity(2 + object.len());
@@ -882,6 +892,23 @@ fn enum_value(desc: &EnumDescriptor, value: Value) -> Value {
         .map_or(value, |v| Value::String(v.name().to_owned()))
 }
 
+/// The first path of a (normalised) FieldMask string that is not a dotted list of
+/// identifiers.
+fn bad_field_mask_path(mask: &str) -> Option<&str> {
+    let identifier = |segment: &str| {
+        let mut chars = segment.chars();
+        chars
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+    };
+    if mask.is_empty() {
+        return None;
+    }
+    mask.split(',')
+        .find(|path| !path.split('.').all(identifier))
+}
+
 /// FieldMask alternates: a list of paths, snake_case paths.
 fn field_mask(value: Value) -> Value {
     let joined = match value {
@@ -911,6 +938,15 @@ fn field_mask(value: Value) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn field_mask_paths_need_a_name_in_every_segment() {
+        assert_eq!(bad_field_mask_path("displayName,address.city"), None);
+        assert_eq!(bad_field_mask_path(""), None);
+        assert_eq!(bad_field_mask_path("a..b"), Some("a..b"));
+        assert_eq!(bad_field_mask_path("a,.b"), Some(".b"));
+        assert_eq!(bad_field_mask_path("a.1b"), Some("a.1b"));
+    }
 
     #[test]
     fn base64_alphabets_and_padding() {

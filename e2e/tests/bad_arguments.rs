@@ -1,0 +1,527 @@
+//! The bad-argument catalogue: malformed arguments across every proto type the testdata
+//! covers, sent by rmcp's client to the MCP server (over `serve_io`, the same transport as
+//! stdio), whose tools call a real tonic backend on loopback. Every entry must give an
+//! `isError` result that names the JSON path of the problem: never a JSON-RPC error, never a
+//! panic, and the backend is never called (its interceptor counts every request).
+
+mod scenario;
+mod support;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use rmcp::ServiceExt as _;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _};
+
+use e2e::{services, testdata};
+
+/// A tonic backend with every testdata service (recursion too, over the network here), and a
+/// count of the requests it received.
+async fn counted_backend() -> (std::net::SocketAddr, Arc<AtomicUsize>) {
+    use testdata::*;
+    let calls = Arc::new(AtomicUsize::new(0));
+    let counter = calls.clone();
+    let incoming = tonic::transport::server::TcpIncoming::bind(([127, 0, 0, 1], 0).into())
+        .expect("bind")
+        .with_nodelay(Some(true));
+    let addr = incoming.local_addr().expect("addr");
+    let observed = Arc::new(services::Observed::default());
+    let router = tonic::transport::Server::builder()
+        .layer(tonic::service::InterceptorLayer::new(
+            move |request: tonic::Request<()>| {
+                counter.fetch_add(1, Ordering::SeqCst);
+                Ok(request)
+            },
+        ))
+        .add_service(scalars::scalar_service_server::ScalarServiceServer::new(
+            services::Scalars,
+        ))
+        .add_service(wkt::well_known_service_server::WellKnownServiceServer::new(
+            services::WellKnown {
+                observed: observed.clone(),
+            },
+        ))
+        .add_service(oneofs::search_service_server::SearchServiceServer::new(
+            services::Search,
+        ))
+        .add_service(maps::map_service_server::MapServiceServer::new(
+            services::Maps,
+        ))
+        .add_service(
+            streaming::inventory_service_server::InventoryServiceServer::new(services::Inventory {
+                observed,
+            }),
+        )
+        .add_service(
+            recursion::recursion_service_server::RecursionServiceServer::new(services::Recursion),
+        );
+    tokio::spawn(router.serve_with_incoming(incoming));
+    (addr, calls)
+}
+
+async fn server(addr: std::net::SocketAddr) -> tonic_mcp::McpServer {
+    use testdata::*;
+    let channel = tonic::transport::Endpoint::try_from(format!("http://{addr}"))
+        .expect("endpoint")
+        .connect()
+        .await
+        .expect("connect");
+    let sets = vec![
+        scalars::scalar_service_mcp::from_channel(channel.clone()),
+        wkt::well_known_service_mcp::from_channel(channel.clone()),
+        oneofs::search_service_mcp::from_channel(channel.clone()),
+        maps::map_service_mcp::from_channel(channel.clone()),
+        streaming::inventory_service_mcp::from_channel(channel.clone()),
+        recursion::recursion_service_mcp::from_channel(channel),
+    ];
+    let mut builder = tonic_mcp::McpServer::builder("catalogue", "0");
+    for set in sets {
+        builder = builder.tool_set(set.expect("tool set")).expect("register");
+    }
+    builder.build()
+}
+
+/// The valid `destination` every `SearchService_Echo` call needs.
+fn search(extra: Value) -> Value {
+    let mut args = json!({"destination": {"case": "inline", "value": true}});
+    if let (Some(args), Value::Object(extra)) = (args.as_object_mut(), extra) {
+        args.extend(extra);
+    }
+    args
+}
+
+/// (tool, arguments, the JSON path the error must name).
+fn catalogue() -> Vec<(&'static str, Value, &'static str)> {
+    const S: &str = "ScalarService_Echo";
+    const W: &str = "WellKnownService_Echo";
+    const O: &str = "SearchService_Echo";
+    const M: &str = "MapService_Echo";
+    const T: &str = "RecursionService_EchoTree";
+    let big_string = "x".repeat(2 * 1024 * 1024);
+    vec![
+        // Wrong JSON types, 32- and 64-bit overflow as strings and numbers, fractions, NaN,
+        // huge exponents.
+        (S, json!({"f_int32": "abc"}), "$.f_int32"),
+        (S, json!({"f_int32": 2147483648u64}), "$.f_int32"),
+        (S, json!({"f_int32": "2147483648"}), "$.f_int32"),
+        (S, json!({"f_int32": -2147483649i64}), "$.f_int32"),
+        (S, json!({"f_uint32": -1}), "$.f_uint32"),
+        (S, json!({"f_uint32": "4294967296"}), "$.f_uint32"),
+        (S, json!({"f_sint32": 1e10}), "$.f_sint32"),
+        (S, json!({"f_fixed32": "-3"}), "$.f_fixed32"),
+        (S, json!({"f_int64": "9223372036854775808"}), "$.f_int64"),
+        (S, json!({"f_int64": 9223372036854775808u64}), "$.f_int64"),
+        (S, json!({"f_uint64": "18446744073709551616"}), "$.f_uint64"),
+        (S, json!({"f_uint64": 1.8446744073709552e19}), "$.f_uint64"),
+        (S, json!({"f_uint64": "-1"}), "$.f_uint64"),
+        (
+            S,
+            json!({"f_sfixed64": "-9223372036854775809"}),
+            "$.f_sfixed64",
+        ),
+        (S, json!({"f_int32": 1.5}), "$.f_int32"),
+        (S, json!({"f_int64": "1.5"}), "$.f_int64"),
+        (S, json!({"f_int32": "NaN"}), "$.f_int32"),
+        (S, json!({"f_int64": "Infinity"}), "$.f_int64"),
+        (S, json!({"f_int32": 1e308}), "$.f_int32"),
+        (S, json!({"f_int64": "1e400"}), "$.f_int64"),
+        (S, json!({"f_float": 3.5e38}), "$.f_float"),
+        (S, json!({"f_double": "1e400"}), "$.f_double"),
+        (S, json!({"f_double": "fast"}), "$.f_double"),
+        (S, json!({"f_bool": "yes"}), "$.f_bool"),
+        (S, json!({"f_bool": 1}), "$.f_bool"),
+        (S, json!({"f_string": 5}), "$.f_string"),
+        (S, json!({"f_string": {"a": 1}}), "$.f_string"),
+        // Bad base64.
+        (S, json!({"f_bytes": "not base64!"}), "$.f_bytes"),
+        (S, json!({"f_bytes": "Q"}), "$.f_bytes"),
+        (S, json!({"f_bytes": 12}), "$.f_bytes"),
+        (S, json!({"r_bytes": ["%%%"]}), "$.r_bytes[0]"),
+        // Lists: null inside, wrong item types.
+        (S, json!({"r_int32": [1, null, 3]}), "$.r_int32[1]"),
+        (S, json!({"r_int32": [1, "x"]}), "$.r_int32[1]"),
+        (S, json!({"r_string": [["a"]]}), "$.r_string[0]"),
+        (S, json!({"r_uint64": ["-5"]}), "$.r_uint64[0]"),
+        (S, json!({"r_double": ["abc"]}), "$.r_double[0]"),
+        (S, json!({"r_bool": [true, "no"]}), "$.r_bool[1]"),
+        (S, json!({"r_int64": {"a": 1}}), "$.r_int64"),
+        // Enums: unknown name and number.
+        (S, json!({"color": "COLOR_PURPLE"}), "$.color"),
+        (S, json!({"color": 99}), "$.color"),
+        (S, json!({"colors": ["COLOR_RED", "NOPE"]}), "$.colors[1]"),
+        (S, json!({"colors": [1.5]}), "$.colors[0]"),
+        (S, json!({"maybe_count": "many"}), "$.maybe_count"),
+        (S, json!({"f_nope": 1}), "$.f_nope"),
+        // Well-known types: timestamps, durations, field masks, Struct, wrappers, Any.
+        (W, json!({"timestamp": "yesterday"}), "$.timestamp"),
+        (
+            W,
+            json!({"timestamp": "10000-01-01T00:00:00Z"}),
+            "$.timestamp",
+        ),
+        (
+            W,
+            json!({"timestamp": "2024-13-01T00:00:00Z"}),
+            "$.timestamp",
+        ),
+        (
+            W,
+            json!({"timestamp": "0000-12-31T23:59:59Z"}),
+            "$.timestamp",
+        ),
+        (W, json!({"timestamp": 12345}), "$.timestamp"),
+        (
+            W,
+            json!({"timestamps": ["2024-01-01T00:00:00Z", null]}),
+            "$.timestamps[1]",
+        ),
+        (W, json!({"duration": "315576000001s"}), "$.duration"),
+        (W, json!({"duration": "-315576000001s"}), "$.duration"),
+        (W, json!({"duration": "1.5"}), "$.duration"),
+        (W, json!({"duration": "1.5h"}), "$.duration"),
+        (W, json!({"field_mask": "a..b"}), "$.field_mask"),
+        (W, json!({"field_mask": "Bad Path!"}), "$.field_mask"),
+        (W, json!({"field_mask": 7}), "$.field_mask"),
+        (W, json!({"struct_value": [1, 2]}), "$.struct_value"),
+        (W, json!({"struct_value": "text"}), "$.struct_value"),
+        (W, json!({"struct_value": 3}), "$.struct_value"),
+        (W, json!({"list_value": {"a": 1}}), "$.list_value"),
+        (W, json!({"int32_value": 2147483648u64}), "$.int32_value"),
+        (W, json!({"uint64_value": "-1"}), "$.uint64_value"),
+        (W, json!({"bool_value": "maybe"}), "$.bool_value"),
+        (W, json!({"bytes_value": "***"}), "$.bytes_value"),
+        (W, json!({"double_value": "abc"}), "$.double_value"),
+        (W, json!({"empty": {"x": 1}}), "$.empty"),
+        (
+            W,
+            json!({"any": {"type_url": "type.googleapis.com/no.such.Type", "value": {}}}),
+            "$.any",
+        ),
+        (
+            W,
+            json!({"any": {"@type": "type.googleapis.com/no.such.Type"}}),
+            "$.any",
+        ),
+        (
+            W,
+            json!({"any": {"type_url": "type.googleapis.com/testdata.wkt.Note", "value": {"id": "x"}}}),
+            "$.any",
+        ),
+        (
+            "WellKnownService_EchoAny",
+            json!({"type_url": "no-slash", "value": {}}),
+            "$",
+        ),
+        (
+            "WellKnownService_EchoFieldMask",
+            json!({"paths": ["a b"]}),
+            "$.paths",
+        ),
+        (
+            "WellKnownService_Sleep",
+            json!({"value": "99999999999999s"}),
+            "$",
+        ),
+        // Oneofs: two members, unknown case, wrong member types, a required oneof left out.
+        (
+            O,
+            search(json!({"filter": {"case": "tag", "value": "x"}, "tag": "y"})),
+            "$",
+        ),
+        (O, search(json!({"author_id": "1", "tag": "x"})), "$"),
+        (
+            O,
+            search(json!({"filter": {"case": "nope", "value": 1}})),
+            "$.filter",
+        ),
+        (
+            O,
+            search(json!({"filter": {"case": "author_id", "value": "abc"}})),
+            "$.filter",
+        ),
+        (
+            O,
+            search(json!({"filter": {"case": "author_id", "value": "9223372036854775808"}})),
+            "$.filter",
+        ),
+        (
+            O,
+            search(json!({"filter": {"case": "range", "value": "2024"}})),
+            "$.filter",
+        ),
+        (
+            O,
+            search(json!({"sort": {"case": "order", "value": "SORT_ORDER_RANDOM"}})),
+            "$.sort",
+        ),
+        (O, search(json!({"limit": "ten"})), "$.limit"),
+        (O, json!({"query": "q"}), "$"),
+        // Maps: keys out of range or of the wrong type, duplicate keys, bad values.
+        (
+            M,
+            json!({"int32_to_string": {"2147483648": "x"}}),
+            "$.int32_to_string",
+        ),
+        (
+            M,
+            json!({"int32_to_string": {"abc": "x"}}),
+            "$.int32_to_string",
+        ),
+        (
+            M,
+            json!({"uint32_to_bool": {"-1": true}}),
+            "$.uint32_to_bool",
+        ),
+        (
+            M,
+            json!({"uint64_to_double": {"18446744073709551616": 1.0}}),
+            "$.uint64_to_double",
+        ),
+        (
+            M,
+            json!({"bool_to_string": {"yes": "x"}}),
+            "$.bool_to_string",
+        ),
+        (
+            M,
+            json!({"int32_to_string": {"1": "a", "01": "b"}}),
+            "$.int32_to_string",
+        ),
+        (M, json!({"int64_to_int64": {"1": "x"}}), "$.int64_to_int64"),
+        (M, json!({"points": {"a": {"x": "left"}}}), "$.points.a.x"),
+        (M, json!({"statuses": {"a": "STATUS_NOPE"}}), "$.statuses.a"),
+        (
+            M,
+            json!({"string_to_string": {"a": 5}}),
+            "$.string_to_string.a",
+        ),
+        (M, json!({"string_to_string": ["a"]}), "$.string_to_string"),
+        (
+            M,
+            json!({"sint32_to_bytes": {"1": "%%"}}),
+            "$.sint32_to_bytes",
+        ),
+        // Recursive messages: wrong types deep down, null in a list, over the depth limit.
+        (
+            T,
+            json!({"children": [{"children": [{"name": 5}]}]}),
+            "$.children[0].children[0].name",
+        ),
+        (T, json!({"children": [null]}), "$.children[0]"),
+        (
+            "RecursionService_EchoA",
+            json!({"b": {"a": {"b": {"count": "many"}}}}),
+            "$.b.a.b.count",
+        ),
+        (T, support::nested_tree(40), "$"),
+        (T, support::nested_tree(70), "$"),
+        // 2 MB of arguments.
+        (T, json!({"name": big_string}), "$"),
+        // Streaming tools.
+        (
+            "InventoryService_UploadItems",
+            json!({"messages": [{"id": 5}]}),
+            "$.messages[0].id",
+        ),
+        (
+            "InventoryService_UploadItems",
+            json!({"messages": "x"}),
+            "$.messages",
+        ),
+        (
+            "InventoryService_Chat",
+            json!({"messages": [null]}),
+            "$.messages[0]",
+        ),
+        ("InventoryService_GetItem", json!({"id": ["a"]}), "$.id"),
+    ]
+}
+
+/// Whether a listed problem (`- PATH: message`) is at `path` or below it.
+fn names_path(text: &str, path: &str) -> bool {
+    text.lines()
+        .filter_map(|line| line.strip_prefix("- "))
+        .filter_map(|line| line.split_once(": ").map(|(at, _)| at))
+        .any(|at| {
+            at == path
+                || at
+                    .strip_prefix(path)
+                    .is_some_and(|rest| rest.starts_with(['.', '[']))
+        })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_malformed_argument_is_an_is_error_naming_its_path_and_the_backend_is_never_called() {
+    let (addr, calls) = counted_backend().await;
+    let server = server(addr).await;
+    let (server_io, client_io) = tokio::io::duplex(1 << 20);
+    let (read, write) = tokio::io::split(server_io);
+    tokio::spawn(server.serve_io(read, write));
+    let client = ().serve(client_io).await.expect("handshake");
+
+    // The counter sees calls that are valid.
+    let before = calls.load(Ordering::SeqCst);
+    scenario::ok(&client, "ScalarService_Echo", json!({"f_int32": 1})).await;
+    scenario::ok(&client, "RecursionService_EchoTree", json!({"name": "n"})).await;
+    assert_eq!(
+        calls.load(Ordering::SeqCst),
+        before + 2,
+        "the backend counts calls"
+    );
+
+    let entries = catalogue();
+    assert!(entries.len() >= 60, "{} entries", entries.len());
+    let before = calls.load(Ordering::SeqCst);
+    let mut failures = Vec::new();
+    for (index, (tool, arguments, path)) in entries.iter().enumerate() {
+        let result = tokio::time::timeout(
+            Duration::from_secs(30),
+            scenario::call(&client, tool, arguments.clone()),
+        )
+        .await;
+        let shown = {
+            let text = arguments.to_string();
+            if text.len() > 120 {
+                format!("{}…", &text[..120])
+            } else {
+                text
+            }
+        };
+        match result {
+            Err(_) => failures.push(format!("#{index} {tool} {shown}: no answer in 30 s")),
+            Ok(Err(error)) => {
+                failures.push(format!("#{index} {tool} {shown}: JSON-RPC error {error}"));
+            }
+            Ok(Ok(result)) => {
+                let text = scenario::text(&result);
+                if result.is_error != Some(true) {
+                    failures.push(format!("#{index} {tool} {shown}: accepted: {text}"));
+                } else if !text.contains(&format!("Invalid arguments for tool `{tool}`"))
+                    || !names_path(&text, path)
+                {
+                    failures.push(format!(
+                        "#{index} {tool} {shown}: does not name {path}: {text}"
+                    ));
+                }
+            }
+        }
+        let called = calls.load(Ordering::SeqCst) - before;
+        if called != 0 {
+            failures.push(format!("#{index} {tool} {shown}: the backend was called"));
+            break;
+        }
+    }
+    // The server is still fine.
+    scenario::ok(&client, "ScalarService_Echo", json!({"f_int32": 2})).await;
+    eprintln!(
+        "bad-argument catalogue: {} entries, {} failures",
+        entries.len(),
+        failures.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    client.cancel().await.expect("close");
+}
+
+/// `arguments` that is not an object (an array, a string, a number, `null`) or is missing:
+/// sent as raw JSON-RPC lines, since a typed client cannot send them.
+#[tokio::test]
+async fn arguments_that_are_not_an_object() {
+    let (addr, calls) = counted_backend().await;
+    let server = server(addr).await;
+    let (server_io, client_io) = tokio::io::duplex(1 << 16);
+    let (read, write) = tokio::io::split(server_io);
+    tokio::spawn(server.serve_io(read, write));
+    let (client_read, mut client_write) = tokio::io::split(client_io);
+    let mut lines = tokio::io::BufReader::new(client_read).lines();
+    let mut exchange = async |message: Value| -> Value {
+        client_write
+            .write_all(format!("{message}\n").as_bytes())
+            .await
+            .expect("write");
+        if message.get("id").is_none() {
+            return Value::Null;
+        }
+        let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+            .await
+            .expect("an answer")
+            .expect("read")
+            .expect("a line");
+        serde_json::from_str(&line).expect("JSON")
+    };
+    exchange(support::initialize(0)).await;
+    exchange(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+    let cases = [
+        (json!([1, 2]), "$: expected an object, got an array"),
+        (json!("text"), "$: expected an object, got a string"),
+        (json!(5), "$: expected an object, got a number"),
+        (json!(true), "$: expected an object, got a boolean"),
+    ];
+    let mut id = 1;
+    for (arguments, expected) in cases {
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "SearchService_Echo", "arguments": arguments}});
+        let answer = exchange(request).await;
+        assert_eq!(answer["id"], id, "{answer}");
+        assert_eq!(answer["result"]["isError"], true, "{answer}");
+        let text = answer["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(
+            text.contains("Invalid arguments for tool `SearchService_Echo`"),
+            "{answer}"
+        );
+        assert!(text.contains(expected), "{answer}");
+        id += 1;
+    }
+    // `null` and a missing `arguments` are no arguments: the required oneof is missing.
+    for params in [
+        json!({"name": "SearchService_Echo", "arguments": null}),
+        json!({"name": "SearchService_Echo"}),
+    ] {
+        let answer =
+            exchange(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}))
+                .await;
+        assert_eq!(answer["id"], id, "{answer}");
+        assert_eq!(answer["result"]["isError"], true, "{answer}");
+        let text = answer["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(
+            text.contains("$:") || text.contains("$.destination"),
+            "{answer}"
+        );
+        id += 1;
+    }
+    assert_eq!(
+        calls.load(Ordering::SeqCst),
+        0,
+        "the backend was never called"
+    );
+}
+
+/// The same refusal over streamable HTTP, from the spawned binary.
+#[tokio::test]
+async fn arguments_that_are_not_an_object_over_http() {
+    let server = support::spawn_http(&["--stateless"]).await;
+    for (arguments, got) in [(json!([1]), "an array"), (json!("x"), "a string")] {
+        let call = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "SearchService_Echo", "arguments": arguments}});
+        let response = support::post(server.addr, &[], call.to_string().as_bytes()).await;
+        assert_eq!(response.status, 200, "{response:?}");
+        let messages = response.messages();
+        let answer = messages.last().expect("an answer");
+        assert_eq!(answer["result"]["isError"], true, "{response:?}");
+        let text = answer["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(
+            text.contains(&format!("- $: expected an object, got {got}")),
+            "{text}"
+        );
+    }
+}

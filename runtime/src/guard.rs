@@ -1,0 +1,311 @@
+//! A depth guard for incoming JSON-RPC messages, run on the raw bytes before any parser.
+//!
+//! `serde_json` refuses documents nested deeper than 128 levels, and rmcp drops (stdio) or
+//! answers with an opaque HTTP error (streamable HTTP) a message it cannot parse. So every
+//! message is scanned first: one nested deeper than [`MESSAGE_DEPTH_LIMIT`] has each
+//! container below that depth replaced by `null`, which makes it parseable again, and the
+//! depth it really had is carried next to it ([`TooDeep`]) so that a `tools/call` is refused
+//! with the documented `isError` and anything else gets a JSON-RPC parse error.
+
+/// Deepest message passed to the JSON parser unchanged. Below serde_json's own bound (128)
+/// with room for the JSON-RPC envelope (`{"params": {"arguments": …}}` is 3 levels).
+pub(crate) const MESSAGE_DEPTH_LIMIT: usize = 100;
+
+/// The envelope levels above a `tools/call`'s `arguments` values: the message object and
+/// `params`. The arguments object itself is level 1 of the arguments.
+pub(crate) const ARGUMENTS_OFFSET: usize = 2;
+
+/// A message that was nested too deep, with its real depth, attached to the request (as an
+/// extension) after its deep parts were cut.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TooDeep {
+    /// Nesting of the whole message.
+    pub(crate) message_depth: usize,
+    /// Nesting of `params.arguments` (1 for `{}`), when the message had that member.
+    pub(crate) arguments_depth: Option<usize>,
+}
+
+/// What to do with an incoming message.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Guarded {
+    /// Within the limit: parse it as it is.
+    Pass,
+    /// Too deep: parse `cut` instead (the same message, deeper containers replaced by `null`)
+    /// and remember `too_deep`.
+    Cut { cut: Vec<u8>, too_deep: TooDeep },
+}
+
+#[derive(Clone, Copy)]
+struct Frame {
+    object: bool,
+    expecting_key: bool,
+    /// 1: the message's `params` object; 2: its `arguments` object.
+    role: u8,
+}
+
+/// Scan `bytes` (a JSON document, possibly malformed: the scan never fails) and cut it if
+/// it nests deeper than `limit`.
+pub(crate) fn guard(bytes: &[u8], limit: usize) -> Guarded {
+    let Some(too_deep) = measure(bytes, limit) else {
+        return Guarded::Pass;
+    };
+    Guarded::Cut {
+        cut: cut(bytes, limit),
+        too_deep,
+    }
+}
+
+/// The depths of `bytes`, when deeper than `limit`.
+fn measure(bytes: &[u8], limit: usize) -> Option<TooDeep> {
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut max_depth = 0;
+    let mut arguments_depth: Option<usize> = None;
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut string_start = 0;
+    let mut last_key: &[u8] = b"";
+    for (index, &byte) in bytes.iter().enumerate() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if byte == b'\\' {
+                escaped = true;
+            } else if byte == b'"' {
+                in_string = false;
+                if let Some(frame) = stack.last_mut()
+                    && frame.object
+                    && frame.expecting_key
+                {
+                    frame.expecting_key = false;
+                    last_key = &bytes[string_start..index];
+                }
+            }
+            continue;
+        }
+        match byte {
+            b'"' => {
+                in_string = true;
+                string_start = index + 1;
+            }
+            b'{' | b'[' => {
+                let parent_role = stack.last().map(|frame| frame.role);
+                let keyed = stack.last().is_some_and(|frame| frame.object);
+                let role = match (stack.len(), parent_role) {
+                    (1, _) if keyed && last_key == b"params" => 1,
+                    (2, Some(1)) if keyed && last_key == b"arguments" => 2,
+                    _ => 0,
+                };
+                stack.push(Frame {
+                    object: byte == b'{',
+                    expecting_key: byte == b'{',
+                    role,
+                });
+                let depth = stack.len();
+                max_depth = max_depth.max(depth);
+                if stack.get(2).is_some_and(|frame| frame.role == 2) {
+                    let inside = depth - ARGUMENTS_OFFSET;
+                    arguments_depth = Some(arguments_depth.map_or(inside, |d| d.max(inside)));
+                }
+            }
+            b'}' | b']' => {
+                stack.pop();
+            }
+            b',' => {
+                if let Some(frame) = stack.last_mut()
+                    && frame.object
+                {
+                    frame.expecting_key = true;
+                }
+            }
+            _ => {}
+        }
+    }
+    (max_depth > limit).then_some(TooDeep {
+        message_depth: max_depth,
+        arguments_depth,
+    })
+}
+
+/// `bytes` with every container that opens below depth `limit` replaced by `null`.
+fn cut(bytes: &[u8], limit: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len().min(64 * 1024));
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    // Depth at which skipping started (the cut container's own depth), while skipping.
+    let mut skipping: Option<usize> = None;
+    for &byte in bytes {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if byte == b'\\' {
+                escaped = true;
+            } else if byte == b'"' {
+                in_string = false;
+            }
+            if skipping.is_none() {
+                out.push(byte);
+            }
+            continue;
+        }
+        match byte {
+            b'"' => in_string = true,
+            b'{' | b'[' => {
+                depth += 1;
+                if skipping.is_none() && depth > limit {
+                    skipping = Some(depth);
+                    out.extend_from_slice(b"null");
+                    continue;
+                }
+            }
+            b'}' | b']' => {
+                let closing = depth;
+                depth = depth.saturating_sub(1);
+                if skipping == Some(closing) {
+                    skipping = None;
+                    continue;
+                }
+            }
+            _ => {}
+        }
+        if skipping.is_none() {
+            out.push(byte);
+        }
+    }
+    out
+}
+
+/// A `tools/call` whose `arguments` was not an object (an array, a string, a number or a
+/// boolean), attached to the request after `arguments` was taken out, so that the call is
+/// refused with an `isError` naming `$` instead of failing to parse as a whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct NotAnObject {
+    /// What `arguments` was: "an array", "a string", …
+    pub(crate) got: &'static str,
+}
+
+/// Whether `bytes` may be a `tools/call` (a cheap test before parsing).
+pub(crate) fn mentions_tools_call(bytes: &[u8]) -> bool {
+    bytes.windows(10).any(|window| window == b"tools/call")
+}
+
+/// A `tools/call` message whose `arguments` is neither an object nor `null`: the message
+/// without `arguments`, and what it was. `None` for any other message.
+pub(crate) fn take_non_object_arguments(bytes: &[u8]) -> Option<(Vec<u8>, NotAnObject)> {
+    let mut value = serde_json::from_slice::<serde_json::Value>(bytes).ok()?;
+    if value.get("method").and_then(serde_json::Value::as_str) != Some("tools/call") {
+        return None;
+    }
+    let params = value.get_mut("params")?.as_object_mut()?;
+    let got = match params.get("arguments")? {
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Object(_) | serde_json::Value::Null => return None,
+    };
+    params.remove("arguments");
+    let bytes = serde_json::to_vec(&value).ok()?;
+    Some((bytes, NotAnObject { got }))
+}
+
+/// The JSON-RPC error for a message that cannot be read because of its depth.
+pub(crate) fn parse_error_message(too_deep: &TooDeep, limit: usize) -> String {
+    format!(
+        "Parse error: the message nests {} levels deep; the limit is {limit} levels",
+        too_deep.message_depth
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn nested(levels: usize) -> String {
+        let mut value = String::from("1");
+        for _ in 0..levels {
+            value = format!("{{\"children\":[{value}]}}");
+        }
+        value
+    }
+
+    fn call(arguments: &str) -> String {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"t","arguments":{arguments}}}}}"#
+        )
+    }
+
+    #[test]
+    fn shallow_messages_pass_unchanged() {
+        assert_eq!(guard(call(&nested(20)).as_bytes(), 100), Guarded::Pass);
+        assert_eq!(guard(b"not json at all {[", 100), Guarded::Pass);
+    }
+
+    #[test]
+    fn deep_arguments_are_cut_and_measured() {
+        let message = call(&nested(70));
+        let Guarded::Cut { cut, too_deep } = guard(message.as_bytes(), 100) else {
+            panic!("70 levels of children must be cut");
+        };
+        // 70 objects and 70 arrays under `arguments`, which is itself the outermost object.
+        assert_eq!(too_deep.arguments_depth, Some(140));
+        assert_eq!(too_deep.message_depth, 142);
+        let value: serde_json::Value = serde_json::from_slice(&cut).expect("the cut parses");
+        assert_eq!(value["id"], 7);
+        assert_eq!(value["params"]["name"], "t");
+        assert_eq!(crate::codec::normalize::json_depth(&value), 100);
+    }
+
+    #[test]
+    fn strings_with_brackets_and_escapes_do_not_count() {
+        let deep = format!(
+            r#"{{"a":"[[[{{\"","params":{{"name":"x\"]","arguments":{}}}}}"#,
+            nested(60)
+        );
+        let Guarded::Cut { cut, too_deep } = guard(deep.as_bytes(), 100) else {
+            panic!("must be cut");
+        };
+        assert_eq!(too_deep.arguments_depth, Some(120));
+        let value: serde_json::Value = serde_json::from_slice(&cut).expect("the cut parses");
+        assert_eq!(value["a"], "[[[{\"");
+        assert_eq!(value["params"]["name"], "x\"]");
+    }
+
+    #[test]
+    fn deep_messages_without_arguments_have_no_arguments_depth() {
+        let message = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"x":{}}}}}"#,
+            nested(60)
+        );
+        let Guarded::Cut { too_deep, .. } = guard(message.as_bytes(), 100) else {
+            panic!("must be cut");
+        };
+        assert_eq!(too_deep.arguments_depth, None);
+    }
+
+    #[test]
+    fn non_object_arguments_are_taken_out() {
+        let (bytes, not) = take_non_object_arguments(call("[1]").as_bytes()).expect("an array");
+        assert_eq!(not.got, "an array");
+        let value: serde_json::Value = serde_json::from_slice(&bytes).expect("JSON");
+        assert_eq!(value["params"], serde_json::json!({"name": "t"}));
+        assert_eq!(take_non_object_arguments(call("{}").as_bytes()), None);
+        assert_eq!(take_non_object_arguments(call("null").as_bytes()), None);
+        assert_eq!(
+            take_non_object_arguments(b"{\"method\":\"ping\",\"params\":{\"arguments\":1}}"),
+            None
+        );
+    }
+
+    #[test]
+    fn unbalanced_input_never_panics() {
+        for input in [
+            &b"]]]]}}}"[..],
+            b"[[[[",
+            b"\"\\",
+            b"{\"params\":{\"arguments\":[[[[",
+        ] {
+            let _ = guard(input, 2);
+        }
+    }
+}

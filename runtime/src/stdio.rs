@@ -1,0 +1,239 @@
+//! The stdio transport: newline-delimited JSON-RPC on stdin/stdout, with the depth guard in
+//! front of the parser.
+//!
+//! rmcp's own stdio transport ignores a line it cannot parse. A line that is valid JSON but
+//! nested deeper than the parser accepts would then never get an answer, and the client
+//! would wait for its own timeout. Here every line that carries a request gets one: a
+//! too-deep `tools/call` reaches the handler (its deep parts cut, its real depth attached) and
+//! gets the documented `isError`; any other line that cannot be read gets a JSON-RPC parse
+//! error naming the problem.
+
+use std::sync::Arc;
+
+use rmcp::{
+    RoleServer,
+    model::{ClientJsonRpcMessage, ErrorData, GetExtensions as _, ServerJsonRpcMessage},
+    transport::Transport,
+};
+use tokio::{
+    io::{AsyncBufReadExt as _, AsyncRead, AsyncWrite, AsyncWriteExt as _, BufReader},
+    sync::Mutex,
+};
+
+use crate::guard::{self, Guarded, MESSAGE_DEPTH_LIMIT};
+
+/// Largest accepted line (the same bound as rmcp's stdio transport).
+const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+
+/// A server transport over a reader and a writer of newline-delimited JSON-RPC.
+pub(crate) struct LineTransport<R, W> {
+    read: BufReader<R>,
+    line: Vec<u8>,
+    /// Dropping the rest of a line that went over [`MAX_LINE_BYTES`].
+    discarding: bool,
+    write: Arc<Mutex<Option<W>>>,
+}
+
+impl<R, W> LineTransport<R, W>
+where
+    R: AsyncRead + Unpin + Send,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    pub(crate) fn new(read: R, write: W) -> Self {
+        Self {
+            read: BufReader::new(read),
+            line: Vec::new(),
+            discarding: false,
+            write: Arc::new(Mutex::new(Some(write))),
+        }
+    }
+
+    /// Read one line into `self.line` (without its newline). `None` at end of input. Cancel
+    /// safe: a partial line stays in `self.line`.
+    async fn read_line(&mut self) -> Option<Result<(), usize>> {
+        loop {
+            let (consumed, done) = {
+                let available = match self.read.fill_buf().await {
+                    Ok(available) => available,
+                    Err(error) => {
+                        tracing::debug!(%error, "stdin read failed");
+                        return None;
+                    }
+                };
+                if available.is_empty() {
+                    return None;
+                }
+                let newline = available.iter().position(|&b| b == b'\n');
+                let take = newline.map_or(available.len(), |index| index + 1);
+                if !self.discarding {
+                    if self.line.len() + take > MAX_LINE_BYTES {
+                        self.line.clear();
+                        self.discarding = true;
+                    } else {
+                        self.line.extend_from_slice(&available[..take]);
+                    }
+                }
+                (take, newline.is_some())
+            };
+            self.read.consume(consumed);
+            if done {
+                if std::mem::take(&mut self.discarding) {
+                    return Some(Err(MAX_LINE_BYTES));
+                }
+                return Some(Ok(()));
+            }
+        }
+    }
+
+    fn send_error(
+        &self,
+        error: ErrorData,
+        id: Option<rmcp::model::RequestId>,
+    ) -> impl Future<Output = ()> + Send + 'static {
+        let write = Arc::clone(&self.write);
+        async move {
+            let _ = write_message(&write, &ServerJsonRpcMessage::error(error, id)).await;
+        }
+    }
+}
+
+async fn write_message<W: AsyncWrite + Unpin>(
+    write: &Mutex<Option<W>>,
+    message: &ServerJsonRpcMessage,
+) -> std::io::Result<()> {
+    let mut bytes = serde_json::to_vec(message).map_err(std::io::Error::other)?;
+    bytes.push(b'\n');
+    let mut guard = write.lock().await;
+    let Some(writer) = guard.as_mut() else {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::NotConnected,
+            "the transport is closed",
+        ));
+    };
+    writer.write_all(&bytes).await?;
+    writer.flush().await
+}
+
+/// The id of a JSON-RPC message, read leniently from a value.
+fn request_id(value: &serde_json::Value) -> Option<rmcp::model::RequestId> {
+    serde_json::from_value(value.get("id")?.clone()).ok()
+}
+
+impl<R, W> Transport<RoleServer> for LineTransport<R, W>
+where
+    R: AsyncRead + Unpin + Send,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    type Error = std::io::Error;
+
+    fn send(
+        &mut self,
+        item: ServerJsonRpcMessage,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        let write = Arc::clone(&self.write);
+        async move { write_message(&write, &item).await }
+    }
+
+    async fn receive(&mut self) -> Option<ClientJsonRpcMessage> {
+        loop {
+            let read = self.read_line().await?;
+            let line = std::mem::take(&mut self.line);
+            if let Err(limit) = read {
+                self.send_error(
+                    ErrorData::parse_error(
+                        format!("Parse error: the message is longer than {limit} bytes"),
+                        None,
+                    ),
+                    None,
+                )
+                .await;
+                continue;
+            }
+            let mut text = line.as_slice();
+            text = text.strip_suffix(b"\n").unwrap_or(text);
+            text = text.strip_suffix(b"\r").unwrap_or(text);
+            text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
+            if text.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            match guard::guard(text, MESSAGE_DEPTH_LIMIT) {
+                Guarded::Pass => {
+                    // rmcp would read a `tools/call` with non-object arguments as an unknown
+                    // method; take them out and refuse the call with an `isError` instead.
+                    if guard::mentions_tools_call(text)
+                        && let Some((repaired, not)) = guard::take_non_object_arguments(text)
+                        && let Ok(mut message) =
+                            serde_json::from_slice::<ClientJsonRpcMessage>(&repaired)
+                    {
+                        if let ClientJsonRpcMessage::Request(request) = &mut message {
+                            request.request.extensions_mut().insert(not);
+                        }
+                        return Some(message);
+                    }
+                    match serde_json::from_slice::<ClientJsonRpcMessage>(text) {
+                        Ok(message) => return Some(message),
+                        Err(error) => {
+                            // Unreadable JSON has no id to answer; a readable message of the
+                            // wrong shape is answered, like rmcp does.
+                            let value = serde_json::from_slice::<serde_json::Value>(text).ok();
+                            let Some(value) = value else {
+                                tracing::debug!(%error, "ignoring a line that is not JSON");
+                                continue;
+                            };
+                            // A notification is never answered.
+                            let Some(id) = request_id(&value) else {
+                                tracing::debug!(%error, "ignoring an unreadable notification");
+                                continue;
+                            };
+                            self.send_error(
+                                ErrorData::invalid_request(
+                                    format!("Invalid request: {error}"),
+                                    None,
+                                ),
+                                Some(id),
+                            )
+                            .await;
+                        }
+                    }
+                }
+                Guarded::Cut { cut, too_deep } => {
+                    let value = serde_json::from_slice::<serde_json::Value>(&cut).ok();
+                    let is_call = value
+                        .as_ref()
+                        .and_then(|value| value.get("method"))
+                        .is_some_and(|method| method == "tools/call");
+                    if is_call && too_deep.arguments_depth.is_some() {
+                        match serde_json::from_slice::<ClientJsonRpcMessage>(&cut) {
+                            Ok(mut message) => {
+                                if let ClientJsonRpcMessage::Request(request) = &mut message {
+                                    request.request.extensions_mut().insert(too_deep);
+                                }
+                                return Some(message);
+                            }
+                            Err(error) => {
+                                tracing::debug!(%error, "a cut tools/call did not parse");
+                            }
+                        }
+                    }
+                    let id = value.as_ref().and_then(request_id);
+                    self.send_error(
+                        ErrorData::parse_error(
+                            guard::parse_error_message(&too_deep, MESSAGE_DEPTH_LIMIT),
+                            None,
+                        ),
+                        id,
+                    )
+                    .await;
+                }
+            }
+        }
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        let writer = self.write.lock().await.take();
+        if let Some(mut writer) = writer {
+            writer.flush().await?;
+        }
+        Ok(())
+    }
+}
