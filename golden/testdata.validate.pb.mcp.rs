@@ -168,13 +168,14 @@ pub mod validate_service_mcp {
           "description": "Must be set."
         },
         "nickname": {
-          "type": "string",
           "description": "Empty, or at least 3 characters: the zero value is allowed.",
           "anyOf": [
             {
+              "type": "string",
               "const": ""
             },
             {
+              "type": "string",
               "minLength": 3
             }
           ]

@@ -31,6 +31,18 @@ pub struct Model {
     pub packages: Vec<Package>,
 }
 
+impl Model {
+    /// One line per tool whose schemas the `max_schema_bytes` budget shrank, in output order.
+    pub fn shrink_lines(&self) -> Vec<String> {
+        self.packages
+            .iter()
+            .flat_map(|p| &p.services)
+            .flat_map(|s| &s.tools)
+            .filter_map(|t| t.shrink_line.clone())
+            .collect()
+    }
+}
+
 /// One proto package.
 #[derive(Debug)]
 pub struct Package {
@@ -102,6 +114,8 @@ pub struct Tool {
     pub input_schema: Value,
     /// The output schema.
     pub output_schema: Value,
+    /// One line saying how the schema budget shrank this tool, if it did.
+    pub shrink_line: Option<String>,
 }
 
 /// What prost-build resolved for one method.
@@ -314,7 +328,9 @@ fn rust_service(
 
 impl Tool {
     fn new(spec: ToolSpec, prost: &ProstMethod) -> Tool {
+        let shrink_line = spec.shrink_line();
         Tool {
+            shrink_line,
             name: spec.name,
             title: spec.title,
             description: spec.description,
