@@ -68,6 +68,11 @@ pub async fn start_backend() -> std::io::Result<Backend> {
         .add_service(maps::map_service_server::MapServiceServer::new(
             services::Maps,
         ))
+        .add_service(
+            long_fields::long_field_service_server::LongFieldServiceServer::new(
+                services::LongFields,
+            ),
+        )
         .add_service(inventory)
         .add_service(
             tool_options::catalog_service_server::CatalogServiceServer::new(services::Catalog),
@@ -104,6 +109,9 @@ pub fn tool_sets(channel: Channel) -> Result<Vec<ToolSet>, tonic_mcp::Error> {
         maps::map_service_mcp::from_client(maps::map_service_client::MapServiceClient::new(
             channel.clone(),
         ))?,
+        long_fields::long_field_service_mcp::from_client(
+            long_fields::long_field_service_client::LongFieldServiceClient::new(channel.clone()),
+        )?,
         streaming::inventory_service_mcp::from_client(
             streaming::inventory_service_client::InventoryServiceClient::new(channel.clone()),
         )?,

@@ -47,6 +47,8 @@ pub(crate) struct CompiledTool {
     pub(crate) input_schema_value: Value,
     pub(crate) output_schema: Arc<JsonObject>,
     pub(crate) validator: jsonschema::Validator,
+    /// The full-schema check of a tool whose listed input schema was shrunk.
+    pub(crate) deep: validate::DeepCheck,
     pub(crate) handler: Handler,
 }
 
@@ -526,6 +528,7 @@ impl ToolSetBuilder {
                 input_schema_value,
                 output_schema,
                 validator,
+                deep: validate::DeepCheck::new(def.input_schema),
                 handler,
             }),
         });
