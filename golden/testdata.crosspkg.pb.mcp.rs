@@ -14,40 +14,8 @@ pub mod project_service_mcp {
         kind: ::tonic_mcp::codegen::RpcKind::Unary,
         input_type: "testdata.common.PageRequest",
         output_type: "testdata.common.PageRequest",
-        input_schema: r#"{
-  "type": "object",
-  "description": "A page of results to fetch.",
-  "properties": {
-    "page_size": {
-      "type": "integer",
-      "description": "The most items to return.",
-      "minimum": -2147483648,
-      "maximum": 2147483647
-    },
-    "page_token": {
-      "type": "string",
-      "description": "The token from the previous page, empty for the first page."
-    }
-  },
-  "additionalProperties": false
-}"#,
-        output_schema: r#"{
-  "type": "object",
-  "description": "A page of results to fetch.",
-  "properties": {
-    "page_size": {
-      "type": "integer",
-      "description": "The most items to return.",
-      "minimum": -2147483648,
-      "maximum": 2147483647
-    },
-    "page_token": {
-      "type": "string",
-      "description": "The token from the previous page, empty for the first page."
-    }
-  },
-  "additionalProperties": false
-}"#,
+        input_schema: r#"{"type":"object","description":"A page of results to fetch.","properties":{"page_size":{"type":"integer","description":"The most items to return.","minimum":-2147483648,"maximum":2147483647},"page_token":{"type":"string","description":"The token from the previous page, empty for the first page."}},"additionalProperties":false}"#,
+        output_schema: r#"{"type":"object","description":"A page of results to fetch.","properties":{"page_size":{"type":"integer","description":"The most items to return.","minimum":-2147483648,"maximum":2147483647},"page_token":{"type":"string","description":"The token from the previous page, empty for the first page."}},"additionalProperties":false}"#,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::None,
             destructive: ::core::option::Option::None,
@@ -69,110 +37,8 @@ pub mod project_service_mcp {
         kind: ::tonic_mcp::codegen::RpcKind::Unary,
         input_type: "testdata.crosspkg.ListProjectsRequest",
         output_type: "testdata.crosspkg.ListProjectsResponse",
-        input_schema: r#"{
-  "type": "object",
-  "description": "A page of projects.",
-  "properties": {
-    "page": {
-      "type": "object",
-      "description": "Which page.",
-      "properties": {
-        "page_size": {
-          "type": "integer",
-          "description": "The most items to return.",
-          "minimum": -2147483648,
-          "maximum": 2147483647
-        },
-        "page_token": {
-          "type": "string",
-          "description": "The token from the previous page, empty for the first page."
-        }
-      },
-      "additionalProperties": false
-    },
-    "lifecycle": {
-      "type": "string",
-      "description": "Only projects in this state.\n\nA lifecycle state shared by several services.\n\n- `LIFECYCLE_UNSPECIFIED`: Not set.\n- `LIFECYCLE_ACTIVE`: In use.\n- `LIFECYCLE_ARCHIVED`: Kept but not in use.",
-      "enum": [
-        "LIFECYCLE_UNSPECIFIED",
-        "LIFECYCLE_ACTIVE",
-        "LIFECYCLE_ARCHIVED"
-      ]
-    }
-  },
-  "additionalProperties": false
-}"#,
-        output_schema: r#"{
-  "type": "object",
-  "description": "The projects of one page.",
-  "properties": {
-    "projects": {
-      "type": "array",
-      "description": "The projects.",
-      "items": {
-        "type": "object",
-        "description": "A project, holding types from `testdata.common`.",
-        "properties": {
-          "name": {
-            "type": "string",
-            "description": "The project's name."
-          },
-          "lifecycle": {
-            "type": "string",
-            "description": "The project's state.\n\nA lifecycle state shared by several services.\n\n- `LIFECYCLE_UNSPECIFIED`: Not set.\n- `LIFECYCLE_ACTIVE`: In use.\n- `LIFECYCLE_ARCHIVED`: Kept but not in use.",
-            "enum": [
-              "LIFECYCLE_UNSPECIFIED",
-              "LIFECYCLE_ACTIVE",
-              "LIFECYCLE_ARCHIVED"
-            ]
-          },
-          "resources": {
-            "type": "array",
-            "description": "Resources the project uses.",
-            "items": {
-              "type": "object",
-              "description": "A reference to a resource in another package.",
-              "properties": {
-                "name": {
-                  "type": "string",
-                  "description": "The resource's name."
-                },
-                "lifecycle": {
-                  "type": "string",
-                  "description": "Its state.\n\nA lifecycle state shared by several services.\n\n- `LIFECYCLE_UNSPECIFIED`: Not set.\n- `LIFECYCLE_ACTIVE`: In use.\n- `LIFECYCLE_ARCHIVED`: Kept but not in use.",
-                  "enum": [
-                    "LIFECYCLE_UNSPECIFIED",
-                    "LIFECYCLE_ACTIVE",
-                    "LIFECYCLE_ARCHIVED"
-                  ]
-                }
-              },
-              "additionalProperties": false
-            }
-          }
-        },
-        "additionalProperties": false
-      }
-    },
-    "page_info": {
-      "type": "object",
-      "description": "Where the next page starts.",
-      "properties": {
-        "next_page_token": {
-          "type": "string",
-          "description": "The token for the next page; empty on the last page."
-        },
-        "total": {
-          "type": "string",
-          "description": "The total number of items.",
-          "pattern": "^-?[0-9]+$"
-        }
-      },
-      "additionalProperties": false
-    }
-  },
-  "additionalProperties": false
-}"#,
+        input_schema: r#"{"type":"object","description":"A page of projects.","properties":{"page":{"type":"object","description":"Which page.","properties":{"page_size":{"type":"integer","description":"The most items to return.","minimum":-2147483648,"maximum":2147483647},"page_token":{"type":"string","description":"The token from the previous page, empty for the first page."}},"additionalProperties":false},"lifecycle":{"type":"string","description":"Only projects in this state.\n\nA lifecycle state shared by several services.\n\n- `LIFECYCLE_UNSPECIFIED`: Not set.\n- `LIFECYCLE_ACTIVE`: In use.\n- `LIFECYCLE_ARCHIVED`: Kept but not in use.","enum":["LIFECYCLE_UNSPECIFIED","LIFECYCLE_ACTIVE","LIFECYCLE_ARCHIVED"]}},"additionalProperties":false}"#,
+        output_schema: r#"{"type":"object","description":"The projects of one page.","properties":{"projects":{"type":"array","description":"The projects.","items":{"type":"object","description":"A project, holding types from `testdata.common`.","properties":{"name":{"type":"string","description":"The project's name."},"lifecycle":{"type":"string","description":"The project's state.\n\nA lifecycle state shared by several services.\n\n- `LIFECYCLE_UNSPECIFIED`: Not set.\n- `LIFECYCLE_ACTIVE`: In use.\n- `LIFECYCLE_ARCHIVED`: Kept but not in use.","enum":["LIFECYCLE_UNSPECIFIED","LIFECYCLE_ACTIVE","LIFECYCLE_ARCHIVED"]},"resources":{"type":"array","description":"Resources the project uses.","items":{"type":"object","description":"A reference to a resource in another package.","properties":{"name":{"type":"string","description":"The resource's name."},"lifecycle":{"type":"string","description":"Its state.\n\nA lifecycle state shared by several services.\n\n- `LIFECYCLE_UNSPECIFIED`: Not set.\n- `LIFECYCLE_ACTIVE`: In use.\n- `LIFECYCLE_ARCHIVED`: Kept but not in use.","enum":["LIFECYCLE_UNSPECIFIED","LIFECYCLE_ACTIVE","LIFECYCLE_ARCHIVED"]}},"additionalProperties":false}}},"additionalProperties":false}},"page_info":{"type":"object","description":"Where the next page starts.","properties":{"next_page_token":{"type":"string","description":"The token for the next page; empty on the last page."},"total":{"type":"string","description":"The total number of items.","pattern":"^-?[0-9]+$"}},"additionalProperties":false}},"additionalProperties":false}"#,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::None,
             destructive: ::core::option::Option::None,
@@ -194,46 +60,8 @@ pub mod project_service_mcp {
         kind: ::tonic_mcp::codegen::RpcKind::Unary,
         input_type: "testdata.common.ResourceRef",
         output_type: "testdata.common.ResourceRef",
-        input_schema: r#"{
-  "type": "object",
-  "description": "A reference to a resource in another package.",
-  "properties": {
-    "name": {
-      "type": "string",
-      "description": "The resource's name."
-    },
-    "lifecycle": {
-      "type": "string",
-      "description": "Its state.\n\nA lifecycle state shared by several services.\n\n- `LIFECYCLE_UNSPECIFIED`: Not set.\n- `LIFECYCLE_ACTIVE`: In use.\n- `LIFECYCLE_ARCHIVED`: Kept but not in use.",
-      "enum": [
-        "LIFECYCLE_UNSPECIFIED",
-        "LIFECYCLE_ACTIVE",
-        "LIFECYCLE_ARCHIVED"
-      ]
-    }
-  },
-  "additionalProperties": false
-}"#,
-        output_schema: r#"{
-  "type": "object",
-  "description": "A reference to a resource in another package.",
-  "properties": {
-    "name": {
-      "type": "string",
-      "description": "The resource's name."
-    },
-    "lifecycle": {
-      "type": "string",
-      "description": "Its state.\n\nA lifecycle state shared by several services.\n\n- `LIFECYCLE_UNSPECIFIED`: Not set.\n- `LIFECYCLE_ACTIVE`: In use.\n- `LIFECYCLE_ARCHIVED`: Kept but not in use.",
-      "enum": [
-        "LIFECYCLE_UNSPECIFIED",
-        "LIFECYCLE_ACTIVE",
-        "LIFECYCLE_ARCHIVED"
-      ]
-    }
-  },
-  "additionalProperties": false
-}"#,
+        input_schema: r#"{"type":"object","description":"A reference to a resource in another package.","properties":{"name":{"type":"string","description":"The resource's name."},"lifecycle":{"type":"string","description":"Its state.\n\nA lifecycle state shared by several services.\n\n- `LIFECYCLE_UNSPECIFIED`: Not set.\n- `LIFECYCLE_ACTIVE`: In use.\n- `LIFECYCLE_ARCHIVED`: Kept but not in use.","enum":["LIFECYCLE_UNSPECIFIED","LIFECYCLE_ACTIVE","LIFECYCLE_ARCHIVED"]}},"additionalProperties":false}"#,
+        output_schema: r#"{"type":"object","description":"A reference to a resource in another package.","properties":{"name":{"type":"string","description":"The resource's name."},"lifecycle":{"type":"string","description":"Its state.\n\nA lifecycle state shared by several services.\n\n- `LIFECYCLE_UNSPECIFIED`: Not set.\n- `LIFECYCLE_ACTIVE`: In use.\n- `LIFECYCLE_ARCHIVED`: Kept but not in use.","enum":["LIFECYCLE_UNSPECIFIED","LIFECYCLE_ACTIVE","LIFECYCLE_ARCHIVED"]}},"additionalProperties":false}"#,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::None,
             destructive: ::core::option::Option::None,

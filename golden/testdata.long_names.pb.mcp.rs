@@ -14,18 +14,8 @@ pub mod very_long_and_descriptive_warehouse_inventory_reconciliation_service_mcp
         kind: ::tonic_mcp::codegen::RpcKind::Unary,
         input_type: "testdata.long_names.Nothing",
         output_type: "testdata.long_names.Nothing",
-        input_schema: r#"{
-  "type": "object",
-  "description": "A request with nothing in it.",
-  "properties": {},
-  "additionalProperties": false
-}"#,
-        output_schema: r#"{
-  "type": "object",
-  "description": "A request with nothing in it.",
-  "properties": {},
-  "additionalProperties": false
-}"#,
+        input_schema: r#"{"type":"object","description":"A request with nothing in it.","properties":{},"additionalProperties":false}"#,
+        output_schema: r#"{"type":"object","description":"A request with nothing in it.","properties":{},"additionalProperties":false}"#,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::None,
             destructive: ::core::option::Option::None,
@@ -47,18 +37,8 @@ pub mod very_long_and_descriptive_warehouse_inventory_reconciliation_service_mcp
         kind: ::tonic_mcp::codegen::RpcKind::Unary,
         input_type: "testdata.long_names.Nothing",
         output_type: "testdata.long_names.Nothing",
-        input_schema: r#"{
-  "type": "object",
-  "description": "A request with nothing in it.",
-  "properties": {},
-  "additionalProperties": false
-}"#,
-        output_schema: r#"{
-  "type": "object",
-  "description": "A request with nothing in it.",
-  "properties": {},
-  "additionalProperties": false
-}"#,
+        input_schema: r#"{"type":"object","description":"A request with nothing in it.","properties":{},"additionalProperties":false}"#,
+        output_schema: r#"{"type":"object","description":"A request with nothing in it.","properties":{},"additionalProperties":false}"#,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::None,
             destructive: ::core::option::Option::None,
@@ -80,18 +60,8 @@ pub mod very_long_and_descriptive_warehouse_inventory_reconciliation_service_mcp
         kind: ::tonic_mcp::codegen::RpcKind::Unary,
         input_type: "testdata.long_names.Nothing",
         output_type: "testdata.long_names.Nothing",
-        input_schema: r#"{
-  "type": "object",
-  "description": "A request with nothing in it.",
-  "properties": {},
-  "additionalProperties": false
-}"#,
-        output_schema: r#"{
-  "type": "object",
-  "description": "A request with nothing in it.",
-  "properties": {},
-  "additionalProperties": false
-}"#,
+        input_schema: r#"{"type":"object","description":"A request with nothing in it.","properties":{},"additionalProperties":false}"#,
+        output_schema: r#"{"type":"object","description":"A request with nothing in it.","properties":{},"additionalProperties":false}"#,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::None,
             destructive: ::core::option::Option::None,
@@ -113,18 +83,8 @@ pub mod very_long_and_descriptive_warehouse_inventory_reconciliation_service_mcp
         kind: ::tonic_mcp::codegen::RpcKind::Unary,
         input_type: "testdata.long_names.Nothing",
         output_type: "testdata.long_names.Nothing",
-        input_schema: r#"{
-  "type": "object",
-  "description": "A request with nothing in it.",
-  "properties": {},
-  "additionalProperties": false
-}"#,
-        output_schema: r#"{
-  "type": "object",
-  "description": "A request with nothing in it.",
-  "properties": {},
-  "additionalProperties": false
-}"#,
+        input_schema: r#"{"type":"object","description":"A request with nothing in it.","properties":{},"additionalProperties":false}"#,
+        output_schema: r#"{"type":"object","description":"A request with nothing in it.","properties":{},"additionalProperties":false}"#,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::None,
             destructive: ::core::option::Option::None,

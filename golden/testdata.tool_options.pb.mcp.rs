@@ -17,22 +17,8 @@ pub mod catalog_service_mcp {
         kind: ::tonic_mcp::codegen::RpcKind::Unary,
         input_type: "testdata.tool_options.GetProductRequest",
         output_type: "google.protobuf.Empty",
-        input_schema: r#"{
-  "type": "object",
-  "description": "Identifies one product.",
-  "properties": {
-    "id": {
-      "type": "string",
-      "description": "The product's id."
-    }
-  },
-  "additionalProperties": false
-}"#,
-        output_schema: r#"{
-  "type": "object",
-  "properties": {},
-  "additionalProperties": false
-}"#,
+        input_schema: r#"{"type":"object","description":"Identifies one product.","properties":{"id":{"type":"string","description":"The product's id."}},"additionalProperties":false}"#,
+        output_schema: r#"{"type":"object","properties":{},"additionalProperties":false}"#,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::Some(false),
             destructive: ::core::option::Option::Some(true),
@@ -54,31 +40,8 @@ pub mod catalog_service_mcp {
         kind: ::tonic_mcp::codegen::RpcKind::Unary,
         input_type: "testdata.tool_options.SearchWebRequest",
         output_type: "testdata.tool_options.SearchWebResponse",
-        input_schema: r#"{
-  "type": "object",
-  "description": "A web search.",
-  "properties": {
-    "query": {
-      "type": "string",
-      "description": "What to search for."
-    }
-  },
-  "additionalProperties": false
-}"#,
-        output_schema: r#"{
-  "type": "object",
-  "description": "Web search results.",
-  "properties": {
-    "urls": {
-      "type": "array",
-      "description": "Links to the results.",
-      "items": {
-        "type": "string"
-      }
-    }
-  },
-  "additionalProperties": false
-}"#,
+        input_schema: r#"{"type":"object","description":"A web search.","properties":{"query":{"type":"string","description":"What to search for."}},"additionalProperties":false}"#,
+        output_schema: r#"{"type":"object","description":"Web search results.","properties":{"urls":{"type":"array","description":"Links to the results.","items":{"type":"string"}}},"additionalProperties":false}"#,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::Some(true),
             destructive: ::core::option::Option::None,
@@ -100,95 +63,8 @@ pub mod catalog_service_mcp {
         kind: ::tonic_mcp::codegen::RpcKind::Unary,
         input_type: "testdata.tool_options.UpdateProductRequest",
         output_type: "testdata.tool_options.Product",
-        input_schema: r##"{
-  "type": "object",
-  "description": "Changes one product.",
-  "properties": {
-    "product": {
-      "type": "object",
-      "description": "The new state of the product.",
-      "properties": {
-        "id": {
-          "type": "string",
-          "description": "The product's id."
-        },
-        "name": {
-          "type": "string",
-          "description": "The product's name."
-        },
-        "price": {
-          "$ref": "#/$defs/testdata.tool_options.Price",
-          "description": "The regular price."
-        },
-        "sale_price": {
-          "$ref": "#/$defs/testdata.tool_options.Price",
-          "description": "The price during a sale."
-        }
-      },
-      "additionalProperties": false
-    }
-  },
-  "additionalProperties": false,
-  "$defs": {
-    "testdata.tool_options.Price": {
-      "type": "object",
-      "description": "An amount of money. Used twice by `Product`, so it lands in `$defs`, and it\nhas a hidden field.",
-      "properties": {
-        "amount_minor": {
-          "type": "string",
-          "description": "Amount in minor units (cents).",
-          "pattern": "^-?[0-9]+$"
-        },
-        "currency": {
-          "type": "string",
-          "description": "ISO 4217 currency code."
-        }
-      },
-      "additionalProperties": false
-    }
-  }
-}"##,
-        output_schema: r##"{
-  "type": "object",
-  "description": "A product in the catalogue.",
-  "properties": {
-    "id": {
-      "type": "string",
-      "description": "The product's id."
-    },
-    "name": {
-      "type": "string",
-      "description": "The product's name."
-    },
-    "price": {
-      "$ref": "#/$defs/testdata.tool_options.Price",
-      "description": "The regular price."
-    },
-    "sale_price": {
-      "$ref": "#/$defs/testdata.tool_options.Price",
-      "description": "The price during a sale."
-    }
-  },
-  "additionalProperties": false,
-  "$defs": {
-    "testdata.tool_options.Price": {
-      "type": "object",
-      "description": "An amount of money. Used twice by `Product`, so it lands in `$defs`, and it\nhas a hidden field.",
-      "properties": {
-        "amount_minor": {
-          "type": "string",
-          "description": "Amount in minor units (cents).",
-          "pattern": "^-?[0-9]+$"
-        },
-        "currency": {
-          "type": "string",
-          "description": "ISO 4217 currency code."
-        }
-      },
-      "additionalProperties": false
-    }
-  }
-}"##,
+        input_schema: r##"{"type":"object","description":"Changes one product.","properties":{"product":{"type":"object","description":"The new state of the product.","properties":{"id":{"type":"string","description":"The product's id."},"name":{"type":"string","description":"The product's name."},"price":{"$ref":"#/$defs/testdata.tool_options.Price","description":"The regular price."},"sale_price":{"$ref":"#/$defs/testdata.tool_options.Price","description":"The price during a sale."}},"additionalProperties":false}},"additionalProperties":false,"$defs":{"testdata.tool_options.Price":{"type":"object","description":"An amount of money. Used twice by `Product`, so it lands in `$defs`, and it\nhas a hidden field.","properties":{"amount_minor":{"type":"string","description":"Amount in minor units (cents).","pattern":"^-?[0-9]+$"},"currency":{"type":"string","description":"ISO 4217 currency code."}},"additionalProperties":false}}}"##,
+        output_schema: r##"{"type":"object","description":"A product in the catalogue.","properties":{"id":{"type":"string","description":"The product's id."},"name":{"type":"string","description":"The product's name."},"price":{"$ref":"#/$defs/testdata.tool_options.Price","description":"The regular price."},"sale_price":{"$ref":"#/$defs/testdata.tool_options.Price","description":"The price during a sale."}},"additionalProperties":false,"$defs":{"testdata.tool_options.Price":{"type":"object","description":"An amount of money. Used twice by `Product`, so it lands in `$defs`, and it\nhas a hidden field.","properties":{"amount_minor":{"type":"string","description":"Amount in minor units (cents).","pattern":"^-?[0-9]+$"},"currency":{"type":"string","description":"ISO 4217 currency code."}},"additionalProperties":false}}}"##,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::None,
             destructive: ::core::option::Option::None,
@@ -210,75 +86,8 @@ pub mod catalog_service_mcp {
         kind: ::tonic_mcp::codegen::RpcKind::ServerStreaming,
         input_type: "testdata.tool_options.WatchProductsRequest",
         output_type: "testdata.tool_options.Product",
-        input_schema: r#"{
-  "type": "object",
-  "description": "Which products to watch.",
-  "properties": {
-    "id_prefix": {
-      "type": "string",
-      "description": "Only products whose id starts with this prefix."
-    }
-  },
-  "additionalProperties": false
-}"#,
-        output_schema: r##"{
-  "type": "object",
-  "properties": {
-    "messages": {
-      "type": "array",
-      "description": "The messages received from the stream, in order.",
-      "items": {
-        "type": "object",
-        "description": "A product in the catalogue.",
-        "properties": {
-          "id": {
-            "type": "string",
-            "description": "The product's id."
-          },
-          "name": {
-            "type": "string",
-            "description": "The product's name."
-          },
-          "price": {
-            "$ref": "#/$defs/testdata.tool_options.Price",
-            "description": "The regular price."
-          },
-          "sale_price": {
-            "$ref": "#/$defs/testdata.tool_options.Price",
-            "description": "The price during a sale."
-          }
-        },
-        "additionalProperties": false
-      }
-    },
-    "truncated": {
-      "type": "boolean",
-      "description": "Present and true when collection stopped at the message bound or the deadline before the stream ended."
-    }
-  },
-  "required": [
-    "messages"
-  ],
-  "additionalProperties": false,
-  "$defs": {
-    "testdata.tool_options.Price": {
-      "type": "object",
-      "description": "An amount of money. Used twice by `Product`, so it lands in `$defs`, and it\nhas a hidden field.",
-      "properties": {
-        "amount_minor": {
-          "type": "string",
-          "description": "Amount in minor units (cents).",
-          "pattern": "^-?[0-9]+$"
-        },
-        "currency": {
-          "type": "string",
-          "description": "ISO 4217 currency code."
-        }
-      },
-      "additionalProperties": false
-    }
-  }
-}"##,
+        input_schema: r#"{"type":"object","description":"Which products to watch.","properties":{"id_prefix":{"type":"string","description":"Only products whose id starts with this prefix."}},"additionalProperties":false}"#,
+        output_schema: r##"{"type":"object","properties":{"messages":{"type":"array","description":"The messages received from the stream, in order.","items":{"type":"object","description":"A product in the catalogue.","properties":{"id":{"type":"string","description":"The product's id."},"name":{"type":"string","description":"The product's name."},"price":{"$ref":"#/$defs/testdata.tool_options.Price","description":"The regular price."},"sale_price":{"$ref":"#/$defs/testdata.tool_options.Price","description":"The price during a sale."}},"additionalProperties":false}},"truncated":{"type":"boolean","description":"Present and true when collection stopped at the message bound or the deadline before the stream ended."}},"required":["messages"],"additionalProperties":false,"$defs":{"testdata.tool_options.Price":{"type":"object","description":"An amount of money. Used twice by `Product`, so it lands in `$defs`, and it\nhas a hidden field.","properties":{"amount_minor":{"type":"string","description":"Amount in minor units (cents).","pattern":"^-?[0-9]+$"},"currency":{"type":"string","description":"ISO 4217 currency code."}},"additionalProperties":false}}}"##,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::None,
             destructive: ::core::option::Option::None,
@@ -302,58 +111,8 @@ pub mod catalog_service_mcp {
         kind: ::tonic_mcp::codegen::RpcKind::Unary,
         input_type: "testdata.tool_options.GetProductRequest",
         output_type: "testdata.tool_options.Product",
-        input_schema: r#"{
-  "type": "object",
-  "description": "Identifies one product.",
-  "properties": {
-    "id": {
-      "type": "string",
-      "description": "The product's id."
-    }
-  },
-  "additionalProperties": false
-}"#,
-        output_schema: r##"{
-  "type": "object",
-  "description": "A product in the catalogue.",
-  "properties": {
-    "id": {
-      "type": "string",
-      "description": "The product's id."
-    },
-    "name": {
-      "type": "string",
-      "description": "The product's name."
-    },
-    "price": {
-      "$ref": "#/$defs/testdata.tool_options.Price",
-      "description": "The regular price."
-    },
-    "sale_price": {
-      "$ref": "#/$defs/testdata.tool_options.Price",
-      "description": "The price during a sale."
-    }
-  },
-  "additionalProperties": false,
-  "$defs": {
-    "testdata.tool_options.Price": {
-      "type": "object",
-      "description": "An amount of money. Used twice by `Product`, so it lands in `$defs`, and it\nhas a hidden field.",
-      "properties": {
-        "amount_minor": {
-          "type": "string",
-          "description": "Amount in minor units (cents).",
-          "pattern": "^-?[0-9]+$"
-        },
-        "currency": {
-          "type": "string",
-          "description": "ISO 4217 currency code."
-        }
-      },
-      "additionalProperties": false
-    }
-  }
-}"##,
+        input_schema: r#"{"type":"object","description":"Identifies one product.","properties":{"id":{"type":"string","description":"The product's id."}},"additionalProperties":false}"#,
+        output_schema: r##"{"type":"object","description":"A product in the catalogue.","properties":{"id":{"type":"string","description":"The product's id."},"name":{"type":"string","description":"The product's name."},"price":{"$ref":"#/$defs/testdata.tool_options.Price","description":"The regular price."},"sale_price":{"$ref":"#/$defs/testdata.tool_options.Price","description":"The price during a sale."}},"additionalProperties":false,"$defs":{"testdata.tool_options.Price":{"type":"object","description":"An amount of money. Used twice by `Product`, so it lands in `$defs`, and it\nhas a hidden field.","properties":{"amount_minor":{"type":"string","description":"Amount in minor units (cents).","pattern":"^-?[0-9]+$"},"currency":{"type":"string","description":"ISO 4217 currency code."}},"additionalProperties":false}}}"##,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::Some(true),
             destructive: ::core::option::Option::None,
@@ -375,16 +134,8 @@ pub mod catalog_service_mcp {
         kind: ::tonic_mcp::codegen::RpcKind::Unary,
         input_type: "google.protobuf.Empty",
         output_type: "google.protobuf.Empty",
-        input_schema: r#"{
-  "type": "object",
-  "properties": {},
-  "additionalProperties": false
-}"#,
-        output_schema: r#"{
-  "type": "object",
-  "properties": {},
-  "additionalProperties": false
-}"#,
+        input_schema: r#"{"type":"object","properties":{},"additionalProperties":false}"#,
+        output_schema: r#"{"type":"object","properties":{},"additionalProperties":false}"#,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::None,
             destructive: ::core::option::Option::None,

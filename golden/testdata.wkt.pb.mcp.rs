@@ -14,240 +14,8 @@ pub mod well_known_service_mcp {
         kind: ::tonic_mcp::codegen::RpcKind::Unary,
         input_type: "testdata.wkt.WellKnownTypes",
         output_type: "testdata.wkt.WellKnownTypes",
-        input_schema: r#"{
-  "type": "object",
-  "description": "A message with a field of every well-known type.",
-  "properties": {
-    "timestamp": {
-      "type": "string",
-      "description": "A point in time.",
-      "format": "date-time"
-    },
-    "duration": {
-      "type": "string",
-      "description": "A span of time.",
-      "pattern": "^-?[0-9]+(\\.[0-9]{1,9})?s$"
-    },
-    "field_mask": {
-      "type": "string",
-      "description": "A set of field paths."
-    },
-    "struct_value": {
-      "type": "object",
-      "description": "An arbitrary JSON object."
-    },
-    "value": {
-      "description": "Any JSON value."
-    },
-    "list_value": {
-      "type": "array",
-      "description": "A JSON array.",
-      "items": {}
-    },
-    "empty": {
-      "type": "object",
-      "description": "Nothing at all.",
-      "properties": {},
-      "additionalProperties": false
-    },
-    "double_value": {
-      "type": "number",
-      "description": "A wrapped double."
-    },
-    "float_value": {
-      "type": "number",
-      "description": "A wrapped float.",
-      "minimum": -3.4028234663852886e+38,
-      "maximum": 3.4028234663852886e+38
-    },
-    "int64_value": {
-      "type": "string",
-      "description": "A wrapped int64.",
-      "pattern": "^-?[0-9]+$"
-    },
-    "uint64_value": {
-      "type": "string",
-      "description": "A wrapped uint64.",
-      "pattern": "^[0-9]+$"
-    },
-    "int32_value": {
-      "type": "integer",
-      "description": "A wrapped int32.",
-      "minimum": -2147483648,
-      "maximum": 2147483647
-    },
-    "uint32_value": {
-      "type": "integer",
-      "description": "A wrapped uint32.",
-      "minimum": 0,
-      "maximum": 4294967295
-    },
-    "bool_value": {
-      "type": "boolean",
-      "description": "A wrapped bool."
-    },
-    "string_value": {
-      "type": "string",
-      "description": "A wrapped string."
-    },
-    "bytes_value": {
-      "type": "string",
-      "description": "Wrapped bytes.",
-      "contentEncoding": "base64"
-    },
-    "any": {
-      "type": "object",
-      "description": "A packed message of any type, for example a `testdata.wkt.Note`.",
-      "properties": {
-        "type_url": {
-          "type": "string",
-          "description": "The packed message's type, for example \"type.googleapis.com/demo.v1.Note\"."
-        },
-        "value": {
-          "description": "The packed message as JSON, in the same form as this tool uses for that message type."
-        }
-      },
-      "required": [
-        "type_url"
-      ],
-      "additionalProperties": false
-    },
-    "timestamps": {
-      "type": "array",
-      "description": "Several timestamps.",
-      "items": {
-        "type": "string",
-        "format": "date-time",
-        "description": "RFC 3339 timestamp, for example \"2024-05-01T12:30:00Z\"."
-      }
-    },
-    "values": {
-      "type": "object",
-      "description": "Named values.",
-      "additionalProperties": {
-        "description": "Any JSON value."
-      }
-    }
-  },
-  "additionalProperties": false
-}"#,
-        output_schema: r#"{
-  "type": "object",
-  "description": "A message with a field of every well-known type.",
-  "properties": {
-    "timestamp": {
-      "type": "string",
-      "description": "A point in time.",
-      "format": "date-time"
-    },
-    "duration": {
-      "type": "string",
-      "description": "A span of time.",
-      "pattern": "^-?[0-9]+(\\.[0-9]{1,9})?s$"
-    },
-    "field_mask": {
-      "type": "string",
-      "description": "A set of field paths."
-    },
-    "struct_value": {
-      "type": "object",
-      "description": "An arbitrary JSON object."
-    },
-    "value": {
-      "description": "Any JSON value."
-    },
-    "list_value": {
-      "type": "array",
-      "description": "A JSON array.",
-      "items": {}
-    },
-    "empty": {
-      "type": "object",
-      "description": "Nothing at all.",
-      "properties": {},
-      "additionalProperties": false
-    },
-    "double_value": {
-      "type": "number",
-      "description": "A wrapped double."
-    },
-    "float_value": {
-      "type": "number",
-      "description": "A wrapped float.",
-      "minimum": -3.4028234663852886e+38,
-      "maximum": 3.4028234663852886e+38
-    },
-    "int64_value": {
-      "type": "string",
-      "description": "A wrapped int64.",
-      "pattern": "^-?[0-9]+$"
-    },
-    "uint64_value": {
-      "type": "string",
-      "description": "A wrapped uint64.",
-      "pattern": "^[0-9]+$"
-    },
-    "int32_value": {
-      "type": "integer",
-      "description": "A wrapped int32.",
-      "minimum": -2147483648,
-      "maximum": 2147483647
-    },
-    "uint32_value": {
-      "type": "integer",
-      "description": "A wrapped uint32.",
-      "minimum": 0,
-      "maximum": 4294967295
-    },
-    "bool_value": {
-      "type": "boolean",
-      "description": "A wrapped bool."
-    },
-    "string_value": {
-      "type": "string",
-      "description": "A wrapped string."
-    },
-    "bytes_value": {
-      "type": "string",
-      "description": "Wrapped bytes.",
-      "contentEncoding": "base64"
-    },
-    "any": {
-      "type": "object",
-      "description": "A packed message of any type, for example a `testdata.wkt.Note`.",
-      "properties": {
-        "type_url": {
-          "type": "string",
-          "description": "The packed message's type, for example \"type.googleapis.com/demo.v1.Note\"."
-        },
-        "value": {
-          "description": "The packed message as JSON, in the same form as this tool uses for that message type."
-        }
-      },
-      "required": [
-        "type_url"
-      ],
-      "additionalProperties": false
-    },
-    "timestamps": {
-      "type": "array",
-      "description": "Several timestamps.",
-      "items": {
-        "type": "string",
-        "format": "date-time",
-        "description": "RFC 3339 timestamp, for example \"2024-05-01T12:30:00Z\"."
-      }
-    },
-    "values": {
-      "type": "object",
-      "description": "Named values.",
-      "additionalProperties": {
-        "description": "Any JSON value."
-      }
-    }
-  },
-  "additionalProperties": false
-}"#,
+        input_schema: r#"{"type":"object","description":"A message with a field of every well-known type.","properties":{"timestamp":{"type":"string","description":"A point in time.","format":"date-time"},"duration":{"type":"string","description":"A span of time.","pattern":"^-?[0-9]+(\\.[0-9]{1,9})?s$"},"field_mask":{"type":"string","description":"A set of field paths."},"struct_value":{"type":"object","description":"An arbitrary JSON object."},"value":{"description":"Any JSON value."},"list_value":{"type":"array","description":"A JSON array.","items":{}},"empty":{"type":"object","description":"Nothing at all.","properties":{},"additionalProperties":false},"double_value":{"type":"number","description":"A wrapped double."},"float_value":{"type":"number","description":"A wrapped float.","minimum":-3.4028234663852886e+38,"maximum":3.4028234663852886e+38},"int64_value":{"type":"string","description":"A wrapped int64.","pattern":"^-?[0-9]+$"},"uint64_value":{"type":"string","description":"A wrapped uint64.","pattern":"^[0-9]+$"},"int32_value":{"type":"integer","description":"A wrapped int32.","minimum":-2147483648,"maximum":2147483647},"uint32_value":{"type":"integer","description":"A wrapped uint32.","minimum":0,"maximum":4294967295},"bool_value":{"type":"boolean","description":"A wrapped bool."},"string_value":{"type":"string","description":"A wrapped string."},"bytes_value":{"type":"string","description":"Wrapped bytes.","contentEncoding":"base64"},"any":{"type":"object","description":"A packed message of any type, for example a `testdata.wkt.Note`.","properties":{"type_url":{"type":"string","description":"The packed message's type, for example \"type.googleapis.com/demo.v1.Note\"."},"value":{"description":"The packed message as JSON, in the same form as this tool uses for that message type."}},"required":["type_url"],"additionalProperties":false},"timestamps":{"type":"array","description":"Several timestamps.","items":{"type":"string","format":"date-time","description":"RFC 3339 timestamp, for example \"2024-05-01T12:30:00Z\"."}},"values":{"type":"object","description":"Named values.","additionalProperties":{"description":"Any JSON value."}}},"additionalProperties":false}"#,
+        output_schema: r#"{"type":"object","description":"A message with a field of every well-known type.","properties":{"timestamp":{"type":"string","description":"A point in time.","format":"date-time"},"duration":{"type":"string","description":"A span of time.","pattern":"^-?[0-9]+(\\.[0-9]{1,9})?s$"},"field_mask":{"type":"string","description":"A set of field paths."},"struct_value":{"type":"object","description":"An arbitrary JSON object."},"value":{"description":"Any JSON value."},"list_value":{"type":"array","description":"A JSON array.","items":{}},"empty":{"type":"object","description":"Nothing at all.","properties":{},"additionalProperties":false},"double_value":{"type":"number","description":"A wrapped double."},"float_value":{"type":"number","description":"A wrapped float.","minimum":-3.4028234663852886e+38,"maximum":3.4028234663852886e+38},"int64_value":{"type":"string","description":"A wrapped int64.","pattern":"^-?[0-9]+$"},"uint64_value":{"type":"string","description":"A wrapped uint64.","pattern":"^[0-9]+$"},"int32_value":{"type":"integer","description":"A wrapped int32.","minimum":-2147483648,"maximum":2147483647},"uint32_value":{"type":"integer","description":"A wrapped uint32.","minimum":0,"maximum":4294967295},"bool_value":{"type":"boolean","description":"A wrapped bool."},"string_value":{"type":"string","description":"A wrapped string."},"bytes_value":{"type":"string","description":"Wrapped bytes.","contentEncoding":"base64"},"any":{"type":"object","description":"A packed message of any type, for example a `testdata.wkt.Note`.","properties":{"type_url":{"type":"string","description":"The packed message's type, for example \"type.googleapis.com/demo.v1.Note\"."},"value":{"description":"The packed message as JSON, in the same form as this tool uses for that message type."}},"required":["type_url"],"additionalProperties":false},"timestamps":{"type":"array","description":"Several timestamps.","items":{"type":"string","format":"date-time","description":"RFC 3339 timestamp, for example \"2024-05-01T12:30:00Z\"."}},"values":{"type":"object","description":"Named values.","additionalProperties":{"description":"Any JSON value."}}},"additionalProperties":false}"#,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::None,
             destructive: ::core::option::Option::None,
@@ -269,40 +37,8 @@ pub mod well_known_service_mcp {
         kind: ::tonic_mcp::codegen::RpcKind::Unary,
         input_type: "google.protobuf.Any",
         output_type: "google.protobuf.Any",
-        input_schema: r#"{
-  "type": "object",
-  "description": "A message of any type: `type_url` names it, `value` holds it as JSON.",
-  "properties": {
-    "type_url": {
-      "type": "string",
-      "description": "The packed message's type, for example \"type.googleapis.com/demo.v1.Note\"."
-    },
-    "value": {
-      "description": "The packed message as JSON, in the same form as this tool uses for that message type."
-    }
-  },
-  "required": [
-    "type_url"
-  ],
-  "additionalProperties": false
-}"#,
-        output_schema: r#"{
-  "type": "object",
-  "description": "A message of any type: `type_url` names it, `value` holds it as JSON.",
-  "properties": {
-    "type_url": {
-      "type": "string",
-      "description": "The packed message's type, for example \"type.googleapis.com/demo.v1.Note\"."
-    },
-    "value": {
-      "description": "The packed message as JSON, in the same form as this tool uses for that message type."
-    }
-  },
-  "required": [
-    "type_url"
-  ],
-  "additionalProperties": false
-}"#,
+        input_schema: r#"{"type":"object","description":"A message of any type: `type_url` names it, `value` holds it as JSON.","properties":{"type_url":{"type":"string","description":"The packed message's type, for example \"type.googleapis.com/demo.v1.Note\"."},"value":{"description":"The packed message as JSON, in the same form as this tool uses for that message type."}},"required":["type_url"],"additionalProperties":false}"#,
+        output_schema: r#"{"type":"object","description":"A message of any type: `type_url` names it, `value` holds it as JSON.","properties":{"type_url":{"type":"string","description":"The packed message's type, for example \"type.googleapis.com/demo.v1.Note\"."},"value":{"description":"The packed message as JSON, in the same form as this tool uses for that message type."}},"required":["type_url"],"additionalProperties":false}"#,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::None,
             destructive: ::core::option::Option::None,
@@ -324,32 +60,8 @@ pub mod well_known_service_mcp {
         kind: ::tonic_mcp::codegen::RpcKind::Unary,
         input_type: "google.protobuf.FieldMask",
         output_type: "google.protobuf.FieldMask",
-        input_schema: r#"{
-  "type": "object",
-  "properties": {
-    "value": {
-      "type": "string",
-      "description": "Comma-separated field paths in lowerCamelCase, for example \"displayName,address.city\"."
-    }
-  },
-  "required": [
-    "value"
-  ],
-  "additionalProperties": false
-}"#,
-        output_schema: r#"{
-  "type": "object",
-  "properties": {
-    "value": {
-      "type": "string",
-      "description": "Comma-separated field paths in lowerCamelCase, for example \"displayName,address.city\"."
-    }
-  },
-  "required": [
-    "value"
-  ],
-  "additionalProperties": false
-}"#,
+        input_schema: r#"{"type":"object","properties":{"value":{"type":"string","description":"Comma-separated field paths in lowerCamelCase, for example \"displayName,address.city\"."}},"required":["value"],"additionalProperties":false}"#,
+        output_schema: r#"{"type":"object","properties":{"value":{"type":"string","description":"Comma-separated field paths in lowerCamelCase, for example \"displayName,address.city\"."}},"required":["value"],"additionalProperties":false}"#,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::None,
             destructive: ::core::option::Option::None,
@@ -371,34 +83,8 @@ pub mod well_known_service_mcp {
         kind: ::tonic_mcp::codegen::RpcKind::Unary,
         input_type: "google.protobuf.ListValue",
         output_type: "google.protobuf.ListValue",
-        input_schema: r#"{
-  "type": "object",
-  "properties": {
-    "value": {
-      "type": "array",
-      "description": "Any JSON array.",
-      "items": {}
-    }
-  },
-  "required": [
-    "value"
-  ],
-  "additionalProperties": false
-}"#,
-        output_schema: r#"{
-  "type": "object",
-  "properties": {
-    "value": {
-      "type": "array",
-      "description": "Any JSON array.",
-      "items": {}
-    }
-  },
-  "required": [
-    "value"
-  ],
-  "additionalProperties": false
-}"#,
+        input_schema: r#"{"type":"object","properties":{"value":{"type":"array","description":"Any JSON array.","items":{}}},"required":["value"],"additionalProperties":false}"#,
+        output_schema: r#"{"type":"object","properties":{"value":{"type":"array","description":"Any JSON array.","items":{}}},"required":["value"],"additionalProperties":false}"#,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::None,
             destructive: ::core::option::Option::None,
@@ -420,16 +106,8 @@ pub mod well_known_service_mcp {
         kind: ::tonic_mcp::codegen::RpcKind::Unary,
         input_type: "google.protobuf.Struct",
         output_type: "google.protobuf.Struct",
-        input_schema: r#"{
-  "type": "object",
-  "description": "Any JSON object.",
-  "properties": {}
-}"#,
-        output_schema: r#"{
-  "type": "object",
-  "description": "Any JSON object.",
-  "properties": {}
-}"#,
+        input_schema: r#"{"type":"object","description":"Any JSON object.","properties":{}}"#,
+        output_schema: r#"{"type":"object","description":"Any JSON object.","properties":{}}"#,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::None,
             destructive: ::core::option::Option::None,
@@ -451,30 +129,8 @@ pub mod well_known_service_mcp {
         kind: ::tonic_mcp::codegen::RpcKind::Unary,
         input_type: "google.protobuf.Value",
         output_type: "google.protobuf.Value",
-        input_schema: r#"{
-  "type": "object",
-  "properties": {
-    "value": {
-      "description": "Any JSON value."
-    }
-  },
-  "required": [
-    "value"
-  ],
-  "additionalProperties": false
-}"#,
-        output_schema: r#"{
-  "type": "object",
-  "properties": {
-    "value": {
-      "description": "Any JSON value."
-    }
-  },
-  "required": [
-    "value"
-  ],
-  "additionalProperties": false
-}"#,
+        input_schema: r#"{"type":"object","properties":{"value":{"description":"Any JSON value."}},"required":["value"],"additionalProperties":false}"#,
+        output_schema: r#"{"type":"object","properties":{"value":{"description":"Any JSON value."}},"required":["value"],"additionalProperties":false}"#,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::None,
             destructive: ::core::option::Option::None,
@@ -496,25 +152,8 @@ pub mod well_known_service_mcp {
         kind: ::tonic_mcp::codegen::RpcKind::Unary,
         input_type: "google.protobuf.Empty",
         output_type: "google.protobuf.Timestamp",
-        input_schema: r#"{
-  "type": "object",
-  "properties": {},
-  "additionalProperties": false
-}"#,
-        output_schema: r#"{
-  "type": "object",
-  "properties": {
-    "value": {
-      "type": "string",
-      "format": "date-time",
-      "description": "RFC 3339 timestamp, for example \"2024-05-01T12:30:00Z\"."
-    }
-  },
-  "required": [
-    "value"
-  ],
-  "additionalProperties": false
-}"#,
+        input_schema: r#"{"type":"object","properties":{},"additionalProperties":false}"#,
+        output_schema: r#"{"type":"object","properties":{"value":{"type":"string","format":"date-time","description":"RFC 3339 timestamp, for example \"2024-05-01T12:30:00Z\"."}},"required":["value"],"additionalProperties":false}"#,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::None,
             destructive: ::core::option::Option::None,
@@ -536,30 +175,8 @@ pub mod well_known_service_mcp {
         kind: ::tonic_mcp::codegen::RpcKind::Unary,
         input_type: "google.protobuf.StringValue",
         output_type: "google.protobuf.StringValue",
-        input_schema: r#"{
-  "type": "object",
-  "properties": {
-    "value": {
-      "type": "string"
-    }
-  },
-  "required": [
-    "value"
-  ],
-  "additionalProperties": false
-}"#,
-        output_schema: r#"{
-  "type": "object",
-  "properties": {
-    "value": {
-      "type": "string"
-    }
-  },
-  "required": [
-    "value"
-  ],
-  "additionalProperties": false
-}"#,
+        input_schema: r#"{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}"#,
+        output_schema: r#"{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}"#,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::None,
             destructive: ::core::option::Option::None,
@@ -581,25 +198,8 @@ pub mod well_known_service_mcp {
         kind: ::tonic_mcp::codegen::RpcKind::Unary,
         input_type: "google.protobuf.Duration",
         output_type: "google.protobuf.Empty",
-        input_schema: r#"{
-  "type": "object",
-  "properties": {
-    "value": {
-      "type": "string",
-      "pattern": "^-?[0-9]+(\\.[0-9]{1,9})?s$",
-      "description": "Duration in seconds with an `s` suffix, for example \"1.5s\" or \"300s\"."
-    }
-  },
-  "required": [
-    "value"
-  ],
-  "additionalProperties": false
-}"#,
-        output_schema: r#"{
-  "type": "object",
-  "properties": {},
-  "additionalProperties": false
-}"#,
+        input_schema: r#"{"type":"object","properties":{"value":{"type":"string","pattern":"^-?[0-9]+(\\.[0-9]{1,9})?s$","description":"Duration in seconds with an `s` suffix, for example \"1.5s\" or \"300s\"."}},"required":["value"],"additionalProperties":false}"#,
+        output_schema: r#"{"type":"object","properties":{},"additionalProperties":false}"#,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::None,
             destructive: ::core::option::Option::None,

@@ -243,9 +243,11 @@ fn generate_registration(cx: &Context<'_>, tool: &Tool) -> Result<TokenStream> {
     })
 }
 
-/// A schema as a raw string literal of pretty JSON, so that a schema change reads as a diff.
+/// A schema as a raw string literal of minified JSON: what the runtime parses, with no
+/// indentation to pay for in the user's crate (deep schemas were mostly whitespace when
+/// pretty-printed). `<package>.mcp.json` (`tools_json`) keeps the readable form for review.
 fn raw_json(schema: &serde_json::Value) -> Result<Literal> {
-    let text = serde_json::to_string_pretty(schema)
+    let text = serde_json::to_string(schema)
         .map_err(|e| Error::Internal(format!("schema does not serialize: {e}")))?;
     let mut hashes = String::from("#");
     while text.contains(&format!("\"{hashes}")) {
