@@ -27,6 +27,78 @@ use crate::options::Options;
 struct Context<'a> {
     runtime: syn::Path,
     options: &'a Options,
+    schemas: SchemaTexts,
+}
+
+/// The minified text of every schema of a package. A text that two or more tools share (the
+/// same `Operation` result, the same request) is written once, as a package-level
+/// `MCP_SCHEMA_<n>` constant that their `ToolDef`s name; the others stay inline.
+struct SchemaTexts {
+    /// Text → (constant index if shared, uses).
+    texts: std::collections::HashMap<String, (Option<usize>, usize)>,
+    /// Shared texts in constant order.
+    shared: Vec<String>,
+}
+
+impl SchemaTexts {
+    fn new(package: &Package) -> Result<SchemaTexts> {
+        let mut texts: std::collections::HashMap<String, (Option<usize>, usize)> =
+            std::collections::HashMap::new();
+        let mut order = Vec::new();
+        for tool in package.services.iter().flat_map(|s| &s.tools) {
+            for schema in [&tool.input_schema, &tool.output_schema] {
+                let text = minified(schema)?;
+                let entry = texts.entry(text).or_insert_with_key(|text| {
+                    order.push(text.clone());
+                    (None, 0)
+                });
+                entry.1 += 1;
+            }
+        }
+        let mut shared = Vec::new();
+        for text in order {
+            if let Some(entry) = texts.get_mut(&text)
+                && entry.1 >= 2
+            {
+                entry.0 = Some(shared.len());
+                shared.push(text);
+            }
+        }
+        Ok(SchemaTexts { texts, shared })
+    }
+
+    /// The expression a `ToolDef` field holds: `super::MCP_SCHEMA_<n>` or a raw string literal.
+    fn expression(&self, schema: &serde_json::Value) -> Result<TokenStream> {
+        let text = minified(schema)?;
+        match self.texts.get(&text) {
+            Some((Some(index), _)) => {
+                let ident = format_ident!("MCP_SCHEMA_{}", index);
+                Ok(quote!(super::#ident))
+            }
+            _ => {
+                let literal = raw_string(&text)?;
+                Ok(quote!(#literal))
+            }
+        }
+    }
+
+    /// The package-level constants of the shared texts.
+    fn constants(&self) -> Result<TokenStream> {
+        let items = self
+            .shared
+            .iter()
+            .enumerate()
+            .map(|(index, text)| {
+                let ident = format_ident!("MCP_SCHEMA_{}", index);
+                let literal = raw_string(text)?;
+                Ok(quote! {
+                    #[doc(hidden)]
+                    pub const #ident: &str = #literal;
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(quote!(#(#items)*))
+    }
 }
 
 /// The Rust module of a package, formatted, with its `@generated` header.
@@ -35,7 +107,13 @@ pub fn package(package: &Package, options: &Options) -> Result<String> {
         option: format!("runtime_crate={}", options.runtime_crate),
         reason: format!("not a Rust path: {e}"),
     })?;
-    let cx = Context { runtime, options };
+    let schemas = SchemaTexts::new(package)?;
+    let shared_schemas = schemas.constants()?;
+    let cx = Context {
+        runtime,
+        options,
+        schemas,
+    };
     let descriptor_set = Literal::byte_string(&package.descriptor_set);
     let services = package
         .services
@@ -46,6 +124,7 @@ pub fn package(package: &Package, options: &Options) -> Result<String> {
         /// Encoded `FileDescriptorSet` of this package and its imports (no source info): the
         /// MCP tools of this package convert JSON to and from protobuf with it.
         pub const MCP_FILE_DESCRIPTOR_SET: &[u8] = #descriptor_set;
+        #shared_schemas
         #(#services)*
     };
     let file: syn::File = syn::parse2(tokens)
@@ -152,8 +231,8 @@ fn generate_tool_def(cx: &Context<'_>, tool: &Tool) -> Result<TokenStream> {
         RpcKind::ClientStreaming => quote!(ClientStreaming),
         RpcKind::Bidi => quote!(Bidi),
     };
-    let input_schema = raw_json(&tool.input_schema)?;
-    let output_schema = raw_json(&tool.output_schema)?;
+    let input_schema = cx.schemas.expression(&tool.input_schema)?;
+    let output_schema = cx.schemas.expression(&tool.output_schema)?;
     let annotations = generate_annotations(tool.annotations);
     let json_names = cx.options.json_names;
     let emit_defaults = cx.options.emit_defaults;
@@ -243,12 +322,16 @@ fn generate_registration(cx: &Context<'_>, tool: &Tool) -> Result<TokenStream> {
     })
 }
 
-/// A schema as a raw string literal of minified JSON: what the runtime parses, with no
-/// indentation to pay for in the user's crate (deep schemas were mostly whitespace when
-/// pretty-printed). `<package>.mcp.json` (`tools_json`) keeps the readable form for review.
-fn raw_json(schema: &serde_json::Value) -> Result<Literal> {
-    let text = serde_json::to_string(schema)
-        .map_err(|e| Error::Internal(format!("schema does not serialize: {e}")))?;
+/// A schema as minified JSON: what the runtime parses, with no indentation to pay for in the
+/// user's crate (deep schemas were mostly whitespace when pretty-printed).
+/// `<package>.mcp.json` (`tools_json`) keeps the readable form for review.
+fn minified(schema: &serde_json::Value) -> Result<String> {
+    serde_json::to_string(schema)
+        .map_err(|e| Error::Internal(format!("schema does not serialize: {e}")))
+}
+
+/// `text` as a raw string literal.
+fn raw_string(text: &str) -> Result<Literal> {
     let mut hashes = String::from("#");
     while text.contains(&format!("\"{hashes}")) {
         hashes.push('#');

@@ -143,7 +143,8 @@ pub fn tool_schema(
 /// 3. descriptions deeper than two message levels, then deeper than one, are left out;
 /// 4. message subtrees beyond a depth (6, then 5, … down to 1) become
 ///    `{"type": "object", "description": "<full name>: …"}`, which accepts any object: the
-///    runtime still checks the whole message against its descriptors.
+///    runtime still checks the whole message against its descriptors;
+/// 5. last, every description is left out.
 ///
 /// With a budget, enum value comments are also listed only while their text is at most
 /// [`MAX_ENUM_COMMENTS_BYTES`].
@@ -178,6 +179,9 @@ pub fn tool_schema_report(
         shrink.subtree_depth = Some(depth);
         plan.push((format!("subtrees below depth {depth}"), shrink));
     }
+    // Last resort, for a root with very many fields: no descriptions at all.
+    shrink.description_depth = Some(0);
+    plan.push(("all descriptions".to_owned(), shrink));
     let mut schema = first;
     let mut after = before;
     for (step, shrink) in plan {
@@ -396,7 +400,7 @@ impl Generator<'_> {
 
     /// `{"type": "object", "description": "<full name>: <summary> Not expanded…"}`.
     fn opaque_object(&self, message: &MessageDescriptor) -> Value {
-        let summary = if self.cx.options.descriptions {
+        let summary = if self.cx.options.descriptions && self.shrink.description_depth != Some(0) {
             self.cx
                 .comments
                 .get(message.parent_file().name(), message.path())
