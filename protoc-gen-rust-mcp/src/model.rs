@@ -15,7 +15,6 @@ use std::rc::Rc;
 use prost::Message as _;
 use prost_reflect::{DescriptorPool, FileDescriptor};
 use prost_types::{FileDescriptorProto, FileDescriptorSet};
-use serde_json::Value;
 use tonic_mcp_schema::{Context, ToolSpec, tools};
 
 use crate::error::{Error, Result};
@@ -110,10 +109,11 @@ pub struct Tool {
     /// Full names of fields reachable from the response that its schema leaves out (hidden or
     /// `INPUT_ONLY`); the runtime clears them before encoding a result, sorted.
     pub output_omitted: Vec<String>,
-    /// The input schema.
-    pub input_schema: Value,
-    /// The output schema.
-    pub output_schema: Value,
+    /// The input schema, as minified JSON. Text, not a `serde_json::Value`: a package of
+    /// thousands of tools holds far less this way, and the emitters write text.
+    pub input_schema: String,
+    /// The output schema, as minified JSON.
+    pub output_schema: String,
     /// One line saying how the schema budget shrank this tool, if it did.
     pub shrink_line: Option<String>,
 }
@@ -346,8 +346,8 @@ impl Tool {
             timeout: spec.timeout,
             max_messages: spec.max_messages,
             output_omitted: spec.output_omitted,
-            input_schema: spec.input_schema,
-            output_schema: spec.output_schema,
+            input_schema: spec.input_schema.to_string(),
+            output_schema: spec.output_schema.to_string(),
         }
     }
 }

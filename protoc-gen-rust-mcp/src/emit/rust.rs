@@ -28,7 +28,8 @@ struct Context<'a> {
     schemas: SchemaTexts,
 }
 
-/// The minified text of every schema of a package, serialized once. A text that two or more
+/// The minified text of every schema of a package (minified: what the runtime parses, with no
+/// indentation to pay for in the user's crate; `<package>.mcp.json` keeps the readable form). A text that two or more
 /// tools share (the same `Operation` result, the same request) is written once, as a
 /// package-level `MCP_SCHEMA_<n>` constant that their `ToolDef`s name; the others stay inline.
 ///
@@ -50,7 +51,7 @@ struct SchemaTexts {
 const PLACEHOLDER: &str = "__rust_mcp_literal_9f1c_";
 
 impl SchemaTexts {
-    fn new(package: &Package) -> Result<SchemaTexts> {
+    fn new(package: &Package) -> SchemaTexts {
         let mut texts: std::collections::HashMap<String, (usize, Option<usize>, usize)> =
             std::collections::HashMap::new();
         let mut order: Vec<String> = Vec::new();
@@ -61,7 +62,7 @@ impl SchemaTexts {
                 .iter_mut()
                 .zip([&tool.input_schema, &tool.output_schema])
             {
-                let text = minified(schema)?;
+                let text = schema.clone();
                 let next = order.len();
                 let entry = texts.entry(text).or_insert_with_key(|text| {
                     order.push(text.clone());
@@ -81,12 +82,12 @@ impl SchemaTexts {
                 shared.push(entry.0);
             }
         }
-        Ok(SchemaTexts {
+        SchemaTexts {
             texts,
             by_tool,
             order,
             shared,
-        })
+        }
     }
 
     /// The expression a `ToolDef` field holds: `super::MCP_SCHEMA_<n>` or the placeholder of
@@ -162,7 +163,7 @@ pub fn package(package: &Package, options: &Options) -> Result<String> {
         option: format!("runtime_crate={}", options.runtime_crate),
         reason: format!("not a Rust path: {e}"),
     })?;
-    let schemas = SchemaTexts::new(package)?;
+    let schemas = SchemaTexts::new(package);
     let shared_schemas = schemas.constants();
     let cx = Context {
         runtime,
@@ -389,14 +390,6 @@ fn generate_registration(cx: &Context<'_>, tool: &Tool) -> Result<TokenStream> {
             }
         })?;
     })
-}
-
-/// A schema as minified JSON: what the runtime parses, with no indentation to pay for in the
-/// user's crate (deep schemas were mostly whitespace when pretty-printed).
-/// `<package>.mcp.json` (`tools_json`) keeps the readable form for review.
-fn minified(schema: &serde_json::Value) -> Result<String> {
-    serde_json::to_string(schema)
-        .map_err(|e| Error::Internal(format!("schema does not serialize: {e}")))
 }
 
 /// `text` as the source of a raw string literal.
