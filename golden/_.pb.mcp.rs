@@ -14,28 +14,8 @@ pub mod greeter_mcp {
         kind: ::tonic_mcp::codegen::RpcKind::Unary,
         input_type: "HelloRequest",
         output_type: "HelloReply",
-        input_schema: r#"{
-  "type": "object",
-  "description": "A greeting request.",
-  "properties": {
-    "name": {
-      "type": "string",
-      "description": "Who to greet."
-    }
-  },
-  "additionalProperties": false
-}"#,
-        output_schema: r#"{
-  "type": "object",
-  "description": "A greeting.",
-  "properties": {
-    "message": {
-      "type": "string",
-      "description": "The greeting text."
-    }
-  },
-  "additionalProperties": false
-}"#,
+        input_schema: r#"{"type":"object","description":"A greeting request.","properties":{"name":{"type":"string","description":"Who to greet."}},"additionalProperties":false}"#,
+        output_schema: r#"{"type":"object","description":"A greeting.","properties":{"message":{"type":"string","description":"The greeting text."}},"additionalProperties":false}"#,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::None,
             destructive: ::core::option::Option::None,

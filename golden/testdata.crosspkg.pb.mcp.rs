@@ -3,6 +3,10 @@
 /// Encoded `FileDescriptorSet` of this package and its imports (no source info): the
 /// MCP tools of this package convert JSON to and from protobuf with it.
 pub const MCP_FILE_DESCRIPTOR_SET: &[u8] = b"\n\xF8\x02\n\x15crosspkg/common.proto\x12\x0Ftestdata.common\"I\n\x0BPageRequest\x12\x1B\n\tpage_size\x18\x01 \x01(\x05R\x08pageSize\x12\x1D\n\npage_token\x18\x02 \x01(\tR\tpageToken\"H\n\x08PageInfo\x12&\n\x0Fnext_page_token\x18\x01 \x01(\tR\rnextPageToken\x12\x14\n\x05total\x18\x02 \x01(\x03R\x05total\"[\n\x0BResourceRef\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x128\n\tlifecycle\x18\x02 \x01(\x0E2\x1A.testdata.common.LifecycleR\tlifecycle*T\n\tLifecycle\x12\x19\n\x15LIFECYCLE_UNSPECIFIED\x10\0\x12\x14\n\x10LIFECYCLE_ACTIVE\x10\x01\x12\x16\n\x12LIFECYCLE_ARCHIVED\x10\x02b\x06proto3\n\xF0\x05\n\x16crosspkg/service.proto\x12\x11testdata.crosspkg\x1A\x15crosspkg/common.proto\"\x93\x01\n\x07Project\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x128\n\tlifecycle\x18\x02 \x01(\x0E2\x1A.testdata.common.LifecycleR\tlifecycle\x12:\n\tresources\x18\x03 \x03(\x0B2\x1C.testdata.common.ResourceRefR\tresources\"\x81\x01\n\x13ListProjectsRequest\x120\n\x04page\x18\x01 \x01(\x0B2\x1C.testdata.common.PageRequestR\x04page\x128\n\tlifecycle\x18\x02 \x01(\x0E2\x1A.testdata.common.LifecycleR\tlifecycle\"\x86\x01\n\x14ListProjectsResponse\x126\n\x08projects\x18\x01 \x03(\x0B2\x1A.testdata.crosspkg.ProjectR\x08projects\x126\n\tpage_info\x18\x02 \x01(\x0B2\x19.testdata.common.PageInfoR\x08pageInfo2\x80\x02\n\x0EProjectService\x12_\n\x0CListProjects\x12&.testdata.crosspkg.ListProjectsRequest\x1A'.testdata.crosspkg.ListProjectsResponse\x12E\n\x07Resolve\x12\x1C.testdata.common.ResourceRef\x1A\x1C.testdata.common.ResourceRef\x12F\n\x08EchoPage\x12\x1C.testdata.common.PageRequest\x1A\x1C.testdata.common.PageRequestb\x06proto3";
+#[doc(hidden)]
+pub const MCP_SCHEMA_0: &str = r#"{"type":"object","description":"A page of results to fetch.","properties":{"page_size":{"type":"integer","description":"The most items to return.","minimum":-2147483648,"maximum":2147483647},"page_token":{"type":"string","description":"The token from the previous page, empty for the first page."}},"additionalProperties":false}"#;
+#[doc(hidden)]
+pub const MCP_SCHEMA_1: &str = r#"{"type":"object","description":"A reference to a resource in another package.","properties":{"name":{"type":"string","description":"The resource's name."},"lifecycle":{"type":"string","description":"Its state.\n\nA lifecycle state shared by several services.\n\n- `LIFECYCLE_UNSPECIFIED`: Not set.\n- `LIFECYCLE_ACTIVE`: In use.\n- `LIFECYCLE_ARCHIVED`: Kept but not in use.","enum":["LIFECYCLE_UNSPECIFIED","LIFECYCLE_ACTIVE","LIFECYCLE_ARCHIVED"]}},"additionalProperties":false}"#;
 /// MCP tools for `testdata.crosspkg.ProjectService`.
 pub mod project_service_mcp {
     /// `ProjectService_EchoPage`: `/testdata.crosspkg.ProjectService/EchoPage`.
@@ -14,40 +18,8 @@ pub mod project_service_mcp {
         kind: ::tonic_mcp::codegen::RpcKind::Unary,
         input_type: "testdata.common.PageRequest",
         output_type: "testdata.common.PageRequest",
-        input_schema: r#"{
-  "type": "object",
-  "description": "A page of results to fetch.",
-  "properties": {
-    "page_size": {
-      "type": "integer",
-      "description": "The most items to return.",
-      "minimum": -2147483648,
-      "maximum": 2147483647
-    },
-    "page_token": {
-      "type": "string",
-      "description": "The token from the previous page, empty for the first page."
-    }
-  },
-  "additionalProperties": false
-}"#,
-        output_schema: r#"{
-  "type": "object",
-  "description": "A page of results to fetch.",
-  "properties": {
-    "page_size": {
-      "type": "integer",
-      "description": "The most items to return.",
-      "minimum": -2147483648,
-      "maximum": 2147483647
-    },
-    "page_token": {
-      "type": "string",
-      "description": "The token from the previous page, empty for the first page."
-    }
-  },
-  "additionalProperties": false
-}"#,
+        input_schema: super::MCP_SCHEMA_0,
+        output_schema: super::MCP_SCHEMA_0,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::None,
             destructive: ::core::option::Option::None,
@@ -69,110 +41,8 @@ pub mod project_service_mcp {
         kind: ::tonic_mcp::codegen::RpcKind::Unary,
         input_type: "testdata.crosspkg.ListProjectsRequest",
         output_type: "testdata.crosspkg.ListProjectsResponse",
-        input_schema: r#"{
-  "type": "object",
-  "description": "A page of projects.",
-  "properties": {
-    "page": {
-      "type": "object",
-      "description": "Which page.",
-      "properties": {
-        "page_size": {
-          "type": "integer",
-          "description": "The most items to return.",
-          "minimum": -2147483648,
-          "maximum": 2147483647
-        },
-        "page_token": {
-          "type": "string",
-          "description": "The token from the previous page, empty for the first page."
-        }
-      },
-      "additionalProperties": false
-    },
-    "lifecycle": {
-      "type": "string",
-      "description": "Only projects in this state.\n\nA lifecycle state shared by several services.\n\n- `LIFECYCLE_UNSPECIFIED`: Not set.\n- `LIFECYCLE_ACTIVE`: In use.\n- `LIFECYCLE_ARCHIVED`: Kept but not in use.",
-      "enum": [
-        "LIFECYCLE_UNSPECIFIED",
-        "LIFECYCLE_ACTIVE",
-        "LIFECYCLE_ARCHIVED"
-      ]
-    }
-  },
-  "additionalProperties": false
-}"#,
-        output_schema: r#"{
-  "type": "object",
-  "description": "The projects of one page.",
-  "properties": {
-    "projects": {
-      "type": "array",
-      "description": "The projects.",
-      "items": {
-        "type": "object",
-        "description": "A project, holding types from `testdata.common`.",
-        "properties": {
-          "name": {
-            "type": "string",
-            "description": "The project's name."
-          },
-          "lifecycle": {
-            "type": "string",
-            "description": "The project's state.\n\nA lifecycle state shared by several services.\n\n- `LIFECYCLE_UNSPECIFIED`: Not set.\n- `LIFECYCLE_ACTIVE`: In use.\n- `LIFECYCLE_ARCHIVED`: Kept but not in use.",
-            "enum": [
-              "LIFECYCLE_UNSPECIFIED",
-              "LIFECYCLE_ACTIVE",
-              "LIFECYCLE_ARCHIVED"
-            ]
-          },
-          "resources": {
-            "type": "array",
-            "description": "Resources the project uses.",
-            "items": {
-              "type": "object",
-              "description": "A reference to a resource in another package.",
-              "properties": {
-                "name": {
-                  "type": "string",
-                  "description": "The resource's name."
-                },
-                "lifecycle": {
-                  "type": "string",
-                  "description": "Its state.\n\nA lifecycle state shared by several services.\n\n- `LIFECYCLE_UNSPECIFIED`: Not set.\n- `LIFECYCLE_ACTIVE`: In use.\n- `LIFECYCLE_ARCHIVED`: Kept but not in use.",
-                  "enum": [
-                    "LIFECYCLE_UNSPECIFIED",
-                    "LIFECYCLE_ACTIVE",
-                    "LIFECYCLE_ARCHIVED"
-                  ]
-                }
-              },
-              "additionalProperties": false
-            }
-          }
-        },
-        "additionalProperties": false
-      }
-    },
-    "page_info": {
-      "type": "object",
-      "description": "Where the next page starts.",
-      "properties": {
-        "next_page_token": {
-          "type": "string",
-          "description": "The token for the next page; empty on the last page."
-        },
-        "total": {
-          "type": "string",
-          "description": "The total number of items.",
-          "pattern": "^-?[0-9]+$"
-        }
-      },
-      "additionalProperties": false
-    }
-  },
-  "additionalProperties": false
-}"#,
+        input_schema: r#"{"type":"object","description":"A page of projects.","properties":{"page":{"type":"object","description":"Which page.","properties":{"page_size":{"type":"integer","description":"The most items to return.","minimum":-2147483648,"maximum":2147483647},"page_token":{"type":"string","description":"The token from the previous page, empty for the first page."}},"additionalProperties":false},"lifecycle":{"type":"string","description":"Only projects in this state.\n\nA lifecycle state shared by several services.\n\n- `LIFECYCLE_UNSPECIFIED`: Not set.\n- `LIFECYCLE_ACTIVE`: In use.\n- `LIFECYCLE_ARCHIVED`: Kept but not in use.","enum":["LIFECYCLE_UNSPECIFIED","LIFECYCLE_ACTIVE","LIFECYCLE_ARCHIVED"]}},"additionalProperties":false}"#,
+        output_schema: r#"{"type":"object","description":"The projects of one page.","properties":{"projects":{"type":"array","description":"The projects.","items":{"type":"object","description":"A project, holding types from `testdata.common`.","properties":{"name":{"type":"string","description":"The project's name."},"lifecycle":{"type":"string","description":"The project's state.\n\nA lifecycle state shared by several services.\n\n- `LIFECYCLE_UNSPECIFIED`: Not set.\n- `LIFECYCLE_ACTIVE`: In use.\n- `LIFECYCLE_ARCHIVED`: Kept but not in use.","enum":["LIFECYCLE_UNSPECIFIED","LIFECYCLE_ACTIVE","LIFECYCLE_ARCHIVED"]},"resources":{"type":"array","description":"Resources the project uses.","items":{"type":"object","description":"A reference to a resource in another package.","properties":{"name":{"type":"string","description":"The resource's name."},"lifecycle":{"type":"string","description":"Its state.\n\nA lifecycle state shared by several services.\n\n- `LIFECYCLE_UNSPECIFIED`: Not set.\n- `LIFECYCLE_ACTIVE`: In use.\n- `LIFECYCLE_ARCHIVED`: Kept but not in use.","enum":["LIFECYCLE_UNSPECIFIED","LIFECYCLE_ACTIVE","LIFECYCLE_ARCHIVED"]}},"additionalProperties":false}}},"additionalProperties":false}},"page_info":{"type":"object","description":"Where the next page starts.","properties":{"next_page_token":{"type":"string","description":"The token for the next page; empty on the last page."},"total":{"type":"string","description":"The total number of items.","pattern":"^-?[0-9]+$"}},"additionalProperties":false}},"additionalProperties":false}"#,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::None,
             destructive: ::core::option::Option::None,
@@ -194,46 +64,8 @@ pub mod project_service_mcp {
         kind: ::tonic_mcp::codegen::RpcKind::Unary,
         input_type: "testdata.common.ResourceRef",
         output_type: "testdata.common.ResourceRef",
-        input_schema: r#"{
-  "type": "object",
-  "description": "A reference to a resource in another package.",
-  "properties": {
-    "name": {
-      "type": "string",
-      "description": "The resource's name."
-    },
-    "lifecycle": {
-      "type": "string",
-      "description": "Its state.\n\nA lifecycle state shared by several services.\n\n- `LIFECYCLE_UNSPECIFIED`: Not set.\n- `LIFECYCLE_ACTIVE`: In use.\n- `LIFECYCLE_ARCHIVED`: Kept but not in use.",
-      "enum": [
-        "LIFECYCLE_UNSPECIFIED",
-        "LIFECYCLE_ACTIVE",
-        "LIFECYCLE_ARCHIVED"
-      ]
-    }
-  },
-  "additionalProperties": false
-}"#,
-        output_schema: r#"{
-  "type": "object",
-  "description": "A reference to a resource in another package.",
-  "properties": {
-    "name": {
-      "type": "string",
-      "description": "The resource's name."
-    },
-    "lifecycle": {
-      "type": "string",
-      "description": "Its state.\n\nA lifecycle state shared by several services.\n\n- `LIFECYCLE_UNSPECIFIED`: Not set.\n- `LIFECYCLE_ACTIVE`: In use.\n- `LIFECYCLE_ARCHIVED`: Kept but not in use.",
-      "enum": [
-        "LIFECYCLE_UNSPECIFIED",
-        "LIFECYCLE_ACTIVE",
-        "LIFECYCLE_ARCHIVED"
-      ]
-    }
-  },
-  "additionalProperties": false
-}"#,
+        input_schema: super::MCP_SCHEMA_1,
+        output_schema: super::MCP_SCHEMA_1,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::None,
             destructive: ::core::option::Option::None,

@@ -3,6 +3,12 @@
 /// Encoded `FileDescriptorSet` of this package and its imports (no source info): the
 /// MCP tools of this package convert JSON to and from protobuf with it.
 pub const MCP_FILE_DESCRIPTOR_SET: &[u8] = b"\n\xE1\x06\n\x0Ekeywords.proto\x12\x11testdata.keywords\"\xDE\x01\n\x08Keywords\x12\x12\n\x04type\x18\x01 \x01(\tR\x04type\x12\x12\n\x04self\x18\x02 \x01(\tR\x04self\x12\x14\n\x05async\x18\x03 \x01(\x08R\x05async\x12\x14\n\x05match\x18\x04 \x01(\x05R\x05match\x12\x14\n\x05super\x18\x05 \x01(\tR\x05super\x12\x12\n\x04loop\x18\x06 \x03(\tR\x04loop\x12'\n\x02me\x18\x07 \x01(\x0B2\x17.testdata.keywords.SelfR\x02me\x12+\n\x04kind\x18\x08 \x01(\x0E2\x17.testdata.keywords.KindR\x04kind\"\x1C\n\x04Self\x12\x14\n\x05value\x18\x01 \x01(\tR\x05value\"\xFB\x01\n\x0EXMLHttpRequest\x12\x10\n\x03url\x18\x01 \x01(\tR\x03url\x12F\n\x07headers\x18\x02 \x03(\x0B2,.testdata.keywords.XMLHttpRequest.HTTPHeaderR\x07headers\x127\n\x08keywords\x18\x03 \x01(\x0B2\x1B.testdata.keywords.KeywordsR\x08keywords\x12\x1E\n\nHTTPMethod\x18\x04 \x01(\tR\nHTTPMethod\x1A6\n\nHTTPHeader\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n\x05value\x18\x02 \x01(\tR\x05value*Q\n\x04Kind\x12\x14\n\x10KIND_UNSPECIFIED\x10\0\x12\r\n\tKIND_SELF\x10\x01\x12\r\n\tKIND_TYPE\x10\x02\x12\x0B\n\x07KIND_2D\x10\x03\x12\x08\n\x04KIND\x10\x042\xE3\x01\n\x0BABCServiceX\x12T\n\x0CGetHTTPThing\x12!.testdata.keywords.XMLHttpRequest\x1A!.testdata.keywords.XMLHttpRequest\x12@\n\x04Type\x12\x1B.testdata.keywords.Keywords\x1A\x1B.testdata.keywords.Keywords\x12<\n\x08EchoSelf\x12\x17.testdata.keywords.Self\x1A\x17.testdata.keywords.Selfb\x06proto3";
+#[doc(hidden)]
+pub const MCP_SCHEMA_0: &str = r#"{"type":"object","description":"prost names this message `Self_`.","properties":{"value":{"type":"string","description":"A field of the `Self_` message."}},"additionalProperties":false}"#;
+#[doc(hidden)]
+pub const MCP_SCHEMA_1: &str = r#"{"type":"object","description":"prost names this message `XmlHttpRequest` and its module `xml_http_request`.","properties":{"url":{"type":"string","description":"The request URL."},"headers":{"type":"array","description":"The request headers.","items":{"type":"object","description":"A nested message, prost: `xml_http_request::HttpHeader`.","properties":{"name":{"type":"string","description":"The header name."},"value":{"type":"string","description":"The header value."}},"additionalProperties":false}},"keywords":{"type":"object","description":"The keyword fields.","properties":{"type":{"type":"string","description":"prost: `r#type`."},"self":{"type":"string","description":"prost: `self_` (`self` cannot be a raw identifier)."},"async":{"type":"boolean","description":"prost: `r#async`."},"match":{"type":"integer","description":"prost: `r#match`.","minimum":-2147483648,"maximum":2147483647},"super":{"type":"string","description":"prost: `super_`."},"loop":{"type":"array","description":"prost: `r#loop`.","items":{"type":"string"}},"me":{"type":"object","description":"A message named `Self`.","properties":{"value":{"type":"string","description":"A field of the `Self_` message."}},"additionalProperties":false},"kind":{"type":"string","description":"An enum whose values are keywords after prefix stripping.\n\nValues whose names change when prost strips the enum prefix.\n\n- `KIND_UNSPECIFIED`: Stripped to `Unspecified`.\n- `KIND_SELF`: Stripped to `Self_`.\n- `KIND_TYPE`: Stripped to `Type`.\n- `KIND_2D`: Not stripped (`2d` cannot start an identifier): `Kind2d`.\n- `KIND`: Equal to the enum name, so not stripped: `Kind`.","enum":["KIND_UNSPECIFIED","KIND_SELF","KIND_TYPE","KIND_2D","KIND"]}},"additionalProperties":false},"HTTPMethod":{"type":"string","description":"The HTTP method, prost: `http_method`."}},"additionalProperties":false}"#;
+#[doc(hidden)]
+pub const MCP_SCHEMA_2: &str = r#"{"type":"object","description":"Fields named after Rust keywords.","properties":{"type":{"type":"string","description":"prost: `r#type`."},"self":{"type":"string","description":"prost: `self_` (`self` cannot be a raw identifier)."},"async":{"type":"boolean","description":"prost: `r#async`."},"match":{"type":"integer","description":"prost: `r#match`.","minimum":-2147483648,"maximum":2147483647},"super":{"type":"string","description":"prost: `super_`."},"loop":{"type":"array","description":"prost: `r#loop`.","items":{"type":"string"}},"me":{"type":"object","description":"A message named `Self`.","properties":{"value":{"type":"string","description":"A field of the `Self_` message."}},"additionalProperties":false},"kind":{"type":"string","description":"An enum whose values are keywords after prefix stripping.\n\nValues whose names change when prost strips the enum prefix.\n\n- `KIND_UNSPECIFIED`: Stripped to `Unspecified`.\n- `KIND_SELF`: Stripped to `Self_`.\n- `KIND_TYPE`: Stripped to `Type`.\n- `KIND_2D`: Not stripped (`2d` cannot start an identifier): `Kind2d`.\n- `KIND`: Equal to the enum name, so not stripped: `Kind`.","enum":["KIND_UNSPECIFIED","KIND_SELF","KIND_TYPE","KIND_2D","KIND"]}},"additionalProperties":false}"#;
 /// MCP tools for `testdata.keywords.ABCServiceX`.
 pub mod abc_service_x_mcp {
     /// `ABCServiceX_EchoSelf`: `/testdata.keywords.ABCServiceX/EchoSelf`.
@@ -14,28 +20,8 @@ pub mod abc_service_x_mcp {
         kind: ::tonic_mcp::codegen::RpcKind::Unary,
         input_type: "testdata.keywords.Self",
         output_type: "testdata.keywords.Self",
-        input_schema: r#"{
-  "type": "object",
-  "description": "prost names this message `Self_`.",
-  "properties": {
-    "value": {
-      "type": "string",
-      "description": "A field of the `Self_` message."
-    }
-  },
-  "additionalProperties": false
-}"#,
-        output_schema: r#"{
-  "type": "object",
-  "description": "prost names this message `Self_`.",
-  "properties": {
-    "value": {
-      "type": "string",
-      "description": "A field of the `Self_` message."
-    }
-  },
-  "additionalProperties": false
-}"#,
+        input_schema: super::MCP_SCHEMA_0,
+        output_schema: super::MCP_SCHEMA_0,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::None,
             destructive: ::core::option::Option::None,
@@ -57,190 +43,8 @@ pub mod abc_service_x_mcp {
         kind: ::tonic_mcp::codegen::RpcKind::Unary,
         input_type: "testdata.keywords.XMLHttpRequest",
         output_type: "testdata.keywords.XMLHttpRequest",
-        input_schema: r#"{
-  "type": "object",
-  "description": "prost names this message `XmlHttpRequest` and its module `xml_http_request`.",
-  "properties": {
-    "url": {
-      "type": "string",
-      "description": "The request URL."
-    },
-    "headers": {
-      "type": "array",
-      "description": "The request headers.",
-      "items": {
-        "type": "object",
-        "description": "A nested message, prost: `xml_http_request::HttpHeader`.",
-        "properties": {
-          "name": {
-            "type": "string",
-            "description": "The header name."
-          },
-          "value": {
-            "type": "string",
-            "description": "The header value."
-          }
-        },
-        "additionalProperties": false
-      }
-    },
-    "keywords": {
-      "type": "object",
-      "description": "The keyword fields.",
-      "properties": {
-        "type": {
-          "type": "string",
-          "description": "prost: `r#type`."
-        },
-        "self": {
-          "type": "string",
-          "description": "prost: `self_` (`self` cannot be a raw identifier)."
-        },
-        "async": {
-          "type": "boolean",
-          "description": "prost: `r#async`."
-        },
-        "match": {
-          "type": "integer",
-          "description": "prost: `r#match`.",
-          "minimum": -2147483648,
-          "maximum": 2147483647
-        },
-        "super": {
-          "type": "string",
-          "description": "prost: `super_`."
-        },
-        "loop": {
-          "type": "array",
-          "description": "prost: `r#loop`.",
-          "items": {
-            "type": "string"
-          }
-        },
-        "me": {
-          "type": "object",
-          "description": "A message named `Self`.",
-          "properties": {
-            "value": {
-              "type": "string",
-              "description": "A field of the `Self_` message."
-            }
-          },
-          "additionalProperties": false
-        },
-        "kind": {
-          "type": "string",
-          "description": "An enum whose values are keywords after prefix stripping.\n\nValues whose names change when prost strips the enum prefix.\n\n- `KIND_UNSPECIFIED`: Stripped to `Unspecified`.\n- `KIND_SELF`: Stripped to `Self_`.\n- `KIND_TYPE`: Stripped to `Type`.\n- `KIND_2D`: Not stripped (`2d` cannot start an identifier): `Kind2d`.\n- `KIND`: Equal to the enum name, so not stripped: `Kind`.",
-          "enum": [
-            "KIND_UNSPECIFIED",
-            "KIND_SELF",
-            "KIND_TYPE",
-            "KIND_2D",
-            "KIND"
-          ]
-        }
-      },
-      "additionalProperties": false
-    },
-    "HTTPMethod": {
-      "type": "string",
-      "description": "The HTTP method, prost: `http_method`."
-    }
-  },
-  "additionalProperties": false
-}"#,
-        output_schema: r#"{
-  "type": "object",
-  "description": "prost names this message `XmlHttpRequest` and its module `xml_http_request`.",
-  "properties": {
-    "url": {
-      "type": "string",
-      "description": "The request URL."
-    },
-    "headers": {
-      "type": "array",
-      "description": "The request headers.",
-      "items": {
-        "type": "object",
-        "description": "A nested message, prost: `xml_http_request::HttpHeader`.",
-        "properties": {
-          "name": {
-            "type": "string",
-            "description": "The header name."
-          },
-          "value": {
-            "type": "string",
-            "description": "The header value."
-          }
-        },
-        "additionalProperties": false
-      }
-    },
-    "keywords": {
-      "type": "object",
-      "description": "The keyword fields.",
-      "properties": {
-        "type": {
-          "type": "string",
-          "description": "prost: `r#type`."
-        },
-        "self": {
-          "type": "string",
-          "description": "prost: `self_` (`self` cannot be a raw identifier)."
-        },
-        "async": {
-          "type": "boolean",
-          "description": "prost: `r#async`."
-        },
-        "match": {
-          "type": "integer",
-          "description": "prost: `r#match`.",
-          "minimum": -2147483648,
-          "maximum": 2147483647
-        },
-        "super": {
-          "type": "string",
-          "description": "prost: `super_`."
-        },
-        "loop": {
-          "type": "array",
-          "description": "prost: `r#loop`.",
-          "items": {
-            "type": "string"
-          }
-        },
-        "me": {
-          "type": "object",
-          "description": "A message named `Self`.",
-          "properties": {
-            "value": {
-              "type": "string",
-              "description": "A field of the `Self_` message."
-            }
-          },
-          "additionalProperties": false
-        },
-        "kind": {
-          "type": "string",
-          "description": "An enum whose values are keywords after prefix stripping.\n\nValues whose names change when prost strips the enum prefix.\n\n- `KIND_UNSPECIFIED`: Stripped to `Unspecified`.\n- `KIND_SELF`: Stripped to `Self_`.\n- `KIND_TYPE`: Stripped to `Type`.\n- `KIND_2D`: Not stripped (`2d` cannot start an identifier): `Kind2d`.\n- `KIND`: Equal to the enum name, so not stripped: `Kind`.",
-          "enum": [
-            "KIND_UNSPECIFIED",
-            "KIND_SELF",
-            "KIND_TYPE",
-            "KIND_2D",
-            "KIND"
-          ]
-        }
-      },
-      "additionalProperties": false
-    },
-    "HTTPMethod": {
-      "type": "string",
-      "description": "The HTTP method, prost: `http_method`."
-    }
-  },
-  "additionalProperties": false
-}"#,
+        input_schema: super::MCP_SCHEMA_1,
+        output_schema: super::MCP_SCHEMA_1,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::None,
             destructive: ::core::option::Option::None,
@@ -262,122 +66,8 @@ pub mod abc_service_x_mcp {
         kind: ::tonic_mcp::codegen::RpcKind::Unary,
         input_type: "testdata.keywords.Keywords",
         output_type: "testdata.keywords.Keywords",
-        input_schema: r#"{
-  "type": "object",
-  "description": "Fields named after Rust keywords.",
-  "properties": {
-    "type": {
-      "type": "string",
-      "description": "prost: `r#type`."
-    },
-    "self": {
-      "type": "string",
-      "description": "prost: `self_` (`self` cannot be a raw identifier)."
-    },
-    "async": {
-      "type": "boolean",
-      "description": "prost: `r#async`."
-    },
-    "match": {
-      "type": "integer",
-      "description": "prost: `r#match`.",
-      "minimum": -2147483648,
-      "maximum": 2147483647
-    },
-    "super": {
-      "type": "string",
-      "description": "prost: `super_`."
-    },
-    "loop": {
-      "type": "array",
-      "description": "prost: `r#loop`.",
-      "items": {
-        "type": "string"
-      }
-    },
-    "me": {
-      "type": "object",
-      "description": "A message named `Self`.",
-      "properties": {
-        "value": {
-          "type": "string",
-          "description": "A field of the `Self_` message."
-        }
-      },
-      "additionalProperties": false
-    },
-    "kind": {
-      "type": "string",
-      "description": "An enum whose values are keywords after prefix stripping.\n\nValues whose names change when prost strips the enum prefix.\n\n- `KIND_UNSPECIFIED`: Stripped to `Unspecified`.\n- `KIND_SELF`: Stripped to `Self_`.\n- `KIND_TYPE`: Stripped to `Type`.\n- `KIND_2D`: Not stripped (`2d` cannot start an identifier): `Kind2d`.\n- `KIND`: Equal to the enum name, so not stripped: `Kind`.",
-      "enum": [
-        "KIND_UNSPECIFIED",
-        "KIND_SELF",
-        "KIND_TYPE",
-        "KIND_2D",
-        "KIND"
-      ]
-    }
-  },
-  "additionalProperties": false
-}"#,
-        output_schema: r#"{
-  "type": "object",
-  "description": "Fields named after Rust keywords.",
-  "properties": {
-    "type": {
-      "type": "string",
-      "description": "prost: `r#type`."
-    },
-    "self": {
-      "type": "string",
-      "description": "prost: `self_` (`self` cannot be a raw identifier)."
-    },
-    "async": {
-      "type": "boolean",
-      "description": "prost: `r#async`."
-    },
-    "match": {
-      "type": "integer",
-      "description": "prost: `r#match`.",
-      "minimum": -2147483648,
-      "maximum": 2147483647
-    },
-    "super": {
-      "type": "string",
-      "description": "prost: `super_`."
-    },
-    "loop": {
-      "type": "array",
-      "description": "prost: `r#loop`.",
-      "items": {
-        "type": "string"
-      }
-    },
-    "me": {
-      "type": "object",
-      "description": "A message named `Self`.",
-      "properties": {
-        "value": {
-          "type": "string",
-          "description": "A field of the `Self_` message."
-        }
-      },
-      "additionalProperties": false
-    },
-    "kind": {
-      "type": "string",
-      "description": "An enum whose values are keywords after prefix stripping.\n\nValues whose names change when prost strips the enum prefix.\n\n- `KIND_UNSPECIFIED`: Stripped to `Unspecified`.\n- `KIND_SELF`: Stripped to `Self_`.\n- `KIND_TYPE`: Stripped to `Type`.\n- `KIND_2D`: Not stripped (`2d` cannot start an identifier): `Kind2d`.\n- `KIND`: Equal to the enum name, so not stripped: `Kind`.",
-      "enum": [
-        "KIND_UNSPECIFIED",
-        "KIND_SELF",
-        "KIND_TYPE",
-        "KIND_2D",
-        "KIND"
-      ]
-    }
-  },
-  "additionalProperties": false
-}"#,
+        input_schema: super::MCP_SCHEMA_2,
+        output_schema: super::MCP_SCHEMA_2,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::None,
             destructive: ::core::option::Option::None,

@@ -3,6 +3,8 @@
 /// Encoded `FileDescriptorSet` of this package and its imports (no source info): the
 /// MCP tools of this package convert JSON to and from protobuf with it.
 pub const MCP_FILE_DESCRIPTOR_SET: &[u8] = b"\n\xFE\x03\n\x10long_names.proto\x12\x13testdata.long_names\"\t\n\x07Nothing2\xC1\x03\n=VeryLongAndDescriptiveWarehouseInventoryReconciliationService\x12|\n>ReconcileAllOutstandingInventoryDiscrepanciesForNorthernRegion\x12\x1C.testdata.long_names.Nothing\x1A\x1C.testdata.long_names.Nothing\x12|\n>ReconcileAllOutstandingInventoryDiscrepanciesForSouthernRegion\x12\x1C.testdata.long_names.Nothing\x1A\x1C.testdata.long_names.Nothing\x12B\n\x04Ping\x12\x1C.testdata.long_names.Nothing\x1A\x1C.testdata.long_names.Nothing\x12@\n\x02Go\x12\x1C.testdata.long_names.Nothing\x1A\x1C.testdata.long_names.Nothingb\x06proto3";
+#[doc(hidden)]
+pub const MCP_SCHEMA_0: &str = r#"{"type":"object","description":"A request with nothing in it.","properties":{},"additionalProperties":false}"#;
 /// MCP tools for `testdata.long_names.VeryLongAndDescriptiveWarehouseInventoryReconciliationService`.
 pub mod very_long_and_descriptive_warehouse_inventory_reconciliation_service_mcp {
     /// `AllOutstandingInventoryDiscrepanciesForNorthernRegion_c6d76fa9`: `/testdata.long_names.VeryLongAndDescriptiveWarehouseInventoryReconciliationService/ReconcileAllOutstandingInventoryDiscrepanciesForNorthernRegion`.
@@ -14,18 +16,8 @@ pub mod very_long_and_descriptive_warehouse_inventory_reconciliation_service_mcp
         kind: ::tonic_mcp::codegen::RpcKind::Unary,
         input_type: "testdata.long_names.Nothing",
         output_type: "testdata.long_names.Nothing",
-        input_schema: r#"{
-  "type": "object",
-  "description": "A request with nothing in it.",
-  "properties": {},
-  "additionalProperties": false
-}"#,
-        output_schema: r#"{
-  "type": "object",
-  "description": "A request with nothing in it.",
-  "properties": {},
-  "additionalProperties": false
-}"#,
+        input_schema: super::MCP_SCHEMA_0,
+        output_schema: super::MCP_SCHEMA_0,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::None,
             destructive: ::core::option::Option::None,
@@ -47,18 +39,8 @@ pub mod very_long_and_descriptive_warehouse_inventory_reconciliation_service_mcp
         kind: ::tonic_mcp::codegen::RpcKind::Unary,
         input_type: "testdata.long_names.Nothing",
         output_type: "testdata.long_names.Nothing",
-        input_schema: r#"{
-  "type": "object",
-  "description": "A request with nothing in it.",
-  "properties": {},
-  "additionalProperties": false
-}"#,
-        output_schema: r#"{
-  "type": "object",
-  "description": "A request with nothing in it.",
-  "properties": {},
-  "additionalProperties": false
-}"#,
+        input_schema: super::MCP_SCHEMA_0,
+        output_schema: super::MCP_SCHEMA_0,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::None,
             destructive: ::core::option::Option::None,
@@ -80,18 +62,8 @@ pub mod very_long_and_descriptive_warehouse_inventory_reconciliation_service_mcp
         kind: ::tonic_mcp::codegen::RpcKind::Unary,
         input_type: "testdata.long_names.Nothing",
         output_type: "testdata.long_names.Nothing",
-        input_schema: r#"{
-  "type": "object",
-  "description": "A request with nothing in it.",
-  "properties": {},
-  "additionalProperties": false
-}"#,
-        output_schema: r#"{
-  "type": "object",
-  "description": "A request with nothing in it.",
-  "properties": {},
-  "additionalProperties": false
-}"#,
+        input_schema: super::MCP_SCHEMA_0,
+        output_schema: super::MCP_SCHEMA_0,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::None,
             destructive: ::core::option::Option::None,
@@ -113,18 +85,8 @@ pub mod very_long_and_descriptive_warehouse_inventory_reconciliation_service_mcp
         kind: ::tonic_mcp::codegen::RpcKind::Unary,
         input_type: "testdata.long_names.Nothing",
         output_type: "testdata.long_names.Nothing",
-        input_schema: r#"{
-  "type": "object",
-  "description": "A request with nothing in it.",
-  "properties": {},
-  "additionalProperties": false
-}"#,
-        output_schema: r#"{
-  "type": "object",
-  "description": "A request with nothing in it.",
-  "properties": {},
-  "additionalProperties": false
-}"#,
+        input_schema: super::MCP_SCHEMA_0,
+        output_schema: super::MCP_SCHEMA_0,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::None,
             destructive: ::core::option::Option::None,

@@ -14,66 +14,8 @@ pub mod inventory_service_mcp {
         kind: ::tonic_mcp::codegen::RpcKind::Bidi,
         input_type: "testdata.streaming.ChatMessage",
         output_type: "testdata.streaming.ChatMessage",
-        input_schema: r#"{
-  "type": "object",
-  "properties": {
-    "messages": {
-      "type": "array",
-      "description": "The messages to send on the stream, in order.",
-      "items": {
-        "type": "object",
-        "description": "One chat message.",
-        "properties": {
-          "sender": {
-            "type": "string",
-            "description": "Who sent it."
-          },
-          "text": {
-            "type": "string",
-            "description": "What was said."
-          }
-        },
-        "additionalProperties": false
-      }
-    }
-  },
-  "required": [
-    "messages"
-  ],
-  "additionalProperties": false
-}"#,
-        output_schema: r#"{
-  "type": "object",
-  "properties": {
-    "messages": {
-      "type": "array",
-      "description": "The messages received from the stream, in order.",
-      "items": {
-        "type": "object",
-        "description": "One chat message.",
-        "properties": {
-          "sender": {
-            "type": "string",
-            "description": "Who sent it."
-          },
-          "text": {
-            "type": "string",
-            "description": "What was said."
-          }
-        },
-        "additionalProperties": false
-      }
-    },
-    "truncated": {
-      "type": "boolean",
-      "description": "Present and true when collection stopped at the message bound or the deadline before the stream ended."
-    }
-  },
-  "required": [
-    "messages"
-  ],
-  "additionalProperties": false
-}"#,
+        input_schema: r#"{"type":"object","properties":{"messages":{"type":"array","description":"The messages to send on the stream, in order.","items":{"type":"object","description":"One chat message.","properties":{"sender":{"type":"string","description":"Who sent it."},"text":{"type":"string","description":"What was said."}},"additionalProperties":false}}},"required":["messages"],"additionalProperties":false}"#,
+        output_schema: r#"{"type":"object","properties":{"messages":{"type":"array","description":"The messages received from the stream, in order.","items":{"type":"object","description":"One chat message.","properties":{"sender":{"type":"string","description":"Who sent it."},"text":{"type":"string","description":"What was said."}},"additionalProperties":false}},"truncated":{"type":"boolean","description":"Present and true when collection stopped at the message bound or the deadline before the stream ended."}},"required":["messages"],"additionalProperties":false}"#,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::None,
             destructive: ::core::option::Option::None,
@@ -95,38 +37,8 @@ pub mod inventory_service_mcp {
         kind: ::tonic_mcp::codegen::RpcKind::Unary,
         input_type: "testdata.streaming.GetItemRequest",
         output_type: "testdata.streaming.Item",
-        input_schema: r#"{
-  "type": "object",
-  "description": "A request for one item.",
-  "properties": {
-    "id": {
-      "type": "string",
-      "description": "The item's id."
-    }
-  },
-  "additionalProperties": false
-}"#,
-        output_schema: r#"{
-  "type": "object",
-  "description": "An item in the inventory.",
-  "properties": {
-    "id": {
-      "type": "string",
-      "description": "The item's id."
-    },
-    "name": {
-      "type": "string",
-      "description": "The item's name."
-    },
-    "quantity": {
-      "type": "integer",
-      "description": "How many are in stock.",
-      "minimum": -2147483648,
-      "maximum": 2147483647
-    }
-  },
-  "additionalProperties": false
-}"#,
+        input_schema: r#"{"type":"object","description":"A request for one item.","properties":{"id":{"type":"string","description":"The item's id."}},"additionalProperties":false}"#,
+        output_schema: r#"{"type":"object","description":"An item in the inventory.","properties":{"id":{"type":"string","description":"The item's id."},"name":{"type":"string","description":"The item's name."},"quantity":{"type":"integer","description":"How many are in stock.","minimum":-2147483648,"maximum":2147483647}},"additionalProperties":false}"#,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::None,
             destructive: ::core::option::Option::None,
@@ -148,61 +60,8 @@ pub mod inventory_service_mcp {
         kind: ::tonic_mcp::codegen::RpcKind::ServerStreaming,
         input_type: "testdata.streaming.ListItemsRequest",
         output_type: "testdata.streaming.Item",
-        input_schema: r#"{
-  "type": "object",
-  "description": "Which items to list.",
-  "properties": {
-    "name_prefix": {
-      "type": "string",
-      "description": "Only items whose name starts with this prefix."
-    },
-    "limit": {
-      "type": "integer",
-      "description": "The most items the server sends.",
-      "minimum": -2147483648,
-      "maximum": 2147483647
-    }
-  },
-  "additionalProperties": false
-}"#,
-        output_schema: r#"{
-  "type": "object",
-  "properties": {
-    "messages": {
-      "type": "array",
-      "description": "The messages received from the stream, in order.",
-      "items": {
-        "type": "object",
-        "description": "An item in the inventory.",
-        "properties": {
-          "id": {
-            "type": "string",
-            "description": "The item's id."
-          },
-          "name": {
-            "type": "string",
-            "description": "The item's name."
-          },
-          "quantity": {
-            "type": "integer",
-            "description": "How many are in stock.",
-            "minimum": -2147483648,
-            "maximum": 2147483647
-          }
-        },
-        "additionalProperties": false
-      }
-    },
-    "truncated": {
-      "type": "boolean",
-      "description": "Present and true when collection stopped at the message bound or the deadline before the stream ended."
-    }
-  },
-  "required": [
-    "messages"
-  ],
-  "additionalProperties": false
-}"#,
+        input_schema: r#"{"type":"object","description":"Which items to list.","properties":{"name_prefix":{"type":"string","description":"Only items whose name starts with this prefix."},"limit":{"type":"integer","description":"The most items the server sends.","minimum":-2147483648,"maximum":2147483647}},"additionalProperties":false}"#,
+        output_schema: r#"{"type":"object","properties":{"messages":{"type":"array","description":"The messages received from the stream, in order.","items":{"type":"object","description":"An item in the inventory.","properties":{"id":{"type":"string","description":"The item's id."},"name":{"type":"string","description":"The item's name."},"quantity":{"type":"integer","description":"How many are in stock.","minimum":-2147483648,"maximum":2147483647}},"additionalProperties":false}},"truncated":{"type":"boolean","description":"Present and true when collection stopped at the message bound or the deadline before the stream ended."}},"required":["messages"],"additionalProperties":false}"#,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::None,
             destructive: ::core::option::Option::None,
@@ -224,60 +83,8 @@ pub mod inventory_service_mcp {
         kind: ::tonic_mcp::codegen::RpcKind::ClientStreaming,
         input_type: "testdata.streaming.Item",
         output_type: "testdata.streaming.UploadSummary",
-        input_schema: r#"{
-  "type": "object",
-  "properties": {
-    "messages": {
-      "type": "array",
-      "description": "The messages to send on the stream, in order.",
-      "items": {
-        "type": "object",
-        "description": "An item in the inventory.",
-        "properties": {
-          "id": {
-            "type": "string",
-            "description": "The item's id."
-          },
-          "name": {
-            "type": "string",
-            "description": "The item's name."
-          },
-          "quantity": {
-            "type": "integer",
-            "description": "How many are in stock.",
-            "minimum": -2147483648,
-            "maximum": 2147483647
-          }
-        },
-        "additionalProperties": false
-      }
-    }
-  },
-  "required": [
-    "messages"
-  ],
-  "additionalProperties": false
-}"#,
-        output_schema: r#"{
-  "type": "object",
-  "description": "The outcome of an upload.",
-  "properties": {
-    "stored": {
-      "type": "integer",
-      "description": "How many items were stored.",
-      "minimum": -2147483648,
-      "maximum": 2147483647
-    },
-    "rejected_ids": {
-      "type": "array",
-      "description": "Ids of items that were rejected.",
-      "items": {
-        "type": "string"
-      }
-    }
-  },
-  "additionalProperties": false
-}"#,
+        input_schema: r#"{"type":"object","properties":{"messages":{"type":"array","description":"The messages to send on the stream, in order.","items":{"type":"object","description":"An item in the inventory.","properties":{"id":{"type":"string","description":"The item's id."},"name":{"type":"string","description":"The item's name."},"quantity":{"type":"integer","description":"How many are in stock.","minimum":-2147483648,"maximum":2147483647}},"additionalProperties":false}}},"required":["messages"],"additionalProperties":false}"#,
+        output_schema: r#"{"type":"object","description":"The outcome of an upload.","properties":{"stored":{"type":"integer","description":"How many items were stored.","minimum":-2147483648,"maximum":2147483647},"rejected_ids":{"type":"array","description":"Ids of items that were rejected.","items":{"type":"string"}}},"additionalProperties":false}"#,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::None,
             destructive: ::core::option::Option::None,

@@ -3,6 +3,12 @@
 /// Encoded `FileDescriptorSet` of this package and its imports (no source info): the
 /// MCP tools of this package convert JSON to and from protobuf with it.
 pub const MCP_FILE_DESCRIPTOR_SET: &[u8] = b"\n\xBE\x01\n\x1Bgoogle/protobuf/empty.proto\x12\x0Fgoogle.protobuf\"\x07\n\x05EmptyB}\n\x13com.google.protobufB\nEmptyProtoP\x01Z.google.golang.org/protobuf/types/known/emptypb\xF8\x01\x01\xA2\x02\x03GPB\xAA\x02\x1EGoogle.Protobuf.WellKnownTypesb\x06proto3\n\xBC\n\n\x12tool_options.proto\x12\x15testdata.tool_options\x1A\x1Bgoogle/protobuf/empty.proto\"v\n\x05Price\x12!\n\x0Camount_minor\x18\x01 \x01(\x03R\x0BamountMinor\x12\x1A\n\x08currency\x18\x02 \x01(\tR\x08currency\x12.\n\x12internal_cost_code\x18\x03 \x01(\tB\0R\x10internalCostCode\"\x9E\x01\n\x07Product\x12\x0E\n\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n\x04name\x18\x02 \x01(\tR\x04name\x122\n\x05price\x18\x03 \x01(\x0B2\x1C.testdata.tool_options.PriceR\x05price\x12;\n\nsale_price\x18\x04 \x01(\x0B2\x1C.testdata.tool_options.PriceR\tsalePrice\"#\n\x11GetProductRequest\x12\x0E\n\x02id\x18\x01 \x01(\tR\x02id\"f\n\x14UpdateProductRequest\x128\n\x07product\x18\x01 \x01(\x0B2\x1E.testdata.tool_options.ProductR\x07product\x12\x14\n\x04etag\x18\x02 \x01(\tB\0R\x04etag\"(\n\x10SearchWebRequest\x12\x14\n\x05query\x18\x01 \x01(\tR\x05query\"'\n\x11SearchWebResponse\x12\x12\n\x04urls\x18\x01 \x03(\tR\x04urls\"3\n\x14WatchProductsRequest\x12\x1B\n\tid_prefix\x18\x01 \x01(\tR\x08idPrefix2\xED\x04\n\x0ECatalogService\x12[\n\nGetProduct\x12(.testdata.tool_options.GetProductRequest\x1A\x1E.testdata.tool_options.Product\"\x03\x90\x02\x01\x12a\n\rUpdateProduct\x12+.testdata.tool_options.UpdateProductRequest\x1A\x1E.testdata.tool_options.Product\"\x03\x90\x02\x02\x12S\n\rDeleteProduct\x12(.testdata.tool_options.GetProductRequest\x1A\x16.google.protobuf.Empty\"\0\x12`\n\tSearchWeb\x12'.testdata.tool_options.SearchWebRequest\x1A(.testdata.tool_options.SearchWebResponse\"\0\x12`\n\rWatchProducts\x12+.testdata.tool_options.WatchProductsRequest\x1A\x1E.testdata.tool_options.Product\"\x000\x01\x12C\n\x0FInternalRebuild\x12\x16.google.protobuf.Empty\x1A\x16.google.protobuf.Empty\"\0\x12;\n\x07Reindex\x12\x16.google.protobuf.Empty\x1A\x16.google.protobuf.Empty\"\0\x1A\x002L\n\x0CAdminService\x12:\n\x08Shutdown\x12\x16.google.protobuf.Empty\x1A\x16.google.protobuf.Empty\x1A\0b\x06proto3";
+#[doc(hidden)]
+pub const MCP_SCHEMA_0: &str = r#"{"type":"object","description":"Identifies one product.","properties":{"id":{"type":"string","description":"The product's id."}},"additionalProperties":false}"#;
+#[doc(hidden)]
+pub const MCP_SCHEMA_1: &str = r#"{"type":"object","properties":{},"additionalProperties":false}"#;
+#[doc(hidden)]
+pub const MCP_SCHEMA_2: &str = r##"{"type":"object","description":"A product in the catalogue.","properties":{"id":{"type":"string","description":"The product's id."},"name":{"type":"string","description":"The product's name."},"price":{"$ref":"#/$defs/testdata.tool_options.Price","description":"The regular price."},"sale_price":{"$ref":"#/$defs/testdata.tool_options.Price","description":"The price during a sale."}},"additionalProperties":false,"$defs":{"testdata.tool_options.Price":{"type":"object","description":"An amount of money. Used twice by `Product`, so it lands in `$defs`, and it\nhas a hidden field.","properties":{"amount_minor":{"type":"string","description":"Amount in minor units (cents).","pattern":"^-?[0-9]+$"},"currency":{"type":"string","description":"ISO 4217 currency code."}},"additionalProperties":false}}}"##;
 /// MCP tools for `testdata.tool_options.CatalogService`.
 ///
 /// RPCs that are not tools:
@@ -17,22 +23,8 @@ pub mod catalog_service_mcp {
         kind: ::tonic_mcp::codegen::RpcKind::Unary,
         input_type: "testdata.tool_options.GetProductRequest",
         output_type: "google.protobuf.Empty",
-        input_schema: r#"{
-  "type": "object",
-  "description": "Identifies one product.",
-  "properties": {
-    "id": {
-      "type": "string",
-      "description": "The product's id."
-    }
-  },
-  "additionalProperties": false
-}"#,
-        output_schema: r#"{
-  "type": "object",
-  "properties": {},
-  "additionalProperties": false
-}"#,
+        input_schema: super::MCP_SCHEMA_0,
+        output_schema: super::MCP_SCHEMA_1,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::Some(false),
             destructive: ::core::option::Option::Some(true),
@@ -54,31 +46,8 @@ pub mod catalog_service_mcp {
         kind: ::tonic_mcp::codegen::RpcKind::Unary,
         input_type: "testdata.tool_options.SearchWebRequest",
         output_type: "testdata.tool_options.SearchWebResponse",
-        input_schema: r#"{
-  "type": "object",
-  "description": "A web search.",
-  "properties": {
-    "query": {
-      "type": "string",
-      "description": "What to search for."
-    }
-  },
-  "additionalProperties": false
-}"#,
-        output_schema: r#"{
-  "type": "object",
-  "description": "Web search results.",
-  "properties": {
-    "urls": {
-      "type": "array",
-      "description": "Links to the results.",
-      "items": {
-        "type": "string"
-      }
-    }
-  },
-  "additionalProperties": false
-}"#,
+        input_schema: r#"{"type":"object","description":"A web search.","properties":{"query":{"type":"string","description":"What to search for."}},"additionalProperties":false}"#,
+        output_schema: r#"{"type":"object","description":"Web search results.","properties":{"urls":{"type":"array","description":"Links to the results.","items":{"type":"string"}}},"additionalProperties":false}"#,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::Some(true),
             destructive: ::core::option::Option::None,
@@ -100,95 +69,8 @@ pub mod catalog_service_mcp {
         kind: ::tonic_mcp::codegen::RpcKind::Unary,
         input_type: "testdata.tool_options.UpdateProductRequest",
         output_type: "testdata.tool_options.Product",
-        input_schema: r##"{
-  "type": "object",
-  "description": "Changes one product.",
-  "properties": {
-    "product": {
-      "type": "object",
-      "description": "The new state of the product.",
-      "properties": {
-        "id": {
-          "type": "string",
-          "description": "The product's id."
-        },
-        "name": {
-          "type": "string",
-          "description": "The product's name."
-        },
-        "price": {
-          "$ref": "#/$defs/testdata.tool_options.Price",
-          "description": "The regular price."
-        },
-        "sale_price": {
-          "$ref": "#/$defs/testdata.tool_options.Price",
-          "description": "The price during a sale."
-        }
-      },
-      "additionalProperties": false
-    }
-  },
-  "additionalProperties": false,
-  "$defs": {
-    "testdata.tool_options.Price": {
-      "type": "object",
-      "description": "An amount of money. Used twice by `Product`, so it lands in `$defs`, and it\nhas a hidden field.",
-      "properties": {
-        "amount_minor": {
-          "type": "string",
-          "description": "Amount in minor units (cents).",
-          "pattern": "^-?[0-9]+$"
-        },
-        "currency": {
-          "type": "string",
-          "description": "ISO 4217 currency code."
-        }
-      },
-      "additionalProperties": false
-    }
-  }
-}"##,
-        output_schema: r##"{
-  "type": "object",
-  "description": "A product in the catalogue.",
-  "properties": {
-    "id": {
-      "type": "string",
-      "description": "The product's id."
-    },
-    "name": {
-      "type": "string",
-      "description": "The product's name."
-    },
-    "price": {
-      "$ref": "#/$defs/testdata.tool_options.Price",
-      "description": "The regular price."
-    },
-    "sale_price": {
-      "$ref": "#/$defs/testdata.tool_options.Price",
-      "description": "The price during a sale."
-    }
-  },
-  "additionalProperties": false,
-  "$defs": {
-    "testdata.tool_options.Price": {
-      "type": "object",
-      "description": "An amount of money. Used twice by `Product`, so it lands in `$defs`, and it\nhas a hidden field.",
-      "properties": {
-        "amount_minor": {
-          "type": "string",
-          "description": "Amount in minor units (cents).",
-          "pattern": "^-?[0-9]+$"
-        },
-        "currency": {
-          "type": "string",
-          "description": "ISO 4217 currency code."
-        }
-      },
-      "additionalProperties": false
-    }
-  }
-}"##,
+        input_schema: r##"{"type":"object","description":"Changes one product.","properties":{"product":{"type":"object","description":"The new state of the product.","properties":{"id":{"type":"string","description":"The product's id."},"name":{"type":"string","description":"The product's name."},"price":{"$ref":"#/$defs/testdata.tool_options.Price","description":"The regular price."},"sale_price":{"$ref":"#/$defs/testdata.tool_options.Price","description":"The price during a sale."}},"additionalProperties":false}},"additionalProperties":false,"$defs":{"testdata.tool_options.Price":{"type":"object","description":"An amount of money. Used twice by `Product`, so it lands in `$defs`, and it\nhas a hidden field.","properties":{"amount_minor":{"type":"string","description":"Amount in minor units (cents).","pattern":"^-?[0-9]+$"},"currency":{"type":"string","description":"ISO 4217 currency code."}},"additionalProperties":false}}}"##,
+        output_schema: super::MCP_SCHEMA_2,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::None,
             destructive: ::core::option::Option::None,
@@ -210,75 +92,8 @@ pub mod catalog_service_mcp {
         kind: ::tonic_mcp::codegen::RpcKind::ServerStreaming,
         input_type: "testdata.tool_options.WatchProductsRequest",
         output_type: "testdata.tool_options.Product",
-        input_schema: r#"{
-  "type": "object",
-  "description": "Which products to watch.",
-  "properties": {
-    "id_prefix": {
-      "type": "string",
-      "description": "Only products whose id starts with this prefix."
-    }
-  },
-  "additionalProperties": false
-}"#,
-        output_schema: r##"{
-  "type": "object",
-  "properties": {
-    "messages": {
-      "type": "array",
-      "description": "The messages received from the stream, in order.",
-      "items": {
-        "type": "object",
-        "description": "A product in the catalogue.",
-        "properties": {
-          "id": {
-            "type": "string",
-            "description": "The product's id."
-          },
-          "name": {
-            "type": "string",
-            "description": "The product's name."
-          },
-          "price": {
-            "$ref": "#/$defs/testdata.tool_options.Price",
-            "description": "The regular price."
-          },
-          "sale_price": {
-            "$ref": "#/$defs/testdata.tool_options.Price",
-            "description": "The price during a sale."
-          }
-        },
-        "additionalProperties": false
-      }
-    },
-    "truncated": {
-      "type": "boolean",
-      "description": "Present and true when collection stopped at the message bound or the deadline before the stream ended."
-    }
-  },
-  "required": [
-    "messages"
-  ],
-  "additionalProperties": false,
-  "$defs": {
-    "testdata.tool_options.Price": {
-      "type": "object",
-      "description": "An amount of money. Used twice by `Product`, so it lands in `$defs`, and it\nhas a hidden field.",
-      "properties": {
-        "amount_minor": {
-          "type": "string",
-          "description": "Amount in minor units (cents).",
-          "pattern": "^-?[0-9]+$"
-        },
-        "currency": {
-          "type": "string",
-          "description": "ISO 4217 currency code."
-        }
-      },
-      "additionalProperties": false
-    }
-  }
-}"##,
+        input_schema: r#"{"type":"object","description":"Which products to watch.","properties":{"id_prefix":{"type":"string","description":"Only products whose id starts with this prefix."}},"additionalProperties":false}"#,
+        output_schema: r##"{"type":"object","properties":{"messages":{"type":"array","description":"The messages received from the stream, in order.","items":{"type":"object","description":"A product in the catalogue.","properties":{"id":{"type":"string","description":"The product's id."},"name":{"type":"string","description":"The product's name."},"price":{"$ref":"#/$defs/testdata.tool_options.Price","description":"The regular price."},"sale_price":{"$ref":"#/$defs/testdata.tool_options.Price","description":"The price during a sale."}},"additionalProperties":false}},"truncated":{"type":"boolean","description":"Present and true when collection stopped at the message bound or the deadline before the stream ended."}},"required":["messages"],"additionalProperties":false,"$defs":{"testdata.tool_options.Price":{"type":"object","description":"An amount of money. Used twice by `Product`, so it lands in `$defs`, and it\nhas a hidden field.","properties":{"amount_minor":{"type":"string","description":"Amount in minor units (cents).","pattern":"^-?[0-9]+$"},"currency":{"type":"string","description":"ISO 4217 currency code."}},"additionalProperties":false}}}"##,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::None,
             destructive: ::core::option::Option::None,
@@ -302,58 +117,8 @@ pub mod catalog_service_mcp {
         kind: ::tonic_mcp::codegen::RpcKind::Unary,
         input_type: "testdata.tool_options.GetProductRequest",
         output_type: "testdata.tool_options.Product",
-        input_schema: r#"{
-  "type": "object",
-  "description": "Identifies one product.",
-  "properties": {
-    "id": {
-      "type": "string",
-      "description": "The product's id."
-    }
-  },
-  "additionalProperties": false
-}"#,
-        output_schema: r##"{
-  "type": "object",
-  "description": "A product in the catalogue.",
-  "properties": {
-    "id": {
-      "type": "string",
-      "description": "The product's id."
-    },
-    "name": {
-      "type": "string",
-      "description": "The product's name."
-    },
-    "price": {
-      "$ref": "#/$defs/testdata.tool_options.Price",
-      "description": "The regular price."
-    },
-    "sale_price": {
-      "$ref": "#/$defs/testdata.tool_options.Price",
-      "description": "The price during a sale."
-    }
-  },
-  "additionalProperties": false,
-  "$defs": {
-    "testdata.tool_options.Price": {
-      "type": "object",
-      "description": "An amount of money. Used twice by `Product`, so it lands in `$defs`, and it\nhas a hidden field.",
-      "properties": {
-        "amount_minor": {
-          "type": "string",
-          "description": "Amount in minor units (cents).",
-          "pattern": "^-?[0-9]+$"
-        },
-        "currency": {
-          "type": "string",
-          "description": "ISO 4217 currency code."
-        }
-      },
-      "additionalProperties": false
-    }
-  }
-}"##,
+        input_schema: super::MCP_SCHEMA_0,
+        output_schema: super::MCP_SCHEMA_2,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::Some(true),
             destructive: ::core::option::Option::None,
@@ -375,16 +140,8 @@ pub mod catalog_service_mcp {
         kind: ::tonic_mcp::codegen::RpcKind::Unary,
         input_type: "google.protobuf.Empty",
         output_type: "google.protobuf.Empty",
-        input_schema: r#"{
-  "type": "object",
-  "properties": {},
-  "additionalProperties": false
-}"#,
-        output_schema: r#"{
-  "type": "object",
-  "properties": {},
-  "additionalProperties": false
-}"#,
+        input_schema: super::MCP_SCHEMA_1,
+        output_schema: super::MCP_SCHEMA_1,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::None,
             destructive: ::core::option::Option::None,

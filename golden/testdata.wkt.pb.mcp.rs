@@ -3,6 +3,22 @@
 /// Encoded `FileDescriptorSet` of this package and its imports (no source info): the
 /// MCP tools of this package convert JSON to and from protobuf with it.
 pub const MCP_FILE_DESCRIPTOR_SET: &[u8] = b"\n\xE4\x01\n\x19google/protobuf/any.proto\x12\x0Fgoogle.protobuf\"6\n\x03Any\x12\x19\n\x08type_url\x18\x01 \x01(\tR\x07typeUrl\x12\x14\n\x05value\x18\x02 \x01(\x0CR\x05valueBv\n\x13com.google.protobufB\x08AnyProtoP\x01Z,google.golang.org/protobuf/types/known/anypb\xA2\x02\x03GPB\xAA\x02\x1EGoogle.Protobuf.WellKnownTypesb\x06proto3\n\xFB\x01\n\x1Egoogle/protobuf/duration.proto\x12\x0Fgoogle.protobuf\":\n\x08Duration\x12\x18\n\x07seconds\x18\x01 \x01(\x03R\x07seconds\x12\x14\n\x05nanos\x18\x02 \x01(\x05R\x05nanosB\x83\x01\n\x13com.google.protobufB\rDurationProtoP\x01Z1google.golang.org/protobuf/types/known/durationpb\xF8\x01\x01\xA2\x02\x03GPB\xAA\x02\x1EGoogle.Protobuf.WellKnownTypesb\x06proto3\n\xBE\x01\n\x1Bgoogle/protobuf/empty.proto\x12\x0Fgoogle.protobuf\"\x07\n\x05EmptyB}\n\x13com.google.protobufB\nEmptyProtoP\x01Z.google.golang.org/protobuf/types/known/emptypb\xF8\x01\x01\xA2\x02\x03GPB\xAA\x02\x1EGoogle.Protobuf.WellKnownTypesb\x06proto3\n\xE6\x01\n google/protobuf/field_mask.proto\x12\x0Fgoogle.protobuf\"!\n\tFieldMask\x12\x14\n\x05paths\x18\x01 \x03(\tR\x05pathsB\x85\x01\n\x13com.google.protobufB\x0EFieldMaskProtoP\x01Z2google.golang.org/protobuf/types/known/fieldmaskpb\xF8\x01\x01\xA2\x02\x03GPB\xAA\x02\x1EGoogle.Protobuf.WellKnownTypesb\x06proto3\n\xE2\x05\n\x1Cgoogle/protobuf/struct.proto\x12\x0Fgoogle.protobuf\"\x98\x01\n\x06Struct\x12;\n\x06fields\x18\x01 \x03(\x0B2#.google.protobuf.Struct.FieldsEntryR\x06fields\x1AQ\n\x0BFieldsEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12,\n\x05value\x18\x02 \x01(\x0B2\x16.google.protobuf.ValueR\x05value:\x028\x01\"\xB2\x02\n\x05Value\x12;\n\nnull_value\x18\x01 \x01(\x0E2\x1A.google.protobuf.NullValueH\0R\tnullValue\x12#\n\x0Cnumber_value\x18\x02 \x01(\x01H\0R\x0BnumberValue\x12#\n\x0Cstring_value\x18\x03 \x01(\tH\0R\x0BstringValue\x12\x1F\n\nbool_value\x18\x04 \x01(\x08H\0R\tboolValue\x12<\n\x0Cstruct_value\x18\x05 \x01(\x0B2\x17.google.protobuf.StructH\0R\x0BstructValue\x12;\n\nlist_value\x18\x06 \x01(\x0B2\x1A.google.protobuf.ListValueH\0R\tlistValueB\x06\n\x04kind\";\n\tListValue\x12.\n\x06values\x18\x01 \x03(\x0B2\x16.google.protobuf.ValueR\x06values*\x1B\n\tNullValue\x12\x0E\n\nNULL_VALUE\x10\0B\x7F\n\x13com.google.protobufB\x0BStructProtoP\x01Z/google.golang.org/protobuf/types/known/structpb\xF8\x01\x01\xA2\x02\x03GPB\xAA\x02\x1EGoogle.Protobuf.WellKnownTypesb\x06proto3\n\xFF\x01\n\x1Fgoogle/protobuf/timestamp.proto\x12\x0Fgoogle.protobuf\";\n\tTimestamp\x12\x18\n\x07seconds\x18\x01 \x01(\x03R\x07seconds\x12\x14\n\x05nanos\x18\x02 \x01(\x05R\x05nanosB\x85\x01\n\x13com.google.protobufB\x0ETimestampProtoP\x01Z2google.golang.org/protobuf/types/known/timestamppb\xF8\x01\x01\xA2\x02\x03GPB\xAA\x02\x1EGoogle.Protobuf.WellKnownTypesb\x06proto3\n\x86\x04\n\x1Egoogle/protobuf/wrappers.proto\x12\x0Fgoogle.protobuf\"#\n\x0BDoubleValue\x12\x14\n\x05value\x18\x01 \x01(\x01R\x05value\"\"\n\nFloatValue\x12\x14\n\x05value\x18\x01 \x01(\x02R\x05value\"\"\n\nInt64Value\x12\x14\n\x05value\x18\x01 \x01(\x03R\x05value\"#\n\x0BUInt64Value\x12\x14\n\x05value\x18\x01 \x01(\x04R\x05value\"\"\n\nInt32Value\x12\x14\n\x05value\x18\x01 \x01(\x05R\x05value\"#\n\x0BUInt32Value\x12\x14\n\x05value\x18\x01 \x01(\rR\x05value\"!\n\tBoolValue\x12\x14\n\x05value\x18\x01 \x01(\x08R\x05value\"#\n\x0BStringValue\x12\x14\n\x05value\x18\x01 \x01(\tR\x05value\"\"\n\nBytesValue\x12\x14\n\x05value\x18\x01 \x01(\x0CR\x05valueB\x83\x01\n\x13com.google.protobufB\rWrappersProtoP\x01Z1google.golang.org/protobuf/types/known/wrapperspb\xF8\x01\x01\xA2\x02\x03GPB\xAA\x02\x1EGoogle.Protobuf.WellKnownTypesb\x06proto3\n\xBE\x10\n\twkt.proto\x12\x0Ctestdata.wkt\x1A\x19google/protobuf/any.proto\x1A\x1Egoogle/protobuf/duration.proto\x1A\x1Bgoogle/protobuf/empty.proto\x1A google/protobuf/field_mask.proto\x1A\x1Cgoogle/protobuf/struct.proto\x1A\x1Fgoogle/protobuf/timestamp.proto\x1A\x1Egoogle/protobuf/wrappers.proto\"\xBF\t\n\x0EWellKnownTypes\x128\n\ttimestamp\x18\x01 \x01(\x0B2\x1A.google.protobuf.TimestampR\ttimestamp\x125\n\x08duration\x18\x02 \x01(\x0B2\x19.google.protobuf.DurationR\x08duration\x129\n\nfield_mask\x18\x03 \x01(\x0B2\x1A.google.protobuf.FieldMaskR\tfieldMask\x12:\n\x0Cstruct_value\x18\x04 \x01(\x0B2\x17.google.protobuf.StructR\x0BstructValue\x12,\n\x05value\x18\x05 \x01(\x0B2\x16.google.protobuf.ValueR\x05value\x129\n\nlist_value\x18\x06 \x01(\x0B2\x1A.google.protobuf.ListValueR\tlistValue\x12,\n\x05empty\x18\x07 \x01(\x0B2\x16.google.protobuf.EmptyR\x05empty\x12?\n\x0Cdouble_value\x18\x08 \x01(\x0B2\x1C.google.protobuf.DoubleValueR\x0BdoubleValue\x12<\n\x0Bfloat_value\x18\t \x01(\x0B2\x1B.google.protobuf.FloatValueR\nfloatValue\x12<\n\x0Bint64_value\x18\n \x01(\x0B2\x1B.google.protobuf.Int64ValueR\nint64Value\x12?\n\x0Cuint64_value\x18\x0B \x01(\x0B2\x1C.google.protobuf.UInt64ValueR\x0Buint64Value\x12<\n\x0Bint32_value\x18\x0C \x01(\x0B2\x1B.google.protobuf.Int32ValueR\nint32Value\x12?\n\x0Cuint32_value\x18\r \x01(\x0B2\x1C.google.protobuf.UInt32ValueR\x0Buint32Value\x129\n\nbool_value\x18\x0E \x01(\x0B2\x1A.google.protobuf.BoolValueR\tboolValue\x12?\n\x0Cstring_value\x18\x0F \x01(\x0B2\x1C.google.protobuf.StringValueR\x0BstringValue\x12<\n\x0Bbytes_value\x18\x10 \x01(\x0B2\x1B.google.protobuf.BytesValueR\nbytesValue\x12&\n\x03any\x18\x11 \x01(\x0B2\x14.google.protobuf.AnyR\x03any\x12:\n\ntimestamps\x18\x12 \x03(\x0B2\x1A.google.protobuf.TimestampR\ntimestamps\x12@\n\x06values\x18\x13 \x03(\x0B2(.testdata.wkt.WellKnownTypes.ValuesEntryR\x06values\x1AQ\n\x0BValuesEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12,\n\x05value\x18\x02 \x01(\x0B2\x16.google.protobuf.ValueR\x05value:\x028\x01\"*\n\x04Note\x12\x12\n\x04text\x18\x01 \x01(\tR\x04text\x12\x0E\n\x02id\x18\x02 \x01(\x03R\x02id2\xD3\x04\n\x10WellKnownService\x12B\n\x04Echo\x12\x1C.testdata.wkt.WellKnownTypes\x1A\x1C.testdata.wkt.WellKnownTypes\x129\n\x03Now\x12\x16.google.protobuf.Empty\x1A\x1A.google.protobuf.Timestamp\x12C\n\x05Shout\x12\x1C.google.protobuf.StringValue\x1A\x1C.google.protobuf.StringValue\x12:\n\x05Sleep\x12\x19.google.protobuf.Duration\x1A\x16.google.protobuf.Empty\x12;\n\tEchoValue\x12\x16.google.protobuf.Value\x1A\x16.google.protobuf.Value\x12>\n\nEchoStruct\x12\x17.google.protobuf.Struct\x1A\x17.google.protobuf.Struct\x125\n\x07EchoAny\x12\x14.google.protobuf.Any\x1A\x14.google.protobuf.Any\x12G\n\rEchoFieldMask\x12\x1A.google.protobuf.FieldMask\x1A\x1A.google.protobuf.FieldMask\x12B\n\x08EchoList\x12\x1A.google.protobuf.ListValue\x1A\x1A.google.protobuf.ListValueb\x06proto3";
+#[doc(hidden)]
+pub const MCP_SCHEMA_0: &str = r#"{"type":"object","description":"A message with a field of every well-known type.","properties":{"timestamp":{"type":"string","description":"A point in time.","format":"date-time"},"duration":{"type":"string","description":"A span of time.","pattern":"^-?[0-9]+(\\.[0-9]{1,9})?s$"},"field_mask":{"type":"string","description":"A set of field paths."},"struct_value":{"type":"object","description":"An arbitrary JSON object."},"value":{"description":"Any JSON value."},"list_value":{"type":"array","description":"A JSON array.","items":{}},"empty":{"type":"object","description":"Nothing at all.","properties":{},"additionalProperties":false},"double_value":{"type":"number","description":"A wrapped double."},"float_value":{"type":"number","description":"A wrapped float.","minimum":-3.4028234663852886e+38,"maximum":3.4028234663852886e+38},"int64_value":{"type":"string","description":"A wrapped int64.","pattern":"^-?[0-9]+$"},"uint64_value":{"type":"string","description":"A wrapped uint64.","pattern":"^[0-9]+$"},"int32_value":{"type":"integer","description":"A wrapped int32.","minimum":-2147483648,"maximum":2147483647},"uint32_value":{"type":"integer","description":"A wrapped uint32.","minimum":0,"maximum":4294967295},"bool_value":{"type":"boolean","description":"A wrapped bool."},"string_value":{"type":"string","description":"A wrapped string."},"bytes_value":{"type":"string","description":"Wrapped bytes.","contentEncoding":"base64"},"any":{"type":"object","description":"A packed message of any type, for example a `testdata.wkt.Note`.","properties":{"type_url":{"type":"string","description":"The packed message's type, for example \"type.googleapis.com/demo.v1.Note\"."},"value":{"description":"The packed message as JSON, in the same form as this tool uses for that message type."}},"required":["type_url"],"additionalProperties":false},"timestamps":{"type":"array","description":"Several timestamps.","items":{"type":"string","format":"date-time","description":"RFC 3339 timestamp, for example \"2024-05-01T12:30:00Z\"."}},"values":{"type":"object","description":"Named values.","additionalProperties":{"description":"Any JSON value."}}},"additionalProperties":false}"#;
+#[doc(hidden)]
+pub const MCP_SCHEMA_1: &str = r#"{"type":"object","description":"A message of any type: `type_url` names it, `value` holds it as JSON.","properties":{"type_url":{"type":"string","description":"The packed message's type, for example \"type.googleapis.com/demo.v1.Note\"."},"value":{"description":"The packed message as JSON, in the same form as this tool uses for that message type."}},"required":["type_url"],"additionalProperties":false}"#;
+#[doc(hidden)]
+pub const MCP_SCHEMA_2: &str = r#"{"type":"object","properties":{"value":{"type":"string","description":"Comma-separated field paths in lowerCamelCase, for example \"displayName,address.city\"."}},"required":["value"],"additionalProperties":false}"#;
+#[doc(hidden)]
+pub const MCP_SCHEMA_3: &str = r#"{"type":"object","properties":{"value":{"type":"array","description":"Any JSON array.","items":{}}},"required":["value"],"additionalProperties":false}"#;
+#[doc(hidden)]
+pub const MCP_SCHEMA_4: &str = r#"{"type":"object","description":"Any JSON object.","properties":{}}"#;
+#[doc(hidden)]
+pub const MCP_SCHEMA_5: &str = r#"{"type":"object","properties":{"value":{"description":"Any JSON value."}},"required":["value"],"additionalProperties":false}"#;
+#[doc(hidden)]
+pub const MCP_SCHEMA_6: &str = r#"{"type":"object","properties":{},"additionalProperties":false}"#;
+#[doc(hidden)]
+pub const MCP_SCHEMA_7: &str = r#"{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}"#;
 /// MCP tools for `testdata.wkt.WellKnownService`.
 pub mod well_known_service_mcp {
     /// `WellKnownService_Echo`: `/testdata.wkt.WellKnownService/Echo`.
@@ -14,240 +30,8 @@ pub mod well_known_service_mcp {
         kind: ::tonic_mcp::codegen::RpcKind::Unary,
         input_type: "testdata.wkt.WellKnownTypes",
         output_type: "testdata.wkt.WellKnownTypes",
-        input_schema: r#"{
-  "type": "object",
-  "description": "A message with a field of every well-known type.",
-  "properties": {
-    "timestamp": {
-      "type": "string",
-      "description": "A point in time.",
-      "format": "date-time"
-    },
-    "duration": {
-      "type": "string",
-      "description": "A span of time.",
-      "pattern": "^-?[0-9]+(\\.[0-9]{1,9})?s$"
-    },
-    "field_mask": {
-      "type": "string",
-      "description": "A set of field paths."
-    },
-    "struct_value": {
-      "type": "object",
-      "description": "An arbitrary JSON object."
-    },
-    "value": {
-      "description": "Any JSON value."
-    },
-    "list_value": {
-      "type": "array",
-      "description": "A JSON array.",
-      "items": {}
-    },
-    "empty": {
-      "type": "object",
-      "description": "Nothing at all.",
-      "properties": {},
-      "additionalProperties": false
-    },
-    "double_value": {
-      "type": "number",
-      "description": "A wrapped double."
-    },
-    "float_value": {
-      "type": "number",
-      "description": "A wrapped float.",
-      "minimum": -3.4028234663852886e+38,
-      "maximum": 3.4028234663852886e+38
-    },
-    "int64_value": {
-      "type": "string",
-      "description": "A wrapped int64.",
-      "pattern": "^-?[0-9]+$"
-    },
-    "uint64_value": {
-      "type": "string",
-      "description": "A wrapped uint64.",
-      "pattern": "^[0-9]+$"
-    },
-    "int32_value": {
-      "type": "integer",
-      "description": "A wrapped int32.",
-      "minimum": -2147483648,
-      "maximum": 2147483647
-    },
-    "uint32_value": {
-      "type": "integer",
-      "description": "A wrapped uint32.",
-      "minimum": 0,
-      "maximum": 4294967295
-    },
-    "bool_value": {
-      "type": "boolean",
-      "description": "A wrapped bool."
-    },
-    "string_value": {
-      "type": "string",
-      "description": "A wrapped string."
-    },
-    "bytes_value": {
-      "type": "string",
-      "description": "Wrapped bytes.",
-      "contentEncoding": "base64"
-    },
-    "any": {
-      "type": "object",
-      "description": "A packed message of any type, for example a `testdata.wkt.Note`.",
-      "properties": {
-        "type_url": {
-          "type": "string",
-          "description": "The packed message's type, for example \"type.googleapis.com/demo.v1.Note\"."
-        },
-        "value": {
-          "description": "The packed message as JSON, in the same form as this tool uses for that message type."
-        }
-      },
-      "required": [
-        "type_url"
-      ],
-      "additionalProperties": false
-    },
-    "timestamps": {
-      "type": "array",
-      "description": "Several timestamps.",
-      "items": {
-        "type": "string",
-        "format": "date-time",
-        "description": "RFC 3339 timestamp, for example \"2024-05-01T12:30:00Z\"."
-      }
-    },
-    "values": {
-      "type": "object",
-      "description": "Named values.",
-      "additionalProperties": {
-        "description": "Any JSON value."
-      }
-    }
-  },
-  "additionalProperties": false
-}"#,
-        output_schema: r#"{
-  "type": "object",
-  "description": "A message with a field of every well-known type.",
-  "properties": {
-    "timestamp": {
-      "type": "string",
-      "description": "A point in time.",
-      "format": "date-time"
-    },
-    "duration": {
-      "type": "string",
-      "description": "A span of time.",
-      "pattern": "^-?[0-9]+(\\.[0-9]{1,9})?s$"
-    },
-    "field_mask": {
-      "type": "string",
-      "description": "A set of field paths."
-    },
-    "struct_value": {
-      "type": "object",
-      "description": "An arbitrary JSON object."
-    },
-    "value": {
-      "description": "Any JSON value."
-    },
-    "list_value": {
-      "type": "array",
-      "description": "A JSON array.",
-      "items": {}
-    },
-    "empty": {
-      "type": "object",
-      "description": "Nothing at all.",
-      "properties": {},
-      "additionalProperties": false
-    },
-    "double_value": {
-      "type": "number",
-      "description": "A wrapped double."
-    },
-    "float_value": {
-      "type": "number",
-      "description": "A wrapped float.",
-      "minimum": -3.4028234663852886e+38,
-      "maximum": 3.4028234663852886e+38
-    },
-    "int64_value": {
-      "type": "string",
-      "description": "A wrapped int64.",
-      "pattern": "^-?[0-9]+$"
-    },
-    "uint64_value": {
-      "type": "string",
-      "description": "A wrapped uint64.",
-      "pattern": "^[0-9]+$"
-    },
-    "int32_value": {
-      "type": "integer",
-      "description": "A wrapped int32.",
-      "minimum": -2147483648,
-      "maximum": 2147483647
-    },
-    "uint32_value": {
-      "type": "integer",
-      "description": "A wrapped uint32.",
-      "minimum": 0,
-      "maximum": 4294967295
-    },
-    "bool_value": {
-      "type": "boolean",
-      "description": "A wrapped bool."
-    },
-    "string_value": {
-      "type": "string",
-      "description": "A wrapped string."
-    },
-    "bytes_value": {
-      "type": "string",
-      "description": "Wrapped bytes.",
-      "contentEncoding": "base64"
-    },
-    "any": {
-      "type": "object",
-      "description": "A packed message of any type, for example a `testdata.wkt.Note`.",
-      "properties": {
-        "type_url": {
-          "type": "string",
-          "description": "The packed message's type, for example \"type.googleapis.com/demo.v1.Note\"."
-        },
-        "value": {
-          "description": "The packed message as JSON, in the same form as this tool uses for that message type."
-        }
-      },
-      "required": [
-        "type_url"
-      ],
-      "additionalProperties": false
-    },
-    "timestamps": {
-      "type": "array",
-      "description": "Several timestamps.",
-      "items": {
-        "type": "string",
-        "format": "date-time",
-        "description": "RFC 3339 timestamp, for example \"2024-05-01T12:30:00Z\"."
-      }
-    },
-    "values": {
-      "type": "object",
-      "description": "Named values.",
-      "additionalProperties": {
-        "description": "Any JSON value."
-      }
-    }
-  },
-  "additionalProperties": false
-}"#,
+        input_schema: super::MCP_SCHEMA_0,
+        output_schema: super::MCP_SCHEMA_0,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::None,
             destructive: ::core::option::Option::None,
@@ -269,40 +53,8 @@ pub mod well_known_service_mcp {
         kind: ::tonic_mcp::codegen::RpcKind::Unary,
         input_type: "google.protobuf.Any",
         output_type: "google.protobuf.Any",
-        input_schema: r#"{
-  "type": "object",
-  "description": "A message of any type: `type_url` names it, `value` holds it as JSON.",
-  "properties": {
-    "type_url": {
-      "type": "string",
-      "description": "The packed message's type, for example \"type.googleapis.com/demo.v1.Note\"."
-    },
-    "value": {
-      "description": "The packed message as JSON, in the same form as this tool uses for that message type."
-    }
-  },
-  "required": [
-    "type_url"
-  ],
-  "additionalProperties": false
-}"#,
-        output_schema: r#"{
-  "type": "object",
-  "description": "A message of any type: `type_url` names it, `value` holds it as JSON.",
-  "properties": {
-    "type_url": {
-      "type": "string",
-      "description": "The packed message's type, for example \"type.googleapis.com/demo.v1.Note\"."
-    },
-    "value": {
-      "description": "The packed message as JSON, in the same form as this tool uses for that message type."
-    }
-  },
-  "required": [
-    "type_url"
-  ],
-  "additionalProperties": false
-}"#,
+        input_schema: super::MCP_SCHEMA_1,
+        output_schema: super::MCP_SCHEMA_1,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::None,
             destructive: ::core::option::Option::None,
@@ -324,32 +76,8 @@ pub mod well_known_service_mcp {
         kind: ::tonic_mcp::codegen::RpcKind::Unary,
         input_type: "google.protobuf.FieldMask",
         output_type: "google.protobuf.FieldMask",
-        input_schema: r#"{
-  "type": "object",
-  "properties": {
-    "value": {
-      "type": "string",
-      "description": "Comma-separated field paths in lowerCamelCase, for example \"displayName,address.city\"."
-    }
-  },
-  "required": [
-    "value"
-  ],
-  "additionalProperties": false
-}"#,
-        output_schema: r#"{
-  "type": "object",
-  "properties": {
-    "value": {
-      "type": "string",
-      "description": "Comma-separated field paths in lowerCamelCase, for example \"displayName,address.city\"."
-    }
-  },
-  "required": [
-    "value"
-  ],
-  "additionalProperties": false
-}"#,
+        input_schema: super::MCP_SCHEMA_2,
+        output_schema: super::MCP_SCHEMA_2,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::None,
             destructive: ::core::option::Option::None,
@@ -371,34 +99,8 @@ pub mod well_known_service_mcp {
         kind: ::tonic_mcp::codegen::RpcKind::Unary,
         input_type: "google.protobuf.ListValue",
         output_type: "google.protobuf.ListValue",
-        input_schema: r#"{
-  "type": "object",
-  "properties": {
-    "value": {
-      "type": "array",
-      "description": "Any JSON array.",
-      "items": {}
-    }
-  },
-  "required": [
-    "value"
-  ],
-  "additionalProperties": false
-}"#,
-        output_schema: r#"{
-  "type": "object",
-  "properties": {
-    "value": {
-      "type": "array",
-      "description": "Any JSON array.",
-      "items": {}
-    }
-  },
-  "required": [
-    "value"
-  ],
-  "additionalProperties": false
-}"#,
+        input_schema: super::MCP_SCHEMA_3,
+        output_schema: super::MCP_SCHEMA_3,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::None,
             destructive: ::core::option::Option::None,
@@ -420,16 +122,8 @@ pub mod well_known_service_mcp {
         kind: ::tonic_mcp::codegen::RpcKind::Unary,
         input_type: "google.protobuf.Struct",
         output_type: "google.protobuf.Struct",
-        input_schema: r#"{
-  "type": "object",
-  "description": "Any JSON object.",
-  "properties": {}
-}"#,
-        output_schema: r#"{
-  "type": "object",
-  "description": "Any JSON object.",
-  "properties": {}
-}"#,
+        input_schema: super::MCP_SCHEMA_4,
+        output_schema: super::MCP_SCHEMA_4,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::None,
             destructive: ::core::option::Option::None,
@@ -451,30 +145,8 @@ pub mod well_known_service_mcp {
         kind: ::tonic_mcp::codegen::RpcKind::Unary,
         input_type: "google.protobuf.Value",
         output_type: "google.protobuf.Value",
-        input_schema: r#"{
-  "type": "object",
-  "properties": {
-    "value": {
-      "description": "Any JSON value."
-    }
-  },
-  "required": [
-    "value"
-  ],
-  "additionalProperties": false
-}"#,
-        output_schema: r#"{
-  "type": "object",
-  "properties": {
-    "value": {
-      "description": "Any JSON value."
-    }
-  },
-  "required": [
-    "value"
-  ],
-  "additionalProperties": false
-}"#,
+        input_schema: super::MCP_SCHEMA_5,
+        output_schema: super::MCP_SCHEMA_5,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::None,
             destructive: ::core::option::Option::None,
@@ -496,25 +168,8 @@ pub mod well_known_service_mcp {
         kind: ::tonic_mcp::codegen::RpcKind::Unary,
         input_type: "google.protobuf.Empty",
         output_type: "google.protobuf.Timestamp",
-        input_schema: r#"{
-  "type": "object",
-  "properties": {},
-  "additionalProperties": false
-}"#,
-        output_schema: r#"{
-  "type": "object",
-  "properties": {
-    "value": {
-      "type": "string",
-      "format": "date-time",
-      "description": "RFC 3339 timestamp, for example \"2024-05-01T12:30:00Z\"."
-    }
-  },
-  "required": [
-    "value"
-  ],
-  "additionalProperties": false
-}"#,
+        input_schema: super::MCP_SCHEMA_6,
+        output_schema: r#"{"type":"object","properties":{"value":{"type":"string","format":"date-time","description":"RFC 3339 timestamp, for example \"2024-05-01T12:30:00Z\"."}},"required":["value"],"additionalProperties":false}"#,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::None,
             destructive: ::core::option::Option::None,
@@ -536,30 +191,8 @@ pub mod well_known_service_mcp {
         kind: ::tonic_mcp::codegen::RpcKind::Unary,
         input_type: "google.protobuf.StringValue",
         output_type: "google.protobuf.StringValue",
-        input_schema: r#"{
-  "type": "object",
-  "properties": {
-    "value": {
-      "type": "string"
-    }
-  },
-  "required": [
-    "value"
-  ],
-  "additionalProperties": false
-}"#,
-        output_schema: r#"{
-  "type": "object",
-  "properties": {
-    "value": {
-      "type": "string"
-    }
-  },
-  "required": [
-    "value"
-  ],
-  "additionalProperties": false
-}"#,
+        input_schema: super::MCP_SCHEMA_7,
+        output_schema: super::MCP_SCHEMA_7,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::None,
             destructive: ::core::option::Option::None,
@@ -581,25 +214,8 @@ pub mod well_known_service_mcp {
         kind: ::tonic_mcp::codegen::RpcKind::Unary,
         input_type: "google.protobuf.Duration",
         output_type: "google.protobuf.Empty",
-        input_schema: r#"{
-  "type": "object",
-  "properties": {
-    "value": {
-      "type": "string",
-      "pattern": "^-?[0-9]+(\\.[0-9]{1,9})?s$",
-      "description": "Duration in seconds with an `s` suffix, for example \"1.5s\" or \"300s\"."
-    }
-  },
-  "required": [
-    "value"
-  ],
-  "additionalProperties": false
-}"#,
-        output_schema: r#"{
-  "type": "object",
-  "properties": {},
-  "additionalProperties": false
-}"#,
+        input_schema: r#"{"type":"object","properties":{"value":{"type":"string","pattern":"^-?[0-9]+(\\.[0-9]{1,9})?s$","description":"Duration in seconds with an `s` suffix, for example \"1.5s\" or \"300s\"."}},"required":["value"],"additionalProperties":false}"#,
+        output_schema: super::MCP_SCHEMA_6,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::None,
             destructive: ::core::option::Option::None,

@@ -4,6 +4,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$SECONDS
+echo "== corpus subset (googleapis from npm google-proto-files, pinned)"
+# protoc-gen-rust-mcp/tests/corpus.rs runs on a fixed subset of it; required here so that CI
+# cannot skip it silently.
+scripts/corpus.sh install
+export RUST_MCP_CORPUS_REQUIRED=1
 echo "== cargo test --workspace"
 cargo test --workspace --all-features
 if [ -x scripts/workflows.sh ]; then

@@ -76,6 +76,11 @@ pub async fn start_backend_at(addr: SocketAddr) -> std::io::Result<Backend> {
         .add_service(maps::map_service_server::MapServiceServer::new(
             services::Maps,
         ))
+        .add_service(
+            long_fields::long_field_service_server::LongFieldServiceServer::new(
+                services::LongFields,
+            ),
+        )
         .add_service(inventory)
         .add_service(
             tool_options::catalog_service_server::CatalogServiceServer::new(services::Catalog),
@@ -104,6 +109,7 @@ pub fn tool_sets(channel: Channel) -> Result<Vec<ToolSet>, tonic_mcp::Error> {
         wkt::well_known_service_mcp::from_channel(channel.clone())?,
         oneofs::search_service_mcp::from_channel(channel.clone())?,
         maps::map_service_mcp::from_channel(channel.clone())?,
+        long_fields::long_field_service_mcp::from_channel(channel.clone())?,
         streaming::inventory_service_mcp::from_channel(channel.clone())?,
         tool_options::catalog_service_mcp::from_channel(channel)?,
         recursion::recursion_service_mcp::from_service(services::Recursion)?,

@@ -145,6 +145,19 @@ impl testdata::oneofs::search_service_server::SearchService for Search {
 }
 
 #[derive(Debug, Default, Clone)]
+pub struct LongFields;
+
+#[tonic::async_trait]
+impl testdata::long_fields::long_field_service_server::LongFieldService for LongFields {
+    async fn echo(
+        &self,
+        request: Request<testdata::long_fields::Recommendation>,
+    ) -> Result<Response<testdata::long_fields::Recommendation>, Status> {
+        Ok(Response::new(request.into_inner()))
+    }
+}
+
+#[derive(Debug, Default, Clone)]
 pub struct Maps;
 
 #[tonic::async_trait]

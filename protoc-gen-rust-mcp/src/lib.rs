@@ -46,12 +46,21 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// Only a request that cannot be decoded is an `Err`; every generation problem is reported in
 /// `CodeGeneratorResponse.error`, which protoc and buf print against the input.
 pub fn execute(request: &[u8]) -> std::result::Result<CodeGeneratorResponse, prost::DecodeError> {
+    execute_with_notes(request).map(|(response, _)| response)
+}
+
+/// As [`execute`], plus one line per tool whose schemas the `max_schema_bytes` budget shrank
+/// (the binary prints them on stderr).
+pub fn execute_with_notes(
+    request: &[u8],
+) -> std::result::Result<(CodeGeneratorResponse, Vec<String>), prost::DecodeError> {
     let request = model::RawRequest::decode(request)?;
+    let mut notes = Vec::new();
     let outcome = Options::parse(request.parameter.as_deref().unwrap_or("")).and_then(|options| {
         let inputs = model::Inputs::from_raw(&request)?;
-        generate(&inputs, &options)
+        generate_with_notes(&inputs, &options, &mut notes)
     });
-    Ok(response(outcome))
+    Ok((response(outcome), notes))
 }
 
 /// Generates every output file for already decoded inputs.
@@ -59,7 +68,17 @@ pub fn generate(
     inputs: &model::Inputs,
     options: &Options,
 ) -> Result<Vec<code_generator_response::File>> {
+    generate_with_notes(inputs, options, &mut Vec::new())
+}
+
+/// [`generate`], collecting the shrink report lines in `notes`.
+fn generate_with_notes(
+    inputs: &model::Inputs,
+    options: &Options,
+    notes: &mut Vec<String>,
+) -> Result<Vec<code_generator_response::File>> {
     let model = model::build(inputs, options)?;
+    *notes = model.shrink_lines();
     let prost_files = names::prost_plugin_files(
         &inputs.files,
         &inputs.files_to_generate,

@@ -42,8 +42,15 @@ fn main() -> ExitCode {
         eprintln!("protoc-gen-rust-mcp: cannot read the request from stdin: {e}");
         return ExitCode::FAILURE;
     }
-    let response = match protoc_gen_rust_mcp::execute(&request) {
-        Ok(response) => response,
+    let response = match protoc_gen_rust_mcp::execute_with_notes(&request) {
+        Ok((response, notes)) => {
+            // Schemas the budget shrank: one line per tool, never silently.
+            let mut stderr = io::stderr().lock();
+            for note in notes {
+                let _ = writeln!(stderr, "protoc-gen-rust-mcp: shrank {note}");
+            }
+            response
+        }
         Err(e) => {
             eprintln!(
                 "protoc-gen-rust-mcp: stdin is not a CodeGeneratorRequest ({e}); this program is \

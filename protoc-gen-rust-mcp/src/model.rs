@@ -15,7 +15,6 @@ use std::rc::Rc;
 use prost::Message as _;
 use prost_reflect::{DescriptorPool, FileDescriptor};
 use prost_types::{FileDescriptorProto, FileDescriptorSet};
-use serde_json::Value;
 use tonic_mcp_schema::{Context, ToolSpec, tools};
 
 use crate::error::{Error, Result};
@@ -29,6 +28,18 @@ pub use tonic_mcp_schema::{Annotations, Omitted, RpcKind};
 pub struct Model {
     /// Packages that have at least one service in the files to generate, sorted by name.
     pub packages: Vec<Package>,
+}
+
+impl Model {
+    /// One line per tool whose schemas the `max_schema_bytes` budget shrank, in output order.
+    pub fn shrink_lines(&self) -> Vec<String> {
+        self.packages
+            .iter()
+            .flat_map(|p| &p.services)
+            .flat_map(|s| &s.tools)
+            .filter_map(|t| t.shrink_line.clone())
+            .collect()
+    }
 }
 
 /// One proto package.
@@ -99,10 +110,13 @@ pub struct Tool {
     /// Full names of fields reachable from the response that its schema leaves out (hidden or
     /// `INPUT_ONLY`); the runtime clears them before encoding a result, sorted.
     pub output_omitted: Vec<String>,
-    /// The input schema.
-    pub input_schema: Value,
-    /// The output schema.
-    pub output_schema: Value,
+    /// The input schema, as minified JSON. Text, not a `serde_json::Value`: a package of
+    /// thousands of tools holds far less this way, and the emitters write text.
+    pub input_schema: String,
+    /// The output schema, as minified JSON.
+    pub output_schema: String,
+    /// One line saying how the schema budget shrank this tool, if it did.
+    pub shrink_line: Option<String>,
 }
 
 /// What prost-build resolved for one method.
@@ -322,7 +336,9 @@ fn rust_service(
 
 impl Tool {
     fn new(spec: ToolSpec, prost: &ProstMethod) -> Tool {
+        let shrink_line = spec.shrink_line();
         Tool {
+            shrink_line,
             name: spec.name,
             title: spec.title,
             description: spec.description,
@@ -338,8 +354,8 @@ impl Tool {
             timeout: spec.timeout,
             max_messages: spec.max_messages,
             output_omitted: spec.output_omitted,
-            input_schema: spec.input_schema,
-            output_schema: spec.output_schema,
+            input_schema: spec.input_schema.to_string(),
+            output_schema: spec.output_schema.to_string(),
         }
     }
 }

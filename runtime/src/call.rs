@@ -221,6 +221,15 @@ pub(crate) async fn run(call: Call<'_>, arguments: Option<JsonObject>) -> Outcom
         &normalized.value,
         &normalized.suppressed,
     ));
+    let deep = tool.deep.problems(
+        &tool.input,
+        def.kind.streams_requests(),
+        def.json_names,
+        &normalized.value,
+        &normalized.suppressed,
+        &problems,
+    );
+    problems.extend(deep);
     if !problems.is_empty() {
         return invalid_arguments(name, &problems);
     }

@@ -1,4 +1,4 @@
-//! Tools from descriptors at run time (feature `dynamic`): the same tool definitions the plugin
+//! Tools from descriptors at run time: the same tool definitions the plugin
 //! generates, made by the same code (`tonic-mcp-schema`) from a descriptor pool, registered
 //! through the same path as generated `ToolDef`s.
 

@@ -65,7 +65,6 @@ pub(crate) mod codec;
 pub mod codegen;
 mod context;
 mod def;
-#[cfg(feature = "dynamic")]
 mod dynamic;
 mod error;
 mod grpc;
@@ -79,7 +78,6 @@ mod validate;
 
 pub use call::Limits;
 pub use context::{CallContext, Refusal, forward_headers};
-#[cfg(feature = "dynamic")]
 pub use dynamic::DescriptorTools;
 pub use error::Error;
 pub use server::{
@@ -87,9 +85,8 @@ pub use server::{
 };
 pub use toolset::{DEFAULT_MAX_MESSAGES, DEFAULT_TIMEOUT, MAX_TOOL_NAME_LEN, ToolSet};
 
-/// The descriptor-to-tool generator shared with the plugin (feature `dynamic`): its
+/// The descriptor-to-tool generator shared with the plugin; its
 /// [`Options`](tonic_mcp_schema::Options) configure [`DescriptorTools`].
-#[cfg(feature = "dynamic")]
 pub use tonic_mcp_schema as schema;
 
 /// rmcp's streamable HTTP configuration, re-exported for [`McpServer::streamable_http_service`].

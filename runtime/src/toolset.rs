@@ -46,6 +46,8 @@ pub(crate) struct CompiledTool {
     pub(crate) output_schema: Arc<JsonObject>,
     pub(crate) endpoint: Endpoint,
     validation: OnceLock<Validation>,
+    /// The full-schema check of a tool whose listed input schema was shrunk.
+    pub(crate) deep: validate::DeepCheck,
 }
 
 impl CompiledTool {
@@ -400,6 +402,7 @@ impl ToolSetBuilder {
                 _ => Err(invalid("a tool schema must be a JSON object".to_owned())),
             }
         };
+        let deep = validate::DeepCheck::new(&input_schema);
         let input_schema = checked("input", input_schema)?;
         let output_schema = checked("output", output_schema)?;
         let endpoint =
@@ -419,6 +422,7 @@ impl ToolSetBuilder {
                 output_schema,
                 endpoint,
                 validation: OnceLock::new(),
+                deep,
             }),
         });
         Ok(())

@@ -3,9 +3,100 @@
 use jsonschema::{
     Draft, ValidationError, Validator, error::ValidationErrorKind, paths::LocationSegment,
 };
+use std::sync::OnceLock;
+
+use prost_reflect::MessageDescriptor;
 use serde_json::Value;
+use tonic_mcp_schema::schema::NOT_EXPANDED;
 
 use crate::codec::path::{JsonPath, Problem, Seg};
+
+/// The second check of a tool whose listed input schema the plugin's `max_schema_bytes` budget
+/// shrank: subtrees listed as plain `{"type": "object"}` accept any object, so the arguments are
+/// also validated against the full schema, made from the descriptors by the plugin's own
+/// generator (`tonic-mcp-schema`) and compiled on the first call. A wrong field deep in such a
+/// subtree is then reported with its path like any other.
+#[derive(Debug, Default)]
+pub(crate) struct DeepCheck {
+    /// `None` when the listed schema is complete.
+    full: Option<OnceLock<Result<(Value, Validator), String>>>,
+}
+
+impl DeepCheck {
+    /// A check for a listed input schema: only shrunk schemas (which carry the
+    /// [`NOT_EXPANDED`] phrase) need one.
+    pub(crate) fn new(listed_schema: &serde_json::Map<String, Value>) -> DeepCheck {
+        fn mentions(value: &Value) -> bool {
+            match value {
+                Value::String(text) => text.contains(NOT_EXPANDED),
+                Value::Array(items) => items.iter().any(mentions),
+                Value::Object(map) => map.values().any(mentions),
+                _ => false,
+            }
+        }
+        DeepCheck {
+            full: listed_schema.values().any(mentions).then(OnceLock::new),
+        }
+    }
+
+    /// Problems the full schema finds that the listed one did not (`reported`), minus those
+    /// under `suppressed` paths.
+    pub(crate) fn problems(
+        &self,
+        input: &MessageDescriptor,
+        streaming_input: bool,
+        json_names: bool,
+        instance: &Value,
+        suppressed: &[JsonPath],
+        reported: &[Problem],
+    ) -> Vec<Problem> {
+        let Some(full) = &self.full else {
+            return Vec::new();
+        };
+        let compiled = full.get_or_init(|| full_schema(input, streaming_input, json_names));
+        match compiled {
+            Ok((schema, validator)) => {
+                let mut found = problems(validator, schema, instance, suppressed);
+                // Where the listed schema already spoke, it was complete: keep its words.
+                found.retain(|p| !reported.iter().any(|r| r.path == p.path));
+                found
+            }
+            Err(message) => {
+                tracing::warn!(message = %message, "cannot build the full input schema");
+                Vec::new()
+            }
+        }
+    }
+}
+
+/// The unshrunk input schema of a tool, without descriptions, and its validator.
+fn full_schema(
+    input: &MessageDescriptor,
+    streaming_input: bool,
+    json_names: bool,
+) -> Result<(Value, Validator), String> {
+    let options = tonic_mcp_schema::Options {
+        json_names,
+        descriptions: false,
+        max_schema_bytes: 0,
+        ..tonic_mcp_schema::Options::default()
+    };
+    let context = tonic_mcp_schema::Context::new(input.parent_pool(), &options);
+    let cardinal = if streaming_input {
+        tonic_mcp_schema::schema::Cardinal::Stream
+    } else {
+        tonic_mcp_schema::schema::Cardinal::One
+    };
+    let schema = tonic_mcp_schema::schema::tool_schema(
+        context.schema_context(),
+        input,
+        tonic_mcp_schema::schema::Direction::Input,
+        cardinal,
+    )
+    .map_err(|e| e.to_string())?;
+    let validator = compile(&schema)?;
+    Ok((schema, validator))
+}
 
 /// Check a tool schema against the draft 2020-12 meta-schema: cheap, so it runs for every
 /// tool at registration, while [`compile`] waits for the tool's first call.

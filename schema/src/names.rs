@@ -72,11 +72,18 @@ pub fn with_prefix(prefix: Option<&str>, name: &str) -> String {
 /// followed by `_` and eight hex digits of a hash of the whole name. Two long names that share a
 /// tail still differ by their hash. Names within the limit are returned unchanged.
 pub fn shorten_tool_name(name: &str) -> String {
-    if name.len() <= MAX_TOOL_NAME {
+    shorten(name, MAX_TOOL_NAME)
+}
+
+/// Shortens `name` to at most `max` bytes, the rule of [`shorten_tool_name`] and
+/// [`property_alias`]: the longest tail that starts at a word boundary with a letter, `_`, then
+/// eight hex digits of [`fnv1a`] of the whole name. Names within `max` are returned unchanged.
+pub fn shorten(name: &str, max: usize) -> String {
+    if name.len() <= max {
         return name.to_owned();
     }
     let hash = format!("{:08x}", fnv1a(name.as_bytes()) as u32);
-    let budget = MAX_TOOL_NAME - hash.len() - 1;
+    let budget = max.saturating_sub(hash.len() + 1);
     let bytes = name.as_bytes();
     let boundary = |i: usize| {
         let c = bytes[i];
@@ -88,13 +95,62 @@ pub fn shorten_tool_name(name: &str) -> String {
                     && bytes[i - 1].is_ascii_uppercase()
                     && bytes.get(i + 1).is_some_and(u8::is_ascii_lowercase)))
     };
-    let start = (name.len() - budget..name.len())
-        .find(|&i| boundary(i))
+    let tail = name.len() - budget..name.len();
+    let start = tail
+        .clone()
+        .find(|&i| name.is_char_boundary(i) && boundary(i))
         // No word boundary in reach: cut at the first letter that fits.
-        .or_else(|| (name.len() - budget..name.len()).find(|&i| bytes[i].is_ascii_alphabetic()));
+        .or_else(|| tail.clone().find(|&i| bytes[i].is_ascii_alphabetic()));
     match start {
         Some(start) => format!("{}_{hash}", &name[start..]),
         None => format!("t{hash}"),
+    }
+}
+
+/// The property key of a field or oneof named `name` (proto name, or JSON name in `json_names`
+/// mode) whose JSON name is `json_name`: `name` when it is a portable key
+/// ([`is_portable_property_key`]), else `json_name` when that is, else [`property_alias`] of
+/// `name`.
+///
+/// The plugin writes schemas with these keys and the runtime reads and writes arguments and
+/// results with the same function, so the two cannot disagree.
+pub fn property_key<'a>(name: &'a str, json_name: &'a str) -> std::borrow::Cow<'a, str> {
+    if is_portable_property_key(name) {
+        std::borrow::Cow::Borrowed(name)
+    } else if is_portable_property_key(json_name) {
+        std::borrow::Cow::Borrowed(json_name)
+    } else {
+        std::borrow::Cow::Owned(property_alias(name))
+    }
+}
+
+/// A deterministic portable alias for a property name longer than [`MAX_PROPERTY_KEY`]: the rule
+/// of tool names ([`shorten`]), a tail at a word boundary, `_`, then eight hex digits of a hash of
+/// the whole name.
+///
+/// `upgrade_smart_shopping_campaign_to_performance_max_recommendation` (65 characters) becomes
+/// `smart_shopping_campaign_to_performance_max_recommendation_` followed by the hash. Proto
+/// identifiers only use `[A-Za-z0-9_]`, so length is the only thing to fix; any other
+/// character is replaced with `_` all the same.
+pub fn property_alias(name: &str) -> String {
+    let alias = shorten(name, MAX_PROPERTY_KEY);
+    if is_portable_property_key(&alias) {
+        return alias;
+    }
+    let clean: String = alias
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if is_portable_property_key(&clean) {
+        clean
+    } else {
+        format!("p{:08x}", fnv1a(name.as_bytes()) as u32)
     }
 }
 
@@ -225,6 +281,41 @@ mod tests {
         check_tool_name(&shorten_tool_name(&flat)).unwrap();
         let digits = format!("A{}", "1".repeat(100));
         check_tool_name(&shorten_tool_name(&digits)).unwrap();
+    }
+
+    #[test]
+    fn property_keys_fall_back_to_json_name_then_alias() {
+        assert_eq!(property_key("page_size", "pageSize"), "page_size");
+        // 65 characters with underscores: the JSON name is shorter and fits.
+        let long = "upgrade_smart_shopping_campaign_to_performance_max_recommendation";
+        assert_eq!(long.len(), 65);
+        assert_eq!(
+            property_key(
+                long,
+                "upgradeSmartShoppingCampaignToPerformanceMaxRecommendation"
+            ),
+            "upgradeSmartShoppingCampaignToPerformanceMaxRecommendation"
+        );
+        // Neither fits: the alias, a tail at a word boundary and a hash.
+        let longer = format!("{long}_and_its_rollout_input_resource");
+        let json = "x".repeat(70);
+        let key = property_key(&longer, &json);
+        assert!(is_portable_property_key(&key), "{key}");
+        assert_eq!(key, property_alias(&longer));
+        assert!(
+            key.starts_with("max_recommendation_and_its_rollout_input_resource_"),
+            "{key}"
+        );
+        assert_eq!(
+            key.len(),
+            "max_recommendation_and_its_rollout_input_resource_".len() + 8
+        );
+        // Deterministic, and distinct for names sharing the tail.
+        assert_eq!(property_alias(&longer), property_alias(&longer));
+        assert_ne!(
+            property_alias(&longer),
+            property_alias(&format!("x{longer}"))
+        );
     }
 
     #[test]

@@ -100,7 +100,14 @@ pub struct Options {
     pub exclude: Vec<String>,
     /// Only RPCs that carry a `(rust_mcp.tool)` option become tools.
     pub opt_in: bool,
+    /// The most bytes of minified JSON an input or output schema may take before it is shrunk
+    /// ([`crate::schema::tool_schema_report`]); 0: no limit.
+    pub max_schema_bytes: usize,
 }
+
+/// The default `max_schema_bytes`, chosen from measurement on the googleapis corpus
+/// (`scripts/corpus.sh`, BENCHMARKS.md).
+pub const DEFAULT_MAX_SCHEMA_BYTES: usize = 16 * 1024;
 
 impl Default for Options {
     fn default() -> Self {
@@ -122,6 +129,7 @@ impl Default for Options {
             include: Vec::new(),
             exclude: Vec::new(),
             opt_in: false,
+            max_schema_bytes: DEFAULT_MAX_SCHEMA_BYTES,
         }
     }
 }
@@ -218,6 +226,11 @@ pub const OPTIONS: &[OptionDoc] = &[
         key: "exclude",
         value: "<glob>",
         help: "leave out RPCs whose full name matches; repeat for several",
+    },
+    OptionDoc {
+        key: "max_schema_bytes",
+        value: "<bytes>",
+        help: "shrink an input or output schema whose minified JSON is larger, in documented steps, and say so on stderr; 0: no limit (default 16384)",
     },
     OptionDoc {
         key: "opt_in",
@@ -354,6 +367,15 @@ impl Options {
             "include" => self.include.push(text(value, "<glob>")?),
             "exclude" => self.exclude.push(text(value, "<glob>")?),
             "opt_in" => self.opt_in = flag(value)?,
+            "max_schema_bytes" => {
+                let text = text(value, "<bytes>")?;
+                self.max_schema_bytes = text.parse().map_err(|_| {
+                    invalid(format!(
+                        "`{text}` is not a number of bytes; for example `max_schema_bytes=16384`, \
+                         or `max_schema_bytes=0` for no limit"
+                    ))
+                })?;
+            }
             _ => {
                 return Err(invalid(format!(
                     "unknown option `{key}`; valid options are:\n{}",
@@ -444,6 +466,13 @@ mod tests {
         );
         assert!(options.tools_json);
         assert!(!options.descriptions);
+        assert_eq!(options.max_schema_bytes, DEFAULT_MAX_SCHEMA_BYTES);
+        assert_eq!(
+            Options::parse("max_schema_bytes=0")
+                .unwrap()
+                .max_schema_bytes,
+            0
+        );
         assert!(options.selects("demo.v1.ItemService.GetItem"));
         assert!(!options.selects("demo.v1.ItemService.DeleteItem"));
         assert!(!options.selects("other.Service.GetItem"));
@@ -467,6 +496,7 @@ mod tests {
             ("runtime_crate=not a path", "not a Rust path"),
             ("prefix=9lives", "letter"),
             ("tool_names", "`service_method`, `method` and `package`"),
+            ("max_schema_bytes=lots", "not a number of bytes"),
         ];
         for (input, expected) in cases {
             let err = Options::parse(input).unwrap_err().to_string();

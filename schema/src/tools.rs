@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::extensions::ToolOptions;
 use crate::names;
 use crate::options::ToolNames;
-use crate::schema::{self, Cardinal, Direction, SchemaContext};
+use crate::schema::{self, Cardinal, Direction, SchemaContext, ShrinkReport};
 
 /// How an RPC streams.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,6 +97,9 @@ pub struct ToolSpec {
     pub input_schema: Value,
     /// The output schema.
     pub output_schema: Value,
+    /// How the `max_schema_bytes` budget shrank the input and output schemas, for the ones it
+    /// did; empty when both fit as they were. The plugin prints one line per shrunk tool.
+    pub shrunk: Vec<(Direction, ShrinkReport)>,
 }
 
 /// The tools of one service, and the RPCs that are not tools.
@@ -168,6 +171,39 @@ pub fn service_tools(cx: SchemaContext<'_>, service: &ServiceDescriptor) -> Resu
     tools.sort_by(|a, b| a.name.cmp(&b.name));
     check_collisions(&tools)?;
     Ok(ServiceTools { tools, omitted })
+}
+
+impl ToolSpec {
+    /// The stderr line for a tool the budget shrank, `None` when it did not:
+    /// `ItemService_GetItem: input 1006.2 KB -> 15.8 KB (enum value comments, …)`.
+    pub fn shrink_line(&self) -> Option<String> {
+        if self.shrunk.is_empty() {
+            return None;
+        }
+        let kb = |bytes: usize| format!("{:.1} KB", bytes as f64 / 1024.0);
+        let sides: Vec<String> = self
+            .shrunk
+            .iter()
+            .map(|(side, report)| {
+                let side = match side {
+                    Direction::Input => "input",
+                    Direction::Output => "output",
+                };
+                format!(
+                    "{side} {} -> {} ({}){}",
+                    kb(report.before),
+                    kb(report.after),
+                    report.steps.join(", "),
+                    if report.fits {
+                        ""
+                    } else {
+                        "; still over the budget"
+                    }
+                )
+            })
+            .collect();
+        Some(format!("{}: {}", self.name, sides.join("; ")))
+    }
 }
 
 /// `/package.Service/Method`.
@@ -323,8 +359,17 @@ fn tool(
         RpcKind::ClientStreaming => (Cardinal::Stream, Cardinal::One),
         RpcKind::Bidi => (Cardinal::Stream, Cardinal::Stream),
     };
-    let input_schema = schema::tool_schema(cx, &input, Direction::Input, input_cardinal)?;
-    let output_schema = schema::tool_schema(cx, &output, Direction::Output, output_cardinal)?;
+    let (input_schema, input_shrunk) =
+        schema::tool_schema_report(cx, &input, Direction::Input, input_cardinal)?;
+    let (output_schema, output_shrunk) =
+        schema::tool_schema_report(cx, &output, Direction::Output, output_cardinal)?;
+    let shrunk = [
+        (Direction::Input, input_shrunk),
+        (Direction::Output, output_shrunk),
+    ]
+    .into_iter()
+    .filter_map(|(side, report)| report.map(|report| (side, report)))
+    .collect();
     for (side, schema) in [("input", &input_schema), ("output", &output_schema)] {
         let problems = schema::portability::violations(schema);
         if !problems.is_empty() {
@@ -350,6 +395,7 @@ fn tool(
         output_omitted,
         input_schema,
         output_schema,
+        shrunk,
     })
 }
 

@@ -21,13 +21,19 @@ pub fn tool(tool: &Tool) -> Value {
     out.insert("name".to_owned(), json!(tool.name));
     out.insert("title".to_owned(), json!(tool.title));
     out.insert("description".to_owned(), json!(tool.description));
-    out.insert("inputSchema".to_owned(), tool.input_schema.clone());
-    out.insert("outputSchema".to_owned(), tool.output_schema.clone());
+    out.insert("inputSchema".to_owned(), parsed(&tool.input_schema));
+    out.insert("outputSchema".to_owned(), parsed(&tool.output_schema));
     let annotations = annotations(&tool.annotations);
     if !annotations.is_empty() {
         out.insert("annotations".to_owned(), Value::Object(annotations));
     }
     Value::Object(out)
+}
+
+/// A schema text the model holds, as JSON (the model made it from a `Value`, so it parses; key
+/// order is kept).
+fn parsed(text: &str) -> Value {
+    serde_json::from_str(text).unwrap_or_else(|e| json!({"error": e.to_string()}))
 }
 
 /// The MCP `ToolAnnotations` object: only the hints that are set.

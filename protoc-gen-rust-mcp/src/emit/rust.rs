@@ -17,8 +17,6 @@
 //! The constructors hold no code per RPC: each boxes its transport and makes one call into the
 //! runtime, which forwards every tool at the gRPC level from the `ToolDef`s.
 
-use std::str::FromStr;
-
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
@@ -30,6 +28,136 @@ use crate::options::Options;
 struct Context<'a> {
     runtime: syn::Path,
     options: &'a Options,
+    schemas: SchemaTexts,
+}
+
+/// The minified text of every schema of a package (minified: what the runtime parses, with no
+/// indentation to pay for in the user's crate; `<package>.mcp.json` keeps the readable form). A text that two or more
+/// tools share (the same `Operation` result, the same request) is written once, as a
+/// package-level `MCP_SCHEMA_<n>` constant that their `ToolDef`s name; the others stay inline.
+///
+/// Large literals (schemas, the descriptor set) never go through syn and prettyplease: the
+/// token tree holds a placeholder identifier that [`SchemaTexts::substitute`] replaces with the
+/// literal's text after formatting, which keeps the plugin fast and lean on big packages.
+struct SchemaTexts {
+    /// Text → (its placeholder number, constant index if shared, uses).
+    texts: std::collections::HashMap<String, (usize, Option<usize>, usize)>,
+    /// Each tool's (input, output) placeholder numbers, in tool order.
+    by_tool: Vec<(usize, usize)>,
+    /// Every distinct text, by placeholder number.
+    order: Vec<String>,
+    /// Shared texts (placeholder numbers) in constant order.
+    shared: Vec<usize>,
+}
+
+/// Placeholders are identifiers no proto element or comment is expected to contain.
+const PLACEHOLDER: &str = "__rust_mcp_literal_9f1c_";
+
+impl SchemaTexts {
+    fn new(package: &Package) -> SchemaTexts {
+        let mut texts: std::collections::HashMap<String, (usize, Option<usize>, usize)> =
+            std::collections::HashMap::new();
+        let mut order: Vec<String> = Vec::new();
+        let mut by_tool = Vec::new();
+        for tool in package.services.iter().flat_map(|s| &s.tools) {
+            let mut pair = [0; 2];
+            for (slot, schema) in pair
+                .iter_mut()
+                .zip([&tool.input_schema, &tool.output_schema])
+            {
+                let text = schema.clone();
+                let next = order.len();
+                let entry = texts.entry(text).or_insert_with_key(|text| {
+                    order.push(text.clone());
+                    (next, None, 0)
+                });
+                entry.2 += 1;
+                *slot = entry.0;
+            }
+            by_tool.push((pair[0], pair[1]));
+        }
+        let mut shared = Vec::new();
+        for text in &order {
+            if let Some(entry) = texts.get_mut(text)
+                && entry.2 >= 2
+            {
+                entry.1 = Some(shared.len());
+                shared.push(entry.0);
+            }
+        }
+        SchemaTexts {
+            texts,
+            by_tool,
+            order,
+            shared,
+        }
+    }
+
+    /// The expression a `ToolDef` field holds: `super::MCP_SCHEMA_<n>` or the placeholder of
+    /// an inline literal.
+    fn expression(&self, number: usize) -> TokenStream {
+        let shared = self
+            .order
+            .get(number)
+            .and_then(|text| self.texts.get(text))
+            .and_then(|entry| entry.1);
+        match shared {
+            Some(index) => {
+                let ident = format_ident!("MCP_SCHEMA_{}", index);
+                quote!(super::#ident)
+            }
+            None => placeholder(number),
+        }
+    }
+
+    /// The package-level constants of the shared texts.
+    fn constants(&self) -> TokenStream {
+        let items = self.shared.iter().enumerate().map(|(index, &number)| {
+            let ident = format_ident!("MCP_SCHEMA_{}", index);
+            let value = placeholder(number);
+            quote! {
+                #[doc(hidden)]
+                pub const #ident: &str = #value;
+            }
+        });
+        quote!(#(#items)*)
+    }
+
+    /// Replaces every placeholder in formatted code with its literal: schema texts by number,
+    /// and `descriptor` (placeholder `usize::MAX`) as a byte string.
+    fn substitute(&self, code: &str, descriptor: &str) -> Result<String> {
+        let mut out = String::with_capacity(
+            code.len() + self.order.iter().map(String::len).sum::<usize>() + descriptor.len(),
+        );
+        let mut rest = code;
+        while let Some(at) = rest.find(PLACEHOLDER) {
+            out.push_str(&rest[..at]);
+            let after = &rest[at + PLACEHOLDER.len()..];
+            let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+            let number: usize = after[..digits]
+                .parse()
+                .map_err(|_| Error::Internal("a literal placeholder lost its number".to_owned()))?;
+            if number == DESCRIPTOR_PLACEHOLDER {
+                out.push_str(descriptor);
+            } else {
+                let text = self.order.get(number).ok_or_else(|| {
+                    Error::Internal(format!("no schema text for placeholder {number}"))
+                })?;
+                out.push_str(&raw_string(text));
+            }
+            rest = &after[digits..];
+        }
+        out.push_str(rest);
+        Ok(out)
+    }
+}
+
+/// The placeholder number of the descriptor set.
+const DESCRIPTOR_PLACEHOLDER: usize = 999_999_999;
+
+fn placeholder(number: usize) -> TokenStream {
+    let ident = format_ident!("{}{}", PLACEHOLDER, number);
+    quote!(#ident)
 }
 
 /// The Rust module of a package, formatted, with its `@generated` header.
@@ -38,17 +166,29 @@ pub fn package(package: &Package, options: &Options) -> Result<String> {
         option: format!("runtime_crate={}", options.runtime_crate),
         reason: format!("not a Rust path: {e}"),
     })?;
-    let cx = Context { runtime, options };
-    let descriptor_set = Literal::byte_string(&package.descriptor_set);
+    let schemas = SchemaTexts::new(package);
+    let shared_schemas = schemas.constants();
+    let cx = Context {
+        runtime,
+        options,
+        schemas,
+    };
+    let descriptor_set = placeholder(DESCRIPTOR_PLACEHOLDER);
+    let mut first_tool = 0;
     let services = package
         .services
         .iter()
-        .map(|service| generate_service(&cx, service))
+        .map(|service| {
+            let tokens = generate_service(&cx, service, first_tool);
+            first_tool += service.tools.len();
+            tokens
+        })
         .collect::<Result<Vec<_>>>()?;
     let tokens = quote! {
         /// Encoded `FileDescriptorSet` of this package and its imports (no source info): the
         /// MCP tools of this package convert JSON to and from protobuf with it.
         pub const MCP_FILE_DESCRIPTOR_SET: &[u8] = #descriptor_set;
+        #shared_schemas
         #(#services)*
     };
     let file: syn::File = syn::parse2(tokens)
@@ -57,11 +197,13 @@ pub fn package(package: &Package, options: &Options) -> Result<String> {
     for source in &package.files {
         out.push_str(&format!("// source: {source}\n"));
     }
-    out.push_str(&prettyplease::unparse(&file));
+    let code = prettyplease::unparse(&file);
+    let descriptor = Literal::byte_string(&package.descriptor_set).to_string();
+    out.push_str(&cx.schemas.substitute(&code, &descriptor)?);
     Ok(out)
 }
 
-fn generate_service(cx: &Context<'_>, service: &Service) -> Result<TokenStream> {
+fn generate_service(cx: &Context<'_>, service: &Service, first_tool: usize) -> Result<TokenStream> {
     let runtime = &cx.runtime;
     let mcp_mod = format_ident!("{}", service.mcp_mod);
     let server_mod = format_ident!("{}", service.server_mod);
@@ -81,7 +223,8 @@ fn generate_service(cx: &Context<'_>, service: &Service) -> Result<TokenStream> 
     let defs = service
         .tools
         .iter()
-        .map(|tool| generate_tool_def(cx, tool))
+        .enumerate()
+        .map(|(i, tool)| generate_tool_def(cx, tool, first_tool + i))
         .collect::<Result<Vec<_>>>()?;
     let consts: Vec<_> = service
         .tools
@@ -134,7 +277,7 @@ fn generate_service(cx: &Context<'_>, service: &Service) -> Result<TokenStream> 
     })
 }
 
-fn generate_tool_def(cx: &Context<'_>, tool: &Tool) -> Result<TokenStream> {
+fn generate_tool_def(cx: &Context<'_>, tool: &Tool, index: usize) -> Result<TokenStream> {
     let runtime = &cx.runtime;
     let ident = format_ident!("{}", tool.const_name);
     let doc = format!(" `{}`: `{}`.", tool.name, tool.rpc_path);
@@ -150,8 +293,14 @@ fn generate_tool_def(cx: &Context<'_>, tool: &Tool) -> Result<TokenStream> {
         RpcKind::ClientStreaming => quote!(ClientStreaming),
         RpcKind::Bidi => quote!(Bidi),
     };
-    let input_schema = raw_json(&tool.input_schema)?;
-    let output_schema = raw_json(&tool.output_schema)?;
+    let (input_number, output_number) = cx
+        .schemas
+        .by_tool
+        .get(index)
+        .copied()
+        .ok_or_else(|| Error::Internal(format!("no schema texts for tool {}", tool.name)))?;
+    let input_schema = cx.schemas.expression(input_number);
+    let output_schema = cx.schemas.expression(output_number);
     let annotations = generate_annotations(tool.annotations);
     let json_names = cx.options.json_names;
     let emit_defaults = cx.options.emit_defaults;
@@ -209,16 +358,13 @@ fn generate_annotations(hints: Annotations) -> TokenStream {
     })
 }
 
-/// A schema as a raw string literal of pretty JSON, so that a schema change reads as a diff.
-fn raw_json(schema: &serde_json::Value) -> Result<Literal> {
-    let text = serde_json::to_string_pretty(schema)
-        .map_err(|e| Error::Internal(format!("schema does not serialize: {e}")))?;
+/// `text` as the source of a raw string literal.
+fn raw_string(text: &str) -> String {
     let mut hashes = String::from("#");
     while text.contains(&format!("\"{hashes}")) {
         hashes.push('#');
     }
-    Literal::from_str(&format!("r{hashes}\"{text}\"{hashes}"))
-        .map_err(|e| Error::Internal(format!("schema literal: {e}")))
+    format!("r{hashes}\"{text}\"{hashes}")
 }
 
 fn doc_lines(lines: &[String]) -> TokenStream {

@@ -52,7 +52,8 @@ fn protojson_message(desc: &MessageDescriptor, value: Value) -> Value {
             let mut out = Map::with_capacity(object.len());
             for (key, value) in object {
                 if let Some(field) = find_field(desc, &key) {
-                    out.insert(key, protojson_field(&field, value));
+                    // protojson knows the proto name, not a shortened alias.
+                    out.insert(field.name().to_owned(), protojson_field(&field, value));
                 } else if let Some(oneof) = find_oneof(desc, &key) {
                     let Value::Object(mut wrapped) = value else {
                         continue;

@@ -12,8 +12,11 @@ use prost_reflect::{
 };
 use serde_json::{Map, Value};
 
+use std::borrow::Cow;
+
 use super::{
-    Wkt, find_field, is_value_wrapped_root, oneof_prop, real_oneof, type_url_message_name,
+    Wkt, field_prop, find_field, is_value_wrapped_root, oneof_prop, real_oneof,
+    type_url_message_name,
 };
 
 /// How results are written.
@@ -73,6 +76,11 @@ fn canonical_message(desc: &MessageDescriptor, value: Value, json_names: bool) -
                     continue;
                 };
                 let value = canonical_field(&field, value, json_names);
+                // The schema's key: the alias when the name is too long for one.
+                let key = match field_prop(&field, json_names) {
+                    Cow::Borrowed(prop) if prop == key => key,
+                    prop => prop.into_owned(),
+                };
                 if let Some(oneof) = real_oneof(&field) {
                     let mut wrapped = Map::with_capacity(2);
                     wrapped.insert("case".to_owned(), Value::String(key));

@@ -19,6 +19,8 @@ pub(crate) mod encode;
 pub(crate) mod normalize;
 pub(crate) mod path;
 
+use std::borrow::Cow;
+
 use prost_reflect::{FieldDescriptor, Kind, MessageDescriptor, OneofDescriptor};
 use serde_json::Value;
 
@@ -81,42 +83,54 @@ pub(crate) fn real_oneof(field: &FieldDescriptor) -> Option<OneofDescriptor> {
         .filter(|oneof| !oneof.is_synthetic())
 }
 
-/// The property name of a field in the canonical shape.
-pub(crate) fn field_prop(field: &FieldDescriptor, json_names: bool) -> &str {
-    if json_names {
+/// The property name of a field in the canonical shape: the proto name (JSON name with
+/// `json_names`), or the JSON name or a shortened alias when that is not a portable key. The
+/// plugin writes schemas with the very same function ([`tonic_mcp_schema::names::property_key`]).
+pub(crate) fn field_prop(field: &FieldDescriptor, json_names: bool) -> Cow<'_, str> {
+    let name = if json_names {
         field.json_name()
     } else {
         field.name()
-    }
+    };
+    tonic_mcp_schema::names::property_key(name, field.json_name())
 }
 
-/// The property name of a real oneof in the canonical shape.
+/// The property name of a real oneof in the canonical shape (see [`field_prop`]).
 pub(crate) fn oneof_prop(oneof: &OneofDescriptor, json_names: bool) -> String {
-    if json_names {
-        lower_camel(oneof.name())
-    } else {
-        oneof.name().to_owned()
-    }
+    tonic_mcp_schema::schema::oneof_property_key(oneof, json_names)
 }
 
-/// A field by proto name or JSON name.
+/// A field by proto name, JSON name or property key (the alias of a long name).
 pub(crate) fn find_field(desc: &MessageDescriptor, key: &str) -> Option<FieldDescriptor> {
     desc.get_field_by_name(key)
         .or_else(|| desc.get_field_by_json_name(key))
+        .or_else(|| desc.fields().find(|field| is_alias_of(field, key)))
 }
 
-/// A real oneof by proto name or lowerCamel name.
+/// Whether `key` is the shortened property key of a field whose names are not portable keys.
+fn is_alias_of(field: &FieldDescriptor, key: &str) -> bool {
+    key.len() <= tonic_mcp_schema::names::MAX_PROPERTY_KEY
+        && !tonic_mcp_schema::names::is_portable_property_key(field.name())
+        && (field_prop(field, false) == key || field_prop(field, true) == key)
+}
+
+/// A real oneof by proto name, lowerCamel name or property key.
 pub(crate) fn find_oneof(desc: &MessageDescriptor, key: &str) -> Option<OneofDescriptor> {
     desc.oneofs()
         .filter(|oneof| !oneof.is_synthetic())
-        .find(|oneof| oneof.name() == key || lower_camel(oneof.name()) == key)
+        .find(|oneof| {
+            oneof.name() == key
+                || lower_camel(oneof.name()) == key
+                || oneof_prop(oneof, false) == key
+                || oneof_prop(oneof, true) == key
+        })
 }
 
-/// A member of `oneof` by proto name or JSON name.
+/// A member of `oneof` by proto name, JSON name or property key.
 pub(crate) fn find_member(oneof: &OneofDescriptor, key: &str) -> Option<FieldDescriptor> {
     oneof
         .fields()
-        .find(|field| field.name() == key || field.json_name() == key)
+        .find(|field| field.name() == key || field.json_name() == key || is_alias_of(field, key))
 }
 
 /// protoc's JSON name algorithm: drop underscores, upper-case the letter after each one.

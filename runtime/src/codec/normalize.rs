@@ -375,7 +375,7 @@ impl Normalizer {
                     continue;
                 }
                 self.path.pop();
-                let prop = field_prop(&field, self.json_names).to_owned();
+                let prop = field_prop(&field, self.json_names).into_owned();
                 if let Some((_, first)) = seen.iter().find(|(p, _)| *p == prop) {
                     let message =
                         format!("`{first}` and `{key}` name the same field; give it once");
@@ -424,7 +424,7 @@ impl Normalizer {
                 self.suppressed.push(first.given.clone());
                 self.suppressed.push(self.path.with_key(&prop));
             }
-            let case = field_prop(&first.field, self.json_names).to_owned();
+            let case = field_prop(&first.field, self.json_names).into_owned();
             let mut wrapped = Map::with_capacity(2);
             wrapped.insert("case".to_owned(), Value::String(case));
             wrapped.insert("value".to_owned(), first.value);
@@ -441,7 +441,7 @@ impl Normalizer {
         value: Value,
         depth: usize,
     ) -> Option<Member> {
-        let cases = member_list(oneof);
+        let cases = member_list(oneof, self.json_names);
         let Value::Object(mut object) = self.embedded(value, '{', depth) else {
             self.problem(format!(
                 "expected an object {{\"case\": <member>, \"value\": <value>}} with case one of: {cases}"
@@ -860,10 +860,10 @@ fn push_member(groups: &mut Vec<OneofGroup>, oneof: OneofDescriptor, member: Mem
     }
 }
 
-fn member_list(oneof: &OneofDescriptor) -> String {
+fn member_list(oneof: &OneofDescriptor, json_names: bool) -> String {
     oneof
         .fields()
-        .map(|f| f.name().to_owned())
+        .map(|f| field_prop(&f, json_names).into_owned())
         .collect::<Vec<_>>()
         .join(", ")
 }

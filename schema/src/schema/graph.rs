@@ -9,13 +9,15 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use prost_reflect::{Kind, MessageDescriptor};
+use prost_reflect::{EnumDescriptor, Kind, MessageDescriptor};
 
 use super::{Direction, SchemaContext, is_visible, wkt};
 
 #[derive(Debug)]
 pub(super) struct MessageGraph {
     defs: Vec<MessageDescriptor>,
+    /// How many visible fields of the reachable messages hold each enum (by full name).
+    enum_uses: HashMap<String, usize>,
 }
 
 impl MessageGraph {
@@ -31,6 +33,7 @@ impl MessageGraph {
         let mut edges: BTreeMap<String, Vec<String>> = BTreeMap::new();
         let mut incoming: HashMap<String, usize> = HashMap::new();
         let mut queue = Vec::new();
+        let mut enum_uses: HashMap<String, usize> = HashMap::new();
         if !wkt::is_well_known(start) {
             if !root_is_node {
                 *incoming.entry(start.full_name().to_owned()).or_default() += 1;
@@ -43,6 +46,9 @@ impl MessageGraph {
             for field in message.fields() {
                 if !is_visible(&cx.extensions.field(&field), direction) {
                     continue;
+                }
+                if let Some(e) = referenced_enum(&field.kind(), field.is_map()) {
+                    *enum_uses.entry(e.full_name().to_owned()).or_default() += 1;
                 }
                 let Some(target) = referenced_message(&field.kind(), field.is_map()) else {
                     continue;
@@ -66,7 +72,13 @@ impl MessageGraph {
             })
             .map(|(_, message)| message.clone())
             .collect();
-        MessageGraph { defs }
+        MessageGraph { defs, enum_uses }
+    }
+
+    /// How many visible fields of the reachable messages hold `e` (each message counted once,
+    /// as it is written once).
+    pub(super) fn enum_uses(&self, e: &EnumDescriptor) -> usize {
+        self.enum_uses.get(e.full_name()).copied().unwrap_or(0)
     }
 
     /// The messages that go into `$defs`, sorted by full name.
@@ -76,6 +88,18 @@ impl MessageGraph {
 
     pub(super) fn is_def(&self, message: &MessageDescriptor) -> bool {
         self.defs.iter().any(|d| d == message)
+    }
+}
+
+/// The enum a field holds (the value type for maps).
+fn referenced_enum(kind: &Kind, is_map: bool) -> Option<EnumDescriptor> {
+    match kind {
+        Kind::Enum(e) => Some(e.clone()),
+        Kind::Message(entry) if is_map => match entry.map_entry_value_field().kind() {
+            Kind::Enum(e) => Some(e),
+            _ => None,
+        },
+        _ => None,
     }
 }
 

@@ -34,6 +34,8 @@ use heck::ToLowerCamelCase;
 use prost_reflect::{
     Cardinality, EnumDescriptor, FieldDescriptor, Kind, MessageDescriptor, OneofDescriptor,
 };
+use std::collections::BTreeMap;
+
 use serde_json::{Map, Value, json};
 
 use crate::comments::Comments;
@@ -84,6 +86,42 @@ pub struct SchemaContext<'a> {
     pub comments: &'a Comments,
 }
 
+/// The phrase every subtree that the schema budget left unexpanded carries in its description.
+/// The runtime looks for it to know that the listed schema is not the whole message, and then
+/// also validates arguments against the full schema it builds from descriptors.
+pub const NOT_EXPANDED: &str = "Not expanded, to keep the tool schema small";
+
+/// Enum value comments are listed in a description only while their text is at most this
+/// many bytes (with a schema budget; `max_schema_bytes=0` lists them all). Longer lists keep the
+/// value names only.
+pub const MAX_ENUM_COMMENTS_BYTES: usize = 2048;
+
+/// How a schema over the budget was shrunk (see [`tool_schema_report`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShrinkReport {
+    /// Minified size in bytes before shrinking.
+    pub before: usize,
+    /// Minified size in bytes after shrinking.
+    pub after: usize,
+    /// The steps taken, in order, from the least to the most useful information dropped.
+    pub steps: Vec<String>,
+    /// Whether the schema now fits the budget (every step taken and still over: `false`).
+    pub fits: bool,
+}
+
+/// What the budget steps take away; the default keeps everything.
+#[derive(Debug, Clone, Copy, Default)]
+struct Shrink {
+    /// Enum value comments are left out (names stay in `enum`).
+    no_enum_value_comments: bool,
+    /// Enums used more than once are `$defs` entries.
+    enum_defs: bool,
+    /// Descriptions only on elements less than this many message levels deep.
+    description_depth: Option<usize>,
+    /// Messages at this level or deeper are `{"type": "object"}` with their name.
+    subtree_depth: Option<usize>,
+}
+
 /// The schema of one side of an RPC.
 pub fn tool_schema(
     cx: SchemaContext<'_>,
@@ -91,16 +129,130 @@ pub fn tool_schema(
     direction: Direction,
     cardinal: Cardinal,
 ) -> Result<Value> {
-    let root = match cardinal {
-        Cardinal::One if !wkt::is_well_known(message) => Some(message.clone()),
-        _ => None,
-    };
-    let graph = graph::MessageGraph::build(cx, message, direction, root.is_some());
+    tool_schema_report(cx, message, direction, cardinal).map(|(schema, _)| schema)
+}
+
+/// The schema of one side of an RPC within the `max_schema_bytes` budget, and how it was shrunk
+/// when it was over.
+///
+/// A schema over the budget (minified) is made again with less information, step by step from
+/// the least to the most useful, stopping as soon as it fits:
+///
+/// 1. enum value comments are left out (the names stay);
+/// 2. an enum used more than once becomes a `$defs` entry;
+/// 3. descriptions deeper than two message levels, then deeper than one, are left out;
+/// 4. message subtrees beyond a depth (6, then 5, … down to 1) become
+///    `{"type": "object", "description": "<full name>: …"}`, which accepts any object: the
+///    runtime still checks the whole message against its descriptors;
+/// 5. last, every description is left out.
+///
+/// With a budget, enum value comments are also listed only while their text is at most
+/// [`MAX_ENUM_COMMENTS_BYTES`].
+pub fn tool_schema_report(
+    cx: SchemaContext<'_>,
+    message: &MessageDescriptor,
+    direction: Direction,
+    cardinal: Cardinal,
+) -> Result<(Value, Option<ShrinkReport>)> {
+    let budget = cx.options.max_schema_bytes;
+    let graph = graph::MessageGraph::build(cx, message, direction, is_root_node(message, cardinal));
+    let first = generate(cx, &graph, message, direction, cardinal, Shrink::default())?;
+    if budget == 0 {
+        return Ok((first, None));
+    }
+    let before = minified_len(&first);
+    if before <= budget {
+        return Ok((first, None));
+    }
+    let mut shrink = Shrink::default();
+    let mut steps = Vec::new();
+    let mut plan: Vec<(String, Shrink)> = Vec::new();
+    shrink.no_enum_value_comments = true;
+    plan.push(("enum value comments".to_owned(), shrink));
+    shrink.enum_defs = true;
+    plan.push(("repeated enums to $defs".to_owned(), shrink));
+    for depth in [2, 1] {
+        shrink.description_depth = Some(depth);
+        plan.push((format!("descriptions below depth {depth}"), shrink));
+    }
+    for depth in (1..=6).rev() {
+        shrink.subtree_depth = Some(depth);
+        plan.push((format!("subtrees below depth {depth}"), shrink));
+    }
+    // Last resort, for a root with very many fields: no descriptions at all.
+    shrink.description_depth = Some(0);
+    plan.push(("all descriptions".to_owned(), shrink));
+    let mut schema = first;
+    let mut after = before;
+    for (step, shrink) in plan {
+        let smaller = generate(cx, &graph, message, direction, cardinal, shrink)?;
+        let size = minified_len(&smaller);
+        if size >= after && step.starts_with("subtrees") {
+            // A cut deeper than the schema reaches changes nothing: not a step taken.
+            continue;
+        }
+        steps.push(step);
+        schema = smaller;
+        after = size;
+        if after <= budget {
+            break;
+        }
+    }
+    let fits = after <= budget;
+    Ok((
+        schema,
+        Some(ShrinkReport {
+            before,
+            after,
+            steps,
+            fits,
+        }),
+    ))
+}
+
+/// The minified size of a schema in bytes.
+pub fn minified_len(schema: &Value) -> usize {
+    struct Counter(usize);
+    impl std::io::Write for Counter {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut counter = Counter(0);
+    // Writing into a counter cannot fail.
+    let _ = serde_json::to_writer(&mut counter, schema);
+    counter.0
+}
+
+fn is_root_node(message: &MessageDescriptor, cardinal: Cardinal) -> bool {
+    cardinal == Cardinal::One && !wkt::is_well_known(message)
+}
+
+fn generate(
+    cx: SchemaContext<'_>,
+    graph: &graph::MessageGraph,
+    message: &MessageDescriptor,
+    direction: Direction,
+    cardinal: Cardinal,
+    shrink: Shrink,
+) -> Result<Value> {
+    let root = is_root_node(message, cardinal).then(|| message.clone());
     let mut generator = Generator {
         cx,
         direction,
         root,
         graph,
+        shrink,
+        budgeted: cx.options.max_schema_bytes != 0,
+        level: 0,
+        def_levels: BTreeMap::new(),
+        enum_defs: BTreeMap::new(),
+        opaque: false,
+        enum_ref_ok: true,
     };
     let mut schema = match cardinal {
         Cardinal::One => generator.root_object(message)?,
@@ -124,7 +276,20 @@ struct Generator<'a> {
     direction: Direction,
     /// The root message when it is a plain message (referenced as `#` when recursive).
     root: Option<MessageDescriptor>,
-    graph: graph::MessageGraph,
+    graph: &'a graph::MessageGraph,
+    shrink: Shrink,
+    /// A budget is set: long enum comment lists are left out even when the schema fits.
+    budgeted: bool,
+    /// Message level of the fields being written (the root message's fields: 0).
+    level: usize,
+    /// `$defs` messages referenced so far, with the smallest level they were referenced at.
+    def_levels: BTreeMap<String, (usize, MessageDescriptor)>,
+    /// Enum `$defs` entries (with `Shrink::enum_defs`).
+    enum_defs: BTreeMap<String, Value>,
+    /// The last `kind_schema` was a subtree left unexpanded.
+    opaque: bool,
+    /// Enums may be written as `$ref` (not for fields whose rules narrow the enum).
+    enum_ref_ok: bool,
 }
 
 impl Generator<'_> {
@@ -170,16 +335,38 @@ impl Generator<'_> {
     }
 
     fn defs(&mut self) -> Result<Map<String, Value>> {
-        let mut defs = Map::new();
-        let names: Vec<MessageDescriptor> = self.graph.defs().to_vec();
-        for message in names {
-            let schema = self.message_object(&message)?;
-            defs.insert(message.full_name().to_owned(), Value::Object(schema));
+        let mut defs: BTreeMap<String, Value> = BTreeMap::new();
+        if self.shrink.subtree_depth.is_none() && self.shrink.description_depth.is_none() {
+            // Every def, each at level 1 (levels only matter when shrinking).
+            for message in self.graph.defs().to_vec() {
+                self.level = 1;
+                let schema = self.message_object(&message)?;
+                defs.insert(message.full_name().to_owned(), Value::Object(schema));
+            }
+        } else {
+            // Each def at the smallest level it is referenced from, so that depth cuts apply
+            // as they would inline; defs only referenced from cut subtrees are left out.
+            loop {
+                let next = self
+                    .def_levels
+                    .iter()
+                    .filter(|(name, _)| !defs.contains_key(*name))
+                    .min_by_key(|(_, (level, _))| *level)
+                    .map(|(_, (level, message))| (*level, message.clone()));
+                let Some((level, message)) = next else {
+                    break;
+                };
+                self.level = level;
+                let schema = self.message_object(&message)?;
+                defs.insert(message.full_name().to_owned(), Value::Object(schema));
+            }
         }
-        Ok(defs)
+        defs.extend(std::mem::take(&mut self.enum_defs));
+        Ok(defs.into_iter().collect())
     }
 
-    /// A message used as a value: well-known form, `#`, a `$defs` reference or the inline object.
+    /// A message used as a value: well-known form, `#`, a `$defs` reference, a subtree left
+    /// unexpanded or the inline object.
     fn message_ref(&mut self, message: &MessageDescriptor) -> Result<Value> {
         if let Some(schema) = wkt::schema(message) {
             return Ok(schema);
@@ -187,10 +374,52 @@ impl Generator<'_> {
         if self.root.as_ref() == Some(message) {
             return Ok(json!({"$ref": "#"}));
         }
+        let level = self.level + 1;
+        if self
+            .shrink
+            .subtree_depth
+            .is_some_and(|depth| level >= depth)
+        {
+            self.opaque = true;
+            return Ok(self.opaque_object(message));
+        }
         if self.graph.is_def(message) {
+            let entry = self
+                .def_levels
+                .entry(message.full_name().to_owned())
+                .or_insert_with(|| (level, message.clone()));
+            entry.0 = entry.0.min(level);
             return Ok(json!({"$ref": format!("#/$defs/{}", message.full_name())}));
         }
-        Ok(Value::Object(self.message_object(message)?))
+        let outer = self.level;
+        self.level = level;
+        let object = self.message_object(message);
+        self.level = outer;
+        Ok(Value::Object(object?))
+    }
+
+    /// `{"type": "object", "description": "<full name>: <summary> Not expanded…"}`.
+    fn opaque_object(&self, message: &MessageDescriptor) -> Value {
+        let summary = if self.cx.options.descriptions && self.shrink.description_depth != Some(0) {
+            self.cx
+                .comments
+                .get(message.parent_file().name(), message.path())
+                .map(first_sentence)
+        } else {
+            None
+        };
+        let text = match summary {
+            Some(summary) => format!(
+                "{}: {summary} {NOT_EXPANDED}: give its fields as a JSON object; the server \
+                 checks them.",
+                message.full_name()
+            ),
+            None => format!(
+                "{}: {NOT_EXPANDED}: give its fields as a JSON object; the server checks them.",
+                message.full_name()
+            ),
+        };
+        json!({"type": "object", "description": text})
     }
 
     fn message_object(&mut self, message: &MessageDescriptor) -> Result<Map<String, Value>> {
@@ -214,6 +443,7 @@ impl Generator<'_> {
                         {
                             required.push(key.clone());
                         }
+                        check_unique_key(&properties, &key, message, oneof.name())?;
                         properties.insert(key, schema);
                     }
                 }
@@ -231,6 +461,7 @@ impl Generator<'_> {
                         required.push(key.clone());
                     }
                     let schema = self.field_schema(&field, &facts)?;
+                    check_unique_key(&properties, &key, message, field.name())?;
                     properties.insert(key, schema);
                 }
             }
@@ -244,23 +475,11 @@ impl Generator<'_> {
     }
 
     fn property_key(&self, field: &FieldDescriptor) -> Result<String> {
-        let key = if self.cx.options.json_names {
-            field.json_name().to_owned()
-        } else {
-            field.name().to_owned()
-        };
-        check_property_key(&key, field.full_name())?;
-        Ok(key)
+        Ok(field_property_key(field, self.cx.options.json_names))
     }
 
     fn property_key_of_oneof(&self, oneof: &OneofDescriptor) -> Result<String> {
-        let key = if self.cx.options.json_names {
-            oneof.name().to_lower_camel_case()
-        } else {
-            oneof.name().to_owned()
-        };
-        check_property_key(&key, oneof.full_name())?;
-        Ok(key)
+        Ok(oneof_property_key(oneof, self.cx.options.json_names))
     }
 
     /// A real oneof as one property of `{case, value}` branches; `None` when every member is
@@ -274,6 +493,15 @@ impl Generator<'_> {
                 continue;
             }
             let case = self.property_key(&member)?;
+            if cases.contains(&case) {
+                return Err(Error::Unsupported {
+                    element: oneof.full_name().to_owned(),
+                    reason: format!(
+                        "two members have the property name `{case}` once shortened to \
+                         {MAX_PROPERTY_KEY} characters; rename one of them"
+                    ),
+                });
+            }
             let value = self.field_schema(&member, &facts)?;
             branches.push(json!({
                 "type": "object",
@@ -305,6 +533,8 @@ impl Generator<'_> {
 
     fn field_schema(&mut self, field: &FieldDescriptor, facts: &FieldFacts) -> Result<Value> {
         let mut notes = Vec::new();
+        self.opaque = false;
+        self.enum_ref_ok = !(self.direction == Direction::Input && facts.rules.is_some());
         let schema = if field.is_map() {
             let Kind::Message(entry) = field.kind() else {
                 return Err(Error::Internal(format!(
@@ -350,8 +580,9 @@ impl Generator<'_> {
             );
         }
         let is_ref = schema.contains_key("$ref");
+        let opaque = std::mem::take(&mut self.opaque) && !field.is_list() && !field.is_map();
         if facts.deprecated {
-            if is_ref {
+            if is_ref || schema.contains_key("anyOf") {
                 notes.push("Deprecated.".to_owned());
             } else {
                 schema.insert("deprecated".to_owned(), json!(true));
@@ -365,7 +596,7 @@ impl Generator<'_> {
         // A field's comment replaces its message's; an enum's value list is kept after it.
         let mut parts: Vec<String> = match (own, inherited) {
             (Some(own), Some(enum_text))
-                if matches!(field.kind(), Kind::Enum(_)) && !field.is_list() =>
+                if (matches!(field.kind(), Kind::Enum(_)) && !field.is_list()) || opaque =>
             {
                 vec![own, enum_text]
             }
@@ -398,9 +629,29 @@ impl Generator<'_> {
             Kind::Bool => json!({"type": "boolean"}),
             Kind::String => json!({"type": "string"}),
             Kind::Bytes => json!({"type": "string", "contentEncoding": "base64"}),
-            Kind::Enum(e) => self.enum_schema(e),
+            Kind::Enum(e) => self.enum_value(e),
             Kind::Message(m) => self.message_ref(m)?,
         })
+    }
+
+    /// An enum used as a value: inline, or a `$defs` reference when enums go to `$defs` and
+    /// this one is used more than once.
+    fn enum_value(&mut self, e: &EnumDescriptor) -> Value {
+        if self.shrink.enum_defs
+            && self.enum_ref_ok
+            && e.full_name() != "google.protobuf.NullValue"
+            && self.graph.enum_uses(e) >= 2
+        {
+            if !self.enum_defs.contains_key(e.full_name()) {
+                // Defs sit at the top level: their description is not a deep one.
+                let level = std::mem::replace(&mut self.level, 0);
+                let schema = self.enum_schema(e);
+                self.level = level;
+                self.enum_defs.insert(e.full_name().to_owned(), schema);
+            }
+            return json!({"$ref": format!("#/$defs/{}", e.full_name())});
+        }
+        self.enum_schema(e)
     }
 
     fn enum_schema(&self, e: &EnumDescriptor) -> Value {
@@ -413,15 +664,21 @@ impl Generator<'_> {
         schema.insert("enum".to_owned(), json!(names));
         let file = e.parent_file();
         let mut parts: Vec<String> = self.comment(file.name(), e.path()).into_iter().collect();
-        let values: Vec<String> = e
-            .values()
-            .filter_map(|v| {
-                self.comment(file.name(), v.path())
-                    .map(|c| format!("- `{}`: {}", v.name(), c.replace('\n', " ")))
-            })
-            .collect();
-        if !values.is_empty() {
-            parts.push(values.join("\n"));
+        let values: Vec<String> = if self.shrink.no_enum_value_comments {
+            Vec::new()
+        } else {
+            e.values()
+                .filter_map(|v| {
+                    self.comment(file.name(), v.path())
+                        .map(|c| format!("- `{}`: {}", v.name(), c.replace('\n', " ")))
+                })
+                .collect()
+        };
+        let listed = values.join("\n");
+        // With a budget, a long list helps no model: the names in `enum` remain.
+        let too_long = self.budgeted && listed.len() > MAX_ENUM_COMMENTS_BYTES;
+        if !listed.is_empty() && !too_long {
+            parts.push(listed);
         }
         if !parts.is_empty() {
             schema.insert("description".to_owned(), json!(parts.join("\n\n")));
@@ -430,7 +687,12 @@ impl Generator<'_> {
     }
 
     fn comment(&self, file: &str, path: &[i32]) -> Option<String> {
-        if !self.cx.options.descriptions {
+        if !self.cx.options.descriptions
+            || self
+                .shrink
+                .description_depth
+                .is_some_and(|depth| self.level >= depth)
+        {
             return None;
         }
         self.cx.comments.get(file, path).map(str::to_owned)
@@ -495,17 +757,62 @@ fn map_key_names(kind: &Kind) -> Option<Value> {
     }
 }
 
-fn check_property_key(key: &str, element: &str) -> Result<()> {
-    if names::is_portable_property_key(key) {
-        Ok(())
+/// The property key of `field`: its proto name (JSON name with `json_names`), else its JSON
+/// name, else a shortened alias ([`names::property_key`]). The runtime maps arguments and
+/// results with this same function.
+pub fn field_property_key(field: &FieldDescriptor, json_names: bool) -> String {
+    let name = if json_names {
+        field.json_name()
     } else {
-        Err(Error::Unsupported {
-            element: element.to_owned(),
+        field.name()
+    };
+    names::property_key(name, field.json_name()).into_owned()
+}
+
+/// The property key of a real oneof, as [`field_property_key`] (the JSON name of a oneof is
+/// its lowerCamel name).
+pub fn oneof_property_key(oneof: &OneofDescriptor, json_names: bool) -> String {
+    let camel = oneof.name().to_lower_camel_case();
+    let name = if json_names {
+        camel.as_str()
+    } else {
+        oneof.name()
+    };
+    names::property_key(name, &camel).into_owned()
+}
+
+/// Two fields (or a field and a oneof) of one message with the same property key, after
+/// shortening, cannot be told apart: an error naming the message.
+fn check_unique_key(
+    properties: &Map<String, Value>,
+    key: &str,
+    message: &MessageDescriptor,
+    element: &str,
+) -> Result<()> {
+    if properties.contains_key(key) {
+        return Err(Error::Unsupported {
+            element: message.full_name().to_owned(),
             reason: format!(
-                "the property name `{key}` is longer than {MAX_PROPERTY_KEY} characters or uses \
-                 characters outside [a-zA-Z0-9_.-]; Anthropic and Bedrock reject such tools. \
-                 Rename the field, or hide it with (rust_mcp.field).hidden"
+                "`{element}` has the property name `{key}`, which another field of the message \
+                 already has once names are shortened to {MAX_PROPERTY_KEY} characters; rename \
+                 one of them, or hide it with (rust_mcp.field).hidden"
             ),
-        })
+        });
     }
+    Ok(())
+}
+
+/// The first sentence of a comment (up to the first `. ` or line break), for the summary of a
+/// subtree left unexpanded.
+fn first_sentence(comment: &str) -> String {
+    let line = comment.lines().next().unwrap_or_default().trim();
+    let sentence = match line.find(". ") {
+        Some(end) => &line[..=end],
+        None => line,
+    };
+    let mut text: String = sentence.chars().take(200).collect();
+    if !text.ends_with('.') {
+        text.push('.');
+    }
+    text
 }

@@ -12,7 +12,8 @@
 //! | enum `const`/`in`/`not_in` | the `enum` list narrowed; `defined_only` holds already |
 //!
 //! Any other rule is stated in the description. With `IGNORE_IF_ZERO_VALUE` the keywords are
-//! wrapped as `anyOf: [<zero value>, <keywords>]` so that the zero value stays valid.
+//! wrapped as `anyOf: [<type> + <zero value>, <type> + <keywords>]` so that the zero value stays
+//! valid; each branch has its own `type` and only a description sits beside the union.
 
 use prost_reflect::{DynamicMessage, FieldDescriptor, Kind, ReflectMessage, Value as Proto};
 use serde_json::{Map, Value, json};
@@ -40,7 +41,10 @@ pub(super) fn apply(
     merge(schema, keywords, ignore_if_zero, zero_value(field));
 }
 
-/// Adds `keywords` to `schema`, or under `anyOf` with the zero value when it must stay valid.
+/// Adds `keywords` to `schema`, or, when the zero value must stay valid, makes the schema
+/// `anyOf: [<schema> + <zero value>, <schema> + <keywords>]`: each branch carries its own `type`
+/// and the rest, and nothing but a description stays beside the union (strict provider modes
+/// refuse other keywords there).
 fn merge(
     schema: &mut Map<String, Value>,
     keywords: Map<String, Value>,
@@ -51,7 +55,21 @@ fn merge(
         return;
     }
     if ignore_if_zero {
-        schema.insert("anyOf".to_owned(), json!([zero, Value::Object(keywords)]));
+        let description = schema.remove("description");
+        let base = std::mem::take(schema);
+        let mut zero_branch = base.clone();
+        if let Value::Object(zero) = zero {
+            zero_branch.extend(zero);
+        }
+        let mut rules_branch = base;
+        rules_branch.extend(keywords);
+        if let Some(description) = description {
+            schema.insert("description".to_owned(), description);
+        }
+        schema.insert(
+            "anyOf".to_owned(),
+            json!([Value::Object(zero_branch), Value::Object(rules_branch)]),
+        );
     } else {
         schema.extend(keywords);
     }
