@@ -30,7 +30,8 @@ pub mod well_known_service_mcp {
     },
     "field_mask": {
       "type": "string",
-      "description": "A set of field paths."
+      "description": "A set of field paths.",
+      "pattern": "^([A-Za-z][A-Za-z0-9_]*(\\.[A-Za-z][A-Za-z0-9_]*)*(,[A-Za-z][A-Za-z0-9_]*(\\.[A-Za-z][A-Za-z0-9_]*)*)*)?$"
     },
     "struct_value": {
       "type": "object",
@@ -147,7 +148,8 @@ pub mod well_known_service_mcp {
     },
     "field_mask": {
       "type": "string",
-      "description": "A set of field paths."
+      "description": "A set of field paths.",
+      "pattern": "^([A-Za-z][A-Za-z0-9_]*(\\.[A-Za-z][A-Za-z0-9_]*)*(,[A-Za-z][A-Za-z0-9_]*(\\.[A-Za-z][A-Za-z0-9_]*)*)*)?$"
     },
     "struct_value": {
       "type": "object",
@@ -329,7 +331,8 @@ pub mod well_known_service_mcp {
   "properties": {
     "value": {
       "type": "string",
-      "description": "Comma-separated field paths in lowerCamelCase, for example \"displayName,address.city\"."
+      "description": "Comma-separated field paths in lowerCamelCase, for example \"displayName,address.city\".",
+      "pattern": "^([A-Za-z][A-Za-z0-9_]*(\\.[A-Za-z][A-Za-z0-9_]*)*(,[A-Za-z][A-Za-z0-9_]*(\\.[A-Za-z][A-Za-z0-9_]*)*)*)?$"
     }
   },
   "required": [
@@ -342,7 +345,8 @@ pub mod well_known_service_mcp {
   "properties": {
     "value": {
       "type": "string",
-      "description": "Comma-separated field paths in lowerCamelCase, for example \"displayName,address.city\"."
+      "description": "Comma-separated field paths in lowerCamelCase, for example \"displayName,address.city\".",
+      "pattern": "^([A-Za-z][A-Za-z0-9_]*(\\.[A-Za-z][A-Za-z0-9_]*)*(,[A-Za-z][A-Za-z0-9_]*(\\.[A-Za-z][A-Za-z0-9_]*)*)*)?$"
     }
   },
   "required": [
