@@ -18,6 +18,12 @@
 use prost_reflect::MessageDescriptor;
 use serde_json::{Map, Value, json};
 
+/// Pattern of FieldMask strings: comma-separated paths of dot-separated field names, each
+/// starting with a letter (a subset of what the runtime accepts, so that every string the
+/// schema allows decodes).
+pub const FIELD_MASK_PATTERN: &str =
+    "^([A-Za-z][A-Za-z0-9_]*(\\.[A-Za-z][A-Za-z0-9_]*)*(,[A-Za-z][A-Za-z0-9_]*(\\.[A-Za-z][A-Za-z0-9_]*)*)*)?$";
+
 /// Pattern of signed 64-bit integers written as strings.
 pub const SIGNED_PATTERN: &str = "^-?[0-9]+$";
 /// Pattern of unsigned 64-bit integers written as strings.
@@ -51,6 +57,7 @@ pub fn schema(message: &MessageDescriptor) -> Option<Value> {
         "FieldMask" => json!({
             "type": "string",
             "description": "Comma-separated field paths in lowerCamelCase, for example \"displayName,address.city\".",
+            "pattern": FIELD_MASK_PATTERN,
         }),
         "Struct" => json!({"type": "object", "description": "Any JSON object."}),
         "Value" => json!({"description": "Any JSON value."}),
