@@ -31,9 +31,12 @@ pub struct Backend {
     pub addr: SocketAddr,
     /// Calls started and cancelled.
     pub observed: Arc<services::Observed>,
-    /// Metadata of every inventory call, in order.
+    /// Metadata of the last [`METADATA_KEPT`] inventory calls, in order.
     pub metadata: Arc<Mutex<Vec<MetadataMap>>>,
 }
+
+/// How many inventory calls' metadata [`Backend::metadata`] keeps.
+pub const METADATA_KEPT: usize = 256;
 
 /// Starts the testdata services on `127.0.0.1:0`.
 pub async fn start_backend() -> std::io::Result<Backend> {
@@ -56,6 +59,10 @@ pub async fn start_backend_at(addr: SocketAddr) -> std::io::Result<Backend> {
         },
         move |request: tonic::Request<()>| {
             if let Ok(mut seen) = recorded.lock() {
+                // The last calls only: a long load test must not grow the backend.
+                if seen.len() >= METADATA_KEPT {
+                    seen.remove(0);
+                }
                 seen.push(request.metadata().clone());
             }
             Ok(request)

@@ -3,6 +3,7 @@
 //! and the server's RSS after the second round must be within 10% of its RSS after the first.
 //!
 //! CI runs N = 50; `RELIABILITY_FULL=1` runs the issue's N = 1,000 (16,000 calls a round).
+//! `LOAD_CALLS=N` sets N; `LOAD_EXTRA_ROUNDS=K` runs K more rounds, printing RSS after each.
 
 mod scenario;
 mod support;
@@ -16,6 +17,12 @@ use serde_json::json;
 const CLIENTS: usize = 16;
 
 fn calls_per_client() -> usize {
+    if let Some(calls) = std::env::var("LOAD_CALLS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        return calls;
+    }
     if std::env::var_os("RELIABILITY_FULL").is_some() {
         1_000
     } else {
@@ -91,6 +98,20 @@ async fn load(mode: &[&str], label: &str) {
     let failed_second = round(server.addr, calls).await;
     let second = started.elapsed();
     let rss_second = support::rss_kib(pid);
+    // More rounds on request (LOAD_EXTRA_ROUNDS), to tell growth that continues from warm-up.
+    let extra: usize = std::env::var("LOAD_EXTRA_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    for index in 0..extra {
+        let failed = round(server.addr, calls).await;
+        eprintln!(
+            "load {label}: extra round {}: errors {failed}, RSS {} KiB",
+            index + 3,
+            support::rss_kib(pid)
+        );
+        assert_eq!(failed, 0, "{label}: calls failed");
+    }
     let total = CLIENTS * calls;
     eprintln!(
         "load {label}: {CLIENTS} clients x {calls} calls, twice: errors {failed_first} + {failed_second} of {total} + {total}; \
