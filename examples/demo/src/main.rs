@@ -8,7 +8,7 @@ use std::net::SocketAddr;
 use std::process::ExitCode;
 
 use tonic::transport::{Channel, Server, server::TcpIncoming};
-use tonic_mcp::{McpServer, StreamableHttpServerConfig, ToolSet};
+use tonic_mcp::{McpServer, ToolSet};
 use tracing_subscriber::EnvFilter;
 
 mod service;
@@ -186,7 +186,7 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             let config = if args.stateless {
                 McpServer::stateless_http_config()
             } else {
-                StreamableHttpServerConfig::default()
+                McpServer::session_http_config()
             };
             let shutdown = config.cancellation_token.clone();
             tokio::spawn(async move {
