@@ -34,6 +34,8 @@ use serde_json::{Map, Number, Value};
 
 /// The Duration pattern of SPEC §4.7.
 const DURATION_PATTERN: &str = r"^-?[0-9]+(\.[0-9]{1,9})?s$";
+/// FieldMask strings: comma-separated paths of dot-separated field names.
+const FIELD_MASK_PATTERN: &str = tonic_mcp_schema::schema::wkt::FIELD_MASK_PATTERN;
 /// Signed 64-bit integers (and signed map keys).
 const SIGNED_PATTERN: &str = "^-?[0-9]+$";
 /// Unsigned 64-bit integers (and unsigned map keys).
@@ -343,6 +345,7 @@ fn string(schema: &Map<String, Value>) -> BoxedStrategy<Value> {
                 .boxed(),
             ),
             DURATION_PATTERN => duration(),
+            FIELD_MASK_PATTERN => field_mask(),
             other => panic!("unsupported pattern {other}"),
         };
         return text.prop_map(Value::String).boxed();
@@ -385,6 +388,16 @@ fn digits(n: BoxedStrategy<i128>) -> BoxedStrategy<String> {
 ///
 /// EXCLUSION (Duration range). The pattern cannot bound the seconds; they stay within
 /// protobuf's ±315,576,000,000 s (10,000 years).
+/// FieldMask strings the pattern allows: up to four paths of up to three lowerCamel names.
+///
+/// EXCLUSION (round trip). Names are lower-case letters and digits: protobuf's JSON form maps
+/// `a_b` and `aB` to the same path, so other spellings would not come back as sent.
+fn field_mask() -> BoxedStrategy<String> {
+    let name = "[a-z][a-z0-9]{0,6}";
+    let path = vec(name, 1..=3).prop_map(|names| names.join("."));
+    vec(path, 0..=4).prop_map(|paths| paths.join(",")).boxed()
+}
+
 fn duration() -> BoxedStrategy<String> {
     let seconds = prop_oneof![0u64..=100, 0u64..=DURATION_MAX_SECONDS];
     (

@@ -21,8 +21,7 @@ use serde_json::{Map, Value, json};
 /// Pattern of FieldMask strings: comma-separated paths of dot-separated field names, each
 /// starting with a letter (a subset of what the runtime accepts, so that every string the
 /// schema allows decodes).
-pub const FIELD_MASK_PATTERN: &str =
-    "^([A-Za-z][A-Za-z0-9_]*(\\.[A-Za-z][A-Za-z0-9_]*)*(,[A-Za-z][A-Za-z0-9_]*(\\.[A-Za-z][A-Za-z0-9_]*)*)*)?$";
+pub const FIELD_MASK_PATTERN: &str = "^([A-Za-z][A-Za-z0-9_]*(\\.[A-Za-z][A-Za-z0-9_]*)*(,[A-Za-z][A-Za-z0-9_]*(\\.[A-Za-z][A-Za-z0-9_]*)*)*)?$";
 
 /// Pattern of signed 64-bit integers written as strings.
 pub const SIGNED_PATTERN: &str = "^-?[0-9]+$";
