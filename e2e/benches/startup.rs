@@ -234,42 +234,51 @@ fn rss_kib() -> (u64, u64) {
     (field("VmRSS:"), field("VmHWM:"))
 }
 
-/// `ToolDef`s as the plugin would write them for `file` (schemas as pretty JSON text), leaked
-/// to `'static` as generated consts are; grouped by service.
-fn generated_defs(pool: &DescriptorPool) -> Vec<(Vec<u8>, Vec<ToolDef>)> {
+/// `ToolDef`s as the plugin would write them (schemas as pretty JSON text), leaked to `'static`
+/// as generated consts are, per service, with the descriptor set of its package (one per
+/// package, shared by its services, as generated `MCP_FILE_DESCRIPTOR_SET`s are).
+fn generated_defs(pool: &DescriptorPool) -> Vec<(&'static [u8], &'static [ToolDef])> {
     let options = Options::default();
     let generator = tonic_mcp_schema_context(pool, &options);
     let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
     let mut out = Vec::new();
-    for service in pool.services() {
-        let tools = generator.service_tools(&service).expect("tools");
-        let set = FileDescriptorSet {
-            file: vec![service.parent_file().file_descriptor_proto().clone()],
-        };
-        let defs = tools
-            .tools
-            .into_iter()
-            .map(|spec| ToolDef {
-                name: leak(spec.name),
-                title: leak(spec.title),
-                description: leak(spec.description),
-                rpc_path: leak(spec.rpc_path),
-                kind: RpcKind::Unary,
-                input_type: leak(spec.input_type),
-                output_type: leak(spec.output_type),
-                input_schema: leak(serde_json::to_string_pretty(&spec.input_schema).expect("json")),
-                output_schema: leak(
-                    serde_json::to_string_pretty(&spec.output_schema).expect("json"),
-                ),
-                annotations: ToolAnnotations::NONE,
-                json_names: false,
-                emit_defaults: false,
-                timeout: None,
-                max_messages: None,
-                output_omitted: &[],
-            })
-            .collect();
-        out.push((set.encode_to_vec(), defs));
+    for file in pool.files() {
+        let set: &'static [u8] = Box::leak(
+            FileDescriptorSet {
+                file: vec![file.file_descriptor_proto().clone()],
+            }
+            .encode_to_vec()
+            .into_boxed_slice(),
+        );
+        for service in file.services() {
+            let tools = generator.service_tools(&service).expect("tools");
+            let defs: Vec<ToolDef> = tools
+                .tools
+                .into_iter()
+                .map(|spec| ToolDef {
+                    name: leak(spec.name),
+                    title: leak(spec.title),
+                    description: leak(spec.description),
+                    rpc_path: leak(spec.rpc_path),
+                    kind: RpcKind::Unary,
+                    input_type: leak(spec.input_type),
+                    output_type: leak(spec.output_type),
+                    input_schema: leak(
+                        serde_json::to_string_pretty(&spec.input_schema).expect("json"),
+                    ),
+                    output_schema: leak(
+                        serde_json::to_string_pretty(&spec.output_schema).expect("json"),
+                    ),
+                    annotations: ToolAnnotations::NONE,
+                    json_names: false,
+                    emit_defaults: false,
+                    timeout: None,
+                    max_messages: None,
+                    output_omitted: &[],
+                })
+                .collect();
+            out.push((set, &*Box::leak(defs.into_boxed_slice())));
+        }
     }
     out
 }
@@ -323,29 +332,30 @@ fn child(mode: &str) {
         .expect("runtime");
     rt.block_on(async {
         let transport = || tonic::transport::Channel::from_static("http://127.0.0.1:9").connect_lazy();
-        let (before_rss, _) = rss_kib();
-        let (started, sets): (Instant, Vec<ToolSet>) = match mode {
+        let (started, sets, before_rss): (Instant, Vec<ToolSet>, u64) = match mode {
             "dynamic" => {
+                let before_rss = rss_kib().0;
                 let started = Instant::now();
                 let pool = DescriptorPool::decode(set.as_slice()).expect("pool");
                 let options = Options::default();
                 let all = DescriptorTools::new(&pool, &options).all(transport()).expect("tools");
-                (started, vec![all])
+                (started, vec![all], before_rss)
             }
             _ => {
                 let pool = DescriptorPool::decode(set.as_slice()).expect("pool");
                 let defs = generated_defs(&pool);
                 drop(pool);
+                // The leaked definitions are the binary's data: part of the "before" figure.
+                let before_rss = rss_kib().0;
                 let started = Instant::now();
                 let sets = defs
                     .iter()
                     .map(|(bytes, defs)| {
-                        let defs: &'static [ToolDef] = Box::leak(defs.clone().into_boxed_slice());
                         tonic_mcp::codegen::tool_set(bytes, defs, BoxTransport::new(transport()))
                             .expect("tool set")
                     })
                     .collect();
-                (started, sets)
+                (started, sets, before_rss)
             }
         };
         let built = started.elapsed();
