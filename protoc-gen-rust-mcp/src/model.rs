@@ -154,7 +154,7 @@ pub struct RawRequest {
 pub struct Inputs {
     /// Files to generate.
     pub files_to_generate: Vec<String>,
-    /// Every file, as prost-types sees it (for prost-build).
+    /// Every file, as prost-types sees it (for prost-build), without source info.
     pub files: Vec<FileDescriptorProto>,
     /// The pool with extension options kept.
     pub pool: DescriptorPool,
@@ -165,8 +165,12 @@ impl Inputs {
     pub fn from_raw(request: &RawRequest) -> Result<Inputs> {
         let mut files = Vec::with_capacity(request.proto_file.len());
         for bytes in &request.proto_file {
-            let file = FileDescriptorProto::decode(bytes.as_slice())
+            let mut file = FileDescriptorProto::decode(bytes.as_slice())
                 .map_err(|e| Error::Descriptor(format!("a proto_file does not decode: {e}")))?;
+            // Comments are read from the pool; this copy only feeds prost-build's service
+            // names and the embedded descriptor set (which has no source info). Source info is
+            // most of a big request, many times its size once decoded.
+            file.source_code_info = None;
             files.push(file);
         }
         Self::check_syntax(&files)?;
@@ -189,6 +193,10 @@ impl Inputs {
         let set = FileDescriptorSet::decode(bytes)
             .map_err(|e| Error::Descriptor(format!("the descriptor set does not decode: {e}")))?;
         Self::check_syntax(&set.file)?;
+        let mut set = set;
+        for file in &mut set.file {
+            file.source_code_info = None;
+        }
         let mut pool = DescriptorPool::new();
         guard_panic("the descriptor set", || {
             pool.decode_file_descriptor_set(bytes)

@@ -199,3 +199,38 @@ fn include_in_prost_names_the_prost_file_of_a_keyword_package() {
         "{stderr}"
     );
 }
+
+#[test]
+fn the_binary_reports_every_shrunk_tool_on_stderr() {
+    let out = common::tempfile_path("protoc-shrink");
+    let output = common::run_protoc(
+        &out,
+        "max_schema_bytes=300,rust=false,tools_json",
+        &["recursion.proto".to_owned()],
+    );
+    std::fs::remove_dir_all(&out).ok();
+    assert!(output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("protoc-gen-rust-mcp: shrank "))
+        .collect();
+    // One line per shrunk tool: the tool, sizes before and after, the steps.
+    let forest = lines
+        .iter()
+        .find(|l| l.contains("RecursionService_EchoForest: input "))
+        .unwrap_or_else(|| panic!("{stderr}"));
+    assert!(forest.contains(" KB -> "), "{forest}");
+    assert!(forest.contains("subtrees below depth"), "{forest}");
+    let mut tools: Vec<&str> = lines
+        .iter()
+        .filter_map(|l| {
+            l.strip_prefix("protoc-gen-rust-mcp: shrank ")?
+                .split(':')
+                .next()
+        })
+        .collect();
+    let count = tools.len();
+    tools.dedup();
+    assert_eq!(tools.len(), count, "one line per tool: {stderr}");
+}

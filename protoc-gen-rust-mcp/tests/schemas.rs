@@ -11,6 +11,9 @@ const PARAMETERS: &[&str] = &[
     "tools_json,rust=false",
     "tools_json,rust=false,json_names,unions=any_of,schema_keyword",
     "tools_json,rust=false,descriptions=false",
+    // Every shrink step, on every testdata tool.
+    "tools_json,rust=false,max_schema_bytes=400",
+    "tools_json,rust=false,max_schema_bytes=400,json_names,unions=any_of",
 ];
 
 fn all_tools(parameter: &str) -> Vec<Value> {
@@ -219,4 +222,42 @@ fn required_hidden_and_output_only_fields() {
         output.get("required").is_none(),
         "outputs never require fields"
     );
+}
+
+#[test]
+fn the_budget_shrinks_in_steps_and_zero_turns_it_off() {
+    let full = all_tools("tools_json,rust=false,max_schema_bytes=0");
+    // The testdata schemas are all under the default budget: the default output is the full one.
+    assert_eq!(full, all_tools("tools_json,rust=false"));
+    let small = all_tools("tools_json,rust=false,max_schema_bytes=400");
+    assert_eq!(full.len(), small.len());
+    let mut cut = 0;
+    for (whole, shrunk) in full.iter().zip(&small) {
+        assert_eq!(whole["name"], shrunk["name"]);
+        for side in ["inputSchema", "outputSchema"] {
+            let before = whole[side].to_string().len();
+            let after = shrunk[side].to_string().len();
+            if before <= 400 {
+                assert_eq!(whole[side], shrunk[side], "{} {side}", whole["name"]);
+            } else {
+                // Smaller, or as small as it gets (a well-known root has nothing to drop).
+                assert!(
+                    after <= before,
+                    "{} {side}: {before} -> {after}",
+                    whole["name"]
+                );
+            }
+            if shrunk[side]
+                .to_string()
+                .contains(protoc_gen_rust_mcp::schema::NOT_EXPANDED)
+            {
+                cut += 1;
+            }
+        }
+    }
+    assert!(cut > 5, "subtrees were cut in {cut} schemas");
+    // A cut subtree names its message and accepts any object.
+    let tool = find(&small, "RecursionService_EchoForest");
+    let text = tool["inputSchema"].to_string();
+    assert!(text.contains("testdata.recursion."), "{text}");
 }

@@ -6,8 +6,10 @@
 //!
 //! ```text
 //! pub const MCP_FILE_DESCRIPTOR_SET: &[u8] = b"...";
+//! pub const MCP_SCHEMA_0: &str = r#"{...}"#;   // a schema text several tools share
 //! pub mod item_service_mcp {
-//!     pub const GET_ITEM: ToolDef = ToolDef { name, schemas as raw JSON strings, ... };
+//!     pub const GET_ITEM: ToolDef = ToolDef { name, schemas as minified JSON (a raw string,
+//!         or super::MCP_SCHEMA_<n>), ... };
 //!     pub const TOOLS: &[ToolDef] = &[GET_ITEM, ...];
 //!     pub fn from_channel<T: Transport>(transport: T) -> Result<ToolSet, Error>;
 //!     pub fn from_service<S: ItemService>(service: S) -> Result<ToolSet, Error>;
