@@ -29,6 +29,7 @@ mod args;
 pub mod descriptors;
 mod error;
 mod headers;
+mod interim;
 pub mod target;
 
 use std::time::Duration;
@@ -136,10 +137,7 @@ fn tool_set(
     options: &Options,
     channel: Channel,
 ) -> Result<ToolSet, Error> {
-    let _ = (pool, service, options, channel);
-    Err(Error::new(
-        "serving tools from descriptors needs tonic-mcp's run-time tool sets",
-    ))
+    interim::tool_set(pool, service, options, channel)
 }
 
 /// The default per-call deadline, as `--timeout` documents it.
