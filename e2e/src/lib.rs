@@ -12,9 +12,11 @@ include!(concat!(env!("OUT_DIR"), "/testdata_tree.rs"));
 
 pub mod services;
 
-/// The `FileDescriptorSet` of every `testdata/` proto with its imports and source info, as
-/// protoc wrote it for prost-build; the backend serves it through gRPC reflection.
-pub const DESCRIPTOR_SET: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/testdata.bin"));
+/// The `FileDescriptorSet` of every `testdata/` proto and its imports, with source info, as
+/// protoc wrote it for prost: what the plugin saw when it generated `golden/`. The backend
+/// also serves it through gRPC reflection.
+pub const TESTDATA_DESCRIPTOR_SET: &[u8] =
+    include_bytes!(concat!(env!("OUT_DIR"), "/testdata.bin"));
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -69,7 +71,7 @@ pub async fn start_backend() -> std::io::Result<Backend> {
     .into_iter()
     .fold(
         tonic_reflection::server::Builder::configure()
-            .register_encoded_file_descriptor_set(DESCRIPTOR_SET),
+            .register_encoded_file_descriptor_set(TESTDATA_DESCRIPTOR_SET),
         |builder, service| builder.with_service_name(service),
     );
     let router = Server::builder()
@@ -112,24 +114,12 @@ pub async fn channel(backend: &Backend) -> Result<Channel, tonic::transport::Err
 pub fn tool_sets(channel: Channel) -> Result<Vec<ToolSet>, tonic_mcp::Error> {
     use testdata::*;
     Ok(vec![
-        scalars::scalar_service_mcp::from_client(
-            scalars::scalar_service_client::ScalarServiceClient::new(channel.clone()),
-        )?,
-        wkt::well_known_service_mcp::from_client(
-            wkt::well_known_service_client::WellKnownServiceClient::new(channel.clone()),
-        )?,
-        oneofs::search_service_mcp::from_client(
-            oneofs::search_service_client::SearchServiceClient::new(channel.clone()),
-        )?,
-        maps::map_service_mcp::from_client(maps::map_service_client::MapServiceClient::new(
-            channel.clone(),
-        ))?,
-        streaming::inventory_service_mcp::from_client(
-            streaming::inventory_service_client::InventoryServiceClient::new(channel.clone()),
-        )?,
-        tool_options::catalog_service_mcp::from_client(
-            tool_options::catalog_service_client::CatalogServiceClient::new(channel),
-        )?,
+        scalars::scalar_service_mcp::from_channel(channel.clone())?,
+        wkt::well_known_service_mcp::from_channel(channel.clone())?,
+        oneofs::search_service_mcp::from_channel(channel.clone())?,
+        maps::map_service_mcp::from_channel(channel.clone())?,
+        streaming::inventory_service_mcp::from_channel(channel.clone())?,
+        tool_options::catalog_service_mcp::from_channel(channel)?,
         recursion::recursion_service_mcp::from_service(services::Recursion)?,
     ])
 }

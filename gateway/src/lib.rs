@@ -29,15 +29,10 @@ mod args;
 pub mod descriptors;
 mod error;
 mod headers;
-mod interim;
 pub mod target;
 
-use std::time::Duration;
-
-use prost_reflect::DescriptorPool;
 use tonic::transport::Channel;
-use tonic_mcp::{McpServer, ToolSet};
-use tonic_mcp_schema::Options;
+use tonic_mcp::{DescriptorTools, McpServer};
 
 pub use crate::args::{CODEGEN_ONLY, Config, Parsed, help, parse as parse_args};
 pub use crate::descriptors::Descriptors;
@@ -89,10 +84,11 @@ impl Gateway {
         channel: Channel,
     ) -> Result<Gateway, Error> {
         let services = descriptors.select(&config.services)?;
+        let tools = DescriptorTools::new(&descriptors.pool, &config.options);
         let mut builder = McpServer::builder(config.name.clone(), env!("CARGO_PKG_VERSION"));
         let mut served = Vec::new();
         for service in &services {
-            let set = tool_set(&descriptors.pool, service, &config.options, channel.clone())?;
+            let set = tools.service(service, channel.clone())?;
             if set.is_empty() {
                 tracing::warn!(service = %service, "no RPC of this service is selected; it has no tools");
                 continue;
@@ -129,16 +125,3 @@ impl Gateway {
         })
     }
 }
-
-/// The tools of `service`, calling the target through `channel`.
-fn tool_set(
-    pool: &DescriptorPool,
-    service: &str,
-    options: &Options,
-    channel: Channel,
-) -> Result<ToolSet, Error> {
-    interim::tool_set(pool, service, options, channel)
-}
-
-/// The default per-call deadline, as `--timeout` documents it.
-pub const DEFAULT_TIMEOUT: Duration = tonic_mcp::DEFAULT_TIMEOUT;

@@ -23,7 +23,7 @@ async fn serve(reflection_v1alpha: bool) -> SocketAddr {
     if reflection_v1alpha {
         router = router.add_service(
             tonic_reflection::server::Builder::configure()
-                .register_encoded_file_descriptor_set(e2e::DESCRIPTOR_SET)
+                .register_encoded_file_descriptor_set(e2e::TESTDATA_DESCRIPTOR_SET)
                 .with_service_name("testdata.scalars.ScalarService")
                 .build_v1alpha()
                 .expect("reflection"),
