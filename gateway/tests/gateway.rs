@@ -324,6 +324,57 @@ async fn descriptor_set_over_http_answers_as_generated_code() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// `buf build -o` over the repository's buf module (source info and imports by default). Run by
+/// `scripts/workflows.sh buf`, which installs buf (npm @bufbuild/buf) and passes its path in
+/// `GATEWAY_BUF`: `GATEWAY_BUF=… cargo test -p grpc-mcp-gateway --test gateway -- --ignored`.
+#[tokio::test]
+#[ignore = "needs buf: run by scripts/workflows.sh buf"]
+async fn buf_descriptor_set_gives_the_generated_tools_and_answers() {
+    let buf = std::env::var("GATEWAY_BUF").expect("GATEWAY_BUF: the path of the buf binary");
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let dir = std::env::temp_dir().join(format!("grpc-mcp-gateway-buf-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let set = dir.join("testdata.binpb");
+    let status = std::process::Command::new(buf)
+        .current_dir(&repo)
+        .arg("build")
+        .arg("-o")
+        .arg(&set)
+        .status()
+        .expect("run buf");
+    assert!(status.success(), "buf build failed");
+
+    let backend = e2e::start_backend().await.expect("backend");
+    let generated = generated(&backend).await;
+    let mut command = tokio::process::Command::new(GATEWAY);
+    command
+        .args(["--target", &format!("http://{}", backend.addr)])
+        .arg("--descriptor-set")
+        .arg(&set)
+        .args(SERVICES.iter().flat_map(|service| ["--service", service]));
+    let gateway =
+        ().serve(TokioChildProcess::new(command).expect("spawn the gateway"))
+            .await
+            .expect("handshake over stdio");
+    // buf keeps comments (source info) and custom options: the generated tools, field for field.
+    let listed: Vec<Value> = gateway
+        .list_all_tools()
+        .await
+        .expect("tools/list")
+        .iter()
+        .map(|t| serde_json::to_value(t).expect("tool serializes"))
+        .collect();
+    assert_eq!(listed, generated_tools(&generated).await);
+    let structured = same_results(&gateway, &generated).await;
+    assert!(
+        structured >= 25,
+        "only {structured} calls had structured content"
+    );
+    gateway.cancel().await.expect("close");
+    generated.cancel().await.expect("close");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 #[tokio::test]
 async fn header_values_reach_the_server_and_never_the_logs() {
     const SECRET: &str = "Bearer gateway-test-secret-0b7d";
