@@ -205,6 +205,10 @@ fn reflection_failed(status: &Status) -> Error {
             "; the server does not offer gRPC reflection: pass its descriptors with \
              --descriptor-set FILE"
         }
+        Code::Unavailable if status.message().contains("certificate") => {
+            "; for a server certificate from a private CA pass --tls-ca FILE, for one issued \
+             to another name --tls-server-name NAME"
+        }
         Code::Unavailable => "; is the server running, and is the URL's scheme right?",
         _ => "",
     };
