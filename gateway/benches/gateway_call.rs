@@ -7,7 +7,9 @@
 //!   gRPC reflection) and the same static header the e2e server adds.
 //!
 //! Both are called by rmcp's client over an in-process `tokio::io::duplex` pipe, so the only
-//! difference is how the tools were made. Compare the ratio within one run:
+//! difference is how the tools were made. Criterion times each variant in turn; then both run
+//! in alternating blocks and the per-round ratios are printed (`interleaved …`), the figure to
+//! quote on a shared machine. `GATEWAY_BENCH_ROUNDS` sets the rounds (40).
 //! `cargo bench -p grpc-mcp-gateway --bench gateway_call`. Results are in `BENCHMARKS.md`.
 
 use std::hint::black_box;
@@ -143,10 +145,69 @@ fn per_call(c: &mut Criterion) {
         group.finish();
     }
     rt.block_on(async {
+        for (tool, arguments) in [
+            ("ScalarService_Echo", scalars_arguments()),
+            ("SearchService_Echo", search_arguments()),
+        ] {
+            interleaved(&clients, tool, &arguments).await;
+        }
         for (_, client) in clients {
             let _ = client.cancel().await;
         }
     });
+}
+
+/// The two variants in alternating blocks of calls (generated, gateway, gateway, generated,
+/// …), so that a change in the machine's load hits both alike; prints the median and quartiles
+/// of the per-round ratio gateway ÷ generated. Criterion's figures above come from one variant
+/// after the other, which on a shared machine can differ by more than the effect measured.
+async fn interleaved(
+    clients: &[(&'static str, Client)],
+    tool: &'static str,
+    arguments: &JsonObject,
+) {
+    let rounds: usize = std::env::var("GATEWAY_BENCH_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(40);
+    const CALLS: u32 = 50;
+    let block = |client: &Client| {
+        let peer = client.peer().clone();
+        async move {
+            let started = std::time::Instant::now();
+            for _ in 0..CALLS {
+                black_box(call_tool(&peer, tool, arguments).await);
+            }
+            started.elapsed() / CALLS
+        }
+    };
+    let (generated, gateway) = (&clients[0].1, &clients[1].1);
+    let mut ratios = Vec::with_capacity(rounds);
+    let (mut generated_total, mut gateway_total) =
+        (std::time::Duration::ZERO, std::time::Duration::ZERO);
+    for round in 0..rounds {
+        let (a, b) = if round % 2 == 0 {
+            let a = block(generated).await;
+            (a, block(gateway).await)
+        } else {
+            let b = block(gateway).await;
+            (block(generated).await, b)
+        };
+        generated_total += a;
+        gateway_total += b;
+        ratios.push(b.as_secs_f64() / a.as_secs_f64());
+    }
+    ratios.sort_by(f64::total_cmp);
+    let at = |q: f64| ratios[((ratios.len() - 1) as f64 * q).round() as usize];
+    println!(
+        "interleaved {tool}: {rounds} rounds of {CALLS} calls each; generated {:.0} µs, gateway {:.0} µs per call; \
+         gateway/generated median {:.3} (quartiles {:.3}–{:.3})",
+        generated_total.as_secs_f64() * 1e6 / rounds as f64,
+        gateway_total.as_secs_f64() * 1e6 / rounds as f64,
+        at(0.5),
+        at(0.25),
+        at(0.75),
+    );
 }
 
 criterion_group!(benches, per_call);
