@@ -25,6 +25,21 @@ pub const CODEGEN_ONLY: &[&str] = &[
     "include_in_prost",
 ];
 
+/// Plugin options that shape tools, which the gateway takes. With [`CODEGEN_ONLY`] this covers
+/// every option of the plugin; a test fails when a new option is in neither list.
+pub const TOOL_OPTIONS: &[&str] = &[
+    "tool_names",
+    "prefix",
+    "json_names",
+    "unions",
+    "schema_keyword",
+    "descriptions",
+    "emit_defaults",
+    "include",
+    "exclude",
+    "opt_in",
+];
+
 /// Everything the command line sets.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -194,7 +209,8 @@ fn command() -> Command {
                 .help(
                     "read descriptors from FILE instead of server reflection: an encoded \
                      FileDescriptorSet with imports (protoc --include_imports \
-                     --descriptor_set_out=FILE, or buf build -o FILE)",
+                     --include_source_info --descriptor_set_out=FILE, or buf build -o FILE; \
+                     source info carries the comments that become descriptions)",
                 ),
         )
         .arg(many(
@@ -573,6 +589,20 @@ mod tests {
             panic!("--version prints");
         };
         assert!(version.contains(env!("CARGO_PKG_VERSION")));
+    }
+
+    #[test]
+    fn every_plugin_option_is_classified() {
+        for option in OPTIONS {
+            let takes = TOOL_OPTIONS.contains(&option.key);
+            let refuses = CODEGEN_ONLY.contains(&option.key);
+            assert!(
+                takes != refuses,
+                "plugin option `{}`: list it in TOOL_OPTIONS or CODEGEN_ONLY",
+                option.key
+            );
+        }
+        assert_eq!(TOOL_OPTIONS.len() + CODEGEN_ONLY.len(), OPTIONS.len());
     }
 
     #[test]

@@ -34,7 +34,7 @@ pub mod target;
 use tonic::transport::Channel;
 use tonic_mcp::{DescriptorTools, McpServer};
 
-pub use crate::args::{CODEGEN_ONLY, Config, Parsed, help, parse as parse_args};
+pub use crate::args::{CODEGEN_ONLY, Config, Parsed, TOOL_OPTIONS, help, parse as parse_args};
 pub use crate::descriptors::Descriptors;
 pub use crate::error::Error;
 pub use crate::headers::Headers;
