@@ -254,7 +254,8 @@ impl Default for ToolSet {
 ///
 /// Each registration resolves the definition's message types in the descriptor set, parses
 /// both schemas and checks them against the JSON Schema 2020-12 meta-schema. The input
-/// validator is compiled on the tool's first call.
+/// validator is compiled on the tool's first call, so that a server with thousands of tools
+/// lists them at once.
 ///
 /// ```
 /// use tonic_mcp::codegen::{BoxTransport, RpcKind, ToolAnnotations, ToolDef, ToolSetBuilder};
@@ -303,19 +304,58 @@ impl std::fmt::Debug for ToolSetBuilder {
 /// The tool set of generated `TOOLS`, calling through `transport`: what a generated
 /// `from_channel` returns.
 ///
+/// The descriptor set is decoded once per process and shared by every service of its package
+/// (generated code passes the package's `MCP_FILE_DESCRIPTOR_SET`). The schemas were written by
+/// the plugin, whose output is tested to compile: they are parsed here, and each input schema is
+/// compiled on the tool's first call. [`ToolSetBuilder::add`], for hand-written definitions,
+/// also checks them against the meta-schema at once.
+///
 /// # Errors
 ///
-/// As for [`ToolSetBuilder::new`] and [`ToolSetBuilder::add`].
+/// As for [`ToolSetBuilder::new`] and [`ToolSetBuilder::add`], except that a schema that is not
+/// a valid 2020-12 schema is reported on the tool's first call (as an `isError` result).
 pub fn tool_set(
-    descriptor_set: &[u8],
+    descriptor_set: &'static [u8],
     tools: &[ToolDef],
     transport: BoxTransport,
 ) -> Result<ToolSet, Error> {
-    let mut builder = ToolSetBuilder::new(descriptor_set, transport)?;
+    let mut builder = ToolSetBuilder::with_pool(shared_pool(descriptor_set)?, transport);
     for def in tools {
-        builder.add(def)?;
+        let info = ToolInfo::from(def);
+        let input_schema = parse_schema(&info.name, "input", def.input_schema)?;
+        let output_schema = parse_schema(&info.name, "output", def.output_schema)?;
+        builder.register(info, input_schema, output_schema, Checks::Trusted)?;
     }
     Ok(builder.build())
+}
+
+/// Decoded descriptor sets, by the address and length of their `'static` bytes.
+type PoolCache = std::sync::Mutex<Vec<((usize, usize), DescriptorPool)>>;
+
+fn shared_pool(descriptor_set: &'static [u8]) -> Result<DescriptorPool, Error> {
+    static POOLS: OnceLock<PoolCache> = OnceLock::new();
+    let key = (descriptor_set.as_ptr() as usize, descriptor_set.len());
+    let pools = POOLS.get_or_init(PoolCache::default);
+    // A poisoned lock only means another thread panicked while holding it: the cache is intact.
+    let mut pools = pools
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some((_, pool)) = pools.iter().find(|(k, _)| *k == key) {
+        return Ok(pool.clone());
+    }
+    let pool =
+        DescriptorPool::decode(descriptor_set).map_err(|e| Error::DescriptorSet(e.to_string()))?;
+    pools.push((key, pool.clone()));
+    Ok(pool)
+}
+
+/// Whether registration checks schemas against the meta-schema.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Checks {
+    /// Hand-written definitions: check now.
+    MetaSchema,
+    /// Made by the schema generator (generated code, or at run time): compiled on first call.
+    Trusted,
 }
 
 impl ToolSetBuilder {
@@ -350,7 +390,7 @@ impl ToolSetBuilder {
         let info = ToolInfo::from(def);
         let input_schema = parse_schema(&info.name, "input", def.input_schema)?;
         let output_schema = parse_schema(&info.name, "output", def.output_schema)?;
-        self.register(info, input_schema, output_schema)
+        self.register(info, input_schema, output_schema, Checks::MetaSchema)
     }
 
     /// The finished tool set, with default settings.
@@ -367,6 +407,7 @@ impl ToolSetBuilder {
         def: ToolInfo,
         input_schema: JsonObject,
         output_schema: JsonObject,
+        checks: Checks,
     ) -> Result<(), Error> {
         check_tool_name(&def.name)?;
         if let Some(first) = self.tools.iter().find(|e| e.name == def.name) {
@@ -394,7 +435,9 @@ impl ToolSetBuilder {
             };
             // Wrapping moves the map; nothing is copied.
             let schema = Value::Object(schema);
-            validate::check_schema(&schema).map_err(invalid)?;
+            if checks == Checks::MetaSchema {
+                validate::check_schema(&schema).map_err(invalid)?;
+            }
             match schema {
                 Value::Object(object) => Ok(Arc::new(object)),
                 _ => Err(invalid("a tool schema must be a JSON object".to_owned())),

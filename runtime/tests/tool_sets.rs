@@ -243,3 +243,21 @@ async fn the_rpc_kind_of_the_definition_decides_how_the_call_is_made() -> TestRe
     assert_eq!(streamed["messages"].as_array().map(Vec::len), Some(1));
     Ok(())
 }
+
+#[tokio::test]
+async fn a_generated_set_reports_a_broken_schema_on_the_tools_first_call() -> TestResult {
+    // `codegen::tool_set` trusts the plugin's schemas and compiles each on first use.
+    static DEFS: [ToolDef; 2] = [BAD_SCHEMA, item_service_mcp::GET_ITEM];
+    let transport = BoxTransport::new(ItemServiceServer::new(Backend::default()));
+    let tools = tonic_mcp::codegen::tool_set(pb::MCP_FILE_DESCRIPTOR_SET, &DEFS, transport)?;
+    let server = McpServer::builder("demo", "0.1.0").tool_set(tools)?.build();
+    let (client, _) = connect(server).await?;
+    let text = call_err(&client, "Bad", json!({"id": "1"})).await?;
+    assert!(
+        text.starts_with("tool `Bad` cannot be called: its input schema does not compile: "),
+        "{text}"
+    );
+    let item = call_ok(&client, "ItemService_GetItem", json!({"id": "1"})).await?;
+    assert_eq!(item["id"], json!("1"));
+    Ok(())
+}
