@@ -3,7 +3,8 @@
 #
 #   buf     `buf generate` (npm @bufbuild/buf) with the repository's buf.gen.yaml: prost,
 #           tonic and our plugin as `local:` plugins, flat output, our module included from
-#           the prost file at its `module` insertion point (include_in_prost).
+#           the prost file at its `module` insertion point (include_in_prost). Then
+#           `buf build -o` feeds grpc-mcp-gateway --descriptor-set (gateway/tests/gateway.rs).
 #   protoc  `protoc --prost_out --tonic_out --rust-mcp_out` (protoc from protoc-bin-vendored),
 #           protoc-gen-prost's default nested layout, include_in_prost again, over testdata/
 #           and the package-naming protos of protoc-gen-rust-mcp/tests/naming/ (keywords,
@@ -247,6 +248,9 @@ run_buf() {
   step "buf generate" "$TOOLS/buf/node_modules/.bin/buf" generate --template "$template"
   cp -R "$ROOT/$out/." "$crate/gen/"
   check_included buf
+  step "grpc-mcp-gateway --descriptor-set (buf build -o)" \
+    env GATEWAY_BUF="$TOOLS/buf/node_modules/.bin/buf" \
+    cargo test --quiet -p grpc-mcp-gateway --test gateway -- --ignored buf_descriptor_set
   write_lib_rs "$crate" "buf generate"
   write_load_test "$crate" buf
   step "compile and load the buf output" build_crate buf

@@ -13,7 +13,8 @@ include!(concat!(env!("OUT_DIR"), "/testdata_tree.rs"));
 pub mod services;
 
 /// The `FileDescriptorSet` of every `testdata/` proto and its imports, with source info, as
-/// protoc wrote it for prost: what the plugin saw when it generated `golden/`.
+/// protoc wrote it for prost: what the plugin saw when it generated `golden/`. The backend
+/// also serves it through gRPC reflection.
 pub const TESTDATA_DESCRIPTOR_SET: &[u8] =
     include_bytes!(concat!(env!("OUT_DIR"), "/testdata.bin"));
 
@@ -68,6 +69,21 @@ pub async fn start_backend_at(addr: SocketAddr) -> std::io::Result<Backend> {
             Ok(request)
         },
     );
+    // Reflection lists the services this server runs, not every service of the file set.
+    let reflection = [
+        "testdata.scalars.ScalarService",
+        "testdata.wkt.WellKnownService",
+        "testdata.oneofs.SearchService",
+        "testdata.maps.MapService",
+        "testdata.streaming.InventoryService",
+        "testdata.tool_options.CatalogService",
+    ]
+    .into_iter()
+    .fold(
+        tonic_reflection::server::Builder::configure()
+            .register_encoded_file_descriptor_set(TESTDATA_DESCRIPTOR_SET),
+        |builder, service| builder.with_service_name(service),
+    );
     let router = Server::builder()
         .add_service(scalars::scalar_service_server::ScalarServiceServer::new(
             services::Scalars,
@@ -91,7 +107,8 @@ pub async fn start_backend_at(addr: SocketAddr) -> std::io::Result<Backend> {
         .add_service(inventory)
         .add_service(
             tool_options::catalog_service_server::CatalogServiceServer::new(services::Catalog),
-        );
+        )
+        .add_service(reflection.build_v1().map_err(std::io::Error::other)?);
     tokio::spawn(router.serve_with_incoming(incoming));
     Ok(Backend {
         addr,

@@ -21,6 +21,11 @@ mod pb {
 }
 
 use pb::{task_service_mcp, task_service_server::TaskServiceServer};
+
+/// The descriptor set `build.rs` had protoc write (imports and comments included), served by
+/// gRPC reflection so that grpcurl or `grpc-mcp-gateway` can read the API from the server.
+const FILE_DESCRIPTOR_SET: &[u8] =
+    include_bytes!(concat!(env!("OUT_DIR"), "/mcp_file_descriptor_set.bin"));
 use service::TaskStore;
 
 const USAGE: &str = "\
@@ -38,6 +43,8 @@ Options:
                    rebinding; this demo is not meant to be exposed beyond the machine.
   --stateless      with --http: no MCP sessions, every request stands alone (the mode
                    for running several replicas behind a load balancer)
+  --grpc ADDR      serve the gRPC TaskService (with gRPC reflection) on ADDR instead of a
+                   free loopback port, for other gRPC clients such as grpc-mcp-gateway
   --in-process     call the service in-process through the generated `from_service`,
                    without the loopback gRPC server and channel
   -h, --help       print this help
@@ -54,6 +61,7 @@ example RUST_LOG=debug or RUST_LOG=tonic_mcp=debug; the default is info.
 #[derive(Debug, Default)]
 struct Args {
     http: Option<SocketAddr>,
+    grpc: Option<SocketAddr>,
     stateless: bool,
     in_process: bool,
 }
@@ -90,10 +98,22 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
                     .map_err(|e| format!("--http {value}: not an IP address with a port ({e})"))?;
                 parsed.http = Some(addr);
             }
+            "--grpc" => {
+                let value = inline
+                    .or_else(|| args.next())
+                    .ok_or("--grpc needs an address, for example --grpc 127.0.0.1:50051")?;
+                let addr = value
+                    .parse()
+                    .map_err(|e| format!("--grpc {value}: not an IP address with a port ({e})"))?;
+                parsed.grpc = Some(addr);
+            }
             "--stateless" => parsed.stateless = true,
             "--in-process" => parsed.in_process = true,
             other => return Err(format!("unknown argument `{other}`; see --help")),
         }
+    }
+    if parsed.grpc.is_some() && parsed.in_process {
+        return Err("--grpc serves the gRPC service, which --in-process does without".to_owned());
     }
     if parsed.stateless && parsed.http.is_none() {
         return Err("--stateless only applies to --http".to_owned());
@@ -140,12 +160,16 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         // The usual deployment: the gRPC service runs elsewhere and the MCP server is one
         // more tonic client. Here the service is embedded, on a free loopback port.
         // TCP_NODELAY: without it each small response waits for the peer's delayed ACK.
-        let incoming =
-            TcpIncoming::bind(SocketAddr::from(([127, 0, 0, 1], 0)))?.with_nodelay(Some(true));
+        let grpc_addr = args.grpc.unwrap_or(SocketAddr::from(([127, 0, 0, 1], 0)));
+        let incoming = TcpIncoming::bind(grpc_addr)?.with_nodelay(Some(true));
         let grpc_addr = incoming.local_addr()?;
+        let reflection = tonic_reflection::server::Builder::configure()
+            .register_encoded_file_descriptor_set(FILE_DESCRIPTOR_SET)
+            .build_v1()?;
         tokio::spawn(async move {
             let served = Server::builder()
                 .add_service(TaskServiceServer::new(store))
+                .add_service(reflection)
                 .serve_with_incoming(incoming)
                 .await;
             if let Err(error) = served {
@@ -238,6 +262,7 @@ mod tests {
         assert!(error(&["--http"]).contains("needs an address"));
         assert!(error(&["--http", "localhost"]).contains("not an IP address"));
         assert!(error(&["--stateless"]).contains("--http"));
+        assert!(error(&["--grpc", "127.0.0.1:1", "--in-process"]).contains("--in-process"));
         assert!(error(&["--verbose"]).contains("unknown argument `--verbose`"));
     }
 

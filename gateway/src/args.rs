@@ -1,0 +1,617 @@
+//! The command line.
+
+use std::ffi::OsString;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Arg, ArgAction, ArgMatches, Command};
+use tonic_mcp_schema::Options;
+use tonic_mcp_schema::options::OPTIONS;
+
+use crate::error::Error;
+use crate::headers::Headers;
+use crate::target::Target;
+
+/// Plugin options that only shape generated Rust code or output files; the gateway refuses
+/// them rather than ignore them.
+pub const CODEGEN_ONLY: &[&str] = &[
+    "runtime_crate",
+    "extern_path",
+    "adapters",
+    "tools_json",
+    "rust",
+    "flat_output_dir",
+    "include_in_prost",
+];
+
+/// Plugin options that shape tools, which the gateway takes. With [`CODEGEN_ONLY`] this covers
+/// every option of the plugin; a test fails when a new option is in neither list.
+pub const TOOL_OPTIONS: &[&str] = &[
+    "tool_names",
+    "prefix",
+    "json_names",
+    "unions",
+    "schema_keyword",
+    "descriptions",
+    "emit_defaults",
+    "include",
+    "exclude",
+    "opt_in",
+];
+
+/// Everything the command line sets.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The gRPC server.
+    pub target: Target,
+    /// Descriptors from this file instead of reflection.
+    pub descriptor_set: Option<PathBuf>,
+    /// Services to serve (`--service`); empty: every listed one but reflection and health.
+    pub services: Vec<String>,
+    /// The plugin options: naming, selection, schemas.
+    pub options: Options,
+    /// Static metadata for every call (values never logged).
+    pub headers: Headers,
+    /// Inbound HTTP headers forwarded as metadata under `--http`.
+    pub forward_headers: Vec<String>,
+    /// Per-call deadline (`--timeout`).
+    pub call_timeout: Option<Duration>,
+    /// Server-streaming collection bound (`--max-messages`).
+    pub max_messages: Option<u32>,
+    /// Serve streamable HTTP on this address instead of stdio.
+    pub http: Option<SocketAddr>,
+    /// With `--http`: no sessions.
+    pub stateless: bool,
+    /// With `--http`: Host names accepted besides loopback.
+    pub allowed_hosts: Vec<String>,
+    /// The server name in the MCP `initialize` result.
+    pub name: String,
+}
+
+/// What the command line asks for.
+#[derive(Debug)]
+pub enum Parsed {
+    /// Run the gateway.
+    Run(Box<Config>),
+    /// Print this (help or version) and exit successfully.
+    Print(String),
+}
+
+const ABOUT: &str = "Serve any gRPC server as MCP tools, with no code generation.\n\n\
+The gateway reads the server's descriptors through gRPC server reflection (v1, else v1alpha) \
+or from --descriptor-set, makes one MCP tool per RPC exactly as protoc-gen-rust-mcp would, \
+and forwards every tool call to the server. It speaks MCP over stdio (the default: an MCP \
+host starts it as a subprocess) or streamable HTTP at http://ADDR/mcp (--http ADDR).";
+
+fn after_help() -> String {
+    let gateway_options: Vec<_> = OPTIONS
+        .iter()
+        .filter(|o| !CODEGEN_ONLY.contains(&o.key))
+        .collect();
+    let width = gateway_options
+        .iter()
+        .map(|o| o.key.len() + o.value.len() + 1)
+        .max()
+        .unwrap_or(0);
+    let mut text = String::from(
+        "Plugin options (--opt KEY=VALUE, repeatable, or comma-separated as for protoc's \
+         --rust-mcp_opt):\n",
+    );
+    for option in gateway_options {
+        let head = format!("{}={}", option.key, option.value);
+        text.push_str(&format!("  {head:width$}  {}\n", option.help));
+    }
+    text.push_str(&format!(
+        "Code-generation options ({}) are refused: the gateway generates no code.\n\n",
+        CODEGEN_ONLY.join(", ")
+    ));
+    text.push_str(
+        "Examples:\n  \
+         grpc-mcp-gateway --target http://127.0.0.1:50051\n  \
+         grpc-mcp-gateway --target https://grpc.example.com --header 'authorization: Bearer …'\n  \
+         grpc-mcp-gateway --target http://127.0.0.1:50051 --descriptor-set api.binpb \\\n      \
+         --include 'shop.v1.*' --opt json_names --http 127.0.0.1:8080\n\n\
+         Logs go to stderr (stdout carries MCP under stdio); RUST_LOG sets the level (default \
+         info). Header values are never logged.\n",
+    );
+    text
+}
+
+/// The `clap` command.
+fn command() -> Command {
+    let many = |arg: Arg| arg.action(ArgAction::Append);
+    Command::new("grpc-mcp-gateway")
+        .version(env!("CARGO_PKG_VERSION"))
+        .about(ABOUT)
+        .after_help(after_help())
+        .max_term_width(100)
+        .arg(
+            Arg::new("target")
+                .long("target")
+                .value_name("URL")
+                .required(true)
+                .help_heading("Target")
+                .help(
+                    "the gRPC server: http://HOST:PORT in plain text, or https://HOST[:PORT] \
+                     over TLS verified against the system's root certificates",
+                ),
+        )
+        .arg(
+            Arg::new("tls-ca")
+                .long("tls-ca")
+                .value_name("FILE")
+                .help_heading("Target")
+                .value_parser(clap::value_parser!(PathBuf))
+                .help("with https://: also trust the PEM certificates in FILE (a private CA)"),
+        )
+        .arg(
+            Arg::new("tls-server-name")
+                .long("tls-server-name")
+                .value_name("NAME")
+                .help_heading("Target")
+                .help("with https://: the name the server's certificate must carry, when it is not the URL's host"),
+        )
+        .arg(many(
+            Arg::new("header")
+                .long("header")
+                .short('H')
+                .value_name("NAME: VALUE")
+                .help_heading("Target")
+                .help(
+                    "gRPC metadata sent with every call and reflection request, for example \
+                     'authorization: Bearer …'; repeatable. A NAME ending in -bin takes base64. \
+                     Values are never logged",
+                ),
+        ))
+        .arg(many(
+            Arg::new("header-env")
+                .long("header-env")
+                .value_name("NAME: VAR")
+                .help_heading("Target")
+                .help(
+                    "as --header, with the value read from the environment variable VAR (keeps \
+                     secrets off the command line); repeatable",
+                ),
+        ))
+        .arg(
+            Arg::new("connect-timeout")
+                .long("connect-timeout")
+                .value_name("DURATION")
+                .default_value("10s")
+                .help_heading("Target")
+                .help("bound on connecting and on each reflection exchange (500ms, 10s, 1m)"),
+        )
+        .arg(
+            Arg::new("timeout")
+                .long("timeout")
+                .value_name("DURATION")
+                .help_heading("Target")
+                .help(
+                    "deadline of each tool call, sent as grpc-timeout (default 30s; a method's \
+                     (rust_mcp.tool).timeout wins)",
+                ),
+        )
+        .arg(
+            Arg::new("max-messages")
+                .long("max-messages")
+                .value_name("N")
+                .help_heading("Target")
+                .value_parser(clap::value_parser!(u32).range(1..))
+                .help("how many messages a server-streaming tool collects before it reports truncated (default 100)"),
+        )
+        .arg(
+            Arg::new("descriptor-set")
+                .long("descriptor-set")
+                .value_name("FILE")
+                .help_heading("Descriptors")
+                .value_parser(clap::value_parser!(PathBuf))
+                .help(
+                    "read descriptors from FILE instead of server reflection: an encoded \
+                     FileDescriptorSet with imports (protoc --include_imports \
+                     --include_source_info --descriptor_set_out=FILE, or buf build -o FILE; \
+                     source info carries the comments that become descriptions)",
+                ),
+        )
+        .arg(many(
+            Arg::new("service")
+                .long("service")
+                .value_name("NAME")
+                .help_heading("Descriptors")
+                .help(
+                    "serve this service (full name, e.g. shop.v1.CartService); repeatable. \
+                     Default: every service, except grpc.reflection.* and grpc.health.*",
+                ),
+        ))
+        .arg(many(
+            Arg::new("include")
+                .long("include")
+                .value_name("GLOB")
+                .help_heading("Tools")
+                .help("expose only RPCs whose full name (shop.v1.CartService.GetCart) matches; * globs; repeatable (--opt include=GLOB)"),
+        ))
+        .arg(many(
+            Arg::new("exclude")
+                .long("exclude")
+                .value_name("GLOB")
+                .help_heading("Tools")
+                .help("leave out RPCs whose full name matches; repeatable (--opt exclude=GLOB)"),
+        ))
+        .arg(
+            Arg::new("prefix")
+                .long("prefix")
+                .value_name("PREFIX")
+                .help_heading("Tools")
+                .help("prefix every tool name with PREFIX_ (--opt prefix=PREFIX)"),
+        )
+        .arg(
+            Arg::new("tool-names")
+                .long("tool-names")
+                .value_name("SCHEME")
+                .value_parser(["service_method", "method", "package"])
+                .help_heading("Tools")
+                .help("tool-name scheme: CartService_GetCart (service_method, the default), GetCart (method), shop_v1_CartService_GetCart (package) (--opt tool_names=SCHEME)"),
+        )
+        .arg(many(
+            Arg::new("opt")
+                .long("opt")
+                .value_name("KEY[=VALUE]")
+                .help_heading("Tools")
+                .help("a protoc-gen-rust-mcp option, with the plugin's keys (listed below); repeatable"),
+        ))
+        .arg(
+            Arg::new("http")
+                .long("http")
+                .value_name("ADDR")
+                .help_heading("MCP")
+                .value_parser(clap::value_parser!(SocketAddr))
+                .help("serve streamable HTTP at http://ADDR/mcp instead of stdio, e.g. 127.0.0.1:8080 (port 0 picks one; the address is printed on stdout)"),
+        )
+        .arg(
+            Arg::new("stateless")
+                .long("stateless")
+                .action(ArgAction::SetTrue)
+                .requires("http")
+                .help_heading("MCP")
+                .help("with --http: no MCP sessions, every request stands alone (for replicas behind a load balancer)"),
+        )
+        .arg(many(
+            Arg::new("allowed-host")
+                .long("allowed-host")
+                .value_name("HOST")
+                .requires("http")
+                .help_heading("MCP")
+                .help("with --http: accept this Host header besides localhost, 127.0.0.1 and ::1 (DNS-rebinding protection); repeatable"),
+        ))
+        .arg(many(
+            Arg::new("forward-header")
+                .long("forward-header")
+                .value_name("NAME")
+                .requires("http")
+                .help_heading("MCP")
+                .help("with --http: forward this header of each MCP HTTP request to the gRPC call, e.g. authorization; repeatable"),
+        ))
+        .arg(
+            Arg::new("name")
+                .long("name")
+                .value_name("NAME")
+                .default_value("grpc-mcp-gateway")
+                .help_heading("MCP")
+                .help("the server name the MCP client sees"),
+        )
+}
+
+/// The full `--help` text.
+pub fn help() -> String {
+    command().render_long_help().to_string()
+}
+
+/// Parses the command line (without the program name).
+///
+/// # Errors
+///
+/// Unknown flags, missing values, invalid options or headers; the message says which.
+pub fn parse<I, T>(args: I) -> Result<Parsed, Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let args =
+        std::iter::once(OsString::from("grpc-mcp-gateway")).chain(args.into_iter().map(Into::into));
+    let matches = match command().try_get_matches_from(args) {
+        Ok(matches) => matches,
+        Err(error) => {
+            return match error.kind() {
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
+                    Ok(Parsed::Print(error.render().to_string()))
+                }
+                _ => Err(Error::new(error.render().to_string().trim_end())),
+            };
+        }
+    };
+    Ok(Parsed::Run(Box::new(config(&matches)?)))
+}
+
+impl Config {
+    /// Parses a command line that must run the gateway (help and version are errors here).
+    ///
+    /// # Errors
+    ///
+    /// As for [`parse`].
+    pub fn parse<I, T>(args: I) -> Result<Config, Error>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<OsString> + Clone,
+    {
+        match parse(args)? {
+            Parsed::Run(config) => Ok(*config),
+            Parsed::Print(text) => Err(Error::new(text)),
+        }
+    }
+}
+
+fn values<'a>(matches: &'a ArgMatches, id: &str) -> impl Iterator<Item = &'a String> {
+    matches.get_many::<String>(id).into_iter().flatten()
+}
+
+fn config(matches: &ArgMatches) -> Result<Config, Error> {
+    let mut headers = Headers::default();
+    for header in values(matches, "header") {
+        headers.add(header)?;
+    }
+    for header in values(matches, "header-env") {
+        let Some((name, var)) = header.split_once(':') else {
+            return Err(Error::new(
+                "--header-env expects `NAME: VAR`, for example --header-env 'authorization: API_TOKEN'",
+            ));
+        };
+        let (name, var) = (name.trim(), var.trim());
+        let value = std::env::var(var).map_err(|_| {
+            Error::new(format!(
+                "--header-env {name}: the environment variable {var} is not set (or not UTF-8)"
+            ))
+        })?;
+        headers.add(&format!("{name}: {value}"))?;
+    }
+    let duration = |id: &str| -> Result<Option<Duration>, Error> {
+        matches
+            .get_one::<String>(id)
+            .map(|text| {
+                parse_duration(text).ok_or_else(|| {
+                    Error::new(format!(
+                        "--{id} {text}: expects a duration such as 500ms, 10s or 1m"
+                    ))
+                })
+            })
+            .transpose()
+    };
+    Ok(Config {
+        target: Target {
+            url: matches
+                .get_one::<String>("target")
+                .cloned()
+                .unwrap_or_default(),
+            tls_ca: matches.get_one::<PathBuf>("tls-ca").cloned(),
+            tls_server_name: matches.get_one::<String>("tls-server-name").cloned(),
+            timeout: duration("connect-timeout")?.unwrap_or(Duration::from_secs(10)),
+        },
+        descriptor_set: matches.get_one::<PathBuf>("descriptor-set").cloned(),
+        services: values(matches, "service").cloned().collect(),
+        options: options(matches)?,
+        headers,
+        forward_headers: values(matches, "forward-header").cloned().collect(),
+        call_timeout: duration("timeout")?,
+        max_messages: matches.get_one::<u32>("max-messages").copied(),
+        http: matches.get_one::<SocketAddr>("http").copied(),
+        stateless: matches.get_flag("stateless"),
+        allowed_hosts: values(matches, "allowed-host").cloned().collect(),
+        name: matches
+            .get_one::<String>("name")
+            .cloned()
+            .unwrap_or_else(|| "grpc-mcp-gateway".to_owned()),
+    })
+}
+
+/// The plugin options from `--opt` and the dedicated flags, in the plugin's own syntax.
+fn options(matches: &ArgMatches) -> Result<Options, Error> {
+    let mut parts: Vec<String> = Vec::new();
+    for opt in values(matches, "opt") {
+        for part in opt.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let key = part.split_once('=').map_or(part, |(key, _)| key).trim();
+            if CODEGEN_ONLY.contains(&key) {
+                return Err(Error::new(format!(
+                    "--opt {key}: shapes generated Rust code, and the gateway generates none; \
+                     leave it out"
+                )));
+            }
+            parts.push(part.to_owned());
+        }
+    }
+    for (flag, key) in [("include", "include"), ("exclude", "exclude")] {
+        parts.extend(values(matches, flag).map(|glob| format!("{key}={glob}")));
+    }
+    if let Some(prefix) = matches.get_one::<String>("prefix") {
+        parts.push(format!("prefix={prefix}"));
+    }
+    if let Some(scheme) = matches.get_one::<String>("tool-names") {
+        parts.push(format!("tool_names={scheme}"));
+    }
+    for part in &parts {
+        if part.contains(',') {
+            return Err(Error::new(format!(
+                "`{part}`: option values cannot contain a comma"
+            )));
+        }
+    }
+    Options::parse(&parts.join(",")).map_err(|e| Error::new(format!("--opt: {e}")))
+}
+
+/// `500ms`, `10s`, `1.5s`, `2m`, or a number of seconds.
+fn parse_duration(text: &str) -> Option<Duration> {
+    let text = text.trim();
+    let (number, scale) = if let Some(n) = text.strip_suffix("ms") {
+        (n, 0.001)
+    } else if let Some(n) = text.strip_suffix('s') {
+        (n, 1.0)
+    } else if let Some(n) = text.strip_suffix('m') {
+        (n, 60.0)
+    } else {
+        (text, 1.0)
+    };
+    let seconds = number.trim().parse::<f64>().ok()? * scale;
+    (seconds.is_finite() && seconds > 0.0 && seconds < 1e9)
+        .then(|| Duration::from_secs_f64(seconds))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tonic_mcp_schema::options::ToolNames;
+
+    fn run(args: &[&str]) -> Result<Config, Error> {
+        Config::parse(args.iter().copied())
+    }
+
+    #[test]
+    fn flags_and_opts_merge_into_plugin_options() {
+        let config = run(&[
+            "--target",
+            "http://127.0.0.1:1",
+            "--opt",
+            "json_names,unions=any_of",
+            "--opt",
+            "descriptions=false",
+            "--include",
+            "shop.v1.*",
+            "--exclude",
+            "*.Delete*",
+            "--prefix",
+            "shop",
+            "--tool-names",
+            "method",
+            "-H",
+            "authorization: Bearer s3cret",
+            "--timeout",
+            "1.5s",
+            "--max-messages",
+            "7",
+        ])
+        .unwrap();
+        let options = &config.options;
+        assert!(options.json_names);
+        assert!(!options.descriptions);
+        assert_eq!(options.unions.keyword(), "anyOf");
+        assert_eq!(options.tool_names, ToolNames::Method);
+        assert_eq!(options.prefix.as_deref(), Some("shop"));
+        assert!(options.selects("shop.v1.Cart.Get"));
+        assert!(!options.selects("shop.v1.Cart.DeleteAll"));
+        assert!(!options.selects("other.v1.Cart.Get"));
+        assert_eq!(config.call_timeout, Some(Duration::from_millis(1500)));
+        assert_eq!(config.max_messages, Some(7));
+        assert_eq!(config.headers.names(), ["authorization"]);
+        assert!(!format!("{config:?}").contains("s3cret"));
+        assert_eq!(config.http, None);
+    }
+
+    #[test]
+    fn codegen_only_options_are_refused_by_name() {
+        for opt in [
+            "runtime_crate=::x",
+            "extern_path=.a=::a",
+            "rust=false",
+            "json_names,flat_output_dir",
+        ] {
+            let error = run(&["--target", "http://x:1", "--opt", opt])
+                .unwrap_err()
+                .to_string();
+            assert!(
+                error.contains("the gateway generates none"),
+                "{opt}: {error}"
+            );
+        }
+        let error = run(&["--target", "http://x:1", "--opt", "json_name"])
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("unknown option `json_name`"), "{error}");
+    }
+
+    #[test]
+    fn usage_errors() {
+        assert!(run(&[]).unwrap_err().to_string().contains("--target"));
+        let error = run(&["--target", "http://x:1", "--stateless"])
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("--http"), "{error}");
+        let error = run(&["--target", "http://x:1", "--timeout", "soon"])
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("--timeout soon"), "{error}");
+        let error = run(&[
+            "--target",
+            "http://x:1",
+            "--header-env",
+            "authorization: GATEWAY_TEST_UNSET_VARIABLE",
+        ])
+        .unwrap_err()
+        .to_string();
+        assert!(
+            error.contains("GATEWAY_TEST_UNSET_VARIABLE is not set"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn help_documents_every_flag_and_gateway_option() {
+        let Parsed::Print(text) = parse(["--help"]).unwrap() else {
+            panic!("--help prints");
+        };
+        for flag in command().get_arguments() {
+            if let Some(long) = flag.get_long() {
+                assert!(text.contains(&format!("--{long}")), "--help lacks --{long}");
+            }
+        }
+        for option in OPTIONS {
+            if CODEGEN_ONLY.contains(&option.key) {
+                assert!(
+                    !text.contains(&format!("  {}=", option.key)),
+                    "{}",
+                    option.key
+                );
+            } else {
+                assert!(
+                    text.contains(&format!("  {}=", option.key)),
+                    "--help lacks {}",
+                    option.key
+                );
+            }
+        }
+        let Parsed::Print(version) = parse(["--version"]).unwrap() else {
+            panic!("--version prints");
+        };
+        assert!(version.contains(env!("CARGO_PKG_VERSION")));
+    }
+
+    #[test]
+    fn every_plugin_option_is_classified() {
+        for option in OPTIONS {
+            let takes = TOOL_OPTIONS.contains(&option.key);
+            let refuses = CODEGEN_ONLY.contains(&option.key);
+            assert!(
+                takes != refuses,
+                "plugin option `{}`: list it in TOOL_OPTIONS or CODEGEN_ONLY",
+                option.key
+            );
+        }
+        assert_eq!(TOOL_OPTIONS.len() + CODEGEN_ONLY.len(), OPTIONS.len());
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("500ms"), Some(Duration::from_millis(500)));
+        assert_eq!(parse_duration("2m"), Some(Duration::from_secs(120)));
+        assert_eq!(parse_duration("3"), Some(Duration::from_secs(3)));
+        for bad in ["", "0s", "-1s", "1h", "NaN"] {
+            assert_eq!(parse_duration(bad), None, "{bad}");
+        }
+    }
+}

@@ -1,0 +1,426 @@
+//! Descriptors of the target's services, from gRPC server reflection or from a descriptor-set
+//! file.
+//!
+//! Reflection asks the server for its services (`list_services`), then for the file defining
+//! each selected service (`file_containing_symbol`), then for every import not received yet
+//! (`file_by_filename`), round by round until the closure is complete. Files travel as the
+//! encoded `FileDescriptorProto` the server holds, so custom options (`google.api.*`,
+//! `rust_mcp.*`, `buf.validate`) reach the schema generator intact. gRPC reflection v1 is
+//! tried first, v1alpha when the server does not implement v1.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+use prost::Message as _;
+use prost_reflect::DescriptorPool;
+use tonic::transport::Channel;
+use tonic::{Code, Status};
+
+use crate::error::Error;
+use crate::headers::Headers;
+
+/// Services whose full name starts with one of these are infrastructure, not API: they are
+/// left out unless named with `--service`.
+pub const SKIPPED_BY_DEFAULT: &[&str] = &["grpc.reflection.", "grpc.health."];
+
+/// Linked descriptors and the services found in them.
+#[derive(Debug, Clone)]
+pub struct Descriptors {
+    /// Every file the services need, with its imports.
+    pub pool: DescriptorPool,
+    /// Full names of the services: those the server listed (reflection) or those defined in
+    /// the file (descriptor set), in that order.
+    pub services: Vec<String>,
+}
+
+impl Descriptors {
+    /// Reads an encoded `FileDescriptorSet` (`protoc --descriptor_set_out=FILE
+    /// --include_imports`, `buf build -o FILE`).
+    ///
+    /// # Errors
+    ///
+    /// The file cannot be read, does not decode, or lacks imports.
+    pub fn from_file(path: &Path) -> Result<Descriptors, Error> {
+        let shown = path.display();
+        let bytes = std::fs::read(path)
+            .map_err(|e| Error::new(format!("--descriptor-set {shown}: cannot read it ({e})")))?;
+        let pool = DescriptorPool::decode(bytes.as_slice()).map_err(|e| {
+            Error::new(format!(
+                "--descriptor-set {shown}: not a complete FileDescriptorSet ({e}); write it with \
+                 `protoc --include_imports --descriptor_set_out=FILE` or `buf build -o FILE`"
+            ))
+        })?;
+        let services = pool.services().map(|s| s.full_name().to_owned()).collect();
+        Ok(Descriptors { pool, services })
+    }
+
+    /// The services to serve: those named (each must exist), or else every service except
+    /// the [`SKIPPED_BY_DEFAULT`] ones.
+    ///
+    /// # Errors
+    ///
+    /// A named service is not in the descriptors; the message lists those that are.
+    pub fn select(&self, named: &[String]) -> Result<Vec<String>, Error> {
+        if named.is_empty() {
+            return Ok(self
+                .services
+                .iter()
+                .filter(|s| !skipped_by_default(s))
+                .cloned()
+                .collect());
+        }
+        for name in named {
+            if self.pool.get_service_by_name(name).is_none() {
+                return Err(Error::new(format!(
+                    "--service {name}: no such service; the target has {}",
+                    self.services.join(", ")
+                )));
+            }
+        }
+        Ok(named.to_vec())
+    }
+}
+
+fn skipped_by_default(service: &str) -> bool {
+    SKIPPED_BY_DEFAULT.iter().any(|p| service.starts_with(p))
+}
+
+/// What the gateway asks a reflection server.
+#[derive(Debug, Clone)]
+enum Query {
+    ListServices,
+    FileByFilename(String),
+    FileContainingSymbol(String),
+}
+
+/// What it answers.
+#[derive(Debug)]
+enum Answer {
+    Services(Vec<String>),
+    Files(Vec<Vec<u8>>),
+    Error { code: i32, message: String },
+}
+
+/// The two protocol versions, whose messages have the same shape in different packages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Version {
+    V1,
+    V1Alpha,
+}
+
+/// The largest reflection response accepted (a file set of a very large API).
+const MAX_RESPONSE_BYTES: usize = 64 << 20;
+
+macro_rules! exchange {
+    ($name:ident, $pb:path) => {
+        /// Sends `queries` on one reflection stream and returns the answers in order.
+        async fn $name(
+            channel: Channel,
+            headers: &Headers,
+            timeout: Duration,
+            queries: &[Query],
+        ) -> Result<Vec<Answer>, Status> {
+            use pb::server_reflection_request::MessageRequest;
+            use pb::server_reflection_response::MessageResponse;
+            use $pb as pb;
+            let requests: Vec<pb::ServerReflectionRequest> = queries
+                .iter()
+                .map(|query| pb::ServerReflectionRequest {
+                    host: String::new(),
+                    message_request: Some(match query {
+                        Query::ListServices => MessageRequest::ListServices(String::new()),
+                        Query::FileByFilename(name) => MessageRequest::FileByFilename(name.clone()),
+                        Query::FileContainingSymbol(symbol) => {
+                            MessageRequest::FileContainingSymbol(symbol.clone())
+                        }
+                    }),
+                })
+                .collect();
+            let mut request = tonic::Request::from_parts(
+                headers.metadata(),
+                tonic::Extensions::default(),
+                tokio_stream::iter(requests),
+            );
+            request.set_timeout(timeout);
+            let mut client = pb::server_reflection_client::ServerReflectionClient::new(channel)
+                .max_decoding_message_size(MAX_RESPONSE_BYTES);
+            let mut responses = client.server_reflection_info(request).await?.into_inner();
+            let mut answers = Vec::with_capacity(queries.len());
+            while answers.len() < queries.len() {
+                let Some(response) = responses.message().await? else {
+                    return Err(Status::internal(format!(
+                        "the reflection stream ended after {} of {} answers",
+                        answers.len(),
+                        queries.len()
+                    )));
+                };
+                answers.push(match response.message_response {
+                    Some(MessageResponse::ListServicesResponse(list)) => {
+                        Answer::Services(list.service.into_iter().map(|s| s.name).collect())
+                    }
+                    Some(MessageResponse::FileDescriptorResponse(files)) => {
+                        Answer::Files(files.file_descriptor_proto)
+                    }
+                    Some(MessageResponse::ErrorResponse(error)) => Answer::Error {
+                        code: error.error_code,
+                        message: error.error_message,
+                    },
+                    Some(MessageResponse::AllExtensionNumbersResponse(_)) | None => Answer::Error {
+                        code: Code::Internal as i32,
+                        message: "an answer of the wrong kind".to_owned(),
+                    },
+                });
+            }
+            Ok(answers)
+        }
+    };
+}
+
+exchange!(exchange_v1, tonic_reflection::pb::v1);
+exchange!(exchange_v1alpha, tonic_reflection::pb::v1alpha);
+
+struct Reflection<'a> {
+    channel: Channel,
+    headers: &'a Headers,
+    timeout: Duration,
+    version: Version,
+}
+
+impl Reflection<'_> {
+    async fn ask(&self, queries: &[Query]) -> Result<Vec<Answer>, Status> {
+        let channel = self.channel.clone();
+        match self.version {
+            Version::V1 => exchange_v1(channel, self.headers, self.timeout, queries).await,
+            Version::V1Alpha => {
+                exchange_v1alpha(channel, self.headers, self.timeout, queries).await
+            }
+        }
+    }
+}
+
+fn reflection_failed(status: &Status) -> Error {
+    let hint = match status.code() {
+        Code::Unimplemented => {
+            "; the server does not offer gRPC reflection: pass its descriptors with \
+             --descriptor-set FILE"
+        }
+        Code::Unavailable if status.message().contains("certificate") => {
+            "; for a server certificate from a private CA pass --tls-ca FILE, for one issued \
+             to another name --tls-server-name NAME"
+        }
+        Code::Unavailable => "; is the server running, and is the URL's scheme right?",
+        _ => "",
+    };
+    Error::new(format!(
+        "gRPC reflection failed: {:?}: {}{hint}",
+        status.code(),
+        status.message()
+    ))
+}
+
+/// Loads the descriptors of the target's services through gRPC server reflection.
+///
+/// `named` are the services to resolve (`--service`); when empty, every listed service except
+/// the [`SKIPPED_BY_DEFAULT`] ones. Every request carries `headers`; each exchange is bounded
+/// by `timeout`.
+///
+/// # Errors
+///
+/// The server cannot be reached, does not implement reflection, does not know a service or
+/// an imported file, or sends descriptors that do not link.
+pub async fn from_reflection(
+    channel: Channel,
+    headers: &Headers,
+    timeout: Duration,
+    named: &[String],
+) -> Result<Descriptors, Error> {
+    let mut reflection = Reflection {
+        channel,
+        headers,
+        timeout,
+        version: Version::V1,
+    };
+    let listed = match reflection.ask(&[Query::ListServices]).await {
+        Err(status) if status.code() == Code::Unimplemented => {
+            tracing::debug!("reflection v1 is not implemented; trying v1alpha");
+            reflection.version = Version::V1Alpha;
+            reflection.ask(&[Query::ListServices]).await
+        }
+        other => other,
+    }
+    .map_err(|status| reflection_failed(&status))?;
+    let listed = match listed.into_iter().next() {
+        Some(Answer::Services(services)) => services,
+        Some(Answer::Error { code, message }) => {
+            return Err(Error::new(format!(
+                "gRPC reflection refused to list services: {message} (code {code})"
+            )));
+        }
+        _ => return Err(Error::new("gRPC reflection sent no service list")),
+    };
+    tracing::debug!(version = ?reflection.version, services = ?listed, "reflection listed services");
+    let services: Vec<String> = if named.is_empty() {
+        listed
+            .into_iter()
+            .filter(|s| !skipped_by_default(s))
+            .collect()
+    } else {
+        named.to_vec()
+    };
+    if services.is_empty() {
+        return Err(Error::new(
+            "the server lists no services besides reflection and health; name one with --service",
+        ));
+    }
+
+    // Round one: the file of each service; then the imports still missing, round by round.
+    let mut files: BTreeMap<String, Vec<u8>> = BTreeMap::new();
+    let mut imports: BTreeMap<String, String> = BTreeMap::new(); // import -> importer
+    let queries: Vec<Query> = services
+        .iter()
+        .map(|s| Query::FileContainingSymbol(s.clone()))
+        .collect();
+    let answers = reflection
+        .ask(&queries)
+        .await
+        .map_err(|status| reflection_failed(&status))?;
+    for (service, answer) in services.iter().zip(answers) {
+        match answer {
+            Answer::Files(received) => add_files(&mut files, &mut imports, received)?,
+            Answer::Error { message, .. } => {
+                return Err(Error::new(format!(
+                    "gRPC reflection does not know the service {service}: {message}"
+                )));
+            }
+            Answer::Services(_) => {
+                return Err(Error::new("gRPC reflection answered with the wrong kind"));
+            }
+        }
+    }
+    loop {
+        let missing: Vec<(String, String)> = imports
+            .iter()
+            .filter(|(name, _)| !files.contains_key(*name))
+            .map(|(name, importer)| (name.clone(), importer.clone()))
+            .collect();
+        if missing.is_empty() {
+            break;
+        }
+        let queries: Vec<Query> = missing
+            .iter()
+            .map(|(name, _)| Query::FileByFilename(name.clone()))
+            .collect();
+        let answers = reflection
+            .ask(&queries)
+            .await
+            .map_err(|status| reflection_failed(&status))?;
+        for ((name, importer), answer) in missing.into_iter().zip(answers) {
+            match answer {
+                Answer::Files(received) => add_files(&mut files, &mut imports, received)?,
+                Answer::Error { message, .. } => match well_known_file(&name) {
+                    // Some servers register only their own files; the well-known types are
+                    // the same everywhere.
+                    Some(bytes) => add_files(&mut files, &mut imports, vec![bytes])?,
+                    None => {
+                        return Err(Error::new(format!(
+                            "gRPC reflection does not know {name}, imported by {importer}: \
+                             {message}; pass the descriptors with --descriptor-set FILE"
+                        )));
+                    }
+                },
+                Answer::Services(_) => {
+                    return Err(Error::new("gRPC reflection answered with the wrong kind"));
+                }
+            }
+            // A server that answers with other files than the one asked would loop forever.
+            if !files.contains_key(&name) {
+                return Err(Error::new(format!(
+                    "gRPC reflection did not send {name} when asked for it"
+                )));
+            }
+        }
+    }
+    tracing::debug!(files = files.len(), "reflection sent every file");
+    let pool = link(files.into_values())?;
+    Ok(Descriptors { pool, services })
+}
+
+/// Records received files and their imports; a file sent twice keeps its first copy.
+fn add_files(
+    files: &mut BTreeMap<String, Vec<u8>>,
+    imports: &mut BTreeMap<String, String>,
+    received: Vec<Vec<u8>>,
+) -> Result<(), Error> {
+    for bytes in received {
+        let file = prost_types::FileDescriptorProto::decode(bytes.as_slice()).map_err(|e| {
+            Error::new(format!(
+                "gRPC reflection sent a file descriptor that does not decode: {e}"
+            ))
+        })?;
+        let name = file.name().to_owned();
+        for import in file.dependency {
+            imports.entry(import).or_insert_with(|| name.clone());
+        }
+        files.entry(name).or_insert(bytes);
+    }
+    Ok(())
+}
+
+/// A `google/protobuf/*.proto` file from prost-reflect's built-in copy.
+fn well_known_file(name: &str) -> Option<Vec<u8>> {
+    if !name.starts_with("google/protobuf/") {
+        return None;
+    }
+    let file = DescriptorPool::global().get_file_by_name(name)?;
+    Some(file.file_descriptor_proto().encode_to_vec())
+}
+
+/// Links encoded file descriptors, in any order, into a pool that keeps their custom options.
+fn link(files: impl IntoIterator<Item = Vec<u8>>) -> Result<DescriptorPool, Error> {
+    // An encoded FileDescriptorSet is its files as field 1, length-delimited.
+    let mut set = Vec::new();
+    for bytes in files {
+        prost::encoding::bytes::encode(1, &bytes, &mut set);
+    }
+    DescriptorPool::decode(set.as_slice()).map_err(|e| {
+        Error::new(format!(
+            "the descriptors from gRPC reflection do not link: {e}"
+        ))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn well_known_files_come_from_the_built_in_pool() {
+        let bytes = well_known_file("google/protobuf/timestamp.proto").unwrap();
+        let pool = link([bytes]).unwrap();
+        assert!(
+            pool.get_message_by_name("google.protobuf.Timestamp")
+                .is_some()
+        );
+        assert!(well_known_file("acme/v1/acme.proto").is_none());
+    }
+
+    #[test]
+    fn default_selection_skips_reflection_and_health() {
+        let descriptors = Descriptors {
+            pool: DescriptorPool::new(),
+            services: vec![
+                "grpc.reflection.v1.ServerReflection".to_owned(),
+                "grpc.health.v1.Health".to_owned(),
+                "acme.v1.Shop".to_owned(),
+            ],
+        };
+        assert_eq!(descriptors.select(&[]).unwrap(), ["acme.v1.Shop"]);
+        let error = descriptors
+            .select(&["acme.v1.Nope".to_owned()])
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("no such service"), "{error}");
+        assert!(error.contains("acme.v1.Shop"), "{error}");
+    }
+}

@@ -1,0 +1,434 @@
+//! The gateway binary in front of a real tonic server on loopback (the e2e echo services),
+//! called by rmcp's MCP client: once with descriptors from gRPC reflection over stdio, once
+//! with a descriptor set written by the vendored protoc over streamable HTTP. Every tool call
+//! must answer exactly what the generated-code path answers for the same server.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use rmcp::ServiceExt as _;
+use rmcp::model::CallToolRequestParams;
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _};
+
+type Client = RunningService<RoleClient, ()>;
+
+const GATEWAY: &str = env!("CARGO_BIN_EXE_grpc-mcp-gateway");
+
+/// The services the backend serves over the network (the e2e `RecursionService` runs in
+/// process only), named with `--service` in one test.
+const SERVICES: &[&str] = &[
+    "testdata.scalars.ScalarService",
+    "testdata.wkt.WellKnownService",
+    "testdata.oneofs.SearchService",
+    "testdata.maps.MapService",
+    "testdata.streaming.InventoryService",
+    "testdata.tool_options.CatalogService",
+];
+
+/// One or more calls of every tool of [`SERVICES`], successes and failures.
+fn calls() -> Vec<(&'static str, Value)> {
+    vec![
+        (
+            "ScalarService_Echo",
+            json!({"f_int64": "9007199254740993", "f_uint64": 18446744073709551615u64, "f_int32": 7.0,
+                   "f_bytes": "-_8", "f_double": "NaN", "f_float": 1.5, "f_bool": true, "f_string": "hé",
+                   "r_int64": ["1", 2], "color": "COLOR_RED", "colors": [2, "COLOR_BLUE"], "nickname": ""}),
+        ),
+        ("ScalarService_Echo", json!({})),
+        ("ScalarService_Echo", json!({"f_int33": 1})),
+        (
+            "WellKnownService_Echo",
+            json!({"timestamp": "2024-05-01T12:30:00Z", "duration": "1.5s", "field_mask": "displayName,address.city",
+                   "struct_value": {"k": "v"}, "value": [1, 2.5], "list_value": ["a", 1], "empty": {},
+                   "double_value": 1.5, "int64_value": "-9007199254740993", "bool_value": true,
+                   "string_value": "s", "bytes_value": "AAE="}),
+        ),
+        (
+            "WellKnownService_EchoAny",
+            json!({"type_url": "type.googleapis.com/testdata.wkt.Note", "value": {"text": "hello", "id": "12"}}),
+        ),
+        (
+            "WellKnownService_EchoAny",
+            json!({"@type": "type.googleapis.com/testdata.wkt.Note", "text": "hello", "id": "12"}),
+        ),
+        ("WellKnownService_EchoFieldMask", json!({"value": "a.b,c"})),
+        (
+            "WellKnownService_EchoList",
+            json!({"value": [1, "two", null, {"x": []}]}),
+        ),
+        ("WellKnownService_EchoStruct", json!({"a": {"b": [true]}})),
+        (
+            "WellKnownService_EchoValue",
+            json!({"value": {"a": [1, "x", null]}}),
+        ),
+        ("WellKnownService_Now", json!({})),
+        ("WellKnownService_Shout", json!({"value": "hi"})),
+        ("WellKnownService_Sleep", json!({"value": "0.01s"})),
+        (
+            "SearchService_Echo",
+            json!({"destination": {"case": "inline", "value": true}, "filter": {"case": "author_id", "value": "5"}}),
+        ),
+        (
+            "SearchService_Echo",
+            json!({"inline": true, "author_id": "5"}),
+        ),
+        (
+            "SearchService_Echo",
+            json!({"destination": {"case": "inline", "value": true}, "author_id": "5", "tag": "x"}),
+        ),
+        (
+            "MapService_Echo",
+            json!({"int32_to_string": {"-1": "minus one", "2": "two"}, "bool_to_string": {"true": "yes"},
+                   "uint64_to_double": {"18446744073709551615": 0.5}, "sint64_to_float": {"-9007199254740993": 2.5}}),
+        ),
+        (
+            "MapService_Echo",
+            json!({"int32_to_string": {"2147483648": "x"}}),
+        ),
+        ("InventoryService_GetItem", json!({"id": "3"})),
+        ("InventoryService_GetItem", json!({"id": "42"})),
+        ("InventoryService_GetItem", json!({"id": ""})),
+        ("InventoryService_ListItems", json!({"name_prefix": "item"})),
+        ("InventoryService_ListItems", json!({"name_prefix": "fail"})),
+        (
+            "InventoryService_UploadItems",
+            json!({"messages": [{"id": "a"}, {"name": "no id"}, {"id": "b"}]}),
+        ),
+        (
+            "InventoryService_Chat",
+            json!({"messages": [{"text": "hi"}, {"text": "there"}]}),
+        ),
+        ("catalog_admin_get_product", json!({"id": "p1"})),
+        ("catalog_admin_get_product", json!({"id": "p2"})),
+        (
+            "catalog_admin_CatalogService_UpdateProduct",
+            json!({"product": {"id": "p1", "name": "Kettle", "price": {"amount_minor": "10", "currency": "EUR"}}}),
+        ),
+        (
+            "catalog_admin_CatalogService_UpdateProduct",
+            json!({"product": {"id": "p1"}, "etag": "x"}),
+        ),
+        (
+            "catalog_admin_CatalogService_DeleteProduct",
+            json!({"id": "p1"}),
+        ),
+        (
+            "catalog_admin_CatalogService_SearchWeb",
+            json!({"query": "tea"}),
+        ),
+        ("catalog_admin_CatalogService_WatchProducts", json!({})),
+        (
+            "catalog_admin_reindex_every_product_in_every_warehouse_right_now",
+            json!({}),
+        ),
+    ]
+}
+
+/// The generated-code MCP server of the e2e crate, over an in-process pipe.
+async fn generated(backend: &e2e::Backend) -> Client {
+    let server = e2e::mcp_server(backend).await.expect("generated server");
+    let (server_io, client_io) = tokio::io::duplex(1 << 16);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    ().serve(client_io).await.expect("handshake")
+}
+
+async fn call(client: &Client, name: &str, arguments: &Value) -> Value {
+    let mut params = CallToolRequestParams::new(name.to_owned());
+    params.arguments = arguments.as_object().cloned();
+    let result = client
+        .call_tool(params)
+        .await
+        .unwrap_or_else(|e| panic!("{name}: tools/call failed: {e}"));
+    let mut result = serde_json::to_value(result).expect("result serializes");
+    // Protobuf maps have no order (the echo server's are Rust HashMaps, in a new order each
+    // call): compare a text item that holds JSON as JSON, where object order does not count.
+    if let Some(content) = result["content"].as_array_mut() {
+        for item in content {
+            if let Some(parsed) = item["text"]
+                .as_str()
+                .and_then(|t| serde_json::from_str::<Value>(t).ok())
+            {
+                item["text"] = parsed;
+            }
+        }
+    }
+    result
+}
+
+/// Calls every tool through both servers and compares the whole results (structured content,
+/// text content, isError). Returns how many results carried structured content.
+async fn same_results(gateway: &Client, generated: &Client) -> usize {
+    let listed = gateway.list_all_tools().await.expect("gateway tools/list");
+    let mut names: Vec<String> = listed.iter().map(|t| t.name.to_string()).collect();
+    names.sort();
+    let calls = calls();
+    for name in &names {
+        assert!(
+            calls.iter().any(|(called, _)| called == name),
+            "{name} is listed by the gateway but not called by this test"
+        );
+    }
+    let mut structured = 0;
+    for (name, arguments) in &calls {
+        assert!(
+            names.iter().any(|n| n == name),
+            "the gateway lacks {name}: {names:?}"
+        );
+        let expected = call(generated, name, arguments).await;
+        let actual = call(gateway, name, arguments).await;
+        assert_eq!(actual, expected, "{name} {arguments}");
+        if actual.get("structuredContent").is_some() {
+            structured += 1;
+        }
+    }
+    structured
+}
+
+/// The generated server's tools of [`SERVICES`], as `tools/list` JSON.
+async fn generated_tools(generated: &Client) -> Vec<Value> {
+    generated
+        .list_all_tools()
+        .await
+        .expect("tools/list")
+        .iter()
+        .map(|t| serde_json::to_value(t).expect("tool serializes"))
+        .filter(|t| {
+            !t["name"]
+                .as_str()
+                .unwrap_or("")
+                .starts_with("RecursionService_")
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn reflection_over_stdio_answers_as_generated_code() {
+    let backend = e2e::start_backend().await.expect("backend");
+    let generated = generated(&backend).await;
+    let mut command = tokio::process::Command::new(GATEWAY);
+    command.args(["--target", &format!("http://{}", backend.addr)]);
+    let gateway =
+        ().serve(TokioChildProcess::new(command).expect("spawn the gateway"))
+            .await
+            .expect("handshake over stdio");
+
+    // Reflection serves the files with their comments and custom options, so the tools are
+    // the generated ones, field for field.
+    let listed: Vec<Value> = gateway
+        .list_all_tools()
+        .await
+        .expect("tools/list")
+        .iter()
+        .map(|t| serde_json::to_value(t).expect("tool serializes"))
+        .collect();
+    assert_eq!(listed, generated_tools(&generated).await);
+
+    let structured = same_results(&gateway, &generated).await;
+    assert!(
+        structured >= 25,
+        "only {structured} calls had structured content"
+    );
+    gateway.cancel().await.expect("close");
+    generated.cancel().await.expect("close");
+}
+
+/// protoc's `--descriptor_set_out --include_imports` over the backend's protos.
+fn protoc_descriptor_set(dir: &std::path::Path) -> std::path::PathBuf {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let out = dir.join("testdata.binpb");
+    let status =
+        std::process::Command::new(protoc_bin_vendored::protoc_bin_path().expect("protoc"))
+            .arg("--include_imports")
+            .arg(format!("--descriptor_set_out={}", out.display()))
+            .arg(format!("-I{}", repo.join("testdata").display()))
+            .arg(format!("-I{}", repo.join("proto").display()))
+            .arg(format!(
+                "-I{}",
+                protoc_bin_vendored::include_path()
+                    .expect("include")
+                    .display()
+            ))
+            .args([
+                "scalars.proto",
+                "wkt.proto",
+                "oneofs.proto",
+                "maps.proto",
+                "streaming.proto",
+                "tool_options.proto",
+            ])
+            .status()
+            .expect("run protoc");
+    assert!(status.success(), "protoc failed");
+    out
+}
+
+#[tokio::test]
+async fn descriptor_set_over_http_answers_as_generated_code() {
+    let backend = e2e::start_backend().await.expect("backend");
+    let generated = generated(&backend).await;
+    let dir = std::env::temp_dir().join(format!("grpc-mcp-gateway-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let set = protoc_descriptor_set(&dir);
+
+    let mut child = tokio::process::Command::new(GATEWAY)
+        .args(["--target", &format!("http://{}", backend.addr)])
+        .arg("--descriptor-set")
+        .arg(&set)
+        .args(SERVICES.iter().flat_map(|service| ["--service", service]))
+        .args(["--http", "127.0.0.1:0", "--stateless"])
+        .stdout(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn the gateway");
+    let stdout = child.stdout.take().expect("stdout");
+    let line = tokio::time::timeout(
+        Duration::from_secs(30),
+        tokio::io::BufReader::new(stdout).lines().next_line(),
+    )
+    .await
+    .expect("the gateway announces its address in time")
+    .expect("read stdout")
+    .expect("a line");
+    let addr = line.strip_prefix("listening on ").expect("address line");
+    let transport = StreamableHttpClientTransport::from_uri(format!("http://{addr}/mcp"));
+    let gateway = ().serve(transport).await.expect("handshake over HTTP");
+
+    // Without --include_source_info there are no comments, hence no descriptions; names,
+    // schemas' structure and annotations are the generated ones.
+    let listed = gateway.list_all_tools().await.expect("tools/list");
+    let mut names: Vec<String> = listed.iter().map(|t| t.name.to_string()).collect();
+    names.sort();
+    let mut expected: Vec<String> = generated_tools(&generated)
+        .await
+        .iter()
+        .map(|t| t["name"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    expected.sort();
+    assert_eq!(names, expected);
+
+    let structured = same_results(&gateway, &generated).await;
+    assert!(
+        structured >= 25,
+        "only {structured} calls had structured content"
+    );
+    gateway.cancel().await.expect("close");
+    generated.cancel().await.expect("close");
+    child.kill().await.ok();
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `buf build -o` over the repository's buf module (source info and imports by default). Run by
+/// `scripts/workflows.sh buf`, which installs buf (npm @bufbuild/buf) and passes its path in
+/// `GATEWAY_BUF`: `GATEWAY_BUF=… cargo test -p grpc-mcp-gateway --test gateway -- --ignored`.
+#[tokio::test]
+#[ignore = "needs buf: run by scripts/workflows.sh buf"]
+async fn buf_descriptor_set_gives_the_generated_tools_and_answers() {
+    let buf = std::env::var("GATEWAY_BUF").expect("GATEWAY_BUF: the path of the buf binary");
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let dir = std::env::temp_dir().join(format!("grpc-mcp-gateway-buf-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let set = dir.join("testdata.binpb");
+    let status = std::process::Command::new(buf)
+        .current_dir(&repo)
+        .arg("build")
+        .arg("-o")
+        .arg(&set)
+        .status()
+        .expect("run buf");
+    assert!(status.success(), "buf build failed");
+
+    let backend = e2e::start_backend().await.expect("backend");
+    let generated = generated(&backend).await;
+    let mut command = tokio::process::Command::new(GATEWAY);
+    command
+        .args(["--target", &format!("http://{}", backend.addr)])
+        .arg("--descriptor-set")
+        .arg(&set)
+        .args(SERVICES.iter().flat_map(|service| ["--service", service]));
+    let gateway =
+        ().serve(TokioChildProcess::new(command).expect("spawn the gateway"))
+            .await
+            .expect("handshake over stdio");
+    // buf keeps comments (source info) and custom options: the generated tools, field for field.
+    let listed: Vec<Value> = gateway
+        .list_all_tools()
+        .await
+        .expect("tools/list")
+        .iter()
+        .map(|t| serde_json::to_value(t).expect("tool serializes"))
+        .collect();
+    assert_eq!(listed, generated_tools(&generated).await);
+    let structured = same_results(&gateway, &generated).await;
+    assert!(
+        structured >= 25,
+        "only {structured} calls had structured content"
+    );
+    gateway.cancel().await.expect("close");
+    generated.cancel().await.expect("close");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[tokio::test]
+async fn header_values_reach_the_server_and_never_the_logs() {
+    const SECRET: &str = "Bearer gateway-test-secret-0b7d";
+    let backend = e2e::start_backend().await.expect("backend");
+    let mut command = tokio::process::Command::new(GATEWAY);
+    command
+        .args(["--target", &format!("http://{}", backend.addr)])
+        .args(["--header", &format!("x-api-key: {SECRET}")])
+        .args(["--header-env", "authorization: GATEWAY_TEST_TOKEN"])
+        .env("GATEWAY_TEST_TOKEN", SECRET)
+        // Every event of every crate, the gateway's, tonic-mcp's, tonic's, h2's and rmcp's.
+        .env("RUST_LOG", "trace");
+    let (transport, stderr) = TokioChildProcess::builder(command)
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn the gateway");
+    let mut stderr = stderr.expect("stderr");
+    let logs = tokio::spawn(async move {
+        let mut text = String::new();
+        stderr.read_to_string(&mut text).await.expect("read stderr");
+        text
+    });
+    let gateway = ().serve(transport).await.expect("handshake");
+    let item = call(&gateway, "InventoryService_GetItem", &json!({"id": "3"})).await;
+    assert_eq!(item["structuredContent"]["name"], "item-3", "{item}");
+    let failed = call(&gateway, "InventoryService_GetItem", &json!({"id": "42"})).await;
+    assert_eq!(failed["isError"], true, "{failed}");
+    gateway.cancel().await.expect("close");
+    let logs = tokio::time::timeout(Duration::from_secs(30), logs)
+        .await
+        .expect("the gateway exits")
+        .expect("stderr task");
+
+    // The server saw both headers on both calls...
+    let seen = backend.metadata.lock().expect("metadata").clone();
+    assert_eq!(seen.len(), 2);
+    for metadata in &seen {
+        assert_eq!(metadata.get("x-api-key").expect("x-api-key"), SECRET);
+        assert_eq!(
+            metadata.get("authorization").expect("authorization"),
+            SECRET
+        );
+    }
+    // ...the logs name them and show the calls, and never carry the value.
+    assert!(
+        logs.contains("x-api-key") && logs.contains("authorization"),
+        "{logs}"
+    );
+    assert!(
+        logs.contains("mcp.tool_call"),
+        "trace logs of the calls: {logs}"
+    );
+    assert!(
+        !logs.contains("gateway-test-secret"),
+        "a header value was logged"
+    );
+}

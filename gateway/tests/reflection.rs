@@ -1,0 +1,135 @@
+//! The reflection client against real tonic servers on loopback: the v1alpha fallback, and the
+//! errors a user sees when reflection is missing or the server is down.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use grpc_mcp_gateway::{Config, Gateway, Headers, descriptors};
+use rmcp::ServiceExt as _;
+use rmcp::model::CallToolRequestParams;
+use serde_json::json;
+use tonic::transport::Server;
+use tonic::transport::server::TcpIncoming;
+
+/// Serves `ScalarService`, with gRPC reflection v1alpha only (no v1) when asked, on a free
+/// loopback port.
+async fn serve(reflection_v1alpha: bool) -> SocketAddr {
+    let incoming = TcpIncoming::bind(SocketAddr::from(([127, 0, 0, 1], 0))).expect("bind");
+    let addr = incoming.local_addr().expect("addr");
+    let scalars = e2e::testdata::scalars::scalar_service_server::ScalarServiceServer::new(
+        e2e::services::Scalars,
+    );
+    let mut router = Server::builder().add_service(scalars);
+    if reflection_v1alpha {
+        router = router.add_service(
+            tonic_reflection::server::Builder::configure()
+                .register_encoded_file_descriptor_set(e2e::TESTDATA_DESCRIPTOR_SET)
+                .with_service_name("testdata.scalars.ScalarService")
+                .build_v1alpha()
+                .expect("reflection"),
+        );
+    }
+    tokio::spawn(router.serve_with_incoming(incoming));
+    addr
+}
+
+fn channel(addr: SocketAddr) -> tonic::transport::Channel {
+    tonic::transport::Endpoint::from_shared(format!("http://{addr}"))
+        .expect("url")
+        .connect_lazy()
+}
+
+#[tokio::test]
+async fn falls_back_to_v1alpha() {
+    let addr = serve(true).await;
+    let found = descriptors::from_reflection(
+        channel(addr),
+        &Headers::default(),
+        Duration::from_secs(10),
+        &[],
+    )
+    .await
+    .expect("reflection v1alpha");
+    assert_eq!(found.services, ["testdata.scalars.ScalarService"]);
+
+    let config = Config::parse(["--target", &format!("http://{addr}")]).expect("config");
+    let gateway = Gateway::new(&config, found, channel(addr)).expect("gateway");
+    let names: Vec<&str> = gateway
+        .server
+        .tools()
+        .iter()
+        .map(|t| t.name.as_ref())
+        .collect();
+    assert_eq!(names, ["ScalarService_Echo"]);
+
+    let (server_io, client_io) = tokio::io::duplex(1 << 16);
+    let server = gateway.server;
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let client = ().serve(client_io).await.expect("handshake");
+    let mut params = CallToolRequestParams::new("ScalarService_Echo");
+    params.arguments = json!({"f_int64": "-5", "f_string": "x"})
+        .as_object()
+        .cloned();
+    let result = client.call_tool(params).await.expect("call");
+    assert_eq!(
+        result.structured_content,
+        Some(json!({"f_int64": "-5", "f_string": "x"}))
+    );
+    client.cancel().await.expect("close");
+}
+
+#[tokio::test]
+async fn a_server_without_reflection_points_to_descriptor_sets() {
+    let addr = serve(false).await;
+    let error = descriptors::from_reflection(
+        channel(addr),
+        &Headers::default(),
+        Duration::from_secs(10),
+        &[],
+    )
+    .await
+    .unwrap_err()
+    .to_string();
+    assert!(
+        error.contains("does not offer gRPC reflection") && error.contains("--descriptor-set"),
+        "{error}"
+    );
+}
+
+#[tokio::test]
+async fn a_stopped_server_is_named_as_unavailable() {
+    // A port that was free a moment ago: nothing listens there.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    drop(listener);
+    let config = Config::parse([
+        "--target",
+        &format!("http://{addr}"),
+        "--connect-timeout",
+        "2s",
+    ])
+    .expect("config");
+    let error = Gateway::connect(&config).await.unwrap_err().to_string();
+    assert!(
+        error.contains("gRPC reflection failed") && error.contains("is the server running"),
+        "{error}"
+    );
+}
+
+#[tokio::test]
+async fn an_unknown_service_lists_the_known_ones() {
+    let addr = serve(true).await;
+    let config = Config::parse([
+        "--target",
+        &format!("http://{addr}"),
+        "--service",
+        "testdata.scalars.NoSuchService",
+    ])
+    .expect("config");
+    let error = Gateway::connect(&config).await.unwrap_err().to_string();
+    assert!(error.contains("testdata.scalars.NoSuchService"), "{error}");
+}
