@@ -102,6 +102,8 @@ pub struct Tool {
     pub input_schema: Value,
     /// The output schema.
     pub output_schema: Value,
+    /// The tool's MCP `_meta` object (RPC identity and serving choices).
+    pub meta: Value,
 }
 
 /// What prost-build resolved for one method.
@@ -314,6 +316,7 @@ fn rust_service(
 
 impl Tool {
     fn new(spec: ToolSpec, prost: &ProstMethod) -> Tool {
+        let meta = spec.meta();
         Tool {
             name: spec.name,
             title: spec.title,
@@ -332,6 +335,7 @@ impl Tool {
             output_omitted: spec.output_omitted,
             input_schema: spec.input_schema,
             output_schema: spec.output_schema,
+            meta,
         }
     }
 }

@@ -34,6 +34,7 @@ use crate::{
         path::{JsonPath, Problem},
     },
     context::{CallContext, CallHook},
+    meta::status_meta,
     status::{code_name, describe_status},
     toolset::{CompiledTool, Invocation, SetConfig},
     validate,
@@ -83,9 +84,17 @@ fn error_result(text: impl Into<String>) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(text)])
 }
 
-fn local_failure(text: impl Into<String>) -> Outcome {
+/// `result` with the gRPC status it stands for in its `_meta`.
+pub(crate) fn with_status(mut result: CallToolResult, code: Code, local: bool) -> CallToolResult {
+    result.meta = Some(status_meta(code, local));
+    result
+}
+
+/// A failure found before or after the RPC, without a backend status: `code` is the status it
+/// stands for.
+fn local_failure(code: Code, text: impl Into<String>) -> Outcome {
     Outcome {
-        result: error_result(text),
+        result: with_status(error_result(text), code, true),
         grpc_code: None,
     }
 }
@@ -99,7 +108,7 @@ fn invalid_arguments(tool: &str, problems: &[Problem]) -> Outcome {
     for problem in problems {
         let _ = write!(text, "\n- {problem}");
     }
-    local_failure(text)
+    local_failure(Code::InvalidArgument, text)
 }
 
 /// Counts serialized bytes and stops the serializer once past `limit`.
@@ -152,13 +161,16 @@ pub(crate) async fn run(call: Call<'_>, arguments: Option<JsonObject>) -> Outcom
     let args = arguments.unwrap_or_default();
 
     if let Err(message) = check_limits(&args, call.limits) {
-        return local_failure(format!("Invalid arguments for tool `{name}`: {message}"));
+        return local_failure(
+            Code::InvalidArgument,
+            format!("Invalid arguments for tool `{name}`: {message}"),
+        );
     }
 
     let mut metadata = call.set.metadata.clone();
     for hook in call.server_hooks.iter().chain(&call.set.hooks) {
         if let Err(refusal) = hook(&call.context, &mut metadata) {
-            return local_failure(format!("call refused: {refusal}"));
+            return local_failure(Code::PermissionDenied, format!("call refused: {refusal}"));
         }
     }
 
@@ -367,10 +379,13 @@ fn respond(tool: &CompiledTool, collected: Collected) -> Outcome {
         let mut message = match DynamicMessage::decode(tool.output.clone(), bytes.as_slice()) {
             Ok(message) => message,
             Err(e) => {
-                return local_failure(format!(
-                    "the backend's response could not be decoded as {}: {e}",
-                    tool.def.output_type
-                ));
+                return local_failure(
+                    Code::Internal,
+                    format!(
+                        "the backend's response could not be decoded as {}: {e}",
+                        tool.def.output_type
+                    ),
+                );
             }
         };
         if !tool.def.output_omitted.is_empty() {
@@ -384,9 +399,10 @@ fn respond(tool: &CompiledTool, collected: Collected) -> Outcome {
         match value {
             Ok(value) => encoded.push(value),
             Err(e) => {
-                return local_failure(format!(
-                    "the backend's response could not be encoded as JSON: {e}"
-                ));
+                return local_failure(
+                    Code::Internal,
+                    format!("the backend's response could not be encoded as JSON: {e}"),
+                );
             }
         }
     }
@@ -402,7 +418,7 @@ fn respond(tool: &CompiledTool, collected: Collected) -> Outcome {
             );
         }
         return Outcome {
-            result: error_result(text),
+            result: with_status(error_result(text), status.code(), false),
             grpc_code: Some(status.code()),
         };
     }
@@ -419,8 +435,12 @@ fn respond(tool: &CompiledTool, collected: Collected) -> Outcome {
             Some(value) => value,
             None => {
                 return Outcome {
-                    result: error_result(
-                        "gRPC error INTERNAL: the backend returned no response message",
+                    result: with_status(
+                        error_result(
+                            "gRPC error INTERNAL: the backend returned no response message",
+                        ),
+                        Code::Internal,
+                        true,
                     ),
                     grpc_code: Some(Code::Ok),
                 };
@@ -428,7 +448,7 @@ fn respond(tool: &CompiledTool, collected: Collected) -> Outcome {
         }
     };
     Outcome {
-        result: CallToolResult::structured(value),
+        result: with_status(CallToolResult::structured(value), Code::Ok, false),
         grpc_code: Some(Code::Ok),
     }
 }

@@ -53,6 +53,13 @@ pub enum Error {
         /// Which rule it breaks.
         reason: String,
     },
+    /// A tool's `_meta` is not a JSON object or names an unknown serving choice.
+    InvalidMeta {
+        /// Tool name.
+        tool: String,
+        /// What is wrong.
+        message: String,
+    },
     /// Serving failed (stdio or HTTP).
     Serve(String),
 }
@@ -90,6 +97,9 @@ impl fmt::Display for Error {
             ),
             Self::InvalidToolName { name, reason } => {
                 write!(f, "invalid tool name `{name}`: {reason}")
+            }
+            Self::InvalidMeta { tool, message } => {
+                write!(f, "tool `{tool}`: invalid `_meta`: {message}")
             }
             Self::Serve(message) => write!(f, "serving MCP failed: {message}"),
         }

@@ -64,6 +64,7 @@ pub mod codegen;
 mod context;
 mod def;
 mod error;
+mod meta;
 mod server;
 mod status;
 mod stream;
@@ -74,6 +75,7 @@ mod validate;
 pub use call::Limits;
 pub use context::{CallContext, Refusal, forward_headers};
 pub use error::Error;
+pub use meta::{RPC_META_KEY, STATUS_META_KEY};
 pub use server::{McpServer, McpServerBuilder};
 pub use toolset::{DEFAULT_MAX_MESSAGES, DEFAULT_TIMEOUT, MAX_TOOL_NAME_LEN, ToolSet};
 

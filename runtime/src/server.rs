@@ -341,7 +341,11 @@ impl McpServer {
         let outcome = tokio::select! {
             biased;
             () = context.ct.cancelled() => Outcome {
-                result: CallToolResult::error(vec![ContentBlock::text("the call was cancelled")]),
+                result: call::with_status(
+                    CallToolResult::error(vec![ContentBlock::text("the call was cancelled")]),
+                    Code::Cancelled,
+                    true,
+                ),
                 grpc_code: Some(Code::Cancelled),
             },
             outcome = call::run(call, request.arguments).instrument(span.clone()) => outcome,

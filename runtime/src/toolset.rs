@@ -13,6 +13,7 @@ use crate::{
     codegen::{MessageStream, RpcKind, ToolDef},
     context::{CallContext, CallHook, Refusal},
     error::Error,
+    meta::ToolMeta,
     validate,
 };
 
@@ -48,6 +49,7 @@ pub(crate) struct CompiledTool {
     pub(crate) output_schema: Arc<JsonObject>,
     pub(crate) validator: jsonschema::Validator,
     pub(crate) handler: Handler,
+    pub(crate) meta: ToolMeta,
 }
 
 /// A tool under the name it is listed with.
@@ -72,6 +74,9 @@ impl Entry {
         }
         if let Some(annotations) = def.annotations.to_rmcp() {
             tool = tool.with_annotations(annotations);
+        }
+        if let Some(meta) = &self.tool.meta.object {
+            tool = tool.with_meta(rmcp::model::MetaObject(meta.clone()));
         }
         tool
     }
@@ -504,6 +509,7 @@ impl ToolSetBuilder {
         let output = message(def.output_type)?;
         let (input_schema_value, input_schema) = parse_schema(def, "input", def.input_schema)?;
         let (output_schema_value, output_schema) = parse_schema(def, "output", def.output_schema)?;
+        let meta = ToolMeta::parse(def.name, def.meta)?;
         let validator =
             validate::compile(&input_schema_value).map_err(|message| Error::InvalidSchema {
                 tool: def.name.to_owned(),
@@ -527,6 +533,7 @@ impl ToolSetBuilder {
                 output_schema,
                 validator,
                 handler,
+                meta,
             }),
         });
         Ok(())

@@ -166,6 +166,7 @@ fn generate_tool_def(cx: &Context<'_>, tool: &Tool) -> Result<TokenStream> {
         None => quote!(::core::option::Option::None),
     };
     let output_omitted = &tool.output_omitted;
+    let meta = raw_json(&tool.meta)?;
     let max_messages = match tool.max_messages {
         Some(n) => quote!(::core::option::Option::Some(#n)),
         None => quote!(::core::option::Option::None),
@@ -188,6 +189,7 @@ fn generate_tool_def(cx: &Context<'_>, tool: &Tool) -> Result<TokenStream> {
             timeout: #timeout,
             max_messages: #max_messages,
             output_omitted: &[#(#output_omitted),*],
+            meta: #meta,
         };
     })
 }
