@@ -65,6 +65,7 @@ mod context;
 mod def;
 mod error;
 mod meta;
+mod paging;
 mod server;
 mod status;
 mod stream;
@@ -76,6 +77,7 @@ pub use call::Limits;
 pub use context::{CallContext, Refusal, forward_headers};
 pub use error::Error;
 pub use meta::{RPC_META_KEY, STATUS_META_KEY};
+pub use paging::DEFAULT_PAGE_SIZE;
 pub use server::{McpServer, McpServerBuilder};
 pub use toolset::{DEFAULT_MAX_MESSAGES, DEFAULT_TIMEOUT, MAX_TOOL_NAME_LEN, ToolSet};
 

@@ -21,6 +21,7 @@ use crate::{
     call::{self, Call, Limits, Outcome, Progress},
     context::{CallContext, CallHook, Refusal},
     error::Error,
+    paging,
     toolset::{Entry, SetConfig, ToolSet},
 };
 
@@ -35,6 +36,7 @@ struct Inner {
     listing: Vec<Tool>,
     hooks: Vec<CallHook>,
     limits: Limits,
+    page_size: usize,
 }
 
 /// An MCP server whose tools call gRPC services.
@@ -79,6 +81,7 @@ pub struct McpServerBuilder {
     tools: BTreeMap<String, Registered>,
     hooks: Vec<CallHook>,
     limits: Limits,
+    page_size: usize,
 }
 
 impl std::fmt::Debug for McpServerBuilder {
@@ -123,6 +126,15 @@ impl McpServerBuilder {
             );
         }
         Ok(self)
+    }
+
+    /// Tools per `tools/list` page (default [`DEFAULT_PAGE_SIZE`], 500; at least 1). Larger
+    /// tool sets are listed in pages linked by `nextCursor`.
+    ///
+    /// [`DEFAULT_PAGE_SIZE`]: crate::DEFAULT_PAGE_SIZE
+    pub fn page_size(mut self, page_size: usize) -> Self {
+        self.page_size = page_size.max(1);
+        self
     }
 
     /// Bounds on tool arguments (default: 1 MiB, 64 levels).
@@ -177,6 +189,7 @@ impl McpServerBuilder {
                 listing,
                 hooks: self.hooks,
                 limits: self.limits,
+                page_size: self.page_size,
             }),
         }
     }
@@ -192,6 +205,7 @@ impl McpServer {
             tools: BTreeMap::new(),
             hooks: Vec::new(),
             limits: Limits::default(),
+            page_size: paging::DEFAULT_PAGE_SIZE,
         }
     }
 
@@ -374,10 +388,11 @@ impl ServerHandler for McpServer {
 
     async fn list_tools(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.inner.listing.clone()))
+        let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
+        paging::page(&self.inner.listing, cursor, self.inner.page_size)
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
