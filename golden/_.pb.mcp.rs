@@ -59,29 +59,19 @@ pub mod greeter_mcp {
     };
     /// Every tool of `Greeter`, sorted by name.
     pub const TOOLS: &[::tonic_mcp::codegen::ToolDef] = &[SAY_HELLO];
-    /// Tools that forward each call to a tonic client, over any transport (a `Channel`,
-    /// an intercepted channel, or a server used in process).
-    pub fn from_client<T>(
-        client: super::greeter_client::GreeterClient<T>,
+    /// Tools that forward each call over a tonic transport: a `Channel`, an
+    /// `InterceptedService` (for interceptors), or a tonic server used in process.
+    pub fn from_channel<T>(
+        transport: T,
     ) -> ::core::result::Result<::tonic_mcp::ToolSet, ::tonic_mcp::Error>
     where
         T: ::tonic_mcp::codegen::Transport,
     {
-        let mut tools = ::tonic_mcp::codegen::ToolSetBuilder::new(
+        ::tonic_mcp::codegen::tool_set(
             super::MCP_FILE_DESCRIPTOR_SET,
-        )?;
-        tools
-            .unary(
-                &SAY_HELLO,
-                {
-                    let client = client.clone();
-                    move |request: ::tonic_mcp::codegen::Request<super::HelloRequest>| {
-                        let mut client = client.clone();
-                        async move { client.say_hello(request).await }
-                    }
-                },
-            )?;
-        ::core::result::Result::Ok(tools.build())
+            TOOLS,
+            ::tonic_mcp::codegen::BoxTransport::new(transport),
+        )
     }
     /// Tools served by an in-process implementation of the tonic server trait: calls go
     /// through tonic's generated server without a network.
@@ -91,10 +81,6 @@ pub mod greeter_mcp {
     where
         S: super::greeter_server::Greeter,
     {
-        from_client(
-            super::greeter_client::GreeterClient::new(
-                super::greeter_server::GreeterServer::new(service),
-            ),
-        )
+        from_channel(super::greeter_server::GreeterServer::new(service))
     }
 }

@@ -551,62 +551,19 @@ pub mod document_service_mcp {
     };
     /// Every tool of `testdata.comments.DocumentService`, sorted by name.
     pub const TOOLS: &[::tonic_mcp::codegen::ToolDef] = &[CHECK, FETCH, PING, STORE];
-    /// Tools that forward each call to a tonic client, over any transport (a `Channel`,
-    /// an intercepted channel, or a server used in process).
-    pub fn from_client<T>(
-        client: super::document_service_client::DocumentServiceClient<T>,
+    /// Tools that forward each call over a tonic transport: a `Channel`, an
+    /// `InterceptedService` (for interceptors), or a tonic server used in process.
+    pub fn from_channel<T>(
+        transport: T,
     ) -> ::core::result::Result<::tonic_mcp::ToolSet, ::tonic_mcp::Error>
     where
         T: ::tonic_mcp::codegen::Transport,
     {
-        let mut tools = ::tonic_mcp::codegen::ToolSetBuilder::new(
+        ::tonic_mcp::codegen::tool_set(
             super::MCP_FILE_DESCRIPTOR_SET,
-        )?;
-        tools
-            .unary(
-                &CHECK,
-                {
-                    let client = client.clone();
-                    move |request: ::tonic_mcp::codegen::Request<super::Uncommented>| {
-                        let mut client = client.clone();
-                        async move { client.check(request).await }
-                    }
-                },
-            )?;
-        tools
-            .unary(
-                &FETCH,
-                {
-                    let client = client.clone();
-                    move |request: ::tonic_mcp::codegen::Request<super::Document>| {
-                        let mut client = client.clone();
-                        async move { client.fetch(request).await }
-                    }
-                },
-            )?;
-        tools
-            .unary(
-                &PING,
-                {
-                    let client = client.clone();
-                    move |request: ::tonic_mcp::codegen::Request<super::Uncommented>| {
-                        let mut client = client.clone();
-                        async move { client.ping(request).await }
-                    }
-                },
-            )?;
-        tools
-            .unary(
-                &STORE,
-                {
-                    let client = client.clone();
-                    move |request: ::tonic_mcp::codegen::Request<super::Document>| {
-                        let mut client = client.clone();
-                        async move { client.store(request).await }
-                    }
-                },
-            )?;
-        ::core::result::Result::Ok(tools.build())
+            TOOLS,
+            ::tonic_mcp::codegen::BoxTransport::new(transport),
+        )
     }
     /// Tools served by an in-process implementation of the tonic server trait: calls go
     /// through tonic's generated server without a network.
@@ -616,10 +573,6 @@ pub mod document_service_mcp {
     where
         S: super::document_service_server::DocumentService,
     {
-        from_client(
-            super::document_service_client::DocumentServiceClient::new(
-                super::document_service_server::DocumentServiceServer::new(service),
-            ),
-        )
+        from_channel(super::document_service_server::DocumentServiceServer::new(service))
     }
 }

@@ -279,63 +279,19 @@ pub mod project_service_mcp {
         LIST_PROJECTS,
         RESOLVE,
     ];
-    /// Tools that forward each call to a tonic client, over any transport (a `Channel`,
-    /// an intercepted channel, or a server used in process).
-    pub fn from_client<T>(
-        client: super::project_service_client::ProjectServiceClient<T>,
+    /// Tools that forward each call over a tonic transport: a `Channel`, an
+    /// `InterceptedService` (for interceptors), or a tonic server used in process.
+    pub fn from_channel<T>(
+        transport: T,
     ) -> ::core::result::Result<::tonic_mcp::ToolSet, ::tonic_mcp::Error>
     where
         T: ::tonic_mcp::codegen::Transport,
     {
-        let mut tools = ::tonic_mcp::codegen::ToolSetBuilder::new(
+        ::tonic_mcp::codegen::tool_set(
             super::MCP_FILE_DESCRIPTOR_SET,
-        )?;
-        tools
-            .unary(
-                &ECHO_PAGE,
-                {
-                    let client = client.clone();
-                    move |
-                        request: ::tonic_mcp::codegen::Request<
-                            super::super::common::PageRequest,
-                        >|
-                    {
-                        let mut client = client.clone();
-                        async move { client.echo_page(request).await }
-                    }
-                },
-            )?;
-        tools
-            .unary(
-                &LIST_PROJECTS,
-                {
-                    let client = client.clone();
-                    move |
-                        request: ::tonic_mcp::codegen::Request<
-                            super::ListProjectsRequest,
-                        >|
-                    {
-                        let mut client = client.clone();
-                        async move { client.list_projects(request).await }
-                    }
-                },
-            )?;
-        tools
-            .unary(
-                &RESOLVE,
-                {
-                    let client = client.clone();
-                    move |
-                        request: ::tonic_mcp::codegen::Request<
-                            super::super::common::ResourceRef,
-                        >|
-                    {
-                        let mut client = client.clone();
-                        async move { client.resolve(request).await }
-                    }
-                },
-            )?;
-        ::core::result::Result::Ok(tools.build())
+            TOOLS,
+            ::tonic_mcp::codegen::BoxTransport::new(transport),
+        )
     }
     /// Tools served by an in-process implementation of the tonic server trait: calls go
     /// through tonic's generated server without a network.
@@ -345,10 +301,6 @@ pub mod project_service_mcp {
     where
         S: super::project_service_server::ProjectService,
     {
-        from_client(
-            super::project_service_client::ProjectServiceClient::new(
-                super::project_service_server::ProjectServiceServer::new(service),
-            ),
-        )
+        from_channel(super::project_service_server::ProjectServiceServer::new(service))
     }
 }

@@ -166,29 +166,19 @@ pub mod library_service_mcp {
     };
     /// Every tool of `testdata.field_behavior.LibraryService`, sorted by name.
     pub const TOOLS: &[::tonic_mcp::codegen::ToolDef] = &[CREATE_BOOK];
-    /// Tools that forward each call to a tonic client, over any transport (a `Channel`,
-    /// an intercepted channel, or a server used in process).
-    pub fn from_client<T>(
-        client: super::library_service_client::LibraryServiceClient<T>,
+    /// Tools that forward each call over a tonic transport: a `Channel`, an
+    /// `InterceptedService` (for interceptors), or a tonic server used in process.
+    pub fn from_channel<T>(
+        transport: T,
     ) -> ::core::result::Result<::tonic_mcp::ToolSet, ::tonic_mcp::Error>
     where
         T: ::tonic_mcp::codegen::Transport,
     {
-        let mut tools = ::tonic_mcp::codegen::ToolSetBuilder::new(
+        ::tonic_mcp::codegen::tool_set(
             super::MCP_FILE_DESCRIPTOR_SET,
-        )?;
-        tools
-            .unary(
-                &CREATE_BOOK,
-                {
-                    let client = client.clone();
-                    move |request: ::tonic_mcp::codegen::Request<super::Book>| {
-                        let mut client = client.clone();
-                        async move { client.create_book(request).await }
-                    }
-                },
-            )?;
-        ::core::result::Result::Ok(tools.build())
+            TOOLS,
+            ::tonic_mcp::codegen::BoxTransport::new(transport),
+        )
     }
     /// Tools served by an in-process implementation of the tonic server trait: calls go
     /// through tonic's generated server without a network.
@@ -198,10 +188,6 @@ pub mod library_service_mcp {
     where
         S: super::library_service_server::LibraryService,
     {
-        from_client(
-            super::library_service_client::LibraryServiceClient::new(
-                super::library_service_server::LibraryServiceServer::new(service),
-            ),
-        )
+        from_channel(super::library_service_server::LibraryServiceServer::new(service))
     }
 }

@@ -423,51 +423,19 @@ pub mod abc_service_x_mcp {
         GET_HTTP_THING,
         TYPE,
     ];
-    /// Tools that forward each call to a tonic client, over any transport (a `Channel`,
-    /// an intercepted channel, or a server used in process).
-    pub fn from_client<T>(
-        client: super::abc_service_x_client::AbcServiceXClient<T>,
+    /// Tools that forward each call over a tonic transport: a `Channel`, an
+    /// `InterceptedService` (for interceptors), or a tonic server used in process.
+    pub fn from_channel<T>(
+        transport: T,
     ) -> ::core::result::Result<::tonic_mcp::ToolSet, ::tonic_mcp::Error>
     where
         T: ::tonic_mcp::codegen::Transport,
     {
-        let mut tools = ::tonic_mcp::codegen::ToolSetBuilder::new(
+        ::tonic_mcp::codegen::tool_set(
             super::MCP_FILE_DESCRIPTOR_SET,
-        )?;
-        tools
-            .unary(
-                &ECHO_SELF,
-                {
-                    let client = client.clone();
-                    move |request: ::tonic_mcp::codegen::Request<super::Self_>| {
-                        let mut client = client.clone();
-                        async move { client.echo_self(request).await }
-                    }
-                },
-            )?;
-        tools
-            .unary(
-                &GET_HTTP_THING,
-                {
-                    let client = client.clone();
-                    move |request: ::tonic_mcp::codegen::Request<super::XmlHttpRequest>| {
-                        let mut client = client.clone();
-                        async move { client.get_http_thing(request).await }
-                    }
-                },
-            )?;
-        tools
-            .unary(
-                &TYPE,
-                {
-                    let client = client.clone();
-                    move |request: ::tonic_mcp::codegen::Request<super::Keywords>| {
-                        let mut client = client.clone();
-                        async move { client.r#type(request).await }
-                    }
-                },
-            )?;
-        ::core::result::Result::Ok(tools.build())
+            TOOLS,
+            ::tonic_mcp::codegen::BoxTransport::new(transport),
+        )
     }
     /// Tools served by an in-process implementation of the tonic server trait: calls go
     /// through tonic's generated server without a network.
@@ -477,10 +445,6 @@ pub mod abc_service_x_mcp {
     where
         S: super::abc_service_x_server::AbcServiceX,
     {
-        from_client(
-            super::abc_service_x_client::AbcServiceXClient::new(
-                super::abc_service_x_server::AbcServiceXServer::new(service),
-            ),
-        )
+        from_channel(super::abc_service_x_server::AbcServiceXServer::new(service))
     }
 }

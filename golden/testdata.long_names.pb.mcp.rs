@@ -180,76 +180,19 @@ pub mod very_long_and_descriptive_warehouse_inventory_reconciliation_service_mcp
         PING,
         GO,
     ];
-    /// Tools that forward each call to a tonic client, over any transport (a `Channel`,
-    /// an intercepted channel, or a server used in process).
-    pub fn from_client<T>(
-        client: super::very_long_and_descriptive_warehouse_inventory_reconciliation_service_client::VeryLongAndDescriptiveWarehouseInventoryReconciliationServiceClient<
-            T,
-        >,
+    /// Tools that forward each call over a tonic transport: a `Channel`, an
+    /// `InterceptedService` (for interceptors), or a tonic server used in process.
+    pub fn from_channel<T>(
+        transport: T,
     ) -> ::core::result::Result<::tonic_mcp::ToolSet, ::tonic_mcp::Error>
     where
         T: ::tonic_mcp::codegen::Transport,
     {
-        let mut tools = ::tonic_mcp::codegen::ToolSetBuilder::new(
+        ::tonic_mcp::codegen::tool_set(
             super::MCP_FILE_DESCRIPTOR_SET,
-        )?;
-        tools
-            .unary(
-                &RECONCILE_ALL_OUTSTANDING_INVENTORY_DISCREPANCIES_FOR_NORTHERN_REGION,
-                {
-                    let client = client.clone();
-                    move |request: ::tonic_mcp::codegen::Request<super::Nothing>| {
-                        let mut client = client.clone();
-                        async move {
-                            client
-                                .reconcile_all_outstanding_inventory_discrepancies_for_northern_region(
-                                    request,
-                                )
-                                .await
-                        }
-                    }
-                },
-            )?;
-        tools
-            .unary(
-                &RECONCILE_ALL_OUTSTANDING_INVENTORY_DISCREPANCIES_FOR_SOUTHERN_REGION,
-                {
-                    let client = client.clone();
-                    move |request: ::tonic_mcp::codegen::Request<super::Nothing>| {
-                        let mut client = client.clone();
-                        async move {
-                            client
-                                .reconcile_all_outstanding_inventory_discrepancies_for_southern_region(
-                                    request,
-                                )
-                                .await
-                        }
-                    }
-                },
-            )?;
-        tools
-            .unary(
-                &PING,
-                {
-                    let client = client.clone();
-                    move |request: ::tonic_mcp::codegen::Request<super::Nothing>| {
-                        let mut client = client.clone();
-                        async move { client.ping(request).await }
-                    }
-                },
-            )?;
-        tools
-            .unary(
-                &GO,
-                {
-                    let client = client.clone();
-                    move |request: ::tonic_mcp::codegen::Request<super::Nothing>| {
-                        let mut client = client.clone();
-                        async move { client.go(request).await }
-                    }
-                },
-            )?;
-        ::core::result::Result::Ok(tools.build())
+            TOOLS,
+            ::tonic_mcp::codegen::BoxTransport::new(transport),
+        )
     }
     /// Tools served by an in-process implementation of the tonic server trait: calls go
     /// through tonic's generated server without a network.
@@ -259,11 +202,9 @@ pub mod very_long_and_descriptive_warehouse_inventory_reconciliation_service_mcp
     where
         S: super::very_long_and_descriptive_warehouse_inventory_reconciliation_service_server::VeryLongAndDescriptiveWarehouseInventoryReconciliationService,
     {
-        from_client(
-            super::very_long_and_descriptive_warehouse_inventory_reconciliation_service_client::VeryLongAndDescriptiveWarehouseInventoryReconciliationServiceClient::new(
-                super::very_long_and_descriptive_warehouse_inventory_reconciliation_service_server::VeryLongAndDescriptiveWarehouseInventoryReconciliationServiceServer::new(
-                    service,
-                ),
+        from_channel(
+            super::very_long_and_descriptive_warehouse_inventory_reconciliation_service_server::VeryLongAndDescriptiveWarehouseInventoryReconciliationServiceServer::new(
+                service,
             ),
         )
     }

@@ -712,84 +712,19 @@ pub mod recursion_service_mcp {
         ECHO_TREE,
         EVALUATE,
     ];
-    /// Tools that forward each call to a tonic client, over any transport (a `Channel`,
-    /// an intercepted channel, or a server used in process).
-    pub fn from_client<T>(
-        client: super::recursion_service_client::RecursionServiceClient<T>,
+    /// Tools that forward each call over a tonic transport: a `Channel`, an
+    /// `InterceptedService` (for interceptors), or a tonic server used in process.
+    pub fn from_channel<T>(
+        transport: T,
     ) -> ::core::result::Result<::tonic_mcp::ToolSet, ::tonic_mcp::Error>
     where
         T: ::tonic_mcp::codegen::Transport,
     {
-        let mut tools = ::tonic_mcp::codegen::ToolSetBuilder::new(
+        ::tonic_mcp::codegen::tool_set(
             super::MCP_FILE_DESCRIPTOR_SET,
-        )?;
-        tools
-            .unary(
-                &ECHO_A,
-                {
-                    let client = client.clone();
-                    move |request: ::tonic_mcp::codegen::Request<super::A>| {
-                        let mut client = client.clone();
-                        async move { client.echo_a(request).await }
-                    }
-                },
-            )?;
-        tools
-            .unary(
-                &ECHO_FOREST,
-                {
-                    let client = client.clone();
-                    move |request: ::tonic_mcp::codegen::Request<super::Forest>| {
-                        let mut client = client.clone();
-                        async move { client.echo_forest(request).await }
-                    }
-                },
-            )?;
-        tools
-            .unary(
-                &ECHO_HOLDER,
-                {
-                    let client = client.clone();
-                    move |request: ::tonic_mcp::codegen::Request<super::Holder>| {
-                        let mut client = client.clone();
-                        async move { client.echo_holder(request).await }
-                    }
-                },
-            )?;
-        tools
-            .unary(
-                &ECHO_TRANSFER,
-                {
-                    let client = client.clone();
-                    move |request: ::tonic_mcp::codegen::Request<super::Transfer>| {
-                        let mut client = client.clone();
-                        async move { client.echo_transfer(request).await }
-                    }
-                },
-            )?;
-        tools
-            .unary(
-                &ECHO_TREE,
-                {
-                    let client = client.clone();
-                    move |request: ::tonic_mcp::codegen::Request<super::TreeNode>| {
-                        let mut client = client.clone();
-                        async move { client.echo_tree(request).await }
-                    }
-                },
-            )?;
-        tools
-            .unary(
-                &EVALUATE,
-                {
-                    let client = client.clone();
-                    move |request: ::tonic_mcp::codegen::Request<super::Expr>| {
-                        let mut client = client.clone();
-                        async move { client.evaluate(request).await }
-                    }
-                },
-            )?;
-        ::core::result::Result::Ok(tools.build())
+            TOOLS,
+            ::tonic_mcp::codegen::BoxTransport::new(transport),
+        )
     }
     /// Tools served by an in-process implementation of the tonic server trait: calls go
     /// through tonic's generated server without a network.
@@ -799,10 +734,8 @@ pub mod recursion_service_mcp {
     where
         S: super::recursion_service_server::RecursionService,
     {
-        from_client(
-            super::recursion_service_client::RecursionServiceClient::new(
-                super::recursion_service_server::RecursionServiceServer::new(service),
-            ),
+        from_channel(
+            super::recursion_service_server::RecursionServiceServer::new(service),
         )
     }
 }

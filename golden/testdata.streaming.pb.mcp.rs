@@ -333,72 +333,19 @@ pub mod inventory_service_mcp {
         LIST_ITEMS,
         UPLOAD_ITEMS,
     ];
-    /// Tools that forward each call to a tonic client, over any transport (a `Channel`,
-    /// an intercepted channel, or a server used in process).
-    pub fn from_client<T>(
-        client: super::inventory_service_client::InventoryServiceClient<T>,
+    /// Tools that forward each call over a tonic transport: a `Channel`, an
+    /// `InterceptedService` (for interceptors), or a tonic server used in process.
+    pub fn from_channel<T>(
+        transport: T,
     ) -> ::core::result::Result<::tonic_mcp::ToolSet, ::tonic_mcp::Error>
     where
         T: ::tonic_mcp::codegen::Transport,
     {
-        let mut tools = ::tonic_mcp::codegen::ToolSetBuilder::new(
+        ::tonic_mcp::codegen::tool_set(
             super::MCP_FILE_DESCRIPTOR_SET,
-        )?;
-        tools
-            .bidi_streaming(
-                &CHAT,
-                {
-                    let client = client.clone();
-                    move |
-                        request: ::tonic_mcp::codegen::Request<
-                            ::tonic_mcp::codegen::MessageStream<super::ChatMessage>,
-                        >|
-                    {
-                        let mut client = client.clone();
-                        async move { client.chat(request).await }
-                    }
-                },
-            )?;
-        tools
-            .unary(
-                &GET_ITEM,
-                {
-                    let client = client.clone();
-                    move |request: ::tonic_mcp::codegen::Request<super::GetItemRequest>| {
-                        let mut client = client.clone();
-                        async move { client.get_item(request).await }
-                    }
-                },
-            )?;
-        tools
-            .server_streaming(
-                &LIST_ITEMS,
-                {
-                    let client = client.clone();
-                    move |
-                        request: ::tonic_mcp::codegen::Request<super::ListItemsRequest>|
-                    {
-                        let mut client = client.clone();
-                        async move { client.list_items(request).await }
-                    }
-                },
-            )?;
-        tools
-            .client_streaming(
-                &UPLOAD_ITEMS,
-                {
-                    let client = client.clone();
-                    move |
-                        request: ::tonic_mcp::codegen::Request<
-                            ::tonic_mcp::codegen::MessageStream<super::Item>,
-                        >|
-                    {
-                        let mut client = client.clone();
-                        async move { client.upload_items(request).await }
-                    }
-                },
-            )?;
-        ::core::result::Result::Ok(tools.build())
+            TOOLS,
+            ::tonic_mcp::codegen::BoxTransport::new(transport),
+        )
     }
     /// Tools served by an in-process implementation of the tonic server trait: calls go
     /// through tonic's generated server without a network.
@@ -408,10 +355,8 @@ pub mod inventory_service_mcp {
     where
         S: super::inventory_service_server::InventoryService,
     {
-        from_client(
-            super::inventory_service_client::InventoryServiceClient::new(
-                super::inventory_service_server::InventoryServiceServer::new(service),
-            ),
+        from_channel(
+            super::inventory_service_server::InventoryServiceServer::new(service),
         )
     }
 }

@@ -468,98 +468,19 @@ pub mod catalog_service_mcp {
         GET_PRODUCT,
         REINDEX,
     ];
-    /// Tools that forward each call to a tonic client, over any transport (a `Channel`,
-    /// an intercepted channel, or a server used in process).
-    pub fn from_client<T>(
-        client: super::catalog_service_client::CatalogServiceClient<T>,
+    /// Tools that forward each call over a tonic transport: a `Channel`, an
+    /// `InterceptedService` (for interceptors), or a tonic server used in process.
+    pub fn from_channel<T>(
+        transport: T,
     ) -> ::core::result::Result<::tonic_mcp::ToolSet, ::tonic_mcp::Error>
     where
         T: ::tonic_mcp::codegen::Transport,
     {
-        let mut tools = ::tonic_mcp::codegen::ToolSetBuilder::new(
+        ::tonic_mcp::codegen::tool_set(
             super::MCP_FILE_DESCRIPTOR_SET,
-        )?;
-        tools
-            .unary(
-                &DELETE_PRODUCT,
-                {
-                    let client = client.clone();
-                    move |
-                        request: ::tonic_mcp::codegen::Request<super::GetProductRequest>|
-                    {
-                        let mut client = client.clone();
-                        async move { client.delete_product(request).await }
-                    }
-                },
-            )?;
-        tools
-            .unary(
-                &SEARCH_WEB,
-                {
-                    let client = client.clone();
-                    move |
-                        request: ::tonic_mcp::codegen::Request<super::SearchWebRequest>|
-                    {
-                        let mut client = client.clone();
-                        async move { client.search_web(request).await }
-                    }
-                },
-            )?;
-        tools
-            .unary(
-                &UPDATE_PRODUCT,
-                {
-                    let client = client.clone();
-                    move |
-                        request: ::tonic_mcp::codegen::Request<
-                            super::UpdateProductRequest,
-                        >|
-                    {
-                        let mut client = client.clone();
-                        async move { client.update_product(request).await }
-                    }
-                },
-            )?;
-        tools
-            .server_streaming(
-                &WATCH_PRODUCTS,
-                {
-                    let client = client.clone();
-                    move |
-                        request: ::tonic_mcp::codegen::Request<
-                            super::WatchProductsRequest,
-                        >|
-                    {
-                        let mut client = client.clone();
-                        async move { client.watch_products(request).await }
-                    }
-                },
-            )?;
-        tools
-            .unary(
-                &GET_PRODUCT,
-                {
-                    let client = client.clone();
-                    move |
-                        request: ::tonic_mcp::codegen::Request<super::GetProductRequest>|
-                    {
-                        let mut client = client.clone();
-                        async move { client.get_product(request).await }
-                    }
-                },
-            )?;
-        tools
-            .unary(
-                &REINDEX,
-                {
-                    let client = client.clone();
-                    move |request: ::tonic_mcp::codegen::Request<()>| {
-                        let mut client = client.clone();
-                        async move { client.reindex(request).await }
-                    }
-                },
-            )?;
-        ::core::result::Result::Ok(tools.build())
+            TOOLS,
+            ::tonic_mcp::codegen::BoxTransport::new(transport),
+        )
     }
     /// Tools served by an in-process implementation of the tonic server trait: calls go
     /// through tonic's generated server without a network.
@@ -569,10 +490,6 @@ pub mod catalog_service_mcp {
     where
         S: super::catalog_service_server::CatalogService,
     {
-        from_client(
-            super::catalog_service_client::CatalogServiceClient::new(
-                super::catalog_service_server::CatalogServiceServer::new(service),
-            ),
-        )
+        from_channel(super::catalog_service_server::CatalogServiceServer::new(service))
     }
 }

@@ -497,31 +497,19 @@ pub mod validate_service_mcp {
     };
     /// Every tool of `testdata.validate.ValidateService`, sorted by name.
     pub const TOOLS: &[::tonic_mcp::codegen::ToolDef] = &[ECHO];
-    /// Tools that forward each call to a tonic client, over any transport (a `Channel`,
-    /// an intercepted channel, or a server used in process).
-    pub fn from_client<T>(
-        client: super::validate_service_client::ValidateServiceClient<T>,
+    /// Tools that forward each call over a tonic transport: a `Channel`, an
+    /// `InterceptedService` (for interceptors), or a tonic server used in process.
+    pub fn from_channel<T>(
+        transport: T,
     ) -> ::core::result::Result<::tonic_mcp::ToolSet, ::tonic_mcp::Error>
     where
         T: ::tonic_mcp::codegen::Transport,
     {
-        let mut tools = ::tonic_mcp::codegen::ToolSetBuilder::new(
+        ::tonic_mcp::codegen::tool_set(
             super::MCP_FILE_DESCRIPTOR_SET,
-        )?;
-        tools
-            .unary(
-                &ECHO,
-                {
-                    let client = client.clone();
-                    move |
-                        request: ::tonic_mcp::codegen::Request<super::ValidatedRequest>|
-                    {
-                        let mut client = client.clone();
-                        async move { client.echo(request).await }
-                    }
-                },
-            )?;
-        ::core::result::Result::Ok(tools.build())
+            TOOLS,
+            ::tonic_mcp::codegen::BoxTransport::new(transport),
+        )
     }
     /// Tools served by an in-process implementation of the tonic server trait: calls go
     /// through tonic's generated server without a network.
@@ -531,10 +519,6 @@ pub mod validate_service_mcp {
     where
         S: super::validate_service_server::ValidateService,
     {
-        from_client(
-            super::validate_service_client::ValidateServiceClient::new(
-                super::validate_service_server::ValidateServiceServer::new(service),
-            ),
-        )
+        from_channel(super::validate_service_server::ValidateServiceServer::new(service))
     }
 }

@@ -705,127 +705,19 @@ pub mod well_known_service_mcp {
         SHOUT,
         SLEEP,
     ];
-    /// Tools that forward each call to a tonic client, over any transport (a `Channel`,
-    /// an intercepted channel, or a server used in process).
-    pub fn from_client<T>(
-        client: super::well_known_service_client::WellKnownServiceClient<T>,
+    /// Tools that forward each call over a tonic transport: a `Channel`, an
+    /// `InterceptedService` (for interceptors), or a tonic server used in process.
+    pub fn from_channel<T>(
+        transport: T,
     ) -> ::core::result::Result<::tonic_mcp::ToolSet, ::tonic_mcp::Error>
     where
         T: ::tonic_mcp::codegen::Transport,
     {
-        let mut tools = ::tonic_mcp::codegen::ToolSetBuilder::new(
+        ::tonic_mcp::codegen::tool_set(
             super::MCP_FILE_DESCRIPTOR_SET,
-        )?;
-        tools
-            .unary(
-                &ECHO,
-                {
-                    let client = client.clone();
-                    move |request: ::tonic_mcp::codegen::Request<super::WellKnownTypes>| {
-                        let mut client = client.clone();
-                        async move { client.echo(request).await }
-                    }
-                },
-            )?;
-        tools
-            .unary(
-                &ECHO_ANY,
-                {
-                    let client = client.clone();
-                    move |request: ::tonic_mcp::codegen::Request<::prost_types::Any>| {
-                        let mut client = client.clone();
-                        async move { client.echo_any(request).await }
-                    }
-                },
-            )?;
-        tools
-            .unary(
-                &ECHO_FIELD_MASK,
-                {
-                    let client = client.clone();
-                    move |
-                        request: ::tonic_mcp::codegen::Request<::prost_types::FieldMask>|
-                    {
-                        let mut client = client.clone();
-                        async move { client.echo_field_mask(request).await }
-                    }
-                },
-            )?;
-        tools
-            .unary(
-                &ECHO_LIST,
-                {
-                    let client = client.clone();
-                    move |
-                        request: ::tonic_mcp::codegen::Request<::prost_types::ListValue>|
-                    {
-                        let mut client = client.clone();
-                        async move { client.echo_list(request).await }
-                    }
-                },
-            )?;
-        tools
-            .unary(
-                &ECHO_STRUCT,
-                {
-                    let client = client.clone();
-                    move |request: ::tonic_mcp::codegen::Request<::prost_types::Struct>| {
-                        let mut client = client.clone();
-                        async move { client.echo_struct(request).await }
-                    }
-                },
-            )?;
-        tools
-            .unary(
-                &ECHO_VALUE,
-                {
-                    let client = client.clone();
-                    move |request: ::tonic_mcp::codegen::Request<::prost_types::Value>| {
-                        let mut client = client.clone();
-                        async move { client.echo_value(request).await }
-                    }
-                },
-            )?;
-        tools
-            .unary(
-                &NOW,
-                {
-                    let client = client.clone();
-                    move |request: ::tonic_mcp::codegen::Request<()>| {
-                        let mut client = client.clone();
-                        async move { client.now(request).await }
-                    }
-                },
-            )?;
-        tools
-            .unary(
-                &SHOUT,
-                {
-                    let client = client.clone();
-                    move |
-                        request: ::tonic_mcp::codegen::Request<
-                            ::prost::alloc::string::String,
-                        >|
-                    {
-                        let mut client = client.clone();
-                        async move { client.shout(request).await }
-                    }
-                },
-            )?;
-        tools
-            .unary(
-                &SLEEP,
-                {
-                    let client = client.clone();
-                    move |
-                        request: ::tonic_mcp::codegen::Request<::prost_types::Duration>|
-                    {
-                        let mut client = client.clone();
-                        async move { client.sleep(request).await }
-                    }
-                },
-            )?;
-        ::core::result::Result::Ok(tools.build())
+            TOOLS,
+            ::tonic_mcp::codegen::BoxTransport::new(transport),
+        )
     }
     /// Tools served by an in-process implementation of the tonic server trait: calls go
     /// through tonic's generated server without a network.
@@ -835,10 +727,8 @@ pub mod well_known_service_mcp {
     where
         S: super::well_known_service_server::WellKnownService,
     {
-        from_client(
-            super::well_known_service_client::WellKnownServiceClient::new(
-                super::well_known_service_server::WellKnownServiceServer::new(service),
-            ),
+        from_channel(
+            super::well_known_service_server::WellKnownServiceServer::new(service),
         )
     }
 }

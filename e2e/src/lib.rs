@@ -92,24 +92,12 @@ pub async fn channel(backend: &Backend) -> Result<Channel, tonic::transport::Err
 pub fn tool_sets(channel: Channel) -> Result<Vec<ToolSet>, tonic_mcp::Error> {
     use testdata::*;
     Ok(vec![
-        scalars::scalar_service_mcp::from_client(
-            scalars::scalar_service_client::ScalarServiceClient::new(channel.clone()),
-        )?,
-        wkt::well_known_service_mcp::from_client(
-            wkt::well_known_service_client::WellKnownServiceClient::new(channel.clone()),
-        )?,
-        oneofs::search_service_mcp::from_client(
-            oneofs::search_service_client::SearchServiceClient::new(channel.clone()),
-        )?,
-        maps::map_service_mcp::from_client(maps::map_service_client::MapServiceClient::new(
-            channel.clone(),
-        ))?,
-        streaming::inventory_service_mcp::from_client(
-            streaming::inventory_service_client::InventoryServiceClient::new(channel.clone()),
-        )?,
-        tool_options::catalog_service_mcp::from_client(
-            tool_options::catalog_service_client::CatalogServiceClient::new(channel),
-        )?,
+        scalars::scalar_service_mcp::from_channel(channel.clone())?,
+        wkt::well_known_service_mcp::from_channel(channel.clone())?,
+        oneofs::search_service_mcp::from_channel(channel.clone())?,
+        maps::map_service_mcp::from_channel(channel.clone())?,
+        streaming::inventory_service_mcp::from_channel(channel.clone())?,
+        tool_options::catalog_service_mcp::from_channel(channel)?,
         recursion::recursion_service_mcp::from_service(services::Recursion)?,
     ])
 }

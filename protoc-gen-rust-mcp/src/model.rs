@@ -240,7 +240,7 @@ pub fn build(inputs: &Inputs, options: &Options) -> Result<Model> {
         for service in file.services() {
             let service_tools = context.service_tools(&service)?;
             // A service whose every RPC is skipped or filtered out gets no module: there would
-            // be nothing to register, and an empty `from_client` would only warn in the user's
+            // be nothing to register, and an empty `from_channel` would only warn in the user's
             // crate.
             if service_tools.tools.is_empty() {
                 continue;

@@ -3,18 +3,21 @@
 //! 1. limits (argument size, nesting depth);
 //! 2. call hooks (metadata, refusals);
 //! 3. normalise to the canonical shape, validate against the compiled schema;
-//! 4. decode to the prost request (through `DynamicMessage`);
-//! 5. call tonic with a deadline sent as `grpc-timeout` and enforced locally;
-//! 6. encode the response(s) to the output shape.
+//! 4. decode to a `DynamicMessage` and encode it to protobuf bytes;
+//! 5. send the bytes through `tonic::client::Grpc` with a deadline sent as `grpc-timeout` and
+//!    enforced locally;
+//! 6. decode the response bytes to `DynamicMessage`s and encode them to the output shape.
 //!
 //! Every failure the model can act on becomes an `isError` result; nothing here panics.
 
 use std::{
+    borrow::Cow,
     fmt::Write as _,
     io,
     time::{Duration, Instant},
 };
 
+use bytes::Bytes;
 use futures_util::StreamExt as _;
 use prost::Message as _;
 use prost_reflect::DynamicMessage;
@@ -34,9 +37,10 @@ use crate::{
         path::{JsonPath, Problem},
     },
     context::{CallContext, CallHook},
+    grpc::Invocation,
     meta::status_meta,
     status::{code_name, describe_status},
-    toolset::{CompiledTool, Invocation, SetConfig},
+    toolset::{CompiledTool, SetConfig},
     validate,
 };
 
@@ -156,7 +160,7 @@ fn check_limits(args: &JsonObject, limits: Limits) -> Result<(), String> {
 /// Run one tool call.
 pub(crate) async fn run(call: Call<'_>, arguments: Option<JsonObject>) -> Outcome {
     let tool = call.tool;
-    let def = tool.def;
+    let def = &tool.def;
     let name = call.context.tool_name();
     let args = arguments.unwrap_or_default();
 
@@ -184,9 +188,21 @@ pub(crate) async fn run(call: Call<'_>, arguments: Option<JsonObject>) -> Outcom
         },
     );
     let mut problems = normalized.problems;
+    let validation = tool.validation();
+    let validator = match &validation.validator {
+        Ok(validator) => validator,
+        Err(message) => {
+            return local_failure(
+                Code::Internal,
+                format!(
+                    "tool `{name}` cannot be called: its input schema does not compile: {message}"
+                ),
+            );
+        }
+    };
     problems.extend(validate::problems(
-        &tool.validator,
-        &tool.input_schema_value,
+        validator,
+        &validation.schema,
         &normalized.value,
         &normalized.suppressed,
     ));
@@ -211,12 +227,12 @@ pub(crate) async fn run(call: Call<'_>, arguments: Option<JsonObject>) -> Outcom
 }
 
 /// Canonical arguments → encoded request messages.
-fn encode_requests(tool: &CompiledTool, canonical: Value) -> Result<Vec<Vec<u8>>, Problem> {
+fn encode_requests(tool: &CompiledTool, canonical: Value) -> Result<Vec<Bytes>, Problem> {
     let undecodable = |path: JsonPath, message: String| Problem { path, message };
     if !tool.def.kind.streams_requests() {
         let message =
             decode_root(&tool.input, canonical).map_err(|e| undecodable(JsonPath::default(), e))?;
-        return Ok(vec![message.encode_to_vec()]);
+        return Ok(vec![Bytes::from(message.encode_to_vec())]);
     }
     let messages = match canonical {
         Value::Object(mut object) => object.remove("messages"),
@@ -233,7 +249,7 @@ fn encode_requests(tool: &CompiledTool, canonical: Value) -> Result<Vec<Vec<u8>>
             path.push_key("messages");
             path.push_index(index);
             decode_message(&tool.input, item)
-                .map(|message| message.encode_to_vec())
+                .map(|message| Bytes::from(message.encode_to_vec()))
                 .map_err(|e| undecodable(path, e))
         })
         .collect()
@@ -241,7 +257,7 @@ fn encode_requests(tool: &CompiledTool, canonical: Value) -> Result<Vec<Vec<u8>>
 
 /// What came back from the backend.
 struct Collected {
-    messages: Vec<Vec<u8>>,
+    messages: Vec<Bytes>,
     truncated: bool,
     error: Option<Status>,
 }
@@ -279,18 +295,18 @@ async fn collect(
         }
     };
 
-    let mut stream = match tokio::time::timeout_at(tokio_deadline, (tool.handler)(invocation)).await
-    {
-        Err(_) => {
-            collected.error = Some(deadline_status(timeout));
-            return collected;
-        }
-        Ok(Err(status)) => {
-            collected.error = Some(settle(status));
-            return collected;
-        }
-        Ok(Ok(stream)) => stream,
-    };
+    let mut stream =
+        match tokio::time::timeout_at(tokio_deadline, tool.endpoint.call(invocation)).await {
+            Err(_) => {
+                collected.error = Some(deadline_status(timeout));
+                return collected;
+            }
+            Ok(Err(status)) => {
+                collected.error = Some(settle(status));
+                return collected;
+            }
+            Ok(Ok(stream)) => stream,
+        };
 
     loop {
         match tokio::time::timeout_at(tokio_deadline, stream.next()).await {
@@ -340,10 +356,10 @@ async fn collect(
 
 /// Clears the fields the output schema leaves out, at any depth, so that results never carry
 /// hidden or `INPUT_ONLY` data.
-fn clear_omitted(message: &mut DynamicMessage, omitted: &[&str]) {
+fn clear_omitted(message: &mut DynamicMessage, omitted: &[Cow<'static, str>]) {
     let fields: Vec<_> = message.fields().map(|(field, _)| field).collect();
     for field in fields {
-        if omitted.contains(&field.full_name()) {
+        if omitted.iter().any(|name| name == field.full_name()) {
             message.clear_field(&field);
             continue;
         }
@@ -376,7 +392,7 @@ fn respond(tool: &CompiledTool, collected: Collected) -> Outcome {
     let streaming = tool.def.kind.streams_responses();
     let mut encoded = Vec::with_capacity(collected.messages.len());
     for bytes in &collected.messages {
-        let mut message = match DynamicMessage::decode(tool.output.clone(), bytes.as_slice()) {
+        let mut message = match DynamicMessage::decode(tool.output.clone(), bytes.clone()) {
             Ok(message) => message,
             Err(e) => {
                 return local_failure(
@@ -389,7 +405,7 @@ fn respond(tool: &CompiledTool, collected: Collected) -> Outcome {
             }
         };
         if !tool.def.output_omitted.is_empty() {
-            clear_omitted(&mut message, tool.def.output_omitted);
+            clear_omitted(&mut message, &tool.def.output_omitted);
         }
         let value = if streaming {
             encode_message(&message, options)

@@ -1,14 +1,18 @@
 //! The facade generated code uses, the way tonic's generated code uses `tonic::codegen`.
 //!
 //! Generated `*.pb.mcp.rs` files name only items of this module (by absolute path,
-//! `::tonic_mcp::codegen::…`), so the rest of the crate can change without breaking them.
+//! `::tonic_mcp::codegen::…`), so the rest of the crate can change without breaking them. A
+//! generated constructor is one call:
+//!
+//! ```ignore
+//! pub fn from_channel<T: Transport>(transport: T) -> Result<ToolSet, Error> {
+//!     tool_set(super::MCP_FILE_DESCRIPTOR_SET, TOOLS, BoxTransport::new(transport))
+//! }
+//! ```
 
 pub use crate::{
     def::{RpcKind, ToolAnnotations, ToolDef},
-    stream::MessageStream,
-    toolset::ToolSetBuilder,
+    grpc::BoxTransport,
+    toolset::{ToolSetBuilder, tool_set},
     transport::Transport,
 };
-
-/// The request type of the tonic client methods the generated closures call.
-pub use tonic::Request;

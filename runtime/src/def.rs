@@ -1,6 +1,7 @@
-//! Static tool definitions, written by the plugin as `const` items.
+//! Tool definitions: static ones written by the plugin as `const` items, and the owned form
+//! every tool is compiled from, whichever way it was made.
 
-use std::time::Duration;
+use std::{borrow::Cow, time::Duration};
 
 /// How an RPC streams, which decides the tool's JSON shape (SPEC §5).
 ///
@@ -34,16 +35,6 @@ impl RpcKind {
     /// Whether the tool output is `{"messages": […], "truncated": true?}`.
     pub const fn streams_responses(self) -> bool {
         matches!(self, Self::ServerStreaming | Self::Bidi)
-    }
-
-    /// The registration method that matches this kind, for error messages.
-    pub(crate) const fn method(self) -> &'static str {
-        match self {
-            Self::Unary => "unary",
-            Self::ServerStreaming => "server_streaming",
-            Self::ClientStreaming => "client_streaming",
-            Self::Bidi => "bidi_streaming",
-        }
     }
 }
 
@@ -94,8 +85,9 @@ impl ToolAnnotations {
 
 /// Everything the runtime needs to know about one tool, fixed at generation time.
 ///
-/// Generated code declares one `const` per RPC and registers it with
-/// [`ToolSetBuilder`](crate::codegen::ToolSetBuilder). Writing one by hand works the same way:
+/// Generated code declares one `const` per RPC, lists them in `TOOLS` and hands them to
+/// [`tool_set`](crate::codegen::tool_set). Writing one by hand works the same way (register it
+/// with [`ToolSetBuilder`](crate::codegen::ToolSetBuilder)):
 ///
 /// ```
 /// use tonic_mcp::codegen::{RpcKind, ToolAnnotations, ToolDef};
@@ -158,4 +150,47 @@ pub struct ToolDef {
     /// `streaming`) and records serving choices the runtime follows: `taskSupport`
     /// (`"optional"` lets calls run as MCP tasks) and `confirm` (ask the user first).
     pub meta: &'static str,
+}
+
+/// A tool definition as the runtime keeps it: borrowed from a generated [`ToolDef`] (no
+/// allocation) or owned, for tools built from descriptors at run time.
+#[derive(Debug, Clone)]
+pub(crate) struct ToolInfo {
+    pub(crate) name: Cow<'static, str>,
+    pub(crate) title: Cow<'static, str>,
+    pub(crate) description: Cow<'static, str>,
+    pub(crate) rpc_path: Cow<'static, str>,
+    pub(crate) kind: RpcKind,
+    pub(crate) input_type: Cow<'static, str>,
+    pub(crate) output_type: Cow<'static, str>,
+    pub(crate) annotations: ToolAnnotations,
+    pub(crate) json_names: bool,
+    pub(crate) emit_defaults: bool,
+    pub(crate) timeout: Option<Duration>,
+    pub(crate) max_messages: Option<u32>,
+    pub(crate) output_omitted: Vec<Cow<'static, str>>,
+}
+
+impl From<&ToolDef> for ToolInfo {
+    fn from(def: &ToolDef) -> Self {
+        Self {
+            name: Cow::Borrowed(def.name),
+            title: Cow::Borrowed(def.title),
+            description: Cow::Borrowed(def.description),
+            rpc_path: Cow::Borrowed(def.rpc_path),
+            kind: def.kind,
+            input_type: Cow::Borrowed(def.input_type),
+            output_type: Cow::Borrowed(def.output_type),
+            annotations: def.annotations,
+            json_names: def.json_names,
+            emit_defaults: def.emit_defaults,
+            timeout: def.timeout,
+            max_messages: def.max_messages,
+            output_omitted: def
+                .output_omitted
+                .iter()
+                .map(|f| Cow::Borrowed(*f))
+                .collect(),
+        }
+    }
 }

@@ -3,8 +3,6 @@
 
 use std::fmt;
 
-use crate::codegen::RpcKind;
-
 /// An error building a [`ToolSet`](crate::ToolSet) or [`McpServer`](crate::McpServer), or
 /// serving one.
 #[derive(Debug)]
@@ -19,14 +17,12 @@ pub enum Error {
         /// Full proto name that was looked up.
         type_name: String,
     },
-    /// A tool was registered with the method for another RPC kind.
-    KindMismatch {
+    /// A tool's gRPC path is not a valid request path (`/package.Service/Method`).
+    InvalidRpcPath {
         /// Tool name.
         tool: String,
-        /// The kind in the tool definition.
-        declared: RpcKind,
-        /// The kind of the registration method used.
-        registered: RpcKind,
+        /// The path.
+        rpc_path: String,
     },
     /// A tool schema is not valid JSON, not an object, or not a valid 2020-12 schema.
     InvalidSchema {
@@ -72,15 +68,9 @@ impl fmt::Display for Error {
                 f,
                 "tool `{tool}`: message type `{type_name}` is not in the file descriptor set"
             ),
-            Self::KindMismatch {
-                tool,
-                declared,
-                registered,
-            } => write!(
+            Self::InvalidRpcPath { tool, rpc_path } => write!(
                 f,
-                "tool `{tool}` is a {declared:?} RPC but was registered with `{}`; use `{}`",
-                registered.method(),
-                declared.method()
+                "tool `{tool}`: `{rpc_path}` is not a gRPC path of the form /package.Service/Method"
             ),
             Self::InvalidSchema {
                 tool,

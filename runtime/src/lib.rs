@@ -2,19 +2,20 @@
 //!
 //! This is the runtime crate of `protoc-gen-rust-mcp`. The plugin generates, per proto
 //! package, a `*.pb.mcp.rs` module with one [`ToolDef`](codegen::ToolDef) per RPC (its name,
-//! JSON schemas and settings) and two adapters per service: `from_client` (forward each tool
-//! call to a tonic client) and `from_service` (call an implementation of the tonic server
-//! trait in-process). Both return a [`ToolSet`]; an [`McpServer`] serves any number of them
-//! over stdio or streamable HTTP, using the official Rust MCP SDK (`rmcp`).
+//! JSON schemas and settings) and two constructors per service: `from_channel` (forward each
+//! tool call over a tonic transport: a `Channel`, an `InterceptedService`, …) and
+//! `from_service` (call an implementation of the tonic server trait in-process). Both return a
+//! [`ToolSet`]; an [`McpServer`] serves any number of them over stdio or streamable HTTP,
+//! using the official Rust MCP SDK (`rmcp`).
 //!
 //! ```no_run
 //! # mod demo { pub mod v1 { pub mod item_service_mcp {
-//! #   pub fn from_client<T>(_: T) -> Result<tonic_mcp::ToolSet, tonic_mcp::Error> { Ok(tonic_mcp::ToolSet::new()) }
+//! #   pub fn from_channel<T>(_: T) -> Result<tonic_mcp::ToolSet, tonic_mcp::Error> { Ok(tonic_mcp::ToolSet::new()) }
 //! # } } }
 //! # async fn run(channel: ()) -> Result<(), tonic_mcp::Error> {
 //! use tonic_mcp::McpServer;
 //!
-//! let tools = demo::v1::item_service_mcp::from_client(channel)?;
+//! let tools = demo::v1::item_service_mcp::from_channel(channel)?;
 //! McpServer::builder("items", env!("CARGO_PKG_VERSION"))
 //!     .tool_set(tools)?
 //!     .build()
@@ -32,13 +33,14 @@
 //!    integers, URL-safe or unpadded base64, enum numbers, every oneof form (`{case, value}`,
 //!    the member under its own name, redpanda's `which`, protojson's flat member), `Any` in
 //!    protojson's `@type` form, `null` as absent, objects and arrays sent as JSON strings.
-//! 3. **Validate** against the tool's input schema, compiled once. Every problem is
-//!    reported with its JSON path and what was expected.
-//! 4. **Decode** to the prost request through a `DynamicMessage`.
-//! 5. **Call** tonic with a deadline (30 s by default) sent as `grpc-timeout` and enforced
-//!    locally. A cancelled MCP request (or a closed HTTP stream) cancels the RPC.
-//! 6. **Encode** the response in the output schema's shape, returned as
-//!    `structuredContent` and as text.
+//! 3. **Validate** against the tool's input schema, compiled once, on the tool's first call.
+//!    Every problem is reported with its JSON path and what was expected.
+//! 4. **Decode** to a `DynamicMessage` and encode it to protobuf bytes.
+//! 5. **Call** through `tonic::client::Grpc` with those bytes (no prost type is built), with a
+//!    deadline (30 s by default) sent as `grpc-timeout` and enforced locally. A cancelled MCP
+//!    request (or a closed HTTP stream) cancels the RPC.
+//! 6. **Decode** the response bytes to a `DynamicMessage` and encode it in the output schema's
+//!    shape, returned as `structuredContent` and as text.
 //!
 //! gRPC errors become `isError` results with the code name, the message and the decoded
 //! `google.rpc` details. An unknown tool is JSON-RPC error -32602.
@@ -64,11 +66,11 @@ pub mod codegen;
 mod context;
 mod def;
 mod error;
+mod grpc;
 mod meta;
 mod paging;
 mod server;
 mod status;
-mod stream;
 mod toolset;
 mod transport;
 mod validate;

@@ -113,8 +113,8 @@ impl McpServerBuilder {
             if let Some(existing) = self.tools.get(&entry.name) {
                 return Err(Error::DuplicateTool {
                     name: entry.name,
-                    first: existing.entry.tool.def.rpc_path.to_owned(),
-                    second: entry.tool.def.rpc_path.to_owned(),
+                    first: existing.entry.tool.def.rpc_path.to_string(),
+                    second: entry.tool.def.rpc_path.to_string(),
                 });
             }
             self.tools.insert(
@@ -324,11 +324,11 @@ impl McpServer {
                 None,
             ));
         };
-        let def = registered.entry.tool.def;
+        let def = &registered.entry.tool.def;
         let span = tracing::info_span!(
             "mcp.tool_call",
             tool = %registered.entry.name,
-            rpc = def.rpc_path,
+            rpc = &*def.rpc_path,
             duration_ms = tracing::field::Empty,
             grpc_code = tracing::field::Empty,
         );
@@ -344,7 +344,7 @@ impl McpServer {
             limits: self.inner.limits,
             context: CallContext {
                 tool: &registered.entry.name,
-                rpc_path: def.rpc_path,
+                rpc_path: &def.rpc_path,
                 http: context.extensions.get::<http::request::Parts>(),
                 meta: &context.meta.0.0,
             },

@@ -1,18 +1,21 @@
-//! Tool sets: compiled tools plus the type-erased handlers that call tonic.
+//! Tool sets: compiled tools and the gRPC endpoint each one calls.
 
-use std::{borrow::Cow, future::Future, pin::Pin, sync::Arc, time::Duration};
+use std::{
+    sync::{Arc, OnceLock},
+    time::Duration,
+};
 
-use futures_core::Stream;
-use futures_util::{StreamExt as _, future::BoxFuture};
 use prost_reflect::{DescriptorPool, MessageDescriptor};
 use rmcp::model::JsonObject;
 use serde_json::Value;
-use tonic::{Request, Response, Status, metadata::MetadataMap};
+use tonic::metadata::MetadataMap;
 
 use crate::{
-    codegen::{MessageStream, RpcKind, ToolDef},
+    codegen::ToolDef,
     context::{CallContext, CallHook, Refusal},
+    def::ToolInfo,
     error::Error,
+    grpc::{BoxTransport, Endpoint},
     meta::ToolMeta,
     validate,
 };
@@ -26,30 +29,38 @@ pub const DEFAULT_MAX_MESSAGES: u32 = 100;
 /// Longest tool name MCP clients accept.
 pub const MAX_TOOL_NAME_LEN: usize = 64;
 
-/// What a type-erased handler receives: encoded requests and the call's gRPC context.
-pub(crate) struct Invocation {
-    pub(crate) requests: Vec<Vec<u8>>,
-    pub(crate) metadata: MetadataMap,
-    pub(crate) timeout: Duration,
+/// The input schema's validator, compiled on the tool's first call, with the schema as a
+/// `Value` for error messages.
+pub(crate) struct Validation {
+    pub(crate) validator: Result<jsonschema::Validator, String>,
+    pub(crate) schema: Value,
 }
 
-/// Encoded responses: one item for unary and client-streaming RPCs.
-pub(crate) type ResponseStream = Pin<Box<dyn Stream<Item = Result<Vec<u8>, Status>> + Send>>;
-
-pub(crate) type Handler =
-    Box<dyn Fn(Invocation) -> BoxFuture<'static, Result<ResponseStream, Status>> + Send + Sync>;
-
-/// One tool, ready to serve: descriptors resolved, schemas parsed and compiled.
+/// One tool, ready to serve: descriptors resolved, schemas parsed and checked. The input
+/// validator is compiled on first use, so that a server with thousands of tools lists them
+/// at once.
 pub(crate) struct CompiledTool {
-    pub(crate) def: &'static ToolDef,
+    pub(crate) def: ToolInfo,
     pub(crate) input: MessageDescriptor,
     pub(crate) output: MessageDescriptor,
     pub(crate) input_schema: Arc<JsonObject>,
-    pub(crate) input_schema_value: Value,
     pub(crate) output_schema: Arc<JsonObject>,
-    pub(crate) validator: jsonschema::Validator,
-    pub(crate) handler: Handler,
     pub(crate) meta: ToolMeta,
+    pub(crate) endpoint: Endpoint,
+    validation: OnceLock<Validation>,
+}
+
+impl CompiledTool {
+    /// The compiled input validator (compiled now if this is the first call).
+    pub(crate) fn validation(&self) -> &Validation {
+        self.validation.get_or_init(|| {
+            let schema = Value::Object(JsonObject::clone(&self.input_schema));
+            Validation {
+                validator: validate::compile(&schema),
+                schema,
+            }
+        })
+    }
 }
 
 /// A tool under the name it is listed with.
@@ -61,8 +72,8 @@ pub(crate) struct Entry {
 
 impl Entry {
     pub(crate) fn listing(&self) -> rmcp::model::Tool {
-        let def = self.tool.def;
-        let description = (!def.description.is_empty()).then_some(Cow::Borrowed(def.description));
+        let def = &self.tool.def;
+        let description = (!def.description.is_empty()).then(|| def.description.clone());
         let mut tool = rmcp::model::Tool::new_with_raw(
             self.name.clone(),
             description,
@@ -70,7 +81,7 @@ impl Entry {
         )
         .with_raw_output_schema(self.tool.output_schema.clone());
         if !def.title.is_empty() {
-            tool = tool.with_title(def.title);
+            tool = tool.with_title(def.title.as_ref());
         }
         if let Some(annotations) = def.annotations.to_rmcp() {
             tool = tool.with_annotations(annotations);
@@ -94,7 +105,7 @@ pub(crate) struct SetConfig {
 /// The MCP tools of one or more gRPC services, ready to add to an
 /// [`McpServer`](crate::McpServer).
 ///
-/// Generated code builds one per service (`item_service_mcp::from_client(client)?`). A set
+/// Generated code builds one per service (`item_service_mcp::from_channel(channel)?`). A set
 /// carries its own call settings: a name prefix, a deadline, a server-streaming bound, static
 /// gRPC metadata and call hooks.
 ///
@@ -243,12 +254,44 @@ impl Default for ToolSet {
     }
 }
 
-/// Builds a [`ToolSet`] from tool definitions and tonic calls. Used by generated code.
+/// Builds a [`ToolSet`] from tool definitions and one transport. Used by generated code
+/// (through [`tool_set`]) and for hand-written [`ToolDef`]s.
 ///
 /// Each registration resolves the definition's message types in the descriptor set, parses
-/// both schemas and compiles the input schema once, so a call never recompiles anything.
+/// both schemas and checks them against the JSON Schema 2020-12 meta-schema. The input
+/// validator is compiled on the tool's first call.
+///
+/// ```
+/// use tonic_mcp::codegen::{BoxTransport, RpcKind, ToolAnnotations, ToolDef, ToolSetBuilder};
+///
+/// const PING: ToolDef = ToolDef {
+///     name: "Ping",
+///     title: "Ping",
+///     description: "",
+///     rpc_path: "/ping.v1.Ping/Ping",
+///     kind: RpcKind::Unary,
+///     input_type: "google.protobuf.Empty",
+///     output_type: "google.protobuf.Empty",
+///     input_schema: r#"{"type":"object","additionalProperties":false}"#,
+///     output_schema: r#"{"type":"object","additionalProperties":false}"#,
+///     annotations: ToolAnnotations::NONE,
+///     json_names: false,
+///     emit_defaults: false,
+///     timeout: None,
+///     max_messages: None,
+///     output_omitted: &[],
+///     meta: "", // no `_meta`
+/// };
+///
+/// # fn demo(descriptor_set: &[u8], channel: tonic::transport::Channel) -> Result<(), tonic_mcp::Error> {
+/// let mut builder = ToolSetBuilder::new(descriptor_set, BoxTransport::new(channel))?;
+/// builder.add(&PING)?;
+/// let tools = builder.build();
+/// # let _ = tools; Ok(()) }
+/// ```
 pub struct ToolSetBuilder {
     pool: DescriptorPool,
+    transport: BoxTransport,
     tools: Vec<Entry>,
 }
 
@@ -263,209 +306,58 @@ impl std::fmt::Debug for ToolSetBuilder {
     }
 }
 
-fn request<M>(message: M, metadata: MetadataMap, timeout: Duration) -> Request<M> {
-    let mut request = Request::from_parts(metadata, tonic::Extensions::default(), message);
-    request.set_timeout(timeout);
-    request
-}
-
-fn decode_request<Req: prost::Message + Default>(bytes: &[u8]) -> Result<Req, Status> {
-    Req::decode(bytes).map_err(|e| {
-        Status::internal(format!(
-            "the request could not be transcoded to the generated type; are the descriptors and the generated code from the same proto? ({e})"
-        ))
-    })
-}
-
-/// The one request message of a unary or server-streaming call.
-fn decode_single<Req: prost::Message + Default>(requests: &[Vec<u8>]) -> Result<Req, Status> {
-    match requests.first() {
-        Some(bytes) => decode_request(bytes),
-        None => Err(Status::internal("no request message")),
+/// The tool set of generated `TOOLS`, calling through `transport`: what a generated
+/// `from_channel` returns.
+///
+/// # Errors
+///
+/// As for [`ToolSetBuilder::new`] and [`ToolSetBuilder::add`].
+pub fn tool_set(
+    descriptor_set: &[u8],
+    tools: &[ToolDef],
+    transport: BoxTransport,
+) -> Result<ToolSet, Error> {
+    let mut builder = ToolSetBuilder::new(descriptor_set, transport)?;
+    for def in tools {
+        builder.add(def)?;
     }
-}
-
-/// Every request message of a client-streaming or bidirectional call, as the request stream.
-fn decode_stream<Req: prost::Message + Default>(
-    requests: &[Vec<u8>],
-) -> Result<MessageStream<Req>, Status> {
-    requests
-        .iter()
-        .map(|bytes| decode_request(bytes))
-        .collect::<Result<Vec<Req>, Status>>()
-        .map(MessageStream::new)
-}
-
-/// A single response, as a one-item stream of encoded messages.
-fn single_response<Resp, Fut>(response: Fut) -> BoxFuture<'static, Result<ResponseStream, Status>>
-where
-    Resp: prost::Message + Send + 'static,
-    Fut: Future<Output = Result<Response<Resp>, Status>> + Send + 'static,
-{
-    Box::pin(async move {
-        let bytes = response.await?.into_inner().encode_to_vec();
-        let stream: ResponseStream =
-            Box::pin(futures_util::stream::once(std::future::ready(Ok(bytes))));
-        Ok(stream)
-    })
-}
-
-/// A response stream, as a stream of encoded messages.
-fn streamed_response<Resp, St, Fut>(
-    response: Fut,
-) -> BoxFuture<'static, Result<ResponseStream, Status>>
-where
-    Resp: prost::Message + Send + 'static,
-    St: Stream<Item = Result<Resp, Status>> + Send + 'static,
-    Fut: Future<Output = Result<Response<St>, Status>> + Send + 'static,
-{
-    Box::pin(async move {
-        let stream = response.await?.into_inner();
-        let stream: ResponseStream =
-            Box::pin(stream.map(|item| item.map(|message| message.encode_to_vec())));
-        Ok(stream)
-    })
-}
-
-fn failed(status: Status) -> BoxFuture<'static, Result<ResponseStream, Status>> {
-    Box::pin(std::future::ready(Err(status)))
+    Ok(builder.build())
 }
 
 impl ToolSetBuilder {
     /// Start a tool set whose message types live in `descriptor_set`, an encoded
-    /// `FileDescriptorSet` (generated code passes its `MCP_FILE_DESCRIPTOR_SET`).
+    /// `FileDescriptorSet` (generated code passes its `MCP_FILE_DESCRIPTOR_SET`), and whose
+    /// calls go through `transport`.
     ///
     /// # Errors
     ///
     /// [`Error::DescriptorSet`] when the bytes do not decode into a linked descriptor pool.
-    pub fn new(descriptor_set: &[u8]) -> Result<Self, Error> {
+    pub fn new(descriptor_set: &[u8], transport: BoxTransport) -> Result<Self, Error> {
         let pool = DescriptorPool::decode(descriptor_set)
             .map_err(|e| Error::DescriptorSet(e.to_string()))?;
-        Ok(Self {
+        Ok(Self::with_pool(pool, transport))
+    }
+
+    pub(crate) fn with_pool(pool: DescriptorPool, transport: BoxTransport) -> Self {
+        Self {
             pool,
+            transport,
             tools: Vec::new(),
-        })
+        }
     }
 
-    /// Register a unary RPC.
+    /// Register a tool.
     ///
     /// # Errors
     ///
-    /// See [`Error`]: unknown message types, invalid schemas, a kind mismatch, an invalid
+    /// See [`Error`]: unknown message types, invalid schemas, an invalid RPC path, an invalid
     /// or duplicate name.
-    pub fn unary<Req, Resp, F, Fut>(&mut self, def: &'static ToolDef, call: F) -> Result<(), Error>
-    where
-        Req: prost::Message + Default + Send + 'static,
-        Resp: prost::Message + Send + 'static,
-        F: Fn(Request<Req>) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<Response<Resp>, Status>> + Send + 'static,
-    {
-        let handler: Handler = Box::new(move |invocation: Invocation| {
-            let Invocation {
-                requests,
-                metadata,
-                timeout,
-            } = invocation;
-            match decode_single::<Req>(&requests) {
-                Ok(message) => single_response(call(request(message, metadata, timeout))),
-                Err(status) => failed(status),
-            }
-        });
-        self.register(def, RpcKind::Unary, handler)
-    }
-
-    /// Register a server-streaming RPC.
-    ///
-    /// # Errors
-    ///
-    /// As for [`unary`](Self::unary).
-    pub fn server_streaming<Req, Resp, St, F, Fut>(
-        &mut self,
-        def: &'static ToolDef,
-        call: F,
-    ) -> Result<(), Error>
-    where
-        Req: prost::Message + Default + Send + 'static,
-        Resp: prost::Message + Send + 'static,
-        St: Stream<Item = Result<Resp, Status>> + Send + 'static,
-        F: Fn(Request<Req>) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<Response<St>, Status>> + Send + 'static,
-    {
-        let handler: Handler = Box::new(move |invocation: Invocation| {
-            let Invocation {
-                requests,
-                metadata,
-                timeout,
-            } = invocation;
-            match decode_single::<Req>(&requests) {
-                Ok(message) => streamed_response(call(request(message, metadata, timeout))),
-                Err(status) => failed(status),
-            }
-        });
-        self.register(def, RpcKind::ServerStreaming, handler)
-    }
-
-    /// Register a client-streaming RPC. Every message of the tool input is sent, then the
-    /// request stream ends.
-    ///
-    /// # Errors
-    ///
-    /// As for [`unary`](Self::unary).
-    pub fn client_streaming<Req, Resp, F, Fut>(
-        &mut self,
-        def: &'static ToolDef,
-        call: F,
-    ) -> Result<(), Error>
-    where
-        Req: prost::Message + Default + Send + 'static,
-        Resp: prost::Message + Send + 'static,
-        F: Fn(Request<MessageStream<Req>>) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<Response<Resp>, Status>> + Send + 'static,
-    {
-        let handler: Handler = Box::new(move |invocation: Invocation| {
-            let Invocation {
-                requests,
-                metadata,
-                timeout,
-            } = invocation;
-            match decode_stream::<Req>(&requests) {
-                Ok(message) => single_response(call(request(message, metadata, timeout))),
-                Err(status) => failed(status),
-            }
-        });
-        self.register(def, RpcKind::ClientStreaming, handler)
-    }
-
-    /// Register a bidirectional-streaming RPC, with batch semantics: every message of the
-    /// tool input is sent, and responses are collected as for server streaming.
-    ///
-    /// # Errors
-    ///
-    /// As for [`unary`](Self::unary).
-    pub fn bidi_streaming<Req, Resp, St, F, Fut>(
-        &mut self,
-        def: &'static ToolDef,
-        call: F,
-    ) -> Result<(), Error>
-    where
-        Req: prost::Message + Default + Send + 'static,
-        Resp: prost::Message + Send + 'static,
-        St: Stream<Item = Result<Resp, Status>> + Send + 'static,
-        F: Fn(Request<MessageStream<Req>>) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<Response<St>, Status>> + Send + 'static,
-    {
-        let handler: Handler = Box::new(move |invocation: Invocation| {
-            let Invocation {
-                requests,
-                metadata,
-                timeout,
-            } = invocation;
-            match decode_stream::<Req>(&requests) {
-                Ok(message) => streamed_response(call(request(message, metadata, timeout))),
-                Err(status) => failed(status),
-            }
-        });
-        self.register(def, RpcKind::Bidi, handler)
+    pub fn add(&mut self, def: &ToolDef) -> Result<(), Error> {
+        let info = ToolInfo::from(def);
+        let input_schema = parse_schema(&info.name, "input", def.input_schema)?;
+        let output_schema = parse_schema(&info.name, "output", def.output_schema)?;
+        let meta = ToolMeta::parse(def.name, def.meta)?;
+        self.register(info, input_schema, output_schema, meta)
     }
 
     /// The finished tool set, with default settings.
@@ -476,63 +368,65 @@ impl ToolSetBuilder {
         }
     }
 
-    fn register(
+    /// The one registration path of generated and run-time tools.
+    pub(crate) fn register(
         &mut self,
-        def: &'static ToolDef,
-        registered: RpcKind,
-        handler: Handler,
+        def: ToolInfo,
+        input_schema: JsonObject,
+        output_schema: JsonObject,
+        meta: ToolMeta,
     ) -> Result<(), Error> {
-        if def.kind != registered {
-            return Err(Error::KindMismatch {
-                tool: def.name.to_owned(),
-                declared: def.kind,
-                registered,
-            });
-        }
-        check_tool_name(def.name)?;
+        check_tool_name(&def.name)?;
         if let Some(first) = self.tools.iter().find(|e| e.name == def.name) {
             return Err(Error::DuplicateTool {
-                name: def.name.to_owned(),
-                first: first.tool.def.rpc_path.to_owned(),
-                second: def.rpc_path.to_owned(),
+                name: def.name.into_owned(),
+                first: first.tool.def.rpc_path.to_string(),
+                second: def.rpc_path.into_owned(),
             });
         }
         let message = |type_name: &str| {
             self.pool
                 .get_message_by_name(type_name)
                 .ok_or_else(|| Error::UnknownMessage {
-                    tool: def.name.to_owned(),
+                    tool: def.name.to_string(),
                     type_name: type_name.to_owned(),
                 })
         };
-        let input = message(def.input_type)?;
-        let output = message(def.output_type)?;
-        let (input_schema_value, input_schema) = parse_schema(def, "input", def.input_schema)?;
-        let (output_schema_value, output_schema) = parse_schema(def, "output", def.output_schema)?;
-        let meta = ToolMeta::parse(def.name, def.meta)?;
-        let validator =
-            validate::compile(&input_schema_value).map_err(|message| Error::InvalidSchema {
-                tool: def.name.to_owned(),
-                which: "input",
+        let input = message(&def.input_type)?;
+        let output = message(&def.output_type)?;
+        let checked = |which: &'static str, schema: JsonObject| {
+            let invalid = |message: String| Error::InvalidSchema {
+                tool: def.name.to_string(),
+                which,
                 message,
+            };
+            // Wrapping moves the map; nothing is copied.
+            let schema = Value::Object(schema);
+            validate::check_schema(&schema).map_err(invalid)?;
+            match schema {
+                Value::Object(object) => Ok(Arc::new(object)),
+                _ => Err(invalid("a tool schema must be a JSON object".to_owned())),
+            }
+        };
+        let input_schema = checked("input", input_schema)?;
+        let output_schema = checked("output", output_schema)?;
+        let endpoint =
+            Endpoint::new(&self.transport, def.rpc_path.clone(), def.kind).ok_or_else(|| {
+                Error::InvalidRpcPath {
+                    tool: def.name.to_string(),
+                    rpc_path: def.rpc_path.to_string(),
+                }
             })?;
-        // The output schema is only listed, but a broken one should fail here, not in a client.
-        validate::compile(&output_schema_value).map_err(|message| Error::InvalidSchema {
-            tool: def.name.to_owned(),
-            which: "output",
-            message,
-        })?;
         self.tools.push(Entry {
-            name: def.name.to_owned(),
+            name: def.name.to_string(),
             tool: Arc::new(CompiledTool {
                 def,
                 input,
                 output,
                 input_schema,
-                input_schema_value,
                 output_schema,
-                validator,
-                handler,
+                endpoint,
+                validation: OnceLock::new(),
                 meta,
             }),
         });
@@ -540,22 +434,14 @@ impl ToolSetBuilder {
     }
 }
 
-fn parse_schema(
-    def: &ToolDef,
-    which: &'static str,
-    text: &str,
-) -> Result<(Value, Arc<JsonObject>), Error> {
+fn parse_schema(tool: &str, which: &'static str, text: &str) -> Result<JsonObject, Error> {
     let invalid = |message: String| Error::InvalidSchema {
-        tool: def.name.to_owned(),
+        tool: tool.to_owned(),
         which,
         message,
     };
-    let value: Value = serde_json::from_str(text).map_err(|e| invalid(e.to_string()))?;
-    match &value {
-        Value::Object(object) => {
-            let object = Arc::new(object.clone());
-            Ok((value, object))
-        }
+    match serde_json::from_str(text).map_err(|e| invalid(e.to_string()))? {
+        Value::Object(object) => Ok(object),
         _ => Err(invalid("a tool schema must be a JSON object".to_owned())),
     }
 }

@@ -1,4 +1,4 @@
-//! The bound generated code puts on a tonic client's transport.
+//! The bound generated code puts on a tonic transport.
 
 /// The boxed error type tonic's generated clients bound transport errors by (the same type
 /// as `tonic::codegen::StdError`).
@@ -6,12 +6,12 @@ type StdError = Box<dyn std::error::Error + Send + Sync + 'static>;
 
 /// A tonic transport that MCP tools can call through.
 ///
-/// This is every bound a tonic 0.14 generated client needs for its method futures to be
-/// `Send + 'static` once the client is cloned into a tool handler. It has a blanket
-/// implementation, so it is never implemented by hand. Types that satisfy it include:
+/// This is every bound `tonic::client::Grpc` needs for its call futures to be `Send + 'static`
+/// once the transport is boxed into a [`BoxTransport`](crate::codegen::BoxTransport). It has a
+/// blanket implementation, so it is never implemented by hand. Types that satisfy it include:
 ///
 /// - `tonic::transport::Channel` (a network client);
-/// - `InterceptedService<Channel, F>` (a client with an interceptor);
+/// - `InterceptedService<Channel, F>` (a channel with an interceptor);
 /// - a generated `XxxServer<S>` used directly as the transport, which is how generated
 ///   `from_service` adapters call an implementation in-process, without a network.
 ///

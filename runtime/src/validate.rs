@@ -7,7 +7,15 @@ use serde_json::Value;
 
 use crate::codec::path::{JsonPath, Problem, Seg};
 
-/// Compile a tool schema once (draft 2020-12, no remote references).
+/// Check a tool schema against the draft 2020-12 meta-schema: cheap, so it runs for every
+/// tool at registration, while [`compile`] waits for the tool's first call.
+pub(crate) fn check_schema(schema: &Value) -> Result<(), String> {
+    jsonschema::draft202012::meta::validator()
+        .validate(schema)
+        .map_err(|e| e.to_string())
+}
+
+/// Compile a tool schema (draft 2020-12, no remote references), on the tool's first call.
 pub(crate) fn compile(schema: &Value) -> Result<Validator, String> {
     jsonschema::options()
         .with_draft(Draft::Draft202012)

@@ -74,11 +74,10 @@ fn tools_call(id: u64, name: &str, arguments: Value) -> Value {
 #[tokio::test]
 async fn forwarded_and_static_metadata_reach_the_backend_over_http() -> TestResult {
     let (backend_addr, backend) = start_backend().await?;
-    let client =
-        pb::item_service_client::ItemServiceClient::new(common::channel(backend_addr).await?);
+    let channel = common::channel(backend_addr).await?;
     let mut metadata = tonic::metadata::MetadataMap::new();
     metadata.insert("x-static", "from-the-tool-set".parse()?);
-    let tools = pb::item_service_mcp::from_client(client)?.with_metadata(metadata);
+    let tools = pb::item_service_mcp::from_channel(channel)?.with_metadata(metadata);
     let server = McpServer::builder("demo", "0.1.0")
         .on_call(forward_headers(["authorization"]))
         .tool_set(tools)?
@@ -148,10 +147,9 @@ async fn forwarded_and_static_metadata_reach_the_backend_over_http() -> TestResu
 #[tokio::test]
 async fn server_streaming_over_http_reports_progress_then_the_result() -> TestResult {
     let (backend_addr, _backend) = start_backend().await?;
-    let client =
-        pb::item_service_client::ItemServiceClient::new(common::channel(backend_addr).await?);
+    let channel = common::channel(backend_addr).await?;
     let server = McpServer::builder("demo", "0.1.0")
-        .tool_set(pb::item_service_mcp::from_client(client)?)?
+        .tool_set(pb::item_service_mcp::from_channel(channel)?)?
         .build();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let addr = listener.local_addr()?;
@@ -189,10 +187,9 @@ async fn server_streaming_over_http_reports_progress_then_the_result() -> TestRe
 #[tokio::test]
 async fn closing_the_http_request_cancels_the_grpc_call() -> TestResult {
     let (backend_addr, backend) = start_backend().await?;
-    let client =
-        pb::item_service_client::ItemServiceClient::new(common::channel(backend_addr).await?);
+    let channel = common::channel(backend_addr).await?;
     let server = McpServer::builder("demo", "0.1.0")
-        .tool_set(pb::item_service_mcp::from_client(client)?)?
+        .tool_set(pb::item_service_mcp::from_channel(channel)?)?
         .build();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let addr = listener.local_addr()?;

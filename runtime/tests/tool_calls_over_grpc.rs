@@ -281,8 +281,9 @@ async fn an_error_mid_stream_reports_the_status_and_the_messages_so_far() -> Tes
 #[tokio::test]
 async fn server_streaming_stops_at_the_deadline_with_what_it_has() -> TestResult {
     let (addr, _backend) = start_backend().await?;
-    let client = pb::item_service_client::ItemServiceClient::new(common::channel(addr).await?);
-    let tools = pb::item_service_mcp::from_client(client)?.with_timeout(Duration::from_millis(400));
+    let channel = common::channel(addr).await?;
+    let tools =
+        pb::item_service_mcp::from_channel(channel)?.with_timeout(Duration::from_millis(400));
     let server = McpServer::builder("demo", "0.1.0").tool_set(tools)?.build();
     let (client, _) = connect(server).await?;
     let result = call_ok(
@@ -385,8 +386,9 @@ async fn json_names_any_recursion_and_value_round_trip() -> TestResult {
 #[tokio::test]
 async fn the_deadline_is_enforced_and_cancels_the_backend() -> TestResult {
     let (addr, backend) = start_backend().await?;
-    let client = pb::item_service_client::ItemServiceClient::new(common::channel(addr).await?);
-    let tools = pb::item_service_mcp::from_client(client)?.with_timeout(Duration::from_millis(300));
+    let channel = common::channel(addr).await?;
+    let tools =
+        pb::item_service_mcp::from_channel(channel)?.with_timeout(Duration::from_millis(300));
     let server = McpServer::builder("demo", "0.1.0").tool_set(tools)?.build();
     let (client, _) = connect(server).await?;
     let started = Instant::now();
@@ -434,13 +436,13 @@ async fn cancelling_the_mcp_request_cancels_the_grpc_call() -> TestResult {
 #[tokio::test]
 async fn oversized_and_overdeep_arguments_are_refused() -> TestResult {
     let (addr, _backend) = start_backend().await?;
-    let client = pb::item_service_client::ItemServiceClient::new(common::channel(addr).await?);
+    let channel = common::channel(addr).await?;
     let server = McpServer::builder("demo", "0.1.0")
         .limits(tonic_mcp::Limits {
             max_argument_bytes: 1024,
             max_depth: 8,
         })
-        .tool_set(pb::item_service_mcp::from_client(client)?)?
+        .tool_set(pb::item_service_mcp::from_channel(channel)?)?
         .build();
     let (client, _) = connect(server).await?;
     let text = call_err(
@@ -473,10 +475,10 @@ async fn oversized_and_overdeep_arguments_are_refused() -> TestResult {
 #[tokio::test]
 async fn static_metadata_and_hooks_reach_the_backend() -> TestResult {
     let (addr, backend) = start_backend().await?;
-    let client = pb::item_service_client::ItemServiceClient::new(common::channel(addr).await?);
+    let channel = common::channel(addr).await?;
     let mut metadata = tonic::metadata::MetadataMap::new();
     metadata.insert("x-static", "set-wide".parse()?);
-    let tools = pb::item_service_mcp::from_client(client)?
+    let tools = pb::item_service_mcp::from_channel(channel)?
         .with_metadata(metadata)
         .on_call(|call, metadata| {
             if call.tool_name() == "ItemService_Chat" {
@@ -512,9 +514,7 @@ async fn a_dead_backend_is_an_error_without_transport_details() -> TestResult {
     // Bind and drop a listener to get a port nobody serves.
     let addr = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?;
     let channel = tonic::transport::Channel::from_shared(format!("http://{addr}"))?.connect_lazy();
-    let tools = pb::item_service_mcp::from_client(
-        pb::item_service_client::ItemServiceClient::new(channel),
-    )?;
+    let tools = pb::item_service_mcp::from_channel(channel)?;
     let server = McpServer::builder("demo", "0.1.0").tool_set(tools)?.build();
     let (client, _) = connect(server).await?;
     let text = call_err(&client, "ItemService_GetItem", json!({"id": "1"})).await?;
@@ -525,9 +525,10 @@ async fn a_dead_backend_is_an_error_without_transport_details() -> TestResult {
 }
 
 #[tokio::test]
-async fn a_client_with_an_interceptor_is_a_transport() -> TestResult {
+async fn an_intercepted_channel_is_a_transport() -> TestResult {
     let (addr, backend) = start_backend().await?;
-    let client = pb::item_service_client::ItemServiceClient::with_interceptor(
+    // Interceptors wrap the channel: `InterceptedService` is a transport like any other.
+    let channel = tonic::service::interceptor::InterceptedService::new(
         common::channel(addr).await?,
         |mut request: tonic::Request<()>| {
             request.metadata_mut().insert(
@@ -538,7 +539,7 @@ async fn a_client_with_an_interceptor_is_a_transport() -> TestResult {
         },
     );
     let server = McpServer::builder("demo", "0.1.0")
-        .tool_set(pb::item_service_mcp::from_client(client)?)?
+        .tool_set(pb::item_service_mcp::from_channel(channel)?)?
         .build();
     let (client, _) = connect(server).await?;
     call_ok(&client, "ItemService_GetItem", json!({"id": "1"})).await?;

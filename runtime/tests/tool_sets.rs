@@ -6,14 +6,11 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::{Backend, TestResult, call_err, call_ok, connect, pb};
-use pb::{
-    item_service_client::ItemServiceClient, item_service_mcp,
-    item_service_server::ItemServiceServer,
-};
+use pb::{item_service_mcp, item_service_server::ItemServiceServer};
 use serde_json::json;
 use tonic_mcp::{
     Error, McpServer, ToolSet,
-    codegen::{RpcKind, ToolDef, ToolSetBuilder},
+    codegen::{BoxTransport, RpcKind, ToolDef, ToolSetBuilder},
 };
 
 #[tokio::test]
@@ -67,12 +64,9 @@ static SLOW_FAST: ToolDef = ToolDef {
 #[tokio::test]
 async fn a_tool_deadline_overrides_the_set_deadline() -> TestResult {
     let backend = Backend::default();
-    let client = ItemServiceClient::new(ItemServiceServer::new(backend.clone()));
-    let mut builder = ToolSetBuilder::new(pb::MCP_FILE_DESCRIPTOR_SET)?;
-    builder.unary(&SLOW_FAST, move |request| {
-        let mut client = client.clone();
-        async move { client.slow(request).await }
-    })?;
+    let transport = BoxTransport::new(ItemServiceServer::new(backend.clone()));
+    let mut builder = ToolSetBuilder::new(pb::MCP_FILE_DESCRIPTOR_SET, transport)?;
+    builder.add(&SLOW_FAST)?;
     let tools = builder.build().with_timeout(Duration::from_secs(20));
     let server = McpServer::builder("demo", "0.1.0").tool_set(tools)?.build();
     let (client, _) = connect(server).await?;
@@ -105,11 +99,12 @@ async fn prefixes_compose_and_let_two_sets_share_a_server() -> TestResult {
     assert!(matches!(error, Error::DuplicateTool { .. }));
     assert_eq!(
         error.to_string(),
-        "duplicate tool name `ItemService_GetItem`: used by both /demo.v1.ItemService/GetItem and /demo.v1.ItemService/GetItem; give one a prefix with `ToolSet::with_prefix`"
+        "duplicate tool name `ItemService_After`: used by both /demo.v1.ItemService/After and /demo.v1.ItemService/After; give one a prefix with `ToolSet::with_prefix`"
     );
 
+    // A generated set registers `TOOLS`, which is sorted by name.
     let second = second.with_prefix("b")?.with_prefix("staging")?;
-    assert_eq!(second.names().next(), Some("staging_b_ItemService_GetItem"));
+    assert_eq!(second.names().next(), Some("staging_b_ItemService_After"));
     let server = McpServer::builder("demo", "0.1.0")
         .tool_set(first)?
         .tool_set(second)?
@@ -197,44 +192,39 @@ fn listed_tools_carry_their_rpc_identity_in_meta() -> TestResult {
     Ok(())
 }
 
+static NOT_AN_OBJECT: ToolDef = ToolDef {
+    name: "NotAnObject",
+    output_schema: "[]",
+    ..item_service_mcp::GET_ITEM
+};
+
+static BAD_PATH: ToolDef = ToolDef {
+    name: "BadPath",
+    rpc_path: "demo.v1.ItemService/GetItem",
+    ..item_service_mcp::GET_ITEM
+};
+
+/// `ItemService_GetItem` declared as server-streaming: the call follows the definition.
+static GET_ITEM_AS_STREAM: ToolDef = ToolDef {
+    name: "GetItem_AsStream",
+    kind: RpcKind::ServerStreaming,
+    output_schema: r#"{"type": "object"}"#,
+    ..item_service_mcp::GET_ITEM
+};
+
 #[test]
 fn registration_errors_name_the_tool_and_what_is_wrong() -> TestResult {
-    let client = ItemServiceClient::new(ItemServiceServer::new(Backend::default()));
-    let mut builder = ToolSetBuilder::new(pb::MCP_FILE_DESCRIPTOR_SET)?;
+    let transport = BoxTransport::new(ItemServiceServer::new(Backend::default()));
+    let mut builder = ToolSetBuilder::new(pb::MCP_FILE_DESCRIPTOR_SET, transport)?;
 
-    let c = client.clone();
-    let error = builder.server_streaming(&item_service_mcp::GET_ITEM, move |request| {
-        let mut c = c.clone();
-        async move { c.list_items(request).await }
-    });
-    let Err(error) = error else {
-        return Err("kind mismatch must be rejected".into());
-    };
-    assert!(matches!(
-        error,
-        Error::KindMismatch {
-            declared: RpcKind::Unary,
-            registered: RpcKind::ServerStreaming,
-            ..
-        }
-    ));
-    assert!(error.to_string().contains("use `unary`"), "{error}");
-
-    let register = |builder: &mut ToolSetBuilder, def: &'static ToolDef| {
-        let c = client.clone();
-        builder.unary(def, move |request| {
-            let mut c = c.clone();
-            async move { c.get_item(request).await }
-        })
-    };
-    let Err(error) = register(&mut builder, &WRONG_TYPE) else {
+    let Err(error) = builder.add(&WRONG_TYPE) else {
         return Err("unknown type must be rejected".into());
     };
     assert_eq!(
         error.to_string(),
         "tool `Wrong`: message type `demo.v1.Missing` is not in the file descriptor set"
     );
-    let Err(error) = register(&mut builder, &BAD_SCHEMA) else {
+    let Err(error) = builder.add(&BAD_SCHEMA) else {
         return Err("invalid schema must be rejected".into());
     };
     assert!(
@@ -243,8 +233,22 @@ fn registration_errors_name_the_tool_and_what_is_wrong() -> TestResult {
             .starts_with("tool `Bad`: invalid input schema"),
         "{error}"
     );
+    let Err(error) = builder.add(&NOT_AN_OBJECT) else {
+        return Err("a schema that is not an object must be rejected".into());
+    };
+    assert_eq!(
+        error.to_string(),
+        "tool `NotAnObject`: invalid output schema: a tool schema must be a JSON object"
+    );
+    let Err(error) = builder.add(&BAD_PATH) else {
+        return Err("a path without the leading slash must be rejected".into());
+    };
+    assert_eq!(
+        error.to_string(),
+        "tool `BadPath`: `demo.v1.ItemService/GetItem` is not a gRPC path of the form /package.Service/Method"
+    );
 
-    let Err(error) = register(&mut builder, &BAD_META) else {
+    let Err(error) = builder.add(&BAD_META) else {
         return Err("an unknown taskSupport must be rejected".into());
     };
     assert_eq!(
@@ -252,15 +256,34 @@ fn registration_errors_name_the_tool_and_what_is_wrong() -> TestResult {
         "tool `BadMeta`: invalid `_meta`: unknown taskSupport `sometimes`"
     );
 
-    register(&mut builder, &item_service_mcp::GET_ITEM)?;
-    let Err(error) = register(&mut builder, &item_service_mcp::GET_ITEM) else {
+    builder.add(&item_service_mcp::GET_ITEM)?;
+    let Err(error) = builder.add(&item_service_mcp::GET_ITEM) else {
         return Err("a name registered twice must be rejected".into());
     };
     assert!(matches!(error, Error::DuplicateTool { .. }));
+    assert_eq!(builder.build().len(), 1);
 
-    let Err(error) = ToolSetBuilder::new(b"not a descriptor set") else {
+    let transport = BoxTransport::new(ItemServiceServer::new(Backend::default()));
+    let Err(error) = ToolSetBuilder::new(b"not a descriptor set", transport) else {
         return Err("garbage descriptors must be rejected".into());
     };
     assert!(matches!(error, Error::DescriptorSet(_)));
+    Ok(())
+}
+
+#[tokio::test]
+async fn the_rpc_kind_of_the_definition_decides_how_the_call_is_made() -> TestResult {
+    // A unary method called as server-streaming still answers: gRPC framing is the same, and
+    // the one response comes back as the only message of the stream.
+    let transport = BoxTransport::new(ItemServiceServer::new(Backend::default()));
+    let mut builder = ToolSetBuilder::new(pb::MCP_FILE_DESCRIPTOR_SET, transport)?;
+    builder.add(&GET_ITEM_AS_STREAM)?;
+    let server = McpServer::builder("demo", "0.1.0")
+        .tool_set(builder.build())?
+        .build();
+    let (client, _) = connect(server).await?;
+    let streamed = call_ok(&client, "GetItem_AsStream", json!({"id": "5"})).await?;
+    assert_eq!(streamed["messages"][0]["id"], json!("5"));
+    assert_eq!(streamed["messages"].as_array().map(Vec::len), Some(1));
     Ok(())
 }

@@ -40,17 +40,17 @@ impl Unions {
 /// Which constructors the generated Rust module offers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Adapters {
-    /// `from_client` and `from_service` (the default).
+    /// `from_channel` and `from_service` (the default).
     #[default]
     All,
-    /// Only `from_client`, forwarding to a tonic client.
+    /// Only `from_channel`, forwarding over a tonic transport.
     Client,
     /// Only `from_service`, over an in-process implementation of the tonic server trait.
     Service,
 }
 
 impl Adapters {
-    /// Whether `from_client` is generated (`from_service` is built on it, so it is always there).
+    /// Whether `from_channel` is public (`from_service` is built on it, so it is always there).
     pub fn client(self) -> bool {
         matches!(self, Adapters::All | Adapters::Client)
     }
@@ -187,7 +187,7 @@ pub const OPTIONS: &[OptionDoc] = &[
     OptionDoc {
         key: "adapters",
         value: "all|client|service",
-        help: "constructors to generate: from_client, from_service or both (default all)",
+        help: "constructors to generate: from_channel, from_service or both (default all)",
     },
     OptionDoc {
         key: "tools_json",

@@ -167,7 +167,7 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         });
         tracing::info!(%grpc_addr, "gRPC TaskService listening");
         let channel = Channel::from_shared(format!("http://{grpc_addr}"))?.connect_lazy();
-        task_service_mcp::from_client(pb::task_service_client::TaskServiceClient::new(channel))?
+        task_service_mcp::from_channel(channel)?
     };
 
     let mut builder = McpServer::builder("demo", env!("CARGO_PKG_VERSION")).instructions(

@@ -333,71 +333,18 @@ pub mod inventory_service_mcp {
         LIST_ITEMS,
         UPLOAD_ITEMS,
     ];
-    /// Tools that forward each call to a tonic client, over any transport (a `Channel`,
-    /// an intercepted channel, or a server used in process).
-    pub fn from_client<T>(
-        client: super::inventory_service_client::InventoryServiceClient<T>,
+    /// Tools that forward each call over a tonic transport: a `Channel`, an
+    /// `InterceptedService` (for interceptors), or a tonic server used in process.
+    pub fn from_channel<T>(
+        transport: T,
     ) -> ::core::result::Result<crate::mcp::ToolSet, crate::mcp::Error>
     where
         T: crate::mcp::codegen::Transport,
     {
-        let mut tools = crate::mcp::codegen::ToolSetBuilder::new(
+        crate::mcp::codegen::tool_set(
             super::MCP_FILE_DESCRIPTOR_SET,
-        )?;
-        tools
-            .bidi_streaming(
-                &CHAT,
-                {
-                    let client = client.clone();
-                    move |
-                        request: crate::mcp::codegen::Request<
-                            crate::mcp::codegen::MessageStream<super::ChatMessage>,
-                        >|
-                    {
-                        let mut client = client.clone();
-                        async move { client.chat(request).await }
-                    }
-                },
-            )?;
-        tools
-            .unary(
-                &GET_ITEM,
-                {
-                    let client = client.clone();
-                    move |request: crate::mcp::codegen::Request<super::GetItemRequest>| {
-                        let mut client = client.clone();
-                        async move { client.get_item(request).await }
-                    }
-                },
-            )?;
-        tools
-            .server_streaming(
-                &LIST_ITEMS,
-                {
-                    let client = client.clone();
-                    move |
-                        request: crate::mcp::codegen::Request<super::ListItemsRequest>|
-                    {
-                        let mut client = client.clone();
-                        async move { client.list_items(request).await }
-                    }
-                },
-            )?;
-        tools
-            .client_streaming(
-                &UPLOAD_ITEMS,
-                {
-                    let client = client.clone();
-                    move |
-                        request: crate::mcp::codegen::Request<
-                            crate::mcp::codegen::MessageStream<super::Item>,
-                        >|
-                    {
-                        let mut client = client.clone();
-                        async move { client.upload_items(request).await }
-                    }
-                },
-            )?;
-        ::core::result::Result::Ok(tools.build())
+            TOOLS,
+            crate::mcp::codegen::BoxTransport::new(transport),
+        )
     }
 }

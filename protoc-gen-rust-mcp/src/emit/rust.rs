@@ -9,10 +9,13 @@
 //! pub mod item_service_mcp {
 //!     pub const GET_ITEM: ToolDef = ToolDef { name, schemas as raw JSON strings, ... };
 //!     pub const TOOLS: &[ToolDef] = &[GET_ITEM, ...];
-//!     pub fn from_client<T: Transport>(client: ItemServiceClient<T>) -> Result<ToolSet, Error>;
+//!     pub fn from_channel<T: Transport>(transport: T) -> Result<ToolSet, Error>;
 //!     pub fn from_service<S: ItemService>(service: S) -> Result<ToolSet, Error>;
 //! }
 //! ```
+//!
+//! The constructors hold no code per RPC: each boxes its transport and makes one call into the
+//! runtime, which forwards every tool at the gRPC level from the `ToolDef`s.
 
 use std::str::FromStr;
 
@@ -61,9 +64,7 @@ pub fn package(package: &Package, options: &Options) -> Result<String> {
 fn generate_service(cx: &Context<'_>, service: &Service) -> Result<TokenStream> {
     let runtime = &cx.runtime;
     let mcp_mod = format_ident!("{}", service.mcp_mod);
-    let client_mod = format_ident!("{}", service.client_mod);
     let server_mod = format_ident!("{}", service.server_mod);
-    let client = format_ident!("{}Client", service.rust_name);
     let server = format_ident!("{}Server", service.rust_name);
     let server_trait = format_ident!("{}", service.rust_name);
 
@@ -87,11 +88,6 @@ fn generate_service(cx: &Context<'_>, service: &Service) -> Result<TokenStream> 
         .iter()
         .map(|tool| format_ident!("{}", tool.const_name))
         .collect();
-    let registrations: Vec<_> = service
-        .tools
-        .iter()
-        .map(|tool| generate_registration(cx, tool))
-        .collect::<Result<Vec<_>>>()?;
     let tools_doc = format!(" Every tool of `{}`, sorted by name.", service.full_name);
 
     let client_vis = if cx.options.adapters.client() {
@@ -107,7 +103,7 @@ fn generate_service(cx: &Context<'_>, service: &Service) -> Result<TokenStream> 
             where
                 S: super::#server_mod::#server_trait,
             {
-                from_client(super::#client_mod::#client::new(super::#server_mod::#server::new(service)))
+                from_channel(super::#server_mod::#server::new(service))
             }
         }
     });
@@ -120,15 +116,17 @@ fn generate_service(cx: &Context<'_>, service: &Service) -> Result<TokenStream> 
             #[doc = #tools_doc]
             pub const TOOLS: &[#runtime::codegen::ToolDef] = &[#(#consts),*];
 
-            /// Tools that forward each call to a tonic client, over any transport (a `Channel`,
-            /// an intercepted channel, or a server used in process).
-            #client_vis fn from_client<T>(client: super::#client_mod::#client<T>) -> ::core::result::Result<#runtime::ToolSet, #runtime::Error>
+            /// Tools that forward each call over a tonic transport: a `Channel`, an
+            /// `InterceptedService` (for interceptors), or a tonic server used in process.
+            #client_vis fn from_channel<T>(transport: T) -> ::core::result::Result<#runtime::ToolSet, #runtime::Error>
             where
                 T: #runtime::codegen::Transport,
             {
-                let mut tools = #runtime::codegen::ToolSetBuilder::new(super::MCP_FILE_DESCRIPTOR_SET)?;
-                #(#registrations)*
-                ::core::result::Result::Ok(tools.build())
+                #runtime::codegen::tool_set(
+                    super::MCP_FILE_DESCRIPTOR_SET,
+                    TOOLS,
+                    #runtime::codegen::BoxTransport::new(transport),
+                )
             }
 
             #from_service
@@ -213,38 +211,6 @@ fn generate_annotations(hints: Annotations) -> TokenStream {
     })
 }
 
-/// `tools.<kind>(&DEF, <closure calling the client method>)?;`
-fn generate_registration(cx: &Context<'_>, tool: &Tool) -> Result<TokenStream> {
-    let runtime = &cx.runtime;
-    let def = format_ident!("{}", tool.const_name);
-    let method = rust_ident(&tool.rust_method);
-    let input = parse_type(&tool.input_rust)?;
-    let (register, request) = match tool.kind {
-        RpcKind::Unary => (quote!(unary), quote!(#runtime::codegen::Request<#input>)),
-        RpcKind::ServerStreaming => (
-            quote!(server_streaming),
-            quote!(#runtime::codegen::Request<#input>),
-        ),
-        RpcKind::ClientStreaming => (
-            quote!(client_streaming),
-            quote!(#runtime::codegen::Request<#runtime::codegen::MessageStream<#input>>),
-        ),
-        RpcKind::Bidi => (
-            quote!(bidi_streaming),
-            quote!(#runtime::codegen::Request<#runtime::codegen::MessageStream<#input>>),
-        ),
-    };
-    Ok(quote! {
-        tools.#register(&#def, {
-            let client = client.clone();
-            move |request: #request| {
-                let mut client = client.clone();
-                async move { client.#method(request).await }
-            }
-        })?;
-    })
-}
-
 /// A schema as a raw string literal of pretty JSON, so that a schema change reads as a diff.
 fn raw_json(schema: &serde_json::Value) -> Result<Literal> {
     let text = serde_json::to_string_pretty(schema)
@@ -255,19 +221,6 @@ fn raw_json(schema: &serde_json::Value) -> Result<Literal> {
     }
     Literal::from_str(&format!("r{hashes}\"{text}\"{hashes}"))
         .map_err(|e| Error::Internal(format!("schema literal: {e}")))
-}
-
-fn parse_type(path: &str) -> Result<syn::Type> {
-    syn::parse_str(path)
-        .map_err(|e| Error::Internal(format!("prost-build type `{path}` does not parse: {e}")))
-}
-
-/// prost's method names may be raw identifiers (`r#type`).
-fn rust_ident(name: &str) -> proc_macro2::Ident {
-    match name.strip_prefix("r#") {
-        Some(raw) => proc_macro2::Ident::new_raw(raw, proc_macro2::Span::call_site()),
-        None => format_ident!("{}", name),
-    }
 }
 
 fn doc_lines(lines: &[String]) -> TokenStream {

@@ -360,68 +360,20 @@ pub mod item_service_mcp {
     pub const TOOLS: &[::tonic_mcp::codegen::ToolDef] =
         &[AFTER, CHAT, ECHO, GET_ITEM, LIST_ITEMS, SLOW, UPLOAD_ITEMS];
 
-    /// Tools that forward to a tonic client.
-    pub fn from_client<T: ::tonic_mcp::codegen::Transport>(
-        client: super::item_service_client::ItemServiceClient<T>,
+    /// Tools that forward each call over a tonic transport.
+    pub fn from_channel<T: ::tonic_mcp::codegen::Transport>(
+        transport: T,
     ) -> ::core::result::Result<::tonic_mcp::ToolSet, ::tonic_mcp::Error> {
-        let mut tools = ::tonic_mcp::codegen::ToolSetBuilder::new(super::MCP_FILE_DESCRIPTOR_SET)?;
-        tools.unary(&GET_ITEM, {
-            let client = client.clone();
-            move |request| {
-                let mut client = client.clone();
-                async move { client.get_item(request).await }
-            }
-        })?;
-        tools.server_streaming(&LIST_ITEMS, {
-            let client = client.clone();
-            move |request| {
-                let mut client = client.clone();
-                async move { client.list_items(request).await }
-            }
-        })?;
-        tools.client_streaming(&UPLOAD_ITEMS, {
-            let client = client.clone();
-            move |request| {
-                let mut client = client.clone();
-                async move { client.upload_items(request).await }
-            }
-        })?;
-        tools.bidi_streaming(&CHAT, {
-            let client = client.clone();
-            move |request| {
-                let mut client = client.clone();
-                async move { client.chat(request).await }
-            }
-        })?;
-        tools.unary(&ECHO, {
-            let client = client.clone();
-            move |request| {
-                let mut client = client.clone();
-                async move { client.echo(request).await }
-            }
-        })?;
-        tools.unary(&AFTER, {
-            let client = client.clone();
-            move |request| {
-                let mut client = client.clone();
-                async move { client.after(request).await }
-            }
-        })?;
-        tools.unary(&SLOW, {
-            let client = client.clone();
-            move |request| {
-                let mut client = client.clone();
-                async move { client.slow(request).await }
-            }
-        })?;
-        Ok(tools.build())
+        ::tonic_mcp::codegen::tool_set(
+            super::MCP_FILE_DESCRIPTOR_SET,
+            TOOLS,
+            ::tonic_mcp::codegen::BoxTransport::new(transport),
+        )
     }
     /// Tools served by an in-process implementation of the tonic server trait (no network).
     pub fn from_service<S: super::item_service_server::ItemService>(
         service: S,
     ) -> ::core::result::Result<::tonic_mcp::ToolSet, ::tonic_mcp::Error> {
-        from_client(super::item_service_client::ItemServiceClient::new(
-            super::item_service_server::ItemServiceServer::new(service),
-        ))
+        from_channel(super::item_service_server::ItemServiceServer::new(service))
     }
 }

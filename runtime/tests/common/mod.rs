@@ -385,8 +385,7 @@ pub async fn call_err(client: &Client, name: &str, arguments: Value) -> TestResu
 /// A server with the demo tools forwarding to a backend on loopback.
 pub async fn grpc_server() -> TestResult<(tonic_mcp::McpServer, Backend)> {
     let (addr, backend) = start_backend().await?;
-    let client = pb::item_service_client::ItemServiceClient::new(channel(addr).await?);
-    let tools = pb::item_service_mcp::from_client(client)?;
+    let tools = pb::item_service_mcp::from_channel(channel(addr).await?)?;
     let server = tonic_mcp::McpServer::builder("demo", "0.1.0")
         .tool_set(tools)?
         .build();
