@@ -25,6 +25,7 @@ use rmcp::{
     RoleServer,
     model::{CallToolResult, ContentBlock, JsonObject, ProgressNotificationParam, ProgressToken},
     service::Peer,
+    task_manager::TaskContext,
 };
 use serde_json::{Map, Value};
 use tonic::{Code, Status};
@@ -62,10 +63,31 @@ impl Default for Limits {
     }
 }
 
-/// Where progress notifications go, when the client asked for them.
-pub(crate) struct Progress {
-    pub(crate) peer: Peer<RoleServer>,
-    pub(crate) token: ProgressToken,
+/// Where progress goes: notifications to a client that passed a `progressToken`, or the status
+/// message of the task the call runs in.
+pub(crate) enum Progress {
+    /// `notifications/progress` with the client's token.
+    Notify {
+        peer: Peer<RoleServer>,
+        token: ProgressToken,
+    },
+    /// The task's status message, read by `tasks/get`.
+    Task(TaskContext),
+}
+
+impl Progress {
+    /// Report progress `count` with `message`. Delivery failures are ignored: a client that
+    /// cannot take the notification still gets the result.
+    pub(crate) async fn report(&self, count: usize, message: String) {
+        match self {
+            Self::Notify { peer, token } => {
+                let param = ProgressNotificationParam::new(token.clone(), count as f64)
+                    .with_message(message);
+                let _ = peer.notify_progress(param).await;
+            }
+            Self::Task(task) => task.set_status_message(message),
+        }
+    }
 }
 
 /// One call, with everything it needs.
@@ -324,11 +346,9 @@ async fn collect(
                 collected.messages.push(message);
                 let count = collected.messages.len();
                 if let Some(progress) = progress.as_ref().filter(|_| streaming) {
-                    let param =
-                        ProgressNotificationParam::new(progress.token.clone(), count as f64)
-                            .with_message(format!("received message {count}"));
-                    // A client that cannot take the notification still gets the result.
-                    let _ = progress.peer.notify_progress(param).await;
+                    progress
+                        .report(count, format!("received message {count}"))
+                        .await;
                 }
                 if !streaming || count >= max_messages as usize {
                     collected.truncated = streaming;

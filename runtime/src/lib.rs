@@ -71,6 +71,7 @@ mod meta;
 mod paging;
 mod server;
 mod status;
+mod tasks;
 mod toolset;
 mod transport;
 mod validate;
@@ -81,6 +82,7 @@ pub use error::Error;
 pub use meta::{RPC_META_KEY, STATUS_META_KEY};
 pub use paging::DEFAULT_PAGE_SIZE;
 pub use server::{McpServer, McpServerBuilder};
+pub use tasks::DEFAULT_TASK_TTL;
 pub use toolset::{DEFAULT_MAX_MESSAGES, DEFAULT_TIMEOUT, MAX_TOOL_NAME_LEN, ToolSet};
 
 /// rmcp's streamable HTTP configuration, re-exported for [`McpServer::streamable_http_service`].

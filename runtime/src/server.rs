@@ -1,12 +1,17 @@
 //! The MCP server: an `rmcp::ServerHandler` over composed tool sets.
 
-use std::{collections::BTreeMap, sync::Arc, time::Instant};
+use std::{
+    collections::BTreeMap,
+    sync::Arc,
+    time::{Duration, Instant},
+};
 
 use rmcp::{
     ErrorData, RoleServer, ServerHandler,
     model::{
-        CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-        ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+        CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ContentBlock,
+        GetTaskParams, GetTaskResult, Implementation, ListToolsResult, PaginatedRequestParams,
+        ServerCapabilities, ServerConfig, Tool, UpdateTaskParams,
     },
     service::RequestContext,
     transport::{
@@ -22,12 +27,13 @@ use crate::{
     context::{CallContext, CallHook, Refusal},
     error::Error,
     paging,
+    tasks::{self, Tasks},
     toolset::{Entry, SetConfig, ToolSet},
 };
 
-struct Registered {
-    entry: Entry,
-    set: Arc<SetConfig>,
+pub(crate) struct Registered {
+    pub(crate) entry: Entry,
+    pub(crate) set: Arc<SetConfig>,
 }
 
 struct Inner {
@@ -37,6 +43,8 @@ struct Inner {
     hooks: Vec<CallHook>,
     limits: Limits,
     page_size: usize,
+    tasks: Tasks,
+    task_ttl: Duration,
 }
 
 /// An MCP server whose tools call gRPC services.
@@ -82,6 +90,7 @@ pub struct McpServerBuilder {
     hooks: Vec<CallHook>,
     limits: Limits,
     page_size: usize,
+    task_ttl: Duration,
 }
 
 impl std::fmt::Debug for McpServerBuilder {
@@ -137,6 +146,17 @@ impl McpServerBuilder {
         self
     }
 
+    /// How long a task lives, counted from its creation (default [`DEFAULT_TASK_TTL`], 5
+    /// minutes). A task-augmented call still running then is cancelled and its task fails; a
+    /// finished task is kept one more time-to-live for `tasks/get`. Keep it above the tools'
+    /// deadlines.
+    ///
+    /// [`DEFAULT_TASK_TTL`]: crate::DEFAULT_TASK_TTL
+    pub fn task_ttl(mut self, ttl: Duration) -> Self {
+        self.task_ttl = ttl;
+        self
+    }
+
     /// Bounds on tool arguments (default: 1 MiB, 64 levels).
     pub fn limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
@@ -171,7 +191,10 @@ impl McpServerBuilder {
 
     /// The server.
     pub fn build(self) -> McpServer {
-        let capabilities = ServerCapabilities::builder().enable_tools().build();
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tasks()
+            .build();
         let mut info = ServerConfig::new(capabilities)
             .with_server_info(Implementation::new(self.name, self.version));
         if let Some(instructions) = self.instructions {
@@ -190,6 +213,8 @@ impl McpServerBuilder {
                 hooks: self.hooks,
                 limits: self.limits,
                 page_size: self.page_size,
+                tasks: Tasks::default(),
+                task_ttl: self.task_ttl,
             }),
         }
     }
@@ -206,6 +231,7 @@ impl McpServer {
             hooks: Vec::new(),
             limits: Limits::default(),
             page_size: paging::DEFAULT_PAGE_SIZE,
+            task_ttl: tasks::DEFAULT_TASK_TTL,
         }
     }
 
@@ -313,17 +339,56 @@ impl McpServer {
         }
     }
 
+    pub(crate) fn inner_tasks(&self) -> &Tasks {
+        &self.inner.tasks
+    }
+
+    /// The registered tool `name`, or JSON-RPC invalid params.
+    pub(crate) fn registered(&self, name: &str) -> Result<&Registered, ErrorData> {
+        self.inner
+            .tools
+            .get(name)
+            .ok_or_else(|| ErrorData::invalid_params(format!("unknown tool `{name}`"), None))
+    }
+
     async fn call(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        let Some(registered) = self.inner.tools.get(request.name.as_ref()) else {
-            return Err(ErrorData::invalid_params(
-                format!("unknown tool `{}`", request.name),
-                None,
-            ));
-        };
+        let registered = self.registered(request.name.as_ref())?;
+        let progress = context
+            .meta
+            .get_progress_token()
+            .map(|token| Progress::Notify {
+                peer: context.peer.clone(),
+                token,
+            });
+        let outcome = self
+            .run_registered(
+                registered,
+                request.arguments,
+                context.extensions.get::<http::request::Parts>(),
+                &context.meta.0.0,
+                progress,
+                context.ct.cancelled(),
+            )
+            .await;
+        Ok(outcome.map_or_else(cancelled_result, |outcome| outcome.result))
+    }
+
+    /// One call of a registered tool in its telemetry span, directly or in a task. `None` when
+    /// `cancelled` resolved first: dropping the call future drops the in-flight tonic call,
+    /// which cancels the RPC (RST_STREAM over HTTP/2, or the handler future in-process).
+    pub(crate) async fn run_registered(
+        &self,
+        registered: &Registered,
+        arguments: Option<rmcp::model::JsonObject>,
+        http: Option<&http::request::Parts>,
+        meta: &rmcp::model::JsonObject,
+        progress: Option<Progress>,
+        cancelled: impl std::future::Future<Output = ()>,
+    ) -> Option<Outcome> {
         let def = &registered.entry.tool.def;
         let span = tracing::info_span!(
             "mcp.tool_call",
@@ -333,10 +398,6 @@ impl McpServer {
             grpc_code = tracing::field::Empty,
         );
         let started = Instant::now();
-        let progress = context.meta.get_progress_token().map(|token| Progress {
-            peer: context.peer.clone(),
-            token,
-        });
         let call = Call {
             tool: &registered.entry.tool,
             set: &registered.set,
@@ -345,31 +406,34 @@ impl McpServer {
             context: CallContext {
                 tool: &registered.entry.name,
                 rpc_path: &def.rpc_path,
-                http: context.extensions.get::<http::request::Parts>(),
-                meta: &context.meta.0.0,
+                http,
+                meta,
             },
             progress,
         };
-        // Dropping the call future on cancellation drops the in-flight tonic call, which
-        // cancels the RPC (RST_STREAM over HTTP/2, or the handler future in-process).
         let outcome = tokio::select! {
             biased;
-            () = context.ct.cancelled() => Outcome {
-                result: call::with_status(
-                    CallToolResult::error(vec![ContentBlock::text("the call was cancelled")]),
-                    Code::Cancelled,
-                    true,
-                ),
-                grpc_code: Some(Code::Cancelled),
-            },
-            outcome = call::run(call, request.arguments).instrument(span.clone()) => outcome,
+            () = cancelled => None,
+            outcome = call::run(call, arguments).instrument(span.clone()) => Some(outcome),
         };
         let elapsed = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         span.record("duration_ms", elapsed);
-        span.record("grpc_code", call::outcome_code(&outcome));
+        span.record(
+            "grpc_code",
+            outcome.as_ref().map_or("CANCELLED", call::outcome_code),
+        );
         span.in_scope(|| tracing::debug!("tool call finished"));
-        Ok(outcome.result)
+        outcome
     }
+}
+
+/// The result of a call cancelled by the client.
+fn cancelled_result() -> CallToolResult {
+    call::with_status(
+        CallToolResult::error(vec![ContentBlock::text("the call was cancelled")]),
+        Code::Cancelled,
+        true,
+    )
 }
 
 #[cfg(feature = "http-server")]
@@ -407,8 +471,43 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        if tasks::wanted(self, &request, &context) {
+            return tasks::start(self, request, &context, self.inner.task_ttl)
+                .map(CallToolResponse::Task);
+        }
         self.call(request, context)
             .await
             .map(CallToolResponse::Complete)
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        self.inner
+            .tasks
+            .manager
+            .get_task(&request.task_id)
+            .map(GetTaskResult::new)
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.inner
+            .tasks
+            .manager
+            .update_task(&request.task_id, request.input_responses)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.inner.tasks.manager.cancel_task(&request.task_id)
     }
 }
