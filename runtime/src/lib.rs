@@ -63,6 +63,7 @@
 mod call;
 pub(crate) mod codec;
 pub mod codegen;
+mod confirm;
 mod context;
 mod def;
 mod error;

@@ -29,8 +29,6 @@ pub(crate) enum Unconfirmed {
 }
 
 /// A tool's `_meta` and the serving choices it records.
-// The task and confirmation paths read `tasks` and `confirm`.
-#[allow(dead_code)]
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ToolMeta {
     /// The listed object; `None` for a definition without `_meta`.

@@ -24,6 +24,7 @@ use tracing::Instrument as _;
 
 use crate::{
     call::{self, Call, Limits, Outcome, Progress},
+    confirm,
     context::{CallContext, CallHook, Refusal},
     error::Error,
     paging,
@@ -471,6 +472,10 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        // Confirmation comes first: a declined call never reaches the backend, as a task or not.
+        if let Some(refusal) = confirm::check(self, &request, &context).await {
+            return Ok(CallToolResponse::Complete(refusal));
+        }
         if tasks::wanted(self, &request, &context) {
             return tasks::start(self, request, &context, self.inner.task_ttl)
                 .map(CallToolResponse::Task);
