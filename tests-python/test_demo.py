@@ -152,8 +152,16 @@ def protocol_version(version: str):
 
 
 @contextlib.asynccontextmanager
-async def session_over(transport: str, version: str, url: str | None = None, args: tuple[str, ...] = ()):
-    """An initialized SDK session to the demo, and the `initialize` result."""
+async def session_over(
+    transport: str,
+    version: str,
+    url: str | None = None,
+    args: tuple[str, ...] = (),
+    elicitation_callback: Any = None,
+):
+    """An initialized SDK session to the demo, and the `initialize` result. With an
+    `elicitation_callback`, the session declares the elicitation capability."""
+    extra = {"elicitation_callback": elicitation_callback} if elicitation_callback else {}
     if transport == "stdio":
         LOG_DIR.mkdir(parents=True, exist_ok=True)
         params = StdioServerParameters(
@@ -163,14 +171,14 @@ async def session_over(transport: str, version: str, url: str | None = None, arg
         )
         with open(LOG_DIR / f"demo-stdio-{version}.log", "a") as errlog:
             async with stdio_client(params, errlog=errlog) as (read, write):
-                async with ClientSession(read, write, read_timeout_seconds=REQUEST_TIMEOUT) as session:
+                async with ClientSession(read, write, read_timeout_seconds=REQUEST_TIMEOUT, **extra) as session:
                     with protocol_version(version):
                         init = await session.initialize()
                     yield session, init
     else:
         assert url is not None
         async with streamablehttp_client(url, timeout=20, sse_read_timeout=60) as (read, write, _):
-            async with ClientSession(read, write, read_timeout_seconds=REQUEST_TIMEOUT) as session:
+            async with ClientSession(read, write, read_timeout_seconds=REQUEST_TIMEOUT, **extra) as session:
                 with protocol_version(version):
                     init = await session.initialize()
                 yield session, init
@@ -524,6 +532,48 @@ async def paged_http(version: str) -> None:
             await list_every_page(session)
 
 
+class User:
+    """Answers the server's confirmation requests (elicitation) with the queued answers."""
+
+    def __init__(self, *answers: str):
+        self.answers = list(answers)
+        self.asked: list[str] = []
+
+    async def __call__(self, context: Any, params: mcp.types.ElicitRequestParams) -> mcp.types.ElicitResult:
+        self.asked.append(params.message)
+        return mcp.types.ElicitResult(action=self.answers.pop(0))
+
+
+async def confirm_delete(session: ClientSession, user: User) -> None:
+    """DeleteTask asks the user first: declined, the task stays; accepted, it is gone."""
+    declined = await session.call_tool("TaskService_DeleteTask", {"id": "task-2"}, read_timeout_seconds=REQUEST_TIMEOUT)
+    assert declined.isError, declined
+    assert "The user declined" in text_of(declined), text_of(declined)
+    assert declined.meta and declined.meta[STATUS_META]["name"] == "PERMISSION_DENIED", declined.meta
+    assert len(user.asked) == 1 and "TaskService_DeleteTask" in user.asked[0], user.asked
+    still_there = await session.call_tool("TaskService_GetTask", {"id": "task-2"}, read_timeout_seconds=REQUEST_TIMEOUT)
+    assert not still_there.isError, "a declined deletion reached the backend"
+
+    accepted = await session.call_tool("TaskService_DeleteTask", {"id": "task-2"}, read_timeout_seconds=REQUEST_TIMEOUT)
+    assert not accepted.isError, accepted
+    assert len(user.asked) == 2, user.asked
+    gone = await session.call_tool("TaskService_GetTask", {"id": "task-2"}, read_timeout_seconds=REQUEST_TIMEOUT)
+    assert gone.isError and "NOT_FOUND" in text_of(gone), gone
+
+
+async def confirm_stdio(version: str) -> None:
+    user = User("decline", "accept")
+    async with session_over("stdio", version, elicitation_callback=user) as (session, _):
+        await confirm_delete(session, user)
+
+
+async def confirm_http(version: str) -> None:
+    user = User("decline", "accept")
+    async with http_demo() as url:
+        async with session_over("http", version, url, elicitation_callback=user) as (session, _):
+            await confirm_delete(session, user)
+
+
 # --- raw JSON-RPC over stdio ------------------------------------------------------------
 
 
@@ -621,6 +671,8 @@ def scenarios() -> list[tuple[str, Callable[[], Awaitable[None]]]]:
         (f"sdk http {NEWEST}", lambda: sdk_http(NEWEST)),
         (f"sdk http {OLDER}", lambda: sdk_http(OLDER)),
         (f"sdk http --stateless {NEWEST}", lambda: sdk_http(NEWEST, "--stateless")),
+        (f"confirm stdio {NEWEST}", lambda: confirm_stdio(NEWEST)),
+        (f"confirm http {NEWEST}", lambda: confirm_http(NEWEST)),
         (f"paged stdio --copies {COPIES} {NEWEST}", lambda: paged_stdio(NEWEST)),
         (f"paged http --copies {COPIES} {NEWEST}", lambda: paged_http(NEWEST)),
         ("raw stdio 2025-03-26", lambda: raw_stdio("2025-03-26")),
