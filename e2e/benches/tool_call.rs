@@ -12,9 +12,15 @@
 //!   rmcp's reqwest client.
 //! - `mcp_http_stateless`: the same with `McpServer::stateless_http_config()` (no session,
 //!   plain JSON responses).
+//! - `raw_duplex`: a raw JSON-RPC client on the duplex pipe: requests serialised once,
+//!   responses read as bytes (the client's parsing is not counted).
+//! - `raw_http_stateless`: a raw keep-alive HTTP/1.1 client (hyper) posting pre-serialised
+//!   requests to the stateless endpoint, responses read as bytes.
 //!
 //! Variants run one after another in the same process, so compare ratios within one run. Run
 //! with `cargo bench -p e2e --bench tool_call`; results are in `BENCHMARKS.md`.
+
+mod common;
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -36,7 +42,7 @@ use tonic::transport::Channel;
 use tonic_mcp::{McpServer, StreamableHttpServerConfig};
 
 /// Concurrent calls per iteration in the throughput group.
-const CONCURRENCY: [usize; 3] = [1, 8, 32];
+const CONCURRENCY: [usize; 2] = [1, 16];
 
 const SCALARS_TOOL: &str = "ScalarService_Echo";
 const SEARCH_TOOL: &str = "SearchService_Echo";
@@ -165,6 +171,10 @@ struct Fixture {
     search: SearchServiceClient<Channel>,
     /// Named MCP clients, in report order. Kept alive for the whole run.
     mcp: Vec<(&'static str, Client)>,
+    /// The raw JSON-RPC client on its own duplex pipe.
+    raw_duplex: common::RawDuplex,
+    /// Keep-alive connections to a stateless HTTP endpoint, one per call in flight.
+    raw_http: Vec<tokio::sync::Mutex<common::RawHttp>>,
 }
 
 impl Fixture {
@@ -184,6 +194,21 @@ impl Fixture {
         let session = http_client(&backend, StreamableHttpServerConfig::default()).await;
         let stateless = http_client(&backend, McpServer::stateless_http_config()).await;
 
+        let raw_duplex =
+            common::RawDuplex::connect(e2e::mcp_server(&backend).await.expect("MCP server")).await;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let addr = listener.local_addr().expect("address");
+        let server = e2e::mcp_server(&backend).await.expect("MCP server");
+        tokio::spawn(server.serve_http(listener, McpServer::stateless_http_config()));
+        let mut raw_http = Vec::new();
+        for _ in 0..CONCURRENCY[CONCURRENCY.len() - 1] {
+            raw_http.push(tokio::sync::Mutex::new(
+                common::RawHttp::connect(addr).await,
+            ));
+        }
+
         Fixture {
             scalars: ScalarServiceClient::new(channel.clone()),
             search: SearchServiceClient::new(channel),
@@ -192,6 +217,8 @@ impl Fixture {
                 ("mcp_http_session", session),
                 ("mcp_http_stateless", stateless),
             ],
+            raw_duplex,
+            raw_http,
         }
     }
 
@@ -221,6 +248,21 @@ impl Fixture {
             ] {
                 let result = call_tool(client.peer(), tool, &arguments).await;
                 let out = result.structured_content.expect("structuredContent");
+                for (key, value) in &arguments {
+                    assert_eq!(out.get(key), Some(value), "{transport} {tool}: field {key}");
+                }
+            }
+        }
+        for (tool, arguments) in [
+            (SCALARS_TOOL, scalars_arguments()),
+            (SEARCH_TOOL, search_arguments()),
+        ] {
+            let call = common::RawCall::new(tool, &arguments);
+            let duplex = self.raw_duplex.call(&call).await;
+            let http = self.raw_http[0].lock().await.call(&call).await;
+            for (transport, bytes) in [("raw_duplex", duplex), ("raw_http_stateless", http)] {
+                let response: Value = serde_json::from_slice(&bytes).expect("JSON-RPC response");
+                let out = &response["result"]["structuredContent"];
                 for (key, value) in &arguments {
                     assert_eq!(out.get(key), Some(value), "{transport} {tool}: field {key}");
                 }
@@ -295,6 +337,15 @@ fn per_call(c: &mut Criterion) {
             });
         });
     }
+    let call = common::RawCall::new(SCALARS_TOOL, &arguments);
+    group.bench_function("raw_duplex", |b| {
+        b.to_async(&rt)
+            .iter(|| async { black_box(fixture.raw_duplex.call(&call).await) });
+    });
+    group.bench_function("raw_http_stateless", |b| {
+        b.to_async(&rt)
+            .iter(|| async { black_box(fixture.raw_http[0].lock().await.call(&call).await) });
+    });
     group.finish();
 
     let mut group = c.benchmark_group("per_call/search_echo");
@@ -312,6 +363,15 @@ fn per_call(c: &mut Criterion) {
             });
         });
     }
+    let call = common::RawCall::new(SEARCH_TOOL, &arguments);
+    group.bench_function("raw_duplex", |b| {
+        b.to_async(&rt)
+            .iter(|| async { black_box(fixture.raw_duplex.call(&call).await) });
+    });
+    group.bench_function("raw_http_stateless", |b| {
+        b.to_async(&rt)
+            .iter(|| async { black_box(fixture.raw_http[0].lock().await.call(&call).await) });
+    });
     group.finish();
 
     rt.block_on(close(fixture));
@@ -360,6 +420,22 @@ fn throughput(c: &mut Criterion) {
                 });
             });
         }
+        let call = common::RawCall::new(SCALARS_TOOL, &arguments);
+        group.bench_with_input(BenchmarkId::new("raw_duplex", n), &n, |b, &n| {
+            b.to_async(&rt).iter(|| async {
+                futures_util::future::join_all((0..n).map(|_| fixture.raw_duplex.call(&call))).await
+            });
+        });
+        group.bench_with_input(BenchmarkId::new("raw_http_stateless", n), &n, |b, &n| {
+            b.to_async(&rt).iter(|| async {
+                futures_util::future::join_all(
+                    fixture.raw_http[..n]
+                        .iter()
+                        .map(|connection| async { connection.lock().await.call(&call).await }),
+                )
+                .await
+            });
+        });
     }
     group.finish();
 

@@ -12,6 +12,11 @@ include!(concat!(env!("OUT_DIR"), "/testdata_tree.rs"));
 
 pub mod services;
 
+/// The `FileDescriptorSet` of every `testdata/` proto and its imports, with source info, as
+/// protoc wrote it for prost: what the plugin saw when it generated `golden/`.
+pub const TESTDATA_DESCRIPTOR_SET: &[u8] =
+    include_bytes!(concat!(env!("OUT_DIR"), "/testdata.bin"));
+
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 

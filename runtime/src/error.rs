@@ -56,6 +56,14 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+    /// A service asked for by name is not in the descriptor pool.
+    UnknownService {
+        /// The full name that was looked up.
+        name: String,
+    },
+    /// Tool definitions could not be made from the descriptors (invalid options on an
+    /// element, clashing tool names); the message names the proto element.
+    ToolGeneration(String),
     /// Serving failed (stdio or HTTP).
     Serve(String),
 }
@@ -90,6 +98,12 @@ impl fmt::Display for Error {
             }
             Self::InvalidMeta { tool, message } => {
                 write!(f, "tool `{tool}`: invalid `_meta`: {message}")
+            }
+            Self::UnknownService { name } => {
+                write!(f, "service `{name}` is not in the descriptor pool")
+            }
+            Self::ToolGeneration(message) => {
+                write!(f, "tools could not be made from the descriptors: {message}")
             }
             Self::Serve(message) => write!(f, "serving MCP failed: {message}"),
         }

@@ -66,6 +66,8 @@ pub mod codegen;
 mod confirm;
 mod context;
 mod def;
+#[cfg(feature = "dynamic")]
+mod dynamic;
 mod error;
 mod grpc;
 mod meta;
@@ -79,12 +81,19 @@ mod validate;
 
 pub use call::Limits;
 pub use context::{CallContext, Refusal, forward_headers};
+#[cfg(feature = "dynamic")]
+pub use dynamic::DescriptorTools;
 pub use error::Error;
 pub use meta::{RPC_META_KEY, STATUS_META_KEY};
 pub use paging::DEFAULT_PAGE_SIZE;
 pub use server::{McpServer, McpServerBuilder};
 pub use tasks::DEFAULT_TASK_TTL;
 pub use toolset::{DEFAULT_MAX_MESSAGES, DEFAULT_TIMEOUT, MAX_TOOL_NAME_LEN, ToolSet};
+
+/// The descriptor-to-tool generator shared with the plugin (feature `dynamic`): its
+/// [`Options`](tonic_mcp_schema::Options) configure [`DescriptorTools`].
+#[cfg(feature = "dynamic")]
+pub use tonic_mcp_schema as schema;
 
 /// rmcp's streamable HTTP configuration, re-exported for [`McpServer::streamable_http_service`].
 pub use rmcp::transport::StreamableHttpServerConfig;

@@ -49,10 +49,18 @@ impl ToolMeta {
             tool: tool.to_owned(),
             message,
         };
-        let object = match serde_json::from_str::<Value>(text) {
-            Ok(Value::Object(object)) => object,
-            Ok(_) => return Err(invalid("`_meta` must be a JSON object".to_owned())),
-            Err(e) => return Err(invalid(e.to_string())),
+        let value = serde_json::from_str::<Value>(text).map_err(|e| invalid(e.to_string()))?;
+        Self::from_value(tool, value)
+    }
+
+    /// Reads a tool's `_meta` object, as `tonic-mcp-schema` makes it.
+    pub(crate) fn from_value(tool: &str, value: Value) -> Result<Self, Error> {
+        let invalid = |message: String| Error::InvalidMeta {
+            tool: tool.to_owned(),
+            message,
+        };
+        let Value::Object(object) = value else {
+            return Err(invalid("`_meta` must be a JSON object".to_owned()));
         };
         let rpc = object.get(RPC_META_KEY).and_then(Value::as_object);
         let text_of = |key: &str| rpc.and_then(|rpc| rpc.get(key)).and_then(Value::as_str);

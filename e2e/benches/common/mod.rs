@@ -1,0 +1,185 @@
+//! Raw MCP clients for the benchmarks: requests serialised once, responses read as bytes, so
+//! that the client's own JSON work is not counted against the server.
+
+#![allow(dead_code, unreachable_pub)]
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use bytes::Bytes;
+use http_body_util::{BodyExt as _, Full};
+use rmcp::ServiceExt as _;
+use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
+use tokio::sync::oneshot;
+use tonic_mcp::McpServer;
+
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw-bench","version":"0"}}}"#;
+const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+
+/// A `tools/call` serialised once: `{"jsonrpc":"2.0","id":` + id + the rest.
+#[derive(Clone)]
+pub struct RawCall {
+    rest: Arc<[u8]>,
+}
+
+impl RawCall {
+    pub fn new(tool: &str, arguments: &serde_json::Map<String, serde_json::Value>) -> RawCall {
+        let params = serde_json::json!({"name": tool, "arguments": arguments});
+        let rest = format!(r#","method":"tools/call","params":{params}}}"#);
+        RawCall {
+            rest: rest.into_bytes().into(),
+        }
+    }
+
+    fn line(&self, id: u64) -> Vec<u8> {
+        let mut line = Vec::with_capacity(self.rest.len() + 40);
+        line.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+        line.extend_from_slice(id.to_string().as_bytes());
+        line.extend_from_slice(&self.rest);
+        line
+    }
+}
+
+type Pending = Arc<Mutex<HashMap<u64, oneshot::Sender<Vec<u8>>>>>;
+
+/// A JSON-RPC client on an in-process duplex pipe to an `McpServer`, multiplexing by id.
+pub struct RawDuplex {
+    writer: tokio::sync::Mutex<tokio::io::WriteHalf<tokio::io::DuplexStream>>,
+    pending: Pending,
+    next: AtomicU64,
+}
+
+/// The id of a response line, when it starts `{"jsonrpc":"2.0","id":N` (rmcp's field order).
+fn response_id(line: &[u8]) -> Option<u64> {
+    let rest = line.strip_prefix(br#"{"jsonrpc":"2.0","id":"#)?;
+    let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+    std::str::from_utf8(&rest[..digits]).ok()?.parse().ok()
+}
+
+impl RawDuplex {
+    pub async fn connect(server: McpServer) -> RawDuplex {
+        let (server_io, client_io) = tokio::io::duplex(1 << 16);
+        tokio::spawn(async move {
+            if let Ok(running) = server.serve(server_io).await {
+                let _ = running.waiting().await;
+            }
+        });
+        let (read, mut write) = tokio::io::split(client_io);
+        let mut reader = BufReader::new(read);
+        write
+            .write_all(format!("{INITIALIZE}\n").as_bytes())
+            .await
+            .expect("write");
+        let mut line = Vec::new();
+        reader.read_until(b'\n', &mut line).await.expect("read");
+        assert_eq!(response_id(&line), Some(0), "initialize answered");
+        write
+            .write_all(format!("{INITIALIZED}\n").as_bytes())
+            .await
+            .expect("write");
+        let pending: Pending = Arc::default();
+        let routes = pending.clone();
+        tokio::spawn(async move {
+            loop {
+                let mut line = Vec::with_capacity(4096);
+                match reader.read_until(b'\n', &mut line).await {
+                    Ok(0) | Err(_) => return,
+                    Ok(_) => {}
+                }
+                if let Some(id) = response_id(&line) {
+                    let sender = routes.lock().expect("lock").remove(&id);
+                    if let Some(sender) = sender {
+                        let _ = sender.send(line);
+                    }
+                }
+            }
+        });
+        RawDuplex {
+            writer: tokio::sync::Mutex::new(write),
+            pending,
+            next: AtomicU64::new(1),
+        }
+    }
+
+    /// One call; the response line as bytes.
+    pub async fn call(&self, call: &RawCall) -> Vec<u8> {
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        let (sender, receiver) = oneshot::channel();
+        self.pending.lock().expect("lock").insert(id, sender);
+        let mut line = call.line(id);
+        line.push(b'\n');
+        self.writer
+            .lock()
+            .await
+            .write_all(&line)
+            .await
+            .expect("write");
+        receiver.await.expect("response")
+    }
+}
+
+/// A keep-alive HTTP/1.1 connection to a stateless streamable HTTP endpoint.
+pub struct RawHttp {
+    sender: hyper::client::conn::http1::SendRequest<Full<Bytes>>,
+    uri: http::Uri,
+    next: u64,
+}
+
+impl RawHttp {
+    pub async fn connect(addr: std::net::SocketAddr) -> RawHttp {
+        let stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
+        stream.set_nodelay(true).expect("nodelay");
+        let (sender, connection) =
+            hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
+                .await
+                .expect("handshake");
+        tokio::spawn(connection);
+        let mut client = RawHttp {
+            sender,
+            uri: format!("http://{addr}/mcp").parse().expect("uri"),
+            next: 1,
+        };
+        // Stateless: no session, but a client initialises before calling.
+        let init = client.post(Bytes::from_static(INITIALIZE.as_bytes())).await;
+        assert!(
+            response_id(&init) == Some(0),
+            "{}",
+            String::from_utf8_lossy(&init)
+        );
+        client
+    }
+
+    async fn post(&mut self, body: Bytes) -> Vec<u8> {
+        let request = http::Request::post(self.uri.clone())
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2025-06-18")
+            .header("host", self.uri.authority().expect("authority").as_str())
+            .body(Full::new(body))
+            .expect("request");
+        self.sender.ready().await.expect("ready");
+        let response = self.sender.send_request(request).await.expect("response");
+        let status = response.status();
+        let body = response
+            .into_body()
+            .collect()
+            .await
+            .expect("body")
+            .to_bytes()
+            .to_vec();
+        assert!(
+            status.is_success(),
+            "{status}: {}",
+            String::from_utf8_lossy(&body)
+        );
+        body
+    }
+
+    /// One call; the response body as bytes.
+    pub async fn call(&mut self, call: &RawCall) -> Vec<u8> {
+        let id = self.next;
+        self.next += 1;
+        self.post(Bytes::from(call.line(id))).await
+    }
+}

@@ -1,0 +1,399 @@
+//! Startup at scale: how long a server holding about 10,000 tools takes from start to its first
+//! `tools/list` answer, and its resident memory.
+//!
+//! A synthetic API is made in memory (not timed): `PACKAGES` packages of 10 services with
+//! `METHODS` methods each (10 × 10 × 100 = 10,000 tools by default). Every method has its own
+//! request message (scalars, a nested message, a map, a oneof, a repeated message, an enum) and
+//! response message, and a leading comment, as a descriptor set with source info.
+//!
+//! Two ways to start, each measured in a fresh child process so that its RSS is its own:
+//!
+//! - `dynamic`: `DescriptorTools::all` over the decoded pool (what a gateway does: schemas
+//!   generated at start);
+//! - `generated`: one `codegen::tool_set` per service over `ToolDef`s whose schemas are the
+//!   pretty JSON text the plugin writes (what generated `from_channel` does).
+//!
+//! Timed: from decoding the descriptor set to the first `tools/list` response read by a raw
+//! JSON-RPC client on an in-process duplex pipe (after `initialize`). RSS is `VmRSS` and
+//! `VmHWM` of `/proc/self/status` after that answer.
+//!
+//! ```sh
+//! cargo bench -p e2e --bench startup                  # 10,000 tools
+//! PACKAGES=1 cargo bench -p e2e --bench startup       # 1,000 tools
+//! ```
+
+use std::io::Write as _;
+use std::time::Instant;
+
+use prost::Message as _;
+use prost_reflect::DescriptorPool;
+use prost_types::{
+    DescriptorProto, EnumDescriptorProto, EnumValueDescriptorProto, FieldDescriptorProto,
+    FileDescriptorProto, FileDescriptorSet, MessageOptions, MethodDescriptorProto,
+    OneofDescriptorProto, ServiceDescriptorProto, SourceCodeInfo,
+    field_descriptor_proto::{Label, Type},
+    source_code_info::Location,
+};
+use rmcp::ServiceExt as _;
+use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
+use tonic_mcp::{
+    DescriptorTools, McpServer, ToolSet,
+    codegen::{BoxTransport, RpcKind, ToolAnnotations, ToolDef},
+    schema::Options,
+};
+
+const SERVICES_PER_PACKAGE: usize = 10;
+
+fn env_usize(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn field(
+    name: &str,
+    number: i32,
+    kind: Type,
+    label: Label,
+    type_name: Option<&str>,
+) -> FieldDescriptorProto {
+    FieldDescriptorProto {
+        name: Some(name.to_owned()),
+        number: Some(number),
+        label: Some(label as i32),
+        r#type: Some(kind as i32),
+        type_name: type_name.map(str::to_owned),
+        json_name: Some(heck_lower_camel(name)),
+        ..Default::default()
+    }
+}
+
+fn heck_lower_camel(name: &str) -> String {
+    let mut out = String::new();
+    let mut upper = false;
+    for c in name.chars() {
+        if c == '_' {
+            upper = true;
+        } else if upper {
+            out.push(c.to_ascii_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// One package of the synthetic API.
+fn package_file(index: usize, methods: usize) -> FileDescriptorProto {
+    use Label::{Optional, Repeated};
+    let package = format!("bench.p{index}");
+    let qualified = |name: &str| format!(".{package}.{name}");
+    let mut messages = vec![DescriptorProto {
+        name: Some("Common".to_owned()),
+        field: vec![
+            field("id", 1, Type::String, Optional, None),
+            field("created_unix", 2, Type::Int64, Optional, None),
+            field(
+                "labels",
+                3,
+                Type::Message,
+                Repeated,
+                Some(&qualified("Common.LabelsEntry")),
+            ),
+            field("tags", 4, Type::String, Repeated, None),
+            field("state", 5, Type::Enum, Optional, Some(&qualified("State"))),
+        ],
+        nested_type: vec![DescriptorProto {
+            name: Some("LabelsEntry".to_owned()),
+            field: vec![
+                field("key", 1, Type::String, Optional, None),
+                field("value", 2, Type::String, Optional, None),
+            ],
+            options: Some(MessageOptions {
+                map_entry: Some(true),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }],
+        ..Default::default()
+    }];
+    let mut locations = Vec::new();
+    let mut services = Vec::new();
+    for s in 0..SERVICES_PER_PACKAGE {
+        let mut service = ServiceDescriptorProto {
+            name: Some(format!("Service{s}")),
+            ..Default::default()
+        };
+        for m in 0..methods {
+            let request = format!("S{s}M{m}Request");
+            let response = format!("S{s}M{m}Response");
+            let mut by_id = field("by_id", 4, Type::String, Optional, None);
+            by_id.oneof_index = Some(0);
+            let mut by_index = field("by_index", 5, Type::Int32, Optional, None);
+            by_index.oneof_index = Some(0);
+            messages.push(DescriptorProto {
+                name: Some(request.clone()),
+                field: vec![
+                    field("name", 1, Type::String, Optional, None),
+                    field("page_size", 2, Type::Int64, Optional, None),
+                    field(
+                        "common",
+                        3,
+                        Type::Message,
+                        Optional,
+                        Some(&qualified("Common")),
+                    ),
+                    by_id,
+                    by_index,
+                    field(
+                        "items",
+                        6,
+                        Type::Message,
+                        Repeated,
+                        Some(&qualified("Common")),
+                    ),
+                    field("flag", 7, Type::Bool, Optional, None),
+                    field("ratio", 8, Type::Double, Optional, None),
+                    field("blob", 9, Type::Bytes, Optional, None),
+                ],
+                oneof_decl: vec![OneofDescriptorProto {
+                    name: Some("selector".to_owned()),
+                    ..Default::default()
+                }],
+                ..Default::default()
+            });
+            messages.push(DescriptorProto {
+                name: Some(response.clone()),
+                field: vec![
+                    field(
+                        "results",
+                        1,
+                        Type::Message,
+                        Repeated,
+                        Some(&qualified("Common")),
+                    ),
+                    field("next_page_token", 2, Type::String, Optional, None),
+                ],
+                ..Default::default()
+            });
+            locations.push(Location {
+                path: vec![6, s as i32, 2, m as i32],
+                span: vec![0, 0, 1],
+                leading_comments: Some(format!(
+                    " Method {m} of service {s}: finds the matching records and returns a page.\n"
+                )),
+                ..Default::default()
+            });
+            service.method.push(MethodDescriptorProto {
+                name: Some(format!("Method{m}")),
+                input_type: Some(qualified(&request)),
+                output_type: Some(qualified(&response)),
+                ..Default::default()
+            });
+        }
+        services.push(service);
+    }
+    FileDescriptorProto {
+        name: Some(format!("bench/p{index}.proto")),
+        package: Some(package),
+        message_type: messages,
+        enum_type: vec![EnumDescriptorProto {
+            name: Some("State".to_owned()),
+            value: ["STATE_UNSPECIFIED", "STATE_ACTIVE", "STATE_ARCHIVED"]
+                .iter()
+                .enumerate()
+                .map(|(number, name)| EnumValueDescriptorProto {
+                    name: Some((*name).to_owned()),
+                    number: Some(number as i32),
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        }],
+        service: services,
+        source_code_info: Some(SourceCodeInfo {
+            location: locations,
+        }),
+        syntax: Some("proto3".to_owned()),
+        ..Default::default()
+    }
+}
+
+fn rss_kib() -> (u64, u64) {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find(|line| line.starts_with(name))
+            .and_then(|line| line.split_whitespace().nth(1))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    };
+    (field("VmRSS:"), field("VmHWM:"))
+}
+
+/// `ToolDef`s as the plugin would write them for `file` (schemas as pretty JSON text), leaked
+/// to `'static` as generated consts are; grouped by service.
+fn generated_defs(pool: &DescriptorPool) -> Vec<(Vec<u8>, Vec<ToolDef>)> {
+    let options = Options::default();
+    let generator = tonic_mcp_schema_context(pool, &options);
+    let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
+    let mut out = Vec::new();
+    for service in pool.services() {
+        let tools = generator.service_tools(&service).expect("tools");
+        let set = FileDescriptorSet {
+            file: vec![service.parent_file().file_descriptor_proto().clone()],
+        };
+        let defs = tools
+            .tools
+            .into_iter()
+            .map(|spec| ToolDef {
+                name: leak(spec.name),
+                title: leak(spec.title),
+                description: leak(spec.description),
+                rpc_path: leak(spec.rpc_path),
+                kind: RpcKind::Unary,
+                input_type: leak(spec.input_type),
+                output_type: leak(spec.output_type),
+                input_schema: leak(serde_json::to_string_pretty(&spec.input_schema).expect("json")),
+                output_schema: leak(
+                    serde_json::to_string_pretty(&spec.output_schema).expect("json"),
+                ),
+                annotations: ToolAnnotations::NONE,
+                json_names: false,
+                emit_defaults: false,
+                timeout: None,
+                max_messages: None,
+                output_omitted: &[],
+            })
+            .collect();
+        out.push((set.encode_to_vec(), defs));
+    }
+    out
+}
+
+fn tonic_mcp_schema_context<'a>(
+    pool: &DescriptorPool,
+    options: &'a Options,
+) -> tonic_mcp::schema::Context<'a> {
+    tonic_mcp::schema::Context::new(pool, options)
+}
+
+async fn first_list(server: McpServer) -> usize {
+    let (server_io, client_io) = tokio::io::duplex(1 << 20);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let (read, mut write) = tokio::io::split(client_io);
+    let mut reader = BufReader::new(read);
+    let mut line = Vec::new();
+    write
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"startup\",\"version\":\"0\"}}}\n")
+        .await
+        .expect("write");
+    reader.read_until(b'\n', &mut line).await.expect("read");
+    write
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}\n")
+        .await
+        .expect("write");
+    line.clear();
+    reader.read_until(b'\n', &mut line).await.expect("read");
+    assert!(
+        line.starts_with(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\""),
+        "{}",
+        String::from_utf8_lossy(&line[..200.min(line.len())])
+    );
+    line.len()
+}
+
+fn child(mode: &str) {
+    let packages = env_usize("PACKAGES", 10);
+    let methods = env_usize("METHODS", 100);
+    let set = FileDescriptorSet {
+        file: (0..packages).map(|i| package_file(i, methods)).collect(),
+    }
+    .encode_to_vec();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    rt.block_on(async {
+        let transport = || tonic::transport::Channel::from_static("http://127.0.0.1:9").connect_lazy();
+        let (before_rss, _) = rss_kib();
+        let (started, sets): (Instant, Vec<ToolSet>) = match mode {
+            "dynamic" => {
+                let started = Instant::now();
+                let pool = DescriptorPool::decode(set.as_slice()).expect("pool");
+                let options = Options::default();
+                let all = DescriptorTools::new(&pool, &options).all(transport()).expect("tools");
+                (started, vec![all])
+            }
+            _ => {
+                let pool = DescriptorPool::decode(set.as_slice()).expect("pool");
+                let defs = generated_defs(&pool);
+                drop(pool);
+                let started = Instant::now();
+                let sets = defs
+                    .iter()
+                    .map(|(bytes, defs)| {
+                        let defs: &'static [ToolDef] = Box::leak(defs.clone().into_boxed_slice());
+                        tonic_mcp::codegen::tool_set(bytes, defs, BoxTransport::new(transport()))
+                            .expect("tool set")
+                    })
+                    .collect();
+                (started, sets)
+            }
+        };
+        let built = started.elapsed();
+        let tools: usize = sets.iter().map(ToolSet::len).sum();
+        let mut builder = McpServer::builder("startup", "0");
+        for set in sets {
+            builder = builder.tool_set(set).expect("tool set");
+        }
+        let server = builder.build();
+        let bytes = first_list(server).await;
+        let listed = started.elapsed();
+        let (rss, hwm) = rss_kib();
+        println!(
+            "| {mode} | {tools} | {:.0} ms | {:.0} ms | {:.1} MB | {:.0} MiB | {:.0} MiB | {:.0} MiB |",
+            built.as_secs_f64() * 1e3,
+            listed.as_secs_f64() * 1e3,
+            bytes as f64 / 1e6,
+            rss as f64 / 1024.0,
+            hwm as f64 / 1024.0,
+            before_rss as f64 / 1024.0,
+        );
+        let _ = std::io::stdout().flush();
+    });
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(position) = args.iter().position(|a| a == "--mode") {
+        child(
+            args.get(position + 1)
+                .map(String::as_str)
+                .unwrap_or("dynamic"),
+        );
+        return;
+    }
+    if args.iter().any(|a| a == "--list" || a == "--test") {
+        return; // `cargo test --benches` / `cargo bench -- --list`: nothing to list or test.
+    }
+    println!(
+        "| start | tools | tool sets built | first tools/list answered | tools/list size | RSS after | peak RSS | RSS before start |"
+    );
+    println!("|---|---|---|---|---|---|---|---|");
+    let exe = std::env::current_exe().expect("current exe");
+    for mode in ["dynamic", "generated"] {
+        let status = std::process::Command::new(&exe)
+            .args(["--mode", mode])
+            .status()
+            .expect("child");
+        assert!(status.success(), "{mode} failed");
+    }
+}

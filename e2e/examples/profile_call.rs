@@ -1,0 +1,105 @@
+//! A fixed number of `ScalarService.Echo` calls, for instruction-level profiling with callgrind
+//! (which counts instructions, so a loaded machine does not skew it):
+//!
+//! ```sh
+//! cargo build --release -p e2e --example profile_call
+//! valgrind --tool=callgrind --callgrind-out-file=target/callgrind.direct \
+//!     target/release/examples/profile_call direct 2000
+//! valgrind --tool=callgrind --callgrind-out-file=target/callgrind.mcp \
+//!     target/release/examples/profile_call mcp 2000
+//! callgrind_annotate --inclusive=yes target/callgrind.mcp | head -60
+//! ```
+//!
+//! `direct` calls the tonic echo server through the generated tonic client; `mcp` sends the
+//! same message as pre-serialised `tools/call` requests from a raw JSON-RPC client on an
+//! in-process duplex pipe to `McpServer`, whose tool calls the same server over a channel. Both
+//! run on a current-thread runtime (one thread for callgrind to follow); the backend is served
+//! in the same runtime over loopback TCP.
+
+#[path = "../benches/common/mod.rs"]
+mod common;
+
+use e2e::testdata::scalars::scalar_service_client::ScalarServiceClient;
+use e2e::testdata::scalars::scalar_service_server::ScalarServiceServer;
+use e2e::testdata::scalars::{AllScalars, Color};
+use serde_json::json;
+use tonic_mcp::McpServer;
+
+fn message() -> AllScalars {
+    AllScalars {
+        f_double: 1234.5678,
+        f_float: 0.25,
+        f_int32: -42,
+        f_int64: 9_007_199_254_740_993,
+        f_uint32: 4_000_000_000,
+        f_uint64: u64::MAX,
+        f_string: "The quick brown fox jumps over the lazy dog".to_owned(),
+        f_bytes: b"\x00\x01\x02binary payload\xfe\xff".to_vec(),
+        r_int32: vec![1, -2, 3, -4, 5, -6, 7, -8],
+        r_string: vec!["alpha".to_owned(), "beta".to_owned(), "gamma".to_owned()],
+        color: Color::Green as i32,
+        nickname: Some("foxy".to_owned()),
+        ..Default::default()
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let mode = args.get(1).map(String::as_str).unwrap_or("mcp").to_owned();
+    let calls: usize = args.get(2).and_then(|n| n.parse().ok()).unwrap_or(2000);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    rt.block_on(async move {
+        let incoming = tonic::transport::server::TcpIncoming::bind(([127, 0, 0, 1], 0).into())
+            .expect("bind")
+            .with_nodelay(Some(true));
+        let addr = incoming.local_addr().expect("addr");
+        tokio::spawn(
+            tonic::transport::Server::builder()
+                .add_service(ScalarServiceServer::new(e2e::services::Scalars))
+                .serve_with_incoming(incoming),
+        );
+        let channel = tonic::transport::Endpoint::try_from(format!("http://{addr}"))
+            .expect("endpoint")
+            .connect()
+            .await
+            .expect("connect");
+        if mode == "direct" {
+            let mut client = ScalarServiceClient::new(channel);
+            for _ in 0..calls {
+                let echoed = client.echo(message()).await.expect("echo").into_inner();
+                assert_eq!(echoed.f_int64, 9_007_199_254_740_993);
+            }
+        } else {
+            let tools =
+                e2e::testdata::scalars::scalar_service_mcp::from_channel(channel).expect("tools");
+            let server = McpServer::builder("profile", "0")
+                .tool_set(tools)
+                .expect("tool set")
+                .build();
+            let client = common::RawDuplex::connect(server).await;
+            let arguments = json!({
+                "f_double": 1234.5678, "f_float": 0.25, "f_int32": -42,
+                "f_int64": "9007199254740993", "f_uint32": 4_000_000_000u32,
+                "f_uint64": "18446744073709551615",
+                "f_string": "The quick brown fox jumps over the lazy dog",
+                "f_bytes": "AAECYmluYXJ5IHBheWxvYWT+/w==",
+                "r_int32": [1, -2, 3, -4, 5, -6, 7, -8],
+                "r_string": ["alpha", "beta", "gamma"],
+                "color": "COLOR_GREEN", "nickname": "foxy",
+            });
+            let call =
+                common::RawCall::new("ScalarService_Echo", arguments.as_object().expect("object"));
+            for _ in 0..calls {
+                let response = client.call(&call).await;
+                assert!(
+                    response.windows(17).any(|w| w == b"structuredContent"),
+                    "{}",
+                    String::from_utf8_lossy(&response)
+                );
+            }
+        }
+    });
+}
