@@ -250,6 +250,7 @@ fn generated_defs(pool: &DescriptorPool) -> Vec<(Vec<u8>, Vec<ToolDef>)> {
             .tools
             .into_iter()
             .map(|spec| ToolDef {
+                meta: leak(spec.meta().to_string()),
                 name: leak(spec.name),
                 title: leak(spec.title),
                 description: leak(spec.description),
