@@ -27,6 +27,7 @@ pub mod greeter_mcp {
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
         output_omitted: &[],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/Greeter/SayHello","inputType":"HelloRequest","outputType":"HelloReply","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// Every tool of `Greeter`, sorted by name.
     pub const TOOLS: &[::tonic_mcp::codegen::ToolDef] = &[SAY_HELLO];

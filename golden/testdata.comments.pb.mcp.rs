@@ -31,6 +31,7 @@ pub mod document_service_mcp {
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
         output_omitted: &[],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.comments.DocumentService/Check","inputType":"testdata.comments.Uncommented","outputType":"testdata.comments.Uncommented","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `DocumentService_Fetch`: `/testdata.comments.DocumentService/Fetch`.
     pub const FETCH: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -54,6 +55,7 @@ pub mod document_service_mcp {
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
         output_omitted: &[],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.comments.DocumentService/Fetch","inputType":"testdata.comments.Document","outputType":"testdata.comments.Document","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `DocumentService_Ping`: `/testdata.comments.DocumentService/Ping`.
     pub const PING: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -77,6 +79,7 @@ pub mod document_service_mcp {
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
         output_omitted: &[],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.comments.DocumentService/Ping","inputType":"testdata.comments.Uncommented","outputType":"testdata.comments.Uncommented","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `DocumentService_Store`: `/testdata.comments.DocumentService/Store`.
     pub const STORE: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -100,6 +103,7 @@ pub mod document_service_mcp {
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
         output_omitted: &[],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.comments.DocumentService/Store","inputType":"testdata.comments.Document","outputType":"testdata.comments.Document","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// Every tool of `testdata.comments.DocumentService`, sorted by name.
     pub const TOOLS: &[::tonic_mcp::codegen::ToolDef] = &[CHECK, FETCH, PING, STORE];

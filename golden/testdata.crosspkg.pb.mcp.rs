@@ -31,6 +31,7 @@ pub mod project_service_mcp {
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
         output_omitted: &[],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.crosspkg.ProjectService/EchoPage","inputType":"testdata.common.PageRequest","outputType":"testdata.common.PageRequest","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `ProjectService_ListProjects`: `/testdata.crosspkg.ProjectService/ListProjects`.
     pub const LIST_PROJECTS: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -54,6 +55,7 @@ pub mod project_service_mcp {
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
         output_omitted: &[],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.crosspkg.ProjectService/ListProjects","inputType":"testdata.crosspkg.ListProjectsRequest","outputType":"testdata.crosspkg.ListProjectsResponse","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `ProjectService_Resolve`: `/testdata.crosspkg.ProjectService/Resolve`.
     pub const RESOLVE: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -77,6 +79,7 @@ pub mod project_service_mcp {
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
         output_omitted: &[],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.crosspkg.ProjectService/Resolve","inputType":"testdata.common.ResourceRef","outputType":"testdata.common.ResourceRef","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// Every tool of `testdata.crosspkg.ProjectService`, sorted by name.
     pub const TOOLS: &[::tonic_mcp::codegen::ToolDef] = &[

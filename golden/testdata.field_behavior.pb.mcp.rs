@@ -27,6 +27,7 @@ pub mod library_service_mcp {
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
         output_omitted: &["testdata.field_behavior.Book.request_id"],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.field_behavior.LibraryService/CreateBook","inputType":"testdata.field_behavior.Book","outputType":"testdata.field_behavior.Book","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// Every tool of `testdata.field_behavior.LibraryService`, sorted by name.
     pub const TOOLS: &[::tonic_mcp::codegen::ToolDef] = &[CREATE_BOOK];

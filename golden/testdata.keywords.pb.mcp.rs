@@ -33,6 +33,7 @@ pub mod abc_service_x_mcp {
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
         output_omitted: &[],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.keywords.ABCServiceX/EchoSelf","inputType":"testdata.keywords.Self","outputType":"testdata.keywords.Self","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `ABCServiceX_GetHTTPThing`: `/testdata.keywords.ABCServiceX/GetHTTPThing`.
     pub const GET_HTTP_THING: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -56,6 +57,7 @@ pub mod abc_service_x_mcp {
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
         output_omitted: &[],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.keywords.ABCServiceX/GetHTTPThing","inputType":"testdata.keywords.XMLHttpRequest","outputType":"testdata.keywords.XMLHttpRequest","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `ABCServiceX_Type`: `/testdata.keywords.ABCServiceX/Type`.
     pub const TYPE: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -79,6 +81,7 @@ pub mod abc_service_x_mcp {
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
         output_omitted: &[],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.keywords.ABCServiceX/Type","inputType":"testdata.keywords.Keywords","outputType":"testdata.keywords.Keywords","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// Every tool of `testdata.keywords.ABCServiceX`, sorted by name.
     pub const TOOLS: &[::tonic_mcp::codegen::ToolDef] = &[

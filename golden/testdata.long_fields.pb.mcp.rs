@@ -29,6 +29,7 @@ pub mod long_field_service_mcp {
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
         output_omitted: &[],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.long_fields.LongFieldService/Echo","inputType":"testdata.long_fields.Recommendation","outputType":"testdata.long_fields.Recommendation","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// Every tool of `testdata.long_fields.LongFieldService`, sorted by name.
     pub const TOOLS: &[::tonic_mcp::codegen::ToolDef] = &[ECHO];

@@ -29,6 +29,7 @@ pub mod very_long_and_descriptive_warehouse_inventory_reconciliation_service_mcp
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
         output_omitted: &[],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.long_names.VeryLongAndDescriptiveWarehouseInventoryReconciliationService/ReconcileAllOutstandingInventoryDiscrepanciesForNorthernRegion","inputType":"testdata.long_names.Nothing","outputType":"testdata.long_names.Nothing","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `AllOutstandingInventoryDiscrepanciesForSouthernRegion_6638817f`: `/testdata.long_names.VeryLongAndDescriptiveWarehouseInventoryReconciliationService/ReconcileAllOutstandingInventoryDiscrepanciesForSouthernRegion`.
     pub const RECONCILE_ALL_OUTSTANDING_INVENTORY_DISCREPANCIES_FOR_SOUTHERN_REGION: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -52,6 +53,7 @@ pub mod very_long_and_descriptive_warehouse_inventory_reconciliation_service_mcp
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
         output_omitted: &[],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.long_names.VeryLongAndDescriptiveWarehouseInventoryReconciliationService/ReconcileAllOutstandingInventoryDiscrepanciesForSouthernRegion","inputType":"testdata.long_names.Nothing","outputType":"testdata.long_names.Nothing","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `DescriptiveWarehouseInventoryReconciliationService_Ping_84d16c52`: `/testdata.long_names.VeryLongAndDescriptiveWarehouseInventoryReconciliationService/Ping`.
     pub const PING: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -75,6 +77,7 @@ pub mod very_long_and_descriptive_warehouse_inventory_reconciliation_service_mcp
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
         output_omitted: &[],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.long_names.VeryLongAndDescriptiveWarehouseInventoryReconciliationService/Ping","inputType":"testdata.long_names.Nothing","outputType":"testdata.long_names.Nothing","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `VeryLongAndDescriptiveWarehouseInventoryReconciliationService_Go`: `/testdata.long_names.VeryLongAndDescriptiveWarehouseInventoryReconciliationService/Go`.
     pub const GO: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -98,6 +101,7 @@ pub mod very_long_and_descriptive_warehouse_inventory_reconciliation_service_mcp
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
         output_omitted: &[],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.long_names.VeryLongAndDescriptiveWarehouseInventoryReconciliationService/Go","inputType":"testdata.long_names.Nothing","outputType":"testdata.long_names.Nothing","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// Every tool of `testdata.long_names.VeryLongAndDescriptiveWarehouseInventoryReconciliationService`, sorted by name.
     pub const TOOLS: &[::tonic_mcp::codegen::ToolDef] = &[

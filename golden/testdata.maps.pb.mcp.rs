@@ -29,6 +29,7 @@ pub mod map_service_mcp {
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
         output_omitted: &[],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.maps.MapService/Echo","inputType":"testdata.maps.Maps","outputType":"testdata.maps.Maps","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// Every tool of `testdata.maps.MapService`, sorted by name.
     pub const TOOLS: &[::tonic_mcp::codegen::ToolDef] = &[ECHO];

@@ -39,6 +39,7 @@ pub mod recursion_service_mcp {
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
         output_omitted: &[],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.recursion.RecursionService/EchoA","inputType":"testdata.recursion.A","outputType":"testdata.recursion.A","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `RecursionService_EchoForest`: `/testdata.recursion.RecursionService/EchoForest`.
     pub const ECHO_FOREST: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -62,6 +63,7 @@ pub mod recursion_service_mcp {
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
         output_omitted: &[],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.recursion.RecursionService/EchoForest","inputType":"testdata.recursion.Forest","outputType":"testdata.recursion.Forest","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `RecursionService_EchoHolder`: `/testdata.recursion.RecursionService/EchoHolder`.
     pub const ECHO_HOLDER: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -85,6 +87,7 @@ pub mod recursion_service_mcp {
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
         output_omitted: &[],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.recursion.RecursionService/EchoHolder","inputType":"testdata.recursion.Holder","outputType":"testdata.recursion.Holder","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `RecursionService_EchoTransfer`: `/testdata.recursion.RecursionService/EchoTransfer`.
     pub const ECHO_TRANSFER: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -108,6 +111,7 @@ pub mod recursion_service_mcp {
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
         output_omitted: &[],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.recursion.RecursionService/EchoTransfer","inputType":"testdata.recursion.Transfer","outputType":"testdata.recursion.Transfer","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `RecursionService_EchoTree`: `/testdata.recursion.RecursionService/EchoTree`.
     pub const ECHO_TREE: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -131,6 +135,7 @@ pub mod recursion_service_mcp {
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
         output_omitted: &[],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.recursion.RecursionService/EchoTree","inputType":"testdata.recursion.TreeNode","outputType":"testdata.recursion.TreeNode","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `RecursionService_Evaluate`: `/testdata.recursion.RecursionService/Evaluate`.
     pub const EVALUATE: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -154,6 +159,7 @@ pub mod recursion_service_mcp {
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
         output_omitted: &[],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.recursion.RecursionService/Evaluate","inputType":"testdata.recursion.Expr","outputType":"testdata.recursion.Expr","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// Every tool of `testdata.recursion.RecursionService`, sorted by name.
     pub const TOOLS: &[::tonic_mcp::codegen::ToolDef] = &[

@@ -27,6 +27,7 @@ pub mod customer_service_mcp {
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
         output_omitted: &[],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.required.CustomerService/Echo","inputType":"testdata.required.Customer","outputType":"testdata.required.Customer","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// Every tool of `testdata.required.CustomerService`, sorted by name.
     pub const TOOLS: &[::tonic_mcp::codegen::ToolDef] = &[ECHO];

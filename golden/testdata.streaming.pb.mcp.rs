@@ -27,6 +27,7 @@ pub mod inventory_service_mcp {
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
         output_omitted: &[],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.streaming.InventoryService/Chat","inputType":"testdata.streaming.ChatMessage","outputType":"testdata.streaming.ChatMessage","streaming":"bidi_streaming","taskSupport":"optional"}}"#,
     };
     /// `InventoryService_GetItem`: `/testdata.streaming.InventoryService/GetItem`.
     pub const GET_ITEM: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -50,6 +51,7 @@ pub mod inventory_service_mcp {
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
         output_omitted: &[],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.streaming.InventoryService/GetItem","inputType":"testdata.streaming.GetItemRequest","outputType":"testdata.streaming.Item","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `InventoryService_ListItems`: `/testdata.streaming.InventoryService/ListItems`.
     pub const LIST_ITEMS: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -73,6 +75,7 @@ pub mod inventory_service_mcp {
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
         output_omitted: &[],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.streaming.InventoryService/ListItems","inputType":"testdata.streaming.ListItemsRequest","outputType":"testdata.streaming.Item","streaming":"server_streaming","taskSupport":"optional"}}"#,
     };
     /// `InventoryService_UploadItems`: `/testdata.streaming.InventoryService/UploadItems`.
     pub const UPLOAD_ITEMS: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -96,6 +99,7 @@ pub mod inventory_service_mcp {
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
         output_omitted: &[],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.streaming.InventoryService/UploadItems","inputType":"testdata.streaming.Item","outputType":"testdata.streaming.UploadSummary","streaming":"client_streaming","taskSupport":"forbidden"}}"#,
     };
     /// Every tool of `testdata.streaming.InventoryService`, sorted by name.
     pub const TOOLS: &[::tonic_mcp::codegen::ToolDef] = &[

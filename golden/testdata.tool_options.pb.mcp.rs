@@ -18,7 +18,7 @@ pub mod catalog_service_mcp {
     pub const DELETE_PRODUCT: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
         name: "catalog_admin_CatalogService_DeleteProduct",
         title: "Delete Product",
-        description: "Deletes a product. Every hint is set explicitly.",
+        description: "Deletes a product. Every hint is set explicitly; the user confirms each\ncall, and a client that cannot ask gets a refusal.",
         rpc_path: "/testdata.tool_options.CatalogService/DeleteProduct",
         kind: ::tonic_mcp::codegen::RpcKind::Unary,
         input_type: "testdata.tool_options.GetProductRequest",
@@ -36,6 +36,7 @@ pub mod catalog_service_mcp {
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
         output_omitted: &[],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.tool_options.CatalogService/DeleteProduct","inputType":"testdata.tool_options.GetProductRequest","outputType":"google.protobuf.Empty","streaming":"unary","taskSupport":"forbidden","category":"catalog","confirm":{"unconfirmed":"refuse"}}}"#,
     };
     /// `catalog_admin_CatalogService_SearchWeb`: `/testdata.tool_options.CatalogService/SearchWeb`.
     pub const SEARCH_WEB: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -59,6 +60,7 @@ pub mod catalog_service_mcp {
         timeout: ::core::option::Option::Some(::core::time::Duration::new(5u64, 0u32)),
         max_messages: ::core::option::Option::None,
         output_omitted: &[],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.tool_options.CatalogService/SearchWeb","inputType":"testdata.tool_options.SearchWebRequest","outputType":"testdata.tool_options.SearchWebResponse","streaming":"unary","taskSupport":"optional","category":"search"}}"#,
     };
     /// `catalog_admin_CatalogService_UpdateProduct`: `/testdata.tool_options.CatalogService/UpdateProduct`.
     pub const UPDATE_PRODUCT: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -82,12 +84,13 @@ pub mod catalog_service_mcp {
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
         output_omitted: &["testdata.tool_options.Price.internal_cost_code"],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.tool_options.CatalogService/UpdateProduct","inputType":"testdata.tool_options.UpdateProductRequest","outputType":"testdata.tool_options.Product","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `catalog_admin_CatalogService_WatchProducts`: `/testdata.tool_options.CatalogService/WatchProducts`.
     pub const WATCH_PRODUCTS: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
         name: "catalog_admin_CatalogService_WatchProducts",
         title: "Watch Products",
-        description: "Streams product changes, at most 20 per call.\n\nServer streaming: the result collects the streamed messages in `messages`, up to a bound; `truncated` is true when the bound cut the stream.",
+        description: "Streams product changes, at most 20 per call. Never runs as a task.\n\nServer streaming: the result collects the streamed messages in `messages`, up to a bound; `truncated` is true when the bound cut the stream.",
         rpc_path: "/testdata.tool_options.CatalogService/WatchProducts",
         kind: ::tonic_mcp::codegen::RpcKind::ServerStreaming,
         input_type: "testdata.tool_options.WatchProductsRequest",
@@ -107,6 +110,7 @@ pub mod catalog_service_mcp {
         ),
         max_messages: ::core::option::Option::Some(20u32),
         output_omitted: &["testdata.tool_options.Price.internal_cost_code"],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.tool_options.CatalogService/WatchProducts","inputType":"testdata.tool_options.WatchProductsRequest","outputType":"testdata.tool_options.Product","streaming":"server_streaming","taskSupport":"forbidden"}}"#,
     };
     /// `catalog_admin_get_product`: `/testdata.tool_options.CatalogService/GetProduct`.
     pub const GET_PRODUCT: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -130,6 +134,7 @@ pub mod catalog_service_mcp {
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
         output_omitted: &["testdata.tool_options.Price.internal_cost_code"],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.tool_options.CatalogService/GetProduct","inputType":"testdata.tool_options.GetProductRequest","outputType":"testdata.tool_options.Product","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `catalog_admin_reindex_every_product_in_every_warehouse_right_now`: `/testdata.tool_options.CatalogService/Reindex`.
     pub const REINDEX: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -153,6 +158,7 @@ pub mod catalog_service_mcp {
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
         output_omitted: &[],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.tool_options.CatalogService/Reindex","inputType":"google.protobuf.Empty","outputType":"google.protobuf.Empty","streaming":"unary","taskSupport":"forbidden","confirm":{"unconfirmed":"proceed"}}}"#,
     };
     /// Every tool of `testdata.tool_options.CatalogService`, sorted by name.
     pub const TOOLS: &[::tonic_mcp::codegen::ToolDef] = &[

@@ -27,6 +27,7 @@ pub mod validate_service_mcp {
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
         output_omitted: &[],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.validate.ValidateService/Echo","inputType":"testdata.validate.ValidatedRequest","outputType":"testdata.validate.ValidatedRequest","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// Every tool of `testdata.validate.ValidateService`, sorted by name.
     pub const TOOLS: &[::tonic_mcp::codegen::ToolDef] = &[ECHO];

@@ -43,6 +43,7 @@ pub mod well_known_service_mcp {
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
         output_omitted: &[],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.wkt.WellKnownService/Echo","inputType":"testdata.wkt.WellKnownTypes","outputType":"testdata.wkt.WellKnownTypes","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `WellKnownService_EchoAny`: `/testdata.wkt.WellKnownService/EchoAny`.
     pub const ECHO_ANY: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -66,6 +67,7 @@ pub mod well_known_service_mcp {
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
         output_omitted: &[],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.wkt.WellKnownService/EchoAny","inputType":"google.protobuf.Any","outputType":"google.protobuf.Any","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `WellKnownService_EchoFieldMask`: `/testdata.wkt.WellKnownService/EchoFieldMask`.
     pub const ECHO_FIELD_MASK: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -89,6 +91,7 @@ pub mod well_known_service_mcp {
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
         output_omitted: &[],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.wkt.WellKnownService/EchoFieldMask","inputType":"google.protobuf.FieldMask","outputType":"google.protobuf.FieldMask","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `WellKnownService_EchoList`: `/testdata.wkt.WellKnownService/EchoList`.
     pub const ECHO_LIST: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -112,6 +115,7 @@ pub mod well_known_service_mcp {
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
         output_omitted: &[],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.wkt.WellKnownService/EchoList","inputType":"google.protobuf.ListValue","outputType":"google.protobuf.ListValue","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `WellKnownService_EchoStruct`: `/testdata.wkt.WellKnownService/EchoStruct`.
     pub const ECHO_STRUCT: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -135,6 +139,7 @@ pub mod well_known_service_mcp {
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
         output_omitted: &[],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.wkt.WellKnownService/EchoStruct","inputType":"google.protobuf.Struct","outputType":"google.protobuf.Struct","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `WellKnownService_EchoValue`: `/testdata.wkt.WellKnownService/EchoValue`.
     pub const ECHO_VALUE: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -158,6 +163,7 @@ pub mod well_known_service_mcp {
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
         output_omitted: &[],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.wkt.WellKnownService/EchoValue","inputType":"google.protobuf.Value","outputType":"google.protobuf.Value","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `WellKnownService_Now`: `/testdata.wkt.WellKnownService/Now`.
     pub const NOW: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -181,6 +187,7 @@ pub mod well_known_service_mcp {
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
         output_omitted: &[],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.wkt.WellKnownService/Now","inputType":"google.protobuf.Empty","outputType":"google.protobuf.Timestamp","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `WellKnownService_Shout`: `/testdata.wkt.WellKnownService/Shout`.
     pub const SHOUT: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -204,6 +211,7 @@ pub mod well_known_service_mcp {
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
         output_omitted: &[],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.wkt.WellKnownService/Shout","inputType":"google.protobuf.StringValue","outputType":"google.protobuf.StringValue","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `WellKnownService_Sleep`: `/testdata.wkt.WellKnownService/Sleep`.
     pub const SLEEP: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -227,6 +235,7 @@ pub mod well_known_service_mcp {
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
         output_omitted: &[],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.wkt.WellKnownService/Sleep","inputType":"google.protobuf.Duration","outputType":"google.protobuf.Empty","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// Every tool of `testdata.wkt.WellKnownService`, sorted by name.
     pub const TOOLS: &[::tonic_mcp::codegen::ToolDef] = &[

@@ -57,6 +57,10 @@ TOOLS = {
     "TaskService_ListTasks",
     "TaskService_UpdateTask",
 }
+RPC_META = "protoc-gen-rust-mcp/rpc"
+STATUS_META = "protoc-gen-rust-mcp/status"
+COPIES = 286  # with the 7 tools themselves, 2,009 tools: five pages of at most 500
+PAGE_SIZE = 500
 PROPERTY_KEY = re.compile(r"^[a-zA-Z0-9_.-]{1,64}$")
 COMBINATORS = ("oneOf", "anyOf", "allOf", "not", "enum")
 
@@ -148,8 +152,16 @@ def protocol_version(version: str):
 
 
 @contextlib.asynccontextmanager
-async def session_over(transport: str, version: str, url: str | None = None, args: tuple[str, ...] = ()):
-    """An initialized SDK session to the demo, and the `initialize` result."""
+async def session_over(
+    transport: str,
+    version: str,
+    url: str | None = None,
+    args: tuple[str, ...] = (),
+    elicitation_callback: Any = None,
+):
+    """An initialized SDK session to the demo, and the `initialize` result. With an
+    `elicitation_callback`, the session declares the elicitation capability."""
+    extra = {"elicitation_callback": elicitation_callback} if elicitation_callback else {}
     if transport == "stdio":
         LOG_DIR.mkdir(parents=True, exist_ok=True)
         params = StdioServerParameters(
@@ -159,14 +171,14 @@ async def session_over(transport: str, version: str, url: str | None = None, arg
         )
         with open(LOG_DIR / f"demo-stdio-{version}.log", "a") as errlog:
             async with stdio_client(params, errlog=errlog) as (read, write):
-                async with ClientSession(read, write, read_timeout_seconds=REQUEST_TIMEOUT) as session:
+                async with ClientSession(read, write, read_timeout_seconds=REQUEST_TIMEOUT, **extra) as session:
                     with protocol_version(version):
                         init = await session.initialize()
                     yield session, init
     else:
         assert url is not None
         async with streamablehttp_client(url, timeout=20, sse_read_timeout=60) as (read, write, _):
-            async with ClientSession(read, write, read_timeout_seconds=REQUEST_TIMEOUT) as session:
+            async with ClientSession(read, write, read_timeout_seconds=REQUEST_TIMEOUT, **extra) as session:
                 with protocol_version(version):
                     init = await session.initialize()
                 yield session, init
@@ -262,6 +274,19 @@ class Scenario:
             self.output_schemas[tool.name] = tool.outputSchema
             assert tool.description, f"{tool.name} has no description"
         by_name = {t.name: t for t in listed.tools}
+        # Every tool names its RPC in _meta.
+        for tool in listed.tools:
+            rpc = (tool.meta or {}).get(RPC_META)
+            assert rpc is not None, f"{tool.name} has no {RPC_META} in _meta: {tool.meta}"
+            method = tool.name.removeprefix("TaskService_")
+            assert rpc["path"] == f"/demo.v1.TaskService/{method}", rpc
+        assert by_name["TaskService_ExportTasks"].meta[RPC_META] == {
+            "path": "/demo.v1.TaskService/ExportTasks",
+            "inputType": "demo.v1.ExportTasksRequest",
+            "outputType": "demo.v1.Task",
+            "streaming": "server_streaming",
+            "taskSupport": "optional",
+        }, by_name["TaskService_ExportTasks"].meta
         assert by_name["TaskService_GetTask"].annotations.readOnlyHint is True
         assert by_name["TaskService_UpdateTask"].annotations.idempotentHint is True
         assert by_name["TaskService_DeleteTask"].annotations.idempotentHint is True
@@ -278,7 +303,17 @@ class Scenario:
         assert comment["properties"]["replies"]["items"] == {"$ref": "#/$defs/demo.v1.Comment"}
 
     async def get_task(self) -> None:
-        task = structured(await self.call("TaskService_GetTask", {"id": "task-1"}), self.version)
+        found = await self.call("TaskService_GetTask", {"id": "task-1"})
+        assert found.meta and found.meta[STATUS_META] == {"code": 0, "name": "OK"}, found.meta
+        missing = await self.call("TaskService_GetTask", {"id": "task-404"})
+        assert missing.meta and missing.meta[STATUS_META] == {"code": 5, "name": "NOT_FOUND"}, missing.meta
+        invalid = await self.call("TaskService_GetTask", {"idd": "task-1"})
+        assert invalid.meta and invalid.meta[STATUS_META] == {
+            "code": 3,
+            "name": "INVALID_ARGUMENT",
+            "local": True,
+        }, invalid.meta
+        task = structured(found, self.version)
         assert task["id"] == "task-1"
         assert task["state"] == "STATE_IN_PROGRESS" and task["priority"] == "PRIORITY_HIGH"
         assert task["owner"] == {"case": "person", "value": {"name": "Ada", "email": "ada@example.com"}}
@@ -461,6 +496,84 @@ async def sdk_http(version: str, *flags: str) -> None:
             await Scenario(session, version).run(init)
 
 
+async def list_every_page(session: ClientSession) -> None:
+    """2,009 tools: the SDK follows `nextCursor` through every page, each tool once, in order,
+    and a tool from the last page answers."""
+    names: list[str] = []
+    pages: list[int] = []
+    cursor = None
+    while True:
+        page = await session.list_tools(params=mcp.types.PaginatedRequestParams(cursor=cursor))
+        pages.append(len(page.tools))
+        names.extend(t.name for t in page.tools)
+        cursor = page.nextCursor
+        if cursor is None:
+            break
+    expected = len(TOOLS) * (COPIES + 1)
+    assert len(names) == expected, (len(names), expected)
+    assert len(set(names)) == expected, "a tool was listed twice"
+    assert names == sorted(names), "tools/list pages are not in order"
+    assert pages == [PAGE_SIZE] * (expected // PAGE_SIZE) + [expected % PAGE_SIZE], pages
+    assert set(names) >= TOOLS
+    last = f"copy{COPIES:03}_TaskService_GetTask"
+    assert last in names
+    result = await session.call_tool(last, {"id": "task-1"}, read_timeout_seconds=REQUEST_TIMEOUT)
+    assert not result.isError, result
+
+
+async def paged_stdio(version: str) -> None:
+    async with session_over("stdio", version, args=("--copies", str(COPIES))) as (session, _):
+        await list_every_page(session)
+
+
+async def paged_http(version: str) -> None:
+    async with http_demo("--copies", str(COPIES)) as url:
+        async with session_over("http", version, url) as (session, _):
+            await list_every_page(session)
+
+
+class User:
+    """Answers the server's confirmation requests (elicitation) with the queued answers."""
+
+    def __init__(self, *answers: str):
+        self.answers = list(answers)
+        self.asked: list[str] = []
+
+    async def __call__(self, context: Any, params: mcp.types.ElicitRequestParams) -> mcp.types.ElicitResult:
+        self.asked.append(params.message)
+        return mcp.types.ElicitResult(action=self.answers.pop(0))
+
+
+async def confirm_delete(session: ClientSession, user: User) -> None:
+    """DeleteTask asks the user first: declined, the task stays; accepted, it is gone."""
+    declined = await session.call_tool("TaskService_DeleteTask", {"id": "task-2"}, read_timeout_seconds=REQUEST_TIMEOUT)
+    assert declined.isError, declined
+    assert "The user declined" in text_of(declined), text_of(declined)
+    assert declined.meta and declined.meta[STATUS_META]["name"] == "PERMISSION_DENIED", declined.meta
+    assert len(user.asked) == 1 and "TaskService_DeleteTask" in user.asked[0], user.asked
+    still_there = await session.call_tool("TaskService_GetTask", {"id": "task-2"}, read_timeout_seconds=REQUEST_TIMEOUT)
+    assert not still_there.isError, "a declined deletion reached the backend"
+
+    accepted = await session.call_tool("TaskService_DeleteTask", {"id": "task-2"}, read_timeout_seconds=REQUEST_TIMEOUT)
+    assert not accepted.isError, accepted
+    assert len(user.asked) == 2, user.asked
+    gone = await session.call_tool("TaskService_GetTask", {"id": "task-2"}, read_timeout_seconds=REQUEST_TIMEOUT)
+    assert gone.isError and "NOT_FOUND" in text_of(gone), gone
+
+
+async def confirm_stdio(version: str) -> None:
+    user = User("decline", "accept")
+    async with session_over("stdio", version, elicitation_callback=user) as (session, _):
+        await confirm_delete(session, user)
+
+
+async def confirm_http(version: str) -> None:
+    user = User("decline", "accept")
+    async with http_demo() as url:
+        async with session_over("http", version, url, elicitation_callback=user) as (session, _):
+            await confirm_delete(session, user)
+
+
 # --- raw JSON-RPC over stdio ------------------------------------------------------------
 
 
@@ -558,6 +671,10 @@ def scenarios() -> list[tuple[str, Callable[[], Awaitable[None]]]]:
         (f"sdk http {NEWEST}", lambda: sdk_http(NEWEST)),
         (f"sdk http {OLDER}", lambda: sdk_http(OLDER)),
         (f"sdk http --stateless {NEWEST}", lambda: sdk_http(NEWEST, "--stateless")),
+        (f"confirm stdio {NEWEST}", lambda: confirm_stdio(NEWEST)),
+        (f"confirm http {NEWEST}", lambda: confirm_http(NEWEST)),
+        (f"paged stdio --copies {COPIES} {NEWEST}", lambda: paged_stdio(NEWEST)),
+        (f"paged http --copies {COPIES} {NEWEST}", lambda: paged_http(NEWEST)),
         ("raw stdio 2025-03-26", lambda: raw_stdio("2025-03-26")),
         ("raw stdio 2024-11-05", lambda: raw_stdio("2024-11-05")),
     ]

@@ -256,6 +256,7 @@ fn generated_defs(pool: &DescriptorPool) -> Vec<(&'static [u8], &'static [ToolDe
                 .tools
                 .into_iter()
                 .map(|spec| ToolDef {
+                    meta: leak(spec.meta().to_string()),
                     name: leak(spec.name),
                     title: leak(spec.title),
                     description: leak(spec.description),

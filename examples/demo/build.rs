@@ -5,8 +5,9 @@
 fn main() -> Result<(), protoc_gen_rust_mcp::BuildError> {
     protoc_gen_rust_mcp::Builder::new().compile_protos(
         &["proto/demo/v1/tasks.proto"],
-        // `google/api/field_behavior.proto` comes from the repository's test protos; the
-        // well-known types come with the vendored protoc.
-        &["proto", "../../testdata"],
+        // `google/api/field_behavior.proto` comes from the repository's test protos,
+        // `rust_mcp/options.proto` from the repository's `proto/`; the well-known types come
+        // with the vendored protoc.
+        &["proto", "../../testdata", "../../proto"],
     )
 }

@@ -117,6 +117,8 @@ pub struct Tool {
     pub output_schema: String,
     /// One line saying how the schema budget shrank this tool, if it did.
     pub shrink_line: Option<String>,
+    /// The tool's MCP `_meta` object (RPC identity and serving choices).
+    pub meta: serde_json::Value,
 }
 
 /// What prost-build resolved for one method.
@@ -345,6 +347,7 @@ fn rust_service(
 impl Tool {
     fn new(spec: ToolSpec, prost: &ProstMethod) -> Tool {
         let shrink_line = spec.shrink_line();
+        let meta = spec.meta();
         Tool {
             shrink_line,
             name: spec.name,
@@ -364,6 +367,7 @@ impl Tool {
             output_omitted: spec.output_omitted,
             input_schema: spec.input_schema.to_string(),
             output_schema: spec.output_schema.to_string(),
+            meta,
         }
     }
 }

@@ -37,6 +37,15 @@ fn errors_name_the_element_and_what_is_valid() {
             &["read_only", "destructive"],
         ),
         (
+            "errors/unconfirmed_without_confirm.proto",
+            "",
+            &[
+                "testdata.errors.unconfirmed_without_confirm.WipeService.Wipe",
+                "(rust_mcp.tool).unconfirmed",
+                "confirm",
+            ],
+        ),
+        (
             "errors/bad_name.proto",
             "",
             &["(rust_mcp.tool).name", "1bad-name!"],

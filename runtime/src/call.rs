@@ -25,6 +25,7 @@ use rmcp::{
     RoleServer,
     model::{CallToolResult, ContentBlock, JsonObject, ProgressNotificationParam, ProgressToken},
     service::Peer,
+    task_manager::TaskContext,
 };
 use serde_json::{Map, Value};
 use tonic::{Code, Status};
@@ -38,6 +39,7 @@ use crate::{
     },
     context::{CallContext, CallHook},
     grpc::Invocation,
+    meta::status_meta,
     status::{code_name, describe_status},
     toolset::{CompiledTool, SetConfig},
     validate,
@@ -63,10 +65,31 @@ impl Default for Limits {
     }
 }
 
-/// Where progress notifications go, when the client asked for them.
-pub(crate) struct Progress {
-    pub(crate) peer: Peer<RoleServer>,
-    pub(crate) token: ProgressToken,
+/// Where progress goes: notifications to a client that passed a `progressToken`, or the status
+/// message of the task the call runs in.
+pub(crate) enum Progress {
+    /// `notifications/progress` with the client's token.
+    Notify {
+        peer: Peer<RoleServer>,
+        token: ProgressToken,
+    },
+    /// The task's status message, read by `tasks/get`.
+    Task(TaskContext),
+}
+
+impl Progress {
+    /// Report progress `count` with `message`. Delivery failures are ignored: a client that
+    /// cannot take the notification still gets the result.
+    pub(crate) async fn report(&self, count: usize, message: String) {
+        match self {
+            Self::Notify { peer, token } => {
+                let param = ProgressNotificationParam::new(token.clone(), count as f64)
+                    .with_message(message);
+                let _ = peer.notify_progress(param).await;
+            }
+            Self::Task(task) => task.set_status_message(message),
+        }
+    }
 }
 
 /// One call, with everything it needs.
@@ -89,9 +112,17 @@ fn error_result(text: impl Into<String>) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(text)])
 }
 
-fn local_failure(text: impl Into<String>) -> Outcome {
+/// `result` with the gRPC status it stands for in its `_meta`.
+pub(crate) fn with_status(mut result: CallToolResult, code: Code, local: bool) -> CallToolResult {
+    result.meta = Some(status_meta(code, local));
+    result
+}
+
+/// A failure found before or after the RPC, without a backend status: `code` is the status it
+/// stands for.
+fn local_failure(code: Code, text: impl Into<String>) -> Outcome {
     Outcome {
-        result: error_result(text),
+        result: with_status(error_result(text), code, true),
         grpc_code: None,
     }
 }
@@ -105,7 +136,7 @@ fn invalid_arguments(tool: &str, problems: &[Problem]) -> Outcome {
     for problem in problems {
         let _ = write!(text, "\n- {problem}");
     }
-    local_failure(text)
+    local_failure(Code::InvalidArgument, text)
 }
 
 /// Counts serialized bytes and stops the serializer once past `limit`.
@@ -160,9 +191,12 @@ pub(crate) const MAX_SUPPORTED_DEPTH: usize =
 
 /// The refusal of a call whose `arguments` was not an object (`got`: "an array", …).
 pub(crate) fn not_an_object(name: &str, got: &str) -> Outcome {
-    local_failure(format!(
-        "Invalid arguments for tool `{name}` (1 problem):\n- $: expected an object, got {got}"
-    ))
+    local_failure(
+        Code::InvalidArgument,
+        format!(
+            "Invalid arguments for tool `{name}` (1 problem):\n- $: expected an object, got {got}"
+        ),
+    )
 }
 
 /// The refusal of a call whose arguments were too deep to parse (`depth` levels): the same
@@ -173,9 +207,10 @@ pub(crate) fn too_deep(name: &str, depth: usize, limits: Limits) -> Outcome {
 
 /// A limit applies to the arguments as a whole: its problem is at `$`.
 fn limit_failure(name: &str, message: &str) -> Outcome {
-    local_failure(format!(
-        "Invalid arguments for tool `{name}` (1 problem):\n- $: {message}"
-    ))
+    local_failure(
+        Code::InvalidArgument,
+        format!("Invalid arguments for tool `{name}` (1 problem):\n- $: {message}"),
+    )
 }
 
 /// Run one tool call.
@@ -192,7 +227,7 @@ pub(crate) async fn run(call: Call<'_>, arguments: Option<JsonObject>) -> Outcom
     let mut metadata = call.set.metadata.clone();
     for hook in call.server_hooks.iter().chain(&call.set.hooks) {
         if let Err(refusal) = hook(&call.context, &mut metadata) {
-            return local_failure(format!("call refused: {refusal}"));
+            return local_failure(Code::PermissionDenied, format!("call refused: {refusal}"));
         }
     }
 
@@ -210,9 +245,12 @@ pub(crate) async fn run(call: Call<'_>, arguments: Option<JsonObject>) -> Outcom
     let validator = match &validation.validator {
         Ok(validator) => validator,
         Err(message) => {
-            return local_failure(format!(
-                "tool `{name}` cannot be called: its input schema does not compile: {message}"
-            ));
+            return local_failure(
+                Code::Internal,
+                format!(
+                    "tool `{name}` cannot be called: its input schema does not compile: {message}"
+                ),
+            );
         }
     };
     problems.extend(validate::problems(
@@ -348,11 +386,9 @@ async fn collect(
                 collected.messages.push(message);
                 let count = collected.messages.len();
                 if let Some(progress) = progress.as_ref().filter(|_| streaming) {
-                    let param =
-                        ProgressNotificationParam::new(progress.token.clone(), count as f64)
-                            .with_message(format!("received message {count}"));
-                    // A client that cannot take the notification still gets the result.
-                    let _ = progress.peer.notify_progress(param).await;
+                    progress
+                        .report(count, format!("received message {count}"))
+                        .await;
                 }
                 if !streaming || count >= max_messages as usize {
                     collected.truncated = streaming;
@@ -419,10 +455,13 @@ fn respond(tool: &CompiledTool, collected: Collected) -> Outcome {
         let mut message = match DynamicMessage::decode(tool.output.clone(), bytes.clone()) {
             Ok(message) => message,
             Err(e) => {
-                return local_failure(format!(
-                    "the backend's response could not be decoded as {}: {e}",
-                    tool.def.output_type
-                ));
+                return local_failure(
+                    Code::Internal,
+                    format!(
+                        "the backend's response could not be decoded as {}: {e}",
+                        tool.def.output_type
+                    ),
+                );
             }
         };
         if !tool.def.output_omitted.is_empty() {
@@ -436,9 +475,10 @@ fn respond(tool: &CompiledTool, collected: Collected) -> Outcome {
         match value {
             Ok(value) => encoded.push(value),
             Err(e) => {
-                return local_failure(format!(
-                    "the backend's response could not be encoded as JSON: {e}"
-                ));
+                return local_failure(
+                    Code::Internal,
+                    format!("the backend's response could not be encoded as JSON: {e}"),
+                );
             }
         }
     }
@@ -454,7 +494,7 @@ fn respond(tool: &CompiledTool, collected: Collected) -> Outcome {
             );
         }
         return Outcome {
-            result: error_result(text),
+            result: with_status(error_result(text), status.code(), false),
             grpc_code: Some(status.code()),
         };
     }
@@ -471,8 +511,12 @@ fn respond(tool: &CompiledTool, collected: Collected) -> Outcome {
             Some(value) => value,
             None => {
                 return Outcome {
-                    result: error_result(
-                        "gRPC error INTERNAL: the backend returned no response message",
+                    result: with_status(
+                        error_result(
+                            "gRPC error INTERNAL: the backend returned no response message",
+                        ),
+                        Code::Internal,
+                        true,
                     ),
                     grpc_code: Some(Code::Ok),
                 };
@@ -480,7 +524,7 @@ fn respond(tool: &CompiledTool, collected: Collected) -> Outcome {
         }
     };
     Outcome {
-        result: CallToolResult::structured(value),
+        result: with_status(CallToolResult::structured(value), Code::Ok, false),
         grpc_code: Some(Code::Ok),
     }
 }

@@ -108,6 +108,7 @@ impl ToolAnnotations {
 ///     timeout: None,
 ///     max_messages: None,
 ///     output_omitted: &[],
+///     meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/calc.v1.Calc/Double","inputType":"google.protobuf.Int64Value","outputType":"google.protobuf.Int64Value","streaming":"unary","taskSupport":"forbidden"}}"#,
 /// };
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -144,6 +145,11 @@ pub struct ToolDef {
     /// Full names of fields the output schema leaves out (`(rust_mcp.field).hidden` and
     /// `INPUT_ONLY` fields): they are cleared from responses before encoding.
     pub output_omitted: &'static [&'static str],
+    /// The tool's MCP `_meta` object as JSON (empty for none), listed with the tool. Its
+    /// `protoc-gen-rust-mcp/rpc` entry names the RPC (`path`, `inputType`, `outputType`,
+    /// `streaming`) and records serving choices the runtime follows: `taskSupport`
+    /// (`"optional"` lets calls run as MCP tasks) and `confirm` (ask the user first).
+    pub meta: &'static str,
 }
 
 /// A tool definition as the runtime keeps it: borrowed from a generated [`ToolDef`] (no

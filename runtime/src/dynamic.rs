@@ -13,6 +13,7 @@ use crate::{
     def::ToolInfo,
     error::Error,
     grpc::BoxTransport,
+    meta::ToolMeta,
     toolset::{Checks, ToolSet, ToolSetBuilder},
     transport::Transport,
 };
@@ -112,6 +113,7 @@ impl<'a> DescriptorTools<'a> {
     }
 
     fn register(&self, builder: &mut ToolSetBuilder, spec: ToolSpec) -> Result<(), Error> {
+        let meta = ToolMeta::from_value(&spec.name, spec.meta())?;
         let ToolSpec {
             name,
             title,
@@ -170,7 +172,7 @@ impl<'a> DescriptorTools<'a> {
             output_omitted: output_omitted.into_iter().map(Cow::Owned).collect(),
         };
         // The generator's schemas are tested to compile; each compiles on its tool's first call.
-        builder.register(info, input_schema, output_schema, Checks::Trusted)
+        builder.register(info, input_schema, output_schema, Checks::Trusted, meta)
     }
 }
 

@@ -49,6 +49,13 @@ pub enum Error {
         /// Which rule it breaks.
         reason: String,
     },
+    /// A tool's `_meta` is not a JSON object or names an unknown serving choice.
+    InvalidMeta {
+        /// Tool name.
+        tool: String,
+        /// What is wrong.
+        message: String,
+    },
     /// A service asked for by name is not in the descriptor pool.
     UnknownService {
         /// The full name that was looked up.
@@ -88,6 +95,9 @@ impl fmt::Display for Error {
             ),
             Self::InvalidToolName { name, reason } => {
                 write!(f, "invalid tool name `{name}`: {reason}")
+            }
+            Self::InvalidMeta { tool, message } => {
+                write!(f, "tool `{tool}`: invalid `_meta`: {message}")
             }
             Self::UnknownService { name } => {
                 write!(f, "service `{name}` is not in the descriptor pool")

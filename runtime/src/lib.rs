@@ -63,15 +63,19 @@
 mod call;
 pub(crate) mod codec;
 pub mod codegen;
+mod confirm;
 mod context;
 mod def;
 mod dynamic;
 mod error;
 mod grpc;
 mod guard;
+mod meta;
+mod paging;
 mod server;
 mod status;
 mod stdio;
+mod tasks;
 mod toolset;
 mod transport;
 mod validate;
@@ -80,9 +84,12 @@ pub use call::Limits;
 pub use context::{CallContext, Refusal, forward_headers};
 pub use dynamic::DescriptorTools;
 pub use error::Error;
+pub use meta::{RPC_META_KEY, STATUS_META_KEY};
+pub use paging::DEFAULT_PAGE_SIZE;
 pub use server::{
     HttpResponse, McpHttpService, McpServer, McpServerBuilder, SHUTDOWN_DRAIN, SessionLimits,
 };
+pub use tasks::DEFAULT_TASK_TTL;
 pub use toolset::{DEFAULT_MAX_MESSAGES, DEFAULT_TIMEOUT, MAX_TOOL_NAME_LEN, ToolSet};
 
 /// The descriptor-to-tool generator shared with the plugin; its

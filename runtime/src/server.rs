@@ -16,8 +16,9 @@ use http_body_util::{BodyExt as _, Full, combinators::BoxBody};
 use rmcp::{
     ErrorData, RoleServer, ServerHandler,
     model::{
-        CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-        ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+        CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ContentBlock,
+        GetTaskParams, GetTaskResult, Implementation, ListToolsResult, PaginatedRequestParams,
+        ServerCapabilities, ServerConfig, Tool, UpdateTaskParams,
     },
     service::RequestContext,
     transport::{
@@ -36,16 +37,19 @@ use tracing::Instrument as _;
 
 use crate::{
     call::{self, Call, Limits, Outcome, Progress},
+    confirm,
     context::{CallContext, CallHook, Refusal},
     error::Error,
     guard::{self, Guarded, MESSAGE_DEPTH_LIMIT, NotAnObject, TooDeep},
+    paging,
     stdio::LineTransport,
+    tasks::{self, Tasks},
     toolset::{Entry, SetConfig, ToolSet},
 };
 
-struct Registered {
-    entry: Entry,
-    set: Arc<SetConfig>,
+pub(crate) struct Registered {
+    pub(crate) entry: Entry,
+    pub(crate) set: Arc<SetConfig>,
 }
 
 struct Inner {
@@ -57,6 +61,9 @@ struct Inner {
     sessions: SessionLimits,
     /// Tool calls running now, for a graceful shutdown.
     in_flight: tokio::sync::watch::Sender<usize>,
+    page_size: usize,
+    tasks: Tasks,
+    task_ttl: Duration,
 }
 
 /// How long [`McpServer::serve_http`] waits, after its shutdown, for tool calls in flight.
@@ -128,6 +135,8 @@ pub struct McpServerBuilder {
     hooks: Vec<CallHook>,
     limits: Limits,
     sessions: SessionLimits,
+    page_size: usize,
+    task_ttl: Duration,
 }
 
 impl std::fmt::Debug for McpServerBuilder {
@@ -172,6 +181,26 @@ impl McpServerBuilder {
             );
         }
         Ok(self)
+    }
+
+    /// Tools per `tools/list` page (default [`DEFAULT_PAGE_SIZE`], 500; at least 1). Larger
+    /// tool sets are listed in pages linked by `nextCursor`.
+    ///
+    /// [`DEFAULT_PAGE_SIZE`]: crate::DEFAULT_PAGE_SIZE
+    pub fn page_size(mut self, page_size: usize) -> Self {
+        self.page_size = page_size.max(1);
+        self
+    }
+
+    /// How long a task lives, counted from its creation (default [`DEFAULT_TASK_TTL`], 5
+    /// minutes). A task-augmented call still running then is cancelled and its task fails; a
+    /// finished task is kept one more time-to-live for `tasks/get`. Keep it above the tools'
+    /// deadlines.
+    ///
+    /// [`DEFAULT_TASK_TTL`]: crate::DEFAULT_TASK_TTL
+    pub fn task_ttl(mut self, ttl: Duration) -> Self {
+        self.task_ttl = ttl;
+        self
     }
 
     /// Bounds on tool arguments (default: 1 MiB, 64 levels).
@@ -236,7 +265,10 @@ impl McpServerBuilder {
 
     /// The server.
     pub fn build(self) -> McpServer {
-        let capabilities = ServerCapabilities::builder().enable_tools().build();
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tasks()
+            .build();
         let mut info = ServerConfig::new(capabilities)
             .with_server_info(Implementation::new(self.name, self.version));
         if let Some(instructions) = self.instructions {
@@ -256,6 +288,9 @@ impl McpServerBuilder {
                 limits: self.limits,
                 sessions: self.sessions,
                 in_flight: tokio::sync::watch::Sender::new(0),
+                page_size: self.page_size,
+                tasks: Tasks::default(),
+                task_ttl: self.task_ttl,
             }),
         }
     }
@@ -272,6 +307,8 @@ impl McpServer {
             hooks: Vec::new(),
             limits: Limits::default(),
             sessions: SessionLimits::default(),
+            page_size: paging::DEFAULT_PAGE_SIZE,
+            task_ttl: tasks::DEFAULT_TASK_TTL,
         }
     }
 
@@ -471,17 +508,85 @@ impl McpServer {
         result
     }
 
+    pub(crate) fn inner_tasks(&self) -> &Tasks {
+        &self.inner.tasks
+    }
+
+    /// The registered tool `name`, or JSON-RPC invalid params.
+    pub(crate) fn registered(&self, name: &str) -> Result<&Registered, ErrorData> {
+        self.inner
+            .tools
+            .get(name)
+            .ok_or_else(|| ErrorData::invalid_params(format!("unknown tool `{name}`"), None))
+    }
+
+    /// The `isError` result for a call whose `arguments` the message guard marked: nested too
+    /// deep to parse ([`TooDeep`]) or not an object ([`NotAnObject`]). Over stdio the marker is
+    /// on the request; over streamable HTTP on the HTTP request parts.
+    fn guarded_refusal(
+        &self,
+        name: &str,
+        context: &RequestContext<RoleServer>,
+    ) -> Option<CallToolResult> {
+        fn marker<T: Copy + Send + Sync + 'static>(
+            context: &RequestContext<RoleServer>,
+        ) -> Option<T> {
+            context.extensions.get::<T>().copied().or_else(|| {
+                context
+                    .extensions
+                    .get::<http::request::Parts>()
+                    .and_then(|parts| parts.extensions.get::<T>().copied())
+            })
+        }
+        let outcome = if let Some(depth) =
+            marker::<TooDeep>(context).and_then(|too_deep| too_deep.arguments_depth)
+        {
+            call::too_deep(name, depth, self.inner.limits)
+        } else {
+            call::not_an_object(name, marker::<NotAnObject>(context)?.got)
+        };
+        tracing::debug!(tool = %name, "tool call refused: arguments not readable");
+        Some(outcome.result)
+    }
+
     async fn call(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        let Some(registered) = self.inner.tools.get(request.name.as_ref()) else {
-            return Err(ErrorData::invalid_params(
-                format!("unknown tool `{}`", request.name),
-                None,
-            ));
-        };
+        let registered = self.registered(request.name.as_ref())?;
+        let progress = context
+            .meta
+            .get_progress_token()
+            .map(|token| Progress::Notify {
+                peer: context.peer.clone(),
+                token,
+            });
+        let outcome = self
+            .run_registered(
+                registered,
+                request.arguments,
+                context.extensions.get::<http::request::Parts>(),
+                &context.meta.0.0,
+                progress,
+                context.ct.cancelled(),
+            )
+            .await;
+        Ok(outcome.map_or_else(cancelled_result, |outcome| outcome.result))
+    }
+
+    /// One call of a registered tool in its telemetry span, directly or in a task. `None` when
+    /// `cancelled` resolved first: dropping the call future drops the in-flight tonic call,
+    /// which cancels the RPC (RST_STREAM over HTTP/2, or the handler future in-process).
+    pub(crate) async fn run_registered(
+        &self,
+        registered: &Registered,
+        arguments: Option<rmcp::model::JsonObject>,
+        http: Option<&http::request::Parts>,
+        meta: &rmcp::model::JsonObject,
+        progress: Option<Progress>,
+        cancelled: impl std::future::Future<Output = ()>,
+    ) -> Option<Outcome> {
         let def = &registered.entry.tool.def;
         let _in_flight = InFlight::enter(&self.inner.in_flight);
         let span = tracing::info_span!(
@@ -492,38 +597,6 @@ impl McpServer {
             grpc_code = tracing::field::Empty,
         );
         let started = Instant::now();
-        let too_deep = context.extensions.get::<TooDeep>().copied().or_else(|| {
-            context
-                .extensions
-                .get::<http::request::Parts>()
-                .and_then(|parts| parts.extensions.get::<TooDeep>().copied())
-        });
-        if let Some(depth) = too_deep.and_then(|too_deep| too_deep.arguments_depth) {
-            let outcome = call::too_deep(&registered.entry.name, depth, self.inner.limits);
-            span.record("grpc_code", call::outcome_code(&outcome));
-            span.in_scope(|| tracing::debug!("tool call refused: arguments too deep"));
-            return Ok(outcome.result);
-        }
-        let not_an_object = context
-            .extensions
-            .get::<NotAnObject>()
-            .copied()
-            .or_else(|| {
-                context
-                    .extensions
-                    .get::<http::request::Parts>()
-                    .and_then(|parts| parts.extensions.get::<NotAnObject>().copied())
-            });
-        if let Some(not) = not_an_object {
-            let outcome = call::not_an_object(&registered.entry.name, not.got);
-            span.record("grpc_code", call::outcome_code(&outcome));
-            span.in_scope(|| tracing::debug!("tool call refused: arguments not an object"));
-            return Ok(outcome.result);
-        }
-        let progress = context.meta.get_progress_token().map(|token| Progress {
-            peer: context.peer.clone(),
-            token,
-        });
         let call = Call {
             tool: &registered.entry.tool,
             set: &registered.set,
@@ -532,26 +605,24 @@ impl McpServer {
             context: CallContext {
                 tool: &registered.entry.name,
                 rpc_path: &def.rpc_path,
-                http: context.extensions.get::<http::request::Parts>(),
-                meta: &context.meta.0.0,
+                http,
+                meta,
             },
             progress,
         };
-        // Dropping the call future on cancellation drops the in-flight tonic call, which
-        // cancels the RPC (RST_STREAM over HTTP/2, or the handler future in-process).
         let outcome = tokio::select! {
             biased;
-            () = context.ct.cancelled() => Outcome {
-                result: CallToolResult::error(vec![ContentBlock::text("the call was cancelled")]),
-                grpc_code: Some(Code::Cancelled),
-            },
-            outcome = call::run(call, request.arguments).instrument(span.clone()) => outcome,
+            () = cancelled => None,
+            outcome = call::run(call, arguments).instrument(span.clone()) => Some(outcome),
         };
         let elapsed = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         span.record("duration_ms", elapsed);
-        span.record("grpc_code", call::outcome_code(&outcome));
+        span.record(
+            "grpc_code",
+            outcome.as_ref().map_or("CANCELLED", call::outcome_code),
+        );
         span.in_scope(|| tracing::debug!("tool call finished"));
-        Ok(outcome.result)
+        outcome
     }
 }
 
@@ -569,6 +640,15 @@ impl Drop for InFlight<'_> {
     fn drop(&mut self) {
         self.0.send_modify(|n| *n = n.saturating_sub(1));
     }
+}
+
+/// The result of a call cancelled by the client.
+fn cancelled_result() -> CallToolResult {
+    call::with_status(
+        CallToolResult::error(vec![ContentBlock::text("the call was cancelled")]),
+        Code::Cancelled,
+        true,
+    )
 }
 
 #[cfg(feature = "http-server")]
@@ -907,10 +987,11 @@ impl ServerHandler for McpServer {
 
     async fn list_tools(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.inner.listing.clone()))
+        let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
+        paging::page(&self.inner.listing, cursor, self.inner.page_size)
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
@@ -925,8 +1006,52 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        // Arguments the message guard cut (too deep to parse) or removed (not an object) are
+        // refused first: such a call is answered, never confirmed, run or made a task.
+        if let Some(refusal) = self.guarded_refusal(request.name.as_ref(), &context) {
+            return Ok(CallToolResponse::Complete(refusal));
+        }
+        // Confirmation comes next: a declined call never reaches the backend, as a task or not.
+        if let Some(refusal) = confirm::check(self, &request, &context).await {
+            return Ok(CallToolResponse::Complete(refusal));
+        }
+        if tasks::wanted(self, &request, &context) {
+            return tasks::start(self, request, &context, self.inner.task_ttl)
+                .map(CallToolResponse::Task);
+        }
         self.call(request, context)
             .await
             .map(CallToolResponse::Complete)
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        self.inner
+            .tasks
+            .manager
+            .get_task(&request.task_id)
+            .map(GetTaskResult::new)
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.inner
+            .tasks
+            .manager
+            .update_task(&request.task_id, request.input_responses)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.inner.tasks.manager.cancel_task(&request.task_id)
     }
 }

@@ -16,6 +16,7 @@ use crate::{
     def::ToolInfo,
     error::Error,
     grpc::{BoxTransport, Endpoint},
+    meta::ToolMeta,
     validate,
 };
 
@@ -44,6 +45,7 @@ pub(crate) struct CompiledTool {
     pub(crate) output: MessageDescriptor,
     pub(crate) input_schema: Arc<JsonObject>,
     pub(crate) output_schema: Arc<JsonObject>,
+    pub(crate) meta: ToolMeta,
     pub(crate) endpoint: Endpoint,
     validation: OnceLock<Validation>,
     /// The full-schema check of a tool whose listed input schema was shrunk.
@@ -85,6 +87,9 @@ impl Entry {
         }
         if let Some(annotations) = def.annotations.to_rmcp() {
             tool = tool.with_annotations(annotations);
+        }
+        if let Some(meta) = &self.tool.meta.object {
+            tool = tool.with_meta(rmcp::model::MetaObject(meta.clone()));
         }
         tool
     }
@@ -278,6 +283,7 @@ impl Default for ToolSet {
 ///     timeout: None,
 ///     max_messages: None,
 ///     output_omitted: &[],
+///     meta: "", // no `_meta`
 /// };
 ///
 /// # fn demo(descriptor_set: &[u8], channel: tonic::transport::Channel) -> Result<(), tonic_mcp::Error> {
@@ -326,7 +332,8 @@ pub fn tool_set(
         let info = ToolInfo::from(def);
         let input_schema = parse_schema(&info.name, "input", def.input_schema)?;
         let output_schema = parse_schema(&info.name, "output", def.output_schema)?;
-        builder.register(info, input_schema, output_schema, Checks::Trusted)?;
+        let meta = ToolMeta::parse(def.name, def.meta)?;
+        builder.register(info, input_schema, output_schema, Checks::Trusted, meta)?;
     }
     Ok(builder.build())
 }
@@ -392,7 +399,8 @@ impl ToolSetBuilder {
         let info = ToolInfo::from(def);
         let input_schema = parse_schema(&info.name, "input", def.input_schema)?;
         let output_schema = parse_schema(&info.name, "output", def.output_schema)?;
-        self.register(info, input_schema, output_schema, Checks::MetaSchema)
+        let meta = ToolMeta::parse(def.name, def.meta)?;
+        self.register(info, input_schema, output_schema, Checks::MetaSchema, meta)
     }
 
     /// The finished tool set, with default settings.
@@ -410,6 +418,7 @@ impl ToolSetBuilder {
         input_schema: JsonObject,
         output_schema: JsonObject,
         checks: Checks,
+        meta: ToolMeta,
     ) -> Result<(), Error> {
         check_tool_name(&def.name)?;
         if let Some(first) = self.tools.iter().find(|e| e.name == def.name) {
@@ -466,6 +475,7 @@ impl ToolSetBuilder {
                 endpoint,
                 validation: OnceLock::new(),
                 deep,
+                meta,
             }),
         });
         Ok(())

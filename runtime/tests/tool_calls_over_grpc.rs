@@ -184,6 +184,32 @@ async fn grpc_errors_become_readable_tool_errors_and_later_calls_work() -> TestR
 }
 
 #[tokio::test]
+async fn every_result_carries_its_grpc_status_in_meta() -> TestResult {
+    let (server, _backend) = grpc_server().await?;
+    let (client, _) = connect(server).await?;
+    let cases = [
+        (json!({"id": "1"}), json!({"code": 0, "name": "OK"})),
+        (
+            json!({"id": "404"}),
+            json!({"code": 5, "name": "NOT_FOUND"}),
+        ),
+        (
+            json!({"id": "400"}),
+            json!({"code": 3, "name": "INVALID_ARGUMENT"}),
+        ),
+        (
+            json!({"idd": "1"}),
+            json!({"code": 3, "name": "INVALID_ARGUMENT", "local": true}),
+        ),
+    ];
+    for (arguments, expected) in cases {
+        let result = call(&client, "ItemService_GetItem", arguments.clone()).await?;
+        assert_eq!(common::status_of(&result)?, expected, "{arguments}");
+    }
+    Ok(())
+}
+
+#[tokio::test]
 async fn an_unknown_tool_is_invalid_params() -> TestResult {
     let (server, _backend) = grpc_server().await?;
     let (client, _) = connect(server).await?;

@@ -156,6 +156,42 @@ static BAD_SCHEMA: ToolDef = ToolDef {
     ..item_service_mcp::GET_ITEM
 };
 
+static BAD_META: ToolDef = ToolDef {
+    name: "BadMeta",
+    meta: r#"{"protoc-gen-rust-mcp/rpc": {"taskSupport": "sometimes"}}"#,
+    ..item_service_mcp::GET_ITEM
+};
+
+#[test]
+fn listed_tools_carry_their_rpc_identity_in_meta() -> TestResult {
+    let tools = item_service_mcp::from_service(Backend::default())?.with_prefix("p")?;
+    let listed = tools.tools();
+    let list_items = listed
+        .iter()
+        .find(|tool| tool.name == "p_ItemService_ListItems")
+        .ok_or("ListItems is listed")?;
+    let meta = serde_json::to_value(&list_items.meta)?;
+    assert_eq!(
+        meta,
+        json!({tonic_mcp::RPC_META_KEY: {
+            "path": "/demo.v1.ItemService/ListItems",
+            "inputType": "demo.v1.ListItemsRequest",
+            "outputType": "demo.v1.Item",
+            "streaming": "server_streaming",
+            "taskSupport": "optional",
+        }})
+    );
+    for tool in &listed {
+        let meta = tool.meta.as_ref().ok_or("every tool has _meta")?;
+        assert!(
+            meta.0.contains_key(tonic_mcp::RPC_META_KEY),
+            "{}",
+            tool.name
+        );
+    }
+    Ok(())
+}
+
 static NOT_AN_OBJECT: ToolDef = ToolDef {
     name: "NotAnObject",
     output_schema: "[]",
@@ -210,6 +246,14 @@ fn registration_errors_name_the_tool_and_what_is_wrong() -> TestResult {
     assert_eq!(
         error.to_string(),
         "tool `BadPath`: `demo.v1.ItemService/GetItem` is not a gRPC path of the form /package.Service/Method"
+    );
+
+    let Err(error) = builder.add(&BAD_META) else {
+        return Err("an unknown taskSupport must be rejected".into());
+    };
+    assert_eq!(
+        error.to_string(),
+        "tool `BadMeta`: invalid `_meta`: unknown taskSupport `sometimes`"
     );
 
     builder.add(&item_service_mcp::GET_ITEM)?;

@@ -85,6 +85,14 @@ pub struct ToolOptions {
     pub timeout: Option<(i64, i32)>,
     /// Server-streaming collection bound.
     pub max_messages: Option<u32>,
+    /// Free-text category, listed in `_meta`.
+    pub category: Option<String>,
+    /// `task_support`, as its enum number (0 when unset).
+    pub task_support: Option<i32>,
+    /// Ask the user before calling.
+    pub confirm: bool,
+    /// `unconfirmed`, as its enum number.
+    pub unconfirmed: Option<i32>,
 }
 
 /// The `(rust_mcp.service)` option of a service.
@@ -190,6 +198,10 @@ impl Extensions {
             open_world: get_bool(&o, "open_world"),
             timeout,
             max_messages: get_u32(&o, "max_messages"),
+            category: get_string(&o, "category"),
+            task_support: get_i32(&o, "task_support"),
+            confirm: get_bool(&o, "confirm").unwrap_or(false),
+            unconfirmed: get_i32(&o, "unconfirmed"),
         }
     }
 

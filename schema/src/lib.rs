@@ -36,6 +36,7 @@
 pub mod comments;
 pub mod error;
 pub mod extensions;
+pub mod meta;
 pub mod names;
 pub mod options;
 pub mod schema;
@@ -44,6 +45,7 @@ pub mod tools;
 use prost_reflect::{DescriptorPool, ServiceDescriptor};
 
 pub use crate::error::{Error, Result};
+pub use crate::meta::{TaskSupport, Unconfirmed};
 pub use crate::options::Options;
 pub use crate::tools::{Annotations, Omitted, RpcKind, ServiceTools, ToolSpec};
 

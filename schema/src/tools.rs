@@ -14,6 +14,7 @@ use serde_json::Value;
 
 use crate::error::{Error, Result};
 use crate::extensions::ToolOptions;
+use crate::meta::{self, TaskSupport, Unconfirmed};
 use crate::names;
 use crate::options::ToolNames;
 use crate::schema::{self, Cardinal, Direction, SchemaContext, ShrinkReport};
@@ -100,6 +101,20 @@ pub struct ToolSpec {
     /// How the `max_schema_bytes` budget shrank the input and output schemas, for the ones it
     /// did; empty when both fit as they were. The plugin prints one line per shrunk tool.
     pub shrunk: Vec<(Direction, ShrinkReport)>,
+    /// `(rust_mcp.tool).category`.
+    pub category: Option<String>,
+    /// Whether calls may run as MCP tasks.
+    pub task_support: TaskSupport,
+    /// Ask the user before calling, and what to do when the client cannot be asked; `None`
+    /// when the tool does not ask.
+    pub confirm: Option<Unconfirmed>,
+}
+
+impl ToolSpec {
+    /// The tool's MCP `_meta` object (see [`meta::tool_meta`]).
+    pub fn meta(&self) -> Value {
+        meta::tool_meta(self)
+    }
 }
 
 /// The tools of one service, and the RPCs that are not tools.
@@ -380,6 +395,34 @@ fn tool(
         }
     }
 
+    let task_support = match tool_options.task_support {
+        None | Some(0) => TaskSupport::default_for(kind),
+        Some(1) => TaskSupport::Forbidden,
+        Some(2) => TaskSupport::Optional,
+        Some(other) => {
+            return Err(invalid(
+                "(rust_mcp.tool).task_support",
+                format!("{other} is not a TaskSupport value"),
+            ));
+        }
+    };
+    let unconfirmed = match tool_options.unconfirmed {
+        None | Some(0 | 1) => Unconfirmed::Refuse,
+        Some(2) => Unconfirmed::Proceed,
+        Some(other) => {
+            return Err(invalid(
+                "(rust_mcp.tool).unconfirmed",
+                format!("{other} is not an Unconfirmed value"),
+            ));
+        }
+    };
+    if tool_options.unconfirmed.is_some() && !tool_options.confirm {
+        return Err(invalid(
+            "(rust_mcp.tool).unconfirmed",
+            "it only applies to tools with `confirm: true`; set `confirm` or remove it".to_owned(),
+        ));
+    }
+
     Ok(ToolSpec {
         name,
         method: method.name().to_owned(),
@@ -396,6 +439,9 @@ fn tool(
         input_schema,
         output_schema,
         shrunk,
+        category: tool_options.category.clone(),
+        task_support,
+        confirm: tool_options.confirm.then_some(unconfirmed),
     })
 }
 

@@ -67,6 +67,11 @@ pub async fn ok(client: &Client, name: &str, arguments: Value) -> Value {
         from_text, structured,
         "{name}: text and structuredContent differ"
     );
+    assert_eq!(
+        status(&result),
+        json!({"code": 0, "name": "OK"}),
+        "{name}: result status"
+    );
     structured
 }
 
@@ -81,7 +86,19 @@ pub async fn err(client: &Client, name: &str, arguments: Value) -> String {
         "{name} should fail: {:?}",
         result.structured_content
     );
+    let code = status(&result)["code"].as_i64().expect("a status code");
+    assert_ne!(code, 0, "{name}: a failed result's status");
     text(&result)
+}
+
+/// The gRPC status in a result's `_meta`.
+pub fn status(result: &CallToolResult) -> Value {
+    result
+        .meta
+        .as_ref()
+        .and_then(|meta| meta.0.get(tonic_mcp::STATUS_META_KEY))
+        .cloned()
+        .expect("the result carries its gRPC status in _meta")
 }
 
 /// Every tool of the checked-in `golden/*.mcp.json` files.
@@ -127,6 +144,7 @@ pub async fn run(client: &Client) {
             "inputSchema",
             "outputSchema",
             "annotations",
+            "_meta",
         ] {
             assert_eq!(
                 listed.get(key),

@@ -47,6 +47,8 @@ Options:
                    free loopback port, for other gRPC clients such as grpc-mcp-gateway
   --in-process     call the service in-process through the generated `from_service`,
                    without the loopback gRPC server and channel
+  --copies N       also serve N copies of the tools, named copyNNN_TaskService_..., to
+                   try clients on a large tool set (tools/list answers in pages of 500)
   -h, --help       print this help
   -V, --version    print the version
 
@@ -64,6 +66,7 @@ struct Args {
     grpc: Option<SocketAddr>,
     stateless: bool,
     in_process: bool,
+    copies: usize,
 }
 
 enum Parsed {
@@ -109,6 +112,16 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
             }
             "--stateless" => parsed.stateless = true,
             "--in-process" => parsed.in_process = true,
+            "--copies" => {
+                let value = inline
+                    .or_else(|| args.next())
+                    .ok_or("--copies needs a number, for example --copies 300")?;
+                parsed.copies = value
+                    .parse()
+                    .ok()
+                    .filter(|n| *n <= 999)
+                    .ok_or_else(|| format!("--copies {value}: not a number from 0 to 999"))?;
+            }
             other => return Err(format!("unknown argument `{other}`; see --help")),
         }
     }
@@ -181,13 +194,14 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         task_service_mcp::from_channel(channel)?
     };
 
-    let server = McpServer::builder("demo", env!("CARGO_PKG_VERSION"))
-        .instructions(
-            "A task tracker. Tasks have ids such as task-1; TaskService_ListTasks shows them. \
-             Comments nest: reply to one with AddComment and reply_to.",
-        )
-        .tool_set(tools)?
-        .build();
+    let mut builder = McpServer::builder("demo", env!("CARGO_PKG_VERSION")).instructions(
+        "A task tracker. Tasks have ids such as task-1; TaskService_ListTasks shows them. \
+         Comments nest: reply to one with AddComment and reply_to.",
+    );
+    for copy in 1..=args.copies {
+        builder = builder.tool_set(tools.clone().with_prefix(&format!("copy{copy:03}"))?)?;
+    }
+    let server = builder.tool_set(tools)?.build();
 
     match args.http {
         None => {

@@ -27,6 +27,7 @@ pub mod search_service_mcp {
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
         output_omitted: &[],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.oneofs.SearchService/Echo","inputType":"testdata.oneofs.SearchRequest","outputType":"testdata.oneofs.SearchRequest","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// Every tool of `testdata.oneofs.SearchService`, sorted by name.
     pub const TOOLS: &[::tonic_mcp::codegen::ToolDef] = &[ECHO];

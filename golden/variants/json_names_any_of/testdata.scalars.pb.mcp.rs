@@ -29,6 +29,7 @@ pub mod scalar_service_mcp {
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
         output_omitted: &[],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.scalars.ScalarService/Echo","inputType":"testdata.scalars.AllScalars","outputType":"testdata.scalars.AllScalars","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// Every tool of `testdata.scalars.ScalarService`, sorted by name.
     pub const TOOLS: &[::tonic_mcp::codegen::ToolDef] = &[ECHO];

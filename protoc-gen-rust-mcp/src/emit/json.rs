@@ -27,6 +27,7 @@ pub fn tool(tool: &Tool) -> Value {
     if !annotations.is_empty() {
         out.insert("annotations".to_owned(), Value::Object(annotations));
     }
+    out.insert("_meta".to_owned(), tool.meta.clone());
     Value::Object(out)
 }
 

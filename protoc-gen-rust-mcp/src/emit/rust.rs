@@ -315,6 +315,10 @@ fn generate_tool_def(cx: &Context<'_>, tool: &Tool, index: usize) -> Result<Toke
         None => quote!(::core::option::Option::None),
     };
     let output_omitted = &tool.output_omitted;
+    // Small, so an ordinary raw-string token (the big schema texts bypass the formatter).
+    let meta: Literal = raw_string(&tool.meta.to_string())
+        .parse()
+        .map_err(|e| Error::Internal(format!("_meta literal of {}: {e}", tool.name)))?;
     let max_messages = match tool.max_messages {
         Some(n) => quote!(::core::option::Option::Some(#n)),
         None => quote!(::core::option::Option::None),
@@ -337,6 +341,7 @@ fn generate_tool_def(cx: &Context<'_>, tool: &Tool, index: usize) -> Result<Toke
             timeout: #timeout,
             max_messages: #max_messages,
             output_omitted: &[#(#output_omitted),*],
+            meta: #meta,
         };
     })
 }

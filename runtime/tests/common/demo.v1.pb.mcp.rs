@@ -67,6 +67,7 @@ pub mod item_service_mcp {
         timeout: None,
         max_messages: None,
         output_omitted: &[],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/demo.v1.ItemService/GetItem","inputType":"demo.v1.GetItemRequest","outputType":"demo.v1.Item","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `ItemService_ListItems`
     pub const LIST_ITEMS: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -124,6 +125,7 @@ pub mod item_service_mcp {
         timeout: None,
         max_messages: Some(5),
         output_omitted: &[],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/demo.v1.ItemService/ListItems","inputType":"demo.v1.ListItemsRequest","outputType":"demo.v1.Item","streaming":"server_streaming","taskSupport":"optional"}}"#,
     };
     /// `ItemService_UploadItems`
     pub const UPLOAD_ITEMS: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -179,6 +181,7 @@ pub mod item_service_mcp {
         timeout: None,
         max_messages: None,
         output_omitted: &[],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/demo.v1.ItemService/UploadItems","inputType":"demo.v1.Item","outputType":"demo.v1.UploadSummary","streaming":"client_streaming","taskSupport":"forbidden"}}"#,
     };
     /// `ItemService_Chat`
     pub const CHAT: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -217,6 +220,7 @@ pub mod item_service_mcp {
         timeout: None,
         max_messages: None,
         output_omitted: &[],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/demo.v1.ItemService/Chat","inputType":"demo.v1.ChatMessage","outputType":"demo.v1.ChatMessage","streaming":"bidi_streaming","taskSupport":"optional"}}"#,
     };
     /// `ItemService_Echo` (schema covers a subset of `Everything`, with JSON names).
     pub const ECHO: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -302,6 +306,7 @@ pub mod item_service_mcp {
         timeout: None,
         max_messages: None,
         output_omitted: &[],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/demo.v1.ItemService/Echo","inputType":"demo.v1.Everything","outputType":"demo.v1.Everything","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `ItemService_After`
     pub const AFTER: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -325,6 +330,7 @@ pub mod item_service_mcp {
         timeout: None,
         max_messages: None,
         output_omitted: &[],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/demo.v1.ItemService/After","inputType":"google.protobuf.Duration","outputType":"google.protobuf.Timestamp","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `ItemService_Slow`
     pub const SLOW: ::tonic_mcp::codegen::ToolDef = ::tonic_mcp::codegen::ToolDef {
@@ -348,6 +354,7 @@ pub mod item_service_mcp {
         timeout: None,
         max_messages: None,
         output_omitted: &[],
+        meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/demo.v1.ItemService/Slow","inputType":"demo.v1.SlowRequest","outputType":"demo.v1.SlowResponse","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// Every tool of the service, in `tools/list` order.
     pub const TOOLS: &[::tonic_mcp::codegen::ToolDef] =

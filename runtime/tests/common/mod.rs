@@ -316,10 +316,24 @@ pub fn text(result: &CallToolResult) -> String {
 
 /// Expect a successful result whose structured content validates against the tool's
 /// output schema and equals its text content; return the structured content.
+/// The gRPC status a result carries in its `_meta`.
+pub fn status_of(result: &CallToolResult) -> TestResult<Value> {
+    let meta = result.meta.as_ref().ok_or("the result has no _meta")?;
+    Ok(meta
+        .0
+        .get(tonic_mcp::STATUS_META_KEY)
+        .cloned()
+        .ok_or("the result's _meta has no status")?)
+}
+
 pub async fn call_ok(client: &Client, name: &str, arguments: Value) -> TestResult<Value> {
     let result = call(client, name, arguments).await?;
     if result.is_error == Some(true) {
         return Err(format!("{name} failed: {}", text(&result)).into());
+    }
+    let status = status_of(&result)?;
+    if status != serde_json::json!({"code": 0, "name": "OK"}) {
+        return Err(format!("{name} succeeded with status {status}").into());
     }
     let structured = result
         .structured_content
@@ -359,6 +373,11 @@ pub async fn call_err(client: &Client, name: &str, arguments: Value) -> TestResu
     let result = call(client, name, arguments).await?;
     if result.is_error != Some(true) {
         return Err(format!("{name} unexpectedly succeeded: {}", text(&result)).into());
+    }
+    let status = status_of(&result)?;
+    let code = status["code"].as_i64().ok_or("a status code")?;
+    if code == 0 || status["name"].as_str().is_none() {
+        return Err(format!("{name} failed with status {status}").into());
     }
     Ok(text(&result))
 }

@@ -1,0 +1,155 @@
+//! Task-augmented calls with rmcp's client against the spawned `e2e-server`, over stdio and
+//! streamable HTTP: a server-streaming RPC as a task, polled with progress in the status
+//! message and fetched; another one cancelled.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use rmcp::ServiceExt as _;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ClientCapabilities,
+    ClientConfig, GetTaskParams, Implementation, TaskPayload, TaskStatus,
+};
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use serde_json::{Value, json};
+use tokio::io::AsyncBufReadExt;
+
+type Client = RunningService<RoleClient, ClientConfig>;
+
+fn tasks_client() -> ClientConfig {
+    ClientConfig::new(
+        ClientCapabilities::builder().enable_tasks().build(),
+        Implementation::new("e2e-tasks", "0"),
+    )
+}
+
+fn call(name: &str, arguments: Value) -> CallToolRequestParams {
+    let Value::Object(arguments) = arguments else {
+        panic!("arguments must be an object");
+    };
+    CallToolRequestParams::new(name.to_owned()).with_arguments(arguments)
+}
+
+async fn start_task(client: &Client, name: &str, arguments: Value) -> String {
+    match client
+        .call_tool_once(call(name, arguments))
+        .await
+        .expect("tools/call")
+    {
+        CallToolResponse::Task(task) => {
+            assert_eq!(task.task.status, TaskStatus::Working);
+            task.task.task_id
+        }
+        other => panic!("{name}: expected a task, got {other:?}"),
+    }
+}
+
+async fn settle(client: &Client, id: &str) -> (TaskPayload, Vec<String>) {
+    let mut seen = Vec::new();
+    for _ in 0..400 {
+        let got = client
+            .get_task(GetTaskParams::new(id.to_owned()))
+            .await
+            .expect("tasks/get");
+        if let Some(message) = got.task.task.status_message.clone()
+            && seen.last() != Some(&message)
+        {
+            seen.push(message);
+        }
+        if got.task.status().is_terminal() {
+            return (got.task.payload, seen);
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("task {id} did not settle in 10 s");
+}
+
+async fn scenario(client: &Client) {
+    // Started, polled (progress in the status message), fetched.
+    let id = start_task(
+        client,
+        "InventoryService_ListItems",
+        json!({"name_prefix": "slow"}),
+    )
+    .await;
+    let (payload, seen) = settle(client, &id).await;
+    let TaskPayload::Completed { result } = payload else {
+        panic!("expected a completed task, got {payload:?}");
+    };
+    let result: CallToolResult = serde_json::from_value(Value::Object(result)).expect("result");
+    let messages = &result.structured_content.expect("structured")["messages"];
+    assert_eq!(messages.as_array().map(Vec::len), Some(5), "{messages}");
+    assert_eq!(
+        result.meta.expect("meta").0[tonic_mcp::STATUS_META_KEY],
+        json!({"code": 0, "name": "OK"})
+    );
+    assert!(
+        seen.iter().any(|m| m.starts_with("received message ")),
+        "{seen:?}"
+    );
+
+    // Cancelled while the stream runs.
+    let id = start_task(
+        client,
+        "InventoryService_ListItems",
+        json!({"name_prefix": "slow"}),
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(250)).await;
+    client
+        .peer()
+        .cancel_task(CancelTaskParams::new(id.clone()))
+        .await
+        .expect("tasks/cancel");
+    let (payload, _) = settle(client, &id).await;
+    assert_eq!(payload, TaskPayload::Cancelled);
+
+    // A tool whose task support is forbidden answers directly.
+    let response = client
+        .call_tool_once(call(
+            "catalog_admin_CatalogService_WatchProducts",
+            json!({}),
+        ))
+        .await
+        .expect("tools/call");
+    assert!(
+        matches!(response, CallToolResponse::Complete(_)),
+        "{response:?}"
+    );
+}
+
+#[tokio::test]
+async fn tasks_over_stdio() {
+    let command = tokio::process::Command::new(env!("CARGO_BIN_EXE_e2e-server"));
+    let transport = TokioChildProcess::new(command).expect("spawn e2e-server");
+    let client = tasks_client().serve(transport).await.expect("handshake");
+    scenario(&client).await;
+    client.cancel().await.expect("close");
+}
+
+#[tokio::test]
+async fn tasks_over_streamable_http() {
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_e2e-server"))
+        .args(["--http", "127.0.0.1:0"])
+        .stdout(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn e2e-server --http");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut lines = tokio::io::BufReader::new(stdout).lines();
+    let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+        .await
+        .expect("address in time")
+        .expect("read stdout")
+        .expect("a line");
+    let addr = line
+        .strip_prefix("listening on ")
+        .expect("address line")
+        .to_owned();
+    let transport = StreamableHttpClientTransport::from_uri(format!("http://{addr}/mcp"));
+    let client = tasks_client().serve(transport).await.expect("handshake");
+    scenario(&client).await;
+    client.cancel().await.expect("close");
+    child.kill().await.ok();
+}

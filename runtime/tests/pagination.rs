@@ -1,0 +1,76 @@
+//! `tools/list` in pages, with rmcp's client: 2,000+ tools, each listed exactly once.
+
+mod common;
+
+use common::{Backend, TestResult, connect, pb::item_service_mcp};
+use rmcp::model::{ErrorCode, PaginatedRequestParams};
+use rmcp::service::ServiceError;
+use tonic_mcp::{DEFAULT_PAGE_SIZE, McpServer};
+
+/// A server with `copies` prefixed copies of the demo tool set (7 tools each).
+fn server(copies: usize, page_size: Option<usize>) -> TestResult<McpServer> {
+    let tools = item_service_mcp::from_service(Backend::default())?;
+    let mut builder = McpServer::builder("many", "0.1.0");
+    if let Some(page_size) = page_size {
+        builder = builder.page_size(page_size);
+    }
+    for copy in 0..copies {
+        builder = builder.tool_set(tools.clone().with_prefix(&format!("c{copy:03}"))?)?;
+    }
+    Ok(builder.build())
+}
+
+#[tokio::test]
+async fn two_thousand_tools_are_listed_in_pages_each_once() -> TestResult {
+    let server = server(290, None)?;
+    let expected: Vec<String> = server.tools().iter().map(|t| t.name.to_string()).collect();
+    assert_eq!(expected.len(), 2030);
+    let (client, _) = connect(server).await?;
+
+    // The first page is the default size and links to the next.
+    let first = client.list_tools(None).await?;
+    assert_eq!(first.tools.len(), DEFAULT_PAGE_SIZE);
+    assert!(first.next_cursor.is_some());
+
+    // rmcp's client follows the cursors: every tool once, in order.
+    let all = client.list_all_tools().await?;
+    let names: Vec<String> = all.iter().map(|t| t.name.to_string()).collect();
+    assert_eq!(names, expected);
+
+    // By hand: five pages, the last without a cursor.
+    let mut cursor = None;
+    let mut pages = Vec::new();
+    loop {
+        let page = client
+            .list_tools(Some(PaginatedRequestParams::default().with_cursor(cursor)))
+            .await?;
+        pages.push(page.tools.len());
+        match page.next_cursor {
+            Some(next) => cursor = Some(next),
+            None => break,
+        }
+    }
+    assert_eq!(pages, [500, 500, 500, 500, 30]);
+    Ok(())
+}
+
+#[tokio::test]
+async fn the_page_size_is_one_setting_and_bad_cursors_are_invalid_params() -> TestResult {
+    let server = server(3, Some(4))?;
+    let (client, _) = connect(server).await?;
+    let first = client.list_tools(None).await?;
+    assert_eq!(first.tools.len(), 4);
+    assert_eq!(client.list_all_tools().await?.len(), 21);
+
+    let error = client
+        .list_tools(Some(
+            PaginatedRequestParams::default().with_cursor(Some("not-a-cursor!".to_owned())),
+        ))
+        .await;
+    let Err(ServiceError::McpError(data)) = error else {
+        return Err(format!("a bad cursor must be a protocol error: {error:?}").into());
+    };
+    assert_eq!(data.code, ErrorCode::INVALID_PARAMS);
+    assert!(data.message.contains("cursor"), "{}", data.message);
+    Ok(())
+}

@@ -1,0 +1,247 @@
+//! Task-augmented tool calls (MCP tasks extension) with rmcp's client: started, polled with
+//! progress in the status message, fetched, cancelled with the backend observing the cancel,
+//! expired after the time-to-live, and plain results for tools or clients without tasks.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{Backend, TestResult, pb, start_backend, status_of, text};
+use rmcp::{
+    ServiceExt as _,
+    model::{
+        CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientConfig,
+        CreateTaskResult, GetTaskParams, Implementation, TaskPayload, TaskStatus,
+    },
+    service::{RoleClient, RunningService},
+};
+use serde_json::{Value, json};
+use tonic_mcp::{
+    McpServer,
+    codegen::{BoxTransport, ToolDef, ToolSetBuilder},
+};
+
+type TaskClient = RunningService<RoleClient, ClientConfig>;
+
+/// `Slow` with tasks allowed, as `task_support: TASK_SUPPORT_OPTIONAL` makes it.
+static SLOW_TASK: ToolDef = ToolDef {
+    name: "SlowTask",
+    meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/demo.v1.ItemService/Slow","inputType":"demo.v1.SlowRequest","outputType":"demo.v1.SlowResponse","streaming":"unary","taskSupport":"optional"}}"#,
+    ..pb::item_service_mcp::SLOW
+};
+
+async fn server(task_ttl: Option<Duration>) -> TestResult<(McpServer, Backend)> {
+    let (addr, backend) = start_backend().await?;
+    let channel = common::channel(addr).await?;
+    let mut slow = ToolSetBuilder::new(
+        pb::MCP_FILE_DESCRIPTOR_SET,
+        BoxTransport::new(channel.clone()),
+    )?;
+    slow.add(&SLOW_TASK)?;
+    let mut builder = McpServer::builder("tasks", "0.1.0")
+        .tool_set(pb::item_service_mcp::from_channel(channel)?)?
+        .tool_set(slow.build())?;
+    if let Some(ttl) = task_ttl {
+        builder = builder.task_ttl(ttl);
+    }
+    Ok((builder.build(), backend))
+}
+
+async fn connect(server: McpServer, tasks: bool) -> TestResult<TaskClient> {
+    let (server_io, client_io) = tokio::io::duplex(1 << 20);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let capabilities = if tasks {
+        ClientCapabilities::builder().enable_tasks().build()
+    } else {
+        ClientCapabilities::default()
+    };
+    let info = ClientConfig::new(capabilities, Implementation::new("tasks-test", "0"));
+    Ok(info.serve(client_io).await?)
+}
+
+fn params(name: &str, arguments: Value) -> TestResult<CallToolRequestParams> {
+    let Value::Object(arguments) = arguments else {
+        return Err("arguments must be an object".into());
+    };
+    Ok(CallToolRequestParams::new(name.to_owned()).with_arguments(arguments))
+}
+
+async fn start(client: &TaskClient, name: &str, arguments: Value) -> TestResult<CreateTaskResult> {
+    match client.call_tool_once(params(name, arguments)?).await? {
+        CallToolResponse::Task(task) => Ok(task),
+        other => Err(format!("{name}: expected a task, got {other:?}").into()),
+    }
+}
+
+/// Polls until the task is terminal; returns the payload and every status message seen.
+async fn settle(client: &TaskClient, task_id: &str) -> TestResult<(TaskPayload, Vec<String>)> {
+    let mut messages = Vec::new();
+    for _ in 0..400 {
+        let got = client
+            .get_task(GetTaskParams::new(task_id.to_owned()))
+            .await?;
+        if let Some(message) = &got.task.task.status_message
+            && messages.last() != Some(message)
+        {
+            messages.push(message.clone());
+        }
+        if got.task.status().is_terminal() {
+            return Ok((got.task.payload, messages));
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    Err(format!("task {task_id} did not settle in 10 s").into())
+}
+
+fn completed(payload: TaskPayload) -> TestResult<CallToolResult> {
+    match payload {
+        TaskPayload::Completed { result } => Ok(serde_json::from_value(Value::Object(result))?),
+        other => Err(format!("expected a completed task, got {other:?}").into()),
+    }
+}
+
+#[tokio::test]
+async fn tasks_are_advertised_and_listed_per_tool() -> TestResult {
+    let (server, _backend) = server(None).await?;
+    let client = connect(server, true).await?;
+    let info = client.peer_info().ok_or("server info")?;
+    assert!(
+        info.capabilities.supports_tasks(),
+        "{:?}",
+        info.capabilities
+    );
+    let tools = client.list_all_tools().await?;
+    let support = |name: &str| {
+        tools
+            .iter()
+            .find(|t| t.name == name)
+            .and_then(|t| t.meta.as_ref())
+            .and_then(|m| m.0.get(tonic_mcp::RPC_META_KEY))
+            .and_then(|rpc| rpc.get("taskSupport"))
+            .cloned()
+    };
+    assert_eq!(support("ItemService_ListItems"), Some(json!("optional")));
+    assert_eq!(support("ItemService_GetItem"), Some(json!("forbidden")));
+    assert_eq!(support("SlowTask"), Some(json!("optional")));
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_streaming_task_reports_progress_and_completes_with_the_result() -> TestResult {
+    let (server, _backend) = server(None).await?;
+    let client = connect(server, true).await?;
+    let task = start(
+        &client,
+        "ItemService_ListItems",
+        json!({"count": 4, "delay_ms": 150}),
+    )
+    .await?;
+    assert_eq!(task.task.status, TaskStatus::Working);
+    assert!(task.task.ttl_ms.is_some_and(|ttl| ttl == 300_000));
+    let (payload, messages) = settle(&client, &task.task.task_id).await?;
+    let result = completed(payload)?;
+    assert_ne!(result.is_error, Some(true), "{}", text(&result));
+    let messages_out = &result.structured_content.as_ref().ok_or("structured")?["messages"];
+    assert_eq!(messages_out.as_array().map(Vec::len), Some(4));
+    assert_eq!(status_of(&result)?, json!({"code": 0, "name": "OK"}));
+    // The status message followed the stream while the task was working.
+    assert!(
+        messages.iter().any(|m| m.starts_with("received message ")),
+        "{messages:?}"
+    );
+    Ok(())
+}
+
+#[tokio::test]
+async fn cancelling_a_task_cancels_the_grpc_call() -> TestResult {
+    let (server, backend) = server(None).await?;
+    let client = connect(server, true).await?;
+    let task = start(&client, "SlowTask", json!({"sleep_ms": 20_000})).await?;
+    let id = task.task.task_id.clone();
+    // Running: the RPC is in flight.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let got = client.get_task(GetTaskParams::new(id.clone())).await?;
+    assert_eq!(got.task.status(), TaskStatus::Working);
+
+    client
+        .peer()
+        .cancel_task(rmcp::model::CancelTaskParams::new(id.clone()))
+        .await?;
+    assert!(
+        backend
+            .observed
+            .wait_cancelled(1, Duration::from_secs(3))
+            .await,
+        "the backend did not observe the cancellation"
+    );
+    let (payload, _) = settle(&client, &id).await?;
+    assert_eq!(payload, TaskPayload::Cancelled);
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_task_past_its_time_to_live_fails_and_cancels_the_call() -> TestResult {
+    let (server, backend) = server(Some(Duration::from_millis(300))).await?;
+    let client = connect(server, true).await?;
+    let task = start(&client, "SlowTask", json!({"sleep_ms": 20_000})).await?;
+    assert_eq!(task.task.ttl_ms, Some(300));
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let (payload, _) = settle(&client, &task.task.task_id).await?;
+    let TaskPayload::Failed { error } = payload else {
+        return Err(format!("expected a failed task, got {payload:?}").into());
+    };
+    assert!(
+        error["message"].as_str().is_some_and(|m| m.contains("TTL")),
+        "{error:?}"
+    );
+    assert!(
+        backend
+            .observed
+            .wait_cancelled(1, Duration::from_secs(3))
+            .await
+    );
+    Ok(())
+}
+
+#[tokio::test]
+async fn tools_without_tasks_and_clients_without_tasks_get_plain_results() -> TestResult {
+    let (server, _backend) = server(None).await?;
+    let with_tasks = connect(server.clone(), true).await?;
+    let response = with_tasks
+        .call_tool_once(params("ItemService_GetItem", json!({"id": "1"}))?)
+        .await?;
+    assert!(
+        matches!(response, CallToolResponse::Complete(_)),
+        "{response:?}"
+    );
+
+    let without = connect(server, false).await?;
+    let result = without
+        .call_tool(params("ItemService_ListItems", json!({"count": 2}))?)
+        .await?;
+    assert_eq!(
+        result.structured_content.as_ref().ok_or("structured")?["messages"]
+            .as_array()
+            .map(Vec::len),
+        Some(2)
+    );
+    Ok(())
+}
+
+#[tokio::test]
+async fn an_unknown_task_is_invalid_params() -> TestResult {
+    let (server, _backend) = server(None).await?;
+    let client = connect(server, true).await?;
+    let error = client
+        .get_task(GetTaskParams::new("no-such-task".to_owned()))
+        .await;
+    let Err(rmcp::service::ServiceError::McpError(data)) = error else {
+        return Err(format!("expected a protocol error, got {error:?}").into());
+    };
+    assert_eq!(data.code, rmcp::model::ErrorCode::INVALID_PARAMS);
+    Ok(())
+}
