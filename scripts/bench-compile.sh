@@ -79,7 +79,7 @@ def constructors(golden_dir, style):
         if not os.path.exists(golden):
             continue
         text = open(golden).read()
-        path = "" if pkg == "_" else "::".join("r#type" if p == "type" else p for p in pkg.split(".")) + "::"
+        path = "COPY::" + ("" if pkg == "_" else "::".join("r#type" if p == "type" else p for p in pkg.split(".")) + "::")
         mods = re.findall(r"pub mod (\w+_mcp)\b", text)
         if style == "before":
             clients = list(dict.fromkeys(re.findall(r"super::(\w+_client::\w+)<", text)))
@@ -123,7 +123,7 @@ tonic-prost = {{ version = "0.14", default-features = false }}
         lib += "pub fn instantiate(channel: tonic::transport::Channel) -> Vec<Result<tonic_mcp::ToolSet, tonic_mcp::Error>> {\n    vec![\n"
         for i in range(COPIES):
             for call in constructors(golden_dir, style):
-                lib += f"        copy{i}::{call},\n"
+                lib += "        " + call.replace("COPY::", f"copy{i}::") + ",\n"
         lib += "    ]\n}\n"
     open(os.path.join(crate, "src", "lib.rs"), "w").write(lib)
     return crate

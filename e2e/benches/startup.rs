@@ -123,7 +123,7 @@ fn package_file(index: usize, methods: usize) -> FileDescriptorProto {
     let mut services = Vec::new();
     for s in 0..SERVICES_PER_PACKAGE {
         let mut service = ServiceDescriptorProto {
-            name: Some(format!("Service{s}")),
+            name: Some(format!("P{index}Service{s}")),
             ..Default::default()
         };
         for m in 0..methods {
@@ -396,7 +396,7 @@ fn main() {
         return; // `cargo test --benches` / `cargo bench -- --list`: nothing to list or test.
     }
     println!(
-        "| start | tools | tool sets built | first tools/list answered | tools/list size | RSS after | peak RSS | RSS before start |"
+        "| start | tools | tool sets built | first tools/list answered | tools/list size | RSS after | peak RSS | RSS at start |"
     );
     println!("|---|---|---|---|---|---|---|---|");
     let exe = std::env::current_exe().expect("current exe");
