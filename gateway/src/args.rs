@@ -38,6 +38,7 @@ pub const TOOL_OPTIONS: &[&str] = &[
     "include",
     "exclude",
     "opt_in",
+    "max_schema_bytes",
 ];
 
 /// Everything the command line sets.
