@@ -75,6 +75,7 @@ pub async fn start_backend_at(addr: SocketAddr) -> std::io::Result<Backend> {
         "testdata.wkt.WellKnownService",
         "testdata.oneofs.SearchService",
         "testdata.maps.MapService",
+        "testdata.long_fields.LongFieldService",
         "testdata.streaming.InventoryService",
         "testdata.tool_options.CatalogService",
     ]

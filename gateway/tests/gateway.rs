@@ -24,6 +24,7 @@ const SERVICES: &[&str] = &[
     "testdata.wkt.WellKnownService",
     "testdata.oneofs.SearchService",
     "testdata.maps.MapService",
+    "testdata.long_fields.LongFieldService",
     "testdata.streaming.InventoryService",
     "testdata.tool_options.CatalogService",
 ];
@@ -38,6 +39,19 @@ fn calls() -> Vec<(&'static str, Value)> {
                    "r_int64": ["1", 2], "color": "COLOR_RED", "colors": [2, "COLOR_BLUE"], "nickname": ""}),
         ),
         ("ScalarService_Echo", json!({})),
+        // Property keys too long for hosts: the JSON name, a shortened alias, and the proto
+        // name the runtime also accepts.
+        (
+            "LongFieldService_Echo",
+            json!({"upgradeSmartShoppingCampaignToPerformanceMaxRecommendation": "a",
+                   "npolicyrolloutoperationrolloutinputresourcewithsettings_dd6659be": "b",
+                   "globalVmExtensionPolicyRolloutOperationRolloutInputResourceX":
+                       {"stancesthatmayberolledoutatthesametimeineachzoneatmostx_c5e316a7": 3}}),
+        ),
+        (
+            "LongFieldService_Echo",
+            json!({"globalvmextensionpolicyrolloutoperationrolloutinputresourcewithsettings": "c"}),
+        ),
         ("ScalarService_Echo", json!({"f_int33": 1})),
         (
             "WellKnownService_Echo",
@@ -260,6 +274,7 @@ fn protoc_descriptor_set(dir: &std::path::Path) -> std::path::PathBuf {
                 "wkt.proto",
                 "oneofs.proto",
                 "maps.proto",
+                "long_fields.proto",
                 "streaming.proto",
                 "tool_options.proto",
             ])
