@@ -414,6 +414,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let naming = PathBuf::from("$NAMING");
     let demo = PathBuf::from("$ROOT/examples/demo/proto");
     let testdata = PathBuf::from("$ROOT/testdata");
+    // rust_mcp/options.proto, which the demo proto imports.
+    let options = PathBuf::from("$ROOT/proto");
 
     // Types another crate of the user's would own, compiled on their own.
     let common = out.join("common");
@@ -448,7 +450,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .bytes(".")
         .btree_map(".")
         .extern_path(".match.v2", "crate::common::match_v2")
-        .compile_with_config(config(), &protos, &[naming, demo, testdata])?;
+        .compile_with_config(config(), &protos, &[naming, demo, testdata, options])?;
 
     // Only the MCP modules, from that descriptor set, with the same extern_path.
     protoc_gen_rust_mcp::DescriptorSetBuilder::new()
