@@ -64,8 +64,6 @@ pub struct Service {
     pub full_name: String,
     /// Rust name of the service as prost and tonic spell it (`ItemService`).
     pub rust_name: String,
-    /// tonic's client module (`item_service_client`).
-    pub client_mod: String,
     /// tonic's server module (`item_service_server`).
     pub server_mod: String,
     /// Our module (`item_service_mcp`).
@@ -89,18 +87,12 @@ pub struct Tool {
     pub rpc_path: String,
     /// How the RPC streams.
     pub kind: RpcKind,
-    /// prost's Rust method name (`get_item`, `r#type`).
-    pub rust_method: String,
-    /// The `const` holding the tool definition (`GET_ITEM`).
+    /// The `const` holding the tool definition (`GET_ITEM`, from prost's method name).
     pub const_name: String,
     /// Full proto name of the request message.
     pub input_type: String,
     /// Full proto name of the response message.
     pub output_type: String,
-    /// Rust request type as seen from our module (`super::GetItemRequest`).
-    pub input_rust: String,
-    /// Rust response type as seen from our module.
-    pub output_rust: String,
     /// Hints.
     pub annotations: Annotations,
     /// Per-tool deadline as (seconds, nanos).
@@ -121,19 +113,12 @@ pub struct Tool {
     pub meta: serde_json::Value,
 }
 
-/// What prost-build resolved for one method.
-#[derive(Debug, Clone)]
-struct ProstMethod {
-    rust_name: String,
-    input_type: String,
-    output_type: String,
-}
-
 /// What prost-build resolved for one service.
 #[derive(Debug, Clone)]
 struct ProstService {
     rust_name: String,
-    methods: BTreeMap<String, ProstMethod>,
+    /// prost's Rust method name (`get_item`, `r#type`) by proto method name.
+    methods: BTreeMap<String, String>,
 }
 
 /// The request as protoc sends it, keeping each file as raw bytes so that extension options can
@@ -310,14 +295,14 @@ fn rust_service(
 ) -> Result<Service> {
     let mut tools = Vec::with_capacity(service_tools.tools.len());
     for spec in service_tools.tools {
-        let Some(prost_method) = prost.methods.get(&spec.method) else {
+        let Some(rust_method) = prost.methods.get(&spec.method) else {
             return Err(Error::Internal(format!(
                 "prost-build reported no method {}.{}",
                 service.full_name(),
                 spec.method
             )));
         };
-        tools.push(Tool::new(spec, prost_method));
+        tools.push(Tool::new(spec, rust_method));
     }
     // Two tools of one service would also collide as Rust constants.
     let mut consts = BTreeMap::new();
@@ -336,7 +321,6 @@ fn rust_service(
     Ok(Service {
         full_name: service.full_name().to_owned(),
         rust_name: prost.rust_name.clone(),
-        client_mod: format!("{snake}_client"),
         server_mod: format!("{snake}_server"),
         mcp_mod: format!("{snake}_mcp"),
         tools,
@@ -345,7 +329,7 @@ fn rust_service(
 }
 
 impl Tool {
-    fn new(spec: ToolSpec, prost: &ProstMethod) -> Tool {
+    fn new(spec: ToolSpec, rust_method: &str) -> Tool {
         let shrink_line = spec.shrink_line();
         let meta = spec.meta();
         Tool {
@@ -355,12 +339,9 @@ impl Tool {
             description: spec.description,
             rpc_path: spec.rpc_path,
             kind: spec.kind,
-            rust_method: prost.rust_name.clone(),
-            const_name: names::tool_const_name(&prost.rust_name),
+            const_name: names::tool_const_name(rust_method),
             input_type: spec.input_type,
             output_type: spec.output_type,
-            input_rust: names::nested_type_path(&prost.input_type),
-            output_rust: names::nested_type_path(&prost.output_type),
             annotations: spec.annotations,
             timeout: spec.timeout,
             max_messages: spec.max_messages,
@@ -468,16 +449,7 @@ fn prost_services(inputs: &Inputs, options: &Options) -> Result<BTreeMap<String,
             let methods = s
                 .methods
                 .iter()
-                .map(|m| {
-                    (
-                        m.proto_name.clone(),
-                        ProstMethod {
-                            rust_name: m.name.clone(),
-                            input_type: m.input_type.clone(),
-                            output_type: m.output_type.clone(),
-                        },
-                    )
-                })
+                .map(|m| (m.proto_name.clone(), m.name.clone()))
                 .collect();
             (
                 full_name,

@@ -32,16 +32,6 @@ pub fn tool_const_name(rust_method: &str) -> String {
     }
 }
 
-/// A prost type path (relative to the package module, as prost-build reports it) as seen from a
-/// module nested one level inside the package module, the way tonic-build writes it.
-pub fn nested_type_path(prost_path: &str) -> String {
-    if prost_path.starts_with("::") || prost_path.starts_with("crate::") || prost_path == "()" {
-        prost_path.to_owned()
-    } else {
-        format!("super::{prost_path}")
-    }
-}
-
 /// The Rust module path prost gives a proto package (`edge.type.Foo_Bar` → `edge::r#type::foo_bar`),
 /// from prost-build itself, so every naming rule (snake case, raw identifiers for keywords, `_`
 /// suffixes, a leading `_` before digits) is prost's own.
@@ -149,20 +139,6 @@ mod tests {
         ];
         for (input, expected) in cases {
             assert_eq!(tool_const_name(input), expected, "{input}");
-        }
-    }
-
-    #[test]
-    fn nested_paths_follow_tonic() {
-        let cases = [
-            ("GetItemRequest", "super::GetItemRequest"),
-            ("super::common::Money", "super::super::common::Money"),
-            ("::prost_types::Timestamp", "::prost_types::Timestamp"),
-            ("()", "()"),
-            ("crate::x::Y", "crate::x::Y"),
-        ];
-        for (input, expected) in cases {
-            assert_eq!(nested_type_path(input), expected, "{input}");
         }
     }
     #[test]
