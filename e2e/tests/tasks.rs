@@ -2,7 +2,8 @@
 //! streamable HTTP: a server-streaming RPC as a task, polled with progress in the status
 //! message and fetched; another one cancelled.
 
-use std::process::Stdio;
+mod support;
+
 use std::time::Duration;
 
 use rmcp::ServiceExt as _;
@@ -13,7 +14,6 @@ use rmcp::model::{
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use serde_json::{Value, json};
-use tokio::io::AsyncBufReadExt;
 
 type Client = RunningService<RoleClient, ClientConfig>;
 
@@ -130,26 +130,10 @@ async fn tasks_over_stdio() {
 
 #[tokio::test]
 async fn tasks_over_streamable_http() {
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_e2e-server"))
-        .args(["--http", "127.0.0.1:0"])
-        .stdout(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn e2e-server --http");
-    let stdout = child.stdout.take().expect("stdout");
-    let mut lines = tokio::io::BufReader::new(stdout).lines();
-    let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
-        .await
-        .expect("address in time")
-        .expect("read stdout")
-        .expect("a line");
-    let addr = line
-        .strip_prefix("listening on ")
-        .expect("address line")
-        .to_owned();
-    let transport = StreamableHttpClientTransport::from_uri(format!("http://{addr}/mcp"));
+    let mut server = support::spawn_http(&[]).await;
+    let transport = StreamableHttpClientTransport::from_uri(format!("http://{}/mcp", server.addr));
     let client = tasks_client().serve(transport).await.expect("handshake");
     scenario(&client).await;
     client.cancel().await.expect("close");
-    child.kill().await.ok();
+    server.child.kill().await.ok();
 }

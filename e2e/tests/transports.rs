@@ -3,13 +3,10 @@
 //! `e2e-server` binary, and over streamable HTTP against the same binary.
 
 mod scenario;
-
-use std::process::Stdio;
-use std::time::Duration;
+mod support;
 
 use rmcp::ServiceExt;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
-use tokio::io::AsyncBufReadExt;
 
 #[tokio::test]
 async fn in_process_duplex() {
@@ -29,26 +26,10 @@ async fn stdio_against_the_spawned_binary() {
 
 #[tokio::test]
 async fn streamable_http_against_the_spawned_binary() {
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_e2e-server"))
-        .args(["--http", "127.0.0.1:0"])
-        .stdout(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn e2e-server --http");
-    let stdout = child.stdout.take().expect("stdout");
-    let mut lines = tokio::io::BufReader::new(stdout).lines();
-    let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
-        .await
-        .expect("server announces its address in time")
-        .expect("read stdout")
-        .expect("a line");
-    let addr = line
-        .strip_prefix("listening on ")
-        .expect("address line")
-        .to_owned();
-    let transport = StreamableHttpClientTransport::from_uri(format!("http://{addr}/mcp"));
+    let mut server = support::spawn_http(&[]).await;
+    let transport = StreamableHttpClientTransport::from_uri(format!("http://{}/mcp", server.addr));
     let client = ().serve(transport).await.expect("handshake over HTTP");
     scenario::run(&client).await;
     client.cancel().await.expect("close");
-    child.kill().await.ok();
+    server.child.kill().await.ok();
 }
