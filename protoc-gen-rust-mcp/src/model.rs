@@ -31,13 +31,15 @@ pub struct Model {
 }
 
 impl Model {
-    /// One line per tool whose schemas the `max_schema_bytes` budget shrank, in output order.
+    /// The stderr lines of every tool (see `Tool::shrink_line`), in output order.
     pub fn shrink_lines(&self) -> Vec<String> {
         self.packages
             .iter()
             .flat_map(|p| &p.services)
             .flat_map(|s| &s.tools)
-            .filter_map(|t| t.shrink_line.clone())
+            .filter_map(|t| t.shrink_line.as_deref())
+            .flat_map(str::lines)
+            .map(str::to_owned)
             .collect()
     }
 }
@@ -107,7 +109,8 @@ pub struct Tool {
     pub input_schema: String,
     /// The output schema, as minified JSON.
     pub output_schema: String,
-    /// One line saying how the schema budget shrank this tool, if it did.
+    /// What stderr says about this tool, if anything: how the schema budget shrank it, and
+    /// notes such as a long-running RPC that cannot be waited for (lines joined by `\n`).
     pub shrink_line: Option<String>,
     /// The tool's MCP `_meta` object (RPC identity and serving choices).
     pub meta: serde_json::Value,
@@ -330,7 +333,8 @@ fn rust_service(
 
 impl Tool {
     fn new(spec: ToolSpec, rust_method: &str) -> Tool {
-        let shrink_line = spec.shrink_line();
+        let lines = spec.stderr_lines();
+        let shrink_line = (!lines.is_empty()).then(|| lines.join("\n"));
         let meta = spec.meta();
         Tool {
             shrink_line,

@@ -39,6 +39,7 @@ use crate::{
     },
     context::{CallContext, CallHook},
     grpc::Invocation,
+    longrunning::{self, Started, Wait},
     meta::status_meta,
     status::{code_name, describe_status},
     toolset::{CompiledTool, SetConfig},
@@ -100,6 +101,10 @@ pub(crate) struct Call<'a> {
     pub(crate) limits: Limits,
     pub(crate) context: CallContext<'a>,
     pub(crate) progress: Option<Progress>,
+    /// Where a call that waits for a long-running operation records it, for cancellation.
+    pub(crate) started: Started,
+    /// The served tool that redeems a long-running operation by name, if any.
+    pub(crate) redeem_tool: Option<&'a str>,
 }
 
 /// The result, and the gRPC code when the backend was reached (for telemetry).
@@ -279,12 +284,43 @@ pub(crate) async fn run(call: Call<'_>, arguments: Option<JsonObject>) -> Outcom
 
     let timeout = def.timeout.unwrap_or(call.set.timeout);
     let max_messages = def.max_messages.unwrap_or(call.set.max_messages).max(1);
+    let deadline = Instant::now() + timeout;
+    // Polls of a long-running operation carry the same metadata as the RPC.
+    let poll_metadata = tool.long_running.as_ref().map(|_| metadata.clone());
     let invocation = Invocation {
         requests,
         metadata,
         timeout,
     };
-    let collected = collect(tool, invocation, timeout, max_messages, call.progress).await;
+    let mut collected = collect(
+        tool,
+        invocation,
+        timeout,
+        max_messages,
+        call.progress.as_ref(),
+    )
+    .await;
+    if let (Some(lro), Some(metadata)) = (&tool.long_running, poll_metadata)
+        && collected.error.is_none()
+        && let Some(operation) = collected.messages.pop()
+    {
+        let wait = Wait {
+            lro,
+            operation: &tool.output,
+            output_omitted: &def.output_omitted,
+            options: EncodeOptions {
+                json_names: def.json_names,
+                emit_defaults: def.emit_defaults,
+            },
+            deadline,
+            timeout,
+            metadata,
+            progress: call.progress,
+            started: call.started,
+            redeem_tool: call.redeem_tool,
+        };
+        return longrunning::wait(wait, operation).await;
+    }
     respond(tool, collected)
 }
 
@@ -337,7 +373,7 @@ async fn collect(
     invocation: Invocation,
     timeout: Duration,
     max_messages: u32,
-    progress: Option<Progress>,
+    progress: Option<&Progress>,
 ) -> Collected {
     let streaming = tool.def.kind.streams_responses();
     let deadline = Instant::now() + timeout;
@@ -385,7 +421,7 @@ async fn collect(
             Ok(Some(Ok(message))) => {
                 collected.messages.push(message);
                 let count = collected.messages.len();
-                if let Some(progress) = progress.as_ref().filter(|_| streaming) {
+                if let Some(progress) = progress.filter(|_| streaming) {
                     progress
                         .report(count, format!("received message {count}"))
                         .await;
@@ -416,7 +452,7 @@ async fn collect(
 
 /// Clears the fields the output schema leaves out, at any depth, so that results never carry
 /// hidden or `INPUT_ONLY` data.
-fn clear_omitted(message: &mut DynamicMessage, omitted: &[Cow<'static, str>]) {
+pub(crate) fn clear_omitted(message: &mut DynamicMessage, omitted: &[Cow<'static, str>]) {
     let fields: Vec<_> = message.fields().map(|(field, _)| field).collect();
     for field in fields {
         if omitted.iter().any(|name| name == field.full_name()) {

@@ -16,6 +16,7 @@ use crate::{
     def::ToolInfo,
     error::Error,
     grpc::{BoxTransport, Endpoint},
+    longrunning::LongRunning,
     meta::ToolMeta,
     validate,
 };
@@ -50,6 +51,8 @@ pub(crate) struct CompiledTool {
     validation: OnceLock<Validation>,
     /// The full-schema check of a tool whose listed input schema was shrunk.
     pub(crate) deep: validate::DeepCheck,
+    /// What a tool that waits for its `google.longrunning.Operation` needs.
+    pub(crate) long_running: Option<LongRunning>,
 }
 
 impl CompiledTool {
@@ -73,9 +76,21 @@ pub(crate) struct Entry {
 }
 
 impl Entry {
-    pub(crate) fn listing(&self) -> rmcp::model::Tool {
+    /// The tool as `tools/list` shows it. A tool that waits for a long-running operation
+    /// names `redeem_tool`, the served GetOperation tool, in its description.
+    pub(crate) fn listing(&self, redeem_tool: Option<&str>) -> rmcp::model::Tool {
         let def = &self.tool.def;
-        let description = (!def.description.is_empty()).then(|| def.description.clone());
+        let description = match redeem_tool.filter(|_| self.tool.long_running.is_some()) {
+            Some(redeem) => Some(
+                format!(
+                    "{}{}Here GetOperation is the tool `{redeem}`.",
+                    def.description,
+                    if def.description.is_empty() { "" } else { " " }
+                )
+                .into(),
+            ),
+            None => (!def.description.is_empty()).then(|| def.description.clone()),
+        };
         let mut tool = rmcp::model::Tool::new_with_raw(
             self.name.clone(),
             description,
@@ -236,7 +251,7 @@ impl ToolSet {
 
     /// The MCP tool definitions of this set, as `tools/list` shows them.
     pub fn tools(&self) -> Vec<rmcp::model::Tool> {
-        self.tools.iter().map(Entry::listing).collect()
+        self.tools.iter().map(|entry| entry.listing(None)).collect()
     }
 
     /// Number of tools.
@@ -464,6 +479,17 @@ impl ToolSetBuilder {
                     rpc_path: def.rpc_path.to_string(),
                 }
             })?;
+        let long_running = match &meta.wait_for {
+            None => None,
+            Some((response_type, metadata_type)) => Some(LongRunning::new(
+                &def.name,
+                &self.pool,
+                &self.transport,
+                &def.output_type,
+                response_type,
+                metadata_type.as_deref(),
+            )?),
+        };
         self.tools.push(Entry {
             name: def.name.to_string(),
             tool: Arc::new(CompiledTool {
@@ -476,6 +502,7 @@ impl ToolSetBuilder {
                 validation: OnceLock::new(),
                 deep,
                 meta,
+                long_running,
             }),
         });
         Ok(())
