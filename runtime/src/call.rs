@@ -43,6 +43,7 @@ use crate::{
     meta::status_meta,
     status::{code_name, describe_status},
     toolset::{CompiledTool, SetConfig},
+    types::Types,
     validate,
 };
 
@@ -105,6 +106,8 @@ pub(crate) struct Call<'a> {
     pub(crate) started: Started,
     /// The served tool that redeems a long-running operation by name, if any.
     pub(crate) redeem_tool: Option<&'a str>,
+    /// Every message type of the server, for `Any` payloads the tool's own pool lacks.
+    pub(crate) types: &'a Types,
 }
 
 /// The result, and the gRPC code when the backend was reached (for telemetry).
@@ -321,7 +324,7 @@ pub(crate) async fn run(call: Call<'_>, arguments: Option<JsonObject>) -> Outcom
         };
         return longrunning::wait(wait, operation).await;
     }
-    respond(tool, collected)
+    respond(tool, collected, call.types)
 }
 
 /// Canonical arguments → encoded request messages.
@@ -480,45 +483,55 @@ pub(crate) fn clear_omitted(message: &mut DynamicMessage, omitted: &[Cow<'static
     }
 }
 
-fn respond(tool: &CompiledTool, collected: Collected) -> Outcome {
+/// One response message as JSON, decoded as `output`; the error says what failed.
+fn encode_response(
+    tool: &CompiledTool,
+    output: &prost_reflect::MessageDescriptor,
+    bytes: &Bytes,
+) -> Result<Value, String> {
     let options = EncodeOptions {
         json_names: tool.def.json_names,
         emit_defaults: tool.def.emit_defaults,
     };
+    let mut message = DynamicMessage::decode(output.clone(), bytes.clone()).map_err(|e| {
+        format!(
+            "the backend's response could not be decoded as {}: {e}",
+            tool.def.output_type
+        )
+    })?;
+    if !tool.def.output_omitted.is_empty() {
+        clear_omitted(&mut message, &tool.def.output_omitted);
+    }
+    let value = if tool.def.kind.streams_responses() {
+        encode_message(&message, options)
+    } else {
+        encode_root(&message, options)
+    };
+    value.map_err(|e| format!("the backend's response could not be encoded as JSON: {e}"))
+}
+
+fn respond(tool: &CompiledTool, collected: Collected, types: &Types) -> Outcome {
     let streaming = tool.def.kind.streams_responses();
     let mut encoded = Vec::with_capacity(collected.messages.len());
     for bytes in &collected.messages {
-        let mut message = match DynamicMessage::decode(tool.output.clone(), bytes.clone()) {
-            Ok(message) => message,
-            Err(e) => {
-                return local_failure(
-                    Code::Internal,
-                    format!(
-                        "the backend's response could not be decoded as {}: {e}",
-                        tool.def.output_type
-                    ),
-                );
+        let value = encode_response(tool, &tool.output, bytes).or_else(|failure| {
+            // An `Any` payload of another package: decode again with every type the server
+            // knows.
+            match types.message(&tool.def.output_type) {
+                Some(output) => encode_response(tool, &output, bytes),
+                None => Err(failure),
             }
-        };
-        if !tool.def.output_omitted.is_empty() {
-            clear_omitted(&mut message, &tool.def.output_omitted);
-        }
-        let value = if streaming {
-            encode_message(&message, options)
-        } else {
-            encode_root(&message, options)
-        };
+        });
         match value {
             Ok(value) => encoded.push(value),
-            Err(e) => {
-                return local_failure(
-                    Code::Internal,
-                    format!("the backend's response could not be encoded as JSON: {e}"),
-                );
-            }
+            Err(failure) => return local_failure(Code::Internal, failure),
         }
     }
+    respond_encoded(collected, encoded, streaming)
+}
 
+/// The result of a call whose response messages are encoded.
+fn respond_encoded(collected: Collected, mut encoded: Vec<Value>, streaming: bool) -> Outcome {
     if let Some(status) = collected.error {
         let mut text = describe_status(&status);
         if !encoded.is_empty() {

@@ -79,6 +79,7 @@ mod stdio;
 mod tasks;
 mod toolset;
 mod transport;
+mod types;
 mod validate;
 
 pub use call::Limits;

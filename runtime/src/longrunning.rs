@@ -272,9 +272,15 @@ async fn poll(
     })
     .await;
     let failed = |status: &Status| {
+        let advice = if status.code() == Code::Unimplemented {
+            "The server does not serve google.longrunning.Operations, so this tool cannot wait: \
+             generate it with `(rust_mcp.tool).long_running: LONG_RUNNING_OPERATION` or the \
+             plugin option `long_running=operation`."
+        } else {
+            "The operation may still be running; get it again with GetOperation and its name."
+        };
         let text = format!(
-            "Waiting for the operation `{name}` failed: GetOperation answered {}. The operation \
-             may still be running; get it again with GetOperation and its name.",
+            "Waiting for the operation `{name}` failed: GetOperation answered {}. {advice}",
             describe_status(status)
         );
         Outcome {

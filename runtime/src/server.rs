@@ -47,6 +47,7 @@ use crate::{
     stdio::LineTransport,
     tasks::{self, Tasks},
     toolset::{Entry, SetConfig, ToolSet},
+    types::Types,
 };
 
 pub(crate) struct Registered {
@@ -69,6 +70,8 @@ struct Inner {
     /// The served tool of `google.longrunning.Operations/GetOperation`, named in what tools
     /// that wait for an operation say about redeeming one.
     redeem_tool: Option<String>,
+    /// Every message type of the tools' descriptor pools.
+    types: Types,
 }
 
 /// How long [`McpServer::serve_http`] waits, after its shutdown, for tool calls in flight.
@@ -289,6 +292,11 @@ impl McpServerBuilder {
             .values()
             .map(|registered| registered.entry.listing(redeem_tool.as_deref()))
             .collect();
+        let types = Types::new(
+            self.tools
+                .values()
+                .map(|registered| registered.entry.tool.output.parent_pool().clone()),
+        );
         McpServer {
             inner: Arc::new(Inner {
                 info,
@@ -302,6 +310,7 @@ impl McpServerBuilder {
                 tasks: Tasks::default(),
                 task_ttl: self.task_ttl,
                 redeem_tool,
+                types,
             }),
         }
     }
@@ -623,6 +632,7 @@ impl McpServer {
             progress,
             started: started.clone(),
             redeem_tool: self.inner.redeem_tool.as_deref(),
+            types: &self.inner.types,
         };
         let outcome = tokio::select! {
             biased;

@@ -308,9 +308,23 @@ mod tests {
 
     #[tokio::test]
     async fn every_rpc_is_a_tool() {
-        let tools = task_service_mcp::from_service(TaskStore::with_sample_data()).expect("tools");
+        let store = TaskStore::with_sample_data();
+        let operations = operations_mcp::from_service(store.operations()).expect("tools");
+        let tools = task_service_mcp::from_service(store).expect("tools");
         let names: Vec<&str> = tools.names().collect();
-        assert_eq!(names.len(), 7, "{names:?}");
+        assert_eq!(names.len(), 8, "{names:?}");
         assert!(names.contains(&"TaskService_ExportTasks"), "{names:?}");
+        assert!(names.contains(&"TaskService_ArchiveTasks"), "{names:?}");
+        let names: Vec<&str> = operations.names().collect();
+        assert_eq!(
+            names,
+            [
+                "Operations_CancelOperation",
+                "Operations_DeleteOperation",
+                "Operations_GetOperation",
+                "Operations_ListOperations",
+                "Operations_WaitOperation"
+            ]
+        );
     }
 }

@@ -477,7 +477,7 @@ impl TaskService for TaskStore {
             let mut details = ErrorDetails::new();
             details.add_precondition_failure_violation(
                 "STATE_EMPTY",
-                &format!("demo.v1.State/{}", state.as_str_name()),
+                format!("demo.v1.State/{}", state.as_str_name()),
                 "no task is in this state; TaskService_ListTasks shows the tasks",
             );
             let status = Status::with_error_details(
