@@ -44,10 +44,11 @@ fn main() -> ExitCode {
     }
     let response = match protoc_gen_rust_mcp::execute_with_notes(&request) {
         Ok((response, notes)) => {
-            // Schemas the budget shrank: one line per tool, never silently.
+            // Schemas the budget shrank (`shrank …`, one line per tool) and other choices the
+            // plugin made for the user (`note: …`): never silently.
             let mut stderr = io::stderr().lock();
             for note in notes {
-                let _ = writeln!(stderr, "protoc-gen-rust-mcp: shrank {note}");
+                let _ = writeln!(stderr, "protoc-gen-rust-mcp: {note}");
             }
             response
         }

@@ -216,11 +216,13 @@ pub fn service_tools(cx: SchemaContext<'_>, service: &ServiceDescriptor) -> Resu
 }
 
 impl ToolSpec {
-    /// Every stderr line for this tool: the shrink line, then the notes.
+    /// Every stderr line for this tool: `shrank ` and the shrink line, then `note: ` and each
+    /// note.
     pub fn stderr_lines(&self) -> Vec<String> {
         self.shrink_line()
+            .map(|line| format!("shrank {line}"))
             .into_iter()
-            .chain(self.notes.iter().cloned())
+            .chain(self.notes.iter().map(|note| format!("note: {note}")))
             .collect()
     }
 
