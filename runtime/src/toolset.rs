@@ -367,9 +367,19 @@ fn shared_pool(descriptor_set: &'static [u8]) -> Result<DescriptorPool, Error> {
     if let Some((_, pool)) = pools.iter().find(|(k, _)| *k == key) {
         return Ok(pool.clone());
     }
-    let pool =
-        DescriptorPool::decode(descriptor_set).map_err(|e| Error::DescriptorSet(e.to_string()))?;
+    let pool = decode_pool(descriptor_set)?;
     pools.push((key, pool.clone()));
+    Ok(pool)
+}
+
+/// Decodes an encoded `FileDescriptorSet` on top of the well-known types, which it may leave
+/// out: the plugin embeds neither the well-known types nor `descriptor.proto` (prost-reflect
+/// carries them), only the files that define the package's types and the custom options they
+/// use.
+fn decode_pool(descriptor_set: &[u8]) -> Result<DescriptorPool, Error> {
+    let mut pool = DescriptorPool::global();
+    pool.decode_file_descriptor_set(descriptor_set)
+        .map_err(|e| Error::DescriptorSet(e.to_string()))?;
     Ok(pool)
 }
 
@@ -385,15 +395,14 @@ pub(crate) enum Checks {
 impl ToolSetBuilder {
     /// Start a tool set whose message types live in `descriptor_set`, an encoded
     /// `FileDescriptorSet` (generated code passes its `MCP_FILE_DESCRIPTOR_SET`), and whose
-    /// calls go through `transport`.
+    /// calls go through `transport`. The set may leave out the well-known types
+    /// (`google/protobuf/*.proto`, `descriptor.proto` included): they are always there.
     ///
     /// # Errors
     ///
     /// [`Error::DescriptorSet`] when the bytes do not decode into a linked descriptor pool.
     pub fn new(descriptor_set: &[u8], transport: BoxTransport) -> Result<Self, Error> {
-        let pool = DescriptorPool::decode(descriptor_set)
-            .map_err(|e| Error::DescriptorSet(e.to_string()))?;
-        Ok(Self::with_pool(pool, transport))
+        Ok(Self::with_pool(decode_pool(descriptor_set)?, transport))
     }
 
     pub(crate) fn with_pool(pool: DescriptorPool, transport: BoxTransport) -> Self {
