@@ -15,6 +15,7 @@ use std::rc::Rc;
 use prost::Message as _;
 use prost_reflect::{DescriptorPool, FileDescriptor};
 use prost_types::{FileDescriptorProto, FileDescriptorSet};
+use tonic_mcp_schema::comments::Comments;
 use tonic_mcp_schema::{Context, ToolSpec, tools};
 
 use crate::error::{Error, Result};
@@ -141,37 +142,76 @@ pub struct RawRequest {
 pub struct Inputs {
     /// Files to generate.
     pub files_to_generate: Vec<String>,
-    /// Every file, as prost-types sees it (for prost-build), without source info.
-    pub files: Vec<FileDescriptorProto>,
-    /// The pool with extension options kept.
+    /// The pool with extension options kept. Built from the request, its files have no source
+    /// info: their comments are in `comments`.
     pub pool: DescriptorPool,
+    /// The comments of every file.
+    pub comments: Comments,
+}
+
+/// What the plugin reads of an encoded `FileDescriptorProto` before the pool does: its name
+/// and syntax. Every other field is skipped.
+#[derive(Clone, PartialEq, prost::Message)]
+struct FileName {
+    #[prost(string, optional, tag = "1")]
+    name: Option<String>,
+    #[prost(string, optional, tag = "12")]
+    syntax: Option<String>,
+}
+
+/// The source info of an encoded `FileDescriptorProto`, every other field skipped.
+#[derive(Clone, PartialEq, prost::Message)]
+struct SourceInfo {
+    #[prost(message, optional, tag = "9")]
+    source_code_info: Option<prost_types::SourceCodeInfo>,
 }
 
 impl Inputs {
     /// Decodes the files of a request and builds the descriptor pool.
     pub fn from_raw(request: &RawRequest) -> Result<Inputs> {
-        let mut files = Vec::with_capacity(request.proto_file.len());
-        for bytes in &request.proto_file {
-            let mut file = FileDescriptorProto::decode(bytes.as_slice())
+        Self::from_files(
+            request.file_to_generate.clone(),
+            request.proto_file.iter().map(Vec::as_slice).collect(),
+        )
+    }
+
+    /// As [`Inputs::from_raw`], consuming the request: each file's bytes are freed once the
+    /// pool has them.
+    pub fn from_raw_owned(request: RawRequest) -> Result<Inputs> {
+        Self::from_files(request.file_to_generate, request.proto_file)
+    }
+
+    /// Source info is read into [`Comments`] and left out of the pool: it is most of a big
+    /// request, and the pool would hold it twice (its own form and prost-types').
+    fn from_files<B: AsRef<[u8]>>(files_to_generate: Vec<String>, files: Vec<B>) -> Result<Inputs> {
+        let mut names = Vec::with_capacity(files.len());
+        for bytes in &files {
+            let header = FileName::decode(bytes.as_ref())
                 .map_err(|e| Error::Descriptor(format!("a proto_file does not decode: {e}")))?;
-            // Comments are read from the pool; this copy only feeds prost-build's service
-            // names and the embedded descriptor set (which has no source info). Source info is
-            // most of a big request, many times its size once decoded.
-            file.source_code_info = None;
-            files.push(file);
+            names.push(header);
         }
-        Self::check_syntax(&files)?;
+        Self::check_syntax(names.iter().map(|h| (h.name(), h.syntax.as_deref())))?;
+        let mut comments = Comments::default();
         let mut pool = DescriptorPool::new();
-        for (bytes, file) in request.proto_file.iter().zip(&files) {
-            guard_panic(file.name(), || {
-                pool.decode_file_descriptor_proto(bytes.as_slice())
+        // One file at a time, so that only one file's source info is decoded at once.
+        for (bytes, header) in files.into_iter().zip(names) {
+            let bytes = bytes.as_ref();
+            let name = header.name();
+            let info =
+                SourceInfo::decode(bytes).map_err(|e| Error::Descriptor(format!("{name}: {e}")))?;
+            let stripped = without_source_info(bytes);
+            guard_panic(name, || {
+                pool.decode_file_descriptor_proto(stripped.as_slice())
             })?
-            .map_err(|e| Error::Descriptor(format!("{}: {e}", file.name())))?;
+            .map_err(|e| Error::Descriptor(format!("{name}: {e}")))?;
+            if let Some(info) = &info.source_code_info {
+                comments.add_file(name, info);
+            }
         }
         Ok(Inputs {
-            files_to_generate: request.file_to_generate.clone(),
-            files,
+            files_to_generate,
             pool,
+            comments,
         })
     }
 
@@ -179,33 +219,36 @@ impl Inputs {
     pub fn from_descriptor_set(bytes: &[u8], files_to_generate: Vec<String>) -> Result<Inputs> {
         let set = FileDescriptorSet::decode(bytes)
             .map_err(|e| Error::Descriptor(format!("the descriptor set does not decode: {e}")))?;
-        Self::check_syntax(&set.file)?;
-        let mut set = set;
-        for file in &mut set.file {
-            file.source_code_info = None;
-        }
+        Self::check_syntax(set.file.iter().map(|f| (f.name(), f.syntax.as_deref())))?;
+        drop(set);
         let mut pool = DescriptorPool::new();
         guard_panic("the descriptor set", || {
             pool.decode_file_descriptor_set(bytes)
         })?
         .map_err(|e| Error::Descriptor(e.to_string()))?;
+        let comments = Comments::index(&pool);
         Ok(Inputs {
             files_to_generate,
-            files: set.file,
             pool,
+            comments,
         })
     }
 
-    fn check_syntax(files: &[FileDescriptorProto]) -> Result<()> {
+    /// Every file, as prost-types sees it, in request order.
+    pub fn files(&self) -> impl ExactSizeIterator<Item = &FileDescriptorProto> + '_ {
+        self.pool.file_descriptor_protos()
+    }
+
+    fn check_syntax<'f>(files: impl IntoIterator<Item = (&'f str, Option<&'f str>)>) -> Result<()> {
         // Every file, imports too: prost-reflect refuses any other syntax (and 0.16 panics
         // while describing that refusal). protoc leaves `syntax` unset for proto2; an
         // explicit empty string is not a syntax.
-        for file in files {
-            match file.syntax.as_deref().unwrap_or("proto2") {
+        for (name, syntax) in files {
+            match syntax.unwrap_or("proto2") {
                 "proto2" | "proto3" => {}
                 "editions" => {
                     return Err(Error::Unsupported {
-                        element: file.name().to_owned(),
+                        element: name.to_owned(),
                         reason: "editions files (`edition = \"2023\"`) are not supported: \
                                  prost-build, which generates the Rust types these tools call, \
                                  cannot compile them. Use `syntax = \"proto3\"` or \
@@ -215,7 +258,7 @@ impl Inputs {
                 }
                 other => {
                     return Err(Error::Unsupported {
-                        element: file.name().to_owned(),
+                        element: name.to_owned(),
                         reason: format!(
                             "unknown syntax `{other}`; valid are `proto2` and `proto3`"
                         ),
@@ -231,7 +274,7 @@ impl Inputs {
 /// schemas, and checks tool names for collisions.
 pub fn build(inputs: &Inputs, options: &Options) -> Result<Model> {
     let prost_services = prost_services(inputs, options)?;
-    let context = Context::new(&inputs.pool, options);
+    let context = Context::with_comments(&inputs.pool, options, &inputs.comments);
 
     // Keyed by prost's Rust module: packages that prost puts in one module (`Foo.Bar` and
     // `foo.bar`) share one MCP file, as they share one prost file.
@@ -388,8 +431,7 @@ fn prost_services(inputs: &Inputs, options: &Options) -> Result<BTreeMap<String,
     // us from holding) the code of every message, which prost-build would also need every
     // imported file for.
     let requests: Vec<(prost_build::Module, FileDescriptorProto)> = inputs
-        .files
-        .iter()
+        .files()
         .filter(|f| !f.service.is_empty() && inputs.files_to_generate.iter().any(|g| g == f.name()))
         .map(|f| {
             let services_only = FileDescriptorProto {
@@ -517,8 +559,7 @@ fn descriptor_set(inputs: &Inputs, files: &[String]) -> Vec<u8> {
 /// stripped, files sorted by name with each after its imports.
 fn encode_files(inputs: &Inputs, names: &BTreeSet<String>) -> Vec<u8> {
     let by_name: BTreeMap<&str, &FileDescriptorProto> = inputs
-        .files
-        .iter()
+        .files()
         .filter(|f| names.contains(f.name()))
         .map(|f| (f.name(), f))
         .collect();
@@ -582,6 +623,54 @@ fn strip(file: &FileDescriptorProto, kept: &BTreeSet<String>) -> FileDescriptorP
         .filter_map(|i| i32::try_from(i).ok())
         .collect();
     out
+}
+
+/// An encoded `FileDescriptorProto` without its `source_code_info` (field 9), every other
+/// field byte for byte (extension options included). Bytes that do not scan as protobuf are
+/// returned whole, for the pool to report.
+fn without_source_info(bytes: &[u8]) -> Vec<u8> {
+    const SOURCE_CODE_INFO: u64 = 9;
+    fn varint(bytes: &[u8], at: &mut usize) -> Option<u64> {
+        let mut value = 0u64;
+        for shift in (0..64).step_by(7) {
+            let byte = *bytes.get(*at)?;
+            *at += 1;
+            value |= u64::from(byte & 0x7f) << shift;
+            if byte & 0x80 == 0 {
+                return Some(value);
+            }
+        }
+        None
+    }
+    let scan = || -> Option<Vec<u8>> {
+        let mut out = Vec::with_capacity(bytes.len());
+        let mut at = 0;
+        while at < bytes.len() {
+            let start = at;
+            let key = varint(bytes, &mut at)?;
+            match key & 7 {
+                0 => {
+                    varint(bytes, &mut at)?;
+                }
+                1 => at = at.checked_add(8)?,
+                2 => {
+                    let len = usize::try_from(varint(bytes, &mut at)?).ok()?;
+                    at = at.checked_add(len)?;
+                }
+                5 => at = at.checked_add(4)?,
+                // Groups never appear in a descriptor; leave such bytes to the pool.
+                _ => return None,
+            }
+            if at > bytes.len() {
+                return None;
+            }
+            if key != (SOURCE_CODE_INFO << 3 | 2) {
+                out.extend_from_slice(&bytes[start..at]);
+            }
+        }
+        Some(out)
+    };
+    scan().unwrap_or_else(|| bytes.to_vec())
 }
 
 /// Runs prost-reflect on a descriptor `element`. prost-reflect 0.16 can panic while it

@@ -55,7 +55,7 @@ pub use crate::tools::{Annotations, Omitted, RpcKind, ServiceTools, ToolSpec};
 pub struct Context<'a> {
     options: &'a Options,
     extensions: extensions::Extensions,
-    comments: comments::Comments,
+    comments: std::borrow::Cow<'a, comments::Comments>,
 }
 
 impl<'a> Context<'a> {
@@ -64,7 +64,21 @@ impl<'a> Context<'a> {
         Context {
             options,
             extensions: extensions::Extensions::new(pool),
-            comments: comments::Comments::index(pool),
+            comments: std::borrow::Cow::Owned(comments::Comments::index(pool)),
+        }
+    }
+
+    /// As [`Context::new`], with comments indexed beforehand (for a pool built without source
+    /// info).
+    pub fn with_comments(
+        pool: &DescriptorPool,
+        options: &'a Options,
+        comments: &'a comments::Comments,
+    ) -> Context<'a> {
+        Context {
+            options,
+            extensions: extensions::Extensions::new(pool),
+            comments: std::borrow::Cow::Borrowed(comments),
         }
     }
 
