@@ -541,7 +541,15 @@ fn descriptor_set(inputs: &Inputs, files: &[String]) -> Vec<u8> {
             }
         }
     }
-    let pruned = encode_files(inputs, &needed);
+    let pruned = FileDescriptorSet {
+        file: ordered_files(inputs, &needed),
+    };
+    // Decoding the set into a pool is the authority, and costly; most sets pass the cheaper
+    // check that every type they name is defined where prost-reflect would look for it.
+    if resolves_alone(&pruned.file) {
+        return pruned.encode_to_vec();
+    }
+    let pruned = pruned.encode_to_vec();
     if DescriptorPool::decode(pruned.as_slice()).is_ok() {
         return pruned;
     }
@@ -552,12 +560,15 @@ fn descriptor_set(inputs: &Inputs, files: &[String]) -> Vec<u8> {
             stack.extend(file.dependencies());
         }
     }
-    encode_files(inputs, &closure)
+    FileDescriptorSet {
+        file: ordered_files(inputs, &closure),
+    }
+    .encode_to_vec()
 }
 
-/// Encodes `names` as a `FileDescriptorSet`: imports outside the set dropped, source info
+/// The files `names` for a `FileDescriptorSet`: imports outside the set dropped, source info
 /// stripped, files sorted by name with each after its imports.
-fn encode_files(inputs: &Inputs, names: &BTreeSet<String>) -> Vec<u8> {
+fn ordered_files(inputs: &Inputs, names: &BTreeSet<String>) -> Vec<FileDescriptorProto> {
     let by_name: BTreeMap<&str, &FileDescriptorProto> = inputs
         .files()
         .filter(|f| names.contains(f.name()))
@@ -595,7 +606,166 @@ fn encode_files(inputs: &Inputs, names: &BTreeSet<String>) -> Vec<u8> {
             }
         }
     }
-    FileDescriptorSet { file: ordered }.encode_to_vec()
+    ordered
+}
+
+/// Whether a pool built from `files` alone certainly resolves every type they name: each
+/// reference is a full name (`.pkg.Type`) defined in the referring file, one of its imports or
+/// a file those import publicly (where prost-reflect 0.16 looks), and no option is left
+/// uninterpreted (prost-reflect would resolve it). `false` means "not sure": the caller then
+/// decodes the set into a pool. The files come from a pool that accepted them with all their
+/// imports, so only references into dropped imports can fail.
+fn resolves_alone(files: &[FileDescriptorProto]) -> bool {
+    use prost_types::DescriptorProto;
+
+    fn define(
+        defined: &mut BTreeMap<String, usize>,
+        file: usize,
+        scope: &str,
+        message: &DescriptorProto,
+    ) {
+        let name = format!("{scope}.{}", message.name());
+        for nested in &message.nested_type {
+            define(defined, file, &name, nested);
+        }
+        for e in &message.enum_type {
+            defined.insert(format!("{name}.{}", e.name()), file);
+        }
+        defined.insert(name, file);
+    }
+    fn references<'a>(message: &'a DescriptorProto, out: &mut Vec<&'a str>) -> bool {
+        let uninterpreted = message
+            .options
+            .as_ref()
+            .is_some_and(|o| !o.uninterpreted_option.is_empty())
+            || message.field.iter().chain(&message.extension).any(|f| {
+                f.options
+                    .as_ref()
+                    .is_some_and(|o| !o.uninterpreted_option.is_empty())
+            })
+            || message.oneof_decl.iter().any(|o| {
+                o.options
+                    .as_ref()
+                    .is_some_and(|o| !o.uninterpreted_option.is_empty())
+            })
+            || message.enum_type.iter().any(enum_uninterpreted);
+        if uninterpreted {
+            return false;
+        }
+        for field in message.field.iter().chain(&message.extension) {
+            out.extend(field.type_name.as_deref().filter(|n| !n.is_empty()));
+            out.extend(field.extendee.as_deref().filter(|n| !n.is_empty()));
+        }
+        message
+            .nested_type
+            .iter()
+            .all(|nested| references(nested, out))
+    }
+    fn enum_uninterpreted(e: &prost_types::EnumDescriptorProto) -> bool {
+        e.options
+            .as_ref()
+            .is_some_and(|o| !o.uninterpreted_option.is_empty())
+            || e.value.iter().any(|v| {
+                v.options
+                    .as_ref()
+                    .is_some_and(|o| !o.uninterpreted_option.is_empty())
+            })
+    }
+
+    let index: BTreeMap<&str, usize> = files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.name(), i))
+        .collect();
+    let mut defined = BTreeMap::new();
+    for (i, file) in files.iter().enumerate() {
+        let scope = if file.package().is_empty() {
+            String::new()
+        } else {
+            format!(".{}", file.package())
+        };
+        for message in &file.message_type {
+            define(&mut defined, i, &scope, message);
+        }
+        for e in &file.enum_type {
+            defined.insert(format!("{scope}.{}", e.name()), i);
+        }
+    }
+    // A file and the files it imports publicly, transitively.
+    let public = |start: usize| {
+        let mut seen = BTreeSet::from([start]);
+        let mut stack = vec![start];
+        while let Some(i) = stack.pop() {
+            let file = &files[i];
+            for &p in &file.public_dependency {
+                let dep = usize::try_from(p)
+                    .ok()
+                    .and_then(|p| file.dependency.get(p))
+                    .and_then(|d| index.get(d.as_str()))?;
+                if seen.insert(*dep) {
+                    stack.push(*dep);
+                }
+            }
+        }
+        Some(seen)
+    };
+    for (i, file) in files.iter().enumerate() {
+        let mut visible = BTreeSet::from([i]);
+        for dependency in &file.dependency {
+            let Some(dep) = index.get(dependency.as_str()).and_then(|&d| public(d)) else {
+                return false;
+            };
+            visible.extend(dep);
+        }
+        let uninterpreted = file
+            .options
+            .as_ref()
+            .is_some_and(|o| !o.uninterpreted_option.is_empty())
+            || file.enum_type.iter().any(enum_uninterpreted)
+            || file.extension.iter().any(|f| {
+                f.options
+                    .as_ref()
+                    .is_some_and(|o| !o.uninterpreted_option.is_empty())
+            })
+            || file.service.iter().any(|service| {
+                service
+                    .options
+                    .as_ref()
+                    .is_some_and(|o| !o.uninterpreted_option.is_empty())
+                    || service.method.iter().any(|m| {
+                        m.options
+                            .as_ref()
+                            .is_some_and(|o| !o.uninterpreted_option.is_empty())
+                    })
+            });
+        if uninterpreted {
+            return false;
+        }
+        let mut names = Vec::new();
+        for message in &file.message_type {
+            if !references(message, &mut names) {
+                return false;
+            }
+        }
+        for field in &file.extension {
+            names.extend(field.type_name.as_deref().filter(|n| !n.is_empty()));
+            names.extend(field.extendee.as_deref().filter(|n| !n.is_empty()));
+        }
+        for method in file.service.iter().flat_map(|s| &s.method) {
+            names.extend(method.input_type.as_deref());
+            names.extend(method.output_type.as_deref());
+        }
+        let resolves = |name: &str| {
+            name.starts_with('.')
+                && defined
+                    .get(name)
+                    .is_some_and(|defining| visible.contains(defining))
+        };
+        if !names.into_iter().all(resolves) {
+            return false;
+        }
+    }
+    true
 }
 
 /// A file without source info and without imports outside `kept`.
@@ -683,4 +853,84 @@ fn guard_panic<T>(element: &str, run: impl FnOnce() -> T) -> Result<T> {
              check it with protoc"
         ))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use prost_types::{DescriptorProto, FieldDescriptorProto, field_descriptor_proto::Type};
+
+    use super::*;
+
+    fn file(name: &str, package: &str, dependency: &[&str], public: &[i32]) -> FileDescriptorProto {
+        FileDescriptorProto {
+            name: Some(name.to_owned()),
+            package: Some(package.to_owned()),
+            dependency: dependency.iter().map(|d| (*d).to_owned()).collect(),
+            public_dependency: public.to_vec(),
+            syntax: Some("proto3".to_owned()),
+            ..FileDescriptorProto::default()
+        }
+    }
+
+    fn message(name: &str, type_name: Option<&str>) -> DescriptorProto {
+        DescriptorProto {
+            name: Some(name.to_owned()),
+            field: type_name
+                .map(|t| FieldDescriptorProto {
+                    name: Some("f".to_owned()),
+                    number: Some(1),
+                    r#type: Some(Type::Message as i32),
+                    type_name: Some(t.to_owned()),
+                    json_name: Some("f".to_owned()),
+                    ..FieldDescriptorProto::default()
+                })
+                .into_iter()
+                .collect(),
+            ..DescriptorProto::default()
+        }
+    }
+
+    /// The cheap check never says "resolves" where prost-reflect refuses the set, and says it
+    /// for the ordinary shapes.
+    #[test]
+    fn resolves_alone_agrees_with_the_pool() {
+        let mut b = file("b.proto", "b", &[], &[]);
+        b.message_type.push(message("B", None));
+        let mut a = file("a.proto", "a", &["b.proto"], &[]);
+        a.message_type.push(message("A", Some(".b.B")));
+        let mut c_public = file("c.proto", "c", &["b.proto"], &[0]);
+        c_public.message_type.push(message("C", None));
+        let mut c_private = c_public.clone();
+        c_private.public_dependency.clear();
+        let mut via_c = file("a.proto", "a", &["c.proto"], &[]);
+        via_c.message_type.push(message("A", Some(".b.B")));
+        let mut dangling = file("a.proto", "a", &[], &[]);
+        dangling.message_type.push(message("A", Some(".b.B")));
+        let mut relative = a.clone();
+        relative.message_type[0].field[0].type_name = Some("b.B".to_owned());
+
+        let cases: Vec<(Vec<FileDescriptorProto>, bool)> = vec![
+            (vec![b.clone(), a.clone()], true),
+            (vec![b.clone(), c_public, via_c.clone()], true),
+            (vec![b.clone(), c_private, via_c], false),
+            (vec![dangling], false),
+            (vec![b, relative], false),
+        ];
+        for (files, expected) in cases {
+            let decodes = DescriptorPool::decode(
+                FileDescriptorSet {
+                    file: files.clone(),
+                }
+                .encode_to_vec()
+                .as_slice(),
+            )
+            .is_ok();
+            let cheap = resolves_alone(&files);
+            assert_eq!(cheap, expected, "{files:?}");
+            assert!(
+                !cheap || decodes,
+                "resolves_alone said yes, the pool says no: {files:?}"
+            );
+        }
+    }
 }
