@@ -345,7 +345,7 @@ fn rust_service(
                 spec.method
             )));
         };
-        tools.push(Tool::new(spec, rust_method));
+        tools.push(Tool::new(spec, rust_method)?);
     }
     // Two tools of one service would also collide as Rust constants.
     let mut consts = BTreeMap::new();
@@ -372,10 +372,22 @@ fn rust_service(
 }
 
 impl Tool {
-    fn new(spec: ToolSpec, rust_method: &str) -> Tool {
+    fn new(spec: ToolSpec, rust_method: &str) -> Result<Tool> {
         let shrink_line = spec.shrink_line();
         let meta = spec.meta();
-        Tool {
+        // serde_json's writer into a byte buffer: `Value`'s `Display` goes through a
+        // formatter adapter and costs about twice as much.
+        let minified = |schema: &serde_json::Value| {
+            serde_json::to_string(schema).map_err(|e| {
+                Error::Internal(format!(
+                    "the schema of {} does not serialize: {e}",
+                    spec.name
+                ))
+            })
+        };
+        let input_schema = minified(&spec.input_schema)?;
+        let output_schema = minified(&spec.output_schema)?;
+        Ok(Tool {
             shrink_line,
             name: spec.name,
             title: spec.title,
@@ -389,10 +401,10 @@ impl Tool {
             timeout: spec.timeout,
             max_messages: spec.max_messages,
             output_omitted: spec.output_omitted,
-            input_schema: spec.input_schema.to_string(),
-            output_schema: spec.output_schema.to_string(),
+            input_schema,
+            output_schema,
             meta,
-        }
+        })
     }
 }
 

@@ -312,14 +312,17 @@ impl Generator<'_> {
         let mut properties = Map::new();
         properties.insert(
             "messages".to_owned(),
-            json!({
-                "type": "array",
-                "description": match self.direction {
-                    Direction::Input => "The messages to send on the stream, in order.",
-                    Direction::Output => "The messages received from the stream, in order.",
-                },
-                "items": items,
-            }),
+            object_of([
+                ("type", json!("array")),
+                (
+                    "description",
+                    json!(match self.direction {
+                        Direction::Input => "The messages to send on the stream, in order.",
+                        Direction::Output => "The messages received from the stream, in order.",
+                    }),
+                ),
+                ("items", items),
+            ]),
         );
         if self.direction == Direction::Output {
             properties.insert(
@@ -503,15 +506,18 @@ impl Generator<'_> {
                 });
             }
             let value = self.field_schema(&member, &facts)?;
-            branches.push(json!({
-                "type": "object",
-                "properties": {
-                    "case": {"type": "string", "const": case},
-                    "value": value,
-                },
-                "required": ["case", "value"],
-                "additionalProperties": false,
-            }));
+            branches.push(object_of([
+                ("type", json!("object")),
+                (
+                    "properties",
+                    object_of([
+                        ("case", json!({"type": "string", "const": case})),
+                        ("value", value),
+                    ]),
+                ),
+                ("required", json!(["case", "value"])),
+                ("additionalProperties", json!(false)),
+            ]));
             cases.push(case);
         }
         if branches.is_empty() {
@@ -555,7 +561,10 @@ impl Generator<'_> {
             }
             Value::Object(map)
         } else if field.is_list() {
-            json!({"type": "array", "items": self.kind_schema(&field.kind())?})
+            object_of([
+                ("type", json!("array")),
+                ("items", self.kind_schema(&field.kind())?),
+            ])
         } else {
             self.kind_schema(&field.kind())?
         };
@@ -697,6 +706,16 @@ impl Generator<'_> {
         }
         self.cx.comments.get(file, path).map(str::to_owned)
     }
+}
+
+/// An object of `entries`, in order. Unlike `json!`, which serializes every value it is given
+/// into a new one, the values are moved in: a subtree is not copied.
+pub(super) fn object_of<const N: usize>(entries: [(&str, Value); N]) -> Value {
+    let mut map = Map::with_capacity(N);
+    for (key, value) in entries {
+        map.insert(key.to_owned(), value);
+    }
+    Value::Object(map)
 }
 
 /// `{"type":"object", description?, "properties", "required"?, "additionalProperties": false}`.
