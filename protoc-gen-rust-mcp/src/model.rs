@@ -163,7 +163,25 @@ struct FileName {
 #[derive(Clone, PartialEq, prost::Message)]
 struct SourceInfo {
     #[prost(message, optional, tag = "9")]
-    source_code_info: Option<prost_types::SourceCodeInfo>,
+    source_code_info: Option<Locations>,
+}
+
+/// `SourceCodeInfo` with only what comments need: spans and detached comments are skipped.
+#[derive(Clone, PartialEq, prost::Message)]
+struct Locations {
+    #[prost(message, repeated, tag = "1")]
+    location: Vec<Location>,
+}
+
+/// `SourceCodeInfo.Location`: its path and comments.
+#[derive(Clone, PartialEq, prost::Message)]
+struct Location {
+    #[prost(int32, repeated, tag = "1")]
+    path: Vec<i32>,
+    #[prost(string, optional, tag = "3")]
+    leading_comments: Option<String>,
+    #[prost(string, optional, tag = "4")]
+    trailing_comments: Option<String>,
 }
 
 impl Inputs {
@@ -205,7 +223,16 @@ impl Inputs {
             })?
             .map_err(|e| Error::Descriptor(format!("{name}: {e}")))?;
             if let Some(info) = &info.source_code_info {
-                comments.add_file(name, info);
+                comments.add_locations(
+                    name,
+                    info.location.iter().map(|l| {
+                        (
+                            l.path.as_slice(),
+                            l.leading_comments.as_deref(),
+                            l.trailing_comments.as_deref(),
+                        )
+                    }),
+                );
             }
         }
         Ok(Inputs {

@@ -31,22 +31,33 @@ impl Comments {
     /// Indexes the source info of one file. For callers that keep source info out of their
     /// pool (it is most of a big request, and a pool holds it twice).
     pub fn add_file(&mut self, file: &str, info: &SourceCodeInfo) {
+        self.add_locations(
+            file,
+            info.location.iter().map(|location| {
+                (
+                    location.path.as_slice(),
+                    location.leading_comments.as_deref(),
+                    location.trailing_comments.as_deref(),
+                )
+            }),
+        );
+    }
+
+    /// Indexes one file's source locations given as (path, leading comments, trailing
+    /// comments), for callers that decode source info in their own form.
+    pub fn add_locations<'l>(
+        &mut self,
+        file: &str,
+        locations: impl IntoIterator<Item = (&'l [i32], Option<&'l str>, Option<&'l str>)>,
+    ) {
         let by_path = self.by_file.entry(file.to_owned()).or_default();
-        for location in &info.location {
-            let text = location
-                .leading_comments
-                .as_deref()
+        for (path, leading, trailing) in locations {
+            let text = leading
                 .map(clean)
                 .filter(|text| !text.is_empty())
-                .or_else(|| {
-                    location
-                        .trailing_comments
-                        .as_deref()
-                        .map(clean)
-                        .filter(|text| !text.is_empty())
-                });
+                .or_else(|| trailing.map(clean).filter(|text| !text.is_empty()));
             if let Some(text) = text {
-                by_path.insert(location.path.clone(), text);
+                by_path.insert(path.to_vec(), text);
             }
         }
     }
