@@ -56,6 +56,7 @@ pub struct Context<'a> {
     options: &'a Options,
     extensions: extensions::Extensions,
     comments: std::borrow::Cow<'a, comments::Comments>,
+    cache: schema::SchemaCache,
 }
 
 impl<'a> Context<'a> {
@@ -65,6 +66,7 @@ impl<'a> Context<'a> {
             options,
             extensions: extensions::Extensions::new(pool),
             comments: std::borrow::Cow::Owned(comments::Comments::index(pool)),
+            cache: schema::SchemaCache::default(),
         }
     }
 
@@ -79,6 +81,7 @@ impl<'a> Context<'a> {
             options,
             extensions: extensions::Extensions::new(pool),
             comments: std::borrow::Cow::Borrowed(comments),
+            cache: schema::SchemaCache::default(),
         }
     }
 
@@ -88,6 +91,7 @@ impl<'a> Context<'a> {
             options: self.options,
             extensions: &self.extensions,
             comments: &self.comments,
+            cache: &self.cache,
         }
     }
 
