@@ -57,11 +57,71 @@ pub fn execute_with_notes(
 ) -> std::result::Result<(CodeGeneratorResponse, Vec<String>), prost::DecodeError> {
     let request = model::RawRequest::decode(request)?;
     let mut notes = Vec::new();
-    let outcome = Options::parse(request.parameter.as_deref().unwrap_or("")).and_then(|options| {
-        let inputs = model::Inputs::from_raw(&request)?;
-        generate_with_notes(&inputs, &options, &mut notes)
+    let outcome = prepare(request, &mut notes).and_then(|(model, options, prost_files)| {
+        let mut files = Vec::new();
+        for package in &model.packages {
+            files.extend(emit::package_files(package, &options, &prost_files)?);
+        }
+        Ok(files)
     });
     Ok((response(outcome), notes))
+}
+
+/// As [`execute_with_notes`], for the binary: takes the request's bytes and returns the
+/// encoded `CodeGeneratorResponse`.
+///
+/// Memory is what a big request costs, so everything is dropped as soon as it is used: the
+/// request's bytes once decoded, each file's bytes once in the descriptor pool, the pool once
+/// the model is built, and each package once its files are encoded into the response.
+pub fn execute_encoded(
+    request: Vec<u8>,
+) -> std::result::Result<(Vec<u8>, Vec<String>), prost::DecodeError> {
+    let raw = model::RawRequest::decode(request.as_slice())?;
+    drop(request);
+    let mut notes = Vec::new();
+    // The same bytes as encoding the whole response at once: prost writes fields in tag
+    // order (error, supported_features, then the files), and consecutive encodings of a
+    // message merge, repeated fields appending.
+    let mut out = response(Ok(Vec::new())).encode_to_vec();
+    let outcome = prepare(raw, &mut notes).and_then(|(model, options, prost_files)| {
+        for package in model.packages {
+            for file in emit::package_files(&package, &options, &prost_files)? {
+                CodeGeneratorResponse {
+                    file: vec![file],
+                    ..CodeGeneratorResponse::default()
+                }
+                .encode(&mut out)
+                .map_err(|e| Error::Internal(format!("cannot encode the response: {e}")))?;
+            }
+        }
+        Ok(())
+    });
+    if let Err(error) = outcome {
+        out = response(Err(error)).encode_to_vec();
+    }
+    Ok((out, notes))
+}
+
+/// Options, the model (the descriptor pool dropped once it is built) and prost's file names.
+fn prepare(
+    request: model::RawRequest,
+    notes: &mut Vec<String>,
+) -> Result<(
+    model::Model,
+    Options,
+    std::collections::BTreeMap<String, String>,
+)> {
+    let options = Options::parse(request.parameter.as_deref().unwrap_or(""))?;
+    let inputs = model::Inputs::from_raw_owned(request)?;
+    let model = model::build(&inputs, &options)?;
+    *notes = model.shrink_lines();
+    let prost_files = names::prost_plugin_files(
+        inputs.files(),
+        &inputs.files_to_generate,
+        options.flat_output_dir,
+    );
+    drop(inputs);
+    Ok((model, options, prost_files))
 }
 
 /// Generates every output file for already decoded inputs.
@@ -69,19 +129,9 @@ pub fn generate(
     inputs: &model::Inputs,
     options: &Options,
 ) -> Result<Vec<code_generator_response::File>> {
-    generate_with_notes(inputs, options, &mut Vec::new())
-}
-
-/// [`generate`], collecting the stderr lines in `notes`.
-fn generate_with_notes(
-    inputs: &model::Inputs,
-    options: &Options,
-    notes: &mut Vec<String>,
-) -> Result<Vec<code_generator_response::File>> {
     let model = model::build(inputs, options)?;
-    *notes = model.shrink_lines();
     let prost_files = names::prost_plugin_files(
-        &inputs.files,
+        inputs.files(),
         &inputs.files_to_generate,
         options.flat_output_dir,
     );

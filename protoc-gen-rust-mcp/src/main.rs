@@ -11,8 +11,6 @@
 use std::io::{self, IsTerminal, Read, Write};
 use std::process::ExitCode;
 
-use prost::Message as _;
-
 fn main() -> ExitCode {
     match std::env::args().nth(1).as_deref() {
         Some("--version" | "-V") => {
@@ -42,7 +40,7 @@ fn main() -> ExitCode {
         eprintln!("protoc-gen-rust-mcp: cannot read the request from stdin: {e}");
         return ExitCode::FAILURE;
     }
-    let response = match protoc_gen_rust_mcp::execute_with_notes(&request) {
+    let response = match protoc_gen_rust_mcp::execute_encoded(request) {
         Ok((response, notes)) => {
             // Schemas the budget shrank (`shrank …`, one line per tool) and other choices the
             // plugin made for the user (`note: …`): never silently.
@@ -60,7 +58,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    if let Err(e) = io::stdout().write_all(&response.encode_to_vec()) {
+    if let Err(e) = io::stdout().write_all(&response) {
         eprintln!("protoc-gen-rust-mcp: cannot write the response to stdout: {e}");
         return ExitCode::FAILURE;
     }

@@ -15,6 +15,7 @@ use std::rc::Rc;
 use prost::Message as _;
 use prost_reflect::{DescriptorPool, FileDescriptor};
 use prost_types::{FileDescriptorProto, FileDescriptorSet};
+use tonic_mcp_schema::comments::Comments;
 use tonic_mcp_schema::{Context, ToolSpec, tools};
 
 use crate::error::{Error, Result};
@@ -144,37 +145,103 @@ pub struct RawRequest {
 pub struct Inputs {
     /// Files to generate.
     pub files_to_generate: Vec<String>,
-    /// Every file, as prost-types sees it (for prost-build), without source info.
-    pub files: Vec<FileDescriptorProto>,
-    /// The pool with extension options kept.
+    /// The pool with extension options kept. Built from the request, its files have no source
+    /// info: their comments are in `comments`.
     pub pool: DescriptorPool,
+    /// The comments of every file.
+    pub comments: Comments,
+}
+
+/// What the plugin reads of an encoded `FileDescriptorProto` before the pool does: its name
+/// and syntax. Every other field is skipped.
+#[derive(Clone, PartialEq, prost::Message)]
+struct FileName {
+    #[prost(string, optional, tag = "1")]
+    name: Option<String>,
+    #[prost(string, optional, tag = "12")]
+    syntax: Option<String>,
+}
+
+/// The source info of an encoded `FileDescriptorProto`, every other field skipped.
+#[derive(Clone, PartialEq, prost::Message)]
+struct SourceInfo {
+    #[prost(message, optional, tag = "9")]
+    source_code_info: Option<Locations>,
+}
+
+/// `SourceCodeInfo` with only what comments need: spans and detached comments are skipped.
+#[derive(Clone, PartialEq, prost::Message)]
+struct Locations {
+    #[prost(message, repeated, tag = "1")]
+    location: Vec<Location>,
+}
+
+/// `SourceCodeInfo.Location`: its path and comments.
+#[derive(Clone, PartialEq, prost::Message)]
+struct Location {
+    #[prost(int32, repeated, tag = "1")]
+    path: Vec<i32>,
+    #[prost(string, optional, tag = "3")]
+    leading_comments: Option<String>,
+    #[prost(string, optional, tag = "4")]
+    trailing_comments: Option<String>,
 }
 
 impl Inputs {
     /// Decodes the files of a request and builds the descriptor pool.
     pub fn from_raw(request: &RawRequest) -> Result<Inputs> {
-        let mut files = Vec::with_capacity(request.proto_file.len());
-        for bytes in &request.proto_file {
-            let mut file = FileDescriptorProto::decode(bytes.as_slice())
+        Self::from_files(
+            request.file_to_generate.clone(),
+            request.proto_file.iter().map(Vec::as_slice).collect(),
+        )
+    }
+
+    /// As [`Inputs::from_raw`], consuming the request: each file's bytes are freed once the
+    /// pool has them.
+    pub fn from_raw_owned(request: RawRequest) -> Result<Inputs> {
+        Self::from_files(request.file_to_generate, request.proto_file)
+    }
+
+    /// Source info is read into [`Comments`] and left out of the pool: it is most of a big
+    /// request, and the pool would hold it twice (its own form and prost-types').
+    fn from_files<B: AsRef<[u8]>>(files_to_generate: Vec<String>, files: Vec<B>) -> Result<Inputs> {
+        let mut names = Vec::with_capacity(files.len());
+        for bytes in &files {
+            let header = FileName::decode(bytes.as_ref())
                 .map_err(|e| Error::Descriptor(format!("a proto_file does not decode: {e}")))?;
-            // Comments are read from the pool; this copy only feeds prost-build's service
-            // names and the embedded descriptor set (which has no source info). Source info is
-            // most of a big request, many times its size once decoded.
-            file.source_code_info = None;
-            files.push(file);
+            names.push(header);
         }
-        Self::check_syntax(&files)?;
+        Self::check_syntax(names.iter().map(|h| (h.name(), h.syntax.as_deref())))?;
+        let mut comments = Comments::default();
         let mut pool = DescriptorPool::new();
-        for (bytes, file) in request.proto_file.iter().zip(&files) {
-            guard_panic(file.name(), || {
-                pool.decode_file_descriptor_proto(bytes.as_slice())
+        // One file at a time, so that only one file's source info is decoded at once.
+        for (bytes, header) in files.into_iter().zip(names) {
+            let bytes = bytes.as_ref();
+            let name = header.name();
+            let info =
+                SourceInfo::decode(bytes).map_err(|e| Error::Descriptor(format!("{name}: {e}")))?;
+            let stripped = without_source_info(bytes);
+            guard_panic(name, || {
+                pool.decode_file_descriptor_proto(stripped.as_slice())
             })?
-            .map_err(|e| Error::Descriptor(format!("{}: {e}", file.name())))?;
+            .map_err(|e| Error::Descriptor(format!("{name}: {e}")))?;
+            if let Some(info) = &info.source_code_info {
+                comments.add_locations(
+                    name,
+                    info.location.iter().map(|l| {
+                        (
+                            l.path.as_slice(),
+                            l.leading_comments.as_deref(),
+                            l.trailing_comments.as_deref(),
+                        )
+                    }),
+                );
+            }
         }
         Ok(Inputs {
-            files_to_generate: request.file_to_generate.clone(),
-            files,
+            files_to_generate,
             pool,
+            comments,
         })
     }
 
@@ -182,33 +249,36 @@ impl Inputs {
     pub fn from_descriptor_set(bytes: &[u8], files_to_generate: Vec<String>) -> Result<Inputs> {
         let set = FileDescriptorSet::decode(bytes)
             .map_err(|e| Error::Descriptor(format!("the descriptor set does not decode: {e}")))?;
-        Self::check_syntax(&set.file)?;
-        let mut set = set;
-        for file in &mut set.file {
-            file.source_code_info = None;
-        }
+        Self::check_syntax(set.file.iter().map(|f| (f.name(), f.syntax.as_deref())))?;
+        drop(set);
         let mut pool = DescriptorPool::new();
         guard_panic("the descriptor set", || {
             pool.decode_file_descriptor_set(bytes)
         })?
         .map_err(|e| Error::Descriptor(e.to_string()))?;
+        let comments = Comments::index(&pool);
         Ok(Inputs {
             files_to_generate,
-            files: set.file,
             pool,
+            comments,
         })
     }
 
-    fn check_syntax(files: &[FileDescriptorProto]) -> Result<()> {
+    /// Every file, as prost-types sees it, in request order.
+    pub fn files(&self) -> impl ExactSizeIterator<Item = &FileDescriptorProto> + '_ {
+        self.pool.file_descriptor_protos()
+    }
+
+    fn check_syntax<'f>(files: impl IntoIterator<Item = (&'f str, Option<&'f str>)>) -> Result<()> {
         // Every file, imports too: prost-reflect refuses any other syntax (and 0.16 panics
         // while describing that refusal). protoc leaves `syntax` unset for proto2; an
         // explicit empty string is not a syntax.
-        for file in files {
-            match file.syntax.as_deref().unwrap_or("proto2") {
+        for (name, syntax) in files {
+            match syntax.unwrap_or("proto2") {
                 "proto2" | "proto3" => {}
                 "editions" => {
                     return Err(Error::Unsupported {
-                        element: file.name().to_owned(),
+                        element: name.to_owned(),
                         reason: "editions files (`edition = \"2023\"`) are not supported: \
                                  prost-build, which generates the Rust types these tools call, \
                                  cannot compile them. Use `syntax = \"proto3\"` or \
@@ -218,7 +288,7 @@ impl Inputs {
                 }
                 other => {
                     return Err(Error::Unsupported {
-                        element: file.name().to_owned(),
+                        element: name.to_owned(),
                         reason: format!(
                             "unknown syntax `{other}`; valid are `proto2` and `proto3`"
                         ),
@@ -234,7 +304,7 @@ impl Inputs {
 /// schemas, and checks tool names for collisions.
 pub fn build(inputs: &Inputs, options: &Options) -> Result<Model> {
     let prost_services = prost_services(inputs, options)?;
-    let context = Context::new(&inputs.pool, options);
+    let context = Context::with_comments(&inputs.pool, options, &inputs.comments);
 
     // Keyed by prost's Rust module: packages that prost puts in one module (`Foo.Bar` and
     // `foo.bar`) share one MCP file, as they share one prost file.
@@ -305,7 +375,7 @@ fn rust_service(
                 spec.method
             )));
         };
-        tools.push(Tool::new(spec, rust_method));
+        tools.push(Tool::new(spec, rust_method)?);
     }
     // Two tools of one service would also collide as Rust constants.
     let mut consts = BTreeMap::new();
@@ -332,11 +402,23 @@ fn rust_service(
 }
 
 impl Tool {
-    fn new(spec: ToolSpec, rust_method: &str) -> Tool {
+    fn new(spec: ToolSpec, rust_method: &str) -> Result<Tool> {
         let lines = spec.stderr_lines();
         let shrink_line = (!lines.is_empty()).then(|| lines.join("\n"));
         let meta = spec.meta();
-        Tool {
+        // serde_json's writer into a byte buffer: `Value`'s `Display` goes through a
+        // formatter adapter and costs about twice as much.
+        let minified = |schema: &serde_json::Value| {
+            serde_json::to_string(schema).map_err(|e| {
+                Error::Internal(format!(
+                    "the schema of {} does not serialize: {e}",
+                    spec.name
+                ))
+            })
+        };
+        let input_schema = minified(&spec.input_schema)?;
+        let output_schema = minified(&spec.output_schema)?;
+        Ok(Tool {
             shrink_line,
             name: spec.name,
             title: spec.title,
@@ -350,10 +432,10 @@ impl Tool {
             timeout: spec.timeout,
             max_messages: spec.max_messages,
             output_omitted: spec.output_omitted,
-            input_schema: spec.input_schema.to_string(),
-            output_schema: spec.output_schema.to_string(),
+            input_schema,
+            output_schema,
             meta,
-        }
+        })
     }
 }
 
@@ -392,8 +474,7 @@ fn prost_services(inputs: &Inputs, options: &Options) -> Result<BTreeMap<String,
     // us from holding) the code of every message, which prost-build would also need every
     // imported file for.
     let requests: Vec<(prost_build::Module, FileDescriptorProto)> = inputs
-        .files
-        .iter()
+        .files()
         .filter(|f| !f.service.is_empty() && inputs.files_to_generate.iter().any(|g| g == f.name()))
         .map(|f| {
             let services_only = FileDescriptorProto {
@@ -503,7 +584,15 @@ fn descriptor_set(inputs: &Inputs, files: &[String]) -> Vec<u8> {
             }
         }
     }
-    let pruned = encode_files(inputs, &needed);
+    let pruned = FileDescriptorSet {
+        file: ordered_files(inputs, &needed),
+    };
+    // Decoding the set into a pool is the authority, and costly; most sets pass the cheaper
+    // check that every type they name is defined where prost-reflect would look for it.
+    if resolves_alone(&pruned.file) {
+        return pruned.encode_to_vec();
+    }
+    let pruned = pruned.encode_to_vec();
     if DescriptorPool::decode(pruned.as_slice()).is_ok() {
         return pruned;
     }
@@ -514,15 +603,17 @@ fn descriptor_set(inputs: &Inputs, files: &[String]) -> Vec<u8> {
             stack.extend(file.dependencies());
         }
     }
-    encode_files(inputs, &closure)
+    FileDescriptorSet {
+        file: ordered_files(inputs, &closure),
+    }
+    .encode_to_vec()
 }
 
-/// Encodes `names` as a `FileDescriptorSet`: imports outside the set dropped, source info
+/// The files `names` for a `FileDescriptorSet`: imports outside the set dropped, source info
 /// stripped, files sorted by name with each after its imports.
-fn encode_files(inputs: &Inputs, names: &BTreeSet<String>) -> Vec<u8> {
+fn ordered_files(inputs: &Inputs, names: &BTreeSet<String>) -> Vec<FileDescriptorProto> {
     let by_name: BTreeMap<&str, &FileDescriptorProto> = inputs
-        .files
-        .iter()
+        .files()
         .filter(|f| names.contains(f.name()))
         .map(|f| (f.name(), f))
         .collect();
@@ -558,7 +649,166 @@ fn encode_files(inputs: &Inputs, names: &BTreeSet<String>) -> Vec<u8> {
             }
         }
     }
-    FileDescriptorSet { file: ordered }.encode_to_vec()
+    ordered
+}
+
+/// Whether a pool built from `files` alone certainly resolves every type they name: each
+/// reference is a full name (`.pkg.Type`) defined in the referring file, one of its imports or
+/// a file those import publicly (where prost-reflect 0.16 looks), and no option is left
+/// uninterpreted (prost-reflect would resolve it). `false` means "not sure": the caller then
+/// decodes the set into a pool. The files come from a pool that accepted them with all their
+/// imports, so only references into dropped imports can fail.
+fn resolves_alone(files: &[FileDescriptorProto]) -> bool {
+    use prost_types::DescriptorProto;
+
+    fn define(
+        defined: &mut BTreeMap<String, usize>,
+        file: usize,
+        scope: &str,
+        message: &DescriptorProto,
+    ) {
+        let name = format!("{scope}.{}", message.name());
+        for nested in &message.nested_type {
+            define(defined, file, &name, nested);
+        }
+        for e in &message.enum_type {
+            defined.insert(format!("{name}.{}", e.name()), file);
+        }
+        defined.insert(name, file);
+    }
+    fn references<'a>(message: &'a DescriptorProto, out: &mut Vec<&'a str>) -> bool {
+        let uninterpreted = message
+            .options
+            .as_ref()
+            .is_some_and(|o| !o.uninterpreted_option.is_empty())
+            || message.field.iter().chain(&message.extension).any(|f| {
+                f.options
+                    .as_ref()
+                    .is_some_and(|o| !o.uninterpreted_option.is_empty())
+            })
+            || message.oneof_decl.iter().any(|o| {
+                o.options
+                    .as_ref()
+                    .is_some_and(|o| !o.uninterpreted_option.is_empty())
+            })
+            || message.enum_type.iter().any(enum_uninterpreted);
+        if uninterpreted {
+            return false;
+        }
+        for field in message.field.iter().chain(&message.extension) {
+            out.extend(field.type_name.as_deref().filter(|n| !n.is_empty()));
+            out.extend(field.extendee.as_deref().filter(|n| !n.is_empty()));
+        }
+        message
+            .nested_type
+            .iter()
+            .all(|nested| references(nested, out))
+    }
+    fn enum_uninterpreted(e: &prost_types::EnumDescriptorProto) -> bool {
+        e.options
+            .as_ref()
+            .is_some_and(|o| !o.uninterpreted_option.is_empty())
+            || e.value.iter().any(|v| {
+                v.options
+                    .as_ref()
+                    .is_some_and(|o| !o.uninterpreted_option.is_empty())
+            })
+    }
+
+    let index: BTreeMap<&str, usize> = files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.name(), i))
+        .collect();
+    let mut defined = BTreeMap::new();
+    for (i, file) in files.iter().enumerate() {
+        let scope = if file.package().is_empty() {
+            String::new()
+        } else {
+            format!(".{}", file.package())
+        };
+        for message in &file.message_type {
+            define(&mut defined, i, &scope, message);
+        }
+        for e in &file.enum_type {
+            defined.insert(format!("{scope}.{}", e.name()), i);
+        }
+    }
+    // A file and the files it imports publicly, transitively.
+    let public = |start: usize| {
+        let mut seen = BTreeSet::from([start]);
+        let mut stack = vec![start];
+        while let Some(i) = stack.pop() {
+            let file = &files[i];
+            for &p in &file.public_dependency {
+                let dep = usize::try_from(p)
+                    .ok()
+                    .and_then(|p| file.dependency.get(p))
+                    .and_then(|d| index.get(d.as_str()))?;
+                if seen.insert(*dep) {
+                    stack.push(*dep);
+                }
+            }
+        }
+        Some(seen)
+    };
+    for (i, file) in files.iter().enumerate() {
+        let mut visible = BTreeSet::from([i]);
+        for dependency in &file.dependency {
+            let Some(dep) = index.get(dependency.as_str()).and_then(|&d| public(d)) else {
+                return false;
+            };
+            visible.extend(dep);
+        }
+        let uninterpreted = file
+            .options
+            .as_ref()
+            .is_some_and(|o| !o.uninterpreted_option.is_empty())
+            || file.enum_type.iter().any(enum_uninterpreted)
+            || file.extension.iter().any(|f| {
+                f.options
+                    .as_ref()
+                    .is_some_and(|o| !o.uninterpreted_option.is_empty())
+            })
+            || file.service.iter().any(|service| {
+                service
+                    .options
+                    .as_ref()
+                    .is_some_and(|o| !o.uninterpreted_option.is_empty())
+                    || service.method.iter().any(|m| {
+                        m.options
+                            .as_ref()
+                            .is_some_and(|o| !o.uninterpreted_option.is_empty())
+                    })
+            });
+        if uninterpreted {
+            return false;
+        }
+        let mut names = Vec::new();
+        for message in &file.message_type {
+            if !references(message, &mut names) {
+                return false;
+            }
+        }
+        for field in &file.extension {
+            names.extend(field.type_name.as_deref().filter(|n| !n.is_empty()));
+            names.extend(field.extendee.as_deref().filter(|n| !n.is_empty()));
+        }
+        for method in file.service.iter().flat_map(|s| &s.method) {
+            names.extend(method.input_type.as_deref());
+            names.extend(method.output_type.as_deref());
+        }
+        let resolves = |name: &str| {
+            name.starts_with('.')
+                && defined
+                    .get(name)
+                    .is_some_and(|defining| visible.contains(defining))
+        };
+        if !names.into_iter().all(resolves) {
+            return false;
+        }
+    }
+    true
 }
 
 /// A file without source info and without imports outside `kept`.
@@ -588,6 +838,54 @@ fn strip(file: &FileDescriptorProto, kept: &BTreeSet<String>) -> FileDescriptorP
     out
 }
 
+/// An encoded `FileDescriptorProto` without its `source_code_info` (field 9), every other
+/// field byte for byte (extension options included). Bytes that do not scan as protobuf are
+/// returned whole, for the pool to report.
+fn without_source_info(bytes: &[u8]) -> Vec<u8> {
+    const SOURCE_CODE_INFO: u64 = 9;
+    fn varint(bytes: &[u8], at: &mut usize) -> Option<u64> {
+        let mut value = 0u64;
+        for shift in (0..64).step_by(7) {
+            let byte = *bytes.get(*at)?;
+            *at += 1;
+            value |= u64::from(byte & 0x7f) << shift;
+            if byte & 0x80 == 0 {
+                return Some(value);
+            }
+        }
+        None
+    }
+    let scan = || -> Option<Vec<u8>> {
+        let mut out = Vec::with_capacity(bytes.len());
+        let mut at = 0;
+        while at < bytes.len() {
+            let start = at;
+            let key = varint(bytes, &mut at)?;
+            match key & 7 {
+                0 => {
+                    varint(bytes, &mut at)?;
+                }
+                1 => at = at.checked_add(8)?,
+                2 => {
+                    let len = usize::try_from(varint(bytes, &mut at)?).ok()?;
+                    at = at.checked_add(len)?;
+                }
+                5 => at = at.checked_add(4)?,
+                // Groups never appear in a descriptor; leave such bytes to the pool.
+                _ => return None,
+            }
+            if at > bytes.len() {
+                return None;
+            }
+            if key != (SOURCE_CODE_INFO << 3 | 2) {
+                out.extend_from_slice(&bytes[start..at]);
+            }
+        }
+        Some(out)
+    };
+    scan().unwrap_or_else(|| bytes.to_vec())
+}
+
 /// Runs prost-reflect on a descriptor `element`. prost-reflect 0.16 can panic while it
 /// describes some invalid descriptors (an index past the files it has added, when the error
 /// is in the file being added); the plugin reports that as an error naming the file instead.
@@ -598,4 +896,84 @@ fn guard_panic<T>(element: &str, run: impl FnOnce() -> T) -> Result<T> {
              check it with protoc"
         ))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use prost_types::{DescriptorProto, FieldDescriptorProto, field_descriptor_proto::Type};
+
+    use super::*;
+
+    fn file(name: &str, package: &str, dependency: &[&str], public: &[i32]) -> FileDescriptorProto {
+        FileDescriptorProto {
+            name: Some(name.to_owned()),
+            package: Some(package.to_owned()),
+            dependency: dependency.iter().map(|d| (*d).to_owned()).collect(),
+            public_dependency: public.to_vec(),
+            syntax: Some("proto3".to_owned()),
+            ..FileDescriptorProto::default()
+        }
+    }
+
+    fn message(name: &str, type_name: Option<&str>) -> DescriptorProto {
+        DescriptorProto {
+            name: Some(name.to_owned()),
+            field: type_name
+                .map(|t| FieldDescriptorProto {
+                    name: Some("f".to_owned()),
+                    number: Some(1),
+                    r#type: Some(Type::Message as i32),
+                    type_name: Some(t.to_owned()),
+                    json_name: Some("f".to_owned()),
+                    ..FieldDescriptorProto::default()
+                })
+                .into_iter()
+                .collect(),
+            ..DescriptorProto::default()
+        }
+    }
+
+    /// The cheap check never says "resolves" where prost-reflect refuses the set, and says it
+    /// for the ordinary shapes.
+    #[test]
+    fn resolves_alone_agrees_with_the_pool() {
+        let mut b = file("b.proto", "b", &[], &[]);
+        b.message_type.push(message("B", None));
+        let mut a = file("a.proto", "a", &["b.proto"], &[]);
+        a.message_type.push(message("A", Some(".b.B")));
+        let mut c_public = file("c.proto", "c", &["b.proto"], &[0]);
+        c_public.message_type.push(message("C", None));
+        let mut c_private = c_public.clone();
+        c_private.public_dependency.clear();
+        let mut via_c = file("a.proto", "a", &["c.proto"], &[]);
+        via_c.message_type.push(message("A", Some(".b.B")));
+        let mut dangling = file("a.proto", "a", &[], &[]);
+        dangling.message_type.push(message("A", Some(".b.B")));
+        let mut relative = a.clone();
+        relative.message_type[0].field[0].type_name = Some("b.B".to_owned());
+
+        let cases: Vec<(Vec<FileDescriptorProto>, bool)> = vec![
+            (vec![b.clone(), a.clone()], true),
+            (vec![b.clone(), c_public, via_c.clone()], true),
+            (vec![b.clone(), c_private, via_c], false),
+            (vec![dangling], false),
+            (vec![b, relative], false),
+        ];
+        for (files, expected) in cases {
+            let decodes = DescriptorPool::decode(
+                FileDescriptorSet {
+                    file: files.clone(),
+                }
+                .encode_to_vec()
+                .as_slice(),
+            )
+            .is_ok();
+            let cheap = resolves_alone(&files);
+            assert_eq!(cheap, expected, "{files:?}");
+            assert!(
+                !cheap || decodes,
+                "resolves_alone said yes, the pool says no: {files:?}"
+            );
+        }
+    }
 }

@@ -7,46 +7,66 @@
 use std::collections::HashMap;
 
 use prost_reflect::DescriptorPool;
+use prost_types::SourceCodeInfo;
 
 /// Comments of every element of the files in a pool, by file name and source path.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Comments {
-    by_path: HashMap<(String, Vec<i32>), String>,
+    /// File name → source path → cleaned comment. Nested so that a lookup allocates nothing.
+    by_file: HashMap<String, HashMap<Vec<i32>, String>>,
 }
 
 impl Comments {
     /// Indexes the source info of every file in the pool (files without source info add nothing).
     pub fn index(pool: &DescriptorPool) -> Comments {
-        let mut by_path = HashMap::new();
+        let mut comments = Comments::default();
         for file in pool.files() {
-            let Some(info) = &file.file_descriptor_proto().source_code_info else {
-                continue;
-            };
-            for location in &info.location {
-                let text = location
-                    .leading_comments
-                    .as_deref()
-                    .map(clean)
-                    .filter(|text| !text.is_empty())
-                    .or_else(|| {
-                        location
-                            .trailing_comments
-                            .as_deref()
-                            .map(clean)
-                            .filter(|text| !text.is_empty())
-                    });
-                if let Some(text) = text {
-                    by_path.insert((file.name().to_owned(), location.path.clone()), text);
-                }
+            if let Some(info) = &file.file_descriptor_proto().source_code_info {
+                comments.add_file(file.name(), info);
             }
         }
-        Comments { by_path }
+        comments
+    }
+
+    /// Indexes the source info of one file. For callers that keep source info out of their
+    /// pool (it is most of a big request, and a pool holds it twice).
+    pub fn add_file(&mut self, file: &str, info: &SourceCodeInfo) {
+        self.add_locations(
+            file,
+            info.location.iter().map(|location| {
+                (
+                    location.path.as_slice(),
+                    location.leading_comments.as_deref(),
+                    location.trailing_comments.as_deref(),
+                )
+            }),
+        );
+    }
+
+    /// Indexes one file's source locations given as (path, leading comments, trailing
+    /// comments), for callers that decode source info in their own form.
+    pub fn add_locations<'l>(
+        &mut self,
+        file: &str,
+        locations: impl IntoIterator<Item = (&'l [i32], Option<&'l str>, Option<&'l str>)>,
+    ) {
+        let by_path = self.by_file.entry(file.to_owned()).or_default();
+        for (path, leading, trailing) in locations {
+            let text = leading
+                .map(clean)
+                .filter(|text| !text.is_empty())
+                .or_else(|| trailing.map(clean).filter(|text| !text.is_empty()));
+            if let Some(text) = text {
+                by_path.insert(path.to_vec(), text);
+            }
+        }
     }
 
     /// The cleaned comment of the element at `path` in `file`, if it has one.
     pub fn get(&self, file: &str, path: &[i32]) -> Option<&str> {
-        self.by_path
-            .get(&(file.to_owned(), path.to_vec()))
+        self.by_file
+            .get(file)
+            .and_then(|by_path| by_path.get(path))
             .map(String::as_str)
     }
 }

@@ -55,7 +55,8 @@ pub use crate::tools::{Annotations, Omitted, RpcKind, ServiceTools, ToolSpec};
 pub struct Context<'a> {
     options: &'a Options,
     extensions: extensions::Extensions,
-    comments: comments::Comments,
+    comments: std::borrow::Cow<'a, comments::Comments>,
+    cache: schema::SchemaCache,
 }
 
 impl<'a> Context<'a> {
@@ -64,7 +65,23 @@ impl<'a> Context<'a> {
         Context {
             options,
             extensions: extensions::Extensions::new(pool),
-            comments: comments::Comments::index(pool),
+            comments: std::borrow::Cow::Owned(comments::Comments::index(pool)),
+            cache: schema::SchemaCache::default(),
+        }
+    }
+
+    /// As [`Context::new`], with comments indexed beforehand (for a pool built without source
+    /// info).
+    pub fn with_comments(
+        pool: &DescriptorPool,
+        options: &'a Options,
+        comments: &'a comments::Comments,
+    ) -> Context<'a> {
+        Context {
+            options,
+            extensions: extensions::Extensions::new(pool),
+            comments: std::borrow::Cow::Borrowed(comments),
+            cache: schema::SchemaCache::default(),
         }
     }
 
@@ -74,6 +91,7 @@ impl<'a> Context<'a> {
             options: self.options,
             extensions: &self.extensions,
             comments: &self.comments,
+            cache: &self.cache,
         }
     }
 

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use prost_types::compiler::code_generator_response::File;
 
 use crate::error::Result;
-use crate::model::Model;
+use crate::model::{Model, Package};
 use crate::names;
 use crate::options::Options;
 
@@ -23,35 +23,46 @@ pub fn files(
 ) -> Result<Vec<File>> {
     let mut files = Vec::new();
     for package in &model.packages {
-        let dir = names::package_dir(&package.name, options.flat_output_dir);
-        let stem = names::package_file_stem(&package.name);
-        if options.rust {
-            let name = format!("{dir}{stem}.pb.mcp.rs");
+        files.extend(package_files(package, options, prost_files)?);
+    }
+    Ok(files)
+}
+
+/// The output files of one package (see [`files`]).
+pub fn package_files(
+    package: &Package,
+    options: &Options,
+    prost_files: &BTreeMap<String, String>,
+) -> Result<Vec<File>> {
+    let mut files = Vec::new();
+    let dir = names::package_dir(&package.name, options.flat_output_dir);
+    let stem = names::package_file_stem(&package.name);
+    if options.rust {
+        let name = format!("{dir}{stem}.pb.mcp.rs");
+        files.push(File {
+            name: Some(name.clone()),
+            content: Some(rust::package(package, options)?),
+            ..File::default()
+        });
+        if options.include_in_prost {
+            let prost_file = prost_files
+                .get(&package.name)
+                .cloned()
+                .unwrap_or_else(|| format!("{dir}{}", names::prost_file_name(&package.name)));
             files.push(File {
-                name: Some(name.clone()),
-                content: Some(rust::package(package, options)?),
+                name: Some(prost_file),
+                insertion_point: Some("module".to_owned()),
+                content: Some(format!("include!(\"{stem}.pb.mcp.rs\");\n")),
                 ..File::default()
             });
-            if options.include_in_prost {
-                let prost_file = prost_files
-                    .get(&package.name)
-                    .cloned()
-                    .unwrap_or_else(|| format!("{dir}{}", names::prost_file_name(&package.name)));
-                files.push(File {
-                    name: Some(prost_file),
-                    insertion_point: Some("module".to_owned()),
-                    content: Some(format!("include!(\"{stem}.pb.mcp.rs\");\n")),
-                    ..File::default()
-                });
-            }
         }
-        if options.tools_json {
-            files.push(File {
-                name: Some(format!("{dir}{stem}.mcp.json")),
-                content: Some(json::package(package)),
-                ..File::default()
-            });
-        }
+    }
+    if options.tools_json {
+        files.push(File {
+            name: Some(format!("{dir}{stem}.mcp.json")),
+            content: Some(json::package(package)),
+            ..File::default()
+        });
     }
     Ok(files)
 }

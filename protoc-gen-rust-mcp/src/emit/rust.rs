@@ -29,6 +29,9 @@ use crate::options::Options;
 /// What every emitter function needs.
 struct Context<'a> {
     runtime: syn::Path,
+    /// The runtime path as written, when it is a plain path that prettyplease prints
+    /// unchanged (what [`direct_tool_def`] needs).
+    runtime_text: Option<&'a str>,
     options: &'a Options,
     schemas: SchemaTexts,
 }
@@ -52,8 +55,14 @@ struct SchemaTexts {
     shared: Vec<usize>,
 }
 
-/// Placeholders are identifiers no proto element or comment is expected to contain.
+/// Placeholders are identifiers no proto element or comment is expected to contain. Both
+/// kinds start with [`MARKER`].
 const PLACEHOLDER: &str = "__rust_mcp_literal_9f1c_";
+/// A whole item written without syn and prettyplease (see [`direct_tool_def`]): the line of
+/// the placeholder constant is replaced by the item's text.
+const ITEM_PLACEHOLDER: &str = "__rust_mcp_item_9f1c_";
+/// The common start of both placeholders.
+const MARKER: &str = "__rust_mcp_";
 
 impl SchemaTexts {
     fn new(package: &Package) -> SchemaTexts {
@@ -125,20 +134,45 @@ impl SchemaTexts {
         quote!(#(#items)*)
     }
 
-    /// Replaces every placeholder in formatted code with its literal: schema texts by number,
-    /// and `descriptor` (placeholder `usize::MAX`) as a byte string.
-    fn substitute(&self, code: &str, descriptor: &str) -> Result<String> {
+    /// Replaces every placeholder in formatted code: schema texts by number, `descriptor`
+    /// (placeholder `usize::MAX`) as a byte string, and the line of each item placeholder by
+    /// that item of `items`.
+    fn substitute(&self, code: &str, descriptor: &str, items: &[String]) -> Result<String> {
         let mut out = String::with_capacity(
-            code.len() + self.order.iter().map(String::len).sum::<usize>() + descriptor.len(),
+            code.len()
+                + self.order.iter().map(String::len).sum::<usize>()
+                + descriptor.len()
+                + items.iter().map(String::len).sum::<usize>(),
         );
         let mut rest = code;
-        while let Some(at) = rest.find(PLACEHOLDER) {
+        while let Some(at) = rest.find(MARKER) {
+            let tail = &rest[at..];
+            let (kind, after) = if let Some(after) = tail.strip_prefix(PLACEHOLDER) {
+                (PLACEHOLDER, after)
+            } else if let Some(after) = tail.strip_prefix(ITEM_PLACEHOLDER) {
+                (ITEM_PLACEHOLDER, after)
+            } else {
+                // Not ours (a comment that happens to contain the marker): keep it.
+                out.push_str(&rest[..at + MARKER.len()]);
+                rest = &rest[at + MARKER.len()..];
+                continue;
+            };
             out.push_str(&rest[..at]);
-            let after = &rest[at + PLACEHOLDER.len()..];
             let digits = after.bytes().take_while(u8::is_ascii_digit).count();
             let number: usize = after[..digits]
                 .parse()
-                .map_err(|_| Error::Internal("a literal placeholder lost its number".to_owned()))?;
+                .map_err(|_| Error::Internal("a placeholder lost its number".to_owned()))?;
+            if kind == ITEM_PLACEHOLDER {
+                let item = items
+                    .get(number)
+                    .ok_or_else(|| Error::Internal(format!("no item for placeholder {number}")))?;
+                // The whole line: from its start (already written) to its end.
+                out.truncate(out.rfind('\n').map_or(0, |newline| newline + 1));
+                out.push_str(item);
+                let line_end = after.find('\n').map_or(after.len(), |newline| newline + 1);
+                rest = &after[line_end..];
+                continue;
+            }
             if number == DESCRIPTOR_PLACEHOLDER {
                 out.push_str(descriptor);
             } else {
@@ -151,6 +185,15 @@ impl SchemaTexts {
         }
         out.push_str(rest);
         Ok(out)
+    }
+
+    /// The source of a `ToolDef` schema field: `super::MCP_SCHEMA_<n>` or the raw string.
+    fn source(&self, number: usize) -> Option<String> {
+        let text = self.order.get(number)?;
+        Some(match self.texts.get(text).and_then(|entry| entry.1) {
+            Some(index) => format!("super::MCP_SCHEMA_{index}"),
+            None => raw_string(text),
+        })
     }
 }
 
@@ -170,18 +213,33 @@ pub fn package(package: &Package, options: &Options) -> Result<String> {
     })?;
     let schemas = SchemaTexts::new(package);
     let shared_schemas = schemas.constants();
+    let plain_path = |text: &str| {
+        let path = text.strip_prefix("::").unwrap_or(text);
+        !path.is_empty()
+            && path.split("::").all(|segment| {
+                segment
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                    && segment
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '_')
+            })
+    };
     let cx = Context {
         runtime,
+        runtime_text: plain_path(&options.runtime_crate).then_some(options.runtime_crate.as_str()),
         options,
         schemas,
     };
+    let mut items = Vec::new();
     let descriptor_set = placeholder(DESCRIPTOR_PLACEHOLDER);
     let mut first_tool = 0;
     let services = package
         .services
         .iter()
         .map(|service| {
-            let tokens = generate_service(&cx, service, first_tool);
+            let tokens = generate_service(&cx, service, first_tool, &mut items);
             first_tool += service.tools.len();
             tokens
         })
@@ -200,12 +258,17 @@ pub fn package(package: &Package, options: &Options) -> Result<String> {
         out.push_str(&format!("// source: {source}\n"));
     }
     let code = prettyplease::unparse(&file);
-    let descriptor = Literal::byte_string(&package.descriptor_set).to_string();
-    out.push_str(&cx.schemas.substitute(&code, &descriptor)?);
+    let descriptor = byte_string(&package.descriptor_set);
+    out.push_str(&cx.schemas.substitute(&code, &descriptor, &items)?);
     Ok(out)
 }
 
-fn generate_service(cx: &Context<'_>, service: &Service, first_tool: usize) -> Result<TokenStream> {
+fn generate_service(
+    cx: &Context<'_>,
+    service: &Service,
+    first_tool: usize,
+    items: &mut Vec<String>,
+) -> Result<TokenStream> {
     let runtime = &cx.runtime;
     let mcp_mod = format_ident!("{}", service.mcp_mod);
     let server_mod = format_ident!("{}", service.server_mod);
@@ -226,7 +289,17 @@ fn generate_service(cx: &Context<'_>, service: &Service, first_tool: usize) -> R
         .tools
         .iter()
         .enumerate()
-        .map(|(i, tool)| generate_tool_def(cx, tool, first_tool + i))
+        .map(|(i, tool)| {
+            let index = first_tool + i;
+            match direct_tool_def(cx, tool, index)? {
+                Some(text) => {
+                    let placeholder = format_ident!("{}{}", ITEM_PLACEHOLDER, items.len());
+                    items.push(text);
+                    Ok(quote!(pub const #placeholder: u8 = 0;))
+                }
+                None => generate_tool_def(cx, tool, index),
+            }
+        })
         .collect::<Result<Vec<_>>>()?;
     let consts: Vec<_> = service
         .tools
@@ -346,6 +419,111 @@ fn generate_tool_def(cx: &Context<'_>, tool: &Tool, index: usize) -> Result<Toke
     })
 }
 
+/// A `ToolDef` constant written directly as the text prettyplease would print for
+/// [`generate_tool_def`]'s tokens, inside a service module; `None` when its layout could
+/// differ (a long first line, a timeout, omitted output fields, an unusual runtime path), for
+/// which the tokens go through syn and prettyplease. Most of the generated code is these
+/// constants, and formatting them was most of the emitter's time.
+fn direct_tool_def(cx: &Context<'_>, tool: &Tool, index: usize) -> Result<Option<String>> {
+    use std::fmt::Write as _;
+
+    let Some(runtime) = cx.runtime_text else {
+        return Ok(None);
+    };
+    if tool.timeout.is_some() || !tool.output_omitted.is_empty() {
+        return Ok(None);
+    }
+    let doc = format!(" `{}`: `{}`.", tool.name, tool.rpc_path);
+    if !doc
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || " _./-`:".contains(c))
+    {
+        return Ok(None);
+    }
+    let header = format!(
+        "    pub const {}: {runtime}::codegen::ToolDef = {runtime}::codegen::ToolDef {{\n",
+        tool.const_name
+    );
+    // The longest first line seen unbroken in prettyplease's output (the golden files);
+    // anything longer goes the slow way.
+    if header.len() > 149 {
+        return Ok(None);
+    }
+    let (input_number, output_number) = cx
+        .schemas
+        .by_tool
+        .get(index)
+        .copied()
+        .ok_or_else(|| Error::Internal(format!("no schema texts for tool {}", tool.name)))?;
+    let (Some(input_schema), Some(output_schema)) = (
+        cx.schemas.source(input_number),
+        cx.schemas.source(output_number),
+    ) else {
+        return Err(Error::Internal(format!(
+            "no schema texts for tool {}",
+            tool.name
+        )));
+    };
+    let string = |text: &str| Literal::string(text).to_string();
+    let kind = match tool.kind {
+        RpcKind::Unary => "Unary",
+        RpcKind::ServerStreaming => "ServerStreaming",
+        RpcKind::ClientStreaming => "ClientStreaming",
+        RpcKind::Bidi => "Bidi",
+    };
+    let option = |value: Option<String>| match value {
+        Some(value) => format!("::core::option::Option::Some({value})"),
+        None => "::core::option::Option::None".to_owned(),
+    };
+    let hint = |value: Option<bool>| option(value.map(|v| v.to_string()));
+    let hints = tool.annotations;
+    let mut out = String::with_capacity(
+        1024 + input_schema.len() + output_schema.len() + tool.description.len(),
+    );
+    // Writing into a String cannot fail.
+    let _ = write!(
+        out,
+        "    ///{doc}\n{header}\
+        \x20       name: {name},\n\
+        \x20       title: {title},\n\
+        \x20       description: {description},\n\
+        \x20       rpc_path: {rpc_path},\n\
+        \x20       kind: {runtime}::codegen::RpcKind::{kind},\n\
+        \x20       input_type: {input_type},\n\
+        \x20       output_type: {output_type},\n\
+        \x20       input_schema: {input_schema},\n\
+        \x20       output_schema: {output_schema},\n\
+        \x20       annotations: {runtime}::codegen::ToolAnnotations {{\n\
+        \x20           read_only: {read_only},\n\
+        \x20           destructive: {destructive},\n\
+        \x20           idempotent: {idempotent},\n\
+        \x20           open_world: {open_world},\n\
+        \x20       }},\n\
+        \x20       json_names: {json_names},\n\
+        \x20       emit_defaults: {emit_defaults},\n\
+        \x20       timeout: ::core::option::Option::None,\n\
+        \x20       max_messages: {max_messages},\n\
+        \x20       output_omitted: &[],\n\
+        \x20       meta: {meta},\n\
+        \x20   }};\n",
+        name = string(&tool.name),
+        title = string(&tool.title),
+        description = string(&tool.description),
+        rpc_path = string(&tool.rpc_path),
+        input_type = string(&tool.input_type),
+        output_type = string(&tool.output_type),
+        read_only = hint(hints.read_only),
+        destructive = hint(hints.destructive),
+        idempotent = hint(hints.idempotent),
+        open_world = hint(hints.open_world),
+        json_names = cx.options.json_names,
+        emit_defaults = cx.options.emit_defaults,
+        max_messages = option(tool.max_messages.map(|n| format!("{n}u32"))),
+        meta = raw_string(&tool.meta.to_string()),
+    );
+    Ok(Some(out))
+}
+
 fn generate_annotations(hints: Annotations) -> TokenStream {
     let hint = |value: Option<bool>| match value {
         Some(v) => quote!(::core::option::Option::Some(#v)),
@@ -363,6 +541,39 @@ fn generate_annotations(hints: Annotations) -> TokenStream {
         idempotent: #idempotent,
         open_world: #open_world,
     })
+}
+
+/// `bytes` as the source of a byte string literal, exactly as `proc_macro2::Literal::byte_string`
+/// writes it (a test checks), without its per-byte `String` pushes: the descriptor set of a
+/// big package is hundreds of kilobytes.
+fn byte_string(bytes: &[u8]) -> String {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    let mut out = Vec::with_capacity(bytes.len() * 2 + 3);
+    out.extend_from_slice(b"b\"");
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            // `\0` before an octal digit would read as an octal escape to a human.
+            b'\0' if matches!(bytes.get(i + 1), Some(b'0'..=b'7')) => {
+                out.extend_from_slice(b"\\x00");
+            }
+            b'\0' => out.extend_from_slice(b"\\0"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            b'"' => out.extend_from_slice(b"\\\""),
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            b'\x20'..=b'\x7E' => out.push(b),
+            _ => out.extend_from_slice(&[
+                b'\\',
+                b'x',
+                HEX[usize::from(b >> 4)],
+                HEX[usize::from(b & 0xF)],
+            ]),
+        }
+    }
+    out.push(b'"');
+    // Only ASCII was written.
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// `text` as the source of a raw string literal.
@@ -384,4 +595,30 @@ fn doc_lines(lines: &[String]) -> TokenStream {
         quote!(#[doc = #line])
     });
     quote!(#(#lines)*)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn byte_string_is_proc_macro2s() {
+        let mut cases: Vec<Vec<u8>> = vec![(0..=255).collect(), (0..=255).rev().collect()];
+        // Every pair, so that each escape is seen before every byte (`\0` then a digit).
+        cases.push(
+            (0..=255u8)
+                .flat_map(|a| (0..=255u8).flat_map(move |b| [a, b]))
+                .collect(),
+        );
+        cases.push(Vec::new());
+        cases.push(b"\0".to_vec());
+        cases.push(b"\x007\08\0\0".to_vec());
+        for bytes in cases {
+            assert_eq!(
+                byte_string(&bytes),
+                Literal::byte_string(&bytes).to_string(),
+                "{bytes:?}"
+            );
+        }
+    }
 }

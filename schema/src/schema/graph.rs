@@ -89,6 +89,11 @@ impl MessageGraph {
     pub(super) fn is_def(&self, message: &MessageDescriptor) -> bool {
         self.defs.iter().any(|d| d == message)
     }
+
+    /// Whether the message named `full_name` goes into `$defs`.
+    pub(super) fn is_def_name(&self, full_name: &str) -> bool {
+        self.defs.iter().any(|d| d.full_name() == full_name)
+    }
 }
 
 /// The enum a field holds (the value type for maps).
@@ -105,7 +110,7 @@ fn referenced_enum(kind: &Kind, is_map: bool) -> Option<EnumDescriptor> {
 
 /// The message a field points at (the value type for maps), unless it is a well-known type with
 /// a fixed schema.
-fn referenced_message(kind: &Kind, is_map: bool) -> Option<MessageDescriptor> {
+pub(super) fn referenced_message(kind: &Kind, is_map: bool) -> Option<MessageDescriptor> {
     let Kind::Message(message) = kind else {
         return None;
     };

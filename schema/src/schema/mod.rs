@@ -34,7 +34,7 @@ use heck::ToLowerCamelCase;
 use prost_reflect::{
     Cardinality, EnumDescriptor, FieldDescriptor, Kind, MessageDescriptor, OneofDescriptor,
 };
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde_json::{Map, Value, json};
 
@@ -48,7 +48,7 @@ use crate::options::Options;
 pub const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
 
 /// Which side of an RPC a schema describes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Direction {
     /// The tool's arguments.
     Input,
@@ -84,6 +84,33 @@ pub struct SchemaContext<'a> {
     pub extensions: &'a Extensions,
     /// Comments of every element.
     pub comments: &'a Comments,
+    /// Inline message schemas already made, shared by the tools of one context.
+    pub cache: &'a SchemaCache,
+}
+
+/// Inline message schemas shared by every tool of one [`crate::Context`]: a message that many
+/// tools inline (a `Record` in every request and response of a package) is made once and
+/// copied after that.
+///
+/// An inline message's schema depends on the tool only through which messages of its subtree
+/// go to `$defs` or are the tool's root (then they are references), and through the schema
+/// budget's steps. So a cached schema is used only for a schema made without budget steps
+/// when no message of its subtree is a `$defs` entry or the root of the tool at hand; the
+/// subtree's message names are kept with it for that check.
+#[derive(Debug, Default)]
+pub struct SchemaCache {
+    entries: std::cell::RefCell<HashMap<(String, Direction), CacheEntry>>,
+}
+
+#[derive(Debug)]
+enum CacheEntry {
+    /// Inlined once: cached at the second time, so that messages used once cost no memory.
+    Seen,
+    /// The schema and every message name of its subtree.
+    Ready {
+        subtree: Vec<String>,
+        schema: Map<String, Value>,
+    },
 }
 
 /// The phrase every subtree that the schema budget left unexpanded carries in its description.
@@ -380,14 +407,17 @@ impl Generator<'_> {
         let mut properties = Map::new();
         properties.insert(
             "messages".to_owned(),
-            json!({
-                "type": "array",
-                "description": match self.direction {
-                    Direction::Input => "The messages to send on the stream, in order.",
-                    Direction::Output => "The messages received from the stream, in order.",
-                },
-                "items": items,
-            }),
+            object_of([
+                ("type", json!("array")),
+                (
+                    "description",
+                    json!(match self.direction {
+                        Direction::Input => "The messages to send on the stream, in order.",
+                        Direction::Output => "The messages received from the stream, in order.",
+                    }),
+                ),
+                ("items", items),
+            ]),
         );
         if self.direction == Direction::Output {
             properties.insert(
@@ -461,9 +491,83 @@ impl Generator<'_> {
         }
         let outer = self.level;
         self.level = level;
-        let object = self.message_object(message);
+        let object = self.inline_message(message);
         self.level = outer;
         Ok(Value::Object(object?))
+    }
+
+    /// [`Generator::message_object`] for a message written inline, through the context's
+    /// [`SchemaCache`] when the schema cannot depend on the tool.
+    fn inline_message(&mut self, message: &MessageDescriptor) -> Result<Map<String, Value>> {
+        let unshrunk = self.shrink.subtree_depth.is_none()
+            && self.shrink.description_depth.is_none()
+            && !self.shrink.enum_defs
+            && !self.shrink.no_enum_value_comments;
+        if !unshrunk {
+            return self.message_object(message);
+        }
+        let key = (message.full_name().to_owned(), self.direction);
+        let independent = |subtree: &[String], generator: &Generator<'_>| {
+            subtree.iter().all(|name| {
+                !generator.graph.is_def_name(name)
+                    && generator
+                        .root
+                        .as_ref()
+                        .is_none_or(|root| root.full_name() != name)
+            })
+        };
+        let cache = self.cx.cache;
+        {
+            let entries = cache.entries.borrow();
+            if let Some(CacheEntry::Ready { subtree, schema }) = entries.get(&key)
+                && independent(subtree, self)
+            {
+                return Ok(schema.clone());
+            }
+        }
+        let schema = self.message_object(message)?;
+        let mut entries = cache.entries.borrow_mut();
+        match entries.get(&key) {
+            None => {
+                entries.insert(key, CacheEntry::Seen);
+            }
+            Some(CacheEntry::Seen) => {
+                let subtree = self.subtree(message);
+                if independent(&subtree, self) {
+                    entries.insert(
+                        key,
+                        CacheEntry::Ready {
+                            subtree,
+                            schema: schema.clone(),
+                        },
+                    );
+                }
+            }
+            Some(CacheEntry::Ready { .. }) => {}
+        }
+        Ok(schema)
+    }
+
+    /// The full names of the messages reachable from `message` through fields visible on this
+    /// side, as the message graph follows them (well-known types have fixed schemas and are
+    /// left out), `message` included.
+    fn subtree(&self, message: &MessageDescriptor) -> Vec<String> {
+        let mut names = vec![message.full_name().to_owned()];
+        let mut queue = vec![message.clone()];
+        while let Some(next) = queue.pop() {
+            for field in next.fields() {
+                if !self.visible(&self.cx.extensions.field(&field)) {
+                    continue;
+                }
+                if let Some(target) = graph::referenced_message(&field.kind(), field.is_map())
+                    && !names.iter().any(|n| n == target.full_name())
+                {
+                    names.push(target.full_name().to_owned());
+                    queue.push(target);
+                }
+            }
+        }
+        names
     }
 
     /// `{"type": "object", "description": "<full name>: <summary> Not expanded…"}`.
@@ -571,15 +675,18 @@ impl Generator<'_> {
                 });
             }
             let value = self.field_schema(&member, &facts)?;
-            branches.push(json!({
-                "type": "object",
-                "properties": {
-                    "case": {"type": "string", "const": case},
-                    "value": value,
-                },
-                "required": ["case", "value"],
-                "additionalProperties": false,
-            }));
+            branches.push(object_of([
+                ("type", json!("object")),
+                (
+                    "properties",
+                    object_of([
+                        ("case", json!({"type": "string", "const": case})),
+                        ("value", value),
+                    ]),
+                ),
+                ("required", json!(["case", "value"])),
+                ("additionalProperties", json!(false)),
+            ]));
             cases.push(case);
         }
         if branches.is_empty() {
@@ -623,7 +730,10 @@ impl Generator<'_> {
             }
             Value::Object(map)
         } else if field.is_list() {
-            json!({"type": "array", "items": self.kind_schema(&field.kind())?})
+            object_of([
+                ("type", json!("array")),
+                ("items", self.kind_schema(&field.kind())?),
+            ])
         } else {
             self.kind_schema(&field.kind())?
         };
@@ -765,6 +875,16 @@ impl Generator<'_> {
         }
         self.cx.comments.get(file, path).map(str::to_owned)
     }
+}
+
+/// An object of `entries`, in order. Unlike `json!`, which serializes every value it is given
+/// into a new one, the values are moved in: a subtree is not copied.
+pub(super) fn object_of<const N: usize>(entries: [(&str, Value); N]) -> Value {
+    let mut map = Map::with_capacity(N);
+    for (key, value) in entries {
+        map.insert(key.to_owned(), value);
+    }
+    Value::Object(map)
 }
 
 /// `{"type":"object", description?, "properties", "required"?, "additionalProperties": false}`.

@@ -69,30 +69,58 @@ impl<'a> Walker<'a> {
     }
 
     fn walk(&mut self, schema: &'a Map<String, Value>) {
-        if let Some(reference) = schema.get("$ref") {
+        // One pass over the keywords instead of a hashed lookup for each rule.
+        let mut reference = None;
+        let mut beside_reference = false;
+        let mut kind = None;
+        let mut properties = None;
+        let mut has_required = false;
+        let mut has_items = false;
+        for (keyword, value) in schema {
+            match keyword.as_str() {
+                "$ref" => reference = Some(value),
+                "description" => {}
+                "type" => {
+                    kind = Some(value);
+                    beside_reference = true;
+                }
+                "properties" => {
+                    properties = Some(value);
+                    beside_reference = true;
+                }
+                "required" => {
+                    has_required = true;
+                    beside_reference = true;
+                }
+                "items" => {
+                    has_items = true;
+                    beside_reference = true;
+                }
+                _ => beside_reference = true,
+            }
+        }
+        if let Some(reference) = reference {
             match reference.as_str() {
                 Some(r) if resolves(self.root, r) => {}
                 _ => self.report(format_args!("`$ref` {reference} does not resolve")),
             }
-            if schema.keys().any(|k| k != "$ref" && k != "description") {
+            if beside_reference {
                 self.report("keywords other than `description` beside `$ref`");
             }
         }
-        if let Some(kind) = schema.get("type")
+        if let Some(kind) = kind
             && !kind.is_string()
         {
             self.report("`type` is not a single string");
         }
-        let kind = schema.get("type").and_then(Value::as_str);
-        if (schema.contains_key("properties") || schema.contains_key("required"))
-            && kind != Some("object")
-        {
+        let kind = kind.and_then(Value::as_str);
+        if (properties.is_some() || has_required) && kind != Some("object") {
             self.report("`properties` or `required` on a non-object");
         }
-        if kind == Some("array") && !schema.contains_key("items") {
+        if kind == Some("array") && !has_items {
             self.report("an array without `items`");
         }
-        if let Some(Value::Object(properties)) = schema.get("properties") {
+        if let Some(Value::Object(properties)) = properties {
             for key in properties.keys() {
                 if !is_portable_property_key(key) {
                     self.report(format_args!(

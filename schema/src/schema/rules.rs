@@ -68,7 +68,10 @@ fn merge(
         }
         schema.insert(
             "anyOf".to_owned(),
-            json!([Value::Object(zero_branch), Value::Object(rules_branch)]),
+            Value::Array(vec![
+                Value::Object(zero_branch),
+                Value::Object(rules_branch),
+            ]),
         );
     } else {
         schema.extend(keywords);
