@@ -41,18 +41,23 @@ def run_one(args, index, rel, out_root):
     wall = time.perf_counter() - start
     stderr = done.stderr.splitlines()
     shrunk = [line for line in stderr if "protoc-gen-rust-mcp: shrank " in line]
+    notes = [line for line in stderr if "protoc-gen-rust-mcp: note: " in line]
     errors = [line for line in stderr
-              if line not in shrunk and line.strip() and ": warning: " not in line]
+              if line not in shrunk and line not in notes and line.strip()
+              and ": warning: " not in line]
     result = {"file": rel, "ok": done.returncode == 0, "wall": wall, "shrunk": len(shrunk),
-              "error": errors[0] if errors else "", "tools": [], "rust_bytes": 0}
+              "notes": len(notes), "error": errors[0] if errors else "", "tools": [],
+              "rust_bytes": 0}
     for dirpath, _, names in os.walk(out):
         for name in names:
             path = os.path.join(dirpath, name)
             if name.endswith(".mcp.json"):
                 with open(path, encoding="utf-8") as f:
                     for tool in json.load(f)["tools"]:
+                        rpc = tool.get("_meta", {}).get("protoc-gen-rust-mcp/rpc", {})
                         result["tools"].append({
                             "name": tool["name"],
+                            "long_running": rpc.get("longRunning", {}).get("wait"),
                             "input": minified(tool["inputSchema"]),
                             "output": minified(tool["outputSchema"]),
                             "schemas": [tool["inputSchema"], tool["outputSchema"]] if args.meta else [],
@@ -140,6 +145,11 @@ def main():
     if biggest:
         print(f"largest input schema: {biggest['name']} ({kb(biggest['input'])})")
     print(f"tools shrunk by the schema budget: {sum(r['shrunk'] for r in results)}")
+    waiting = sum(1 for t in tools if t["long_running"] is True)
+    returning = sum(1 for t in tools if t["long_running"] is False)
+    print(f"long-running tools (google.longrunning with operation_info): {waiting + returning}, "
+          f"{waiting} waiting, {returning} returning the Operation; "
+          f"notes: {sum(r['notes'] for r in results)}")
     if tools:
         print(f"generated Rust: {rust / 1048576:.1f} MB, {rust / len(tools) / 1024:.1f} KB per tool; "
               f"largest module {kb(max((r['rust_bytes'] for r in results), default=0))}")

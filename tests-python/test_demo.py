@@ -48,8 +48,9 @@ REQUEST_TIMEOUT = timedelta(seconds=20)
 SCENARIO_TIMEOUT = 90.0
 STARTUP_TIMEOUT = 30.0
 
-TOOLS = {
+TASK_TOOLS = {
     "TaskService_AddComment",
+    "TaskService_ArchiveTasks",
     "TaskService_CreateTask",
     "TaskService_DeleteTask",
     "TaskService_ExportTasks",
@@ -57,9 +58,20 @@ TOOLS = {
     "TaskService_ListTasks",
     "TaskService_UpdateTask",
 }
+OPERATION_TOOLS = {
+    "Operations_CancelOperation",
+    "Operations_DeleteOperation",
+    "Operations_GetOperation",
+    "Operations_ListOperations",
+    "Operations_WaitOperation",
+}
+TOOLS = TASK_TOOLS | OPERATION_TOOLS
 RPC_META = "protoc-gen-rust-mcp/rpc"
 STATUS_META = "protoc-gen-rust-mcp/status"
-COPIES = 286  # with the 7 tools themselves, 2,009 tools: five pages of at most 500
+PENDING = "google.longrunning.Operation"
+# `--copies` copies the 8 TaskService tools: with the 13 tools themselves, 2,301 tools, five
+# pages of at most 500.
+COPIES = 286
 PAGE_SIZE = 500
 PROPERTY_KEY = re.compile(r"^[a-zA-Z0-9_.-]{1,64}$")
 COMBINATORS = ("oneOf", "anyOf", "allOf", "not", "enum")
@@ -278,8 +290,9 @@ class Scenario:
         for tool in listed.tools:
             rpc = (tool.meta or {}).get(RPC_META)
             assert rpc is not None, f"{tool.name} has no {RPC_META} in _meta: {tool.meta}"
-            method = tool.name.removeprefix("TaskService_")
-            assert rpc["path"] == f"/demo.v1.TaskService/{method}", rpc
+            service, method = tool.name.split("_", 1)
+            package = "demo.v1" if service == "TaskService" else "google.longrunning"
+            assert rpc["path"] == f"/{package}.{service}/{method}", rpc
         assert by_name["TaskService_ExportTasks"].meta[RPC_META] == {
             "path": "/demo.v1.TaskService/ExportTasks",
             "inputType": "demo.v1.ExportTasksRequest",
@@ -485,6 +498,69 @@ class Scenario:
         await self.unknown_tool()
 
 
+async def long_running(session: ClientSession) -> None:
+    """`TaskService_ArchiveTasks` waits for its operation: progress notifications carry the
+    unpacked metadata, the result is the unpacked response, a failed operation is an error, and
+    an operation past the tool's 5 s deadline is a pending result, valid under the output schema
+    (this SDK validates `structuredContent` against it), redeemed later by name."""
+    scenario = Scenario(session, NEWEST)
+    await scenario.list_tools()
+    messages: list[str] = []
+
+    async def on_progress(done: float, total: float | None, message: str | None) -> None:
+        messages.append(message or "")
+
+    archived = structured(
+        await scenario.call(
+            "TaskService_ArchiveTasks",
+            {"state": "STATE_DONE", "per_task": "0.4s"},
+            progress_callback=on_progress,
+        ),
+        NEWEST,
+    )
+    assert [t["id"] for t in archived["tasks"]] == ["task-3"], archived
+    for _ in range(50):
+        if messages:
+            break
+        await asyncio.sleep(0.02)
+    assert any(m.startswith("operation operations/") and '"total":1' in m for m in messages), messages
+
+    failed = await scenario.call("TaskService_ArchiveTasks", {"state": "STATE_DONE"})
+    expect_error(failed, "FAILED_PRECONDITION", "no task is in state STATE_DONE", "STATE_EMPTY")
+    assert failed.meta[STATUS_META]["code"] == 9, failed.meta
+
+    result = await scenario.call("TaskService_ArchiveTasks", {"state": "STATE_TODO", "per_task": "6s"})
+    assert not result.isError, text_of(result)
+    # Not an error: an explanation for the model, then the JSON of `structuredContent`.
+    explanation, as_json = (c.text for c in result.content)
+    pending = result.structuredContent
+    assert json.loads(as_json) == pending, (as_json, pending)
+    name = pending[PENDING]["name"]
+    assert name.startswith("operations/"), pending
+    assert f'call the tool `Operations_GetOperation` with {{"name":"{name}"}}' in explanation, explanation
+    for _ in range(100):
+        operation = structured(await scenario.call("Operations_GetOperation", {"name": name}), NEWEST)
+        if operation.get("done"):
+            break
+        await asyncio.sleep(0.1)
+    else:
+        raise AssertionError(f"{name} not done in 10 s")
+    response = operation["result"]
+    assert response["case"] == "response", operation
+    assert [t["id"] for t in response["value"]["value"]["tasks"]] == ["task-2"], operation
+
+
+async def long_running_stdio() -> None:
+    async with session_over("stdio", NEWEST) as (session, _):
+        await long_running(session)
+
+
+async def long_running_http() -> None:
+    async with http_demo() as url:
+        async with session_over("http", NEWEST, url) as (session, _):
+            await long_running(session)
+
+
 async def sdk_stdio(version: str, *flags: str) -> None:
     async with session_over("stdio", version, args=flags) as (session, init):
         await Scenario(session, version).run(init)
@@ -509,7 +585,7 @@ async def list_every_page(session: ClientSession) -> None:
         cursor = page.nextCursor
         if cursor is None:
             break
-    expected = len(TOOLS) * (COPIES + 1)
+    expected = len(TASK_TOOLS) * (COPIES + 1) + len(OPERATION_TOOLS)
     assert len(names) == expected, (len(names), expected)
     assert len(set(names)) == expected, "a tool was listed twice"
     assert names == sorted(names), "tools/list pages are not in order"
@@ -671,6 +747,8 @@ def scenarios() -> list[tuple[str, Callable[[], Awaitable[None]]]]:
         (f"sdk http {NEWEST}", lambda: sdk_http(NEWEST)),
         (f"sdk http {OLDER}", lambda: sdk_http(OLDER)),
         (f"sdk http --stateless {NEWEST}", lambda: sdk_http(NEWEST, "--stateless")),
+        (f"long-running stdio {NEWEST}", long_running_stdio),
+        (f"long-running http {NEWEST}", long_running_http),
         (f"confirm stdio {NEWEST}", lambda: confirm_stdio(NEWEST)),
         (f"confirm http {NEWEST}", lambda: confirm_http(NEWEST)),
         (f"paged stdio --copies {COPIES} {NEWEST}", lambda: paged_stdio(NEWEST)),

@@ -76,7 +76,10 @@ async fn long_field_names_reach_the_backend_by_alias_proto_name_and_json_name() 
 async fn shrunk_client(budget: usize) -> (scenario::Client, String) {
     use e2e::testdata::long_fields as pb;
     use rmcp::ServiceExt as _;
-    let pool = prost_reflect::DescriptorPool::decode(pb::MCP_FILE_DESCRIPTOR_SET).expect("pool");
+    // As the runtime decodes it: on top of the well-known types, which the set leaves out.
+    let mut pool = prost_reflect::DescriptorPool::global();
+    pool.decode_file_descriptor_set(pb::MCP_FILE_DESCRIPTOR_SET)
+        .expect("pool");
     let options = tonic_mcp_schema::Options {
         max_schema_bytes: budget,
         ..tonic_mcp_schema::Options::default()
@@ -134,8 +137,30 @@ async fn a_wrong_field_in_a_shrunk_subtree_is_reported_with_its_path() {
         assert_eq!(nested["type"], "object", "{budget}: {nested}");
 
         // A valid deep value still reaches the backend and comes back.
-        let deep = json!({NESTED: {NESTED_ALIAS: 2, "deeper": {"count": 7}}});
+        let deep = json!({NESTED: {NESTED_ALIAS: 2, "deeper": {"count": 7, "label": "l"}}});
         assert_eq!(scenario::ok(&client, TOOL, deep.clone()).await, deep);
+
+        // The options of the cut subtree still hold: a hidden field is refused like an
+        // unknown one, and a required one must be there.
+        let error = scenario::err(
+            &client,
+            TOOL,
+            json!({NESTED: {"deeper": {"count": 1, "label": "l", "secret": "s"}}}),
+        )
+        .await;
+        assert!(
+            error.contains(&format!(
+                "$.{NESTED}.deeper.secret: unknown property `secret`"
+            )),
+            "{budget}: {error}"
+        );
+        let error = scenario::err(&client, TOOL, json!({NESTED: {"deeper": {"count": 1}}})).await;
+        assert!(
+            error.contains(&format!(
+                "$.{NESTED}.deeper: missing required property `label`"
+            )),
+            "{budget}: {error}"
+        );
 
         // A wrong type and an unknown field deep inside the cut subtree: precise errors.
         let error = scenario::err(

@@ -39,6 +39,7 @@ pub const TOOL_OPTIONS: &[&str] = &[
     "exclude",
     "opt_in",
     "max_schema_bytes",
+    "long_running",
 ];
 
 /// Everything the command line sets.

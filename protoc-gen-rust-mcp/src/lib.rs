@@ -49,8 +49,9 @@ pub fn execute(request: &[u8]) -> std::result::Result<CodeGeneratorResponse, pro
     execute_with_notes(request).map(|(response, _)| response)
 }
 
-/// As [`execute`], plus one line per tool whose schemas the `max_schema_bytes` budget shrank
-/// (the binary prints them on stderr).
+/// As [`execute`], plus the lines the binary prints on stderr: `shrank …` for every tool whose
+/// schemas the `max_schema_bytes` budget shrank, `note: …` for other choices made for the user
+/// (a long-running RPC whose operation cannot be waited for).
 pub fn execute_with_notes(
     request: &[u8],
 ) -> std::result::Result<(CodeGeneratorResponse, Vec<String>), prost::DecodeError> {

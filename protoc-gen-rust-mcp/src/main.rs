@@ -43,10 +43,11 @@ fn main() -> ExitCode {
     let mut stdout = io::stdout().lock();
     match protoc_gen_rust_mcp::execute_to(request, &mut stdout) {
         Ok(notes) => {
-            // Schemas the budget shrank: one line per tool, never silently.
+            // Schemas the budget shrank (`shrank …`, one line per tool) and other choices the
+            // plugin made for the user (`note: …`): never silently.
             let mut stderr = io::stderr().lock();
             for note in notes {
-                let _ = writeln!(stderr, "protoc-gen-rust-mcp: shrank {note}");
+                let _ = writeln!(stderr, "protoc-gen-rust-mcp: {note}");
             }
         }
         Err(protoc_gen_rust_mcp::RunError::Decode(e)) => {

@@ -32,13 +32,15 @@ pub struct Model {
 }
 
 impl Model {
-    /// One line per tool whose schemas the `max_schema_bytes` budget shrank, in output order.
+    /// The stderr lines of every tool (see `Tool::shrink_line`), in output order.
     pub fn shrink_lines(&self) -> Vec<String> {
         self.packages
             .iter()
             .flat_map(|p| &p.services)
             .flat_map(|s| &s.tools)
-            .filter_map(|t| t.shrink_line.clone())
+            .filter_map(|t| t.shrink_line.as_deref())
+            .flat_map(str::lines)
+            .map(str::to_owned)
             .collect()
     }
 }
@@ -108,7 +110,8 @@ pub struct Tool {
     pub input_schema: String,
     /// The output schema, as minified JSON.
     pub output_schema: String,
-    /// One line saying how the schema budget shrank this tool, if it did.
+    /// What stderr says about this tool, if anything: how the schema budget shrank it, and
+    /// notes such as a long-running RPC that cannot be waited for (lines joined by `\n`).
     pub shrink_line: Option<String>,
     /// The tool's MCP `_meta` object (RPC identity and serving choices).
     pub meta: serde_json::Value,
@@ -400,7 +403,8 @@ fn rust_service(
 
 impl Tool {
     fn new(spec: ToolSpec, rust_method: &str) -> Result<Tool> {
-        let shrink_line = spec.shrink_line();
+        let lines = spec.stderr_lines();
+        let shrink_line = (!lines.is_empty()).then(|| lines.join("\n"));
         let meta = spec.meta();
         // serde_json's writer into a byte buffer: `Value`'s `Display` goes through a
         // formatter adapter and costs about twice as much.
@@ -545,10 +549,14 @@ fn prost_services(inputs: &Inputs, options: &Options) -> Result<BTreeMap<String,
 
 /// The descriptors the runtime needs for this package, as an encoded `FileDescriptorSet`.
 ///
-/// That is the package's files plus every file defining a type they reach through fields or
-/// methods; imports that only bring options (`descriptor.proto`, `field_behavior.proto`, our own
-/// options) are left out, which keeps the embedded set small and independent of how protoc
-/// happened to encode those files. Source info is stripped. Files are ordered by name with
+/// That is the package's files, every file defining a type they reach through fields or
+/// methods, and the files defining the custom options the runtime reads again
+/// ([`RUNTIME_OPTIONS`]: `google.api.field_behavior`, `buf.validate`, `rust_mcp`) when a file of
+/// the set imports them. Files are written as the request had them, extension options included,
+/// so that the runtime's full-schema check of a shrunk tool sees required, hidden and validated
+/// fields as the plugin did. Other imports that only bring options are left out, and so are the
+/// files prost-reflect always carries (the well-known types and `descriptor.proto`), which the
+/// runtime decodes the set on top of. Source info is stripped. Files are ordered by name with
 /// every file after its imports, so the bytes do not depend on the request's file order. When
 /// the pruned set does not stand on its own (a type reached through a public import), the full
 /// import closure is used instead.
@@ -580,17 +588,19 @@ fn descriptor_set(inputs: &Inputs, files: &[String]) -> Vec<u8> {
             }
         }
     }
-    let pruned = FileDescriptorSet {
-        file: ordered_files(inputs, &needed),
-    };
+    add_option_files(inputs, &mut needed);
+    needed.retain(|name| !is_builtin(name));
+    let pruned = ordered_files(inputs, &needed);
     // Decoding the set into a pool is the authority, and costly; most sets pass the cheaper
     // check that every type they name is defined where prost-reflect would look for it.
-    if resolves_alone(&pruned.file) {
-        return pruned.encode_to_vec();
+    let with_builtins: Vec<&FileDescriptorProto> = builtin_files().iter().chain(&pruned).collect();
+    if resolves_alone(&with_builtins) {
+        return encode_set(inputs, &pruned, &needed);
     }
-    let pruned = pruned.encode_to_vec();
-    if DescriptorPool::decode(pruned.as_slice()).is_ok() {
-        return pruned;
+    let encoded = encode_set(inputs, &pruned, &needed);
+    let mut pool = DescriptorPool::global();
+    if pool.decode_file_descriptor_set(encoded.as_slice()).is_ok() {
+        return encoded;
     }
     let mut closure = BTreeSet::new();
     let mut stack = package_files;
@@ -599,10 +609,77 @@ fn descriptor_set(inputs: &Inputs, files: &[String]) -> Vec<u8> {
             stack.extend(file.dependencies());
         }
     }
-    FileDescriptorSet {
-        file: ordered_files(inputs, &closure),
+    closure.retain(|name| !is_builtin(name));
+    encode_set(inputs, &ordered_files(inputs, &closure), &closure)
+}
+
+/// The extensions the runtime reads from descriptors (`tonic_mcp_schema::extensions`): the
+/// files defining them travel with the embedded set.
+const RUNTIME_OPTIONS: &[&str] = &[
+    "google.api.field_behavior",
+    "buf.validate.field",
+    "buf.validate.oneof",
+    "rust_mcp.tool",
+    "rust_mcp.service",
+    "rust_mcp.field",
+];
+
+/// Adds to `needed` the files defining [`RUNTIME_OPTIONS`] that a file of `needed` imports, and
+/// their imports.
+fn add_option_files(inputs: &Inputs, needed: &mut BTreeSet<String>) {
+    let defining: BTreeSet<String> = RUNTIME_OPTIONS
+        .iter()
+        .filter_map(|name| inputs.pool.get_extension_by_name(name))
+        .map(|extension| extension.parent_file().name().to_owned())
+        .collect();
+    let mut stack: Vec<FileDescriptor> = needed
+        .iter()
+        .filter_map(|name| inputs.pool.get_file_by_name(name))
+        .flat_map(|file| file.dependencies().collect::<Vec<_>>())
+        .filter(|dependency| defining.contains(dependency.name()))
+        .collect();
+    while let Some(file) = stack.pop() {
+        if needed.insert(file.name().to_owned()) {
+            stack.extend(file.dependencies());
+        }
     }
-    .encode_to_vec()
+}
+
+/// The files of prost-reflect's global pool: the well-known types and `descriptor.proto`.
+fn builtin_files() -> &'static [FileDescriptorProto] {
+    static FILES: std::sync::OnceLock<Vec<FileDescriptorProto>> = std::sync::OnceLock::new();
+    FILES.get_or_init(|| {
+        DescriptorPool::global()
+            .file_descriptor_protos()
+            .cloned()
+            .collect()
+    })
+}
+
+/// Whether the runtime has `name` without the embedded set (see [`builtin_files`]).
+fn is_builtin(name: &str) -> bool {
+    builtin_files().iter().any(|file| file.name() == name)
+}
+
+/// The encoded `FileDescriptorSet` of `ordered` (from [`ordered_files`]): each file as the
+/// request encoded it, options included, without source info and without imports outside
+/// `kept` (and the built-in files).
+fn encode_set(
+    inputs: &Inputs,
+    ordered: &[FileDescriptorProto],
+    kept: &BTreeSet<String>,
+) -> Vec<u8> {
+    let mut out = Vec::new();
+    for file in ordered {
+        let encoded = match inputs.pool.get_file_by_name(file.name()) {
+            Some(descriptor) => rewrite_imports(&descriptor.encode_to_vec(), |name| {
+                kept.contains(name) || is_builtin(name)
+            }),
+            None => file.encode_to_vec(),
+        };
+        prost::encoding::bytes::encode(1, &encoded, &mut out);
+    }
+    out
 }
 
 /// The files `names` for a `FileDescriptorSet`: imports outside the set dropped, source info
@@ -654,7 +731,7 @@ fn ordered_files(inputs: &Inputs, names: &BTreeSet<String>) -> Vec<FileDescripto
 /// uninterpreted (prost-reflect would resolve it). `false` means "not sure": the caller then
 /// decodes the set into a pool. The files come from a pool that accepted them with all their
 /// imports, so only references into dropped imports can fail.
-fn resolves_alone(files: &[FileDescriptorProto]) -> bool {
+fn resolves_alone(files: &[&FileDescriptorProto]) -> bool {
     use prost_types::DescriptorProto;
 
     fn define(
@@ -815,7 +892,7 @@ fn strip(file: &FileDescriptorProto, kept: &BTreeSet<String>) -> FileDescriptorP
     let index_of = |i: i32| usize::try_from(i).ok().and_then(|i| old.get(i));
     out.dependency = old
         .iter()
-        .filter(|d| kept.contains(d.as_str()))
+        .filter(|d| kept.contains(d.as_str()) || is_builtin(d))
         .cloned()
         .collect();
     let new_index = |name: &String| out.dependency.iter().position(|d| d == name);
@@ -876,6 +953,56 @@ fn without_source_info(bytes: &[u8]) -> Vec<u8> {
             if key != (SOURCE_CODE_INFO << 3 | 2) {
                 out.extend_from_slice(&bytes[start..at]);
             }
+        }
+        Some(out)
+    };
+    scan().unwrap_or_else(|| bytes.to_vec())
+}
+
+/// An encoded `FileDescriptorProto` without its `source_code_info` and without the imports
+/// (`dependency`, field 3) that `keep` refuses; `public_dependency` (10) and `weak_dependency`
+/// (11), indexes into the imports, are renumbered. Every other field stays byte for byte,
+/// extension options included. Bytes that do not scan as protobuf are returned whole, for the
+/// pool to report.
+fn rewrite_imports(bytes: &[u8], keep: impl Fn(&str) -> bool) -> Vec<u8> {
+    use prost::encoding::{DecodeContext, decode_key, int32, skip_field, string};
+    let scan = || -> Option<Vec<u8>> {
+        let rest = without_source_info(bytes);
+        let mut buf = rest.as_slice();
+        let mut out = Vec::with_capacity(buf.len());
+        let mut imports: Vec<String> = Vec::new();
+        let (mut public, mut weak): (Vec<i32>, Vec<i32>) = (Vec::new(), Vec::new());
+        while !buf.is_empty() {
+            let start = buf;
+            let (tag, wire_type) = decode_key(&mut buf).ok()?;
+            let context = DecodeContext::default();
+            match tag {
+                3 => string::merge_repeated(wire_type, &mut imports, &mut buf, context).ok()?,
+                10 => int32::merge_repeated(wire_type, &mut public, &mut buf, context).ok()?,
+                11 => int32::merge_repeated(wire_type, &mut weak, &mut buf, context).ok()?,
+                _ => {
+                    skip_field(wire_type, tag, &mut buf, context).ok()?;
+                    out.extend_from_slice(&start[..start.len() - buf.len()]);
+                }
+            }
+        }
+        let kept: Vec<&String> = imports.iter().filter(|name| keep(name)).collect();
+        let renumber = |indexes: &[i32]| -> Vec<i32> {
+            indexes
+                .iter()
+                .filter_map(|&i| usize::try_from(i).ok().and_then(|i| imports.get(i)))
+                .filter_map(|name| kept.iter().position(|k| *k == name))
+                .filter_map(|i| i32::try_from(i).ok())
+                .collect()
+        };
+        for name in &kept {
+            string::encode(3, name, &mut out);
+        }
+        for index in renumber(&public) {
+            int32::encode(10, &index, &mut out);
+        }
+        for index in renumber(&weak) {
+            int32::encode(11, &index, &mut out);
         }
         Some(out)
     };
@@ -964,7 +1091,7 @@ mod tests {
                 .as_slice(),
             )
             .is_ok();
-            let cheap = resolves_alone(&files);
+            let cheap = resolves_alone(&files.iter().collect::<Vec<_>>());
             assert_eq!(cheap, expected, "{files:?}");
             assert!(
                 !cheap || decodes,

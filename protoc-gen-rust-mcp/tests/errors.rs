@@ -46,6 +46,24 @@ fn errors_name_the_element_and_what_is_valid() {
             ],
         ),
         (
+            "errors/wait_without_operation.proto",
+            "",
+            &[
+                "testdata.errors.wait_without_operation.ReportService.Build",
+                "(rust_mcp.tool).long_running",
+                "google.longrunning.Operation",
+            ],
+        ),
+        (
+            "errors/wait_unknown_response.proto",
+            "",
+            &[
+                "testdata.errors.wait_unknown_response.ReportService.BuildNow",
+                "(rust_mcp.tool).long_running",
+                "`NoSuchReport` is not a message",
+            ],
+        ),
+        (
             "errors/bad_name.proto",
             "",
             &["(rust_mcp.tool).name", "1bad-name!"],

@@ -234,3 +234,39 @@ fn the_binary_reports_every_shrunk_tool_on_stderr() {
     tools.dedup();
     assert_eq!(tools.len(), count, "one line per tool: {stderr}");
 }
+
+#[test]
+fn a_long_running_rpc_that_cannot_wait_returns_the_operation_with_a_note() {
+    let out = common::tempfile_path("protoc-lro-note");
+    let output = common::run_protoc(
+        &out,
+        "rust=false,tools_json,exclude=*.BuildNow",
+        &["errors/wait_unknown_response.proto".to_owned()],
+    );
+    let json = std::fs::read_to_string(out.join(
+        "testdata/errors/wait_unknown_response/testdata.errors.wait_unknown_response.mcp.json",
+    ));
+    std::fs::remove_dir_all(&out).ok();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.lines().any(|l| l
+            == "protoc-gen-rust-mcp: note: testdata.errors.wait_unknown_response.ReportService.Build: \
+                returns the google.longrunning.Operation instead of waiting for it: its \
+                operation_info response_type `NoSuchReport` is not a message the descriptors \
+                define"),
+        "{stderr}"
+    );
+    let tools = common::tools_of(&json.expect("tools JSON written"));
+    let rpc = &tools[0]["_meta"]["protoc-gen-rust-mcp/rpc"];
+    assert_eq!(rpc["longRunning"]["wait"], false, "{rpc}");
+    assert_eq!(rpc["longRunning"]["responseType"], "NoSuchReport", "{rpc}");
+    assert_eq!(
+        rpc["longRunning"]["metadataType"], "testdata.errors.wait_unknown_response.Req",
+        "{rpc}"
+    );
+    assert_eq!(
+        tools[0]["outputSchema"]["properties"]["done"]["type"], "boolean",
+        "the tool returns the Operation"
+    );
+}

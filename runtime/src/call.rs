@@ -39,9 +39,11 @@ use crate::{
     },
     context::{CallContext, CallHook},
     grpc::Invocation,
+    longrunning::{self, Started, Wait},
     meta::status_meta,
     status::{code_name, describe_status},
     toolset::{CompiledTool, SetConfig},
+    types::Types,
     validate,
 };
 
@@ -100,6 +102,12 @@ pub(crate) struct Call<'a> {
     pub(crate) limits: Limits,
     pub(crate) context: CallContext<'a>,
     pub(crate) progress: Option<Progress>,
+    /// Where a call that waits for a long-running operation records it, for cancellation.
+    pub(crate) started: Started,
+    /// The served tool that redeems a long-running operation by name, if any.
+    pub(crate) redeem_tool: Option<&'a str>,
+    /// Every message type of the server, for `Any` payloads the tool's own pool lacks.
+    pub(crate) types: &'a Types,
 }
 
 /// The result, and the gRPC code when the backend was reached (for telemetry).
@@ -279,13 +287,44 @@ pub(crate) async fn run(call: Call<'_>, arguments: Option<JsonObject>) -> Outcom
 
     let timeout = def.timeout.unwrap_or(call.set.timeout);
     let max_messages = def.max_messages.unwrap_or(call.set.max_messages).max(1);
+    let deadline = Instant::now() + timeout;
+    // Polls of a long-running operation carry the same metadata as the RPC.
+    let poll_metadata = tool.long_running.as_ref().map(|_| metadata.clone());
     let invocation = Invocation {
         requests,
         metadata,
         timeout,
     };
-    let collected = collect(tool, invocation, timeout, max_messages, call.progress).await;
-    respond(tool, collected)
+    let mut collected = collect(
+        tool,
+        invocation,
+        timeout,
+        max_messages,
+        call.progress.as_ref(),
+    )
+    .await;
+    if let (Some(lro), Some(metadata)) = (&tool.long_running, poll_metadata)
+        && collected.error.is_none()
+        && let Some(operation) = collected.messages.pop()
+    {
+        let wait = Wait {
+            lro,
+            operation: &tool.output,
+            output_omitted: &def.output_omitted,
+            options: EncodeOptions {
+                json_names: def.json_names,
+                emit_defaults: def.emit_defaults,
+            },
+            deadline,
+            timeout,
+            metadata,
+            progress: call.progress,
+            started: call.started,
+            redeem_tool: call.redeem_tool,
+        };
+        return longrunning::wait(wait, operation).await;
+    }
+    respond(tool, collected, call.types)
 }
 
 /// Canonical arguments → encoded request messages.
@@ -337,7 +376,7 @@ async fn collect(
     invocation: Invocation,
     timeout: Duration,
     max_messages: u32,
-    progress: Option<Progress>,
+    progress: Option<&Progress>,
 ) -> Collected {
     let streaming = tool.def.kind.streams_responses();
     let deadline = Instant::now() + timeout;
@@ -385,7 +424,7 @@ async fn collect(
             Ok(Some(Ok(message))) => {
                 collected.messages.push(message);
                 let count = collected.messages.len();
-                if let Some(progress) = progress.as_ref().filter(|_| streaming) {
+                if let Some(progress) = progress.filter(|_| streaming) {
                     progress
                         .report(count, format!("received message {count}"))
                         .await;
@@ -416,7 +455,7 @@ async fn collect(
 
 /// Clears the fields the output schema leaves out, at any depth, so that results never carry
 /// hidden or `INPUT_ONLY` data.
-fn clear_omitted(message: &mut DynamicMessage, omitted: &[Cow<'static, str>]) {
+pub(crate) fn clear_omitted(message: &mut DynamicMessage, omitted: &[Cow<'static, str>]) {
     let fields: Vec<_> = message.fields().map(|(field, _)| field).collect();
     for field in fields {
         if omitted.iter().any(|name| name == field.full_name()) {
@@ -444,45 +483,55 @@ fn clear_omitted(message: &mut DynamicMessage, omitted: &[Cow<'static, str>]) {
     }
 }
 
-fn respond(tool: &CompiledTool, collected: Collected) -> Outcome {
+/// One response message as JSON, decoded as `output`; the error says what failed.
+fn encode_response(
+    tool: &CompiledTool,
+    output: &prost_reflect::MessageDescriptor,
+    bytes: &Bytes,
+) -> Result<Value, String> {
     let options = EncodeOptions {
         json_names: tool.def.json_names,
         emit_defaults: tool.def.emit_defaults,
     };
+    let mut message = DynamicMessage::decode(output.clone(), bytes.clone()).map_err(|e| {
+        format!(
+            "the backend's response could not be decoded as {}: {e}",
+            tool.def.output_type
+        )
+    })?;
+    if !tool.def.output_omitted.is_empty() {
+        clear_omitted(&mut message, &tool.def.output_omitted);
+    }
+    let value = if tool.def.kind.streams_responses() {
+        encode_message(&message, options)
+    } else {
+        encode_root(&message, options)
+    };
+    value.map_err(|e| format!("the backend's response could not be encoded as JSON: {e}"))
+}
+
+fn respond(tool: &CompiledTool, collected: Collected, types: &Types) -> Outcome {
     let streaming = tool.def.kind.streams_responses();
     let mut encoded = Vec::with_capacity(collected.messages.len());
     for bytes in &collected.messages {
-        let mut message = match DynamicMessage::decode(tool.output.clone(), bytes.clone()) {
-            Ok(message) => message,
-            Err(e) => {
-                return local_failure(
-                    Code::Internal,
-                    format!(
-                        "the backend's response could not be decoded as {}: {e}",
-                        tool.def.output_type
-                    ),
-                );
+        let value = encode_response(tool, &tool.output, bytes).or_else(|failure| {
+            // An `Any` payload of another package: decode again with every type the server
+            // knows.
+            match types.message(&tool.def.output_type) {
+                Some(output) => encode_response(tool, &output, bytes),
+                None => Err(failure),
             }
-        };
-        if !tool.def.output_omitted.is_empty() {
-            clear_omitted(&mut message, &tool.def.output_omitted);
-        }
-        let value = if streaming {
-            encode_message(&message, options)
-        } else {
-            encode_root(&message, options)
-        };
+        });
         match value {
             Ok(value) => encoded.push(value),
-            Err(e) => {
-                return local_failure(
-                    Code::Internal,
-                    format!("the backend's response could not be encoded as JSON: {e}"),
-                );
-            }
+            Err(failure) => return local_failure(Code::Internal, failure),
         }
     }
+    respond_encoded(collected, encoded, streaming)
+}
 
+/// The result of a call whose response messages are encoded.
+fn respond_encoded(collected: Collected, mut encoded: Vec<Value>, streaming: bool) -> Outcome {
     if let Some(status) = collected.error {
         let mut text = describe_status(&status);
         if !encoded.is_empty() {

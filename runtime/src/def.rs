@@ -148,7 +148,10 @@ pub struct ToolDef {
     /// The tool's MCP `_meta` object as JSON (empty for none), listed with the tool. Its
     /// `protoc-gen-rust-mcp/rpc` entry names the RPC (`path`, `inputType`, `outputType`,
     /// `streaming`) and records serving choices the runtime follows: `taskSupport`
-    /// (`"optional"` lets calls run as MCP tasks) and `confirm` (ask the user first).
+    /// (`"optional"` lets calls run as MCP tasks), `confirm` (ask the user first) and
+    /// `longRunning` (with `"wait": true`, wait for the `google.longrunning.Operation` the RPC
+    /// returns and answer with its `responseType`; the descriptor set must define it and
+    /// `google.longrunning.GetOperationRequest`).
     pub meta: &'static str,
 }
 

@@ -70,6 +70,7 @@ mod dynamic;
 mod error;
 mod grpc;
 mod guard;
+mod longrunning;
 mod meta;
 mod paging;
 mod server;
@@ -78,12 +79,14 @@ mod stdio;
 mod tasks;
 mod toolset;
 mod transport;
+mod types;
 mod validate;
 
 pub use call::Limits;
 pub use context::{CallContext, Refusal, forward_headers};
 pub use dynamic::DescriptorTools;
 pub use error::Error;
+pub use longrunning::{FIRST_POLL, LONGEST_POLL};
 pub use meta::{RPC_META_KEY, STATUS_META_KEY};
 pub use paging::DEFAULT_PAGE_SIZE;
 pub use server::{

@@ -13,7 +13,7 @@ use tonic::Code;
 use crate::{error::Error, status::code_name};
 
 /// The tool `_meta` key holding the RPC's identity: `path`, `inputType`, `outputType`,
-/// `streaming`, `taskSupport`, and `category` and `confirm` when set.
+/// `streaming`, `taskSupport`, and `category`, `confirm` and `longRunning` when set.
 pub const RPC_META_KEY: &str = "protoc-gen-rust-mcp/rpc";
 
 /// The result `_meta` key holding the call's gRPC status, `{"code": 5, "name": "NOT_FOUND"}`.
@@ -37,6 +37,9 @@ pub(crate) struct ToolMeta {
     pub(crate) tasks: bool,
     /// Ask the user before calling.
     pub(crate) confirm: Option<Unconfirmed>,
+    /// Wait for the `google.longrunning.Operation` the RPC returns: its `responseType` and
+    /// `metadataType`.
+    pub(crate) wait_for: Option<(String, Option<String>)>,
 }
 
 impl ToolMeta {
@@ -77,10 +80,26 @@ impl ToolMeta {
                 Some(other) => return Err(invalid(format!("unknown unconfirmed `{other}`"))),
             },
         };
+        let wait_for = match rpc.and_then(|rpc| rpc.get("longRunning")) {
+            None => None,
+            Some(lro) => {
+                let text = |key: &str| lro.get(key).and_then(Value::as_str).map(str::to_owned);
+                match lro.get("wait").and_then(Value::as_bool) {
+                    Some(true) => Some((
+                        text("responseType").ok_or_else(|| {
+                            invalid("`longRunning` has no `responseType`".to_owned())
+                        })?,
+                        text("metadataType"),
+                    )),
+                    _ => None,
+                }
+            }
+        };
         Ok(Self {
             object: Some(object),
             tasks,
             confirm,
+            wait_for,
         })
     }
 }

@@ -33,6 +33,7 @@ use rmcp::{
     },
 };
 use tonic::{Code, metadata::MetadataMap};
+use tonic_mcp_schema::tools::GET_OPERATION_PATH;
 use tracing::Instrument as _;
 
 use crate::{
@@ -41,10 +42,12 @@ use crate::{
     context::{CallContext, CallHook, Refusal},
     error::Error,
     guard::{self, Guarded, MESSAGE_DEPTH_LIMIT, NotAnObject, TooDeep},
+    longrunning::Started,
     paging,
     stdio::LineTransport,
     tasks::{self, Tasks},
     toolset::{Entry, SetConfig, ToolSet},
+    types::Types,
 };
 
 pub(crate) struct Registered {
@@ -64,6 +67,11 @@ struct Inner {
     page_size: usize,
     tasks: Tasks,
     task_ttl: Duration,
+    /// The served tool of `google.longrunning.Operations/GetOperation`, named in what tools
+    /// that wait for an operation say about redeeming one.
+    redeem_tool: Option<String>,
+    /// Every message type of the tools' descriptor pools.
+    types: Types,
 }
 
 /// How long [`McpServer::serve_http`] waits, after its shutdown, for tool calls in flight.
@@ -274,11 +282,21 @@ impl McpServerBuilder {
         if let Some(instructions) = self.instructions {
             info = info.with_instructions(instructions);
         }
+        let redeem_tool = self
+            .tools
+            .values()
+            .find(|registered| registered.entry.tool.def.rpc_path == GET_OPERATION_PATH)
+            .map(|registered| registered.entry.name.clone());
         let listing = self
             .tools
             .values()
-            .map(|registered| registered.entry.listing())
+            .map(|registered| registered.entry.listing(redeem_tool.as_deref()))
             .collect();
+        let types = Types::new(
+            self.tools
+                .values()
+                .map(|registered| registered.entry.tool.output.parent_pool().clone()),
+        );
         McpServer {
             inner: Arc::new(Inner {
                 info,
@@ -291,6 +309,8 @@ impl McpServerBuilder {
                 page_size: self.page_size,
                 tasks: Tasks::default(),
                 task_ttl: self.task_ttl,
+                redeem_tool,
+                types,
             }),
         }
     }
@@ -596,7 +616,8 @@ impl McpServer {
             duration_ms = tracing::field::Empty,
             grpc_code = tracing::field::Empty,
         );
-        let started = Instant::now();
+        let started_at = Instant::now();
+        let started = Started::default();
         let call = Call {
             tool: &registered.entry.tool,
             set: &registered.set,
@@ -609,13 +630,23 @@ impl McpServer {
                 meta,
             },
             progress,
+            started: started.clone(),
+            redeem_tool: self.inner.redeem_tool.as_deref(),
+            types: &self.inner.types,
         };
         let outcome = tokio::select! {
             biased;
             () = cancelled => None,
             outcome = call::run(call, arguments).instrument(span.clone()) => Some(outcome),
         };
-        let elapsed = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        // A call cancelled while it waited for a long-running operation cancels the operation.
+        if outcome.is_none()
+            && let Some(lro) = &registered.entry.tool.long_running
+            && let Some((name, metadata)) = started.take()
+        {
+            lro.cancel(name, metadata).instrument(span.clone()).await;
+        }
+        let elapsed = u64::try_from(started_at.elapsed().as_millis()).unwrap_or(u64::MAX);
         span.record("duration_ms", elapsed);
         span.record(
             "grpc_code",
@@ -998,7 +1029,7 @@ impl ServerHandler for McpServer {
         self.inner
             .tools
             .get(name)
-            .map(|registered| registered.entry.listing())
+            .map(|registered| registered.entry.listing(self.inner.redeem_tool.as_deref()))
     }
 
     async fn call_tool(

@@ -16,6 +16,7 @@ use crate::{
     def::ToolInfo,
     error::Error,
     grpc::{BoxTransport, Endpoint},
+    longrunning::LongRunning,
     meta::ToolMeta,
     validate,
 };
@@ -50,6 +51,8 @@ pub(crate) struct CompiledTool {
     validation: OnceLock<Validation>,
     /// The full-schema check of a tool whose listed input schema was shrunk.
     pub(crate) deep: validate::DeepCheck,
+    /// What a tool that waits for its `google.longrunning.Operation` needs.
+    pub(crate) long_running: Option<LongRunning>,
 }
 
 impl CompiledTool {
@@ -73,9 +76,21 @@ pub(crate) struct Entry {
 }
 
 impl Entry {
-    pub(crate) fn listing(&self) -> rmcp::model::Tool {
+    /// The tool as `tools/list` shows it. A tool that waits for a long-running operation
+    /// names `redeem_tool`, the served GetOperation tool, in its description.
+    pub(crate) fn listing(&self, redeem_tool: Option<&str>) -> rmcp::model::Tool {
         let def = &self.tool.def;
-        let description = (!def.description.is_empty()).then(|| def.description.clone());
+        let description = match redeem_tool.filter(|_| self.tool.long_running.is_some()) {
+            Some(redeem) => Some(
+                format!(
+                    "{}{}Here GetOperation is the tool `{redeem}`.",
+                    def.description,
+                    if def.description.is_empty() { "" } else { " " }
+                )
+                .into(),
+            ),
+            None => (!def.description.is_empty()).then(|| def.description.clone()),
+        };
         let mut tool = rmcp::model::Tool::new_with_raw(
             self.name.clone(),
             description,
@@ -236,7 +251,7 @@ impl ToolSet {
 
     /// The MCP tool definitions of this set, as `tools/list` shows them.
     pub fn tools(&self) -> Vec<rmcp::model::Tool> {
-        self.tools.iter().map(Entry::listing).collect()
+        self.tools.iter().map(|entry| entry.listing(None)).collect()
     }
 
     /// Number of tools.
@@ -352,9 +367,19 @@ fn shared_pool(descriptor_set: &'static [u8]) -> Result<DescriptorPool, Error> {
     if let Some((_, pool)) = pools.iter().find(|(k, _)| *k == key) {
         return Ok(pool.clone());
     }
-    let pool =
-        DescriptorPool::decode(descriptor_set).map_err(|e| Error::DescriptorSet(e.to_string()))?;
+    let pool = decode_pool(descriptor_set)?;
     pools.push((key, pool.clone()));
+    Ok(pool)
+}
+
+/// Decodes an encoded `FileDescriptorSet` on top of the well-known types, which it may leave
+/// out: the plugin embeds neither the well-known types nor `descriptor.proto` (prost-reflect
+/// carries them), only the files that define the package's types and the custom options they
+/// use.
+fn decode_pool(descriptor_set: &[u8]) -> Result<DescriptorPool, Error> {
+    let mut pool = DescriptorPool::global();
+    pool.decode_file_descriptor_set(descriptor_set)
+        .map_err(|e| Error::DescriptorSet(e.to_string()))?;
     Ok(pool)
 }
 
@@ -370,15 +395,14 @@ pub(crate) enum Checks {
 impl ToolSetBuilder {
     /// Start a tool set whose message types live in `descriptor_set`, an encoded
     /// `FileDescriptorSet` (generated code passes its `MCP_FILE_DESCRIPTOR_SET`), and whose
-    /// calls go through `transport`.
+    /// calls go through `transport`. The set may leave out the well-known types
+    /// (`google/protobuf/*.proto`, `descriptor.proto` included): they are always there.
     ///
     /// # Errors
     ///
     /// [`Error::DescriptorSet`] when the bytes do not decode into a linked descriptor pool.
     pub fn new(descriptor_set: &[u8], transport: BoxTransport) -> Result<Self, Error> {
-        let pool = DescriptorPool::decode(descriptor_set)
-            .map_err(|e| Error::DescriptorSet(e.to_string()))?;
-        Ok(Self::with_pool(pool, transport))
+        Ok(Self::with_pool(decode_pool(descriptor_set)?, transport))
     }
 
     pub(crate) fn with_pool(pool: DescriptorPool, transport: BoxTransport) -> Self {
@@ -464,6 +488,17 @@ impl ToolSetBuilder {
                     rpc_path: def.rpc_path.to_string(),
                 }
             })?;
+        let long_running = match &meta.wait_for {
+            None => None,
+            Some((response_type, metadata_type)) => Some(LongRunning::new(
+                &def.name,
+                &self.pool,
+                &self.transport,
+                &def.output_type,
+                response_type,
+                metadata_type.as_deref(),
+            )?),
+        };
         self.tools.push(Entry {
             name: def.name.to_string(),
             tool: Arc::new(CompiledTool {
@@ -476,6 +511,7 @@ impl ToolSetBuilder {
                 validation: OnceLock::new(),
                 deep,
                 meta,
+                long_running,
             }),
         });
         Ok(())

@@ -34,6 +34,7 @@ pub struct Extensions {
     tool: Option<ExtensionDescriptor>,
     service: Option<ExtensionDescriptor>,
     field: Option<ExtensionDescriptor>,
+    operation_info: Option<ExtensionDescriptor>,
     /// Field facts by full field name: decoding options is the costly part of reading them, and
     /// every schema that reaches a message reads all of its fields.
     facts: RefCell<HashMap<String, FieldFacts>>,
@@ -93,6 +94,19 @@ pub struct ToolOptions {
     pub confirm: bool,
     /// `unconfirmed`, as its enum number.
     pub unconfirmed: Option<i32>,
+    /// `long_running`, as its enum number.
+    pub long_running: Option<i32>,
+}
+
+/// The `(google.longrunning.operation_info)` option of a method returning
+/// `google.longrunning.Operation`: the types its `response` and `metadata` hold, as written
+/// (possibly relative to the method's package).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OperationInfo {
+    /// `response_type`.
+    pub response_type: String,
+    /// `metadata_type`.
+    pub metadata_type: String,
 }
 
 /// The `(rust_mcp.service)` option of a service.
@@ -115,6 +129,7 @@ impl Extensions {
             tool: get("rust_mcp.tool"),
             service: get("rust_mcp.service"),
             field: get("rust_mcp.field"),
+            operation_info: get("google.longrunning.operation_info"),
             facts: RefCell::default(),
         }
     }
@@ -202,7 +217,20 @@ impl Extensions {
             task_support: get_i32(&o, "task_support"),
             confirm: get_bool(&o, "confirm").unwrap_or(false),
             unconfirmed: get_i32(&o, "unconfirmed"),
+            long_running: get_i32(&o, "long_running"),
         }
+    }
+
+    /// The `(google.longrunning.operation_info)` option of `method`, when set.
+    pub fn operation_info(&self, method: &MethodDescriptor) -> Option<OperationInfo> {
+        let Some(Value::Message(info)) = extension(&method.options(), self.operation_info.as_ref())
+        else {
+            return None;
+        };
+        Some(OperationInfo {
+            response_type: get_string(&info, "response_type").unwrap_or_default(),
+            metadata_type: get_string(&info, "metadata_type").unwrap_or_default(),
+        })
     }
 
     /// The `(rust_mcp.service)` option of `service`.

@@ -92,11 +92,18 @@ impl RpcKind {
 ///   "streaming": "unary",
 ///   "taskSupport": "forbidden",
 ///   "category": "tasks",
-///   "confirm": {"unconfirmed": "refuse"}
+///   "confirm": {"unconfirmed": "refuse"},
+///   "longRunning": {
+///     "responseType": "demo.v1.ArchiveTasksResponse",
+///     "metadataType": "demo.v1.ArchiveTasksMetadata",
+///     "wait": true
+///   }
 /// }}
 /// ```
 ///
-/// `category` and `confirm` are present only when set.
+/// `category` and `confirm` are present only when set, `longRunning` only for an RPC that
+/// returns a `google.longrunning.Operation` with `operation_info` (`metadataType` when the
+/// descriptors define it; `wait` tells whether the call waits for the operation).
 pub fn tool_meta(tool: &ToolSpec) -> Value {
     let mut rpc = Map::new();
     rpc.insert("path".to_owned(), json!(tool.rpc_path));
@@ -112,6 +119,15 @@ pub fn tool_meta(tool: &ToolSpec) -> Value {
             "confirm".to_owned(),
             json!({ "unconfirmed": unconfirmed.as_str() }),
         );
+    }
+    if let Some(lro) = &tool.long_running {
+        let mut long_running = Map::new();
+        long_running.insert("responseType".to_owned(), json!(lro.response_type));
+        if let Some(metadata) = &lro.metadata_type {
+            long_running.insert("metadataType".to_owned(), json!(metadata));
+        }
+        long_running.insert("wait".to_owned(), json!(lro.wait));
+        rpc.insert("longRunning".to_owned(), Value::Object(long_running));
     }
     let mut meta = Map::new();
     meta.insert(RPC_META_KEY.to_owned(), Value::Object(rpc));

@@ -103,6 +103,19 @@ pub struct Options {
     /// The most bytes of minified JSON an input or output schema may take before it is shrunk
     /// ([`crate::schema::tool_schema_report`]); 0: no limit.
     pub max_schema_bytes: usize,
+    /// Whether tools of RPCs that return `google.longrunning.Operation` wait for it by default.
+    pub long_running: LongRunning,
+}
+
+/// How a tool treats a `google.longrunning.Operation` result (`long_running` plugin option,
+/// `(rust_mcp.tool).long_running`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LongRunning {
+    /// Poll the operation until it is done or the deadline passes; return its response.
+    #[default]
+    Wait,
+    /// Return the operation as the RPC answered it.
+    Operation,
 }
 
 /// The default `max_schema_bytes`, chosen from measurement on the googleapis corpus
@@ -130,6 +143,7 @@ impl Default for Options {
             exclude: Vec::new(),
             opt_in: false,
             max_schema_bytes: DEFAULT_MAX_SCHEMA_BYTES,
+            long_running: LongRunning::default(),
         }
     }
 }
@@ -231,6 +245,11 @@ pub const OPTIONS: &[OptionDoc] = &[
         key: "max_schema_bytes",
         value: "<bytes>",
         help: "shrink an input or output schema whose minified JSON is larger, in documented steps, and say so on stderr; 0: no limit (default 16384)",
+    },
+    OptionDoc {
+        key: "long_running",
+        value: "wait|operation",
+        help: "RPCs returning a google.longrunning.Operation with operation_info: wait for it and return its response (default), or return the operation",
     },
     OptionDoc {
         key: "opt_in",
@@ -367,6 +386,17 @@ impl Options {
             "include" => self.include.push(text(value, "<glob>")?),
             "exclude" => self.exclude.push(text(value, "<glob>")?),
             "opt_in" => self.opt_in = flag(value)?,
+            "long_running" => {
+                self.long_running = match value {
+                    Some("wait") => LongRunning::Wait,
+                    Some("operation") => LongRunning::Operation,
+                    _ => {
+                        return Err(invalid(
+                            "valid values are `wait` and `operation`".to_owned(),
+                        ));
+                    }
+                }
+            }
             "max_schema_bytes" => {
                 let text = text(value, "<bytes>")?;
                 self.max_schema_bytes = text.parse().map_err(|_| {
@@ -467,6 +497,13 @@ mod tests {
         assert!(options.tools_json);
         assert!(!options.descriptions);
         assert_eq!(options.max_schema_bytes, DEFAULT_MAX_SCHEMA_BYTES);
+        assert_eq!(options.long_running, LongRunning::Wait);
+        assert_eq!(
+            Options::parse("long_running=operation")
+                .unwrap()
+                .long_running,
+            LongRunning::Operation
+        );
         assert_eq!(
             Options::parse("max_schema_bytes=0")
                 .unwrap()
@@ -497,6 +534,7 @@ mod tests {
             ("prefix=9lives", "letter"),
             ("tool_names", "`service_method`, `method` and `package`"),
             ("max_schema_bytes=lots", "not a number of bytes"),
+            ("long_running=later", "`wait` and `operation`"),
         ];
         for (input, expected) in cases {
             let err = Options::parse(input).unwrap_err().to_string();

@@ -13,10 +13,10 @@ use prost_reflect::{
 use serde_json::Value;
 
 use crate::error::{Error, Result};
-use crate::extensions::ToolOptions;
+use crate::extensions::{OperationInfo, ToolOptions};
 use crate::meta::{self, TaskSupport, Unconfirmed};
 use crate::names;
-use crate::options::ToolNames;
+use crate::options::{LongRunning, ToolNames};
 use crate::schema::{self, Cardinal, Direction, SchemaContext, ShrinkReport};
 
 /// How an RPC streams.
@@ -55,6 +55,28 @@ pub struct Annotations {
     pub idempotent: Option<bool>,
     /// `openWorldHint`.
     pub open_world: Option<bool>,
+}
+
+/// The full name of `google.longrunning.Operation`.
+pub const OPERATION: &str = "google.longrunning.Operation";
+
+/// The `google.longrunning.Operations` RPC that redeems an operation by name.
+pub const GET_OPERATION_PATH: &str = "/google.longrunning.Operations/GetOperation";
+
+/// The `google.longrunning.Operations` RPC that cancels an operation by name.
+pub const CANCEL_OPERATION_PATH: &str = "/google.longrunning.Operations/CancelOperation";
+
+/// A tool whose RPC returns a `google.longrunning.Operation` and declares
+/// `(google.longrunning.operation_info)`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LongRunningSpec {
+    /// The full name of the message a finished operation's `response` holds.
+    pub response_type: String,
+    /// The full name of the message its `metadata` holds, when the descriptors define it.
+    pub metadata_type: Option<String>,
+    /// The call waits for the operation and returns its unpacked response (`LONG_RUNNING_WAIT`);
+    /// otherwise it returns the operation.
+    pub wait: bool,
 }
 
 /// An RPC that does not become a tool.
@@ -108,6 +130,11 @@ pub struct ToolSpec {
     /// Ask the user before calling, and what to do when the client cannot be asked; `None`
     /// when the tool does not ask.
     pub confirm: Option<Unconfirmed>,
+    /// The long-running operation the RPC returns, when it declares one.
+    pub long_running: Option<LongRunningSpec>,
+    /// Generation notes for stderr beyond shrinking (a long-running RPC that cannot be waited
+    /// for, and why).
+    pub notes: Vec<String>,
 }
 
 impl ToolSpec {
@@ -189,6 +216,16 @@ pub fn service_tools(cx: SchemaContext<'_>, service: &ServiceDescriptor) -> Resu
 }
 
 impl ToolSpec {
+    /// Every stderr line for this tool: `shrank ` and the shrink line, then `note: ` and each
+    /// note.
+    pub fn stderr_lines(&self) -> Vec<String> {
+        self.shrink_line()
+            .map(|line| format!("shrank {line}"))
+            .into_iter()
+            .chain(self.notes.iter().map(|note| format!("note: {note}")))
+            .collect()
+    }
+
     /// The stderr line for a tool the budget shrank, `None` when it did not:
     /// `ItemService_GetItem: input 1006.2 KB -> 15.8 KB (enum value comments, …)`.
     pub fn shrink_line(&self) -> Option<String> {
@@ -342,6 +379,26 @@ fn tool(
         .title
         .clone()
         .unwrap_or_else(|| names::title_words(method.name()));
+    let mut notes = Vec::new();
+    let long_running = long_running(cx, method, tool_options, kind, &mut notes)?;
+    let description = match &long_running {
+        None => description,
+        Some(lro) if lro.wait => format!(
+            "{description}\n\nLong-running: the call waits for the operation to finish and \
+             returns its response, a `{}`. If it is still running when the call's deadline \
+             passes, the result holds it under `{}` instead: the work goes on, so do not call \
+             this tool again; get the result later with \
+             google.longrunning.Operations/GetOperation and the operation's `name`.",
+            lro.response_type,
+            schema::PENDING_OPERATION_KEY
+        ),
+        Some(lro) => format!(
+            "{description}\n\nLong-running: returns a google.longrunning.Operation. Once it is \
+             `done`, its `response` is a `{}`; until then, poll it with \
+             google.longrunning.Operations/GetOperation and its `name`.",
+            lro.response_type
+        ),
+    };
 
     let mut annotations = Annotations::default();
     match method
@@ -364,10 +421,16 @@ fn tool(
     annotations.open_world = tool_options.open_world;
 
     check_hidden_required(cx, method)?;
-    let output_omitted = omitted_output_fields(cx, &method.output());
-
     let input = method.input();
     let output = method.output();
+    // A tool that waits answers with the operation's response: its schema and omitted fields
+    // are the response type's.
+    let waited = long_running
+        .as_ref()
+        .filter(|lro| lro.wait)
+        .and_then(|lro| output.parent_pool().get_message_by_name(&lro.response_type));
+    let output_omitted = omitted_output_fields(cx, waited.as_ref().unwrap_or(&output));
+
     let (input_cardinal, output_cardinal) = match kind {
         RpcKind::Unary => (Cardinal::One, Cardinal::One),
         RpcKind::ServerStreaming => (Cardinal::One, Cardinal::Stream),
@@ -376,8 +439,16 @@ fn tool(
     };
     let (input_schema, input_shrunk) =
         schema::tool_schema_report(cx, &input, Direction::Input, input_cardinal)?;
-    let (output_schema, output_shrunk) =
-        schema::tool_schema_report(cx, &output, Direction::Output, output_cardinal)?;
+    let (output_schema, output_shrunk) = match &waited {
+        Some(response) => schema::operation_schema_report(
+            cx,
+            response,
+            long_running
+                .as_ref()
+                .and_then(|lro| lro.metadata_type.as_deref()),
+        )?,
+        None => schema::tool_schema_report(cx, &output, Direction::Output, output_cardinal)?,
+    };
     let shrunk = [
         (Direction::Input, input_shrunk),
         (Direction::Output, output_shrunk),
@@ -396,6 +467,8 @@ fn tool(
     }
 
     let task_support = match tool_options.task_support {
+        // Waiting for an operation takes as long as the operation: a task frees the client.
+        None | Some(0) if waited.is_some() => TaskSupport::Optional,
         None | Some(0) => TaskSupport::default_for(kind),
         Some(1) => TaskSupport::Forbidden,
         Some(2) => TaskSupport::Optional,
@@ -442,7 +515,116 @@ fn tool(
         category: tool_options.category.clone(),
         task_support,
         confirm: tool_options.confirm.then_some(unconfirmed),
+        long_running,
+        notes,
     })
+}
+
+/// The long-running operation `method` declares, and whether its tool waits for it.
+///
+/// An RPC is long-running when it returns `google.longrunning.Operation` and carries
+/// `(google.longrunning.operation_info)`. Its types are resolved like proto type names: relative
+/// to the method's package, then to each enclosing package. A tool waits unless the tool
+/// option or the plugin option says `OPERATION`, and only a unary RPC whose `response_type` the
+/// descriptors define can wait; otherwise, when waiting was only the default, the tool returns
+/// the operation and a note says why.
+fn long_running(
+    cx: SchemaContext<'_>,
+    method: &MethodDescriptor,
+    tool_options: &ToolOptions,
+    kind: RpcKind,
+    notes: &mut Vec<String>,
+) -> Result<Option<LongRunningSpec>> {
+    let option = "(rust_mcp.tool).long_running";
+    let invalid = |reason: String| Error::InvalidElementOption {
+        element: method.full_name().to_owned(),
+        option: option.to_owned(),
+        reason,
+    };
+    let explicit = match tool_options.long_running {
+        None | Some(0) => None,
+        Some(1) => Some(LongRunning::Wait),
+        Some(2) => Some(LongRunning::Operation),
+        Some(other) => return Err(invalid(format!("{other} is not a LongRunning value"))),
+    };
+    let info = (method.output().full_name() == OPERATION)
+        .then(|| cx.extensions.operation_info(method))
+        .flatten();
+    let Some(OperationInfo {
+        response_type,
+        metadata_type,
+    }) = info
+    else {
+        if explicit.is_some() {
+            return Err(invalid(
+                "the method does not return a google.longrunning.Operation with \
+                 (google.longrunning.operation_info); remove the option"
+                    .to_owned(),
+            ));
+        }
+        return Ok(None);
+    };
+    let pool = method.parent_pool();
+    let package = method.parent_file().package_name().to_owned();
+    let response = resolve(pool, &package, &response_type);
+    let metadata = resolve(pool, &package, &metadata_type);
+    let wanted = explicit.unwrap_or(cx.options.long_running) == LongRunning::Wait;
+    let obstacle = if kind != RpcKind::Unary {
+        Some("it is a streaming RPC".to_owned())
+    } else if response.is_none() {
+        Some(format!(
+            "its operation_info response_type `{response_type}` is not a message the \
+             descriptors define"
+        ))
+    } else {
+        None
+    };
+    let wait = match (wanted, obstacle) {
+        (false, _) => false,
+        (true, None) => true,
+        (true, Some(obstacle)) if explicit == Some(LongRunning::Wait) => {
+            return Err(invalid(format!(
+                "cannot wait for the operation: {obstacle}"
+            )));
+        }
+        (true, Some(obstacle)) => {
+            notes.push(format!(
+                "{}: returns the google.longrunning.Operation instead of waiting for it: \
+                 {obstacle}",
+                method.full_name()
+            ));
+            false
+        }
+    };
+    Ok(Some(LongRunningSpec {
+        response_type: response.unwrap_or(response_type),
+        metadata_type: metadata,
+        wait,
+    }))
+}
+
+/// The full name of the message `name` refers to from `package`, resolved like a proto type
+/// name: `package.name`, then `name` under each enclosing package, then `name` itself.
+fn resolve(pool: &prost_reflect::DescriptorPool, package: &str, name: &str) -> Option<String> {
+    let name = name.strip_prefix('.').unwrap_or(name);
+    if name.is_empty() {
+        return None;
+    }
+    let mut scope = package;
+    loop {
+        let candidate = if scope.is_empty() {
+            name.to_owned()
+        } else {
+            format!("{scope}.{name}")
+        };
+        if pool.get_message_by_name(&candidate).is_some() {
+            return Some(candidate);
+        }
+        if scope.is_empty() {
+            return None;
+        }
+        scope = scope.rsplit_once('.').map_or("", |(outer, _)| outer);
+    }
 }
 
 /// Fields reachable from `output` that output schemas leave out.

@@ -14,11 +14,14 @@ use tokio_stream::Stream;
 use tonic::{Code, Request, Response, Status};
 use tonic_types::{ErrorDetails, StatusExt as _};
 
-use crate::pb::{
-    AddCommentRequest, Comment, CreateTaskRequest, DeleteTaskRequest, ExportTasksRequest,
-    GetTaskRequest, ListTasksRequest, ListTasksResponse, Person, Priority, State, Task,
-    UpdateTaskRequest, task::Owner, task_service_server::TaskService,
+use crate::operations::{OperationStore, pack};
+use crate::pb::demo::v1::{
+    AddCommentRequest, ArchiveTasksMetadata, ArchiveTasksRequest, ArchiveTasksResponse, Comment,
+    CreateTaskRequest, DeleteTaskRequest, ExportTasksRequest, GetTaskRequest, ListTasksRequest,
+    ListTasksResponse, Person, Priority, State, Task, UpdateTaskRequest, task::Owner,
+    task_service_server::TaskService,
 };
+use crate::pb::google::longrunning::Operation;
 
 /// `ErrorInfo.domain` of every error this service returns.
 const ERROR_DOMAIN: &str = "tasks.demo.local";
@@ -92,10 +95,16 @@ impl Tracker {
     }
 }
 
+/// How long archiving one task takes unless the request says otherwise.
+const DEFAULT_PER_TASK: Duration = Duration::from_millis(500);
+/// The longest `per_task` accepted.
+const MAX_PER_TASK: Duration = Duration::from_secs(60);
+
 /// The shared state behind every clone of the service.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct TaskStore {
     state: Arc<Mutex<Tracker>>,
+    operations: OperationStore,
 }
 
 impl TaskStore {
@@ -175,8 +184,49 @@ impl TaskStore {
 
         Self {
             state: Arc::new(Mutex::new(state)),
+            operations: OperationStore::default(),
         }
     }
+
+    /// The long-running operations of `ArchiveTasks`, served by the `Operations` service.
+    pub(crate) fn operations(&self) -> OperationStore {
+        self.operations.clone()
+    }
+}
+
+/// Archives `ids`, one every `per_task`, under the operation `name`, until done or cancelled.
+async fn archive(store: TaskStore, name: String, state: State, ids: Vec<u64>, per_task: Duration) {
+    let total = ids.len() as i32;
+    let mut archived: Vec<Task> = Vec::new();
+    for n in ids {
+        tokio::time::sleep(per_task).await;
+        if store.operations.cancel_requested(&name).await {
+            // Cancelled work is put back as it was.
+            let mut tracker = store.state.lock().await;
+            for task in archived {
+                if let Some(n) = task_number(&task.id) {
+                    tracker.tasks.insert(n, task);
+                }
+            }
+            tracing::info!(operation = %name, "archiving cancelled");
+            let status = Status::cancelled("the operation was cancelled by CancelOperation");
+            store.operations.finish(&name, Err(status)).await;
+            return;
+        }
+        if let Some(task) = store.state.lock().await.tasks.remove(&n) {
+            archived.push(task);
+        }
+        let metadata = ArchiveTasksMetadata {
+            archived: archived.len() as i32,
+            total,
+        };
+        let metadata = pack("demo.v1.ArchiveTasksMetadata", &metadata);
+        store.operations.progress(&name, metadata).await;
+    }
+    tracing::info!(operation = %name, tasks = archived.len(), ?state, "archived tasks");
+    let response = ArchiveTasksResponse { tasks: archived };
+    let response = pack("demo.v1.ArchiveTasksResponse", &response);
+    store.operations.finish(&name, Ok(response)).await;
 }
 
 #[tonic::async_trait]
@@ -374,6 +424,73 @@ impl TaskService for TaskStore {
                 .collect()
         };
         Ok(Response::new(Box::pin(tokio_stream::iter(tasks))))
+    }
+
+    async fn archive_tasks(
+        &self,
+        request: Request<ArchiveTasksRequest>,
+    ) -> Result<Response<Operation>, Status> {
+        let request = request.into_inner();
+        let mut violations = Vec::new();
+        let state = State::try_from(request.state).unwrap_or(State::Unspecified);
+        if state == State::Unspecified {
+            violations.push(violation("state", "must name a state"));
+        }
+        let per_task = match request.per_task {
+            None => Ok(DEFAULT_PER_TASK),
+            Some(d) => Duration::try_from(d),
+        };
+        let per_task = match per_task {
+            Ok(d) if d <= MAX_PER_TASK => d,
+            _ => {
+                violations.push(violation(
+                    "per_task",
+                    &format!("must be from 0 to {} seconds", MAX_PER_TASK.as_secs()),
+                ));
+                DEFAULT_PER_TASK
+            }
+        };
+        if !violations.is_empty() {
+            return Err(invalid_argument(violations));
+        }
+        let ids: Vec<u64> = {
+            let tracker = self.state.lock().await;
+            tracker
+                .tasks
+                .iter()
+                .filter(|(_, task)| task.state == state as i32)
+                .map(|(n, _)| *n)
+                .collect()
+        };
+        let metadata = ArchiveTasksMetadata {
+            archived: 0,
+            total: ids.len() as i32,
+        };
+        let operation = self
+            .operations
+            .start(pack("demo.v1.ArchiveTasksMetadata", &metadata))
+            .await;
+        let name = operation.name.clone();
+        if ids.is_empty() {
+            // The operation fails rather than the RPC: the work was accepted, then found
+            // nothing to do.
+            let mut details = ErrorDetails::new();
+            details.add_precondition_failure_violation(
+                "STATE_EMPTY",
+                format!("demo.v1.State/{}", state.as_str_name()),
+                "no task is in this state; TaskService_ListTasks shows the tasks",
+            );
+            let status = Status::with_error_details(
+                Code::FailedPrecondition,
+                format!("no task is in state {}", state.as_str_name()),
+                details,
+            );
+            self.operations.finish(&name, Err(status)).await;
+        } else {
+            tracing::info!(operation = %name, tasks = ids.len(), "archiving started");
+            tokio::spawn(archive(self.clone(), name, state, ids, per_task));
+        }
+        Ok(Response::new(operation))
     }
 }
 

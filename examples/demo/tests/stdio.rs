@@ -69,7 +69,7 @@ fn readmes_stdio_lines_get_their_answers_then_a_clean_exit() {
     };
     assert_eq!(by_id(1)["result"]["serverInfo"]["name"], "demo");
     let tools = by_id(2)["result"]["tools"].as_array().expect("tools");
-    assert_eq!(tools.len(), 7, "{tools:?}");
+    assert_eq!(tools.len(), 13, "{tools:?}");
     let call = &by_id(3)["result"];
     assert_eq!(call["isError"], false, "{call}");
     let text = call["content"][0]["text"].as_str().expect("text content");

@@ -181,9 +181,77 @@ pub fn tool_schema_report(
     direction: Direction,
     cardinal: Cardinal,
 ) -> Result<(Value, Option<ShrinkReport>)> {
+    report(cx, message, direction, cardinal, &|_| {})
+}
+
+/// The key under which the output of a tool that waits for a `google.longrunning.Operation`
+/// holds the operation when it was still running at the call's deadline. A property key with a
+/// `.` can be no field's name or JSON name, so it never collides with the response's fields.
+pub const PENDING_OPERATION_KEY: &str = "google.longrunning.Operation";
+
+/// The output schema of a tool that waits for a long-running operation: the schema of
+/// `response` (the operation's `response_type`), with one more optional property,
+/// [`PENDING_OPERATION_KEY`], for an operation still running at the deadline: its `name` (which
+/// redeems it with `google.longrunning.Operations/GetOperation`) and latest `metadata` (a
+/// `metadata_type`, named in its description). A root `required` list is dropped, so that a
+/// pending result conforms too. Within the `max_schema_bytes` budget like any tool schema.
+pub fn operation_schema_report(
+    cx: SchemaContext<'_>,
+    response: &MessageDescriptor,
+    metadata_type: Option<&str>,
+) -> Result<(Value, Option<ShrinkReport>)> {
+    let metadata = match metadata_type {
+        Some(name) => format!("The operation's latest metadata, a `{name}`."),
+        None => "The operation's latest metadata.".to_owned(),
+    };
+    let pending = json!({
+        "type": "object",
+        "description": "Present instead of the response when the operation was still running at \
+                        the call's deadline. The work goes on: do not call this tool again, \
+                        get the result later with google.longrunning.Operations/GetOperation \
+                        and the operation's `name`.",
+        "properties": {
+            "name": {
+                "type": "string",
+                "description": "The operation's name, which redeems it with GetOperation.",
+            },
+            "metadata": {"type": "object", "description": metadata},
+        },
+        "required": ["name"],
+        "additionalProperties": false,
+    });
+    let finish = |schema: &mut Value| {
+        let Value::Object(root) = schema else {
+            return;
+        };
+        root.remove("required");
+        let properties = root
+            .entry("properties")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(properties) = properties {
+            properties.insert(PENDING_OPERATION_KEY.to_owned(), pending.clone());
+        }
+    };
+    report(cx, response, Direction::Output, Cardinal::One, &finish)
+}
+
+/// [`tool_schema_report`], with `finish` applied to every candidate schema before it is
+/// measured.
+fn report(
+    cx: SchemaContext<'_>,
+    message: &MessageDescriptor,
+    direction: Direction,
+    cardinal: Cardinal,
+    finish: &dyn Fn(&mut Value),
+) -> Result<(Value, Option<ShrinkReport>)> {
     let budget = cx.options.max_schema_bytes;
     let graph = graph::MessageGraph::build(cx, message, direction, is_root_node(message, cardinal));
-    let first = generate(cx, &graph, message, direction, cardinal, Shrink::default())?;
+    let generate = |shrink: Shrink| -> Result<Value> {
+        let mut schema = generate(cx, &graph, message, direction, cardinal, shrink)?;
+        finish(&mut schema);
+        Ok(schema)
+    };
+    let first = generate(Shrink::default())?;
     if budget == 0 {
         return Ok((first, None));
     }
@@ -212,7 +280,7 @@ pub fn tool_schema_report(
     let mut schema = first;
     let mut after = before;
     for (step, shrink) in plan {
-        let smaller = generate(cx, &graph, message, direction, cardinal, shrink)?;
+        let smaller = generate(shrink)?;
         let size = minified_len(&smaller);
         if size >= after && step.starts_with("subtrees") {
             // A cut deeper than the schema reaches changes nothing: not a step taken.

@@ -1,0 +1,338 @@
+//! The demo's long-running `ArchiveTasks` with rmcp's client, over stdio and streamable HTTP:
+//! an operation waited to completion, one that fails, one past the tool's 5 s deadline and later
+//! redeemed by name with `Operations_GetOperation`; as MCP tasks, one fetched with progress in
+//! its status message and one cancelled, which cancels the operation in the backend. Each
+//! client gets its own demo process, so that every scenario starts from the sample tasks.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use rmcp::ServiceExt as _;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ClientCapabilities,
+    ClientConfig, GetTaskParams, Implementation, TaskPayload, TaskStatus,
+};
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use serde_json::{Value, json};
+use tokio::io::AsyncBufReadExt as _;
+
+type Client = RunningService<RoleClient, ClientConfig>;
+
+const ARCHIVE: &str = "TaskService_ArchiveTasks";
+const GET_OPERATION: &str = "Operations_GetOperation";
+const PENDING: &str = "google.longrunning.Operation";
+const STATUS: &str = "protoc-gen-rust-mcp/status";
+
+fn client_config(tasks: bool) -> ClientConfig {
+    let capabilities = if tasks {
+        ClientCapabilities::builder().enable_tasks().build()
+    } else {
+        ClientCapabilities::default()
+    };
+    ClientConfig::new(capabilities, Implementation::new("demo-long-running", "0"))
+}
+
+fn request(name: &str, arguments: Value) -> CallToolRequestParams {
+    let Value::Object(arguments) = arguments else {
+        panic!("arguments must be an object");
+    };
+    CallToolRequestParams::new(name.to_owned()).with_arguments(arguments)
+}
+
+async fn call(client: &Client, name: &str, arguments: Value) -> CallToolResult {
+    client
+        .call_tool(request(name, arguments))
+        .await
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+fn text(result: &CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn status_code(result: &CallToolResult) -> Value {
+    result.meta.as_ref().expect("result _meta").0[STATUS]["code"].clone()
+}
+
+fn archived_ids(value: &Value) -> Vec<String> {
+    value["tasks"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no tasks in {value}"))
+        .iter()
+        .map(|task| task["id"].as_str().expect("id").to_owned())
+        .collect()
+}
+
+/// `Operations_GetOperation` until the operation is done (at most 10 s).
+async fn redeem(client: &Client, name: &str) -> Value {
+    for _ in 0..100 {
+        let result = call(client, GET_OPERATION, json!({ "name": name })).await;
+        assert_eq!(result.is_error, Some(false), "{}", text(&result));
+        let operation = result.structured_content.expect("structured operation");
+        if operation["done"] == json!(true) {
+            return operation;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("operation {name} not done in 10 s");
+}
+
+/// Plain calls: `_meta`, waited to completion, a failure, past the deadline then redeemed.
+async fn plain_scenario(client: &Client) {
+    let tools = client.list_all_tools().await.expect("tools/list");
+    let archive = tools
+        .iter()
+        .find(|tool| tool.name == ARCHIVE)
+        .expect("ArchiveTasks listed");
+    let meta = &archive.meta.as_ref().expect("tool _meta").0["protoc-gen-rust-mcp/rpc"];
+    assert_eq!(meta["outputType"], "google.longrunning.Operation");
+    assert_eq!(
+        meta["longRunning"],
+        json!({
+            "responseType": "demo.v1.ArchiveTasksResponse",
+            "metadataType": "demo.v1.ArchiveTasksMetadata",
+            "wait": true
+        })
+    );
+    assert_eq!(meta["taskSupport"], "optional");
+    let description = archive.description.as_deref().expect("description");
+    assert!(
+        description.ends_with("Here GetOperation is the tool `Operations_GetOperation`."),
+        "{description}"
+    );
+    let output = archive.output_schema.as_ref().expect("output schema");
+    assert!(output["properties"]["tasks"].is_object(), "{output:?}");
+    assert!(output["properties"][PENDING].is_object(), "{output:?}");
+    assert!(tools.iter().any(|tool| tool.name == GET_OPERATION));
+
+    // Waited to completion: the unpacked ArchiveTasksResponse.
+    let result = call(
+        client,
+        ARCHIVE,
+        json!({"state": "STATE_DONE", "per_task": "0.2s"}),
+    )
+    .await;
+    assert_eq!(result.is_error, Some(false), "{}", text(&result));
+    let structured = result.structured_content.clone().expect("structured");
+    assert_eq!(archived_ids(&structured), ["task-3"]);
+    assert_eq!(status_code(&result), json!(0));
+
+    // Nothing left in that state: the operation fails, with its decoded details.
+    let result = call(client, ARCHIVE, json!({"state": "STATE_DONE"})).await;
+    assert_eq!(result.is_error, Some(true));
+    let message = text(&result);
+    assert!(
+        message.contains("failed: gRPC error FAILED_PRECONDITION: no task is in state STATE_DONE"),
+        "{message}"
+    );
+    assert!(
+        message.contains("STATE_EMPTY demo.v1.State/STATE_DONE"),
+        "{message}"
+    );
+    assert_eq!(status_code(&result), json!(9));
+
+    // Slower than the tool's 5 s deadline: a pending operation, not an error.
+    let result = call(
+        client,
+        ARCHIVE,
+        json!({"state": "STATE_TODO", "per_task": "6s"}),
+    )
+    .await;
+    assert_eq!(result.is_error, Some(false), "{}", text(&result));
+    let structured = result.structured_content.clone().expect("structured");
+    let name = structured[PENDING]["name"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no pending operation in {structured}"))
+        .to_owned();
+    assert_eq!(structured[PENDING]["metadata"], json!({"total": 1}));
+    assert!(
+        text(&result).contains(&format!(
+            "call the tool `Operations_GetOperation` with {{\"name\":\"{name}\"}}"
+        )),
+        "{}",
+        text(&result)
+    );
+    // Redeemed by name: the operation finished in the backend after the call returned.
+    let operation = redeem(client, &name).await;
+    // The oneof `result` in the tools' `{case, value}` form, the `Any` as `{type_url, value}`.
+    let result = &operation["result"];
+    assert_eq!(result["case"], "response", "{operation}");
+    assert_eq!(
+        result["value"]["type_url"],
+        "type.googleapis.com/demo.v1.ArchiveTasksResponse"
+    );
+    assert_eq!(archived_ids(&result["value"]["value"]), ["task-2"]);
+}
+
+async fn start_task(client: &Client, arguments: Value) -> String {
+    match client
+        .call_tool_once(request(ARCHIVE, arguments))
+        .await
+        .expect("tools/call")
+    {
+        CallToolResponse::Task(task) => {
+            assert_eq!(task.task.status, TaskStatus::Working);
+            task.task.task_id
+        }
+        other => panic!("expected a task, got {other:?}"),
+    }
+}
+
+/// `tasks/get` every 25 ms until `stop` says so (at most 20 s); the distinct status messages.
+async fn poll_task(
+    client: &Client,
+    id: &str,
+    stop: impl Fn(&TaskStatus, &[String]) -> bool,
+) -> (TaskPayload, Vec<String>) {
+    let mut seen: Vec<String> = Vec::new();
+    for _ in 0..800 {
+        let got = client
+            .get_task(GetTaskParams::new(id.to_owned()))
+            .await
+            .expect("tasks/get");
+        if let Some(message) = got.task.task.status_message.clone()
+            && seen.last() != Some(&message)
+        {
+            seen.push(message);
+        }
+        if stop(&got.task.status(), &seen) {
+            return (got.task.payload, seen);
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("task {id}: condition not met in 20 s; status messages {seen:?}");
+}
+
+/// Task-augmented calls: one cancelled (the backend cancels the operation), one fetched.
+async fn task_scenario(client: &Client) {
+    // Cancelled while it waits: the runtime calls CancelOperation.
+    let id = start_task(
+        client,
+        json!({"state": "STATE_IN_PROGRESS", "per_task": "3s"}),
+    )
+    .await;
+    let (_, seen) = poll_task(client, &id, |_, seen| {
+        seen.iter().any(|m| m.starts_with("operation operations/"))
+    })
+    .await;
+    let name = seen
+        .iter()
+        .find_map(|m| m.strip_prefix("operation ")?.split(' ').next())
+        .expect("the operation's name in the status message")
+        .to_owned();
+    client
+        .peer()
+        .cancel_task(CancelTaskParams::new(id.clone()))
+        .await
+        .expect("tasks/cancel");
+    let (payload, _) = poll_task(client, &id, |status, _| status.is_terminal()).await;
+    assert_eq!(payload, TaskPayload::Cancelled);
+    // The backend saw CancelOperation: the operation ends CANCELLED, and the task is back.
+    let operation = redeem(client, &name).await;
+    assert_eq!(operation["result"]["case"], "error", "{operation}");
+    assert_eq!(
+        operation["result"]["value"]["code"],
+        json!(1),
+        "{operation}"
+    );
+    let task = call(client, "TaskService_GetTask", json!({"id": "task-1"})).await;
+    assert_eq!(task.is_error, Some(false), "{}", text(&task));
+
+    // Started, polled (each poll's metadata in the status message), fetched.
+    let id = start_task(client, json!({"state": "STATE_DONE", "per_task": "0.6s"})).await;
+    let (payload, seen) = poll_task(client, &id, |status, _| status.is_terminal()).await;
+    let TaskPayload::Completed { result } = payload else {
+        panic!("expected a completed task, got {payload:?}");
+    };
+    let result: CallToolResult = serde_json::from_value(Value::Object(result)).expect("result");
+    assert_eq!(result.is_error, Some(false), "{}", text(&result));
+    assert_eq!(
+        archived_ids(&result.structured_content.expect("structured")),
+        ["task-3"]
+    );
+    assert!(
+        seen.iter()
+            .any(|m| m.starts_with("operation operations/") && m.contains(r#""total":1"#)),
+        "{seen:?}"
+    );
+}
+
+async fn over_stdio(tasks: bool) -> Client {
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_demo"));
+    command.env("RUST_LOG", "warn");
+    let transport = TokioChildProcess::new(command).expect("spawn the demo");
+    client_config(tasks)
+        .serve(transport)
+        .await
+        .expect("handshake")
+}
+
+/// A demo serving streamable HTTP on a free port, and its URL.
+async fn spawn_http() -> (tokio::process::Child, String) {
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_demo"))
+        .args(["--http", "127.0.0.1:0"])
+        .env("RUST_LOG", "info")
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn the demo --http");
+    let stderr = child.stderr.take().expect("stderr");
+    let mut lines = tokio::io::BufReader::new(stderr).lines();
+    let url = tokio::time::timeout(Duration::from_secs(30), async {
+        while let Ok(Some(line)) = lines.next_line().await {
+            // `… serving MCP over streamable HTTP at http://127.0.0.1:PORT/mcp tools=13 …`
+            if let Some((_, rest)) = line.split_once("serving MCP over streamable HTTP at ") {
+                return rest.split_whitespace().next().expect("a URL").to_owned();
+            }
+        }
+        panic!("the demo exited without serving HTTP");
+    })
+    .await
+    .expect("the demo announces its URL in time");
+    // Keep draining stderr so that the child never blocks on a full pipe.
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    (child, url)
+}
+
+async fn over_http(tasks: bool) -> (Client, tokio::process::Child) {
+    let (child, url) = spawn_http().await;
+    let client = client_config(tasks)
+        .serve(StreamableHttpClientTransport::from_uri(url))
+        .await
+        .expect("handshake");
+    (client, child)
+}
+
+#[tokio::test]
+async fn operations_over_stdio() {
+    let client = over_stdio(false).await;
+    plain_scenario(&client).await;
+    client.cancel().await.expect("close");
+}
+
+#[tokio::test]
+async fn operation_tasks_over_stdio() {
+    let client = over_stdio(true).await;
+    task_scenario(&client).await;
+    client.cancel().await.expect("close");
+}
+
+#[tokio::test]
+async fn operations_over_streamable_http() {
+    let (client, _child) = over_http(false).await;
+    plain_scenario(&client).await;
+    client.cancel().await.expect("close");
+}
+
+#[tokio::test]
+async fn operation_tasks_over_streamable_http() {
+    let (client, _child) = over_http(true).await;
+    task_scenario(&client).await;
+    client.cancel().await.expect("close");
+}

@@ -1,0 +1,461 @@
+//! Tools that wait for a `google.longrunning.Operation` (SPEC §6, `(rust_mcp.tool).long_running`).
+//!
+//! The RPC answers with an operation. Until it is `done`, the runtime polls
+//! `google.longrunning.Operations/GetOperation` through the tool's own transport, with backoff
+//! ([`FIRST_POLL`], growing by half each time up to [`LONGEST_POLL`]), and reports each poll as
+//! progress carrying the operation's unpacked `metadata`. Then:
+//!
+//! - a `response` is unpacked into the result, as the JSON of the declared `response_type`;
+//! - an `error` is an `isError` result with the status and its decoded details;
+//! - an operation still running when the call's deadline passes is not a failure: the result
+//!   holds it under [`PENDING_OPERATION_KEY`] (its `name` and latest `metadata`), and the text
+//!   says how to redeem it, naming the server's GetOperation tool when one is served.
+//!
+//! A call cancelled while it waits (a client's cancellation, or `tasks/cancel`) calls
+//! `CancelOperation` with the operation's name.
+
+use std::{
+    borrow::Cow,
+    sync::{Arc, Mutex},
+    time::{Duration, Instant},
+};
+
+use bytes::Bytes;
+use futures_util::StreamExt as _;
+use prost::Message as _;
+use prost_reflect::{DescriptorPool, DynamicMessage, MessageDescriptor, ReflectMessage as _};
+use rmcp::model::{CallToolResult, ContentBlock};
+use serde_json::{Map, Value, json};
+use tonic::{Code, Status, metadata::MetadataMap};
+use tonic_mcp_schema::{
+    schema::PENDING_OPERATION_KEY,
+    tools::{CANCEL_OPERATION_PATH, GET_OPERATION_PATH, OPERATION},
+};
+
+use crate::{
+    call::{Outcome, Progress, clear_omitted, with_status},
+    codec::encode::{EncodeOptions, encode_message, encode_root},
+    def::RpcKind,
+    error::Error,
+    grpc::{BoxTransport, Endpoint, Invocation},
+    status::describe_status,
+};
+
+/// The wait before the first GetOperation.
+pub const FIRST_POLL: Duration = Duration::from_millis(200);
+
+/// The longest wait between two GetOperation calls.
+pub const LONGEST_POLL: Duration = Duration::from_secs(5);
+
+/// How long `CancelOperation` may take when a waiting call is cancelled.
+const CANCEL_DEADLINE: Duration = Duration::from_secs(5);
+
+/// What a tool that waits for its operation needs: the types the operation holds and the two
+/// `google.longrunning.Operations` endpoints on the tool's transport.
+pub(crate) struct LongRunning {
+    /// The operation's `response` type.
+    pub(crate) response: MessageDescriptor,
+    /// The operation's `metadata` type, when the descriptors define it.
+    metadata: Option<MessageDescriptor>,
+    /// `google.longrunning.GetOperationRequest` (and `CancelOperationRequest`, the same shape).
+    get_request: MessageDescriptor,
+    cancel_request: MessageDescriptor,
+    get: Endpoint,
+    cancel: Endpoint,
+}
+
+impl LongRunning {
+    /// Resolves the operation's types in `pool` and makes the Operations endpoints.
+    pub(crate) fn new(
+        tool: &str,
+        pool: &DescriptorPool,
+        transport: &BoxTransport,
+        output_type: &str,
+        response_type: &str,
+        metadata_type: Option<&str>,
+    ) -> Result<Self, Error> {
+        let message = |type_name: &str| {
+            pool.get_message_by_name(type_name)
+                .ok_or_else(|| Error::UnknownMessage {
+                    tool: tool.to_owned(),
+                    type_name: type_name.to_owned(),
+                })
+        };
+        if output_type != OPERATION {
+            return Err(Error::InvalidMeta {
+                tool: tool.to_owned(),
+                message: format!(
+                    "`longRunning` with `wait` needs an RPC returning {OPERATION}, not \
+                     {output_type}"
+                ),
+            });
+        }
+        let endpoint = |path: &'static str| {
+            Endpoint::new(transport, Cow::Borrowed(path), RpcKind::Unary).ok_or_else(|| {
+                Error::InvalidRpcPath {
+                    tool: tool.to_owned(),
+                    rpc_path: path.to_owned(),
+                }
+            })
+        };
+        Ok(Self {
+            response: message(response_type)?,
+            metadata: metadata_type.and_then(|name| pool.get_message_by_name(name)),
+            get_request: message("google.longrunning.GetOperationRequest")?,
+            cancel_request: message("google.longrunning.CancelOperationRequest")?,
+            get: endpoint(GET_OPERATION_PATH)?,
+            cancel: endpoint(CANCEL_OPERATION_PATH)?,
+        })
+    }
+
+    /// `{"name": name}` as a request of `descriptor`.
+    fn by_name(descriptor: &MessageDescriptor, name: &str) -> Bytes {
+        let mut request = DynamicMessage::new(descriptor.clone());
+        if let Some(field) = descriptor.get_field_by_name("name") {
+            request.set_field(&field, prost_reflect::Value::String(name.to_owned()));
+        }
+        Bytes::from(request.encode_to_vec())
+    }
+
+    /// Calls `CancelOperation` for `name`; failures are logged, not reported (the call is
+    /// already cancelled).
+    pub(crate) async fn cancel(&self, name: String, metadata: MetadataMap) {
+        let invocation = Invocation {
+            requests: vec![Self::by_name(&self.cancel_request, &name)],
+            metadata,
+            timeout: CANCEL_DEADLINE,
+        };
+        let cancelled = async {
+            let mut stream = self.cancel.call(invocation).await?;
+            match stream.next().await {
+                Some(Err(status)) => Err(status),
+                _ => Ok(()),
+            }
+        };
+        match tokio::time::timeout(CANCEL_DEADLINE, cancelled).await {
+            Ok(Ok(())) => tracing::debug!(operation = %name, "operation cancelled"),
+            Ok(Err(status)) => {
+                tracing::warn!(operation = %name, code = ?status.code(), "CancelOperation failed");
+            }
+            Err(_) => tracing::warn!(operation = %name, "CancelOperation timed out"),
+        }
+    }
+}
+
+/// Where a waiting call records its operation (name, and the call's gRPC metadata), so that a
+/// cancellation can cancel the operation too.
+#[derive(Clone, Default)]
+pub(crate) struct Started(Arc<Mutex<Option<(String, MetadataMap)>>>);
+
+impl Started {
+    fn set(&self, name: &str, metadata: &MetadataMap) {
+        if let Ok(mut slot) = self.0.lock()
+            && slot.is_none()
+        {
+            *slot = Some((name.to_owned(), metadata.clone()));
+        }
+    }
+
+    /// The operation, once; `None` when the call had none running.
+    pub(crate) fn take(&self) -> Option<(String, MetadataMap)> {
+        self.0.lock().ok().and_then(|mut slot| slot.take())
+    }
+
+    /// Forgets the operation: it finished, so there is nothing to cancel.
+    fn clear(&self) {
+        if let Ok(mut slot) = self.0.lock() {
+            *slot = None;
+        }
+    }
+}
+
+/// Everything [`wait`] needs besides the operation.
+pub(crate) struct Wait<'a> {
+    pub(crate) lro: &'a LongRunning,
+    /// The RPC's response type, `google.longrunning.Operation`.
+    pub(crate) operation: &'a MessageDescriptor,
+    pub(crate) output_omitted: &'a [Cow<'static, str>],
+    pub(crate) options: EncodeOptions,
+    pub(crate) deadline: Instant,
+    pub(crate) timeout: Duration,
+    pub(crate) metadata: MetadataMap,
+    pub(crate) progress: Option<Progress>,
+    pub(crate) started: Started,
+    /// The served tool that redeems an operation by name, if any.
+    pub(crate) redeem_tool: Option<&'a str>,
+}
+
+fn local(code: Code, text: String) -> Outcome {
+    Outcome {
+        result: with_status(
+            CallToolResult::error(vec![ContentBlock::text(text)]),
+            code,
+            true,
+        ),
+        grpc_code: None,
+    }
+}
+
+/// Waits for the operation the RPC answered with (`first`, encoded) and makes the result.
+pub(crate) async fn wait(wait: Wait<'_>, first: Bytes) -> Outcome {
+    let mut operation = match DynamicMessage::decode(wait.operation.clone(), first) {
+        Ok(operation) => operation,
+        Err(e) => {
+            return local(
+                Code::Internal,
+                format!("the backend's response could not be decoded as {OPERATION}: {e}"),
+            );
+        }
+    };
+    let mut delay = FIRST_POLL;
+    let mut polls = 0usize;
+    loop {
+        let name = text_field(&operation, "name");
+        if bool_field(&operation, "done") {
+            wait.started.clear();
+            return finished(&wait, &name, &operation);
+        }
+        if name.is_empty() {
+            return local(
+                Code::Internal,
+                "the backend returned a running operation without a name, which cannot be \
+                 polled"
+                    .to_owned(),
+            );
+        }
+        wait.started.set(&name, &wait.metadata);
+        let metadata = metadata_json(&wait, &operation);
+        if let Some(progress) = &wait.progress {
+            let text = match &metadata {
+                Some(metadata) => format!("operation {name} running: {metadata}"),
+                None => format!("operation {name} running"),
+            };
+            progress.report(polls, text).await;
+        }
+        let now = Instant::now();
+        if now >= wait.deadline {
+            return pending(&wait, &name, metadata);
+        }
+        tokio::time::sleep(delay.min(wait.deadline - now)).await;
+        delay = (delay * 3 / 2).min(LONGEST_POLL);
+        let now = Instant::now();
+        if now >= wait.deadline {
+            return pending(&wait, &name, metadata);
+        }
+        polls += 1;
+        match poll(&wait, &name, wait.deadline - now).await {
+            Ok(Some(next)) => operation = next,
+            // The deadline passed during the poll.
+            Ok(None) => return pending(&wait, &name, metadata),
+            Err(outcome) => return outcome,
+        }
+    }
+}
+
+/// One GetOperation within `remaining`; `Ok(None)` when the deadline passed first.
+async fn poll(
+    wait: &Wait<'_>,
+    name: &str,
+    remaining: Duration,
+) -> Result<Option<DynamicMessage>, Outcome> {
+    let invocation = Invocation {
+        requests: vec![LongRunning::by_name(&wait.lro.get_request, name)],
+        metadata: wait.metadata.clone(),
+        timeout: remaining,
+    };
+    let answer = tokio::time::timeout(remaining, async {
+        let mut stream = wait.lro.get.call(invocation).await?;
+        match stream.next().await {
+            Some(answer) => answer,
+            None => Err(Status::internal("GetOperation returned no message")),
+        }
+    })
+    .await;
+    let failed = |status: &Status| {
+        let advice = if status.code() == Code::Unimplemented {
+            "The server does not serve google.longrunning.Operations, so this tool cannot wait: \
+             generate it with `(rust_mcp.tool).long_running: LONG_RUNNING_OPERATION` or the \
+             plugin option `long_running=operation`."
+        } else {
+            "The operation may still be running; get it again with GetOperation and its name."
+        };
+        let text = format!(
+            "Waiting for the operation `{name}` failed: GetOperation answered {}. {advice}",
+            describe_status(status)
+        );
+        Outcome {
+            result: with_status(
+                CallToolResult::error(vec![ContentBlock::text(text)]),
+                status.code(),
+                false,
+            ),
+            grpc_code: Some(status.code()),
+        }
+    };
+    match answer {
+        Err(_) => Ok(None),
+        Ok(Err(status))
+            if matches!(status.code(), Code::DeadlineExceeded | Code::Cancelled)
+                && Instant::now() >= wait.deadline =>
+        {
+            Ok(None)
+        }
+        Ok(Err(status)) => Err(failed(&status)),
+        Ok(Ok(bytes)) => DynamicMessage::decode(wait.operation.clone(), bytes)
+            .map(Some)
+            .map_err(|e| {
+                local(
+                    Code::Internal,
+                    format!("GetOperation's answer could not be decoded as {OPERATION}: {e}"),
+                )
+            }),
+    }
+}
+
+/// The result of a finished operation: its unpacked response, or its error.
+fn finished(wait: &Wait<'_>, name: &str, operation: &DynamicMessage) -> Outcome {
+    if let Some(error) = message_field(operation, "error") {
+        let code = Code::from_i32(
+            error
+                .get_field_by_name("code")
+                .and_then(|v| v.as_i32())
+                .unwrap_or(Code::Unknown as i32),
+        );
+        let message = text_field(&error, "message");
+        let status = Status::with_details(code, message, Bytes::from(error.encode_to_vec()));
+        let text = format!(
+            "The operation `{name}` failed: {}",
+            describe_status(&status)
+        );
+        return Outcome {
+            result: with_status(
+                CallToolResult::error(vec![ContentBlock::text(text)]),
+                code,
+                false,
+            ),
+            grpc_code: Some(code),
+        };
+    }
+    let response = wait.lro.response.clone();
+    let mut message = match message_field(operation, "response") {
+        // A done operation without a result: the response's defaults.
+        None => DynamicMessage::new(response),
+        Some(any) => {
+            let type_url = text_field(&any, "type_url");
+            let packed = type_url.rsplit('/').next().unwrap_or_default();
+            if packed != response.full_name() {
+                return local(
+                    Code::Internal,
+                    format!(
+                        "the operation `{name}` finished with a `{packed}` response; the tool \
+                         declares `{}`",
+                        response.full_name()
+                    ),
+                );
+            }
+            let value = any
+                .get_field_by_name("value")
+                .and_then(|v| v.as_bytes().cloned())
+                .unwrap_or_default();
+            match DynamicMessage::decode(response, value) {
+                Ok(message) => message,
+                Err(e) => {
+                    return local(
+                        Code::Internal,
+                        format!("the operation `{name}`'s response could not be decoded: {e}"),
+                    );
+                }
+            }
+        }
+    };
+    if !wait.output_omitted.is_empty() {
+        clear_omitted(&mut message, wait.output_omitted);
+    }
+    match encode_root(&message, wait.options) {
+        Ok(value) => Outcome {
+            result: with_status(CallToolResult::structured(value), Code::Ok, false),
+            grpc_code: Some(Code::Ok),
+        },
+        Err(e) => local(
+            Code::Internal,
+            format!("the operation's response could not be encoded as JSON: {e}"),
+        ),
+    }
+}
+
+/// The result of an operation still running at the deadline.
+fn pending(wait: &Wait<'_>, name: &str, metadata: Option<Value>) -> Outcome {
+    // It was not cancelled: nothing to cancel if the caller goes away now.
+    wait.started.clear();
+    let mut operation = Map::new();
+    operation.insert("name".to_owned(), json!(name));
+    if let Some(metadata) = metadata {
+        operation.insert("metadata".to_owned(), metadata);
+    }
+    let mut value = Map::new();
+    value.insert(PENDING_OPERATION_KEY.to_owned(), Value::Object(operation));
+    let redeem = match wait.redeem_tool {
+        Some(tool) => format!("call the tool `{tool}` with {}", json!({ "name": name })),
+        None => format!(
+            "call google.longrunning.Operations/GetOperation with {}",
+            json!({ "name": name })
+        ),
+    };
+    let text = format!(
+        "The operation `{name}` is still running: the call's deadline of {} ms passed before it \
+         finished. It was not cancelled and goes on. Do not call this tool again; to get its \
+         result later, {redeem}.",
+        wait.timeout.as_millis()
+    );
+    let mut result = CallToolResult::structured(Value::Object(value));
+    result.content.insert(0, ContentBlock::text(text));
+    Outcome {
+        result: with_status(result, Code::Ok, false),
+        grpc_code: Some(Code::Ok),
+    }
+}
+
+/// The operation's metadata as JSON: unpacked when it holds the declared type, else the packed
+/// `Any` as the tool's JSON shows one; `None` when the operation has none.
+fn metadata_json(wait: &Wait<'_>, operation: &DynamicMessage) -> Option<Value> {
+    let any = message_field(operation, "metadata")?;
+    let type_url = text_field(&any, "type_url");
+    let packed = type_url.rsplit('/').next().unwrap_or_default();
+    if let Some(descriptor) = &wait.lro.metadata
+        && packed == descriptor.full_name()
+    {
+        let value = any
+            .get_field_by_name("value")
+            .and_then(|v| v.as_bytes().cloned())
+            .unwrap_or_default();
+        if let Ok(message) = DynamicMessage::decode(descriptor.clone(), value)
+            && let Ok(json) = encode_root(&message, wait.options)
+        {
+            return Some(json);
+        }
+    }
+    encode_message(&any, wait.options).ok()
+}
+
+fn text_field(message: &DynamicMessage, name: &str) -> String {
+    message
+        .get_field_by_name(name)
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+fn bool_field(message: &DynamicMessage, name: &str) -> bool {
+    message
+        .get_field_by_name(name)
+        .and_then(|v| v.as_bool())
+        .unwrap_or(false)
+}
+
+/// A set message field (`None` when unset).
+fn message_field(message: &DynamicMessage, name: &str) -> Option<DynamicMessage> {
+    let field = message.descriptor().get_field_by_name(name)?;
+    if !message.has_field(&field) {
+        return None;
+    }
+    message.get_field(&field).as_message().cloned()
+}
