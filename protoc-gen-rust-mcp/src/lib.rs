@@ -67,39 +67,78 @@ pub fn execute_with_notes(
     Ok((response(outcome), notes))
 }
 
-/// As [`execute_with_notes`], for the binary: takes the request's bytes and returns the
-/// encoded `CodeGeneratorResponse`.
+/// Why [`execute_to`] could not answer.
+#[derive(Debug)]
+pub enum RunError {
+    /// The input is not a `CodeGeneratorRequest`; nothing was written.
+    Decode(prost::DecodeError),
+    /// Writing the response failed.
+    Write(std::io::Error),
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::Decode(e) => write!(f, "not a CodeGeneratorRequest: {e}"),
+            RunError::Write(e) => write!(f, "cannot write the response: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+/// As [`execute_with_notes`], for the binary: takes the request's bytes and writes the encoded
+/// `CodeGeneratorResponse` to `out` as it is made, one file at a time.
 ///
-/// Memory is what a big request costs, so everything is dropped as soon as it is used: the
-/// request's bytes once decoded, each file's bytes once in the descriptor pool, the pool once
-/// the model is built, and each package once its files are encoded into the response.
-pub fn execute_encoded(
+/// Memory is what a big request costs, so nothing is held longer than needed: the request's
+/// bytes go once decoded, each file's bytes once in the descriptor pool, the pool once the model
+/// is built, and each package once its files are written. The bytes are those of encoding the
+/// whole response at once: prost writes fields in tag order (error, supported_features, then
+/// the files), and consecutive encodings of a message merge, repeated fields appending. A
+/// generation error found after some files were written follows them as the response's
+/// `error`; protoc and buf read `error` first and then write no file.
+pub fn execute_to(
     request: Vec<u8>,
-) -> std::result::Result<(Vec<u8>, Vec<String>), prost::DecodeError> {
-    let raw = model::RawRequest::decode(request.as_slice())?;
+    out: &mut impl std::io::Write,
+) -> std::result::Result<Vec<String>, RunError> {
+    let raw = model::RawRequest::decode(request.as_slice()).map_err(RunError::Decode)?;
     drop(request);
     let mut notes = Vec::new();
-    // The same bytes as encoding the whole response at once: prost writes fields in tag
-    // order (error, supported_features, then the files), and consecutive encodings of a
-    // message merge, repeated fields appending.
-    let mut out = response(Ok(Vec::new())).encode_to_vec();
-    let outcome = prepare(raw, &mut notes).and_then(|(model, options, prost_files)| {
-        for package in model.packages {
-            for file in emit::package_files(&package, &options, &prost_files)? {
-                CodeGeneratorResponse {
-                    file: vec![file],
-                    ..CodeGeneratorResponse::default()
-                }
-                .encode(&mut out)
-                .map_err(|e| Error::Internal(format!("cannot encode the response: {e}")))?;
-            }
+    let (model, options, prost_files) = match prepare(raw, &mut notes) {
+        Ok(prepared) => prepared,
+        Err(error) => {
+            out.write_all(&response(Err(error)).encode_to_vec())
+                .map_err(RunError::Write)?;
+            return Ok(notes);
         }
-        Ok(())
-    });
-    if let Err(error) = outcome {
-        out = response(Err(error)).encode_to_vec();
+    };
+    out.write_all(&response(Ok(Vec::new())).encode_to_vec())
+        .map_err(RunError::Write)?;
+    for package in model.packages {
+        let files = match emit::package_files(&package, &options, &prost_files) {
+            Ok(files) => files,
+            Err(error) => {
+                let error = CodeGeneratorResponse {
+                    error: Some(error.to_string()),
+                    ..CodeGeneratorResponse::default()
+                };
+                out.write_all(&error.encode_to_vec())
+                    .map_err(RunError::Write)?;
+                return Ok(notes);
+            }
+        };
+        drop(package);
+        for file in files {
+            let chunk = CodeGeneratorResponse {
+                file: vec![file],
+                ..CodeGeneratorResponse::default()
+            }
+            .encode_to_vec();
+            out.write_all(&chunk).map_err(RunError::Write)?;
+        }
     }
-    Ok((out, notes))
+    out.flush().map_err(RunError::Write)?;
+    Ok(notes)
 }
 
 /// Options, the model (the descriptor pool dropped once it is built) and prost's file names.

@@ -40,27 +40,27 @@ fn main() -> ExitCode {
         eprintln!("protoc-gen-rust-mcp: cannot read the request from stdin: {e}");
         return ExitCode::FAILURE;
     }
-    let response = match protoc_gen_rust_mcp::execute_encoded(request) {
-        Ok((response, notes)) => {
+    let mut stdout = io::stdout().lock();
+    match protoc_gen_rust_mcp::execute_to(request, &mut stdout) {
+        Ok(notes) => {
             // Schemas the budget shrank (`shrank …`, one line per tool) and other choices the
             // plugin made for the user (`note: …`): never silently.
             let mut stderr = io::stderr().lock();
             for note in notes {
                 let _ = writeln!(stderr, "protoc-gen-rust-mcp: {note}");
             }
-            response
         }
-        Err(e) => {
+        Err(protoc_gen_rust_mcp::RunError::Decode(e)) => {
             eprintln!(
                 "protoc-gen-rust-mcp: stdin is not a CodeGeneratorRequest ({e}); this program is \
                  a protoc plugin, run it through protoc or buf"
             );
             return ExitCode::FAILURE;
         }
-    };
-    if let Err(e) = io::stdout().write_all(&response) {
-        eprintln!("protoc-gen-rust-mcp: cannot write the response to stdout: {e}");
-        return ExitCode::FAILURE;
+        Err(protoc_gen_rust_mcp::RunError::Write(e)) => {
+            eprintln!("protoc-gen-rust-mcp: cannot write the response to stdout: {e}");
+            return ExitCode::FAILURE;
+        }
     }
     ExitCode::SUCCESS
 }
