@@ -101,7 +101,11 @@ def inspector(*args: str) -> dict:
     """Runs the Inspector's CLI with `--format json` and returns the JSON it printed."""
     command = [str(INSPECTOR), "--cli", "--format", "json", *args]
     log("$ " + " ".join(command))
-    done = subprocess.run(command, capture_output=True, text=True, timeout=RUN_TIMEOUT, cwd=ROOT)
+    # The Inspector keeps state under ~/.mcp-inspector: give it a home of its own.
+    home = TARGET / "python-e2e" / "inspector-home"
+    home.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ, HOME=str(home))
+    done = subprocess.run(command, capture_output=True, text=True, timeout=RUN_TIMEOUT, cwd=ROOT, env=env)
     if done.returncode != 0:
         raise AssertionError(f"the Inspector exited with {done.returncode}:\n{done.stdout}\n{done.stderr[-4000:]}")
     try:
