@@ -17,7 +17,13 @@
 # Per tool: (median(variant) - median(base)) / tools.
 #
 # Usage: scripts/bench-compile.sh          Environment: COPIES (3), REPS (3), BEFORE (5f3e786)
-# Needs: cargo, git, python3.
+#
+# `scripts/bench-compile.sh --corpus` measures the same on googleapis instead (the pinned npm
+# `google-proto-files` of scripts/corpus.sh): a fixed set of packages, listed and explained in
+# scripts/bench-compile-corpus.py, with the prost and tonic code of everything they import, built
+# in release without (`base`) and with the MCP modules of the working tree's plugin. Environment:
+# REPS (3); CORPUS_PACKAGES (space-separated package directories) replaces the fixed set.
+# Needs: cargo, git, python3 (and npm for --corpus).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -31,6 +37,24 @@ TARGET="$(cargo metadata --format-version 1 --no-deps |
   python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')"
 WORK="$TARGET/compile-cost"
 mkdir -p "$WORK"
+
+if [[ ${1:-} == --corpus ]]; then
+  scripts/corpus.sh install
+  log "building the plugin (release)"
+  cargo build --quiet --release -p protoc-gen-rust-mcp
+  # The vendored protoc of protoc-bin-vendored, as scripts/corpus.sh finds it.
+  PROTOC_DIR="$(cargo metadata --format-version 1 2>/dev/null | python3 -c '
+import json, os, sys
+for p in json.load(sys.stdin)["packages"]:
+    if p["name"].startswith("protoc-bin-vendored-linux-x86_64"):
+        print(os.path.dirname(p["manifest_path"]))
+')"
+  [[ -x $PROTOC_DIR/bin/protoc ]] || { log "no vendored protoc found"; exit 1; }
+  exec python3 scripts/bench-compile-corpus.py --root "$ROOT" \
+    --corpus "$ROOT/.tools/corpus/node_modules/google-proto-files" \
+    --plugin "$TARGET/release/protoc-gen-rust-mcp" --protoc "$PROTOC_DIR/bin/protoc" \
+    --include "$PROTOC_DIR/include" --target "$TARGET" --reps "$REPS"
+fi
 
 log "building e2e (its build script writes the prost and tonic code of testdata/)"
 cargo build --quiet -p e2e --lib

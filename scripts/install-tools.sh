@@ -2,10 +2,12 @@
 # Installs the external tools the workflow and end-to-end tests use, into the
 # project-local, git-ignored `.tools/` folder. No sudo, nothing outside the repo.
 #
-# Usage: scripts/install-tools.sh [buf|prost-plugins|python|all|path]...
+# Usage: scripts/install-tools.sh [buf|prost-plugins|python|inspector|all|path]...
 #   buf            npm `@bufbuild/buf`           -> .tools/buf/node_modules/.bin/buf
 #   prost-plugins  protoc-gen-prost, -tonic      -> .tools/cargo/bin/
 #   python         venv with `mcp`, `jsonschema` -> .tools/venv/
+#   inspector      npm `@modelcontextprotocol/inspector` (the official MCP Inspector, whose
+#                  CLI mode the Inspector test runs) -> .tools/inspector/node_modules/.bin/mcp-inspector
 #   all            all of the above (the default)
 #   path           print an `export PATH=...` line for the installed tools
 #
@@ -21,6 +23,8 @@ PROTOC_GEN_TONIC_VERSION=0.5.0
 # The 1.x line of the official MCP Python SDK (the 2.x line changed its client API).
 MCP_VERSION=1.30.0
 JSONSCHEMA_VERSION=4.26.0
+# The official MCP Inspector (its 2.x line: `--cli` mode with `--format json`).
+INSPECTOR_VERSION=2.12.0
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TOOLS="$ROOT/.tools"
@@ -54,6 +58,26 @@ install_buf() {
   have="$("$bin" --version)"
   [[ $have == "$BUF_VERSION" ]] || die "buf reports version '$have', expected $BUF_VERSION"
   log "buf $have installed ($bin)"
+}
+
+install_inspector() {
+  local dir="$TOOLS/inspector" have=""
+  local manifest="$dir/node_modules/@modelcontextprotocol/inspector/package.json"
+  if [[ -f $manifest && -x $dir/node_modules/.bin/mcp-inspector ]]; then
+    have="$(node -p 'require(process.argv[1]).version' "$manifest" 2>/dev/null || true)"
+  fi
+  if [[ $have == "$INSPECTOR_VERSION" ]]; then
+    log "MCP Inspector $INSPECTOR_VERSION already installed ($dir/node_modules/.bin/mcp-inspector)"
+    return
+  fi
+  need npm inspector
+  log "installing @modelcontextprotocol/inspector@$INSPECTOR_VERSION with npm into .tools/inspector${have:+ (found $have)}"
+  mkdir -p "$dir"
+  npm install --prefix "$dir" --no-audit --no-fund --loglevel=error \
+    "@modelcontextprotocol/inspector@$INSPECTOR_VERSION"
+  have="$(node -p 'require(process.argv[1]).version' "$manifest")"
+  [[ $have == "$INSPECTOR_VERSION" ]] || die "the Inspector reports version '$have', expected $INSPECTOR_VERSION"
+  log "MCP Inspector $have installed ($dir/node_modules/.bin/mcp-inspector)"
 }
 
 # Prints the version of a crate installed under .tools/cargo, or nothing.
@@ -126,14 +150,16 @@ main() {
       buf) timed buf install_buf ;;
       prost-plugins) timed prost-plugins install_prost_plugins ;;
       python) timed python install_python ;;
+      inspector) timed inspector install_inspector ;;
       all)
         timed buf install_buf
         timed prost-plugins install_prost_plugins
         timed python install_python
+        timed inspector install_inspector
         ;;
       path) print_path; return ;;
-      -h | --help) sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; return ;;
-      *) die "unknown part '$part' (valid: buf, prost-plugins, python, all, path)" ;;
+      -h | --help) sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; return ;;
+      *) die "unknown part '$part' (valid: buf, prost-plugins, python, inspector, all, path)" ;;
     esac
   done
   log "all requested parts done in $((SECONDS - total))s"

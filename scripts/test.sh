@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every test of the project: unit, golden, schema, end-to-end (Rust), the real buf and protoc
-# workflows, and the official Python MCP SDK against the demo. Installs what it needs into .tools/.
+# workflows, and the official Python MCP SDK and the MCP Inspector's CLI against the demo.
+# Installs what it needs into .tools/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$SECONDS
@@ -18,5 +19,9 @@ fi
 if [ -x scripts/python-e2e.sh ]; then
   echo "== Python MCP SDK against the demo"
   scripts/python-e2e.sh
+fi
+if [ -x scripts/inspector-e2e.sh ]; then
+  echo "== MCP Inspector CLI against the demo (2,009 tools, paginated)"
+  scripts/inspector-e2e.sh
 fi
 echo "== all tests passed in $((SECONDS - start)) s"

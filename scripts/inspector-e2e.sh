@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The official MCP Inspector's CLI (npm @modelcontextprotocol/inspector, pinned, in
+# .tools/inspector) against the demo serving 2,009 tools, over stdio and streamable HTTP: it must
+# list every tool, following `nextCursor` through the five pages. See tests-python/test_inspector.py.
+#
+# Usage: scripts/inspector-e2e.sh [-v]   (arguments go to the test script)
+# Needs: cargo, Node with npm, python3 (standard library only).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
+case $TARGET in /*) ;; *) TARGET="$ROOT/$TARGET" ;; esac
+
+log() { printf '[inspector-e2e] %s\n' "$*" >&2; }
+
+start=$SECONDS
+t=$SECONDS
+scripts/install-tools.sh inspector
+log "Inspector ready in $((SECONDS - t))s"
+
+t=$SECONDS
+cargo build --quiet -p demo
+log "demo built in $((SECONDS - t))s"
+
+t=$SECONDS
+status=0
+DEMO_BIN="$TARGET/debug/demo" python3 tests-python/test_inspector.py "$@" || status=$?
+log "tests ran in $((SECONDS - t))s (total $((SECONDS - start))s)"
+exit "$status"
