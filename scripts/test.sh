@@ -21,7 +21,7 @@ if [ -x scripts/python-e2e.sh ]; then
   scripts/python-e2e.sh
 fi
 if [ -x scripts/inspector-e2e.sh ]; then
-  echo "== MCP Inspector CLI against the demo (2,009 tools, paginated)"
+  echo "== MCP Inspector CLI against the demo (2,301 tools, paginated)"
   scripts/inspector-e2e.sh
 fi
 echo "== all tests passed in $((SECONDS - start)) s"

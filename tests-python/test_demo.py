@@ -573,7 +573,7 @@ async def sdk_http(version: str, *flags: str) -> None:
 
 
 async def list_every_page(session: ClientSession) -> None:
-    """2,009 tools: the SDK follows `nextCursor` through every page, each tool once, in order,
+    """2,301 tools: the SDK follows `nextCursor` through every page, each tool once, in order,
     and a tool from the last page answers."""
     names: list[str] = []
     pages: list[int] = []

@@ -1,5 +1,5 @@
 """The official MCP Inspector's CLI (npm `@modelcontextprotocol/inspector`, pinned in
-scripts/install-tools.sh) lists every tool of a 2,009-tool server, over stdio and streamable HTTP.
+scripts/install-tools.sh) lists every tool of a 2,301-tool server, over stdio and streamable HTTP.
 
 Run it with scripts/inspector-e2e.sh, which installs the Inspector into .tools/inspector and
 builds the demo. By hand:
@@ -11,8 +11,8 @@ target/debug/demo, or $CARGO_TARGET_DIR/debug/demo), INSPECTOR_BIN the Inspector
 (The Inspector 2.12.0 declares Node >= 22.19 in its package.json; its CLI mode, all this uses,
 also runs on Node 20: this test passed on Node 20.20.)
 
-The server is the demo with `--copies 286`: its 7 tools and 286 renamed copies of them, 2,009
-tools, served in pages of 500 (the runtime's default page size), so five `tools/list` pages.
+The server is the demo with `--copies 286`: its 13 tools and 286 renamed copies of its 8
+TaskService tools, 2,301 tools, served in pages of 500 (the runtime's default page size), so five `tools/list` pages.
 `mcp-inspector --cli --method tools/list` prints one list; this checks that it is every tool,
 each once, in the server's order. Over stdio the Inspector talks to the demo through a
 transparent relay (this script with `--relay`, which copies every line both ways and records
@@ -45,6 +45,7 @@ INSPECTOR = Path(
 
 BASE_TOOLS = [
     "TaskService_AddComment",
+    "TaskService_ArchiveTasks",
     "TaskService_CreateTask",
     "TaskService_DeleteTask",
     "TaskService_ExportTasks",
@@ -52,9 +53,21 @@ BASE_TOOLS = [
     "TaskService_ListTasks",
     "TaskService_UpdateTask",
 ]
-COPIES = 286  # with the 7 tools themselves, 2,009 tools: five pages of at most 500
+# google.longrunning.Operations, served once (`--copies` copies the TaskService tools only).
+OPERATION_TOOLS = [
+    "Operations_CancelOperation",
+    "Operations_DeleteOperation",
+    "Operations_GetOperation",
+    "Operations_ListOperations",
+    "Operations_WaitOperation",
+]
+COPIES = 286  # with the 13 tools themselves, 2,301 tools: five pages of at most 500
 PAGE_SIZE = 500
-EXPECTED = set(BASE_TOOLS) | {f"copy{i:03}_{name}" for i in range(1, COPIES + 1) for name in BASE_TOOLS}
+EXPECTED = (
+    set(BASE_TOOLS)
+    | set(OPERATION_TOOLS)
+    | {f"copy{i:03}_{name}" for i in range(1, COPIES + 1) for name in BASE_TOOLS}
+)
 LAST_PAGE_TOOL = f"copy{COPIES:03}_TaskService_GetTask"
 RUN_TIMEOUT = 120
 STARTUP_TIMEOUT = 30.0
