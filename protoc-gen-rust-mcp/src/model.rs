@@ -354,7 +354,17 @@ pub fn build(inputs: &Inputs, options: &Options) -> Result<Model> {
         package
             .services
             .sort_by(|a, b| a.full_name.cmp(&b.full_name));
-        package.descriptor_set = descriptor_set(inputs, &package.files);
+        // The types a long-running tool's operation holds are named only in an option: the
+        // runtime needs them to unpack the response and the metadata.
+        let operation_types: Vec<String> = package
+            .services
+            .iter()
+            .flat_map(|service| &service.tools)
+            .filter_map(|tool| tool.meta[tonic_mcp_schema::meta::RPC_META_KEY].get("longRunning"))
+            .flat_map(|lro| [lro.get("responseType"), lro.get("metadataType")])
+            .filter_map(|name| name?.as_str().map(str::to_owned))
+            .collect();
+        package.descriptor_set = descriptor_set(inputs, &package.files, &operation_types);
     }
     check_collisions(&packages)?;
     Ok(Model { packages })
@@ -550,7 +560,8 @@ fn prost_services(inputs: &Inputs, options: &Options) -> Result<BTreeMap<String,
 /// The descriptors the runtime needs for this package, as an encoded `FileDescriptorSet`.
 ///
 /// That is the package's files, every file defining a type they reach through fields or
-/// methods, and the files defining the custom options the runtime reads again
+/// methods or that `extra_types` (the types long-running operations hold) reach, and the files
+/// defining the custom options the runtime reads again
 /// ([`RUNTIME_OPTIONS`]: `google.api.field_behavior`, `buf.validate`, `rust_mcp`) when a file of
 /// the set imports them. Files are written as the request had them, extension options included,
 /// so that the runtime's full-schema check of a shrunk tool sees required, hidden and validated
@@ -560,7 +571,7 @@ fn prost_services(inputs: &Inputs, options: &Options) -> Result<BTreeMap<String,
 /// every file after its imports, so the bytes do not depend on the request's file order. When
 /// the pruned set does not stand on its own (a type reached through a public import), the full
 /// import closure is used instead.
-fn descriptor_set(inputs: &Inputs, files: &[String]) -> Vec<u8> {
+fn descriptor_set(inputs: &Inputs, files: &[String], extra_types: &[String]) -> Vec<u8> {
     let package_files: Vec<FileDescriptor> = files
         .iter()
         .filter_map(|f| inputs.pool.get_file_by_name(f))
@@ -580,6 +591,11 @@ fn descriptor_set(inputs: &Inputs, files: &[String]) -> Vec<u8> {
             starts.push(method.output());
         }
     }
+    starts.extend(
+        extra_types
+            .iter()
+            .filter_map(|name| inputs.pool.get_message_by_name(name)),
+    );
     for message in tools::reachable_messages(starts, |_| true) {
         needed.insert(message.parent_file().name().to_owned());
         for field in message.fields() {
