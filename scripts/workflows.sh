@@ -517,6 +517,13 @@ pub mod google {
     pub mod api {
         custom!("google.api.rs");
     }
+    // The demo's ArchiveTasks returns a google.longrunning.Operation.
+    pub mod longrunning {
+        custom!("google.longrunning.rs");
+    }
+    pub mod rpc {
+        custom!("google.rpc.rs");
+    }
 }
 LIB
   mkdir -p "$crate/tests"
@@ -565,7 +572,8 @@ async fn every_tool_set_loads() {
         [
             "CamelService_Echo", "DigitService_Echo", "MatchService_Find", "RawService_Echo",
             "RootService_Ping", "SnakeService_Echo", "TaskService_AddComment",
-            "TaskService_CreateTask", "TaskService_DeleteTask", "TaskService_ExportTasks",
+            "TaskService_ArchiveTasks", "TaskService_CreateTask", "TaskService_DeleteTask",
+            "TaskService_ExportTasks",
             "TaskService_GetTask", "TaskService_ListTasks", "TaskService_UpdateTask",
             "WeirdService_Get",
         ]
