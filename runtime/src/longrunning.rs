@@ -273,9 +273,11 @@ async fn poll(
     .await;
     let failed = |status: &Status| {
         let advice = if status.code() == Code::Unimplemented {
-            "The server does not serve google.longrunning.Operations, so this tool cannot wait: \
-             generate it with `(rust_mcp.tool).long_running: LONG_RUNNING_OPERATION` or the \
-             plugin option `long_running=operation`."
+            "The transport does not serve google.longrunning.Operations, so this tool cannot \
+             wait. In process, serve both services through one `tonic::service::Routes` and \
+             `from_channel` (`from_service` reaches only its own service); otherwise generate \
+             the tool with `(rust_mcp.tool).long_running: LONG_RUNNING_OPERATION` or the plugin \
+             option `long_running=operation`."
         } else {
             "The operation may still be running; get it again with GetOperation and its name."
         };

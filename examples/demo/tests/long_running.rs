@@ -316,6 +316,31 @@ async fn operations_over_stdio() {
     client.cancel().await.expect("close");
 }
 
+/// In process (`--in-process`), ArchiveTasks polls GetOperation through the same in-process
+/// transport as its own call: a router of both services.
+#[tokio::test]
+async fn operations_in_process() {
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_demo"));
+    command.arg("--in-process").env("RUST_LOG", "warn");
+    let transport = TokioChildProcess::new(command).expect("spawn the demo");
+    let client = client_config(false)
+        .serve(transport)
+        .await
+        .expect("handshake");
+    let result = call(
+        &client,
+        ARCHIVE,
+        json!({"state": "STATE_DONE", "per_task": "0.2s"}),
+    )
+    .await;
+    assert_eq!(result.is_error, Some(false), "{}", text(&result));
+    assert_eq!(
+        archived_ids(&result.structured_content.expect("structured")),
+        ["task-3"]
+    );
+    client.cancel().await.expect("close");
+}
+
 #[tokio::test]
 async fn operation_tasks_over_stdio() {
     let client = over_stdio(true).await;
