@@ -57,13 +57,8 @@ pub fn execute_with_notes(
 ) -> std::result::Result<(CodeGeneratorResponse, Vec<String>), prost::DecodeError> {
     let request = model::RawRequest::decode(request)?;
     let mut notes = Vec::new();
-    let outcome = prepare(request, &mut notes).and_then(|(model, options, prost_files)| {
-        let mut files = Vec::new();
-        for package in &model.packages {
-            files.extend(emit::package_files(package, &options, &prost_files)?);
-        }
-        Ok(files)
-    });
+    let outcome = prepare(request, &mut notes)
+        .and_then(|(model, options, prost_files)| emit::files(&model, &options, &prost_files));
     Ok((response(outcome), notes))
 }
 

@@ -32,15 +32,13 @@ pub struct Model {
 }
 
 impl Model {
-    /// The stderr lines of every tool (see `Tool::shrink_line`), in output order.
+    /// The stderr lines of every tool (see `Tool::stderr_lines`), in output order.
     pub fn shrink_lines(&self) -> Vec<String> {
         self.packages
             .iter()
             .flat_map(|p| &p.services)
             .flat_map(|s| &s.tools)
-            .filter_map(|t| t.shrink_line.as_deref())
-            .flat_map(str::lines)
-            .map(str::to_owned)
+            .flat_map(|t| t.stderr_lines.iter().cloned())
             .collect()
     }
 }
@@ -55,8 +53,8 @@ pub struct Package {
     pub files: Vec<String>,
     /// Services, sorted by full name (skipped services are left out).
     pub services: Vec<Service>,
-    /// Encoded `FileDescriptorSet`: the package's files and their transitive imports, without
-    /// source info, in dependency order.
+    /// Encoded `FileDescriptorSet`: the package's files and what the runtime needs of their
+    /// imports (see `descriptor_set`), without source info, in dependency order.
     pub descriptor_set: Vec<u8>,
 }
 
@@ -110,9 +108,12 @@ pub struct Tool {
     pub input_schema: String,
     /// The output schema, as minified JSON.
     pub output_schema: String,
-    /// What stderr says about this tool, if anything: how the schema budget shrank it, and
-    /// notes such as a long-running RPC that cannot be waited for (lines joined by `\n`).
-    pub shrink_line: Option<String>,
+    /// What stderr says about this tool: how the schema budget shrank it, and notes such as a
+    /// long-running RPC that cannot be waited for.
+    pub stderr_lines: Vec<String>,
+    /// The types its long-running operation holds (`operation_info`'s response and metadata
+    /// types), which the embedded descriptor set must hold too.
+    pub operation_types: Vec<String>,
     /// The tool's MCP `_meta` object (RPC identity and serving choices).
     pub meta: serde_json::Value,
 }
@@ -360,9 +361,7 @@ pub fn build(inputs: &Inputs, options: &Options) -> Result<Model> {
             .services
             .iter()
             .flat_map(|service| &service.tools)
-            .filter_map(|tool| tool.meta[tonic_mcp_schema::meta::RPC_META_KEY].get("longRunning"))
-            .flat_map(|lro| [lro.get("responseType"), lro.get("metadataType")])
-            .filter_map(|name| name?.as_str().map(str::to_owned))
+            .flat_map(|tool| tool.operation_types.iter().cloned())
             .collect();
         package.descriptor_set = descriptor_set(inputs, &package.files, &operation_types);
     }
@@ -413,8 +412,13 @@ fn rust_service(
 
 impl Tool {
     fn new(spec: ToolSpec, rust_method: &str) -> Result<Tool> {
-        let lines = spec.stderr_lines();
-        let shrink_line = (!lines.is_empty()).then(|| lines.join("\n"));
+        let stderr_lines = spec.stderr_lines();
+        let operation_types = spec
+            .long_running
+            .iter()
+            .flat_map(|lro| std::iter::once(&lro.response_type).chain(&lro.metadata_type))
+            .cloned()
+            .collect();
         let meta = spec.meta();
         // serde_json's writer into a byte buffer: `Value`'s `Display` goes through a
         // formatter adapter and costs about twice as much.
@@ -429,7 +433,8 @@ impl Tool {
         let input_schema = minified(&spec.input_schema)?;
         let output_schema = minified(&spec.output_schema)?;
         Ok(Tool {
-            shrink_line,
+            stderr_lines,
+            operation_types,
             name: spec.name,
             title: spec.title,
             description: spec.description,
@@ -610,12 +615,12 @@ fn descriptor_set(inputs: &Inputs, files: &[String], extra_types: &[String]) -> 
     // Decoding the set into a pool is the authority, and costly; most sets pass the cheaper
     // check that every type they name is defined where prost-reflect would look for it.
     let with_builtins: Vec<&FileDescriptorProto> = builtin_files().iter().chain(&pruned).collect();
-    if resolves_alone(&with_builtins) {
-        return encode_set(inputs, &pruned, &needed);
-    }
     let encoded = encode_set(inputs, &pruned, &needed);
-    let mut pool = DescriptorPool::global();
-    if pool.decode_file_descriptor_set(encoded.as_slice()).is_ok() {
+    if resolves_alone(&with_builtins)
+        || DescriptorPool::global()
+            .decode_file_descriptor_set(encoded.as_slice())
+            .is_ok()
+    {
         return encoded;
     }
     let mut closure = BTreeSet::new();
@@ -983,8 +988,7 @@ fn without_source_info(bytes: &[u8]) -> Vec<u8> {
 fn rewrite_imports(bytes: &[u8], keep: impl Fn(&str) -> bool) -> Vec<u8> {
     use prost::encoding::{DecodeContext, decode_key, int32, skip_field, string};
     let scan = || -> Option<Vec<u8>> {
-        let rest = without_source_info(bytes);
-        let mut buf = rest.as_slice();
+        let mut buf = bytes;
         let mut out = Vec::with_capacity(buf.len());
         let mut imports: Vec<String> = Vec::new();
         let (mut public, mut weak): (Vec<i32>, Vec<i32>) = (Vec::new(), Vec::new());
@@ -996,6 +1000,8 @@ fn rewrite_imports(bytes: &[u8], keep: impl Fn(&str) -> bool) -> Vec<u8> {
                 3 => string::merge_repeated(wire_type, &mut imports, &mut buf, context).ok()?,
                 10 => int32::merge_repeated(wire_type, &mut public, &mut buf, context).ok()?,
                 11 => int32::merge_repeated(wire_type, &mut weak, &mut buf, context).ok()?,
+                // `source_code_info`: dropped.
+                9 => skip_field(wire_type, tag, &mut buf, context).ok()?,
                 _ => {
                     skip_field(wire_type, tag, &mut buf, context).ok()?;
                     out.extend_from_slice(&start[..start.len() - buf.len()]);

@@ -102,8 +102,9 @@ pub(crate) struct Call<'a> {
     pub(crate) limits: Limits,
     pub(crate) context: CallContext<'a>,
     pub(crate) progress: Option<Progress>,
-    /// Where a call that waits for a long-running operation records it, for cancellation.
-    pub(crate) started: Started,
+    /// Where a call that waits for a long-running operation records it, for cancellation;
+    /// `None` for tools that do not wait.
+    pub(crate) started: Option<Started>,
     /// The served tool that redeems a long-running operation by name, if any.
     pub(crate) redeem_tool: Option<&'a str>,
     /// Every message type of the server, for `Any` payloads the tool's own pool lacks.
@@ -128,7 +129,7 @@ pub(crate) fn with_status(mut result: CallToolResult, code: Code, local: bool) -
 
 /// A failure found before or after the RPC, without a backend status: `code` is the status it
 /// stands for.
-fn local_failure(code: Code, text: impl Into<String>) -> Outcome {
+pub(crate) fn local_failure(code: Code, text: impl Into<String>) -> Outcome {
     Outcome {
         result: with_status(error_result(text), code, true),
         grpc_code: None,
@@ -199,12 +200,7 @@ pub(crate) const MAX_SUPPORTED_DEPTH: usize =
 
 /// The refusal of a call whose `arguments` was not an object (`got`: "an array", …).
 pub(crate) fn not_an_object(name: &str, got: &str) -> Outcome {
-    local_failure(
-        Code::InvalidArgument,
-        format!(
-            "Invalid arguments for tool `{name}` (1 problem):\n- $: expected an object, got {got}"
-        ),
-    )
+    limit_failure(name, &format!("expected an object, got {got}"))
 }
 
 /// The refusal of a call whose arguments were too deep to parse (`depth` levels): the same
@@ -215,9 +211,12 @@ pub(crate) fn too_deep(name: &str, depth: usize, limits: Limits) -> Outcome {
 
 /// A limit applies to the arguments as a whole: its problem is at `$`.
 fn limit_failure(name: &str, message: &str) -> Outcome {
-    local_failure(
-        Code::InvalidArgument,
-        format!("Invalid arguments for tool `{name}` (1 problem):\n- $: {message}"),
+    invalid_arguments(
+        name,
+        &[Problem {
+            path: JsonPath::default(),
+            message: message.to_owned(),
+        }],
     )
 }
 
@@ -319,7 +318,7 @@ pub(crate) async fn run(call: Call<'_>, arguments: Option<JsonObject>) -> Outcom
             timeout,
             metadata,
             progress: call.progress,
-            started: call.started,
+            started: call.started.unwrap_or_default(),
             redeem_tool: call.redeem_tool,
         };
         return longrunning::wait(wait, operation).await;

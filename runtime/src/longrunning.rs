@@ -33,7 +33,7 @@ use tonic_mcp_schema::{
 };
 
 use crate::{
-    call::{Outcome, Progress, clear_omitted, with_status},
+    call::{Outcome, Progress, clear_omitted, local_failure, with_status},
     codec::encode::{EncodeOptions, encode_message, encode_root},
     def::RpcKind,
     error::Error,
@@ -185,23 +185,12 @@ pub(crate) struct Wait<'a> {
     pub(crate) redeem_tool: Option<&'a str>,
 }
 
-fn local(code: Code, text: String) -> Outcome {
-    Outcome {
-        result: with_status(
-            CallToolResult::error(vec![ContentBlock::text(text)]),
-            code,
-            true,
-        ),
-        grpc_code: None,
-    }
-}
-
 /// Waits for the operation the RPC answered with (`first`, encoded) and makes the result.
 pub(crate) async fn wait(wait: Wait<'_>, first: Bytes) -> Outcome {
     let mut operation = match DynamicMessage::decode(wait.operation.clone(), first) {
         Ok(operation) => operation,
         Err(e) => {
-            return local(
+            return local_failure(
                 Code::Internal,
                 format!("the backend's response could not be decoded as {OPERATION}: {e}"),
             );
@@ -216,7 +205,7 @@ pub(crate) async fn wait(wait: Wait<'_>, first: Bytes) -> Outcome {
             return finished(&wait, &name, &operation);
         }
         if name.is_empty() {
-            return local(
+            return local_failure(
                 Code::Internal,
                 "the backend returned a running operation without a name, which cannot be \
                  polled"
@@ -306,7 +295,7 @@ async fn poll(
         Ok(Ok(bytes)) => DynamicMessage::decode(wait.operation.clone(), bytes)
             .map(Some)
             .map_err(|e| {
-                local(
+                local_failure(
                     Code::Internal,
                     format!("GetOperation's answer could not be decoded as {OPERATION}: {e}"),
                 )
@@ -346,7 +335,7 @@ fn finished(wait: &Wait<'_>, name: &str, operation: &DynamicMessage) -> Outcome 
             let type_url = text_field(&any, "type_url");
             let packed = type_url.rsplit('/').next().unwrap_or_default();
             if packed != response.full_name() {
-                return local(
+                return local_failure(
                     Code::Internal,
                     format!(
                         "the operation `{name}` finished with a `{packed}` response; the tool \
@@ -362,7 +351,7 @@ fn finished(wait: &Wait<'_>, name: &str, operation: &DynamicMessage) -> Outcome 
             match DynamicMessage::decode(response, value) {
                 Ok(message) => message,
                 Err(e) => {
-                    return local(
+                    return local_failure(
                         Code::Internal,
                         format!("the operation `{name}`'s response could not be decoded: {e}"),
                     );
@@ -378,7 +367,7 @@ fn finished(wait: &Wait<'_>, name: &str, operation: &DynamicMessage) -> Outcome 
             result: with_status(CallToolResult::structured(value), Code::Ok, false),
             grpc_code: Some(Code::Ok),
         },
-        Err(e) => local(
+        Err(e) => local_failure(
             Code::Internal,
             format!("the operation's response could not be encoded as JSON: {e}"),
         ),

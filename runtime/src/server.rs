@@ -617,7 +617,13 @@ impl McpServer {
             grpc_code = tracing::field::Empty,
         );
         let started_at = Instant::now();
-        let started = Started::default();
+        // Only a tool that waits for an operation has one to cancel.
+        let started = registered
+            .entry
+            .tool
+            .long_running
+            .as_ref()
+            .map(|_| Started::default());
         let call = Call {
             tool: &registered.entry.tool,
             set: &registered.set,
@@ -642,7 +648,7 @@ impl McpServer {
         // A call cancelled while it waited for a long-running operation cancels the operation.
         if outcome.is_none()
             && let Some(lro) = &registered.entry.tool.long_running
-            && let Some((name, metadata)) = started.take()
+            && let Some((name, metadata)) = started.as_ref().and_then(Started::take)
         {
             lro.cancel(name, metadata).instrument(span.clone()).await;
         }
@@ -1026,10 +1032,12 @@ impl ServerHandler for McpServer {
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.inner
-            .tools
-            .get(name)
-            .map(|registered| registered.entry.listing(self.inner.redeem_tool.as_deref()))
+        // The listing made at build time, sorted by name (as the tools map is).
+        let listing = &self.inner.listing;
+        listing
+            .binary_search_by(|tool| tool.name.as_ref().cmp(name))
+            .ok()
+            .map(|index| listing[index].clone())
     }
 
     async fn call_tool(

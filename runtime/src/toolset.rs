@@ -344,11 +344,7 @@ pub fn tool_set(
 ) -> Result<ToolSet, Error> {
     let mut builder = ToolSetBuilder::with_pool(shared_pool(descriptor_set)?, transport);
     for def in tools {
-        let info = ToolInfo::from(def);
-        let input_schema = parse_schema(&info.name, "input", def.input_schema)?;
-        let output_schema = parse_schema(&info.name, "output", def.output_schema)?;
-        let meta = ToolMeta::parse(def.name, def.meta)?;
-        builder.register(info, input_schema, output_schema, Checks::Trusted, meta)?;
+        builder.add_with(def, Checks::Trusted)?;
     }
     Ok(builder.build())
 }
@@ -420,11 +416,16 @@ impl ToolSetBuilder {
     /// See [`Error`]: unknown message types, invalid schemas, an invalid RPC path, an invalid
     /// or duplicate name.
     pub fn add(&mut self, def: &ToolDef) -> Result<(), Error> {
+        self.add_with(def, Checks::MetaSchema)
+    }
+
+    /// [`add`](Self::add), with the given schema checks.
+    fn add_with(&mut self, def: &ToolDef, checks: Checks) -> Result<(), Error> {
         let info = ToolInfo::from(def);
         let input_schema = parse_schema(&info.name, "input", def.input_schema)?;
         let output_schema = parse_schema(&info.name, "output", def.output_schema)?;
         let meta = ToolMeta::parse(def.name, def.meta)?;
-        self.register(info, input_schema, output_schema, Checks::MetaSchema, meta)
+        self.register(info, input_schema, output_schema, checks, meta)
     }
 
     /// The finished tool set, with default settings.

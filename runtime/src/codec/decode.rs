@@ -53,7 +53,12 @@ fn protojson_message(desc: &MessageDescriptor, value: Value) -> Value {
             for (key, value) in object {
                 if let Some(field) = find_field(desc, &key) {
                     // protojson knows the proto name, not a shortened alias.
-                    out.insert(field.name().to_owned(), protojson_field(&field, value));
+                    let key = if key == field.name() {
+                        key
+                    } else {
+                        field.name().to_owned()
+                    };
+                    out.insert(key, protojson_field(&field, value));
                 } else if let Some(oneof) = find_oneof(desc, &key) {
                     let Value::Object(mut wrapped) = value else {
                         continue;

@@ -87,7 +87,7 @@ impl MessageGraph {
     }
 
     pub(super) fn is_def(&self, message: &MessageDescriptor) -> bool {
-        self.defs.iter().any(|d| d == message)
+        self.is_def_name(message.full_name())
     }
 
     /// Whether the message named `full_name` goes into `$defs`.
