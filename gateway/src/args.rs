@@ -429,8 +429,8 @@ fn options(matches: &ArgMatches) -> Result<Options, Error> {
             parts.push(part.to_owned());
         }
     }
-    for (flag, key) in [("include", "include"), ("exclude", "exclude")] {
-        parts.extend(values(matches, flag).map(|glob| format!("{key}={glob}")));
+    for key in ["include", "exclude"] {
+        parts.extend(values(matches, key).map(|glob| format!("{key}={glob}")));
     }
     if let Some(prefix) = matches.get_one::<String>("prefix") {
         parts.push(format!("prefix={prefix}"));

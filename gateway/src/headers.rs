@@ -76,15 +76,15 @@ impl Headers {
 
     /// The header names, for logs.
     pub fn names(&self) -> Vec<String> {
-        let mut names: Vec<String> = self
+        let names: Vec<String> = self
             .metadata
             .keys()
             .map(|key| match key {
                 tonic::metadata::KeyRef::Ascii(key) => key.as_str().to_owned(),
                 tonic::metadata::KeyRef::Binary(key) => key.as_str().to_owned(),
             })
+            // `keys` yields each name once.
             .collect();
-        names.dedup();
         names
     }
 

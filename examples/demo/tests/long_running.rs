@@ -22,7 +22,7 @@ type Client = RunningService<RoleClient, ClientConfig>;
 const ARCHIVE: &str = "TaskService_ArchiveTasks";
 const GET_OPERATION: &str = "Operations_GetOperation";
 const PENDING: &str = "google.longrunning.Operation";
-const STATUS: &str = "protoc-gen-rust-mcp/status";
+const STATUS: &str = tonic_mcp::STATUS_META_KEY;
 
 fn client_config(tasks: bool) -> ClientConfig {
     let capabilities = if tasks {
@@ -90,7 +90,7 @@ async fn plain_scenario(client: &Client) {
         .iter()
         .find(|tool| tool.name == ARCHIVE)
         .expect("ArchiveTasks listed");
-    let meta = &archive.meta.as_ref().expect("tool _meta").0["protoc-gen-rust-mcp/rpc"];
+    let meta = &archive.meta.as_ref().expect("tool _meta").0[tonic_mcp::RPC_META_KEY];
     assert_eq!(meta["outputType"], "google.longrunning.Operation");
     assert_eq!(
         meta["longRunning"],
@@ -264,8 +264,13 @@ async fn task_scenario(client: &Client) {
 }
 
 async fn over_stdio(tasks: bool) -> Client {
+    over_stdio_with(tasks, &[]).await
+}
+
+/// The demo over stdio with `args`.
+async fn over_stdio_with(tasks: bool, args: &[&str]) -> Client {
     let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_demo"));
-    command.env("RUST_LOG", "warn");
+    command.args(args).env("RUST_LOG", "warn");
     let transport = TokioChildProcess::new(command).expect("spawn the demo");
     client_config(tasks)
         .serve(transport)
@@ -320,13 +325,7 @@ async fn operations_over_stdio() {
 /// transport as its own call: a router of both services.
 #[tokio::test]
 async fn operations_in_process() {
-    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_demo"));
-    command.arg("--in-process").env("RUST_LOG", "warn");
-    let transport = TokioChildProcess::new(command).expect("spawn the demo");
-    let client = client_config(false)
-        .serve(transport)
-        .await
-        .expect("handshake");
+    let client = over_stdio_with(false, &["--in-process"]).await;
     let result = call(
         &client,
         ARCHIVE,
