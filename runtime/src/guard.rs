@@ -192,6 +192,10 @@ pub(crate) fn mentions_tools_call(bytes: &[u8]) -> bool {
 /// A `tools/call` message whose `arguments` is neither an object nor `null`: the message
 /// without `arguments`, and what it was. `None` for any other message.
 pub(crate) fn take_non_object_arguments(bytes: &[u8]) -> Option<(Vec<u8>, NotAnObject)> {
+    // Nearly every call: no need to parse the whole message to find that out.
+    if arguments_are_objects(bytes) {
+        return None;
+    }
     let mut value = serde_json::from_slice::<serde_json::Value>(bytes).ok()?;
     if value.get("method").and_then(serde_json::Value::as_str) != Some("tools/call") {
         return None;
@@ -209,6 +213,37 @@ pub(crate) fn take_non_object_arguments(bytes: &[u8]) -> Option<(Vec<u8>, NotAnO
     Some((bytes, NotAnObject { got }))
 }
 
+/// Whether every `"arguments":` member in `bytes` holds an object or `null`, or there is none,
+/// so that [`take_non_object_arguments`] has nothing to take. An unescaped `"arguments"`
+/// followed by `:` can only be an object key (a string value is never followed by `:`), and
+/// `params.arguments` is one of those keys; a message with a `\u` escape, which could spell the
+/// key otherwise, is left to the parser. `false` means "parse to find out".
+fn arguments_are_objects(bytes: &[u8]) -> bool {
+    const KEY: &[u8] = b"\"arguments\"";
+    if bytes.windows(2).any(|window| window == b"\\u") {
+        return false;
+    }
+    fn skip_space(rest: &[u8]) -> &[u8] {
+        let start = rest
+            .iter()
+            .position(|b| !b.is_ascii_whitespace())
+            .unwrap_or(rest.len());
+        &rest[start..]
+    }
+    let mut rest = bytes;
+    while let Some(at) = rest.windows(KEY.len()).position(|window| window == KEY) {
+        rest = &rest[at + KEY.len()..];
+        let Some(value) = skip_space(rest).strip_prefix(b":") else {
+            continue;
+        };
+        match skip_space(value).first() {
+            Some(b'{' | b'n') => {}
+            _ => return false,
+        }
+    }
+    true
+}
+
 /// The JSON-RPC error for a message that cannot be read because of its depth.
 pub(crate) fn parse_error_message(too_deep: &TooDeep, limit: usize) -> String {
     format!(
@@ -219,6 +254,37 @@ pub(crate) fn parse_error_message(too_deep: &TooDeep, limit: usize) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn only_messages_that_may_hold_non_object_arguments_are_parsed() {
+        for quick in [
+            r#"{"method":"tools/call","params":{"name":"t","arguments":{"a":[1]}}}"#,
+            r#"{"method":"tools/call","params":{"name":"t","arguments" : null}}"#,
+            r#"{"method":"tools/call","params":{"name":"arguments"}}"#,
+            r#"{"method":"tools/list"}"#,
+        ] {
+            assert!(arguments_are_objects(quick.as_bytes()), "{quick}");
+            assert!(
+                take_non_object_arguments(quick.as_bytes()).is_none(),
+                "{quick}"
+            );
+        }
+        for parsed in [
+            r#"{"method":"tools/call","params":{"name":"t","arguments":[1]}}"#,
+            r#"{"method":"tools/call","params":{"name":"t","arguments":"x"}}"#,
+            r#"{"method":"tools/call","params":{"name":"t","argument\u0073":7}}"#,
+        ] {
+            assert!(!arguments_are_objects(parsed.as_bytes()), "{parsed}");
+            assert!(
+                take_non_object_arguments(parsed.as_bytes()).is_some(),
+                "{parsed}"
+            );
+        }
+        // A nested `arguments` key that is not an object only costs the full parse.
+        let nested = r#"{"method":"tools/call","params":{"arguments":{"arguments":1}}}"#;
+        assert!(!arguments_are_objects(nested.as_bytes()));
+        assert!(take_non_object_arguments(nested.as_bytes()).is_none());
+    }
     use super::*;
 
     fn nested(levels: usize) -> String {
