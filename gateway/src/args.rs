@@ -67,6 +67,9 @@ pub struct Config {
     pub stateless: bool,
     /// With `--http`: Host names accepted besides loopback.
     pub allowed_hosts: Vec<String>,
+    /// With `--http`: browser origins accepted; a request carrying any other `Origin` is
+    /// refused.
+    pub allowed_origins: Vec<String>,
     /// The server name in the MCP `initialize` result.
     pub name: String,
 }
@@ -286,6 +289,14 @@ fn command() -> Command {
                 .help("with --http: accept this Host header besides localhost, 127.0.0.1 and ::1 (DNS-rebinding protection); repeatable"),
         ))
         .arg(many(
+            Arg::new("allowed-origin")
+                .long("allowed-origin")
+                .value_name("ORIGIN")
+                .requires("http")
+                .help_heading("MCP")
+                .help("with --http: accept requests carrying this Origin header, e.g. https://app.example.com:443 or http://localhost:* (a request with any other Origin is refused with 403, as browsers send one); repeatable"),
+        ))
+        .arg(many(
             Arg::new("forward-header")
                 .long("forward-header")
                 .value_name("NAME")
@@ -407,6 +418,9 @@ fn config(matches: &ArgMatches) -> Result<Config, Error> {
         http: matches.get_one::<SocketAddr>("http").copied(),
         stateless: matches.get_flag("stateless"),
         allowed_hosts: values(matches, "allowed-host").cloned().collect(),
+        allowed_origins: values(matches, "allowed-origin")
+            .map(|origin| check_origin(origin).map(|()| origin.clone()))
+            .collect::<Result<_, _>>()?,
         name: matches
             .get_one::<String>("name")
             .cloned()
@@ -446,6 +460,45 @@ fn options(matches: &ArgMatches) -> Result<Options, Error> {
         }
     }
     Options::parse(&parts.join(",")).map_err(|e| Error::new(format!("--opt: {e}")))
+}
+
+/// An `--allowed-origin` value: `SCHEME://HOST[:PORT]` with a number or `*` as port, or
+/// `null`. rmcp skips an entry it cannot parse, which would refuse the origin meant.
+fn check_origin(origin: &str) -> Result<(), Error> {
+    fn valid(origin: &str) -> Option<()> {
+        if origin == "null" {
+            return Some(());
+        }
+        let (scheme, rest) = origin.split_once("://")?;
+        let (host, port) = if rest.starts_with('[') {
+            // An IPv6 literal: `[::1]` or `[::1]:8080`.
+            let end = rest.find(']')? + 1;
+            let (host, after) = rest.split_at(end);
+            let port = match after {
+                "" => None,
+                _ => Some(after.strip_prefix(':')?),
+            };
+            (host, port)
+        } else {
+            match rest.split_once(':') {
+                Some((host, port)) => (host, Some(port)),
+                None => (rest, None),
+            }
+        };
+        let scheme_ok = scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c));
+        let host_ok = !host.is_empty() && !host.contains(['/', '?', '#', '@', ' ']);
+        let port_ok = port.is_none_or(|port| port == "*" || port.parse::<u16>().is_ok());
+        (scheme_ok && host_ok && port_ok).then_some(())
+    }
+    valid(origin).ok_or_else(|| {
+        Error::new(format!(
+            "--allowed-origin `{origin}`: expected SCHEME://HOST[:PORT] with a port number or `*` \
+             (e.g. https://app.example.com:443, http://localhost:*), or `null`"
+        ))
+    })
 }
 
 /// `500ms`, `10s`, `1.5s`, `2m`, or a number of seconds.
@@ -535,6 +588,43 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(error.contains("unknown option `json_name`"), "{error}");
+    }
+
+    #[test]
+    fn allowed_origins_are_checked() {
+        let http = ["--target", "http://x:1", "--http", "127.0.0.1:0"];
+        for origin in [
+            "https://app.example.com:443",
+            "http://localhost:*",
+            "https://app.example.com",
+            "http://[::1]:8080",
+            "http://[::1]",
+            "null",
+        ] {
+            let config = run(&[&http[..], &["--allowed-origin", origin]].concat())
+                .unwrap_or_else(|e| panic!("{origin}: {e}"));
+            assert_eq!(config.allowed_origins, [origin]);
+        }
+        for origin in [
+            "app.example.com",
+            "https://app.example.com/",
+            "https://app.example.com:https",
+            "https://:443",
+            "https://[::1]x",
+            "*",
+        ] {
+            let error = run(&[&http[..], &["--allowed-origin", origin]].concat())
+                .unwrap_err()
+                .to_string();
+            assert!(
+                error.contains(&format!("--allowed-origin `{origin}`")),
+                "{origin}: {error}"
+            );
+        }
+        let error = run(&["--target", "http://x:1", "--allowed-origin", "null"])
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("--http"), "{error}");
     }
 
     #[test]

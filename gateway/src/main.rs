@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use grpc_mcp_gateway::{Config, Gateway, Parsed};
-use tonic_mcp::{McpServer, StreamableHttpServerConfig};
+use tonic_mcp::McpServer;
 use tracing_subscriber::EnvFilter;
 
 #[tokio::main]
@@ -59,8 +59,11 @@ async fn run(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
             let mut http = if config.stateless {
                 McpServer::stateless_http_config()
             } else {
-                StreamableHttpServerConfig::default()
+                McpServer::session_http_config()
             };
+            if !config.allowed_origins.is_empty() {
+                http = http.with_allowed_origins(config.allowed_origins.iter().cloned());
+            }
             if !config.allowed_hosts.is_empty() {
                 let hosts = ["localhost", "127.0.0.1", "::1"]
                     .into_iter()

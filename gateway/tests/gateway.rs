@@ -1,7 +1,8 @@
 //! The gateway binary in front of a real tonic server on loopback (the e2e echo services),
 //! called by rmcp's MCP client: once with descriptors from gRPC reflection over stdio, once
 //! with a descriptor set written by the vendored protoc over streamable HTTP. Every tool call
-//! must answer exactly what the generated-code path answers for the same server.
+//! must answer exactly what the generated-code path answers for the same server. Over HTTP, a
+//! foreign `Origin` is refused in both modes.
 
 use std::process::Stdio;
 use std::time::Duration;
@@ -11,7 +12,7 @@ use rmcp::model::CallToolRequestParams;
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _};
+use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _};
 
 type Client = RunningService<RoleClient, ()>;
 
@@ -292,26 +293,14 @@ async fn descriptor_set_over_http_answers_as_generated_code() {
     std::fs::create_dir_all(&dir).expect("temp dir");
     let set = protoc_descriptor_set(&dir);
 
-    let mut child = tokio::process::Command::new(GATEWAY)
+    let mut command = tokio::process::Command::new(GATEWAY);
+    command
         .args(["--target", &format!("http://{}", backend.addr)])
         .arg("--descriptor-set")
         .arg(&set)
         .args(SERVICES.iter().flat_map(|service| ["--service", service]))
-        .args(["--http", "127.0.0.1:0", "--stateless"])
-        .stdout(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn the gateway");
-    let stdout = child.stdout.take().expect("stdout");
-    let line = tokio::time::timeout(
-        Duration::from_secs(30),
-        tokio::io::BufReader::new(stdout).lines().next_line(),
-    )
-    .await
-    .expect("the gateway announces its address in time")
-    .expect("read stdout")
-    .expect("a line");
-    let addr = line.strip_prefix("listening on ").expect("address line");
+        .arg("--stateless");
+    let (mut child, addr) = spawn_http(command).await;
     let transport = StreamableHttpClientTransport::from_uri(format!("http://{addr}/mcp"));
     let gateway = ().serve(transport).await.expect("handshake over HTTP");
 
@@ -337,6 +326,98 @@ async fn descriptor_set_over_http_answers_as_generated_code() {
     generated.cancel().await.expect("close");
     child.kill().await.ok();
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Starts the gateway with `--http 127.0.0.1:0` added, and reads the bound address it prints.
+async fn spawn_http(mut command: tokio::process::Command) -> (tokio::process::Child, String) {
+    let mut child = command
+        .args(["--http", "127.0.0.1:0"])
+        .stdout(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn the gateway");
+    let stdout = child.stdout.take().expect("stdout");
+    let line = tokio::time::timeout(
+        Duration::from_secs(30),
+        tokio::io::BufReader::new(stdout).lines().next_line(),
+    )
+    .await
+    .expect("the gateway announces its address in time")
+    .expect("read stdout")
+    .expect("a line");
+    let addr = line.strip_prefix("listening on ").expect("address line");
+    (child, addr.to_owned())
+}
+
+/// A browser page of another site must not drive the gateway through the user's browser: in
+/// session mode as in stateless mode, a request carrying an `Origin` is refused (403) unless
+/// that origin is allowed with `--allowed-origin`; clients that send none are served.
+#[tokio::test]
+async fn a_foreign_origin_is_refused_in_both_http_modes() {
+    let backend = e2e::start_backend().await.expect("backend");
+    let initialize = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "origin-test", "version": "1"}
+        }
+    })
+    .to_string();
+    for mode in [&[][..], &["--stateless"][..]] {
+        let mut command = tokio::process::Command::new(GATEWAY);
+        command
+            .args(["--target", &format!("http://{}", backend.addr)])
+            .args(["--service", "testdata.scalars.ScalarService"])
+            .args(mode)
+            .args(["--allowed-origin", "https://app.example.com:443"]);
+        let (mut allowing, allowing_addr) = spawn_http(command).await;
+        let mut command = tokio::process::Command::new(GATEWAY);
+        command
+            .args(["--target", &format!("http://{}", backend.addr)])
+            .args(["--service", "testdata.scalars.ScalarService"])
+            .args(mode);
+        let (mut default, default_addr) = spawn_http(command).await;
+        for (addr, origin, expected) in [
+            (&allowing_addr, None, 200),
+            (&allowing_addr, Some("https://app.example.com"), 200),
+            (&allowing_addr, Some("https://evil.example.com"), 403),
+            (&allowing_addr, Some("https://app.example.com:8443"), 403),
+            (&allowing_addr, Some("null"), 403),
+            (&default_addr, None, 200),
+            (&default_addr, Some("https://app.example.com"), 403),
+            (&default_addr, Some("http://localhost"), 403),
+        ] {
+            let status = post_status(addr, origin, &initialize).await;
+            assert_eq!(status, expected, "{mode:?}, Origin {origin:?}");
+        }
+        allowing.kill().await.ok();
+        default.kill().await.ok();
+    }
+}
+
+/// The status code of one raw HTTP/1.1 POST to `/mcp`.
+async fn post_status(addr: &str, origin: Option<&str>, body: &str) -> u16 {
+    let origin = origin.map_or_else(String::new, |origin| format!("Origin: {origin}\r\n"));
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\n{origin}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    stream.write_all(request.as_bytes()).await.expect("write");
+    let mut status_line = String::new();
+    tokio::time::timeout(
+        Duration::from_secs(30),
+        tokio::io::BufReader::new(stream).read_line(&mut status_line),
+    )
+    .await
+    .expect("an answer in time")
+    .expect("read the status line");
+    status_line
+        .split(' ')
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .unwrap_or_else(|| panic!("not an HTTP status line: {status_line:?}"))
 }
 
 /// `buf build -o` over the repository's buf module (source info and imports by default). Run by
