@@ -1,8 +1,9 @@
 //! The demo's long-running `ArchiveTasks` with rmcp's client, over stdio and streamable HTTP:
 //! an operation waited to completion, one that fails, one past the tool's 5 s deadline and later
 //! redeemed by name with `Operations_GetOperation`; as MCP tasks, one fetched with progress in
-//! its status message and one cancelled, which cancels the operation in the backend. Each
-//! client gets its own demo process, so that every scenario starts from the sample tasks.
+//! its status message and one cancelled, which cancels the operation in the backend. The same
+//! scenarios run through `grpc-mcp-gateway` in front of the demo's gRPC server. Each client
+//! gets its own demo process, so that every scenario starts from the sample tasks.
 
 use std::process::Stdio;
 use std::time::Duration;
@@ -312,6 +313,80 @@ async fn over_http(tasks: bool) -> (Client, tokio::process::Child) {
         .await
         .expect("handshake");
     (client, child)
+}
+
+/// The demo serving only gRPC (with reflection) on a free port, `grpc-mcp-gateway` in process
+/// in front of it (descriptors from reflection), and a client of the gateway over an in-memory
+/// pipe. The demo lives while its stdin stays open: it is returned with the client.
+async fn through_the_gateway(tasks: bool) -> (Client, tokio::process::Child) {
+    let mut demo = tokio::process::Command::new(env!("CARGO_BIN_EXE_demo"))
+        .args(["--grpc", "127.0.0.1:0"])
+        .env("RUST_LOG", "info")
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn the demo --grpc");
+    let stderr = demo.stderr.take().expect("stderr");
+    let mut lines = tokio::io::BufReader::new(stderr).lines();
+    let addr = tokio::time::timeout(Duration::from_secs(30), async {
+        while let Ok(Some(line)) = lines.next_line().await {
+            // `… gRPC TaskService listening grpc_addr=127.0.0.1:PORT`
+            if let Some((_, rest)) = line.split_once("grpc_addr=") {
+                return rest
+                    .split_whitespace()
+                    .next()
+                    .expect("an address")
+                    .to_owned();
+            }
+        }
+        panic!("the demo exited without serving gRPC");
+    })
+    .await
+    .expect("the demo announces its gRPC address in time");
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+
+    let config = grpc_mcp_gateway::Config::parse(["--target", &format!("http://{addr}")])
+        .expect("gateway arguments");
+    let gateway = grpc_mcp_gateway::Gateway::connect(&config)
+        .await
+        .expect("the gateway reads the demo's services by reflection");
+    let mut services = gateway.services.clone();
+    services.sort();
+    assert_eq!(
+        services,
+        ["demo.v1.TaskService", "google.longrunning.Operations"]
+    );
+    let (server_io, client_io) = tokio::io::duplex(1 << 20);
+    let server = gateway.server;
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let client = client_config(tasks)
+        .serve(client_io)
+        .await
+        .expect("handshake");
+    (client, demo)
+}
+
+/// With no generated code, the gateway waits for ArchiveTasks' operation the same way: the
+/// same `_meta`, description, results, failure, pending result and redemption.
+#[tokio::test]
+async fn operations_through_the_gateway() {
+    let (client, _demo) = through_the_gateway(false).await;
+    plain_scenario(&client).await;
+    client.cancel().await.expect("close");
+}
+
+/// As tasks through the gateway: progress in the status message, and a cancelled task
+/// cancels the operation in the backend.
+#[tokio::test]
+async fn operation_tasks_through_the_gateway() {
+    let (client, _demo) = through_the_gateway(true).await;
+    task_scenario(&client).await;
+    client.cancel().await.expect("close");
 }
 
 #[tokio::test]
