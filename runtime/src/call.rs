@@ -39,7 +39,7 @@ use crate::{
     },
     context::{CallContext, CallHook},
     grpc::Invocation,
-    longrunning::{self, Started, Wait},
+    longrunning::{self, Redeemer, Started, Wait},
     meta::status_meta,
     status::{code_name, describe_status},
     toolset::{CompiledTool, SetConfig},
@@ -105,8 +105,8 @@ pub(crate) struct Call<'a> {
     /// Where a call that waits for a long-running operation records it, for cancellation;
     /// `None` for tools that do not wait.
     pub(crate) started: Option<Started>,
-    /// The served tool that redeems a long-running operation by name, if any.
-    pub(crate) redeem_tool: Option<&'a str>,
+    /// The server's GetOperation tool, if it serves one.
+    pub(crate) redeemer: Option<&'a Redeemer>,
     /// Every message type of the server, for `Any` payloads the tool's own pool lacks.
     pub(crate) types: &'a Types,
 }
@@ -319,7 +319,7 @@ pub(crate) async fn run(call: Call<'_>, arguments: Option<JsonObject>) -> Outcom
             metadata,
             progress: call.progress,
             started: call.started.unwrap_or_default(),
-            redeem_tool: call.redeem_tool,
+            redeemer: call.redeemer,
         };
         return longrunning::wait(wait, operation).await;
     }

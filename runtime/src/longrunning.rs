@@ -3,7 +3,10 @@
 //! The RPC answers with an operation. Until it is `done`, the runtime polls
 //! `google.longrunning.Operations/GetOperation` through the tool's own transport, with backoff
 //! ([`FIRST_POLL`], growing by half each time up to [`LONGEST_POLL`]), and reports each poll as
-//! progress carrying the operation's unpacked `metadata`. Then:
+//! progress carrying the operation's unpacked `metadata`. When that transport does not serve
+//! `Operations` (`UNIMPLEMENTED`: in process, a generated `from_service` reaches only its own
+//! service) and the server serves a GetOperation tool, it polls through that tool's transport
+//! instead. Then:
 //!
 //! - a `response` is unpacked into the result, as the JSON of the declared `response_type`;
 //! - an `error` is an `isError` result with the status and its decoded details;
@@ -50,8 +53,40 @@ pub const LONGEST_POLL: Duration = Duration::from_secs(5);
 /// How long `CancelOperation` may take when a waiting call is cancelled.
 const CANCEL_DEADLINE: Duration = Duration::from_secs(5);
 
-/// What a tool that waits for its operation needs: the types the operation holds and the two
-/// `google.longrunning.Operations` endpoints on the tool's transport.
+/// `google.longrunning.Operations`' GetOperation and CancelOperation on one transport.
+pub(crate) struct Operations {
+    get: Endpoint,
+    cancel: Endpoint,
+}
+
+impl Operations {
+    /// The two endpoints on `transport`.
+    pub(crate) fn new(tool: &str, transport: &BoxTransport) -> Result<Self, Error> {
+        let endpoint = |path: &'static str| {
+            Endpoint::new(transport, Cow::Borrowed(path), RpcKind::Unary).ok_or_else(|| {
+                Error::InvalidRpcPath {
+                    tool: tool.to_owned(),
+                    rpc_path: path.to_owned(),
+                }
+            })
+        };
+        Ok(Self {
+            get: endpoint(GET_OPERATION_PATH)?,
+            cancel: endpoint(CANCEL_OPERATION_PATH)?,
+        })
+    }
+}
+
+/// The server's GetOperation tool: named in what waiting tools say about redeeming an
+/// operation, and polled through when a waiting tool's own transport does not serve
+/// `google.longrunning.Operations`.
+pub(crate) struct Redeemer {
+    pub(crate) tool: String,
+    pub(crate) operations: Arc<Operations>,
+}
+
+/// What a tool that waits for its operation needs: the types the operation holds and the
+/// `google.longrunning.Operations` endpoints on the tool's own transport.
 pub(crate) struct LongRunning {
     /// The operation's `response` type.
     pub(crate) response: MessageDescriptor,
@@ -60,8 +95,7 @@ pub(crate) struct LongRunning {
     /// `google.longrunning.GetOperationRequest` (and `CancelOperationRequest`, the same shape).
     get_request: MessageDescriptor,
     cancel_request: MessageDescriptor,
-    get: Endpoint,
-    cancel: Endpoint,
+    own: Arc<Operations>,
 }
 
 impl LongRunning {
@@ -90,21 +124,12 @@ impl LongRunning {
                 ),
             });
         }
-        let endpoint = |path: &'static str| {
-            Endpoint::new(transport, Cow::Borrowed(path), RpcKind::Unary).ok_or_else(|| {
-                Error::InvalidRpcPath {
-                    tool: tool.to_owned(),
-                    rpc_path: path.to_owned(),
-                }
-            })
-        };
         Ok(Self {
             response: message(response_type)?,
             metadata: metadata_type.and_then(|name| pool.get_message_by_name(name)),
             get_request: message("google.longrunning.GetOperationRequest")?,
             cancel_request: message("google.longrunning.CancelOperationRequest")?,
-            get: endpoint(GET_OPERATION_PATH)?,
-            cancel: endpoint(CANCEL_OPERATION_PATH)?,
+            own: Arc::new(Operations::new(tool, transport)?),
         })
     }
 
@@ -117,19 +142,26 @@ impl LongRunning {
         Bytes::from(request.encode_to_vec())
     }
 
-    /// Calls `CancelOperation` for `name`; failures are logged, not reported (the call is
-    /// already cancelled).
-    pub(crate) async fn cancel(&self, name: String, metadata: MetadataMap) {
-        let invocation = Invocation {
-            requests: vec![Self::by_name(&self.cancel_request, &name)],
-            metadata,
-            timeout: CANCEL_DEADLINE,
-        };
+    /// Calls `CancelOperation` for `name` through the tool's own transport, or through the
+    /// served GetOperation tool's (`redeemer`) when the own one answers `UNIMPLEMENTED`, as
+    /// polling does; failures are logged, not reported (the call is already cancelled).
+    pub(crate) async fn cancel(
+        &self,
+        redeemer: Option<&Redeemer>,
+        name: String,
+        metadata: MetadataMap,
+    ) {
+        let request = Self::by_name(&self.cancel_request, &name);
         let cancelled = async {
-            let mut stream = self.cancel.call(invocation).await?;
-            match stream.next().await {
-                Some(Err(status)) => Err(status),
-                _ => Ok(()),
+            match cancel_through(&self.own, request.clone(), metadata.clone()).await {
+                Err(status)
+                    if status.code() == Code::Unimplemented
+                        && let Some(redeemer) = redeemer
+                        && !Arc::ptr_eq(&self.own, &redeemer.operations) =>
+                {
+                    cancel_through(&redeemer.operations, request, metadata).await
+                }
+                cancelled => cancelled,
             }
         };
         match tokio::time::timeout(CANCEL_DEADLINE, cancelled).await {
@@ -139,6 +171,24 @@ impl LongRunning {
             }
             Err(_) => tracing::warn!(operation = %name, "CancelOperation timed out"),
         }
+    }
+}
+
+/// One CancelOperation through `via`.
+async fn cancel_through(
+    via: &Operations,
+    request: Bytes,
+    metadata: MetadataMap,
+) -> Result<(), Status> {
+    let invocation = Invocation {
+        requests: vec![request],
+        metadata,
+        timeout: CANCEL_DEADLINE,
+    };
+    let mut stream = via.cancel.call(invocation).await?;
+    match stream.next().await {
+        Some(Err(status)) => Err(status),
+        _ => Ok(()),
     }
 }
 
@@ -181,8 +231,8 @@ pub(crate) struct Wait<'a> {
     pub(crate) metadata: MetadataMap,
     pub(crate) progress: Option<Progress>,
     pub(crate) started: Started,
-    /// The served tool that redeems an operation by name, if any.
-    pub(crate) redeem_tool: Option<&'a str>,
+    /// The server's GetOperation tool, if it serves one.
+    pub(crate) redeemer: Option<&'a Redeemer>,
 }
 
 /// Waits for the operation the RPC answered with (`first`, encoded) and makes the result.
@@ -198,6 +248,7 @@ pub(crate) async fn wait(wait: Wait<'_>, first: Bytes) -> Outcome {
     };
     let mut delay = FIRST_POLL;
     let mut polls = 0usize;
+    let mut via = &wait.lro.own;
     loop {
         let name = text_field(&operation, "name");
         if bool_field(&operation, "done") {
@@ -232,57 +283,53 @@ pub(crate) async fn wait(wait: Wait<'_>, first: Bytes) -> Outcome {
             return pending(&wait, &name, metadata);
         }
         polls += 1;
-        match poll(&wait, &name, wait.deadline - now).await {
-            Ok(Some(next)) => operation = next,
+        let mut answer = poll(&wait, via, &name).await;
+        if let Err(status) = &answer
+            && status.code() == Code::Unimplemented
+            && let Some(redeemer) = wait.redeemer
+            && !Arc::ptr_eq(via, &redeemer.operations)
+        {
+            // The tool's own transport does not serve Operations (in process, `from_service`
+            // reaches only its own service): from now on, poll through the served
+            // GetOperation tool's transport.
+            tracing::debug!(operation = %name, through = %redeemer.tool, "polling through the served GetOperation tool");
+            via = &redeemer.operations;
+            answer = poll(&wait, via, &name).await;
+        }
+        match answer {
+            Ok(Some(bytes)) => match DynamicMessage::decode(wait.operation.clone(), bytes) {
+                Ok(next) => operation = next,
+                Err(e) => {
+                    return local_failure(
+                        Code::Internal,
+                        format!("GetOperation's answer could not be decoded as {OPERATION}: {e}"),
+                    );
+                }
+            },
             // The deadline passed during the poll.
             Ok(None) => return pending(&wait, &name, metadata),
-            Err(outcome) => return outcome,
+            Err(status) => return poll_failed(&wait, via, &name, &status),
         }
     }
 }
 
-/// One GetOperation within `remaining`; `Ok(None)` when the deadline passed first.
-async fn poll(
-    wait: &Wait<'_>,
-    name: &str,
-    remaining: Duration,
-) -> Result<Option<DynamicMessage>, Outcome> {
+/// One GetOperation through `via`, within what is left of the deadline: the encoded operation,
+/// or `Ok(None)` when the deadline passed first.
+async fn poll(wait: &Wait<'_>, via: &Operations, name: &str) -> Result<Option<Bytes>, Status> {
+    let remaining = wait.deadline.saturating_duration_since(Instant::now());
     let invocation = Invocation {
         requests: vec![LongRunning::by_name(&wait.lro.get_request, name)],
         metadata: wait.metadata.clone(),
         timeout: remaining,
     };
     let answer = tokio::time::timeout(remaining, async {
-        let mut stream = wait.lro.get.call(invocation).await?;
+        let mut stream = via.get.call(invocation).await?;
         match stream.next().await {
             Some(answer) => answer,
             None => Err(Status::internal("GetOperation returned no message")),
         }
     })
     .await;
-    let failed = |status: &Status| {
-        let advice = if status.code() == Code::Unimplemented {
-            "The transport does not serve google.longrunning.Operations, so this tool cannot \
-             wait. In process, serve both services through one `tonic::service::Routes` and \
-             `from_channel` (`from_service` reaches only its own service); otherwise generate \
-             the tool with `(rust_mcp.tool).long_running: LONG_RUNNING_OPERATION` or the plugin \
-             option `long_running=operation`."
-        } else {
-            "The operation may still be running; get it again with GetOperation and its name."
-        };
-        let text = format!(
-            "Waiting for the operation `{name}` failed: GetOperation answered {}. {advice}",
-            describe_status(status)
-        );
-        Outcome {
-            result: with_status(
-                CallToolResult::error(vec![ContentBlock::text(text)]),
-                status.code(),
-                false,
-            ),
-            grpc_code: Some(status.code()),
-        }
-    };
     match answer {
         Err(_) => Ok(None),
         Ok(Err(status))
@@ -291,15 +338,43 @@ async fn poll(
         {
             Ok(None)
         }
-        Ok(Err(status)) => Err(failed(&status)),
-        Ok(Ok(bytes)) => DynamicMessage::decode(wait.operation.clone(), bytes)
-            .map(Some)
-            .map_err(|e| {
-                local_failure(
-                    Code::Internal,
-                    format!("GetOperation's answer could not be decoded as {OPERATION}: {e}"),
-                )
-            }),
+        Ok(answer) => answer.map(Some),
+    }
+}
+
+/// The result when GetOperation through `via` failed with `status`.
+fn poll_failed(wait: &Wait<'_>, via: &Arc<Operations>, name: &str, status: &Status) -> Outcome {
+    let advice = if status.code() == Code::Unimplemented {
+        let transports = match wait.redeemer {
+            Some(redeemer) if Arc::ptr_eq(via, &redeemer.operations) => format!(
+                "Neither this tool's transport nor that of the tool `{}` serves",
+                redeemer.tool
+            ),
+            _ => "This tool's transport does not serve".to_owned(),
+        };
+        format!(
+            "{transports} google.longrunning.Operations, so this tool cannot wait. In process, \
+             serve the Operations tools in the same MCP server (the generated `from_service` of \
+             google.longrunning.Operations), or both services through one \
+             `tonic::service::Routes` and `from_channel`; otherwise generate the tool with \
+             `(rust_mcp.tool).long_running: LONG_RUNNING_OPERATION` or the plugin option \
+             `long_running=operation`."
+        )
+    } else {
+        "The operation may still be running; get it again with GetOperation and its name."
+            .to_owned()
+    };
+    let text = format!(
+        "Waiting for the operation `{name}` failed: GetOperation answered {}. {advice}",
+        describe_status(status)
+    );
+    Outcome {
+        result: with_status(
+            CallToolResult::error(vec![ContentBlock::text(text)]),
+            status.code(),
+            false,
+        ),
+        grpc_code: Some(status.code()),
     }
 }
 
@@ -385,8 +460,12 @@ fn pending(wait: &Wait<'_>, name: &str, metadata: Option<Value>) -> Outcome {
     }
     let mut value = Map::new();
     value.insert(PENDING_OPERATION_KEY.to_owned(), Value::Object(operation));
-    let redeem = match wait.redeem_tool {
-        Some(tool) => format!("call the tool `{tool}` with {}", json!({ "name": name })),
+    let redeem = match wait.redeemer {
+        Some(redeemer) => format!(
+            "call the tool `{}` with {}",
+            redeemer.tool,
+            json!({ "name": name })
+        ),
         None => format!(
             "call google.longrunning.Operations/GetOperation with {}",
             json!({ "name": name })

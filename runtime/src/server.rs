@@ -33,7 +33,6 @@ use rmcp::{
     },
 };
 use tonic::{Code, metadata::MetadataMap};
-use tonic_mcp_schema::tools::GET_OPERATION_PATH;
 use tracing::Instrument as _;
 
 use crate::{
@@ -42,7 +41,7 @@ use crate::{
     context::{CallContext, CallHook, Refusal},
     error::Error,
     guard::{self, Guarded, MESSAGE_DEPTH_LIMIT, NotAnObject, TooDeep},
-    longrunning::Started,
+    longrunning::{Redeemer, Started},
     paging,
     stdio::LineTransport,
     tasks::{self, Tasks},
@@ -68,8 +67,9 @@ struct Inner {
     tasks: Tasks,
     task_ttl: Duration,
     /// The served tool of `google.longrunning.Operations/GetOperation`, named in what tools
-    /// that wait for an operation say about redeeming one.
-    redeem_tool: Option<String>,
+    /// that wait for an operation say about redeeming one, and polled through when their own
+    /// transport does not serve Operations.
+    redeemer: Option<Redeemer>,
     /// Every message type of the tools' descriptor pools.
     types: Types,
 }
@@ -282,15 +282,20 @@ impl McpServerBuilder {
         if let Some(instructions) = self.instructions {
             info = info.with_instructions(instructions);
         }
-        let redeem_tool = self
-            .tools
-            .values()
-            .find(|registered| registered.entry.tool.def.rpc_path == GET_OPERATION_PATH)
-            .map(|registered| registered.entry.name.clone());
+        let redeemer = self.tools.values().find_map(|registered| {
+            Some(Redeemer {
+                tool: registered.entry.name.clone(),
+                operations: Arc::clone(registered.entry.tool.operations.as_ref()?),
+            })
+        });
         let listing = self
             .tools
             .values()
-            .map(|registered| registered.entry.listing(redeem_tool.as_deref()))
+            .map(|registered| {
+                registered
+                    .entry
+                    .listing(redeemer.as_ref().map(|r| r.tool.as_str()))
+            })
             .collect();
         let types = Types::new(
             self.tools
@@ -309,7 +314,7 @@ impl McpServerBuilder {
                 page_size: self.page_size,
                 tasks: Tasks::default(),
                 task_ttl: self.task_ttl,
-                redeem_tool,
+                redeemer,
                 types,
             }),
         }
@@ -637,7 +642,7 @@ impl McpServer {
             },
             progress,
             started: started.clone(),
-            redeem_tool: self.inner.redeem_tool.as_deref(),
+            redeemer: self.inner.redeemer.as_ref(),
             types: &self.inner.types,
         };
         let outcome = tokio::select! {
@@ -650,7 +655,9 @@ impl McpServer {
             && let Some(lro) = &registered.entry.tool.long_running
             && let Some((name, metadata)) = started.as_ref().and_then(Started::take)
         {
-            lro.cancel(name, metadata).instrument(span.clone()).await;
+            lro.cancel(self.inner.redeemer.as_ref(), name, metadata)
+                .instrument(span.clone())
+                .await;
         }
         let elapsed = u64::try_from(started_at.elapsed().as_millis()).unwrap_or(u64::MAX);
         span.record("duration_ms", elapsed);

@@ -9,6 +9,7 @@ use prost_reflect::{DescriptorPool, MessageDescriptor};
 use rmcp::model::JsonObject;
 use serde_json::Value;
 use tonic::metadata::MetadataMap;
+use tonic_mcp_schema::tools::GET_OPERATION_PATH;
 
 use crate::{
     codegen::ToolDef,
@@ -16,7 +17,7 @@ use crate::{
     def::ToolInfo,
     error::Error,
     grpc::{BoxTransport, Endpoint},
-    longrunning::LongRunning,
+    longrunning::{LongRunning, Operations},
     meta::ToolMeta,
     validate,
 };
@@ -53,6 +54,10 @@ pub(crate) struct CompiledTool {
     pub(crate) deep: validate::DeepCheck,
     /// What a tool that waits for its `google.longrunning.Operation` needs.
     pub(crate) long_running: Option<LongRunning>,
+    /// For the tool of `google.longrunning.Operations/GetOperation`: the Operations endpoints
+    /// on its transport, which waiting tools of the server poll through when their own
+    /// transport does not serve Operations.
+    pub(crate) operations: Option<Arc<Operations>>,
 }
 
 impl CompiledTool {
@@ -500,6 +505,11 @@ impl ToolSetBuilder {
                 metadata_type.as_deref(),
             )?),
         };
+        let operations = if def.rpc_path == GET_OPERATION_PATH {
+            Some(Arc::new(Operations::new(&def.name, &self.transport)?))
+        } else {
+            None
+        };
         self.tools.push(Entry {
             name: def.name.to_string(),
             tool: Arc::new(CompiledTool {
@@ -513,6 +523,7 @@ impl ToolSetBuilder {
                 deep,
                 meta,
                 long_running,
+                operations,
             }),
         });
         Ok(())

@@ -185,14 +185,11 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let store = TaskStore::with_sample_data();
     let operations = store.operations();
     let (tools, operation_tools): (ToolSet, ToolSet) = if args.in_process {
-        // No network at all: tool calls go through tonic's generated servers in-process. The
-        // TaskService tools call through a router of both services, so that ArchiveTasks can
-        // poll GetOperation on the transport it was called on (`from_service` would give it
-        // the TaskService alone).
-        let routes = tonic::service::Routes::new(TaskServiceServer::new(store))
-            .add_service(OperationsServer::new(operations.clone()));
+        // No network at all: tool calls go through tonic's generated servers in-process.
+        // `from_service` reaches only its own service, so ArchiveTasks polls GetOperation
+        // through the Operations tools' service, which this server serves too.
         (
-            task_service_mcp::from_channel(routes)?,
+            task_service_mcp::from_service(store)?,
             operations_mcp::from_service(operations)?,
         )
     } else {

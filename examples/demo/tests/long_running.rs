@@ -396,22 +396,21 @@ async fn operations_over_stdio() {
     client.cancel().await.expect("close");
 }
 
-/// In process (`--in-process`), ArchiveTasks polls GetOperation through the same in-process
-/// transport as its own call: a router of both services.
+/// In process (`--in-process`), each tool set calls its own service through `from_service`:
+/// TaskService's transport answers GetOperation with `UNIMPLEMENTED`, and ArchiveTasks polls
+/// through the served Operations tools' service instead.
 #[tokio::test]
 async fn operations_in_process() {
     let client = over_stdio_with(false, &["--in-process"]).await;
-    let result = call(
-        &client,
-        ARCHIVE,
-        json!({"state": "STATE_DONE", "per_task": "0.2s"}),
-    )
-    .await;
-    assert_eq!(result.is_error, Some(false), "{}", text(&result));
-    assert_eq!(
-        archived_ids(&result.structured_content.expect("structured")),
-        ["task-3"]
-    );
+    plain_scenario(&client).await;
+    client.cancel().await.expect("close");
+}
+
+/// In process, a cancelled task cancels the operation through the Operations tools' service.
+#[tokio::test]
+async fn operation_tasks_in_process() {
+    let client = over_stdio_with(true, &["--in-process"]).await;
+    task_scenario(&client).await;
     client.cancel().await.expect("close");
 }
 

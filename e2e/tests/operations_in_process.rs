@@ -1,0 +1,297 @@
+//! A tool that waits for its `google.longrunning.Operation`, served in process with the
+//! generated `from_service`, which reaches only its own service. Its transport answers
+//! GetOperation with `UNIMPLEMENTED`, so:
+//!
+//! - with an Operations tool set in the same server (built from descriptors, as the gateway
+//!   does), the runtime polls and cancels through that tool set's transport, and the call
+//!   answers the unpacked response;
+//! - without one, the call is an `isError` that says what to serve;
+//! - when the Operations tools' transport does not serve Operations either, the error says
+//!   that neither does.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use e2e::google::longrunning::operations_server::{Operations, OperationsServer};
+use e2e::google::longrunning::{
+    CancelOperationRequest, DeleteOperationRequest, GetOperationRequest, ListOperationsRequest,
+    ListOperationsResponse, Operation, WaitOperationRequest, operation,
+};
+use e2e::testdata::longrunning::report_service_mcp;
+use e2e::testdata::longrunning::report_service_server::{ReportService, ReportServiceServer};
+use e2e::testdata::longrunning::{BuildReportRequest, DeleteReportRequest, Report};
+use prost::Message as _;
+use rmcp::ServiceExt as _;
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::{RoleClient, RunningService};
+use serde_json::{Value, json};
+use tonic::{Request, Response, Status};
+use tonic_mcp::{DescriptorTools, McpServer, ToolSet, schema::Options};
+
+const OPERATION_NAME: &str = "operations/report-1";
+
+/// `BuildReport` starts an operation that is not done yet.
+struct Reports;
+
+#[tonic::async_trait]
+impl ReportService for Reports {
+    async fn build_report(
+        &self,
+        _request: Request<BuildReportRequest>,
+    ) -> Result<Response<Operation>, Status> {
+        Ok(Response::new(Operation {
+            name: OPERATION_NAME.to_owned(),
+            ..Operation::default()
+        }))
+    }
+
+    async fn start_report(
+        &self,
+        _request: Request<BuildReportRequest>,
+    ) -> Result<Response<Operation>, Status> {
+        Err(Status::unimplemented("not in this test"))
+    }
+
+    async fn delete_report(
+        &self,
+        _request: Request<DeleteReportRequest>,
+    ) -> Result<Response<Operation>, Status> {
+        Err(Status::unimplemented("not in this test"))
+    }
+
+    async fn count_pages(
+        &self,
+        _request: Request<DeleteReportRequest>,
+    ) -> Result<Response<Operation>, Status> {
+        Err(Status::unimplemented("not in this test"))
+    }
+
+    async fn compact(
+        &self,
+        _request: Request<DeleteReportRequest>,
+    ) -> Result<Response<Operation>, Status> {
+        Err(Status::unimplemented("not in this test"))
+    }
+}
+
+/// The operation is done with a report from the second GetOperation on, unless it was
+/// cancelled first. Records the names it was asked for.
+#[derive(Clone, Default)]
+struct Store {
+    gets: Arc<Mutex<Vec<String>>>,
+    cancels: Arc<Mutex<Vec<String>>>,
+}
+
+#[tonic::async_trait]
+impl Operations for Store {
+    async fn list_operations(
+        &self,
+        _request: Request<ListOperationsRequest>,
+    ) -> Result<Response<ListOperationsResponse>, Status> {
+        Err(Status::unimplemented("not in this test"))
+    }
+
+    async fn get_operation(
+        &self,
+        request: Request<GetOperationRequest>,
+    ) -> Result<Response<Operation>, Status> {
+        let name = request.into_inner().name;
+        let gets = {
+            let mut gets = self.gets.lock().expect("gets");
+            gets.push(name.clone());
+            gets.len()
+        };
+        let mut answer = Operation {
+            name,
+            ..Operation::default()
+        };
+        if gets >= 2 {
+            let report = Report {
+                title: "Q3".to_owned(),
+                pages: vec!["one".to_owned()],
+                notes: String::new(),
+            };
+            answer.done = true;
+            answer.result = Some(operation::Result::Response(prost_types::Any {
+                type_url: "type.googleapis.com/testdata.longrunning.Report".to_owned(),
+                value: report.encode_to_vec(),
+            }));
+        }
+        Ok(Response::new(answer))
+    }
+
+    async fn delete_operation(
+        &self,
+        _request: Request<DeleteOperationRequest>,
+    ) -> Result<Response<()>, Status> {
+        Err(Status::unimplemented("not in this test"))
+    }
+
+    async fn cancel_operation(
+        &self,
+        request: Request<CancelOperationRequest>,
+    ) -> Result<Response<()>, Status> {
+        self.cancels
+            .lock()
+            .expect("cancels")
+            .push(request.into_inner().name);
+        Ok(Response::new(()))
+    }
+
+    async fn wait_operation(
+        &self,
+        _request: Request<WaitOperationRequest>,
+    ) -> Result<Response<Operation>, Status> {
+        Err(Status::unimplemented("not in this test"))
+    }
+}
+
+/// The google.longrunning.Operations tools over `transport`, built from the e2e descriptors.
+fn operation_tools<T: tonic_mcp::codegen::Transport>(transport: T) -> ToolSet {
+    let pool = prost_reflect::DescriptorPool::decode(e2e::TESTDATA_DESCRIPTOR_SET)
+        .expect("the e2e descriptor set");
+    DescriptorTools::new(&pool, &Options::default())
+        .service("google.longrunning.Operations", transport)
+        .expect("the Operations tools")
+}
+
+async fn connect(server: McpServer) -> RunningService<RoleClient, ()> {
+    let (server_io, client_io) = tokio::io::duplex(1 << 16);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    ().serve(client_io).await.expect("handshake")
+}
+
+fn reports() -> ToolSet {
+    report_service_mcp::from_service(Reports)
+        .expect("the ReportService tools")
+        .with_timeout(Duration::from_secs(10))
+}
+
+async fn build_report(client: &RunningService<RoleClient, ()>) -> CallToolResult {
+    let Value::Object(arguments) = json!({"title": "Q3", "pages": 1}) else {
+        unreachable!("an object");
+    };
+    client
+        .call_tool(
+            CallToolRequestParams::new("ReportService_BuildReport").with_arguments(arguments),
+        )
+        .await
+        .expect("tools/call")
+}
+
+fn text(result: &CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[tokio::test]
+async fn a_waiting_tool_polls_through_the_served_operations_tools() {
+    let store = Store::default();
+    let server = McpServer::builder("in-process", "0")
+        .tool_set(reports())
+        .expect("tools")
+        .tool_set(operation_tools(OperationsServer::new(store.clone())))
+        .expect("tools")
+        .build();
+    let client = connect(server).await;
+    let result = build_report(&client).await;
+    assert_eq!(result.is_error, Some(false), "{}", text(&result));
+    assert_eq!(
+        result.structured_content,
+        Some(json!({"title": "Q3", "pages": ["one"]}))
+    );
+    assert_eq!(
+        *store.gets.lock().expect("gets"),
+        [OPERATION_NAME, OPERATION_NAME]
+    );
+    client.cancel().await.expect("close");
+}
+
+#[tokio::test]
+async fn a_cancelled_call_cancels_through_the_served_operations_tools() {
+    let store = Store::default();
+    let server = McpServer::builder("in-process", "0")
+        .tool_set(reports())
+        .expect("tools")
+        .tool_set(operation_tools(OperationsServer::new(store.clone())))
+        .expect("tools")
+        .build();
+    let client = connect(server).await;
+    let Value::Object(arguments) = json!({"title": "Q3", "pages": 1}) else {
+        unreachable!("an object");
+    };
+    let handle = client
+        .send_cancellable_request(
+            rmcp::model::ClientRequest::CallToolRequest(rmcp::model::CallToolRequest::new(
+                CallToolRequestParams::new("ReportService_BuildReport").with_arguments(arguments),
+            )),
+            rmcp::service::PeerRequestOptions::no_options(),
+        )
+        .await
+        .expect("send tools/call");
+    // Cancelled while it waits before its first poll (200 ms): the tool's own transport
+    // answers CancelOperation with UNIMPLEMENTED, the Operations tools' transport takes it.
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    handle
+        .cancel(Some("the user gave up".to_owned()))
+        .await
+        .expect("notifications/cancelled");
+    let mut cancels = Vec::new();
+    for _ in 0..100 {
+        cancels = store.cancels.lock().expect("cancels").clone();
+        if !cancels.is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(cancels, [OPERATION_NAME]);
+    client.cancel().await.expect("close");
+}
+
+#[tokio::test]
+async fn without_operations_the_error_says_what_to_serve() {
+    let server = McpServer::builder("in-process", "0")
+        .tool_set(reports())
+        .expect("tools")
+        .build();
+    let client = connect(server).await;
+    let result = build_report(&client).await;
+    assert_eq!(result.is_error, Some(true));
+    let message = text(&result);
+    assert!(
+        message.contains("Waiting for the operation `operations/report-1` failed")
+            && message
+                .contains("This tool's transport does not serve google.longrunning.Operations")
+            && message.contains("the generated `from_service` of google.longrunning.Operations"),
+        "{message}"
+    );
+    client.cancel().await.expect("close");
+
+    // The Operations tools call a transport that does not serve Operations either.
+    let server = McpServer::builder("in-process", "0")
+        .tool_set(reports())
+        .expect("tools")
+        .tool_set(operation_tools(ReportServiceServer::new(Reports)))
+        .expect("tools")
+        .build();
+    let client = connect(server).await;
+    let result = build_report(&client).await;
+    assert_eq!(result.is_error, Some(true));
+    let message = text(&result);
+    assert!(
+        message.contains(
+            "Neither this tool's transport nor that of the tool `Operations_GetOperation` serves \
+             google.longrunning.Operations"
+        ),
+        "{message}"
+    );
+    client.cancel().await.expect("close");
+}
