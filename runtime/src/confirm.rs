@@ -1,17 +1,24 @@
 //! Confirmation before calling a tool whose `_meta` asks for it (`(rust_mcp.tool).confirm`):
-//! the user is asked through MCP elicitation (`elicitation/create`, a form with no fields:
-//! accept to go ahead). A declined or cancelled confirmation is an `isError` result and the RPC
-//! is never called. A client that cannot be asked (no elicitation capability, or a transport or
-//! protocol revision without server-to-client requests) gets what the tool's `unconfirmed`
+//! the user is asked through MCP elicitation (a form with no fields: accept to go ahead). A
+//! declined or cancelled confirmation is an `isError` result and the RPC is never called. A
+//! client that cannot be asked (no elicitation capability) gets what the tool's `unconfirmed`
 //! says: a refusal (the default) or the call.
+//!
+//! How the user is asked depends on the protocol revision of the request:
+//!
+//! - up to 2025-11-25, the server sends `elicitation/create` while the call waits;
+//! - from 2026-07-28 on, servers may not send requests of their own: the call answers with an
+//!   `InputRequiredResult` carrying the elicitation under [`CONFIRM_INPUT`], and the client asks
+//!   the user and sends the call again with the answer in `inputResponses`.
 
 use std::collections::BTreeMap;
 
 use rmcp::{
     RoleServer,
     model::{
-        CallToolRequestParams, CallToolResult, ContentBlock, ElicitRequestParams,
-        ElicitationAction, ElicitationSchema,
+        CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitRequest,
+        ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema, InputRequest,
+        InputRequiredResult,
     },
     service::RequestContext,
 };
@@ -19,12 +26,17 @@ use tonic::Code;
 
 use crate::{McpServer, call::with_status, meta::Unconfirmed};
 
-/// `None` when the call may go ahead; otherwise the result to answer with instead.
+/// The key of the confirmation in an `InputRequiredResult`'s `inputRequests` and in the
+/// `inputResponses` of the call sent again.
+pub(crate) const CONFIRM_INPUT: &str = "confirm";
+
+/// `None` when the call may go ahead; otherwise what to answer with instead: a refusal, or
+/// (from protocol 2026-07-28 on) the request to confirm.
 pub(crate) async fn check(
     server: &McpServer,
     request: &CallToolRequestParams,
     context: &RequestContext<RoleServer>,
-) -> Option<CallToolResult> {
+) -> Option<CallToolResponse> {
     let registered = server.registered(request.name.as_ref()).ok()?;
     let unconfirmed = registered.entry.tool.meta.confirm?;
     let name = &registered.entry.name;
@@ -33,12 +45,12 @@ pub(crate) async fn check(
         .client_capabilities()
         .and_then(|capabilities| capabilities.elicitation)
         .is_some_and(|elicitation| elicitation.form.is_some() || elicitation.url.is_none());
-    let answer = if can_ask {
+    let params = || {
         let arguments = request.arguments.as_ref().map_or_else(
             || "{}".to_owned(),
             |a| serde_json::Value::Object(a.clone()).to_string(),
         );
-        let params = ElicitRequestParams::FormElicitationParams {
+        ElicitRequestParams::FormElicitationParams {
             meta: None,
             message: format!(
                 "The assistant wants to call `{name}` (gRPC `{rpc}`), which is marked as needing \
@@ -46,39 +58,70 @@ pub(crate) async fn check(
                  decline to stop it."
             ),
             requested_schema: ElicitationSchema::new(BTreeMap::new()),
-        };
+        }
+    };
+    let modern = context
+        .protocol_version()
+        .is_some_and(|version| !version.has_initialize());
+    let answer = if !can_ask {
+        None
+    } else if modern {
+        // The answer to an earlier InputRequiredResult, or ask for one.
+        match request
+            .input_responses
+            .as_ref()
+            .and_then(|responses| responses.get(CONFIRM_INPUT))
+        {
+            Some(response) => Some(
+                serde_json::from_value::<ElicitResult>(response.clone())
+                    .map_or(ElicitationAction::Decline, |result| result.action),
+            ),
+            None => {
+                let mut requests = BTreeMap::new();
+                requests.insert(
+                    CONFIRM_INPUT.to_owned(),
+                    InputRequest::Elicitation(ElicitRequest::new(params())),
+                );
+                return Some(CallToolResponse::InputRequired(
+                    InputRequiredResult::from_input_requests(requests),
+                ));
+            }
+        }
+    } else {
         tokio::select! {
-            () = context.ct.cancelled() => return Some(with_status(
+            () = context.ct.cancelled() => return Some(CallToolResponse::Complete(with_status(
                 CallToolResult::error(vec![ContentBlock::text("the call was cancelled")]),
                 Code::Cancelled,
                 true,
-            )),
-            answer = context.peer.create_elicitation(params) => answer.ok(),
+            ))),
+            answer = context.peer.create_elicitation(params()) => {
+                answer.ok().map(|result| result.action)
+            }
         }
-    } else {
-        None
     };
-    match answer.map(|result| result.action) {
-        Some(ElicitationAction::Accept) => None,
-        // Decline, cancel, and any action a later revision adds: not a yes.
-        Some(_) => Some(refusal(
+    let refused = match answer {
+        Some(ElicitationAction::Accept) => return None,
+        // Decline, cancel, an answer that does not read as one, and any action a later
+        // revision adds: not a yes.
+        Some(_) => refusal(
             Code::PermissionDenied,
             format!(
                 "The user declined the call of `{name}`; the RPC `{rpc}` was not called. Do not \
                  retry it unless the user asks for it."
             ),
-        )),
+        ),
         None => match unconfirmed {
-            Unconfirmed::Proceed => None,
-            Unconfirmed::Refuse => Some(refusal(
+            Unconfirmed::Proceed => return None,
+            Unconfirmed::Refuse => refusal(
                 Code::FailedPrecondition,
                 format!(
                     "`{name}` needs the user's confirmation, and this client cannot ask for it \
                      (it does not support MCP elicitation); the RPC `{rpc}` was not called."
                 ),
-            )),
+            ),
         },
-    }
+    };
+    Some(CallToolResponse::Complete(refused))
 }
 
 fn refusal(code: Code, text: String) -> CallToolResult {

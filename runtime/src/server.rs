@@ -1058,8 +1058,8 @@ impl ServerHandler for McpServer {
             return Ok(CallToolResponse::Complete(refusal));
         }
         // Confirmation comes next: a declined call never reaches the backend, as a task or not.
-        if let Some(refusal) = confirm::check(self, &request, &context).await {
-            return Ok(CallToolResponse::Complete(refusal));
+        if let Some(answer) = confirm::check(self, &request, &context).await {
+            return Ok(answer);
         }
         if tasks::wanted(self, &request, &context) {
             return tasks::start(self, request, &context, self.inner.task_ttl)

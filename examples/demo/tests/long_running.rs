@@ -2,8 +2,9 @@
 //! an operation waited to completion, one that fails, one past the tool's 5 s deadline and later
 //! redeemed by name with `Operations_GetOperation`; as MCP tasks, one fetched with progress in
 //! its status message and one cancelled, which cancels the operation in the backend. The same
-//! scenarios run through `grpc-mcp-gateway` in front of the demo's gRPC server. Each client
-//! gets its own demo process, so that every scenario starts from the sample tasks.
+//! scenarios run through `grpc-mcp-gateway` in front of the demo's gRPC server, and on protocol
+//! 2026-07-28 (`server/discover`) as well as 2025-11-25 (`initialize`). Each client gets its own
+//! demo process, so that every scenario starts from the sample tasks.
 
 use std::process::Stdio;
 use std::time::Duration;
@@ -11,9 +12,9 @@ use std::time::Duration;
 use rmcp::ServiceExt as _;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ClientCapabilities,
-    ClientConfig, GetTaskParams, Implementation, TaskPayload, TaskStatus,
+    ClientConfig, GetTaskParams, Implementation, ProtocolVersion, TaskPayload, TaskStatus,
 };
-use rmcp::service::{RoleClient, RunningService};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt as _, RoleClient, RunningService};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use serde_json::{Value, json};
 use tokio::io::AsyncBufReadExt as _;
@@ -264,19 +265,40 @@ async fn task_scenario(client: &Client) {
     );
 }
 
+/// The client's handshake: `initialize` (protocol 2025-11-25), or with `modern`,
+/// `server/discover` and per-request metadata (protocol 2026-07-28).
+async fn handshake<T, E, A>(tasks: bool, modern: bool, transport: T) -> Client
+where
+    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let config = client_config(tasks);
+    let client = if modern {
+        let lifecycle = ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        };
+        config.serve_with_lifecycle(transport, lifecycle).await
+    } else {
+        config.serve(transport).await
+    };
+    client.expect("handshake")
+}
+
 async fn over_stdio(tasks: bool) -> Client {
     over_stdio_with(tasks, &[]).await
 }
 
 /// The demo over stdio with `args`.
 async fn over_stdio_with(tasks: bool, args: &[&str]) -> Client {
+    over_stdio_on(tasks, false, args).await
+}
+
+/// The demo over stdio with `args`, on protocol 2026-07-28 when `modern`.
+async fn over_stdio_on(tasks: bool, modern: bool, args: &[&str]) -> Client {
     let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_demo"));
     command.args(args).env("RUST_LOG", "warn");
     let transport = TokioChildProcess::new(command).expect("spawn the demo");
-    client_config(tasks)
-        .serve(transport)
-        .await
-        .expect("handshake")
+    handshake(tasks, modern, transport).await
 }
 
 /// A demo serving streamable HTTP on a free port, and its URL.
@@ -307,12 +329,13 @@ async fn spawn_http() -> (tokio::process::Child, String) {
 }
 
 async fn over_http(tasks: bool) -> (Client, tokio::process::Child) {
+    over_http_on(tasks, false).await
+}
+
+async fn over_http_on(tasks: bool, modern: bool) -> (Client, tokio::process::Child) {
     let (child, url) = spawn_http().await;
-    let client = client_config(tasks)
-        .serve(StreamableHttpClientTransport::from_uri(url))
-        .await
-        .expect("handshake");
-    (client, child)
+    let transport = StreamableHttpClientTransport::from_uri(url);
+    (handshake(tasks, modern, transport).await, child)
 }
 
 /// The demo serving only gRPC (with reflection) on a free port, `grpc-mcp-gateway` in process
@@ -385,6 +408,22 @@ async fn operations_through_the_gateway() {
 #[tokio::test]
 async fn operation_tasks_through_the_gateway() {
     let (client, _demo) = through_the_gateway(true).await;
+    task_scenario(&client).await;
+    client.cancel().await.expect("close");
+}
+
+/// On protocol 2026-07-28 (no `initialize`; capabilities and version in every request's
+/// `_meta`): the plain scenarios over streamable HTTP, the tasks over stdio.
+#[tokio::test]
+async fn operations_on_2026_07_28_over_streamable_http() {
+    let (client, _child) = over_http_on(false, true).await;
+    plain_scenario(&client).await;
+    client.cancel().await.expect("close");
+}
+
+#[tokio::test]
+async fn operation_tasks_on_2026_07_28_over_stdio() {
+    let client = over_stdio_on(true, true, &[]).await;
     task_scenario(&client).await;
     client.cancel().await.expect("close");
 }
