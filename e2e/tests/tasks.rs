@@ -1,6 +1,6 @@
 //! Task-augmented calls with rmcp's client against the spawned `e2e-server`, over stdio and
 //! streamable HTTP: a server-streaming RPC as a task, polled with progress in the status
-//! message and fetched; another one cancelled.
+//! message and fetched; another one cancelled. Also on protocol 2026-07-28 over stateless HTTP.
 
 mod support;
 
@@ -9,9 +9,9 @@ use std::time::Duration;
 use rmcp::ServiceExt as _;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ClientCapabilities,
-    ClientConfig, GetTaskParams, Implementation, TaskPayload, TaskStatus,
+    ClientConfig, GetTaskParams, Implementation, ProtocolVersion, TaskPayload, TaskStatus,
 };
-use rmcp::service::{RoleClient, RunningService};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt as _, RoleClient, RunningService};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use serde_json::{Value, json};
 
@@ -133,6 +133,24 @@ async fn tasks_over_streamable_http() {
     let mut server = support::spawn_http(&[]).await;
     let transport = StreamableHttpClientTransport::from_uri(format!("http://{}/mcp", server.addr));
     let client = tasks_client().serve(transport).await.expect("handshake");
+    scenario(&client).await;
+    client.cancel().await.expect("close");
+    server.child.kill().await.ok();
+}
+
+/// On protocol 2026-07-28 (`server/discover`, no sessions needed), over stateless HTTP: the
+/// task lives in the server, not in a session.
+#[tokio::test]
+async fn tasks_on_2026_07_28_over_stateless_http() {
+    let mut server = support::spawn_http(&["--stateless"]).await;
+    let transport = StreamableHttpClientTransport::from_uri(format!("http://{}/mcp", server.addr));
+    let lifecycle = ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    };
+    let client = tasks_client()
+        .serve_with_lifecycle(transport, lifecycle)
+        .await
+        .expect("discover");
     scenario(&client).await;
     client.cancel().await.expect("close");
     server.child.kill().await.ok();
