@@ -1,6 +1,7 @@
 //! Session mode over streamable HTTP against the spawned `e2e-server`: sessions opened and never
 //! deleted are bounded by a cap (refused with 503 and a JSON-RPC error naming the limit) and by
-//! the idle timeout, so memory stays bounded; sessions opened before the cap keep working.
+//! the idle timeout, so memory stays bounded; sessions opened before the cap keep working. A
+//! session closed with DELETE answers 204 and is gone.
 //!
 //! `RELIABILITY_FULL=1` runs the full count (10,000 sessions); CI runs 2,000.
 
@@ -144,4 +145,21 @@ async fn idle_sessions_expire() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     assert_eq!(accepted, 49, "every idle session expired within 5 s");
+}
+
+#[tokio::test]
+async fn a_deleted_session_is_gone() {
+    let server = support::spawn_http(&[]).await;
+    let (status, session, _, body) = open(server.addr, 1).await;
+    assert_eq!(status, 200, "{body}");
+    let session = session.expect("a session id");
+    let headers = [
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", "2025-06-18"),
+    ];
+    let deleted = support::delete(server.addr, &headers).await;
+    assert_eq!(deleted.status, 204, "{deleted:?}");
+    let list = serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+    let after = support::post(server.addr, &headers, list.to_string().as_bytes()).await;
+    assert_eq!(after.status, 404, "{after:?}");
 }

@@ -763,7 +763,16 @@ impl McpHttpService {
         B::Error: Display,
     {
         if request.method() != http::Method::POST {
-            return into_ok(tower_service::Service::call(&mut self.inner, request).await);
+            let delete = request.method() == http::Method::DELETE;
+            let mut response =
+                into_ok(tower_service::Service::call(&mut self.inner, request).await);
+            // rmcp closes the session, then answers 202 Accepted; the DELETE is done, which
+            // HTTP says with 204 (the Python SDK 2.x logs any other status as a failed
+            // termination).
+            if delete && response.status() == http::StatusCode::ACCEPTED {
+                *response.status_mut() = http::StatusCode::NO_CONTENT;
+            }
+            return response;
         }
         let too_large = || {
             plain_response(

@@ -91,6 +91,21 @@ pub async fn post(addr: SocketAddr, headers: &[(&str, &str)], body: &[u8]) -> Ra
     read_response(&mut stream).await
 }
 
+/// DELETE `/mcp` with `headers` on a fresh connection.
+pub async fn delete(addr: SocketAddr, headers: &[(&str, &str)]) -> RawResponse {
+    let mut request = format!(
+        "DELETE /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n",
+        addr.port()
+    );
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    request.push_str("\r\n");
+    let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    stream.write_all(request.as_bytes()).await.expect("write");
+    read_response(&mut stream).await
+}
+
 /// GET `path` on a fresh connection.
 pub async fn get(addr: SocketAddr, path: &str) -> RawResponse {
     let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
