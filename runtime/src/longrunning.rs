@@ -95,7 +95,7 @@ pub(crate) struct LongRunning {
     /// `google.longrunning.GetOperationRequest` (and `CancelOperationRequest`, the same shape).
     get_request: MessageDescriptor,
     cancel_request: MessageDescriptor,
-    own: Arc<Operations>,
+    own: Operations,
 }
 
 impl LongRunning {
@@ -129,7 +129,7 @@ impl LongRunning {
             metadata: metadata_type.and_then(|name| pool.get_message_by_name(name)),
             get_request: message("google.longrunning.GetOperationRequest")?,
             cancel_request: message("google.longrunning.CancelOperationRequest")?,
-            own: Arc::new(Operations::new(tool, transport)?),
+            own: Operations::new(tool, transport)?,
         })
     }
 
@@ -156,8 +156,7 @@ impl LongRunning {
             match cancel_through(&self.own, request.clone(), metadata.clone()).await {
                 Err(status)
                     if status.code() == Code::Unimplemented
-                        && let Some(redeemer) = redeemer
-                        && !Arc::ptr_eq(&self.own, &redeemer.operations) =>
+                        && let Some(redeemer) = redeemer =>
                 {
                     cancel_through(&redeemer.operations, request, metadata).await
                 }
@@ -248,7 +247,7 @@ pub(crate) async fn wait(wait: Wait<'_>, first: Bytes) -> Outcome {
     };
     let mut delay = FIRST_POLL;
     let mut polls = 0usize;
-    let mut via = &wait.lro.own;
+    let mut via: &Operations = &wait.lro.own;
     loop {
         let name = text_field(&operation, "name");
         if bool_field(&operation, "done") {
@@ -287,12 +286,16 @@ pub(crate) async fn wait(wait: Wait<'_>, first: Bytes) -> Outcome {
         if let Err(status) = &answer
             && status.code() == Code::Unimplemented
             && let Some(redeemer) = wait.redeemer
-            && !Arc::ptr_eq(via, &redeemer.operations)
+            && !std::ptr::eq(via, &*redeemer.operations)
         {
             // The tool's own transport does not serve Operations (in process, `from_service`
             // reaches only its own service): from now on, poll through the served
             // GetOperation tool's transport.
-            tracing::debug!(operation = %name, through = %redeemer.tool, "polling through the served GetOperation tool");
+            tracing::debug!(
+                operation = %name,
+                through = %redeemer.tool,
+                "polling through the served GetOperation tool"
+            );
             via = &redeemer.operations;
             answer = poll(&wait, via, &name).await;
         }
@@ -343,10 +346,10 @@ async fn poll(wait: &Wait<'_>, via: &Operations, name: &str) -> Result<Option<By
 }
 
 /// The result when GetOperation through `via` failed with `status`.
-fn poll_failed(wait: &Wait<'_>, via: &Arc<Operations>, name: &str, status: &Status) -> Outcome {
+fn poll_failed(wait: &Wait<'_>, via: &Operations, name: &str, status: &Status) -> Outcome {
     let advice = if status.code() == Code::Unimplemented {
         let transports = match wait.redeemer {
-            Some(redeemer) if Arc::ptr_eq(via, &redeemer.operations) => format!(
+            Some(redeemer) if std::ptr::eq(via, &*redeemer.operations) => format!(
                 "Neither this tool's transport nor that of the tool `{}` serves",
                 redeemer.tool
             ),
