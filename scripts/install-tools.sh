@@ -2,10 +2,11 @@
 # Installs the external tools the workflow and end-to-end tests use, into the
 # project-local, git-ignored `.tools/` folder. No sudo, nothing outside the repo.
 #
-# Usage: scripts/install-tools.sh [buf|prost-plugins|python|inspector|all|path]...
+# Usage: scripts/install-tools.sh [buf|prost-plugins|python|python2|inspector|all|path]...
 #   buf            npm `@bufbuild/buf`           -> .tools/buf/node_modules/.bin/buf
 #   prost-plugins  protoc-gen-prost, -tonic      -> .tools/cargo/bin/
-#   python         venv with `mcp`, `jsonschema` -> .tools/venv/
+#   python         venv with `mcp` 1.x, `jsonschema` -> .tools/venv/
+#   python2        venv with `mcp` 2.x, `jsonschema` -> .tools/venv-mcp2/
 #   inspector      npm `@modelcontextprotocol/inspector` (the official MCP Inspector, whose
 #                  CLI mode the Inspector test runs) -> .tools/inspector/node_modules/.bin/mcp-inspector
 #   all            all of the above (the default)
@@ -22,6 +23,8 @@ PROTOC_GEN_PROST_VERSION=0.5.0
 PROTOC_GEN_TONIC_VERSION=0.5.0
 # The 1.x line of the official MCP Python SDK (the 2.x line changed its client API).
 MCP_VERSION=1.30.0
+# The 2.x line (protocol revision 2026-07-28), tested as a second client in its own venv.
+MCP2_VERSION=2.3.0
 JSONSCHEMA_VERSION=4.26.0
 # The official MCP Inspector (its 2.x line: `--cli` mode with `--format json`).
 INSPECTOR_VERSION=2.12.0
@@ -106,9 +109,11 @@ install_prost_plugins() {
   install_cargo_crate protoc-gen-tonic "$PROTOC_GEN_TONIC_VERSION"
 }
 
-install_python() {
-  local venv="$TOOLS/venv" py="$TOOLS/venv/bin/python" have=""
-  local want="mcp==$MCP_VERSION jsonschema==$JSONSCHEMA_VERSION"
+# Installs `mcp==$3` and `jsonschema==$4` into the venv at $1 (named $2 in the log); skipped
+# when the venv already has exactly those versions.
+install_python_venv() {
+  local venv=$1 label=$2 mcp_version=$3 jsonschema_version=$4 have=""
+  local py="$venv/bin/python" want="mcp==$mcp_version jsonschema==$jsonschema_version"
   if [[ -x $py ]]; then
     have="$("$py" - <<'EOF' 2>/dev/null || true
 from importlib.metadata import version, PackageNotFoundError
@@ -129,13 +134,21 @@ EOF
     need "$PYTHON" python
     "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 10))' \
       || die "$PYTHON is older than 3.10; set PYTHON to a newer interpreter"
-    log "creating venv .tools/venv with $("$PYTHON" --version 2>&1)"
+    log "creating venv $label with $("$PYTHON" --version 2>&1)"
     "$PYTHON" -m venv "$venv"
   fi
-  log "pip install $want into .tools/venv${have:+ (found $have)}"
-  "$py" -m pip install --quiet --disable-pip-version-check "mcp==$MCP_VERSION" "jsonschema==$JSONSCHEMA_VERSION"
-  "$py" -c 'import mcp, jsonschema' || die "the venv cannot import mcp and jsonschema"
+  log "pip install $want into $label${have:+ (found $have)}"
+  "$py" -m pip install --quiet --disable-pip-version-check "mcp==$mcp_version" "jsonschema==$jsonschema_version"
+  "$py" -c 'import mcp, jsonschema' || die "the venv $label cannot import mcp and jsonschema"
   log "python venv ready: $want ($venv)"
+}
+
+install_python() {
+  install_python_venv "$TOOLS/venv" .tools/venv "$MCP_VERSION" "$JSONSCHEMA_VERSION"
+}
+
+install_python2() {
+  install_python_venv "$TOOLS/venv-mcp2" .tools/venv-mcp2 "$MCP2_VERSION" "$JSONSCHEMA_VERSION"
 }
 
 print_path() {
@@ -150,16 +163,18 @@ main() {
       buf) timed buf install_buf ;;
       prost-plugins) timed prost-plugins install_prost_plugins ;;
       python) timed python install_python ;;
+      python2) timed python2 install_python2 ;;
       inspector) timed inspector install_inspector ;;
       all)
         timed buf install_buf
         timed prost-plugins install_prost_plugins
         timed python install_python
+        timed python2 install_python2
         timed inspector install_inspector
         ;;
       path) print_path; return ;;
-      -h | --help) sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; return ;;
-      *) die "unknown part '$part' (valid: buf, prost-plugins, python, inspector, all, path)" ;;
+      -h | --help) sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; return ;;
+      *) die "unknown part '$part' (valid: buf, prost-plugins, python, python2, inspector, all, path)" ;;
     esac
   done
   log "all requested parts done in $((SECONDS - total))s"

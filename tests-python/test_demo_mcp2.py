@@ -1,0 +1,415 @@
+"""The 2.x line of the official Python MCP SDK against the `demo` binary.
+
+tests-python/test_demo.py covers the 1.x line; this script covers the 2.x client (`mcp.Client`),
+which speaks protocol revision 2026-07-28 (no `initialize` handshake) with `mode="auto"` and the
+2025-11-25 handshake with `mode="legacy"`. Run it with scripts/python-e2e.sh, which installs the
+pinned SDK into .tools/venv-mcp2 and builds the demo. By hand:
+
+    .tools/venv-mcp2/bin/python tests-python/test_demo_mcp2.py [-k SUBSTRING] [-v]
+
+DEMO_BIN overrides the binary (default: target/debug/demo, or $CARGO_TARGET_DIR/debug/demo).
+
+Every scenario runs for every transport (stdio, streamable HTTP with sessions, streamable HTTP
+`--stateless`) and mode (auto, legacy), each against a fresh demo process, and asserts the
+negotiated protocol revision. Every request has a timeout, every scenario a deadline, and
+every process started here is killed at the end; the demo's logs are kept under
+target/python-e2e/. The last line reads `N passed, N failed`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import re
+import subprocess
+import sys
+import time
+import traceback
+from pathlib import Path
+from typing import Any, AsyncIterator, Awaitable, Callable
+
+import mcp_types
+from jsonschema import Draft202012Validator
+from mcp import Client, MCPError, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import DEFAULT_MAX_SSE_EVENT_SIZE, streamable_http_client
+
+ROOT = Path(__file__).resolve().parent.parent
+TARGET = Path(os.environ.get("CARGO_TARGET_DIR") or ROOT / "target")
+DEMO = Path(os.environ.get("DEMO_BIN") or TARGET / "debug" / "demo")
+LOG_DIR = TARGET / "python-e2e"
+
+# The revision each mode must negotiate with the demo.
+PROTOCOL = {"auto": "2026-07-28", "legacy": "2025-11-25"}
+TRANSPORTS = {"stdio": None, "http": (), "http-stateless": ("--stateless",)}
+REQUEST_TIMEOUT = 20.0
+SCENARIO_TIMEOUT = 90.0
+STARTUP_TIMEOUT = 30.0
+
+TASK_TOOLS = {
+    "TaskService_AddComment",
+    "TaskService_ArchiveTasks",
+    "TaskService_CreateTask",
+    "TaskService_DeleteTask",
+    "TaskService_ExportTasks",
+    "TaskService_GetTask",
+    "TaskService_ListTasks",
+    "TaskService_UpdateTask",
+}
+OPERATION_TOOLS = {
+    "Operations_CancelOperation",
+    "Operations_DeleteOperation",
+    "Operations_GetOperation",
+    "Operations_ListOperations",
+    "Operations_WaitOperation",
+}
+TOOLS = TASK_TOOLS | OPERATION_TOOLS
+RPC_META = "protoc-gen-rust-mcp/rpc"
+STATUS_META = "protoc-gen-rust-mcp/status"
+PENDING = "google.longrunning.Operation"
+# `--copies` copies the 8 TaskService tools: with the 13 tools themselves, 2,301 tools.
+COPIES = 286
+# The SDK refuses a server-sent event over DEFAULT_MAX_SSE_EVENT_SIZE (1 MiB); a page of 500 of
+# the demo's tools is about 2.1 MB, one SSE event in session mode (the stateless mode answers
+# with plain JSON, which has no such limit). The paging scenario raises the limit to this.
+PAGING_SSE_EVENT_SIZE = 8 * 1024 * 1024
+URL_LINE = re.compile(r"serving MCP over streamable HTTP at (http://127\.0\.0\.1:\d+/mcp)")
+
+VERBOSE = "-v" in sys.argv
+
+
+class _SessionDelete202(logging.Filter):
+    """rmcp answers the client's session DELETE with 202 Accepted; this SDK counts only 200 and
+    204 as success and logs a warning, although the session is gone. Not a failure."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.getMessage() != "Session termination failed: 202"
+
+
+logging.getLogger("mcp.client.streamable_http").addFilter(_SessionDelete202())
+
+
+def log(message: str) -> None:
+    if VERBOSE:
+        print(f"    {message}", flush=True)
+
+
+# --- processes --------------------------------------------------------------------------
+
+_processes: list[subprocess.Popen[bytes]] = []
+
+
+def _kill_all() -> None:
+    for process in _processes:
+        if process.poll() is None:
+            process.kill()
+        with contextlib.suppress(Exception):
+            process.wait(timeout=5)
+
+
+def log_path(label: str) -> Path:
+    """target/python-e2e/mcp2-<scenario>.log, replaced by the next run."""
+    LOG_DIR.mkdir(parents=True, exist_ok=True)
+    return LOG_DIR / f"mcp2-{re.sub(r'[^A-Za-z0-9_.-]+', '-', label)}.log"
+
+
+@contextlib.asynccontextmanager
+async def http_demo(label: str, *flags: str) -> AsyncIterator[str]:
+    """Starts `demo --http 127.0.0.1:0 FLAGS...` and yields the MCP URL it logs on stderr."""
+    path = log_path(label)
+    with open(path, "wb") as log_file:
+        process = subprocess.Popen(
+            [str(DEMO), "--http", "127.0.0.1:0", *flags],
+            stdin=subprocess.DEVNULL,
+            stdout=log_file,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "RUST_LOG": os.environ.get("RUST_LOG", "info"), "NO_COLOR": "1"},
+        )
+    _processes.append(process)
+    try:
+        deadline = time.monotonic() + STARTUP_TIMEOUT
+        while True:
+            found = URL_LINE.search(path.read_text(errors="replace"))
+            if found:
+                break
+            if process.poll() is not None:
+                raise AssertionError(f"demo exited with {process.returncode} before listening; see {path}")
+            if time.monotonic() > deadline:
+                raise AssertionError(f"demo logged no URL in {STARTUP_TIMEOUT}s; see {path}")
+            await asyncio.sleep(0.05)
+        log(f"demo {' '.join(flags)} at {found.group(1)}, log {path}")
+        yield found.group(1)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=5)
+
+
+@contextlib.asynccontextmanager
+async def connect(
+    label: str, transport: str, mode: str, *args: str, max_sse_event_size: int = DEFAULT_MAX_SSE_EVENT_SIZE
+) -> AsyncIterator[Client]:
+    """A connected `mcp.Client` to a fresh demo started with `args`, after checking the
+    negotiated protocol revision. Over HTTP the client is the SDK's default for a URL, unless
+    `max_sse_event_size` differs from the SDK's default."""
+    async with contextlib.AsyncExitStack() as stack:
+        flags = TRANSPORTS[transport]
+        if flags is None:
+            params = StdioServerParameters(
+                command=str(DEMO),
+                args=list(args),
+                env={**os.environ, "RUST_LOG": os.environ.get("RUST_LOG", "info"), "NO_COLOR": "1"},
+            )
+            errlog = stack.enter_context(open(log_path(label), "w"))
+            server: Any = stdio_client(params, errlog=errlog)
+        else:
+            server = await stack.enter_async_context(http_demo(label, *flags, *args))
+            if max_sse_event_size != DEFAULT_MAX_SSE_EVENT_SIZE:
+                server = streamable_http_client(server, max_sse_event_size=max_sse_event_size)
+        client = await stack.enter_async_context(
+            Client(server, mode=mode, read_timeout_seconds=REQUEST_TIMEOUT)
+        )
+        assert client.protocol_version == PROTOCOL[mode], (mode, client.protocol_version)
+        if mode == "auto":
+            # 2026-07-28: `server/discover`, no initialize handshake.
+            assert client.session.discover_result is not None, "auto mode did not discover"
+            assert client.session.initialize_result is None, "auto mode did an initialize handshake"
+        else:
+            assert client.session.initialize_result is not None, "legacy mode did not initialize"
+        assert client.server_info is not None and client.server_info.name == "demo", client.server_info
+        log(f"{transport} {mode}: protocol {client.protocol_version}")
+        yield client
+
+
+# --- checks -----------------------------------------------------------------------------
+
+
+def text_of(result: mcp_types.CallToolResult) -> str:
+    return "\n".join(c.text for c in result.content if isinstance(c, mcp_types.TextContent))
+
+
+async def list_tools(client: Client) -> dict[str, mcp_types.Tool]:
+    listed = await client.list_tools()
+    assert listed.next_cursor is None, "13 tools fit on one page"
+    return {tool.name: tool for tool in listed.tools}
+
+
+async def call(client: Client, name: str, arguments: dict[str, Any], **kw: Any) -> mcp_types.CallToolResult:
+    result = await client.call_tool(name, arguments, read_timeout_seconds=REQUEST_TIMEOUT, **kw)
+    log(f"{name} {json.dumps(arguments)} -> is_error={result.is_error}")
+    return result
+
+
+def structured(result: mcp_types.CallToolResult, tool: mcp_types.Tool) -> dict[str, Any]:
+    """The structured content of a successful result, valid under the tool's output schema, and
+    the same JSON as the text content."""
+    assert not result.is_error, f"unexpected error result: {text_of(result)}"
+    content = result.structured_content
+    assert isinstance(content, dict), f"no structured content: {result}"
+    assert tool.output_schema is not None, f"{tool.name} has no output schema"
+    Draft202012Validator(tool.output_schema).validate(content)
+    return content
+
+
+def expect_error(result: mcp_types.CallToolResult, status: str, *needles: str) -> str:
+    text = text_of(result)
+    assert result.is_error, f"expected an error result, got {text}"
+    assert result.meta and result.meta[STATUS_META]["name"] == status, result.meta
+    for needle in needles:
+        assert needle in text, f"{needle!r} not in the error text:\n{text}"
+    return text
+
+
+async def tools(client: Client) -> None:
+    """The 13 demo tools, each naming its RPC in `_meta`, with 2020-12 schemas."""
+    by_name = await list_tools(client)
+    assert len(by_name) == 13 and set(by_name) == TOOLS, sorted(by_name)
+    for name, tool in by_name.items():
+        rpc = (tool.meta or {}).get(RPC_META)
+        assert rpc is not None, f"{name} has no {RPC_META} in _meta: {tool.meta}"
+        service, method = name.split("_", 1)
+        package = "demo.v1" if service == "TaskService" else "google.longrunning"
+        assert rpc["path"] == f"/{package}.{service}/{method}", (name, rpc)
+        Draft202012Validator.check_schema(tool.input_schema)
+        assert tool.input_schema.get("type") == "object", f"{name} input schema"
+        assert tool.output_schema is not None, f"{name} has no output schema"
+        Draft202012Validator.check_schema(tool.output_schema)
+
+
+async def calls(client: Client) -> None:
+    """A task found, one not found, and arguments of the wrong type named by their path."""
+    by_name = await list_tools(client)
+    get_task = by_name["TaskService_GetTask"]
+    found = await call(client, "TaskService_GetTask", {"id": "task-1"})
+    task = structured(found, get_task)
+    assert task["id"] == "task-1" and task["state"] == "STATE_IN_PROGRESS", task
+    assert json.loads(text_of(found)) == task, "the text is not the JSON of the structured content"
+    assert found.meta and found.meta[STATUS_META] == {"code": 0, "name": "OK"}, found.meta
+
+    missing = await call(client, "TaskService_GetTask", {"id": "task-404"})
+    expect_error(missing, "NOT_FOUND", "task-404")
+
+    # `id` is a string in the schema; the runtime checks the arguments before calling.
+    assert get_task.input_schema["properties"]["id"]["type"] == "string", get_task.input_schema
+    wrong_type = await call(client, "TaskService_GetTask", {"id": 5})
+    expect_error(wrong_type, "INVALID_ARGUMENT", "$.id", "expected string")
+    # `state` is an enum of the State names.
+    states = by_name["TaskService_ListTasks"].input_schema["properties"]["state"]["enum"]
+    assert "STATE_DONE" in states and "STATE_NOPE" not in states, states
+    bad_enum = await call(client, "TaskService_ListTasks", {"state": "STATE_NOPE"})
+    expect_error(bad_enum, "INVALID_ARGUMENT", "$.state", "STATE_NOPE")
+
+    try:
+        await client.call_tool("TaskService_Nope", {}, read_timeout_seconds=REQUEST_TIMEOUT)
+    except MCPError as error:
+        assert error.code == -32602, error.error
+    else:
+        raise AssertionError("an unknown tool must be a JSON-RPC error")
+
+
+async def long_running(client: Client) -> None:
+    """`TaskService_ArchiveTasks` waits for its operation, with progress carrying the metadata;
+    past the tool's 5 s deadline it is a pending operation, later redeemed by name."""
+    by_name = await list_tools(client)
+    archive = by_name["TaskService_ArchiveTasks"]
+    messages: list[str] = []
+
+    async def on_progress(done: float, total: float | None, message: str | None) -> None:
+        messages.append(message or "")
+
+    archived = structured(
+        await call(
+            client,
+            "TaskService_ArchiveTasks",
+            {"state": "STATE_DONE", "per_task": "0.6s"},
+            progress_callback=on_progress,
+        ),
+        archive,
+    )
+    assert [t["id"] for t in archived["tasks"]] == ["task-3"], archived
+    for _ in range(50):
+        if messages:
+            break
+        await asyncio.sleep(0.02)
+    operations = [m for m in messages if m.startswith("operation operations/")]
+    assert operations, f"no progress message names the operation: {messages}"
+    # The message carries the unpacked ArchiveTasksMetadata as JSON after the operation name.
+    metadata = [json.loads(m[m.index("{") :]) for m in operations if "{" in m]
+    assert any(m.get("total") == 1 for m in metadata), messages
+    log(f"progress: {messages}")
+
+    # One task in progress (task-1) at 6 s per task: past the tool's 5 s deadline.
+    pending_result = await call(client, "TaskService_ArchiveTasks", {"state": "STATE_IN_PROGRESS", "per_task": "6s"})
+    pending = structured(pending_result, archive)
+    assert list(pending) == [PENDING], pending
+    assert set(pending[PENDING]) <= {"name", "metadata"}, pending
+    # Nothing archived yet (the default 0 is left out), one task to go.
+    assert pending[PENDING].get("metadata") == {"total": 1}, pending
+    name = pending[PENDING]["name"]
+    assert name.startswith("operations/"), pending
+    get_operation = by_name["Operations_GetOperation"]
+    deadline = time.monotonic() + 15
+    while True:
+        operation = structured(await call(client, "Operations_GetOperation", {"name": name}), get_operation)
+        if operation.get("done"):
+            break
+        assert time.monotonic() < deadline, f"{name} not done in 15 s: {operation}"
+        await asyncio.sleep(0.2)
+    result = operation["result"]
+    assert result["case"] == "response", operation
+    assert [t["id"] for t in result["value"]["value"]["tasks"]] == ["task-1"], operation
+
+
+async def paging(client: Client) -> None:
+    """2,301 tools listed page by page through the cursor: each once, over several pages."""
+    names: list[str] = []
+    pages = 0
+    cursor = None
+    while True:
+        page = await client.list_tools(cursor=cursor)
+        pages += 1
+        names.extend(t.name for t in page.tools)
+        cursor = page.next_cursor
+        if cursor is None:
+            break
+        assert pages < 100, "the cursor never ends"
+    expected = len(TASK_TOOLS) * (COPIES + 1) + len(OPERATION_TOOLS)
+    assert expected == 2301
+    assert len(names) == expected, (len(names), expected)
+    assert len(set(names)) == expected, "a tool was listed twice"
+    assert pages > 1, f"{pages} page(s)"
+    assert set(names) >= TOOLS
+    log(f"{len(names)} tools in {pages} pages")
+
+
+# --- runner -----------------------------------------------------------------------------
+
+SCENARIOS: list[tuple[str, Callable[[Client], Awaitable[None]], tuple[str, ...], int]] = [
+    ("tools", tools, (), DEFAULT_MAX_SSE_EVENT_SIZE),
+    ("calls", calls, (), DEFAULT_MAX_SSE_EVENT_SIZE),
+    ("long-running", long_running, (), DEFAULT_MAX_SSE_EVENT_SIZE),
+    (f"paging --copies {COPIES}", paging, ("--copies", str(COPIES)), PAGING_SSE_EVENT_SIZE),
+]
+
+
+def scenarios() -> list[tuple[str, Callable[[], Awaitable[None]]]]:
+    out = []
+    for name, run, args, sse_limit in SCENARIOS:
+        for transport in TRANSPORTS:
+            for mode in PROTOCOL:
+                label = f"{name.split()[0]}-{transport}-{mode}"
+
+                async def scenario(
+                    run=run, label=label, transport=transport, mode=mode, args=args, sse_limit=sse_limit
+                ) -> None:
+                    async with connect(label, transport, mode, *args, max_sse_event_size=sse_limit) as client:
+                        await run(client)
+
+                out.append((f"mcp2 {name} {transport} {mode}", scenario))
+    return out
+
+
+async def main() -> int:
+    if not DEMO.is_file():
+        print(f"{DEMO} does not exist: build it with `cargo build -p demo`", file=sys.stderr)
+        return 2
+    selected = None
+    if "-k" in sys.argv:
+        selected = sys.argv[sys.argv.index("-k") + 1]
+    passed = failed = 0
+    for name, scenario in scenarios():
+        if selected and selected not in name:
+            continue
+        started = time.monotonic()
+        try:
+            await asyncio.wait_for(scenario(), SCENARIO_TIMEOUT)
+        except Exception as error:  # noqa: BLE001 - every failure is reported the same way
+            failed += 1
+            print(f"FAIL {name} ({time.monotonic() - started:.1f}s)", flush=True)
+            if isinstance(error, asyncio.TimeoutError):
+                print(f"    timed out after {SCENARIO_TIMEOUT}s", flush=True)
+            traceback.print_exception(error)
+        else:
+            passed += 1
+            print(f"ok   {name} ({time.monotonic() - started:.1f}s)", flush=True)
+    print(f"{passed} passed, {failed} failed")
+    if selected and not passed and not failed:
+        # scripts/python-e2e.sh hands the same -k to the 1.x script: a filter meant for it alone
+        # selects nothing here, which is not a failure. Without -k, an empty run is one.
+        return 0
+    return 1 if failed or not passed else 0
+
+
+if __name__ == "__main__":
+    code = 1
+    try:
+        code = asyncio.run(main())
+    finally:
+        _kill_all()
+    sys.exit(code)
