@@ -69,8 +69,8 @@ TOOLS = TASK_TOOLS | OPERATION_TOOLS
 RPC_META = "protoc-gen-rust-mcp/rpc"
 STATUS_META = "protoc-gen-rust-mcp/status"
 PENDING = "google.longrunning.Operation"
-# `--copies` copies the 8 TaskService tools: with the 13 tools themselves, 2,301 tools, five
-# pages of at most 500.
+# `--copies` copies the 8 TaskService tools: with the 13 tools themselves, 2,301 tools, in pages
+# of at most 500 tools and 512 KiB of tool JSON (about 120 of the demo's tools).
 COPIES = 286
 PAGE_SIZE = 500
 PROPERTY_KEY = re.compile(r"^[a-zA-Z0-9_.-]{1,64}$")
@@ -79,15 +79,22 @@ COMBINATORS = ("oneOf", "anyOf", "allOf", "not", "enum")
 VERBOSE = "-v" in sys.argv
 
 
-class _SessionDelete202(logging.Filter):
-    """rmcp answers the client's session DELETE with 202 Accepted; this SDK version counts only
-    200 and 204 as success and logs a warning, although the session is gone. Not a failure."""
+class _SessionTermination(logging.Handler):
+    """Records the SDK's "Session termination failed" warnings. The server must answer the
+    session DELETE a client sends on closing with a status the SDK counts as success (200 or
+    204); the runtime answers 204."""
 
-    def filter(self, record: logging.LogRecord) -> bool:
-        return record.getMessage() != "Session termination failed: 202"
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.failures: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.getMessage().startswith("Session termination failed"):
+            self.failures.append(record.getMessage())
 
 
-logging.getLogger("mcp.client.streamable_http").addFilter(_SessionDelete202())
+TERMINATIONS = _SessionTermination()
+logging.getLogger("mcp.client.streamable_http").addHandler(TERMINATIONS)
 
 
 def log(message: str) -> None:
@@ -189,11 +196,13 @@ async def session_over(
                     yield session, init
     else:
         assert url is not None
+        before = len(TERMINATIONS.failures)
         async with streamablehttp_client(url, timeout=20, sse_read_timeout=60) as (read, write, _):
             async with ClientSession(read, write, read_timeout_seconds=REQUEST_TIMEOUT, **extra) as session:
                 with protocol_version(version):
                     init = await session.initialize()
                 yield session, init
+        assert len(TERMINATIONS.failures) == before, TERMINATIONS.failures[before:]
 
 
 # --- checks -----------------------------------------------------------------------------
@@ -589,7 +598,8 @@ async def list_every_page(session: ClientSession) -> None:
     assert len(names) == expected, (len(names), expected)
     assert len(set(names)) == expected, "a tool was listed twice"
     assert names == sorted(names), "tools/list pages are not in order"
-    assert pages == [PAGE_SIZE] * (expected // PAGE_SIZE) + [expected % PAGE_SIZE], pages
+    # Bounded by bytes before count: several pages, none of the full count.
+    assert len(pages) > 5 and max(pages) < PAGE_SIZE, pages
     assert set(names) >= TOOLS
     last = f"copy{COPIES:03}_TaskService_GetTask"
     assert last in names

@@ -12,7 +12,8 @@ target/debug/demo, or $CARGO_TARGET_DIR/debug/demo), INSPECTOR_BIN the Inspector
 also runs on Node 20: this test passed on Node 20.20.)
 
 The server is the demo with `--copies 286`: its 13 tools and 286 renamed copies of its 8
-TaskService tools, 2,301 tools, served in pages of 500 (the runtime's default page size), so five `tools/list` pages.
+TaskService tools, 2,301 tools, served in pages of at most 500 tools and 512 KiB of tool JSON
+(the runtime's defaults; the bytes bound first: about 120 of the demo's tools a page).
 `mcp-inspector --cli --method tools/list` prints one list; this checks that it is every tool,
 each once, in the server's order. Over stdio the Inspector talks to the demo through a
 transparent relay (this script with `--relay`, which copies every line both ways and records
@@ -61,8 +62,10 @@ OPERATION_TOOLS = [
     "Operations_ListOperations",
     "Operations_WaitOperation",
 ]
-COPIES = 286  # with the 13 tools themselves, 2,301 tools: five pages of at most 500
-PAGE_SIZE = 500
+COPIES = 286  # with the 13 tools themselves, 2,301 tools
+PAGE_SIZE = 500  # the runtime's DEFAULT_PAGE_SIZE
+PAGE_BYTES = 512 * 1024  # the runtime's DEFAULT_PAGE_BYTES, for the tools of one page
+ENVELOPE = 1024  # room for the JSON-RPC envelope and the cursor around a page's tools
 EXPECTED = (
     set(BASE_TOOLS)
     | set(OPERATION_TOOLS)
@@ -151,7 +154,7 @@ def check_call(era: str, target: list[str]) -> None:
 
 def check_wire(record: str) -> None:
     """The `tools/list` requests the Inspector sent, and the pages the demo answered with."""
-    requests, responses = {}, {}
+    requests, responses, sizes = {}, {}, {}
     with open(record, encoding="utf-8") as f:
         for line in f:
             message = json.loads(line[1:])
@@ -159,10 +162,18 @@ def check_wire(record: str) -> None:
                 requests[message["id"]] = (message.get("params") or {}).get("cursor")
             elif line[0] == "<" and "id" in message and "result" in message:
                 responses[message["id"]] = message["result"]
+                sizes[message["id"]] = len(line[1:].rstrip("\n").encode())
     pages = [(requests[i], responses[i]) for i in requests]
-    log("tools/list pages: " + ", ".join(f"{len(r['tools'])} (cursor {c!r})" for c, r in pages))
-    expected_pages = [PAGE_SIZE] * (len(EXPECTED) // PAGE_SIZE) + [len(EXPECTED) % PAGE_SIZE]
-    assert [len(r["tools"]) for _, r in pages] == expected_pages, [len(r["tools"]) for _, r in pages]
+    page_sizes = [sizes[i] for i in requests]
+    log("tools/list pages: " + ", ".join(
+        f"{len(r['tools'])} tools, {size} bytes (cursor {c!r})" for (c, r), size in zip(pages, page_sizes)
+    ))
+    counts = [len(r["tools"]) for _, r in pages]
+    assert sum(counts) == len(EXPECTED), counts
+    # The bytes bound before the count: several pages, none of the full count, each one on the
+    # wire within the bound.
+    assert len(pages) > 5 and max(counts) < PAGE_SIZE, counts
+    assert max(page_sizes) <= PAGE_BYTES + ENVELOPE, page_sizes
     assert pages[0][0] is None, f"the first request carried a cursor: {pages[0][0]!r}"
     for (_, before), (cursor, _) in zip(pages, pages[1:]):
         assert before.get("nextCursor"), "a page before the last had no nextCursor"

@@ -88,7 +88,7 @@ pub use dynamic::DescriptorTools;
 pub use error::Error;
 pub use longrunning::{FIRST_POLL, LONGEST_POLL};
 pub use meta::{RPC_META_KEY, STATUS_META_KEY};
-pub use paging::DEFAULT_PAGE_SIZE;
+pub use paging::{DEFAULT_PAGE_BYTES, DEFAULT_PAGE_SIZE};
 pub use server::{
     HttpResponse, McpHttpService, McpServer, McpServerBuilder, SHUTDOWN_DRAIN, SessionLimits,
 };

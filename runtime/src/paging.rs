@@ -3,6 +3,12 @@
 //! The listing is sorted by name and fixed when the server is built, so a cursor stays valid for
 //! the server's lifetime, on every session and replica that serves the same tools. Cursors are
 //! the URL-safe base64 of that name: opaque to clients, as MCP asks.
+//!
+//! A page ends at [`DEFAULT_PAGE_SIZE`] tools, or earlier once its tools' JSON would pass
+//! [`DEFAULT_PAGE_BYTES`]: clients bound the size of one message (the Python SDK 2.x refuses a
+//! server-sent event over 1 MiB), and tools with large schemas reach that long before 500.
+
+use std::sync::OnceLock;
 
 use base64::Engine as _;
 use rmcp::{ErrorData, model::ListToolsResult, model::Tool};
@@ -15,43 +21,88 @@ use rmcp::{ErrorData, model::ListToolsResult, model::Tool};
 /// [`McpServerBuilder::page_size`]: crate::McpServerBuilder::page_size
 pub const DEFAULT_PAGE_SIZE: usize = 500;
 
+/// Bytes of tool JSON per `tools/list` page unless [`McpServerBuilder::page_bytes`] says
+/// otherwise: half of the 1 MiB that clients such as the Python SDK 2.x accept in one
+/// server-sent event. A page holds at least one tool, however large.
+///
+/// [`McpServerBuilder::page_bytes`]: crate::McpServerBuilder::page_bytes
+pub const DEFAULT_PAGE_BYTES: usize = 512 * 1024;
+
 const CURSOR: base64::engine::GeneralPurpose = base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
-/// The page of `listing` (sorted by name) that starts after `cursor`.
-pub(crate) fn page(
-    listing: &[Tool],
-    cursor: Option<&str>,
+/// The server's tools in `tools/list` order, and how to page them.
+pub(crate) struct Listing {
+    tools: Vec<Tool>,
+    /// Each tool's JSON size (with its separating comma), measured when a page first reaches
+    /// it: building a server with thousands of tools stays quick, and the first `tools/list`
+    /// measures one page, not all of them.
+    sizes: Vec<OnceLock<usize>>,
     page_size: usize,
-) -> Result<ListToolsResult, ErrorData> {
-    let start = match cursor {
-        None => 0,
-        Some(cursor) => {
-            let invalid = || {
-                ErrorData::invalid_params(
-                    "invalid tools/list cursor: pass the nextCursor of an earlier page unchanged",
-                    None,
-                )
-            };
-            let name = CURSOR
-                .decode(cursor)
-                .ok()
-                .and_then(|bytes| String::from_utf8(bytes).ok())
-                .ok_or_else(invalid)?;
-            let index = listing
-                .binary_search_by(|tool| tool.name.as_ref().cmp(name.as_str()))
-                .map_err(|_| invalid())?;
-            index + 1
+    page_bytes: usize,
+}
+
+impl Listing {
+    /// `tools` sorted by name, in pages of at most `page_size` tools and `page_bytes` bytes.
+    pub(crate) fn new(tools: Vec<Tool>, page_size: usize, page_bytes: usize) -> Self {
+        Self {
+            sizes: tools.iter().map(|_| OnceLock::new()).collect(),
+            tools,
+            page_size: page_size.max(1),
+            page_bytes,
         }
-    };
-    let end = start.saturating_add(page_size.max(1)).min(listing.len());
-    let tools = listing.get(start..end).unwrap_or_default().to_vec();
-    let mut result = ListToolsResult::with_all_items(tools);
-    if end < listing.len()
-        && let Some(last) = listing.get(end - 1)
-    {
-        result.next_cursor = Some(CURSOR.encode(last.name.as_bytes()));
     }
-    Ok(result)
+
+    /// Every tool, sorted by name.
+    pub(crate) fn tools(&self) -> &[Tool] {
+        &self.tools
+    }
+
+    /// The page that starts after `cursor`.
+    pub(crate) fn page(&self, cursor: Option<&str>) -> Result<ListToolsResult, ErrorData> {
+        let listing = &self.tools;
+        let start = match cursor {
+            None => 0,
+            Some(cursor) => {
+                let invalid = || {
+                    ErrorData::invalid_params(
+                        "invalid tools/list cursor: pass the nextCursor of an earlier page \
+                         unchanged",
+                        None,
+                    )
+                };
+                let name = CURSOR
+                    .decode(cursor)
+                    .ok()
+                    .and_then(|bytes| String::from_utf8(bytes).ok())
+                    .ok_or_else(invalid)?;
+                let index = listing
+                    .binary_search_by(|tool| tool.name.as_ref().cmp(name.as_str()))
+                    .map_err(|_| invalid())?;
+                index + 1
+            }
+        };
+        let (mut count, mut bytes) = (0, 0);
+        let candidates = listing.get(start..).unwrap_or_default().iter();
+        let sizes = self.sizes.get(start..).unwrap_or_default().iter();
+        for (tool, size) in candidates.zip(sizes).take(self.page_size) {
+            let size =
+                *size.get_or_init(|| serde_json::to_vec(tool).map_or(0, |json| json.len()) + 1);
+            if count > 0 && bytes + size > self.page_bytes {
+                break;
+            }
+            count += 1;
+            bytes += size;
+        }
+        let end = start + count;
+        let tools = listing.get(start..end).unwrap_or_default().to_vec();
+        let mut result = ListToolsResult::with_all_items(tools);
+        if end < listing.len()
+            && let Some(last) = listing.get(end - 1)
+        {
+            result.next_cursor = Some(CURSOR.encode(last.name.as_bytes()));
+        }
+        Ok(result)
+    }
 }
 
 #[cfg(test)]
@@ -66,27 +117,34 @@ mod tests {
             .collect()
     }
 
+    /// Every page, following the cursors.
+    fn pages(listing: &Listing) -> Vec<Vec<Tool>> {
+        let mut pages = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let result = listing.page(cursor.as_deref()).unwrap();
+            pages.push(result.tools);
+            match result.next_cursor {
+                Some(next) => cursor = Some(next),
+                None => return pages,
+            }
+        }
+    }
+
+    fn names(pages: &[Vec<Tool>]) -> Vec<String> {
+        pages.iter().flatten().map(|t| t.name.to_string()).collect()
+    }
+
     #[test]
     fn pages_cover_the_listing_once_in_order() {
         for (count, size) in [(0, 3), (1, 3), (3, 3), (7, 3), (2000, 500), (5, 1)] {
             let tools = listing(count);
-            let mut seen = Vec::new();
-            let mut cursor: Option<String> = None;
-            let mut pages = 0;
-            loop {
-                let result = page(&tools, cursor.as_deref(), size).unwrap();
-                assert!(result.tools.len() <= size);
-                seen.extend(result.tools.into_iter().map(|t| t.name.into_owned()));
-                pages += 1;
-                match result.next_cursor {
-                    Some(next) => cursor = Some(next),
-                    None => break,
-                }
-            }
             let expected: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();
-            assert_eq!(seen, expected, "{count} tools, pages of {size}");
+            let pages = pages(&Listing::new(tools, size, DEFAULT_PAGE_BYTES));
+            assert!(pages.iter().all(|page| page.len() <= size));
+            assert_eq!(names(&pages), expected, "{count} tools, pages of {size}");
             assert_eq!(
-                pages,
+                pages.len(),
                 count.div_ceil(size).max(1),
                 "{count} tools, pages of {size}"
             );
@@ -94,10 +152,26 @@ mod tests {
     }
 
     #[test]
+    fn pages_end_before_their_json_passes_the_byte_bound() {
+        let tools = listing(100);
+        let expected: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();
+        let one = serde_json::to_vec(&tools[0]).unwrap().len() + 1;
+        // Room for three tools and a half: pages of three.
+        let pages = pages(&Listing::new(tools.clone(), 500, one * 7 / 2));
+        assert_eq!(names(&pages), expected);
+        assert!(pages[..pages.len() - 1].iter().all(|page| page.len() == 3));
+        assert_eq!(pages.len(), 34);
+        // A tool larger than the bound still has a page of its own.
+        let pages = self::pages(&Listing::new(tools, 500, 1));
+        assert_eq!(pages.len(), 100);
+        assert!(pages.iter().all(|page| page.len() == 1));
+    }
+
+    #[test]
     fn a_foreign_cursor_is_invalid_params() {
-        let tools = listing(10);
+        let listing = Listing::new(listing(10), 3, DEFAULT_PAGE_BYTES);
         for cursor in ["", "!!", "bm90LWEtdG9vbA"] {
-            let error = page(&tools, Some(cursor), 3).unwrap_err();
+            let error = listing.page(Some(cursor)).unwrap_err();
             assert_eq!(
                 error.code,
                 rmcp::model::ErrorCode::INVALID_PARAMS,

@@ -42,7 +42,7 @@ use crate::{
     error::Error,
     guard::{self, Guarded, MESSAGE_DEPTH_LIMIT, NotAnObject, TooDeep},
     longrunning::{Redeemer, Started},
-    paging,
+    paging::{self, Listing},
     stdio::LineTransport,
     tasks::{self, Tasks},
     toolset::{Entry, SetConfig, ToolSet},
@@ -57,13 +57,13 @@ pub(crate) struct Registered {
 struct Inner {
     info: ServerConfig,
     tools: BTreeMap<String, Registered>,
-    listing: Vec<Tool>,
+    /// Tool definitions in `tools/list` order (sorted by name), and their paging.
+    listing: Listing,
     hooks: Vec<CallHook>,
     limits: Limits,
     sessions: SessionLimits,
     /// Tool calls running now, for a graceful shutdown.
     in_flight: tokio::sync::watch::Sender<usize>,
-    page_size: usize,
     tasks: Tasks,
     task_ttl: Duration,
     /// The served tool of `google.longrunning.Operations/GetOperation`, named in what tools
@@ -144,6 +144,7 @@ pub struct McpServerBuilder {
     limits: Limits,
     sessions: SessionLimits,
     page_size: usize,
+    page_bytes: usize,
     task_ttl: Duration,
 }
 
@@ -197,6 +198,17 @@ impl McpServerBuilder {
     /// [`DEFAULT_PAGE_SIZE`]: crate::DEFAULT_PAGE_SIZE
     pub fn page_size(mut self, page_size: usize) -> Self {
         self.page_size = page_size.max(1);
+        self
+    }
+
+    /// Bytes of tool JSON per `tools/list` page (default [`DEFAULT_PAGE_BYTES`], 512 KiB): a
+    /// page ends before its tools would pass this, so that clients that bound one message
+    /// (the Python SDK 2.x refuses a server-sent event over 1 MiB) can read it. A page holds at
+    /// least one tool, however large.
+    ///
+    /// [`DEFAULT_PAGE_BYTES`]: crate::DEFAULT_PAGE_BYTES
+    pub fn page_bytes(mut self, page_bytes: usize) -> Self {
+        self.page_bytes = page_bytes;
         self
     }
 
@@ -306,12 +318,11 @@ impl McpServerBuilder {
             inner: Arc::new(Inner {
                 info,
                 tools: self.tools,
-                listing,
+                listing: Listing::new(listing, self.page_size, self.page_bytes),
                 hooks: self.hooks,
                 limits: self.limits,
                 sessions: self.sessions,
                 in_flight: tokio::sync::watch::Sender::new(0),
-                page_size: self.page_size,
                 tasks: Tasks::default(),
                 task_ttl: self.task_ttl,
                 redeemer,
@@ -333,13 +344,14 @@ impl McpServer {
             limits: Limits::default(),
             sessions: SessionLimits::default(),
             page_size: paging::DEFAULT_PAGE_SIZE,
+            page_bytes: paging::DEFAULT_PAGE_BYTES,
             task_ttl: tasks::DEFAULT_TASK_TTL,
         }
     }
 
     /// Tool definitions in `tools/list` order (sorted by name).
     pub fn tools(&self) -> &[Tool] {
-        &self.inner.listing
+        self.inner.listing.tools()
     }
 
     /// Serve MCP over stdin/stdout until the client disconnects (stdin closes).
@@ -1044,12 +1056,12 @@ impl ServerHandler for McpServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
-        paging::page(&self.inner.listing, cursor, self.inner.page_size)
+        self.inner.listing.page(cursor)
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
         // The listing made at build time, sorted by name (as the tools map is).
-        let listing = &self.inner.listing;
+        let listing = self.inner.listing.tools();
         listing
             .binary_search_by(|tool| tool.name.as_ref().cmp(name))
             .ok()

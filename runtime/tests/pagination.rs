@@ -1,18 +1,26 @@
-//! `tools/list` in pages, with rmcp's client: 2,000+ tools, each listed exactly once.
+//! `tools/list` in pages, with rmcp's client: 2,000+ tools, each listed exactly once, in pages
+//! bounded by count and by bytes.
 
 mod common;
 
 use common::{Backend, TestResult, connect, pb::item_service_mcp};
 use rmcp::model::{ErrorCode, PaginatedRequestParams};
 use rmcp::service::ServiceError;
-use tonic_mcp::{DEFAULT_PAGE_SIZE, McpServer};
+use tonic_mcp::{DEFAULT_PAGE_BYTES, DEFAULT_PAGE_SIZE, McpServer};
 
 /// A server with `copies` prefixed copies of the demo tool set (7 tools each).
-fn server(copies: usize, page_size: Option<usize>) -> TestResult<McpServer> {
+fn server(
+    copies: usize,
+    page_size: Option<usize>,
+    page_bytes: Option<usize>,
+) -> TestResult<McpServer> {
     let tools = item_service_mcp::from_service(Backend::default())?;
     let mut builder = McpServer::builder("many", "0.1.0");
     if let Some(page_size) = page_size {
         builder = builder.page_size(page_size);
+    }
+    if let Some(page_bytes) = page_bytes {
+        builder = builder.page_bytes(page_bytes);
     }
     for copy in 0..copies {
         builder = builder.tool_set(tools.clone().with_prefix(&format!("c{copy:03}"))?)?;
@@ -22,7 +30,8 @@ fn server(copies: usize, page_size: Option<usize>) -> TestResult<McpServer> {
 
 #[tokio::test]
 async fn two_thousand_tools_are_listed_in_pages_each_once() -> TestResult {
-    let server = server(290, None)?;
+    // No byte bound: pages of the default count.
+    let server = server(290, None, Some(usize::MAX))?;
     let expected: Vec<String> = server.tools().iter().map(|t| t.name.to_string()).collect();
     assert_eq!(expected.len(), 2030);
     let (client, _) = connect(server).await?;
@@ -56,7 +65,7 @@ async fn two_thousand_tools_are_listed_in_pages_each_once() -> TestResult {
 
 #[tokio::test]
 async fn the_page_size_is_one_setting_and_bad_cursors_are_invalid_params() -> TestResult {
-    let server = server(3, Some(4))?;
+    let server = server(3, Some(4), None)?;
     let (client, _) = connect(server).await?;
     let first = client.list_tools(None).await?;
     assert_eq!(first.tools.len(), 4);
@@ -72,5 +81,51 @@ async fn the_page_size_is_one_setting_and_bad_cursors_are_invalid_params() -> Te
     };
     assert_eq!(data.code, ErrorCode::INVALID_PARAMS);
     assert!(data.message.contains("cursor"), "{}", data.message);
+    Ok(())
+}
+
+/// With the defaults, a page ends before its tools' JSON would pass `DEFAULT_PAGE_BYTES`: each
+/// page is as full as that allows (its next tool would not fit), and all pages together list
+/// every tool once, in order.
+#[tokio::test]
+async fn pages_are_bounded_by_their_json_size() -> TestResult {
+    let server = server(290, None, None)?;
+    let expected: Vec<String> = server.tools().iter().map(|t| t.name.to_string()).collect();
+    let (client, _) = connect(server).await?;
+    let mut cursor = None;
+    let mut pages = Vec::new();
+    loop {
+        let page = client
+            .list_tools(Some(PaginatedRequestParams::default().with_cursor(cursor)))
+            .await?;
+        cursor = page.next_cursor.clone();
+        pages.push(page.tools);
+        if cursor.is_none() {
+            break;
+        }
+    }
+    let size =
+        |tool: &rmcp::model::Tool| -> TestResult<usize> { Ok(serde_json::to_vec(tool)?.len() + 1) };
+    for (index, page) in pages.iter().enumerate() {
+        let bytes = page.iter().map(size).sum::<TestResult<usize>>()?;
+        assert!(
+            bytes <= DEFAULT_PAGE_BYTES,
+            "page {index}: {bytes} bytes of tools"
+        );
+        assert!(
+            page.len() < DEFAULT_PAGE_SIZE,
+            "page {index}: {} tools",
+            page.len()
+        );
+        if let Some(next) = pages.get(index + 1).and_then(|next| next.first()) {
+            assert!(
+                bytes + size(next)? > DEFAULT_PAGE_BYTES,
+                "page {index} ({bytes} bytes) had room for the next tool"
+            );
+        }
+    }
+    assert!(pages.len() > 5, "{} pages", pages.len());
+    let names: Vec<String> = pages.iter().flatten().map(|t| t.name.to_string()).collect();
+    assert_eq!(names, expected);
     Ok(())
 }

@@ -63,7 +63,8 @@ Options:
   --in-process     call the service in-process through the generated `from_service`,
                    without the loopback gRPC server and channel
   --copies N       also serve N copies of the tools, named copyNNN_TaskService_..., to
-                   try clients on a large tool set (tools/list answers in pages of 500)
+                   try clients on a large tool set (tools/list answers in pages of at
+                   most 500 tools and 512 KiB)
   -h, --help       print this help
   -V, --version    print the version
 
