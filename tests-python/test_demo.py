@@ -792,6 +792,10 @@ async def main() -> int:
             passed += 1
             print(f"ok   {name} ({time.monotonic() - started:.1f}s)", flush=True)
     print(f"{passed} passed, {failed} failed")
+    if selected and not passed and not failed:
+        # scripts/python-e2e.sh hands the same -k to the 2.x script: a filter meant for it alone
+        # selects nothing here, which is not a failure. Without -k, an empty run is one.
+        return 0
     return 1 if failed or not passed else 0
 
 
