@@ -155,11 +155,12 @@ async def http_demo(label: str, *flags: str) -> AsyncIterator[str]:
 
 @contextlib.asynccontextmanager
 async def connect(
-    label: str, transport: str, mode: str, *args: str
+    label: str, transport: str, mode: str, *args: str, user: User | None = None
 ) -> AsyncIterator[Client]:
     """A connected `mcp.Client` to a fresh demo started with `args`, after checking the
     negotiated protocol revision. Over HTTP the client is the SDK's default for a URL (with its
-    default limits, such as 1 MiB for one server-sent event)."""
+    default limits, such as 1 MiB for one server-sent event). With a `user`, the client answers
+    elicitations (and so declares the capability)."""
     async with contextlib.AsyncExitStack() as stack:
         flags = TRANSPORTS[transport]
         if flags is None:
@@ -172,8 +173,9 @@ async def connect(
             server: Any = stdio_client(params, errlog=errlog)
         else:
             server = await stack.enter_async_context(http_demo(label, *flags, *args))
+        extra: dict[str, Any] = {"elicitation_callback": user} if user else {}
         client = await stack.enter_async_context(
-            Client(server, mode=mode, read_timeout_seconds=REQUEST_TIMEOUT)
+            Client(server, mode=mode, read_timeout_seconds=REQUEST_TIMEOUT, **extra)
         )
         assert client.protocol_version == PROTOCOL[mode], (mode, client.protocol_version)
         if mode == "auto":
@@ -352,14 +354,57 @@ async def paging(client: Client) -> None:
     log(f"{len(names)} tools in {pages} pages")
 
 
+class User:
+    """Answers the server's confirmation requests (elicitation) with the queued answers.
+    `reachable` is false where the server has no way to ask: stateless HTTP on 2025-11-25 has
+    no channel for a server-to-client request, and `input_required` needs 2026-07-28."""
+
+    def __init__(self, *answers: str, reachable: bool = True):
+        self.answers = list(answers)
+        self.asked: list[str] = []
+        self.reachable = reachable
+
+    async def __call__(self, context: Any, params: Any) -> mcp_types.ElicitResult:
+        self.asked.append(params.message)
+        return mcp_types.ElicitResult(action=self.answers.pop(0))
+
+
+async def confirm(client: Client, user: User) -> None:
+    """DeleteTask asks the user first, in either protocol revision (2025-11-25: the server sends
+    `elicitation/create`; 2026-07-28: the call answers `input_required` and the SDK calls again
+    with the answer): declined, the task stays; accepted, it is gone. Where the server cannot
+    ask, the tool's `unconfirmed` choice applies: the demo's is to proceed."""
+    if not user.reachable:
+        deleted = await call(client, "TaskService_DeleteTask", {"id": "task-2"})
+        assert not deleted.is_error, text_of(deleted)
+        assert not user.asked, user.asked
+        gone = await call(client, "TaskService_GetTask", {"id": "task-2"})
+        expect_error(gone, "NOT_FOUND", "task-2")
+        return
+    declined = await call(client, "TaskService_DeleteTask", {"id": "task-2"})
+    expect_error(declined, "PERMISSION_DENIED", "The user declined")
+    assert len(user.asked) == 1 and "TaskService_DeleteTask" in user.asked[0], user.asked
+    still_there = await call(client, "TaskService_GetTask", {"id": "task-2"})
+    assert not still_there.is_error, "a declined deletion reached the backend"
+
+    accepted = await call(client, "TaskService_DeleteTask", {"id": "task-2"})
+    assert not accepted.is_error, text_of(accepted)
+    assert len(user.asked) == 2, user.asked
+    gone = await call(client, "TaskService_GetTask", {"id": "task-2"})
+    expect_error(gone, "NOT_FOUND", "task-2")
+
+
 # --- runner -----------------------------------------------------------------------------
 
-SCENARIOS: list[tuple[str, Callable[[Client], Awaitable[None]], tuple[str, ...]]] = [
+SCENARIOS: list[tuple[str, Callable[..., Awaitable[None]], tuple[str, ...]]] = [
     ("tools", tools, ()),
     ("calls", calls, ()),
     ("long-running", long_running, ()),
     (f"paging --copies {COPIES}", paging, ("--copies", str(COPIES))),
+    ("confirm", confirm, ()),
 ]
+# Scenarios that take the user answering elicitations, and the answers, in order.
+ANSWERS = {"confirm": ("decline", "accept")}
 
 
 def scenarios() -> list[tuple[str, Callable[[], Awaitable[None]]]]:
@@ -370,11 +415,14 @@ def scenarios() -> list[tuple[str, Callable[[], Awaitable[None]]]]:
                 label = f"{name.split()[0]}-{transport}-{mode}"
 
                 async def scenario(
-                    run=run, label=label, transport=transport, mode=mode, args=args
+                    run=run, label=label, transport=transport, mode=mode, args=args,
+                    answers=ANSWERS.get(name),
                 ) -> None:
                     before = len(TERMINATIONS.failures)
-                    async with connect(label, transport, mode, *args) as client:
-                        await run(client)
+                    reachable = not (transport == "http-stateless" and mode == "legacy")
+                    user = User(*answers, reachable=reachable) if answers else None
+                    async with connect(label, transport, mode, *args, user=user) as client:
+                        await (run(client, user) if user else run(client))
                     assert len(TERMINATIONS.failures) == before, TERMINATIONS.failures[before:]
 
                 out.append((f"mcp2 {name} {transport} {mode}", scenario))

@@ -1,8 +1,9 @@
 //! Confirmation before calling a tool whose `_meta` asks for it (`(rust_mcp.tool).confirm`):
 //! the user is asked through MCP elicitation (a form with no fields: accept to go ahead). A
 //! declined or cancelled confirmation is an `isError` result and the RPC is never called. A
-//! client that cannot be asked (no elicitation capability) gets what the tool's `unconfirmed`
-//! says: a refusal (the default) or the call.
+//! client that cannot be asked (no elicitation capability, or 2025-11-25 over stateless HTTP,
+//! where `elicitation/create` cannot be sent) gets what the tool's `unconfirmed` says: a refusal
+//! (the default) or the call.
 //!
 //! How the user is asked depends on the protocol revision of the request:
 //!
