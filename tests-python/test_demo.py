@@ -19,16 +19,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import logging
 import os
 import re
-import socket
-import subprocess
-import sys
-import time
-import traceback
 from datetime import timedelta
-from pathlib import Path
 from typing import Any, Awaitable, Callable
 
 import mcp.types
@@ -37,126 +30,29 @@ from mcp import ClientSession, McpError, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamablehttp_client
 
-ROOT = Path(__file__).resolve().parent.parent
-TARGET = Path(os.environ.get("CARGO_TARGET_DIR") or ROOT / "target")
-DEMO = Path(os.environ.get("DEMO_BIN") or TARGET / "debug" / "demo")
-LOG_DIR = TARGET / "python-e2e"
+from demo_support import (
+    COPIES,
+    DEMO,
+    LOG_DIR,
+    OPERATION_TOOLS,
+    PAGE_SIZE,
+    PENDING,
+    RPC_META,
+    STATUS_META,
+    TASK_TOOLS,
+    TERMINATIONS,
+    TOOLS,
+    http_demo,
+    log,
+    main,
+)
 
 NEWEST = mcp.types.LATEST_PROTOCOL_VERSION
 OLDER = "2025-03-26"
 REQUEST_TIMEOUT = timedelta(seconds=20)
-SCENARIO_TIMEOUT = 90.0
-STARTUP_TIMEOUT = 30.0
 
-TASK_TOOLS = {
-    "TaskService_AddComment",
-    "TaskService_ArchiveTasks",
-    "TaskService_CreateTask",
-    "TaskService_DeleteTask",
-    "TaskService_ExportTasks",
-    "TaskService_GetTask",
-    "TaskService_ListTasks",
-    "TaskService_UpdateTask",
-}
-OPERATION_TOOLS = {
-    "Operations_CancelOperation",
-    "Operations_DeleteOperation",
-    "Operations_GetOperation",
-    "Operations_ListOperations",
-    "Operations_WaitOperation",
-}
-TOOLS = TASK_TOOLS | OPERATION_TOOLS
-RPC_META = "protoc-gen-rust-mcp/rpc"
-STATUS_META = "protoc-gen-rust-mcp/status"
-PENDING = "google.longrunning.Operation"
-# `--copies` copies the 8 TaskService tools: with the 13 tools themselves, 2,301 tools, in pages
-# of at most 500 tools and 512 KiB of tool JSON (about 120 of the demo's tools).
-COPIES = 286
-PAGE_SIZE = 500
 PROPERTY_KEY = re.compile(r"^[a-zA-Z0-9_.-]{1,64}$")
 COMBINATORS = ("oneOf", "anyOf", "allOf", "not", "enum")
-
-VERBOSE = "-v" in sys.argv
-
-
-class _SessionTermination(logging.Handler):
-    """Records the SDK's "Session termination failed" warnings. The server must answer the
-    session DELETE a client sends on closing with a status the SDK counts as success (200 or
-    204); the runtime answers 204."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.WARNING)
-        self.failures: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        if record.getMessage().startswith("Session termination failed"):
-            self.failures.append(record.getMessage())
-
-
-TERMINATIONS = _SessionTermination()
-logging.getLogger("mcp.client.streamable_http").addHandler(TERMINATIONS)
-
-
-def log(message: str) -> None:
-    if VERBOSE:
-        print(f"    {message}", flush=True)
-
-
-# --- processes --------------------------------------------------------------------------
-
-_processes: list[subprocess.Popen[bytes]] = []
-
-
-def _kill_all() -> None:
-    for process in _processes:
-        if process.poll() is None:
-            process.kill()
-        with contextlib.suppress(Exception):
-            process.wait(timeout=5)
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@contextlib.asynccontextmanager
-async def http_demo(*flags: str):
-    """Starts `demo --http 127.0.0.1:<free port>` and yields its MCP URL."""
-    port = free_port()
-    LOG_DIR.mkdir(parents=True, exist_ok=True)
-    log_path = LOG_DIR / f"demo-http-{port}.log"
-    with open(log_path, "wb") as log_file:
-        process = subprocess.Popen(
-            [str(DEMO), "--http", f"127.0.0.1:{port}", *flags],
-            stdin=subprocess.DEVNULL,
-            stdout=log_file,
-            stderr=subprocess.STDOUT,
-        )
-    _processes.append(process)
-    try:
-        deadline = time.monotonic() + STARTUP_TIMEOUT
-        while True:
-            if process.poll() is not None:
-                raise AssertionError(
-                    f"demo exited with {process.returncode} before listening; see {log_path}"
-                )
-            with contextlib.suppress(OSError):
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            if time.monotonic() > deadline:
-                raise AssertionError(f"demo did not listen on port {port} in {STARTUP_TIMEOUT}s")
-            await asyncio.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=5)
-
 
 @contextlib.contextmanager
 def protocol_version(version: str):
@@ -565,7 +461,7 @@ async def long_running_stdio() -> None:
 
 
 async def long_running_http() -> None:
-    async with http_demo() as url:
+    async with http_demo("demo-http-long-running") as url:
         async with session_over("http", NEWEST, url) as (session, _):
             await long_running(session)
 
@@ -576,7 +472,7 @@ async def sdk_stdio(version: str, *flags: str) -> None:
 
 
 async def sdk_http(version: str, *flags: str) -> None:
-    async with http_demo(*flags) as url:
+    async with http_demo(f"demo-http-{version}{''.join(flags)}", *flags) as url:
         async with session_over("http", version, url) as (session, init):
             await Scenario(session, version).run(init)
 
@@ -613,7 +509,7 @@ async def paged_stdio(version: str) -> None:
 
 
 async def paged_http(version: str) -> None:
-    async with http_demo("--copies", str(COPIES)) as url:
+    async with http_demo(f"demo-http-paged-{version}", "--copies", str(COPIES)) as url:
         async with session_over("http", version, url) as (session, _):
             await list_every_page(session)
 
@@ -655,7 +551,7 @@ async def confirm_stdio(version: str) -> None:
 
 async def confirm_http(version: str) -> None:
     user = User("decline", "accept")
-    async with http_demo() as url:
+    async with http_demo(f"demo-http-confirm-{version}") as url:
         async with session_over("http", version, url, elicitation_callback=user) as (session, _):
             await confirm_delete(session, user)
 
@@ -768,40 +664,5 @@ def scenarios() -> list[tuple[str, Callable[[], Awaitable[None]]]]:
     ]
 
 
-async def main() -> int:
-    if not DEMO.is_file():
-        print(f"{DEMO} does not exist: build it with `cargo build -p demo`", file=sys.stderr)
-        return 2
-    selected = None
-    if "-k" in sys.argv:
-        selected = sys.argv[sys.argv.index("-k") + 1]
-    passed = failed = 0
-    for name, scenario in scenarios():
-        if selected and selected not in name:
-            continue
-        started = time.monotonic()
-        try:
-            await asyncio.wait_for(scenario(), SCENARIO_TIMEOUT)
-        except Exception as error:  # noqa: BLE001 - every failure is reported the same way
-            failed += 1
-            print(f"FAIL {name} ({time.monotonic() - started:.1f}s)", flush=True)
-            if isinstance(error, asyncio.TimeoutError):
-                print(f"    timed out after {SCENARIO_TIMEOUT}s", flush=True)
-            traceback.print_exception(error)
-        else:
-            passed += 1
-            print(f"ok   {name} ({time.monotonic() - started:.1f}s)", flush=True)
-    print(f"{passed} passed, {failed} failed")
-    if selected and not passed and not failed:
-        # scripts/python-e2e.sh hands the same -k to the 2.x script: a filter meant for it alone
-        # selects nothing here, which is not a failure. Without -k, an empty run is one.
-        return 0
-    return 1 if failed or not passed else 0
-
-
 if __name__ == "__main__":
-    try:
-        code = asyncio.run(main())
-    finally:
-        _kill_all()
-    sys.exit(code)
+    main(scenarios())

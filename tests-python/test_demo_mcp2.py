@@ -21,14 +21,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import logging
 import os
-import re
-import subprocess
-import sys
 import time
-import traceback
-from pathlib import Path
 from typing import Any, AsyncIterator, Awaitable, Callable
 
 import mcp_types
@@ -36,121 +30,27 @@ from jsonschema import Draft202012Validator
 from mcp import Client, MCPError, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-ROOT = Path(__file__).resolve().parent.parent
-TARGET = Path(os.environ.get("CARGO_TARGET_DIR") or ROOT / "target")
-DEMO = Path(os.environ.get("DEMO_BIN") or TARGET / "debug" / "demo")
-LOG_DIR = TARGET / "python-e2e"
+from demo_support import (
+    COPIES,
+    DEMO,
+    OPERATION_TOOLS,
+    PAGE_SIZE,
+    PENDING,
+    RPC_META,
+    STATUS_META,
+    TASK_TOOLS,
+    TERMINATIONS,
+    TOOLS,
+    http_demo,
+    log,
+    log_path,
+    main,
+)
 
 # The revision each mode must negotiate with the demo.
 PROTOCOL = {"auto": "2026-07-28", "legacy": "2025-11-25"}
 TRANSPORTS = {"stdio": None, "http": (), "http-stateless": ("--stateless",)}
 REQUEST_TIMEOUT = 20.0
-SCENARIO_TIMEOUT = 90.0
-STARTUP_TIMEOUT = 30.0
-
-TASK_TOOLS = {
-    "TaskService_AddComment",
-    "TaskService_ArchiveTasks",
-    "TaskService_CreateTask",
-    "TaskService_DeleteTask",
-    "TaskService_ExportTasks",
-    "TaskService_GetTask",
-    "TaskService_ListTasks",
-    "TaskService_UpdateTask",
-}
-OPERATION_TOOLS = {
-    "Operations_CancelOperation",
-    "Operations_DeleteOperation",
-    "Operations_GetOperation",
-    "Operations_ListOperations",
-    "Operations_WaitOperation",
-}
-TOOLS = TASK_TOOLS | OPERATION_TOOLS
-RPC_META = "protoc-gen-rust-mcp/rpc"
-STATUS_META = "protoc-gen-rust-mcp/status"
-PENDING = "google.longrunning.Operation"
-# `--copies` copies the 8 TaskService tools: with the 13 tools themselves, 2,301 tools.
-COPIES = 286
-URL_LINE = re.compile(r"serving MCP over streamable HTTP at (http://127\.0\.0\.1:\d+/mcp)")
-
-VERBOSE = "-v" in sys.argv
-
-
-class _SessionTermination(logging.Handler):
-    """Records the SDK's "Session termination failed" warnings. The server must answer the
-    session DELETE a client sends on closing with a status the SDK counts as success (200 or
-    204); the runtime answers 204."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.WARNING)
-        self.failures: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        if record.getMessage().startswith("Session termination failed"):
-            self.failures.append(record.getMessage())
-
-
-TERMINATIONS = _SessionTermination()
-logging.getLogger("mcp.client.streamable_http").addHandler(TERMINATIONS)
-
-
-def log(message: str) -> None:
-    if VERBOSE:
-        print(f"    {message}", flush=True)
-
-
-# --- processes --------------------------------------------------------------------------
-
-_processes: list[subprocess.Popen[bytes]] = []
-
-
-def _kill_all() -> None:
-    for process in _processes:
-        if process.poll() is None:
-            process.kill()
-        with contextlib.suppress(Exception):
-            process.wait(timeout=5)
-
-
-def log_path(label: str) -> Path:
-    """target/python-e2e/mcp2-<scenario>.log, replaced by the next run."""
-    LOG_DIR.mkdir(parents=True, exist_ok=True)
-    return LOG_DIR / f"mcp2-{re.sub(r'[^A-Za-z0-9_.-]+', '-', label)}.log"
-
-
-@contextlib.asynccontextmanager
-async def http_demo(label: str, *flags: str) -> AsyncIterator[str]:
-    """Starts `demo --http 127.0.0.1:0 FLAGS...` and yields the MCP URL it logs on stderr."""
-    path = log_path(label)
-    with open(path, "wb") as log_file:
-        process = subprocess.Popen(
-            [str(DEMO), "--http", "127.0.0.1:0", *flags],
-            stdin=subprocess.DEVNULL,
-            stdout=log_file,
-            stderr=subprocess.STDOUT,
-            env={**os.environ, "RUST_LOG": os.environ.get("RUST_LOG", "info"), "NO_COLOR": "1"},
-        )
-    _processes.append(process)
-    try:
-        deadline = time.monotonic() + STARTUP_TIMEOUT
-        while True:
-            found = URL_LINE.search(path.read_text(errors="replace"))
-            if found:
-                break
-            if process.poll() is not None:
-                raise AssertionError(f"demo exited with {process.returncode} before listening; see {path}")
-            if time.monotonic() > deadline:
-                raise AssertionError(f"demo logged no URL in {STARTUP_TIMEOUT}s; see {path}")
-            await asyncio.sleep(0.05)
-        log(f"demo {' '.join(flags)} at {found.group(1)}, log {path}")
-        yield found.group(1)
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=5)
 
 
 @contextlib.asynccontextmanager
@@ -347,9 +247,9 @@ async def paging(client: Client) -> None:
     assert len(names) == expected, (len(names), expected)
     assert len(set(names)) == expected, "a tool was listed twice"
     # Bounded by bytes (512 KiB of tool JSON, well under the SDK's 1 MiB for one server-sent
-    # event) before count: several pages, none of the full 500.
+    # event) before count: several pages, none of the full PAGE_SIZE.
     assert pages > 5, f"{pages} page(s)"
-    assert largest < 500, f"a page of {largest} tools"
+    assert largest < PAGE_SIZE, f"a page of {largest} tools"
     assert set(names) >= TOOLS
     log(f"{len(names)} tools in {pages} pages")
 
@@ -412,7 +312,7 @@ def scenarios() -> list[tuple[str, Callable[[], Awaitable[None]]]]:
     for name, run, args in SCENARIOS:
         for transport in TRANSPORTS:
             for mode in PROTOCOL:
-                label = f"{name.split()[0]}-{transport}-{mode}"
+                label = f"mcp2-{name.split()[0]}-{transport}-{mode}"
 
                 async def scenario(
                     run=run, label=label, transport=transport, mode=mode, args=args,
@@ -429,41 +329,5 @@ def scenarios() -> list[tuple[str, Callable[[], Awaitable[None]]]]:
     return out
 
 
-async def main() -> int:
-    if not DEMO.is_file():
-        print(f"{DEMO} does not exist: build it with `cargo build -p demo`", file=sys.stderr)
-        return 2
-    selected = None
-    if "-k" in sys.argv:
-        selected = sys.argv[sys.argv.index("-k") + 1]
-    passed = failed = 0
-    for name, scenario in scenarios():
-        if selected and selected not in name:
-            continue
-        started = time.monotonic()
-        try:
-            await asyncio.wait_for(scenario(), SCENARIO_TIMEOUT)
-        except Exception as error:  # noqa: BLE001 - every failure is reported the same way
-            failed += 1
-            print(f"FAIL {name} ({time.monotonic() - started:.1f}s)", flush=True)
-            if isinstance(error, asyncio.TimeoutError):
-                print(f"    timed out after {SCENARIO_TIMEOUT}s", flush=True)
-            traceback.print_exception(error)
-        else:
-            passed += 1
-            print(f"ok   {name} ({time.monotonic() - started:.1f}s)", flush=True)
-    print(f"{passed} passed, {failed} failed")
-    if selected and not passed and not failed:
-        # scripts/python-e2e.sh hands the same -k to the 1.x script: a filter meant for it alone
-        # selects nothing here, which is not a failure. Without -k, an empty run is one.
-        return 0
-    return 1 if failed or not passed else 0
-
-
 if __name__ == "__main__":
-    code = 1
-    try:
-        code = asyncio.run(main())
-    finally:
-        _kill_all()
-    sys.exit(code)
+    main(scenarios())

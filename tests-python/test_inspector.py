@@ -37,49 +37,31 @@ import time
 import traceback
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-TARGET = Path(os.environ.get("CARGO_TARGET_DIR") or ROOT / "target")
-DEMO = Path(os.environ.get("DEMO_BIN") or TARGET / "debug" / "demo")
+from demo_support import (
+    COPIES,
+    DEMO,
+    OPERATION_TOOLS,
+    PAGE_SIZE,
+    ROOT,
+    STARTUP_TIMEOUT,
+    TARGET,
+    TASK_TOOLS,
+    log,
+)
+
 INSPECTOR = Path(
     os.environ.get("INSPECTOR_BIN") or ROOT / ".tools" / "inspector" / "node_modules" / ".bin" / "mcp-inspector"
 )
 
-BASE_TOOLS = [
-    "TaskService_AddComment",
-    "TaskService_ArchiveTasks",
-    "TaskService_CreateTask",
-    "TaskService_DeleteTask",
-    "TaskService_ExportTasks",
-    "TaskService_GetTask",
-    "TaskService_ListTasks",
-    "TaskService_UpdateTask",
-]
-# google.longrunning.Operations, served once (`--copies` copies the TaskService tools only).
-OPERATION_TOOLS = [
-    "Operations_CancelOperation",
-    "Operations_DeleteOperation",
-    "Operations_GetOperation",
-    "Operations_ListOperations",
-    "Operations_WaitOperation",
-]
-COPIES = 286  # with the 13 tools themselves, 2,301 tools
-PAGE_SIZE = 500  # the runtime's DEFAULT_PAGE_SIZE
 PAGE_BYTES = 512 * 1024  # the runtime's DEFAULT_PAGE_BYTES, for the tools of one page
 ENVELOPE = 1024  # room for the JSON-RPC envelope and the cursor around a page's tools
 EXPECTED = (
-    set(BASE_TOOLS)
-    | set(OPERATION_TOOLS)
-    | {f"copy{i:03}_{name}" for i in range(1, COPIES + 1) for name in BASE_TOOLS}
+    TASK_TOOLS
+    | OPERATION_TOOLS
+    | {f"copy{i:03}_{name}" for i in range(1, COPIES + 1) for name in TASK_TOOLS}
 )
 LAST_PAGE_TOOL = f"copy{COPIES:03}_TaskService_GetTask"
 RUN_TIMEOUT = 120
-STARTUP_TIMEOUT = 30.0
-VERBOSE = "-v" in sys.argv
-
-
-def log(message: str) -> None:
-    if VERBOSE:
-        print(f"    {message}", flush=True)
 
 
 # --- the relay (runs as the stdio server the Inspector starts) ------------------------------

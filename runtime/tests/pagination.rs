@@ -3,8 +3,8 @@
 
 mod common;
 
-use common::{Backend, TestResult, connect, pb::item_service_mcp};
-use rmcp::model::{ErrorCode, PaginatedRequestParams};
+use common::{Backend, Client, TestResult, connect, pb::item_service_mcp};
+use rmcp::model::{ErrorCode, PaginatedRequestParams, Tool};
 use rmcp::service::ServiceError;
 use tonic_mcp::{DEFAULT_PAGE_BYTES, DEFAULT_PAGE_SIZE, McpServer};
 
@@ -28,6 +28,22 @@ fn server(
     Ok(builder.build())
 }
 
+/// Every page by hand, following `nextCursor` until a page has none.
+async fn pages(client: &Client) -> TestResult<Vec<Vec<Tool>>> {
+    let mut cursor = None;
+    let mut pages = Vec::new();
+    loop {
+        let page = client
+            .list_tools(Some(PaginatedRequestParams::default().with_cursor(cursor)))
+            .await?;
+        pages.push(page.tools);
+        match page.next_cursor {
+            Some(next) => cursor = Some(next),
+            None => return Ok(pages),
+        }
+    }
+}
+
 #[tokio::test]
 async fn two_thousand_tools_are_listed_in_pages_each_once() -> TestResult {
     // No byte bound: pages of the default count.
@@ -47,18 +63,7 @@ async fn two_thousand_tools_are_listed_in_pages_each_once() -> TestResult {
     assert_eq!(names, expected);
 
     // By hand: five pages, the last without a cursor.
-    let mut cursor = None;
-    let mut pages = Vec::new();
-    loop {
-        let page = client
-            .list_tools(Some(PaginatedRequestParams::default().with_cursor(cursor)))
-            .await?;
-        pages.push(page.tools.len());
-        match page.next_cursor {
-            Some(next) => cursor = Some(next),
-            None => break,
-        }
-    }
+    let pages: Vec<usize> = pages(&client).await?.iter().map(Vec::len).collect();
     assert_eq!(pages, [500, 500, 500, 500, 30]);
     Ok(())
 }
@@ -92,18 +97,7 @@ async fn pages_are_bounded_by_their_json_size() -> TestResult {
     let server = server(290, None, None)?;
     let expected: Vec<String> = server.tools().iter().map(|t| t.name.to_string()).collect();
     let (client, _) = connect(server).await?;
-    let mut cursor = None;
-    let mut pages = Vec::new();
-    loop {
-        let page = client
-            .list_tools(Some(PaginatedRequestParams::default().with_cursor(cursor)))
-            .await?;
-        cursor = page.next_cursor.clone();
-        pages.push(page.tools);
-        if cursor.is_none() {
-            break;
-        }
-    }
+    let pages = pages(&client).await?;
     let size =
         |tool: &rmcp::model::Tool| -> TestResult<usize> { Ok(serde_json::to_vec(tool)?.len() + 1) };
     for (index, page) in pages.iter().enumerate() {

@@ -45,12 +45,12 @@ struct Context<'a> {
 /// token tree holds a placeholder identifier that [`SchemaTexts::substitute`] replaces with the
 /// literal's text after formatting, which keeps the plugin fast and lean on big packages.
 struct SchemaTexts {
-    /// Text → (its placeholder number, constant index if shared, uses).
-    texts: std::collections::HashMap<String, (usize, Option<usize>, usize)>,
     /// Each tool's (input, output) placeholder numbers, in tool order.
     by_tool: Vec<(usize, usize)>,
     /// Every distinct text, by placeholder number.
     order: Vec<String>,
+    /// By placeholder number: the index of the text's `MCP_SCHEMA_<n>` constant, if shared.
+    constant: Vec<Option<usize>>,
     /// Shared texts (placeholder numbers) in constant order.
     shared: Vec<usize>,
 }
@@ -66,53 +66,60 @@ const MARKER: &str = "__rust_mcp_";
 
 impl SchemaTexts {
     fn new(package: &Package) -> SchemaTexts {
-        let mut texts: std::collections::HashMap<String, (usize, Option<usize>, usize)> =
-            std::collections::HashMap::new();
+        // Text → its placeholder number; `uses` by number.
+        let mut numbers: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
         let mut order: Vec<String> = Vec::new();
+        let mut uses: Vec<usize> = Vec::new();
         let mut by_tool = Vec::new();
         for tool in package.services.iter().flat_map(|s| &s.tools) {
             let mut pair = [0; 2];
-            for (slot, schema) in pair
+            for (slot, text) in pair
                 .iter_mut()
                 .zip([&tool.input_schema, &tool.output_schema])
             {
-                let text = schema.clone();
-                let next = order.len();
-                let entry = texts.entry(text).or_insert_with_key(|text| {
+                let number = *numbers.entry(text).or_insert_with(|| {
                     order.push(text.clone());
-                    (next, None, 0)
+                    uses.push(0);
+                    order.len() - 1
                 });
-                entry.2 += 1;
-                *slot = entry.0;
+                if let Some(count) = uses.get_mut(number) {
+                    *count += 1;
+                }
+                *slot = number;
             }
             by_tool.push((pair[0], pair[1]));
         }
         let mut shared = Vec::new();
-        for text in &order {
-            if let Some(entry) = texts.get_mut(text)
-                && entry.2 >= 2
-            {
-                entry.1 = Some(shared.len());
-                shared.push(entry.0);
-            }
-        }
+        let constant = uses
+            .iter()
+            .enumerate()
+            .map(|(number, &count)| {
+                (count >= 2).then(|| {
+                    shared.push(number);
+                    shared.len() - 1
+                })
+            })
+            .collect();
         SchemaTexts {
-            texts,
             by_tool,
             order,
+            constant,
             shared,
         }
+    }
+
+    /// The (input, output) placeholder numbers of the `index`-th tool, `name`.
+    fn tool_numbers(&self, index: usize, name: &str) -> Result<(usize, usize)> {
+        self.by_tool
+            .get(index)
+            .copied()
+            .ok_or_else(|| Error::Internal(format!("no schema texts for tool {name}")))
     }
 
     /// The expression a `ToolDef` field holds: `super::MCP_SCHEMA_<n>` or the placeholder of
     /// an inline literal.
     fn expression(&self, number: usize) -> TokenStream {
-        let shared = self
-            .order
-            .get(number)
-            .and_then(|text| self.texts.get(text))
-            .and_then(|entry| entry.1);
-        match shared {
+        match self.constant.get(number).copied().flatten() {
             Some(index) => {
                 let ident = format_ident!("MCP_SCHEMA_{}", index);
                 quote!(super::#ident)
@@ -190,7 +197,7 @@ impl SchemaTexts {
     /// The source of a `ToolDef` schema field: `super::MCP_SCHEMA_<n>` or the raw string.
     fn source(&self, number: usize) -> Option<String> {
         let text = self.order.get(number)?;
-        Some(match self.texts.get(text).and_then(|entry| entry.1) {
+        Some(match self.constant.get(number).copied().flatten() {
             Some(index) => format!("super::MCP_SCHEMA_{index}"),
             None => raw_string(text),
         })
@@ -368,12 +375,7 @@ fn generate_tool_def(cx: &Context<'_>, tool: &Tool, index: usize) -> Result<Toke
         RpcKind::ClientStreaming => quote!(ClientStreaming),
         RpcKind::Bidi => quote!(Bidi),
     };
-    let (input_number, output_number) = cx
-        .schemas
-        .by_tool
-        .get(index)
-        .copied()
-        .ok_or_else(|| Error::Internal(format!("no schema texts for tool {}", tool.name)))?;
+    let (input_number, output_number) = cx.schemas.tool_numbers(index, &tool.name)?;
     let input_schema = cx.schemas.expression(input_number);
     let output_schema = cx.schemas.expression(output_number);
     let annotations = generate_annotations(tool.annotations);
@@ -449,12 +451,7 @@ fn direct_tool_def(cx: &Context<'_>, tool: &Tool, index: usize) -> Result<Option
     if header.len() > 149 {
         return Ok(None);
     }
-    let (input_number, output_number) = cx
-        .schemas
-        .by_tool
-        .get(index)
-        .copied()
-        .ok_or_else(|| Error::Internal(format!("no schema texts for tool {}", tool.name)))?;
+    let (input_number, output_number) = cx.schemas.tool_numbers(index, &tool.name)?;
     let (Some(input_schema), Some(output_schema)) = (
         cx.schemas.source(input_number),
         cx.schemas.source(output_number),
