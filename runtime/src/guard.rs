@@ -244,6 +244,54 @@ fn arguments_are_objects(bytes: &[u8]) -> bool {
     true
 }
 
+/// What a transport does with one incoming message, whichever the transport.
+#[derive(Debug)]
+pub(crate) enum Screened {
+    /// Parse it as it came.
+    Pass,
+    /// A `tools/call` whose `arguments` is not an object: parse the message without it, and
+    /// attach [`NotAnObject`] so that the call is refused with an `isError`.
+    Repaired(Vec<u8>, NotAnObject),
+    /// A `tools/call` too deep to parse whole: parse the cut message, and attach [`TooDeep`]
+    /// so that the call is refused with an `isError` naming the depth.
+    Cut(Vec<u8>, TooDeep),
+    /// Too deep, and not a call that can be cut: answer a JSON-RPC parse error with
+    /// `message`, to the message's `id` when it has one.
+    Refuse {
+        id: Option<serde_json::Value>,
+        message: String,
+    },
+}
+
+/// The guard's decision for `bytes`, with [`MESSAGE_DEPTH_LIMIT`].
+pub(crate) fn screen(bytes: &[u8]) -> Screened {
+    match guard(bytes, MESSAGE_DEPTH_LIMIT) {
+        Guarded::Pass => {
+            match mentions_tools_call(bytes)
+                .then(|| take_non_object_arguments(bytes))
+                .flatten()
+            {
+                Some((repaired, not)) => Screened::Repaired(repaired, not),
+                None => Screened::Pass,
+            }
+        }
+        Guarded::Cut { cut, too_deep } => {
+            let value = serde_json::from_slice::<serde_json::Value>(&cut).ok();
+            let is_call = value
+                .as_ref()
+                .and_then(|value| value.get("method"))
+                .is_some_and(|method| method == "tools/call");
+            if is_call && too_deep.arguments_depth.is_some() {
+                return Screened::Cut(cut, too_deep);
+            }
+            Screened::Refuse {
+                id: value.and_then(|mut value| value.get_mut("id").map(std::mem::take)),
+                message: parse_error_message(&too_deep, MESSAGE_DEPTH_LIMIT),
+            }
+        }
+    }
+}
+
 /// The JSON-RPC error for a message that cannot be read because of its depth.
 pub(crate) fn parse_error_message(too_deep: &TooDeep, limit: usize) -> String {
     format!(

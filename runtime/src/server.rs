@@ -40,7 +40,7 @@ use crate::{
     confirm,
     context::{CallContext, CallHook, Refusal},
     error::Error,
-    guard::{self, Guarded, MESSAGE_DEPTH_LIMIT, NotAnObject, TooDeep},
+    guard::{self, NotAnObject, Screened, TooDeep},
     longrunning::{Redeemer, Started},
     paging::{self, Listing},
     stdio::LineTransport,
@@ -814,36 +814,22 @@ impl McpHttpService {
                 );
             }
         };
-        let bytes = match guard::guard(&bytes, MESSAGE_DEPTH_LIMIT) {
-            Guarded::Pass => match guard::mentions_tools_call(&bytes)
-                .then(|| guard::take_non_object_arguments(&bytes))
-                .flatten()
-            {
-                Some((repaired, not)) => {
-                    parts.extensions.insert(not);
-                    Bytes::from(repaired)
-                }
-                None => bytes,
-            },
-            Guarded::Cut { cut, too_deep } => {
-                let value = serde_json::from_slice::<serde_json::Value>(&cut).ok();
-                let is_call = value
-                    .as_ref()
-                    .and_then(|value| value.get("method"))
-                    .is_some_and(|method| method == "tools/call");
-                if !is_call || too_deep.arguments_depth.is_none() {
-                    let id = value.and_then(|mut value| value.get_mut("id").map(std::mem::take));
-                    return jsonrpc_error_response(
-                        http::StatusCode::BAD_REQUEST,
-                        ErrorData::parse_error(
-                            guard::parse_error_message(&too_deep, MESSAGE_DEPTH_LIMIT),
-                            None,
-                        ),
-                        id,
-                    );
-                }
+        let bytes = match guard::screen(&bytes) {
+            Screened::Pass => bytes,
+            Screened::Repaired(repaired, not) => {
+                parts.extensions.insert(not);
+                Bytes::from(repaired)
+            }
+            Screened::Cut(cut, too_deep) => {
                 parts.extensions.insert(too_deep);
                 Bytes::from(cut)
+            }
+            Screened::Refuse { id, message } => {
+                return jsonrpc_error_response(
+                    http::StatusCode::BAD_REQUEST,
+                    ErrorData::parse_error(message, None),
+                    id,
+                );
             }
         };
         if self.session_mode

@@ -20,7 +20,7 @@ use tokio::{
     sync::Mutex,
 };
 
-use crate::guard::{self, Guarded, MESSAGE_DEPTH_LIMIT};
+use crate::guard::{self, MESSAGE_DEPTH_LIMIT, Screened};
 
 /// Largest accepted line (the same bound as rmcp's stdio transport).
 const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
@@ -156,72 +156,65 @@ where
             if text.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            match guard::guard(text, MESSAGE_DEPTH_LIMIT) {
-                Guarded::Pass => {
-                    // rmcp would read a `tools/call` with non-object arguments as an unknown
-                    // method; take them out and refuse the call with an `isError` instead.
-                    if guard::mentions_tools_call(text)
-                        && let Some((repaired, not)) = guard::take_non_object_arguments(text)
-                        && let Ok(mut message) =
-                            serde_json::from_slice::<ClientJsonRpcMessage>(&repaired)
+            match guard::screen(text) {
+                Screened::Pass => {}
+                // rmcp would read a `tools/call` with non-object arguments as an unknown
+                // method; take them out and refuse the call with an `isError` instead.
+                Screened::Repaired(repaired, not) => {
+                    if let Ok(mut message) =
+                        serde_json::from_slice::<ClientJsonRpcMessage>(&repaired)
                     {
                         if let ClientJsonRpcMessage::Request(request) = &mut message {
                             request.request.extensions_mut().insert(not);
                         }
                         return Some(message);
                     }
-                    match serde_json::from_slice::<ClientJsonRpcMessage>(text) {
-                        Ok(message) => return Some(message),
+                }
+                Screened::Cut(cut, too_deep) => {
+                    match serde_json::from_slice::<ClientJsonRpcMessage>(&cut) {
+                        Ok(mut message) => {
+                            if let ClientJsonRpcMessage::Request(request) = &mut message {
+                                request.request.extensions_mut().insert(too_deep);
+                            }
+                            return Some(message);
+                        }
                         Err(error) => {
-                            // Unreadable JSON has no id to answer; a readable message of the
-                            // wrong shape is answered, like rmcp does.
-                            let value = serde_json::from_slice::<serde_json::Value>(text).ok();
-                            let Some(value) = value else {
-                                tracing::debug!(%error, "ignoring a line that is not JSON");
-                                continue;
-                            };
-                            // A notification is never answered.
-                            let Some(id) = request_id(&value) else {
-                                tracing::debug!(%error, "ignoring an unreadable notification");
-                                continue;
-                            };
-                            self.send_error(
-                                ErrorData::invalid_request(
-                                    format!("Invalid request: {error}"),
-                                    None,
-                                ),
-                                Some(id),
-                            )
-                            .await;
+                            tracing::debug!(%error, "a cut tools/call did not parse");
+                            let value = serde_json::from_slice::<serde_json::Value>(&cut).ok();
+                            let message =
+                                guard::parse_error_message(&too_deep, MESSAGE_DEPTH_LIMIT);
+                            let id = value.as_ref().and_then(request_id);
+                            self.send_error(ErrorData::parse_error(message, None), id)
+                                .await;
+                            continue;
                         }
                     }
                 }
-                Guarded::Cut { cut, too_deep } => {
-                    let value = serde_json::from_slice::<serde_json::Value>(&cut).ok();
-                    let is_call = value
-                        .as_ref()
-                        .and_then(|value| value.get("method"))
-                        .is_some_and(|method| method == "tools/call");
-                    if is_call && too_deep.arguments_depth.is_some() {
-                        match serde_json::from_slice::<ClientJsonRpcMessage>(&cut) {
-                            Ok(mut message) => {
-                                if let ClientJsonRpcMessage::Request(request) = &mut message {
-                                    request.request.extensions_mut().insert(too_deep);
-                                }
-                                return Some(message);
-                            }
-                            Err(error) => {
-                                tracing::debug!(%error, "a cut tools/call did not parse");
-                            }
-                        }
-                    }
-                    let id = value.as_ref().and_then(request_id);
+                Screened::Refuse { id, message } => {
+                    let id = id.and_then(|id| serde_json::from_value(id).ok());
+                    self.send_error(ErrorData::parse_error(message, None), id)
+                        .await;
+                    continue;
+                }
+            }
+            match serde_json::from_slice::<ClientJsonRpcMessage>(text) {
+                Ok(message) => return Some(message),
+                Err(error) => {
+                    // Unreadable JSON has no id to answer; a readable message of the wrong
+                    // shape is answered, like rmcp does.
+                    let value = serde_json::from_slice::<serde_json::Value>(text).ok();
+                    let Some(value) = value else {
+                        tracing::debug!(%error, "ignoring a line that is not JSON");
+                        continue;
+                    };
+                    // A notification is never answered.
+                    let Some(id) = request_id(&value) else {
+                        tracing::debug!(%error, "ignoring an unreadable notification");
+                        continue;
+                    };
                     self.send_error(
-                        ErrorData::parse_error(
-                            guard::parse_error_message(&too_deep, MESSAGE_DEPTH_LIMIT),
-                            None,
-                        ),
-                        id,
+                        ErrorData::invalid_request(format!("Invalid request: {error}"), None),
+                        Some(id),
                     )
                     .await;
                 }
