@@ -146,7 +146,7 @@ fn prepare(
     std::collections::BTreeMap<String, String>,
 )> {
     let options = Options::parse(request.parameter.as_deref().unwrap_or(""))?;
-    let inputs = model::Inputs::from_raw_owned(request)?;
+    let inputs = model::Inputs::from_raw(request)?;
     let model = model::build(&inputs, &options)?;
     *notes = model.shrink_lines();
     let prost_files = names::prost_plugin_files(

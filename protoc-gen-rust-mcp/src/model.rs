@@ -189,17 +189,9 @@ struct Location {
 }
 
 impl Inputs {
-    /// Decodes the files of a request and builds the descriptor pool.
-    pub fn from_raw(request: &RawRequest) -> Result<Inputs> {
-        Self::from_files(
-            request.file_to_generate.clone(),
-            request.proto_file.iter().map(Vec::as_slice).collect(),
-        )
-    }
-
-    /// As [`Inputs::from_raw`], consuming the request: each file's bytes are freed once the
-    /// pool has them.
-    pub fn from_raw_owned(request: RawRequest) -> Result<Inputs> {
+    /// Decodes the files of a request and builds the descriptor pool, consuming the request:
+    /// each file's bytes are freed once the pool has them.
+    pub fn from_raw(request: RawRequest) -> Result<Inputs> {
         Self::from_files(request.file_to_generate, request.proto_file)
     }
 
