@@ -25,7 +25,7 @@ use rmcp::{
 };
 use tonic::Code;
 
-use crate::{McpServer, call::with_status, meta::Unconfirmed};
+use crate::{call::with_status, meta::Unconfirmed, server::Registered};
 
 /// The key of the confirmation in an `InputRequiredResult`'s `inputRequests` and in the
 /// `inputResponses` of the call sent again.
@@ -34,11 +34,10 @@ pub(crate) const CONFIRM_INPUT: &str = "confirm";
 /// `None` when the call may go ahead; otherwise what to answer with instead: a refusal, or
 /// (from protocol 2026-07-28 on) the request to confirm.
 pub(crate) async fn check(
-    server: &McpServer,
+    registered: &Registered,
     request: &CallToolRequestParams,
     context: &RequestContext<RoleServer>,
 ) -> Option<CallToolResponse> {
-    let registered = server.registered(request.name.as_ref()).ok()?;
     let unconfirmed = registered.entry.tool.meta.confirm?;
     let name = &registered.entry.name;
     let rpc = &registered.entry.tool.def.rpc_path;

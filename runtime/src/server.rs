@@ -588,10 +588,10 @@ impl McpServer {
 
     async fn call(
         &self,
+        registered: &Registered,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        let registered = self.registered(request.name.as_ref())?;
         let progress = context
             .meta
             .get_progress_token()
@@ -1065,14 +1065,19 @@ impl ServerHandler for McpServer {
             return Ok(CallToolResponse::Complete(refusal));
         }
         // Confirmation comes next: a declined call never reaches the backend, as a task or not.
-        if let Some(answer) = confirm::check(self, &request, &context).await {
+        let registered = self.registered(request.name.as_ref())?;
+        if let Some(answer) = confirm::check(registered, &request, &context).await {
             return Ok(answer);
         }
-        if tasks::wanted(self, &request, &context) {
-            return tasks::start(self, request, &context, self.inner.task_ttl)
-                .map(CallToolResponse::Task);
+        if tasks::wanted(registered, &context) {
+            return Ok(CallToolResponse::Task(tasks::start(
+                self,
+                request,
+                &context,
+                self.inner.task_ttl,
+            )));
         }
-        self.call(request, context)
+        self.call(registered, request, context)
             .await
             .map(CallToolResponse::Complete)
     }

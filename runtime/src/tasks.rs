@@ -15,13 +15,13 @@
 use std::time::Duration;
 
 use rmcp::{
-    ErrorData, RoleServer,
+    RoleServer,
     model::{CallToolRequestParams, CreateTaskResult},
     service::RequestContext,
     task_manager::{TaskExit, TaskManager, TaskOptions},
 };
 
-use crate::{McpServer, call::Progress};
+use crate::{McpServer, call::Progress, server::Registered};
 
 /// How long a task lives unless [`McpServerBuilder::task_ttl`] says otherwise: 5 minutes.
 ///
@@ -38,29 +38,20 @@ pub(crate) struct Tasks {
 }
 
 /// Whether this call becomes a task: the tool allows it and the client declared tasks.
-pub(crate) fn wanted(
-    server: &McpServer,
-    request: &CallToolRequestParams,
-    context: &RequestContext<RoleServer>,
-) -> bool {
-    let client_declared = context
-        .client_capabilities()
-        .is_some_and(|capabilities| capabilities.supports_tasks());
-    client_declared
-        && server
-            .registered(request.name.as_ref())
-            .is_ok_and(|registered| registered.entry.tool.meta.tasks)
+pub(crate) fn wanted(registered: &Registered, context: &RequestContext<RoleServer>) -> bool {
+    registered.entry.tool.meta.tasks
+        && context
+            .client_capabilities()
+            .is_some_and(|capabilities| capabilities.supports_tasks())
 }
 
-/// Starts the call in the background and returns its task.
+/// Starts the call of a registered tool in the background and returns its task.
 pub(crate) fn start(
     server: &McpServer,
     request: CallToolRequestParams,
     context: &RequestContext<RoleServer>,
     ttl: Duration,
-) -> Result<CreateTaskResult, ErrorData> {
-    // Fail before creating a task for a tool that does not exist.
-    server.registered(request.name.as_ref())?;
+) -> CreateTaskResult {
     let server = server.clone();
     let http = context.extensions.get::<http::request::Parts>().cloned();
     let meta = context.meta.0.0.clone();
@@ -92,5 +83,5 @@ pub(crate) fn start(
                 }
             })
         });
-    Ok(CreateTaskResult::new(task))
+    CreateTaskResult::new(task)
 }
