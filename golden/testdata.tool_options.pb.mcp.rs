@@ -51,8 +51,8 @@ pub mod catalog_service_mcp {
         output_schema: r#"{"type":"object","description":"Web search results.","properties":{"urls":{"type":"array","description":"Links to the results.","items":{"type":"string"}}},"additionalProperties":false}"#,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::Some(true),
-            destructive: ::core::option::Option::None,
-            idempotent: ::core::option::Option::None,
+            destructive: ::core::option::Option::Some(false),
+            idempotent: ::core::option::Option::Some(true),
             open_world: ::core::option::Option::Some(true),
         },
         json_names: false,
@@ -74,7 +74,7 @@ pub mod catalog_service_mcp {
         input_schema: r##"{"type":"object","description":"Changes one product.","properties":{"product":{"type":"object","description":"The new state of the product.","properties":{"id":{"type":"string","description":"The product's id."},"name":{"type":"string","description":"The product's name."},"price":{"$ref":"#/$defs/testdata.tool_options.Price","description":"The regular price."},"sale_price":{"$ref":"#/$defs/testdata.tool_options.Price","description":"The price during a sale."}},"additionalProperties":false}},"additionalProperties":false,"$defs":{"testdata.tool_options.Price":{"type":"object","description":"An amount of money. Used twice by `Product`, so it lands in `$defs`, and it\nhas a hidden field.","properties":{"amount_minor":{"type":"string","description":"Amount in minor units (cents).","pattern":"^-?[0-9]+$"},"currency":{"type":"string","description":"ISO 4217 currency code."}},"additionalProperties":false}}}"##,
         output_schema: super::MCP_SCHEMA_2,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
-            read_only: ::core::option::Option::None,
+            read_only: ::core::option::Option::Some(false),
             destructive: ::core::option::Option::None,
             idempotent: ::core::option::Option::Some(true),
             open_world: ::core::option::Option::None,
@@ -125,8 +125,8 @@ pub mod catalog_service_mcp {
         output_schema: super::MCP_SCHEMA_2,
         annotations: ::tonic_mcp::codegen::ToolAnnotations {
             read_only: ::core::option::Option::Some(true),
-            destructive: ::core::option::Option::None,
-            idempotent: ::core::option::Option::None,
+            destructive: ::core::option::Option::Some(false),
+            idempotent: ::core::option::Option::Some(true),
             open_world: ::core::option::Option::None,
         },
         json_names: false,

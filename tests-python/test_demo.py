@@ -205,9 +205,19 @@ class Scenario:
             "streaming": "server_streaming",
             "taskSupport": "optional",
         }, by_name["TaskService_ExportTasks"].meta
-        assert by_name["TaskService_GetTask"].annotations.readOnlyHint is True
-        assert by_name["TaskService_UpdateTask"].annotations.idempotentHint is True
-        assert by_name["TaskService_DeleteTask"].annotations.idempotentHint is True
+        # Known hints arrive explicitly, false included; unknown ones stay unset (None), so
+        # that the spec's defaults apply.
+        hints = {
+            name: (a.readOnlyHint, a.destructiveHint, a.idempotentHint, a.openWorldHint)
+            for name in ("TaskService_GetTask", "TaskService_UpdateTask", "TaskService_DeleteTask")
+            for a in [by_name[name].annotations]
+        }
+        assert hints == {
+            "TaskService_GetTask": (True, False, True, None),
+            "TaskService_UpdateTask": (False, None, True, None),
+            "TaskService_DeleteTask": (False, True, True, None),
+        }, hints
+        assert by_name["TaskService_AddComment"].annotations is None
         # OUTPUT_ONLY fields are not inputs; REQUIRED ones are required.
         create = by_name["TaskService_CreateTask"].inputSchema
         task = create["properties"]["task"]

@@ -33,6 +33,7 @@
 )]
 #![warn(missing_docs)]
 
+mod annotations;
 pub mod comments;
 pub mod error;
 pub mod extensions;

@@ -12,6 +12,7 @@ use prost_reflect::{
 };
 use serde_json::Value;
 
+pub use crate::annotations::Annotations;
 use crate::error::{Error, Result};
 use crate::extensions::{OperationInfo, ToolOptions};
 use crate::meta::{self, TaskSupport, Unconfirmed};
@@ -42,19 +43,6 @@ impl RpcKind {
             (true, true) => RpcKind::Bidi,
         }
     }
-}
-
-/// MCP tool annotations (hints), each unset unless something sets it.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Annotations {
-    /// `readOnlyHint`.
-    pub read_only: Option<bool>,
-    /// `destructiveHint`.
-    pub destructive: Option<bool>,
-    /// `idempotentHint`.
-    pub idempotent: Option<bool>,
-    /// `openWorldHint`.
-    pub open_world: Option<bool>,
 }
 
 /// The full name of `google.longrunning.Operation`.
@@ -400,25 +388,12 @@ fn tool(
         ),
     };
 
-    let mut annotations = Annotations::default();
-    match method
+    let level = method
         .method_descriptor_proto()
         .options
         .as_ref()
-        .map(|o| o.idempotency_level())
-    {
-        Some(prost_types::method_options::IdempotencyLevel::NoSideEffects) => {
-            annotations.read_only = Some(true);
-        }
-        Some(prost_types::method_options::IdempotencyLevel::Idempotent) => {
-            annotations.idempotent = Some(true);
-        }
-        _ => {}
-    }
-    annotations.read_only = tool_options.read_only.or(annotations.read_only);
-    annotations.destructive = tool_options.destructive;
-    annotations.idempotent = tool_options.idempotent.or(annotations.idempotent);
-    annotations.open_world = tool_options.open_world;
+        .map(|o| o.idempotency_level());
+    let annotations = Annotations::resolve(level, tool_options);
 
     check_hidden_required(cx, method)?;
     let input = method.input();
