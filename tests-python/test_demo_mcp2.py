@@ -131,6 +131,12 @@ def expect_error(result: mcp_types.CallToolResult, status: str, *needles: str) -
 async def tools(client: Client) -> None:
     """The 13 demo tools, each naming its RPC in `_meta`, with 2020-12 schemas."""
     by_name = await list_tools(client)
+    if client.session.discover_result is not None:
+        # Revision 2026-07-28: the server's caching hints (5 minutes, anyone may cache), not the
+        # SDK's fallback for absent hints (0 ms, private). The 2025-11-25 result has no such
+        # fields; the SDK fills in that fallback, so absence is checked with rmcp's client.
+        listed = await client.list_tools()
+        assert (listed.ttl_ms, listed.cache_scope) == (300_000, "public"), listed
     assert len(by_name) == 13 and set(by_name) == TOOLS, sorted(by_name)
     for name, tool in by_name.items():
         rpc = (tool.meta or {}).get(RPC_META)

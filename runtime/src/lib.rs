@@ -88,7 +88,9 @@ pub use dynamic::DescriptorTools;
 pub use error::Error;
 pub use longrunning::{FIRST_POLL, LONGEST_POLL};
 pub use meta::{RPC_META_KEY, STATUS_META_KEY};
-pub use paging::{DEFAULT_PAGE_BYTES, DEFAULT_PAGE_SIZE};
+pub use paging::{DEFAULT_LIST_TTL, DEFAULT_PAGE_BYTES, DEFAULT_PAGE_SIZE};
+/// Who may cache a `tools/list` page: [`McpServerBuilder::list_cache`].
+pub use rmcp::model::CacheScope;
 pub use server::{
     HttpResponse, McpHttpService, McpServer, McpServerBuilder, SHUTDOWN_DRAIN, SessionLimits,
 };

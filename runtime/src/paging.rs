@@ -9,9 +9,11 @@
 //! server-sent event over 1 MiB), and tools with large schemas reach that long before 500.
 
 use std::sync::OnceLock;
+use std::time::Duration;
 
 use base64::Engine as _;
-use rmcp::{ErrorData, model::ListToolsResult, model::Tool};
+use rmcp::ErrorData;
+use rmcp::model::{CacheScope, ListToolsResult, Tool};
 
 /// Tools per `tools/list` page unless [`McpServerBuilder::page_size`] says otherwise.
 ///
@@ -28,6 +30,31 @@ pub const DEFAULT_PAGE_SIZE: usize = 500;
 /// [`McpServerBuilder::page_bytes`]: crate::McpServerBuilder::page_bytes
 pub const DEFAULT_PAGE_BYTES: usize = 512 * 1024;
 
+/// How long a client may treat a `tools/list` page as fresh (`ttlMs`, protocol revision
+/// 2026-07-28) unless [`McpServerBuilder::list_cache`] says otherwise: 5 minutes. A server's
+/// tools are fixed when it is built, so the bound is how soon a client sees a new release's
+/// tools after a restart.
+///
+/// [`McpServerBuilder::list_cache`]: crate::McpServerBuilder::list_cache
+pub const DEFAULT_LIST_TTL: Duration = Duration::from_secs(300);
+
+/// The caching hints of `tools/list` pages (SEP-2549), sent to clients on protocol revision
+/// 2026-07-28 or later; older revisions have no such fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ListCache {
+    pub(crate) ttl: Duration,
+    pub(crate) scope: CacheScope,
+}
+
+impl Default for ListCache {
+    fn default() -> Self {
+        Self {
+            ttl: DEFAULT_LIST_TTL,
+            scope: CacheScope::Public,
+        }
+    }
+}
+
 const CURSOR: base64::engine::GeneralPurpose = base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
 /// The server's tools in `tools/list` order, and how to page them.
@@ -39,16 +66,23 @@ pub(crate) struct Listing {
     sizes: Vec<OnceLock<usize>>,
     page_size: usize,
     page_bytes: usize,
+    cache: ListCache,
 }
 
 impl Listing {
     /// `tools` sorted by name, in pages of at most `page_size` tools and `page_bytes` bytes.
-    pub(crate) fn new(tools: Vec<Tool>, page_size: usize, page_bytes: usize) -> Self {
+    pub(crate) fn new(
+        tools: Vec<Tool>,
+        page_size: usize,
+        page_bytes: usize,
+        cache: ListCache,
+    ) -> Self {
         Self {
             sizes: tools.iter().map(|_| OnceLock::new()).collect(),
             tools,
             page_size: page_size.max(1),
             page_bytes,
+            cache,
         }
     }
 
@@ -57,8 +91,13 @@ impl Listing {
         &self.tools
     }
 
-    /// The page that starts after `cursor`.
-    pub(crate) fn page(&self, cursor: Option<&str>) -> Result<ListToolsResult, ErrorData> {
+    /// The page that starts after `cursor`, with caching hints when `hints` (the client speaks
+    /// revision 2026-07-28 or later).
+    pub(crate) fn page(
+        &self,
+        cursor: Option<&str>,
+        hints: bool,
+    ) -> Result<ListToolsResult, ErrorData> {
         let listing = &self.tools;
         let start = match cursor {
             None => 0,
@@ -101,6 +140,10 @@ impl Listing {
         {
             result.next_cursor = Some(CURSOR.encode(last.name.as_bytes()));
         }
+        if hints {
+            let ttl = u64::try_from(self.cache.ttl.as_millis()).unwrap_or(u64::MAX);
+            result = result.with_ttl_ms(ttl).with_cache_scope(self.cache.scope);
+        }
         Ok(result)
     }
 }
@@ -122,7 +165,7 @@ mod tests {
         let mut pages = Vec::new();
         let mut cursor: Option<String> = None;
         loop {
-            let result = listing.page(cursor.as_deref()).unwrap();
+            let result = listing.page(cursor.as_deref(), false).unwrap();
             pages.push(result.tools);
             match result.next_cursor {
                 Some(next) => cursor = Some(next),
@@ -140,7 +183,12 @@ mod tests {
         for (count, size) in [(0, 3), (1, 3), (3, 3), (7, 3), (2000, 500), (5, 1)] {
             let tools = listing(count);
             let expected: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();
-            let pages = pages(&Listing::new(tools, size, DEFAULT_PAGE_BYTES));
+            let pages = pages(&Listing::new(
+                tools,
+                size,
+                DEFAULT_PAGE_BYTES,
+                ListCache::default(),
+            ));
             assert!(pages.iter().all(|page| page.len() <= size));
             assert_eq!(names(&pages), expected, "{count} tools, pages of {size}");
             assert_eq!(
@@ -157,21 +205,26 @@ mod tests {
         let expected: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();
         let one = serde_json::to_vec(&tools[0]).unwrap().len() + 1;
         // Room for three tools and a half: pages of three.
-        let pages = pages(&Listing::new(tools.clone(), 500, one * 7 / 2));
+        let pages = pages(&Listing::new(
+            tools.clone(),
+            500,
+            one * 7 / 2,
+            ListCache::default(),
+        ));
         assert_eq!(names(&pages), expected);
         assert!(pages[..pages.len() - 1].iter().all(|page| page.len() == 3));
         assert_eq!(pages.len(), 34);
         // A tool larger than the bound still has a page of its own.
-        let pages = self::pages(&Listing::new(tools, 500, 1));
+        let pages = self::pages(&Listing::new(tools, 500, 1, ListCache::default()));
         assert_eq!(pages.len(), 100);
         assert!(pages.iter().all(|page| page.len() == 1));
     }
 
     #[test]
     fn a_foreign_cursor_is_invalid_params() {
-        let listing = Listing::new(listing(10), 3, DEFAULT_PAGE_BYTES);
+        let listing = Listing::new(listing(10), 3, DEFAULT_PAGE_BYTES, ListCache::default());
         for cursor in ["", "!!", "bm90LWEtdG9vbA"] {
-            let error = listing.page(Some(cursor)).unwrap_err();
+            let error = listing.page(Some(cursor), false).unwrap_err();
             assert_eq!(
                 error.code,
                 rmcp::model::ErrorCode::INVALID_PARAMS,

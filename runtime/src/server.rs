@@ -16,9 +16,10 @@ use http_body_util::{BodyExt as _, Full, combinators::BoxBody};
 use rmcp::{
     ErrorData, RoleServer, ServerHandler,
     model::{
-        CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ContentBlock,
-        GetTaskParams, GetTaskResult, Implementation, ListToolsResult, PaginatedRequestParams,
-        ServerCapabilities, ServerConfig, Tool, UpdateTaskParams,
+        CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams,
+        ContentBlock, GetTaskParams, GetTaskResult, Implementation, ListToolsResult,
+        PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
+        UpdateTaskParams,
     },
     service::RequestContext,
     transport::{
@@ -42,7 +43,7 @@ use crate::{
     error::Error,
     guard::{self, NotAnObject, Screened, TooDeep},
     longrunning::{Redeemer, Started},
-    paging::{self, Listing},
+    paging::{self, ListCache, Listing},
     stdio::LineTransport,
     tasks::{self, Tasks},
     toolset::{Entry, SetConfig, ToolSet},
@@ -145,6 +146,7 @@ pub struct McpServerBuilder {
     sessions: SessionLimits,
     page_size: usize,
     page_bytes: usize,
+    list_cache: ListCache,
     task_ttl: Duration,
 }
 
@@ -209,6 +211,18 @@ impl McpServerBuilder {
     /// [`DEFAULT_PAGE_BYTES`]: crate::DEFAULT_PAGE_BYTES
     pub fn page_bytes(mut self, page_bytes: usize) -> Self {
         self.page_bytes = page_bytes;
+        self
+    }
+
+    /// The caching hints of `tools/list` (protocol revision 2026-07-28 and later): how long a
+    /// client may treat a page as fresh (`ttlMs`; default [`DEFAULT_LIST_TTL`], 5 minutes) and
+    /// who may cache it (`cacheScope`; default [`CacheScope::Public`], since every caller sees
+    /// the same tools). A listing that differs by caller must be [`CacheScope::Private`].
+    /// Clients on older revisions get no hints.
+    ///
+    /// [`DEFAULT_LIST_TTL`]: crate::DEFAULT_LIST_TTL
+    pub fn list_cache(mut self, ttl: Duration, scope: CacheScope) -> Self {
+        self.list_cache = ListCache { ttl, scope };
         self
     }
 
@@ -318,7 +332,7 @@ impl McpServerBuilder {
             inner: Arc::new(Inner {
                 info,
                 tools: self.tools,
-                listing: Listing::new(listing, self.page_size, self.page_bytes),
+                listing: Listing::new(listing, self.page_size, self.page_bytes, self.list_cache),
                 hooks: self.hooks,
                 limits: self.limits,
                 sessions: self.sessions,
@@ -345,6 +359,7 @@ impl McpServer {
             sessions: SessionLimits::default(),
             page_size: paging::DEFAULT_PAGE_SIZE,
             page_bytes: paging::DEFAULT_PAGE_BYTES,
+            list_cache: ListCache::default(),
             task_ttl: tasks::DEFAULT_TASK_TTL,
         }
     }
@@ -1039,10 +1054,14 @@ impl ServerHandler for McpServer {
     async fn list_tools(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
-        self.inner.listing.page(cursor)
+        // Caching hints exist from revision 2026-07-28 (ISO dates compare as strings).
+        let hints = context
+            .protocol_version()
+            .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+        self.inner.listing.page(cursor, hints)
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {

@@ -3,10 +3,12 @@
 
 mod common;
 
-use common::{Backend, Client, TestResult, connect, pb::item_service_mcp};
-use rmcp::model::{ErrorCode, PaginatedRequestParams, Tool};
-use rmcp::service::ServiceError;
-use tonic_mcp::{DEFAULT_PAGE_BYTES, DEFAULT_PAGE_SIZE, McpServer};
+use std::time::Duration;
+
+use common::{Backend, Client, TestResult, connect, connect_with, pb::item_service_mcp};
+use rmcp::model::{ErrorCode, PaginatedRequestParams, ProtocolVersion, Tool};
+use rmcp::service::{ClientLifecycleMode, ServiceError};
+use tonic_mcp::{CacheScope, DEFAULT_LIST_TTL, DEFAULT_PAGE_BYTES, DEFAULT_PAGE_SIZE, McpServer};
 
 /// A server with `copies` prefixed copies of the demo tool set (7 tools each).
 fn server(
@@ -121,5 +123,51 @@ async fn pages_are_bounded_by_their_json_size() -> TestResult {
     assert!(pages.len() > 5, "{} pages", pages.len());
     let names: Vec<String> = pages.iter().flatten().map(|t| t.name.to_string()).collect();
     assert_eq!(names, expected);
+    Ok(())
+}
+
+/// `server/discover` on revision 2026-07-28: the lifecycle whose lists carry caching hints.
+fn discover() -> ClientLifecycleMode {
+    ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    }
+}
+
+#[tokio::test]
+async fn pages_carry_caching_hints_on_2026_07_28_only() -> TestResult {
+    // Revision 2026-07-28: every page says how long it stays fresh and that anyone may cache
+    // it (every caller sees the same tools), not rmcp's fallback of 0 ms and private.
+    let (client, _) = connect_with(server(2, Some(5), None)?, discover()).await?;
+    let mut cursor = None;
+    let mut seen = 0;
+    loop {
+        let page = client
+            .list_tools(Some(PaginatedRequestParams::default().with_cursor(cursor)))
+            .await?;
+        let ttl = u64::try_from(DEFAULT_LIST_TTL.as_millis())?;
+        assert_eq!(page.ttl_ms, Some(ttl));
+        assert_eq!(page.cache_scope, Some(CacheScope::Public));
+        seen += 1;
+        match page.next_cursor {
+            Some(next) => cursor = Some(next),
+            None => break,
+        }
+    }
+    assert_eq!(seen, 3, "14 tools in pages of 5");
+
+    // The builder's setting.
+    let private = McpServer::builder("private", "0.1.0")
+        .tool_set(item_service_mcp::from_service(Backend::default())?)?
+        .list_cache(Duration::from_secs(2), CacheScope::Private)
+        .build();
+    let (client, _) = connect_with(private, discover()).await?;
+    let page = client.list_tools(None).await?;
+    assert_eq!(page.ttl_ms, Some(2000));
+    assert_eq!(page.cache_scope, Some(CacheScope::Private));
+
+    // Revision 2025-11-25 has no such fields.
+    let (client, _) = connect(server(1, None, None)?).await?;
+    let page = client.list_tools(None).await?;
+    assert_eq!((page.ttl_ms, page.cache_scope), (None, None));
     Ok(())
 }

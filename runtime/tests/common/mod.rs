@@ -283,6 +283,16 @@ pub type Client = RunningService<RoleClient, Recorder>;
 
 /// Serve `server` over an in-process duplex pipe and connect an rmcp client to it.
 pub async fn connect(server: tonic_mcp::McpServer) -> TestResult<(Client, Recorder)> {
+    connect_with(server, rmcp::service::ClientLifecycleMode::Initialize).await
+}
+
+/// [`connect`], with the client's `lifecycle` (the `initialize` handshake, or
+/// `server/discover` on revision 2026-07-28).
+pub async fn connect_with(
+    server: tonic_mcp::McpServer,
+    lifecycle: rmcp::service::ClientLifecycleMode,
+) -> TestResult<(Client, Recorder)> {
+    use rmcp::service::ClientServiceExt as _;
     let (server_io, client_io) = tokio::io::duplex(1 << 20);
     tokio::spawn(async move {
         if let Ok(running) = server.serve(server_io).await {
@@ -290,7 +300,10 @@ pub async fn connect(server: tonic_mcp::McpServer) -> TestResult<(Client, Record
         }
     });
     let recorder = Recorder::default();
-    let client = recorder.clone().serve(client_io).await?;
+    let client = recorder
+        .clone()
+        .serve_with_lifecycle(client_io, lifecycle)
+        .await?;
     Ok((client, recorder))
 }
 
