@@ -45,6 +45,12 @@ impl Descriptors {
         let shown = path.display();
         let bytes = std::fs::read(path)
             .map_err(|e| Error::new(format!("--descriptor-set {shown}: cannot read it ({e})")))?;
+        // prost-reflect panics on an editions file: refuse it first, by name.
+        if let Ok(set) = prost_types::FileDescriptorSet::decode(bytes.as_slice()) {
+            let files = set.file.iter().map(|f| (f.name(), f.syntax.as_deref()));
+            tonic_mcp_schema::syntax::check(files)
+                .map_err(|e| Error::new(format!("--descriptor-set {shown}: {e}")))?;
+        }
         let pool = DescriptorPool::decode(bytes.as_slice()).map_err(|e| {
             Error::new(format!(
                 "--descriptor-set {shown}: not a complete FileDescriptorSet ({e}); write it with \

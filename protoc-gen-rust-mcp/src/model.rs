@@ -204,7 +204,7 @@ impl Inputs {
                 .map_err(|e| Error::Descriptor(format!("a proto_file does not decode: {e}")))?;
             names.push(header);
         }
-        Self::check_syntax(names.iter().map(|h| (h.name(), h.syntax.as_deref())))?;
+        tonic_mcp_schema::syntax::check(names.iter().map(|h| (h.name(), h.syntax.as_deref())))?;
         let mut comments = Comments::default();
         let mut pool = DescriptorPool::new();
         // One file at a time, so that only one file's source info is decoded at once.
@@ -242,7 +242,7 @@ impl Inputs {
     pub fn from_descriptor_set(bytes: &[u8], files_to_generate: Vec<String>) -> Result<Inputs> {
         let set = FileDescriptorSet::decode(bytes)
             .map_err(|e| Error::Descriptor(format!("the descriptor set does not decode: {e}")))?;
-        Self::check_syntax(set.file.iter().map(|f| (f.name(), f.syntax.as_deref())))?;
+        tonic_mcp_schema::syntax::check(set.file.iter().map(|f| (f.name(), f.syntax.as_deref())))?;
         drop(set);
         let mut pool = DescriptorPool::new();
         guard_panic("the descriptor set", || {
@@ -260,36 +260,6 @@ impl Inputs {
     /// Every file, as prost-types sees it, in request order.
     pub fn files(&self) -> impl ExactSizeIterator<Item = &FileDescriptorProto> + '_ {
         self.pool.file_descriptor_protos()
-    }
-
-    fn check_syntax<'f>(files: impl IntoIterator<Item = (&'f str, Option<&'f str>)>) -> Result<()> {
-        // Every file, imports too: prost-reflect refuses any other syntax (and 0.16 panics
-        // while describing that refusal). protoc leaves `syntax` unset for proto2; an
-        // explicit empty string is not a syntax.
-        for (name, syntax) in files {
-            match syntax.unwrap_or("proto2") {
-                "proto2" | "proto3" => {}
-                "editions" => {
-                    return Err(Error::Unsupported {
-                        element: name.to_owned(),
-                        reason: "editions files (`edition = \"2023\"`) are not supported: \
-                                 prost-build, which generates the Rust types these tools call, \
-                                 cannot compile them. Use `syntax = \"proto3\"` or \
-                                 `syntax = \"proto2\"`"
-                            .to_owned(),
-                    });
-                }
-                other => {
-                    return Err(Error::Unsupported {
-                        element: name.to_owned(),
-                        reason: format!(
-                            "unknown syntax `{other}`; valid are `proto2` and `proto3`"
-                        ),
-                    });
-                }
-            }
-        }
-        Ok(())
     }
 }
 

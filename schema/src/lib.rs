@@ -41,6 +41,7 @@ pub mod meta;
 pub mod names;
 pub mod options;
 pub mod schema;
+pub mod syntax;
 pub mod tools;
 
 use prost_reflect::{DescriptorPool, ServiceDescriptor};
