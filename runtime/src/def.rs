@@ -3,84 +3,21 @@
 
 use std::{borrow::Cow, time::Duration};
 
-/// How an RPC streams, which decides the tool's JSON shape (SPEC §5).
-///
-/// | kind | tool input | tool output |
-/// |---|---|---|
-/// | `Unary` | the request message | the response message |
-/// | `ServerStreaming` | the request message | `{"messages": […], "truncated": true?}` |
-/// | `ClientStreaming` | `{"messages": […]}` | the response message |
-/// | `Bidi` | `{"messages": […]}` | `{"messages": […], "truncated": true?}` |
-///
-/// Bidirectional RPCs have batch semantics: every input message is sent, then the responses
-/// are collected.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum RpcKind {
-    /// One request, one response.
-    Unary,
-    /// One request, a stream of responses.
-    ServerStreaming,
-    /// A stream of requests, one response.
-    ClientStreaming,
-    /// Streams both ways.
-    Bidi,
-}
+pub use tonic_mcp_schema::{Annotations as ToolAnnotations, RpcKind};
 
-impl RpcKind {
-    /// Whether the tool input is `{"messages": […]}`.
-    pub const fn streams_requests(self) -> bool {
-        matches!(self, Self::ClientStreaming | Self::Bidi)
-    }
-
-    /// Whether the tool output is `{"messages": […], "truncated": true?}`.
-    pub const fn streams_responses(self) -> bool {
-        matches!(self, Self::ServerStreaming | Self::Bidi)
-    }
-}
-
-/// MCP tool annotations (hints for clients). `None` leaves a hint out of `tools/list`.
-///
-/// ```
-/// use tonic_mcp::codegen::ToolAnnotations;
-///
-/// const READ_ONLY: ToolAnnotations = ToolAnnotations {
-///     read_only: Some(true),
-///     ..ToolAnnotations::NONE
-/// };
-/// assert_eq!(READ_ONLY.destructive, None);
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct ToolAnnotations {
-    /// `readOnlyHint`: the tool does not modify its environment.
-    pub read_only: Option<bool>,
-    /// `destructiveHint`: the tool may perform destructive updates.
-    pub destructive: Option<bool>,
-    /// `idempotentHint`: repeating a call with the same arguments has no further effect.
-    pub idempotent: Option<bool>,
-    /// `openWorldHint`: the tool interacts with an open world of external entities.
-    pub open_world: Option<bool>,
-}
-
-impl ToolAnnotations {
-    /// No hints.
-    pub const NONE: Self = Self {
-        read_only: None,
-        destructive: None,
-        idempotent: None,
-        open_world: None,
-    };
-
-    pub(crate) fn to_rmcp(self) -> Option<rmcp::model::ToolAnnotations> {
-        (self != Self::NONE).then(|| {
-            rmcp::model::ToolAnnotations::from_raw(
-                None,
-                self.read_only,
-                self.destructive,
-                self.idempotent,
-                self.open_world,
-            )
-        })
-    }
+/// The rmcp form of `annotations`; `None` when no hint is set.
+pub(crate) fn annotations_to_rmcp(
+    annotations: ToolAnnotations,
+) -> Option<rmcp::model::ToolAnnotations> {
+    (annotations != ToolAnnotations::NONE).then(|| {
+        rmcp::model::ToolAnnotations::from_raw(
+            None,
+            annotations.read_only,
+            annotations.destructive,
+            annotations.idempotent,
+            annotations.open_world,
+        )
+    })
 }
 
 /// Everything the runtime needs to know about one tool, fixed at generation time.

@@ -9,7 +9,6 @@ use serde_json::Value;
 use tonic_mcp_schema::{Context, Options, ToolSpec};
 
 use crate::{
-    codegen::{RpcKind, ToolAnnotations},
     def::ToolInfo,
     error::Error,
     grpc::BoxTransport,
@@ -145,20 +144,10 @@ impl<'a> DescriptorTools<'a> {
             title: Cow::Owned(title),
             description: Cow::Owned(description),
             rpc_path: Cow::Owned(rpc_path),
-            kind: match kind {
-                tonic_mcp_schema::RpcKind::Unary => RpcKind::Unary,
-                tonic_mcp_schema::RpcKind::ServerStreaming => RpcKind::ServerStreaming,
-                tonic_mcp_schema::RpcKind::ClientStreaming => RpcKind::ClientStreaming,
-                tonic_mcp_schema::RpcKind::Bidi => RpcKind::Bidi,
-            },
+            kind,
             input_type: Cow::Owned(input_type),
             output_type: Cow::Owned(output_type),
-            annotations: ToolAnnotations {
-                read_only: annotations.read_only,
-                destructive: annotations.destructive,
-                idempotent: annotations.idempotent,
-                open_world: annotations.open_world,
-            },
+            annotations,
             json_names: self.options.json_names,
             emit_defaults: self.options.emit_defaults,
             // As the plugin writes it: `Duration::new(seconds, nanos)`, negatives as zero.

@@ -12,21 +12,8 @@ use tonic::Code;
 
 use crate::{error::Error, status::code_name};
 
-/// The tool `_meta` key holding the RPC's identity: `path`, `inputType`, `outputType`,
-/// `streaming`, `taskSupport`, and `category`, `confirm` and `longRunning` when set.
-pub const RPC_META_KEY: &str = "protoc-gen-rust-mcp/rpc";
-
-/// The result `_meta` key holding the call's gRPC status, `{"code": 5, "name": "NOT_FOUND"}`.
-/// A result the runtime made itself (invalid arguments, a refused, declined or cancelled call,
-/// an undecodable response) carries the code it stands for and `"local": true`.
-pub const STATUS_META_KEY: &str = "protoc-gen-rust-mcp/status";
-
-/// What a confirmed tool does when the client cannot be asked.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Unconfirmed {
-    Refuse,
-    Proceed,
-}
+pub(crate) use tonic_mcp_schema::meta::Unconfirmed;
+pub use tonic_mcp_schema::meta::{RPC_META_KEY, STATUS_META_KEY};
 
 /// A tool's `_meta` and the serving choices it records.
 #[derive(Debug, Clone, Default)]

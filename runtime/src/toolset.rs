@@ -28,8 +28,7 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 /// Default bound on the messages a server-streaming tool collects.
 pub const DEFAULT_MAX_MESSAGES: u32 = 100;
 
-/// Longest tool name MCP clients accept.
-pub const MAX_TOOL_NAME_LEN: usize = 64;
+pub use tonic_mcp_schema::names::MAX_TOOL_NAME_LEN;
 
 /// The input schema's validator, compiled on the tool's first call, with the schema as a
 /// `Value` for error messages.
@@ -105,7 +104,7 @@ impl Entry {
         if !def.title.is_empty() {
             tool = tool.with_title(def.title.as_ref());
         }
-        if let Some(annotations) = def.annotations.to_rmcp() {
+        if let Some(annotations) = crate::def::annotations_to_rmcp(def.annotations) {
             tool = tool.with_annotations(annotations);
         }
         if let Some(meta) = &self.tool.meta.object {
@@ -162,25 +161,12 @@ impl std::fmt::Debug for ToolSet {
     }
 }
 
-/// Check MCP's tool-name rules (SPEC §5).
+/// Check MCP's tool-name rules (docs/design.md §5), the plugin's own check.
 pub(crate) fn check_tool_name(name: &str) -> Result<(), Error> {
-    let invalid = |reason: &str| Error::InvalidToolName {
+    tonic_mcp_schema::names::check_tool_name(name).map_err(|reason| Error::InvalidToolName {
         name: name.to_owned(),
-        reason: reason.to_owned(),
-    };
-    if !name.starts_with(|c: char| c.is_ascii_alphabetic()) {
-        return Err(invalid("it must start with an ASCII letter"));
-    }
-    if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-        return Err(invalid("only ASCII letters, digits and `_` are allowed"));
-    }
-    if name.len() > MAX_TOOL_NAME_LEN {
-        return Err(invalid(&format!(
-            "it is {} characters long; the limit is {MAX_TOOL_NAME_LEN}",
-            name.len()
-        )));
-    }
-    Ok(())
+        reason,
+    })
 }
 
 impl ToolSet {

@@ -126,7 +126,7 @@ fn a_prefix_that_makes_a_name_too_long_is_an_error() -> TestResult {
     assert!(
         error
             .to_string()
-            .contains("characters long; the limit is 64"),
+            .contains("characters; tool names are at most 64"),
         "{error}"
     );
     let Err(error) = ToolSet::new()
@@ -136,9 +136,7 @@ fn a_prefix_that_makes_a_name_too_long_is_an_error() -> TestResult {
         return Err("a name starting with a digit must be rejected".into());
     };
     assert!(
-        error
-            .to_string()
-            .contains("must start with an ASCII letter"),
+        error.to_string().contains("must start with a letter"),
         "{error}"
     );
     Ok(())

@@ -4,20 +4,41 @@ use prost_types::method_options::IdempotencyLevel;
 
 use crate::extensions::ToolOptions;
 
-/// MCP tool annotations (hints), each unset unless something is known of it.
+/// MCP tool annotations (hints for clients), each unset unless something is known of it. `None`
+/// leaves a hint out of `tools/list`.
+///
+/// Generated code names it `tonic_mcp::codegen::ToolAnnotations`:
+///
+/// ```
+/// use tonic_mcp_schema::Annotations;
+///
+/// const READ_ONLY: Annotations = Annotations {
+///     read_only: Some(true),
+///     ..Annotations::NONE
+/// };
+/// assert_eq!(READ_ONLY.destructive, None);
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Annotations {
-    /// `readOnlyHint`.
+    /// `readOnlyHint`: the tool does not modify its environment.
     pub read_only: Option<bool>,
-    /// `destructiveHint`.
+    /// `destructiveHint`: the tool may perform destructive updates.
     pub destructive: Option<bool>,
-    /// `idempotentHint`.
+    /// `idempotentHint`: repeating a call with the same arguments has no further effect.
     pub idempotent: Option<bool>,
-    /// `openWorldHint`.
+    /// `openWorldHint`: the tool interacts with an open world of external entities.
     pub open_world: Option<bool>,
 }
 
 impl Annotations {
+    /// No hints.
+    pub const NONE: Self = Self {
+        read_only: None,
+        destructive: None,
+        idempotent: None,
+        open_world: None,
+    };
+
     /// The hints of a method with idempotency level `level` and tool options `options`.
     ///
     /// A hint is sent, `false` included, only where something is known; unknown hints stay

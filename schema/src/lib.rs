@@ -40,6 +40,7 @@ pub mod extensions;
 pub mod meta;
 pub mod names;
 pub mod options;
+mod rpc_kind;
 pub mod schema;
 pub mod syntax;
 pub mod tools;

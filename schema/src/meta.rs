@@ -14,10 +14,14 @@ use crate::tools::{RpcKind, ToolSpec};
 /// The prefix of every `_meta` key this project writes.
 pub const META_PREFIX: &str = "protoc-gen-rust-mcp/";
 
-/// The tool `_meta` key holding the RPC's identity (see [`tool_meta`]).
+/// The tool `_meta` key holding the RPC's identity (see [`tool_meta`]): `path`, `inputType`,
+/// `outputType`, `streaming`, `taskSupport`, and `category`, `confirm` and `longRunning` when
+/// set.
 pub const RPC_META_KEY: &str = "protoc-gen-rust-mcp/rpc";
 
-/// The result `_meta` key holding the call's gRPC status: `{"code": 5, "name": "NOT_FOUND"}`.
+/// The result `_meta` key holding the call's gRPC status, `{"code": 5, "name": "NOT_FOUND"}`.
+/// A result the runtime made itself (invalid arguments, a refused, declined or cancelled call,
+/// an undecodable response) carries the code it stands for and `"local": true`.
 pub const STATUS_META_KEY: &str = "protoc-gen-rust-mcp/status";
 
 /// Whether calls of a tool may run as MCP tasks (`(rust_mcp.tool).task_support`).

@@ -2,7 +2,7 @@
 //! plugin and by tool sets built at run time.
 
 /// The longest tool name MCP hosts accept.
-pub const MAX_TOOL_NAME: usize = 64;
+pub const MAX_TOOL_NAME_LEN: usize = 64;
 
 /// The longest property key Anthropic and Bedrock accept (`^[a-zA-Z0-9_.-]{1,64}$`).
 pub const MAX_PROPERTY_KEY: usize = 64;
@@ -33,9 +33,9 @@ pub fn check_tool_name(name: &str) -> Result<(), String> {
     if !name.starts_with(|c: char| c.is_ascii_alphabetic()) {
         return Err(format!("`{name}` must start with a letter"));
     }
-    if name.len() > MAX_TOOL_NAME {
+    if name.len() > MAX_TOOL_NAME_LEN {
         return Err(format!(
-            "`{name}` is {} characters; tool names are at most {MAX_TOOL_NAME}",
+            "`{name}` is {} characters; tool names are at most {MAX_TOOL_NAME_LEN}",
             name.len()
         ));
     }
@@ -47,9 +47,9 @@ pub fn check_prefix(prefix: &str) -> Result<(), String> {
     check_tool_name(prefix)
         .map_err(|reason| format!("invalid tool-name prefix: {reason}"))
         .and_then(|()| {
-            if prefix.len() >= MAX_TOOL_NAME {
+            if prefix.len() >= MAX_TOOL_NAME_LEN {
                 Err(format!(
-                    "prefix `{prefix}` leaves no room for the tool name within {MAX_TOOL_NAME} characters"
+                    "prefix `{prefix}` leaves no room for the tool name within {MAX_TOOL_NAME_LEN} characters"
                 ))
             } else {
                 Ok(())
@@ -66,13 +66,13 @@ pub fn with_prefix(prefix: Option<&str>, name: &str) -> String {
     }
 }
 
-/// Shortens a tool name that is longer than [`MAX_TOOL_NAME`], deterministically.
+/// Shortens a tool name that is longer than [`MAX_TOOL_NAME_LEN`], deterministically.
 ///
 /// The result is the longest tail of `name` that starts at a word boundary with a letter,
 /// followed by `_` and eight hex digits of a hash of the whole name. Two long names that share a
 /// tail still differ by their hash. Names within the limit are returned unchanged.
 pub fn shorten_tool_name(name: &str) -> String {
-    shorten(name, MAX_TOOL_NAME)
+    shorten(name, MAX_TOOL_NAME_LEN)
 }
 
 /// Shortens `name` to at most `max` bytes, the rule of [`shorten_tool_name`] and
@@ -266,7 +266,7 @@ mod tests {
         let (sa, sb) = (shorten_tool_name(a), shorten_tool_name(b));
         for s in [&sa, &sb] {
             check_tool_name(s).unwrap();
-            assert!(s.len() <= MAX_TOOL_NAME);
+            assert!(s.len() <= MAX_TOOL_NAME_LEN);
         }
         assert_ne!(sa, sb);
         assert_eq!(sa, shorten_tool_name(a));

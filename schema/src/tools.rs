@@ -18,32 +18,8 @@ use crate::extensions::{OperationInfo, ToolOptions};
 use crate::meta::{self, TaskSupport, Unconfirmed};
 use crate::names;
 use crate::options::{LongRunning, ToolNames};
+pub use crate::rpc_kind::RpcKind;
 use crate::schema::{self, Cardinal, Direction, SchemaContext, ShrinkReport};
-
-/// How an RPC streams.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RpcKind {
-    /// One request, one response.
-    Unary,
-    /// One request, a stream of responses.
-    ServerStreaming,
-    /// A stream of requests, one response.
-    ClientStreaming,
-    /// Streams both ways (batch semantics as a tool).
-    Bidi,
-}
-
-impl RpcKind {
-    /// The kind of `method`.
-    pub fn of(method: &MethodDescriptor) -> RpcKind {
-        match (method.is_client_streaming(), method.is_server_streaming()) {
-            (false, false) => RpcKind::Unary,
-            (false, true) => RpcKind::ServerStreaming,
-            (true, false) => RpcKind::ClientStreaming,
-            (true, true) => RpcKind::Bidi,
-        }
-    }
-}
 
 /// The full name of `google.longrunning.Operation`.
 pub const OPERATION: &str = "google.longrunning.Operation";
