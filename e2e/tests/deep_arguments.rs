@@ -79,8 +79,8 @@ async fn streamable_http_answers_a_call_nested_past_the_parser_bound() {
 }
 
 /// A message that is not a `tools/call` and nests too deep gets a JSON-RPC parse error with
-/// its id; a line that is not JSON is ignored (there is no id to answer); the server goes on,
-/// and exits 0 when stdin closes.
+/// its id; a line that is not JSON gets a parse error with a null id (there is no id to
+/// answer); the server goes on, and exits 0 when stdin closes.
 #[tokio::test]
 async fn stdio_raw_lines() {
     let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_e2e-server"))
@@ -120,6 +120,9 @@ async fn stdio_raw_lines() {
     );
 
     send("{this is not json".to_owned()).await;
+    let answer = next().await;
+    assert_eq!(answer["error"]["code"], -32700, "{answer}");
+    assert_eq!(answer.get("id"), Some(&Value::Null), "{answer}");
     send(
         support::tool_call(3, "RecursionService_EchoTree", support::nested_tree(LEVELS))
             .to_string(),

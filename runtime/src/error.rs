@@ -64,8 +64,14 @@ pub enum Error {
     /// Tool definitions could not be made from the descriptors (invalid options on an
     /// element, clashing tool names); the message names the proto element.
     ToolGeneration(String),
-    /// Serving failed (stdio or HTTP).
-    Serve(String),
+    /// The client failed the MCP handshake (`initialize`): it sent something else first, or
+    /// the transport failed during it. A client that closes the connection before the
+    /// handshake (a host probing the command) is not an error.
+    Handshake(Box<dyn std::error::Error + Send + Sync>),
+    /// The task serving a connection ended abnormally (it panicked or was aborted).
+    ServerTask(tokio::task::JoinError),
+    /// Accepting connections, or another I/O operation of a transport, failed.
+    Io(std::io::Error),
 }
 
 impl fmt::Display for Error {
@@ -105,9 +111,20 @@ impl fmt::Display for Error {
             Self::ToolGeneration(message) => {
                 write!(f, "tools could not be made from the descriptors: {message}")
             }
-            Self::Serve(message) => write!(f, "serving MCP failed: {message}"),
+            Self::Handshake(error) => write!(f, "the MCP handshake failed: {error}"),
+            Self::ServerTask(error) => write!(f, "the MCP server task failed: {error}"),
+            Self::Io(error) => write!(f, "serving MCP failed: {error}"),
         }
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Handshake(error) => Some(error.as_ref()),
+            Self::ServerTask(error) => Some(error),
+            Self::Io(error) => Some(error),
+            _ => None,
+        }
+    }
+}

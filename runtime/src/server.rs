@@ -372,11 +372,14 @@ impl McpServer {
     /// Serve MCP over stdin/stdout until the client disconnects (stdin closes).
     ///
     /// Every request gets an answer: one nested too deep for the JSON parser is refused with
-    /// the documented `isError` (a `tools/call`) or a JSON-RPC parse error (anything else).
+    /// the documented `isError` (a `tools/call`) or a JSON-RPC parse error (anything else), and
+    /// a line that is not JSON gets a JSON-RPC parse error. Stdin closing before the handshake
+    /// (an MCP host probing the command, `server </dev/null`) is a clean end: `Ok(())`.
     ///
     /// # Errors
     ///
-    /// [`Error::Serve`] when the MCP handshake fails or the server task fails.
+    /// [`Error::Handshake`] when the client fails the MCP handshake, [`Error::ServerTask`]
+    /// when the server task fails.
     pub async fn serve_stdio(self) -> Result<(), Error> {
         self.serve_io(tokio::io::stdin(), tokio::io::stdout()).await
     }
@@ -386,19 +389,21 @@ impl McpServer {
     ///
     /// # Errors
     ///
-    /// [`Error::Serve`] when the MCP handshake fails or the server task fails.
+    /// As [`serve_stdio`](Self::serve_stdio).
     pub async fn serve_io<R, W>(self, read: R, write: W) -> Result<(), Error>
     where
         R: tokio::io::AsyncRead + Unpin + Send + 'static,
         W: tokio::io::AsyncWrite + Unpin + Send + 'static,
     {
-        let running = rmcp::ServiceExt::serve(self, LineTransport::new(read, write))
-            .await
-            .map_err(|e| Error::Serve(e.to_string()))?;
-        running
-            .waiting()
-            .await
-            .map_err(|e| Error::Serve(e.to_string()))?;
+        let running = match rmcp::ServiceExt::serve(self, LineTransport::new(read, write)).await {
+            Ok(running) => running,
+            Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => {
+                tracing::debug!("the input closed before the MCP handshake");
+                return Ok(());
+            }
+            Err(error) => return Err(Error::Handshake(Box::new(error))),
+        };
+        running.waiting().await.map_err(Error::ServerTask)?;
         Ok(())
     }
 
@@ -471,7 +476,7 @@ impl McpServer {
     ///
     /// # Errors
     ///
-    /// [`Error::Serve`] when accepting connections fails.
+    /// [`Error::Io`] when accepting connections fails.
     #[cfg(feature = "http-server")]
     pub async fn serve_http(
         self,
@@ -493,7 +498,7 @@ impl McpServer {
                 () = shutdown.cancelled() => break Ok(()),
                 accepted = listener.accept() => match accepted {
                     Ok(accepted) => accepted,
-                    Err(e) => break Err(Error::Serve(e.to_string())),
+                    Err(e) => break Err(Error::Io(e)),
                 },
             };
             // Small JSON-RPC messages must not wait for Nagle's algorithm.

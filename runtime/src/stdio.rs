@@ -6,18 +6,20 @@
 //! would wait for its own timeout. Here every line that carries a request gets one: a
 //! too-deep `tools/call` reaches the handler (its deep parts cut, its real depth attached) and
 //! gets the documented `isError`; any other line that cannot be read gets a JSON-RPC parse
-//! error naming the problem.
+//! error naming the problem, with `"id": null` when the line has no readable id (not JSON, cut
+//! short, or too long).
 
 use std::sync::Arc;
 
 use rmcp::{
     RoleServer,
-    model::{ClientJsonRpcMessage, ErrorData, GetExtensions as _, ServerJsonRpcMessage},
+    model::{ClientJsonRpcMessage, ErrorCode, ErrorData, GetExtensions as _, ServerJsonRpcMessage},
     transport::Transport,
 };
 use tokio::{
     io::{AsyncBufReadExt as _, AsyncRead, AsyncWrite, AsyncWriteExt as _, BufReader},
     sync::Mutex,
+    task::JoinSet,
 };
 
 use crate::guard::{self, MESSAGE_DEPTH_LIMIT, Screened};
@@ -32,6 +34,10 @@ pub(crate) struct LineTransport<R, W> {
     /// Dropping the rest of a line that went over [`MAX_LINE_BYTES`].
     discarding: bool,
     write: Arc<Mutex<Option<W>>>,
+    /// Answers the transport itself writes (errors for lines that never reach rmcp). They run
+    /// as tasks because rmcp may drop a `receive` future at any await point; `close` waits for
+    /// them, so none is lost when the input ends.
+    answers: JoinSet<()>,
 }
 
 impl<R, W> LineTransport<R, W>
@@ -45,6 +51,7 @@ where
             line: Vec::new(),
             discarding: false,
             write: Arc::new(Mutex::new(Some(write))),
+            answers: JoinSet::new(),
         }
     }
 
@@ -85,15 +92,29 @@ where
         }
     }
 
-    fn send_error(
-        &self,
-        error: ErrorData,
-        id: Option<rmcp::model::RequestId>,
-    ) -> impl Future<Output = ()> + Send + 'static {
+    /// Answers `error` to `id`, in the background (see [`Self::answers`]).
+    fn send_error(&mut self, error: ErrorData, id: Option<rmcp::model::RequestId>) {
         let write = Arc::clone(&self.write);
-        async move {
+        self.answers.spawn(async move {
             let _ = write_message(&write, &ServerJsonRpcMessage::error(error, id)).await;
-        }
+        });
+    }
+
+    /// A JSON-RPC parse error (`-32700`) for a line whose id cannot be read, in the
+    /// background: JSON-RPC 2.0 answers it with `"id": null` (rmcp's error type has no null
+    /// id, so it is written here).
+    fn send_parse_error(&mut self, message: String) {
+        let write = Arc::clone(&self.write);
+        self.answers.spawn(async move {
+            let answer = serde_json::json!({
+                "jsonrpc": "2.0",
+                "id": null,
+                "error": {"code": ErrorCode::PARSE_ERROR.0, "message": message},
+            });
+            if let Ok(bytes) = serde_json::to_vec(&answer) {
+                let _ = write_bytes(&write, bytes).await;
+            }
+        });
     }
 }
 
@@ -101,7 +122,15 @@ async fn write_message<W: AsyncWrite + Unpin>(
     write: &Mutex<Option<W>>,
     message: &ServerJsonRpcMessage,
 ) -> std::io::Result<()> {
-    let mut bytes = serde_json::to_vec(message).map_err(std::io::Error::other)?;
+    let bytes = serde_json::to_vec(message).map_err(std::io::Error::other)?;
+    write_bytes(write, bytes).await
+}
+
+/// Writes one message and its newline.
+async fn write_bytes<W: AsyncWrite + Unpin>(
+    write: &Mutex<Option<W>>,
+    mut bytes: Vec<u8>,
+) -> std::io::Result<()> {
     bytes.push(b'\n');
     let mut guard = write.lock().await;
     let Some(writer) = guard.as_mut() else {
@@ -139,14 +168,9 @@ where
             let read = self.read_line().await?;
             let line = std::mem::take(&mut self.line);
             if let Err(limit) = read {
-                self.send_error(
-                    ErrorData::parse_error(
-                        format!("Parse error: the message is longer than {limit} bytes"),
-                        None,
-                    ),
-                    None,
-                )
-                .await;
+                self.send_parse_error(format!(
+                    "Parse error: the message is longer than {limit} bytes"
+                ));
                 continue;
             }
             let mut text = line.as_slice();
@@ -184,27 +208,30 @@ where
                             let message =
                                 guard::parse_error_message(&too_deep, MESSAGE_DEPTH_LIMIT);
                             let id = value.as_ref().and_then(request_id);
-                            self.send_error(ErrorData::parse_error(message, None), id)
-                                .await;
+                            self.send_error(ErrorData::parse_error(message, None), id);
                             continue;
                         }
                     }
                 }
                 Screened::Refuse { id, message } => {
                     let id = id.and_then(|id| serde_json::from_value(id).ok());
-                    self.send_error(ErrorData::parse_error(message, None), id)
-                        .await;
+                    self.send_error(ErrorData::parse_error(message, None), id);
                     continue;
                 }
             }
             match serde_json::from_slice::<ClientJsonRpcMessage>(text) {
                 Ok(message) => return Some(message),
                 Err(error) => {
-                    // Unreadable JSON has no id to answer; a readable message of the wrong
-                    // shape is answered, like rmcp does.
+                    // A line that is not JSON (or is cut short) gets a parse error with a
+                    // null id, as JSON-RPC 2.0 asks; a readable message of the wrong shape is
+                    // answered to its id, like rmcp does.
                     let value = serde_json::from_slice::<serde_json::Value>(text).ok();
                     let Some(value) = value else {
-                        tracing::debug!(%error, "ignoring a line that is not JSON");
+                        tracing::debug!(%error, "a line that is not JSON");
+                        self.send_parse_error(format!(
+                            "Parse error: the line is not a JSON-RPC message ({error}); send \
+                             one JSON object per line"
+                        ));
                         continue;
                     };
                     // A notification is never answered.
@@ -215,14 +242,14 @@ where
                     self.send_error(
                         ErrorData::invalid_request(format!("Invalid request: {error}"), None),
                         Some(id),
-                    )
-                    .await;
+                    );
                 }
             }
         }
     }
 
     async fn close(&mut self) -> Result<(), Self::Error> {
+        while self.answers.join_next().await.is_some() {}
         let writer = self.write.lock().await.take();
         if let Some(mut writer) = writer {
             writer.flush().await?;

@@ -127,22 +127,40 @@ pub(crate) fn problems(
         return out;
     }
     for error in validator.iter_errors(instance) {
-        collect(&error, schema, &mut out);
+        collect(&error, schema, instance, &mut out);
     }
     out.retain(|p| !suppressed.iter().any(|s| p.path.starts_with(s)));
     out.dedup();
     out
 }
 
-fn location<'a>(segments: impl Iterator<Item = LocationSegment<'a>>) -> JsonPath {
-    JsonPath(
-        segments
-            .map(|seg| match seg {
-                LocationSegment::Property(key) => Seg::Key(key.into_owned()),
-                LocationSegment::Index(index) => Seg::Index(index),
-            })
-            .collect(),
-    )
+/// The path of `segments` in `root`. A JSON pointer cannot tell an object key made of digits
+/// from an array index, so each segment is read against the value it walks into: a map key
+/// `"1"` stays a key, as the normaliser writes it, and the two report one path.
+fn location<'a>(segments: impl Iterator<Item = LocationSegment<'a>>, root: &Value) -> JsonPath {
+    let mut at = Some(root);
+    let mut path = Vec::new();
+    for segment in segments {
+        let segment = match segment {
+            LocationSegment::Property(key) => {
+                at = at.and_then(|value| value.get(key.as_ref()));
+                Seg::Key(key.into_owned())
+            }
+            LocationSegment::Index(index) => match at {
+                Some(Value::Object(object)) => {
+                    let key = index.to_string();
+                    at = object.get(&key);
+                    Seg::Key(key)
+                }
+                _ => {
+                    at = at.and_then(|value| value.get(index));
+                    Seg::Index(index)
+                }
+            },
+        };
+        path.push(segment);
+    }
+    JsonPath(path)
 }
 
 fn describe(value: &Value) -> String {
@@ -162,8 +180,8 @@ fn describe(value: &Value) -> String {
     }
 }
 
-fn collect(error: &ValidationError<'_>, schema: &Value, out: &mut Vec<Problem>) {
-    let path = location(error.instance_path().segments());
+fn collect(error: &ValidationError<'_>, schema: &Value, root: &Value, out: &mut Vec<Problem>) {
+    let path = location(error.instance_path().segments(), root);
     let instance = error.instance();
     let message = match error.kind() {
         ValidationErrorKind::AdditionalProperties { unexpected } => {
@@ -210,9 +228,9 @@ fn collect(error: &ValidationError<'_>, schema: &Value, out: &mut Vec<Problem>) 
         }
         ValidationErrorKind::OneOfNotValid { context } | ValidationErrorKind::AnyOf { context } => {
             // A discriminated union: report the errors of the branch whose `case` matched.
-            if let Some(branch) = matching_case_branch(instance, &path, context) {
+            if let Some(branch) = matching_case_branch(instance, root, &path, context) {
                 for error in branch {
-                    collect(error, schema, out);
+                    collect(error, schema, root, out);
                 }
                 return;
             }
@@ -245,6 +263,7 @@ fn type_names(kind: &jsonschema::error::TypeKind) -> String {
 /// In `{case, value}` unions, the branch whose `case` const matched has no error at `case`.
 fn matching_case_branch<'e>(
     instance: &Value,
+    root: &Value,
     path: &JsonPath,
     context: &'e [Vec<ValidationError<'static>>],
 ) -> Option<&'e [ValidationError<'static>]> {
@@ -253,7 +272,7 @@ fn matching_case_branch<'e>(
     let mut matching = context.iter().filter(|branch| {
         !branch
             .iter()
-            .any(|e| location(e.instance_path().segments()) == case_path)
+            .any(|e| location(e.instance_path().segments(), root) == case_path)
     });
     match (matching.next(), matching.next()) {
         (Some(branch), None) => Some(branch.as_slice()),

@@ -158,7 +158,7 @@ async fn every_problem_is_reported_with_its_path() -> TestResult {
     for expected in [
         "(4 problems)",
         "- $.token: expected base64",
-        "- $.id: expected string, got a boolean (true)",
+        "- $.id: true is not an integer; int64 takes a decimal string such as \"-12\" or an integer JSON number",
         "- $.note: expected string, got a number (5)",
         "- $.filter.value.start: expected string, got a number (5)",
     ] {
@@ -319,7 +319,7 @@ async fn client_streaming_and_bidi_send_every_message() -> TestResult {
     )
     .await?;
     assert!(
-        text.contains("- $.messages[1].id: expected a string matching"),
+        text.contains("- $.messages[1].id: \"x\" is not an integer; int64 takes a decimal string"),
         "{text}"
     );
 
@@ -548,5 +548,37 @@ async fn an_intercepted_channel_is_a_transport() -> TestResult {
         seen.get("x-intercepted").and_then(|v| v.to_str().ok()),
         Some("yes")
     );
+    Ok(())
+}
+
+#[tokio::test]
+async fn integers_that_are_not_integers_say_what_is_accepted_once() -> TestResult {
+    let (server, _backend) = grpc_server().await?;
+    let (client, _) = connect(server).await?;
+    // int64 takes strings and integer numbers: a fraction, a boolean or a word says so, not
+    // "expected string" (the schema's type), and once per path.
+    let text = call_err(
+        &client,
+        "ItemService_GetItem",
+        json!({"id": 1.5, "filter": {"case": "author_id", "value": "x"}}),
+    )
+    .await?;
+    for expected in [
+        "(2 problems)",
+        "- $.id: 1.5 is not an integer; int64 takes a decimal string such as \"-12\" or an integer JSON number",
+        "- $.filter.value: \"x\" is not an integer; int64 takes",
+    ] {
+        assert!(text.contains(expected), "missing {expected:?} in:\n{text}");
+    }
+    // A map key made of digits is one path, whether the normaliser or the schema finds the
+    // problem (a JSON pointer reads `7` as an index).
+    let text = call_err(
+        &client,
+        "ItemService_UploadItems",
+        json!({"messages": [{"id": "1", "counts": {"7": "x"}}]}),
+    )
+    .await?;
+    assert!(text.contains("(1 problem)"), "{text}");
+    assert!(text.contains(r#"- $.messages[0].counts["7"]: "#), "{text}");
     Ok(())
 }

@@ -235,19 +235,11 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     match args.http {
         None => {
             tracing::info!(tools = server.tools().len(), "serving MCP over stdio");
-            // `serve_stdio` in two steps, so that stdin closing before `initialize` (a host
-            // probing the command, or `demo </dev/null`) is a quiet, successful exit rather
-            // than a failed handshake.
-            match rmcp::ServiceExt::serve(server, rmcp::transport::stdio()).await {
-                Ok(running) => {
-                    running.waiting().await?;
-                    tracing::info!("the MCP client disconnected");
-                }
-                Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => {
-                    tracing::debug!("stdin closed before the MCP handshake");
-                }
-                Err(error) => return Err(error.into()),
-            }
+            // The runtime's stdio transport: every line gets an answer (bad arguments an
+            // `isError`, a line that is not JSON a parse error), and stdin closing before
+            // `initialize` (a host probing the command, `demo </dev/null`) is a clean exit.
+            server.serve_stdio().await?;
+            tracing::info!("the MCP client disconnected");
         }
         Some(addr) => {
             let config = if args.stateless {

@@ -77,3 +77,93 @@ fn readmes_stdio_lines_get_their_answers_then_a_clean_exit() {
     assert_eq!(task["id"], "task-1", "{task}");
     assert!(!stderr.contains("ERROR"), "{stderr}");
 }
+
+/// The handshake lines every bad-input case starts with.
+const HANDSHAKE: &str = concat!(
+    r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bad-input","version":"1"}}}"#,
+    "\n",
+    r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    "\n",
+);
+
+/// Stdout's JSON-RPC messages, each line parsed.
+fn messages(stdout: &str) -> Vec<serde_json::Value> {
+    stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}")))
+        .collect()
+}
+
+/// The answer whose `id` is `id`.
+fn answer(messages: &[serde_json::Value], id: serde_json::Value) -> &serde_json::Value {
+    messages
+        .iter()
+        .find(|m| {
+            m.get("id") == Some(&id) && (m.get("result").is_some() || m.get("error").is_some())
+        })
+        .unwrap_or_else(|| panic!("no answer to id {id} in {messages:#?}"))
+}
+
+#[test]
+fn bad_input_on_stdio_gets_the_documented_answers() {
+    let deep = format!(
+        r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"TaskService_GetTask","arguments":{{"id":{}"task-1"{}}}}}}}"#,
+        "[".repeat(200),
+        "]".repeat(200)
+    );
+    let input = format!(
+        "{HANDSHAKE}{}\n{deep}\n{}\n{}\n{}\n",
+        // Arguments that are not an object: a tool result with isError, not -32601.
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"TaskService_GetTask","arguments":[1]}}"#,
+        // Not JSON, and a line cut short: parse errors with a null id.
+        "this is not json",
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"#,
+        // The server still answers afterwards.
+        r#"{"jsonrpc":"2.0","id":5,"method":"tools/list"}"#,
+    );
+    let (status, stdout, stderr) = run_demo(&input);
+    assert!(status.success(), "{status}: {stderr}");
+    let messages = messages(&stdout);
+
+    let not_an_object = answer(&messages, serde_json::json!(2));
+    assert_eq!(not_an_object["result"]["isError"], true, "{not_an_object}");
+    let text = not_an_object["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(text.contains("object"), "{text}");
+
+    let deep = answer(&messages, serde_json::json!(3));
+    assert_eq!(deep["result"]["isError"], true, "{deep}");
+    let text = deep["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(text.contains("levels deep"), "{text}");
+
+    let parse_errors: Vec<&serde_json::Value> = messages
+        .iter()
+        .filter(|m| m["error"]["code"] == -32700)
+        .collect();
+    assert_eq!(parse_errors.len(), 2, "{stdout}");
+    for error in parse_errors {
+        assert!(
+            error
+                .as_object()
+                .is_some_and(|o| o.get("id") == Some(&serde_json::Value::Null)),
+            "a parse error answers with \"id\": null: {error}"
+        );
+        assert!(
+            error["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("not a JSON-RPC message")),
+            "{error}"
+        );
+    }
+
+    let listed = answer(&messages, serde_json::json!(5));
+    assert!(
+        listed["result"]["tools"]
+            .as_array()
+            .is_some_and(|t| !t.is_empty()),
+        "{listed}"
+    );
+}

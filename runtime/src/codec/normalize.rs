@@ -725,7 +725,17 @@ impl Normalizer {
                 value
             }
             Some(i) => Value::String(i.to_string()),
-            None => value,
+            // The schema says `string` (a JSON number cannot hold every 64-bit value), but
+            // integer numbers are accepted too: say both, not "expected string".
+            None => {
+                let example = if min < 0 { "\"-12\"" } else { "\"12\"" };
+                self.problem(format!(
+                    "{} is not an integer; {name} takes a decimal string such as {example} or \
+                     an integer JSON number",
+                    describe(&value)
+                ));
+                value
+            }
         }
     }
 
