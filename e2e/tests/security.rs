@@ -27,6 +27,20 @@ use tracing::{Event, Metadata, Subscriber};
 
 const SECRET: &str = "Bearer tok-5f1c9e2a-never-logged";
 
+/// The status of a raw `initialize` POST with `host` as its Host header and `origin`, if any
+/// (`initialize` is answered in both HTTP modes).
+async fn status_with(addr: std::net::SocketAddr, host: &str, origin: Option<&str>) -> u16 {
+    let list = support::initialize(1).to_string();
+    let origin = origin.map_or(String::new(), |o| format!("Origin: {o}\r\n"));
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {host}\r\n{origin}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{list}",
+        list.len()
+    );
+    let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    stream.write_all(request.as_bytes()).await.expect("write");
+    support::read_response(&mut stream).await.status
+}
+
 #[tokio::test]
 async fn a_foreign_host_or_origin_is_refused_unless_allowed() {
     let server = support::spawn_http(&[
@@ -37,48 +51,75 @@ async fn a_foreign_host_or_origin_is_refused_unless_allowed() {
         "mcp.example.com",
     ])
     .await;
-    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).to_string();
     let port = server.addr.port();
-    let cases: &[(&[(&str, &str)], u16)] = &[
-        (&[], 200),
-        (&[("Origin", "https://app.example.com")], 200),
-        (&[("Origin", "https://evil.example.com")], 403),
-        (&[("Origin", "http://localhost")], 403),
-        (&[("Origin", "null")], 403),
+    let local = format!("127.0.0.1:{port}");
+    let cases = [
+        // No Origin (not a browser), allowed and foreign hosts.
+        (local.clone(), None, 200),
+        (format!("localhost:{port}"), None, 200),
+        ("mcp.example.com".to_owned(), None, 200),
+        ("evil.example.com".to_owned(), None, 403),
+        (format!("attacker.test:{port}"), None, 403),
+        // A page on this machine calling a server on this machine (the conformance suite's
+        // dns-rebinding-protection case, the Inspector's web UI): any loopback origin and port.
+        (local.clone(), Some(format!("http://127.0.0.1:{port}")), 200),
+        (local.clone(), Some("http://localhost:6274".to_owned()), 200),
+        (
+            format!("localhost:{port}"),
+            Some("https://localhost".to_owned()),
+            200,
+        ),
+        (
+            format!("[::1]:{port}"),
+            Some(format!("http://[::1]:{port}")),
+            200,
+        ),
+        // DNS rebinding: a foreign page reaching the loopback server.
+        (
+            local.clone(),
+            Some("https://evil.example.com".to_owned()),
+            403,
+        ),
+        (local.clone(), Some("null".to_owned()), 403),
+        // The origins the operator allowed, under its public name.
+        (
+            "mcp.example.com".to_owned(),
+            Some("https://app.example.com".to_owned()),
+            200,
+        ),
+        (
+            local.clone(),
+            Some("https://app.example.com".to_owned()),
+            200,
+        ),
+        // A page on the caller's machine is foreign to a server reached by a public name.
+        (
+            "mcp.example.com".to_owned(),
+            Some("http://localhost:6274".to_owned()),
+            403,
+        ),
+        (
+            "mcp.example.com".to_owned(),
+            Some("http://127.0.0.1".to_owned()),
+            403,
+        ),
     ];
-    for (headers, expected) in cases {
-        let response = support::post(server.addr, headers, list.as_bytes()).await;
-        assert_eq!(response.status, *expected, "{headers:?}: {response:?}");
-    }
-    // Host: raw requests with a chosen Host header.
-    for (host, expected) in [
-        (format!("127.0.0.1:{port}"), 200),
-        (format!("localhost:{port}"), 200),
-        ("mcp.example.com".to_owned(), 200),
-        ("evil.example.com".to_owned(), 403),
-        (format!("attacker.test:{port}"), 403),
-    ] {
-        let request = format!(
-            "POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{list}",
-            list.len()
-        );
-        let mut stream = tokio::net::TcpStream::connect(server.addr)
-            .await
-            .expect("connect");
-        stream.write_all(request.as_bytes()).await.expect("write");
-        let response = support::read_response(&mut stream).await;
-        assert_eq!(response.status, expected, "Host {host}: {response:?}");
+    for (host, origin, expected) in cases {
+        let status = status_with(server.addr, &host, origin.as_deref()).await;
+        assert_eq!(status, expected, "Host {host}, Origin {origin:?}");
     }
 
-    // Without an allow-list, every Origin is refused by tonic-mcp's configurations.
-    let default = support::spawn_http(&["--stateless"]).await;
-    let response = support::post(
-        default.addr,
-        &[("Origin", "https://app.example.com")],
-        list.as_bytes(),
-    )
-    .await;
-    assert_eq!(response.status, 403, "{response:?}");
+    // Without an allow-list, loopback origins pass and every other Origin is refused by
+    // tonic-mcp's configurations, in both modes.
+    for mode in [&["--stateless"][..], &[]] {
+        let default = support::spawn_http(mode).await;
+        let local = format!("127.0.0.1:{}", default.addr.port());
+        let origin = format!("http://{local}");
+        for (origin, expected) in [(origin.as_str(), 200), ("https://app.example.com", 403)] {
+            let status = status_with(default.addr, &local, Some(origin)).await;
+            assert_eq!(status, expected, "{mode:?}: Origin {origin}");
+        }
+    }
 }
 
 #[tokio::test]

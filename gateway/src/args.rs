@@ -294,7 +294,7 @@ fn command() -> Command {
                 .value_name("ORIGIN")
                 .requires("http")
                 .help_heading("MCP")
-                .help("with --http: accept requests carrying this Origin header, e.g. https://app.example.com:443 or http://localhost:* (a request with any other Origin is refused with 403, as browsers send one); repeatable"),
+                .help("with --http: also accept requests carrying this Origin header, e.g. https://app.example.com:443 (loopback origins, http(s)://localhost, 127.0.0.1 and [::1] on any port, are accepted while Host is a loopback name; a request with any other Origin is refused with 403, as browsers send one); repeatable"),
         ))
         .arg(many(
             Arg::new("forward-header")

@@ -61,9 +61,9 @@ async fn run(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
             } else {
                 McpServer::session_http_config()
             };
-            if !config.allowed_origins.is_empty() {
-                http = http.with_allowed_origins(config.allowed_origins.iter().cloned());
-            }
+            // Added to the loopback origins the configuration allows already.
+            http.allowed_origins
+                .extend(config.allowed_origins.iter().cloned());
             if !config.allowed_hosts.is_empty() {
                 let hosts = ["localhost", "127.0.0.1", "::1"]
                     .into_iter()

@@ -351,7 +351,8 @@ async fn spawn_http(mut command: tokio::process::Command) -> (tokio::process::Ch
 
 /// A browser page of another site must not drive the gateway through the user's browser: in
 /// session mode as in stateless mode, a request carrying an `Origin` is refused (403) unless
-/// that origin is allowed with `--allowed-origin`; clients that send none are served.
+/// it is a loopback origin (the gateway is reached on loopback here) or allowed with
+/// `--allowed-origin`, which adds to the loopback origins; clients that send none are served.
 #[tokio::test]
 async fn a_foreign_origin_is_refused_in_both_http_modes() {
     let backend = e2e::start_backend().await.expect("backend");
@@ -384,9 +385,13 @@ async fn a_foreign_origin_is_refused_in_both_http_modes() {
             (&allowing_addr, Some("https://evil.example.com"), 403),
             (&allowing_addr, Some("https://app.example.com:8443"), 403),
             (&allowing_addr, Some("null"), 403),
+            (&allowing_addr, Some("http://localhost:6274"), 200),
             (&default_addr, None, 200),
             (&default_addr, Some("https://app.example.com"), 403),
-            (&default_addr, Some("http://localhost"), 403),
+            (&default_addr, Some("http://localhost"), 200),
+            (&default_addr, Some("http://127.0.0.1:6274"), 200),
+            (&default_addr, Some("http://[::1]:6274"), 200),
+            (&default_addr, Some("http://localhost.evil.example"), 403),
         ] {
             let status = post_status(addr, origin, &initialize).await;
             assert_eq!(status, expected, "{mode:?}, Origin {origin:?}");

@@ -72,6 +72,7 @@ mod grpc;
 mod guard;
 mod longrunning;
 mod meta;
+mod origin;
 mod paging;
 mod server;
 mod status;
@@ -88,6 +89,7 @@ pub use dynamic::DescriptorTools;
 pub use error::Error;
 pub use longrunning::{FIRST_POLL, LONGEST_POLL};
 pub use meta::{RPC_META_KEY, STATUS_META_KEY};
+pub use origin::LOOPBACK_ORIGINS;
 pub use paging::{DEFAULT_LIST_TTL, DEFAULT_PAGE_BYTES, DEFAULT_PAGE_SIZE};
 /// Who may cache a `tools/list` page: [`McpServerBuilder::list_cache`].
 pub use rmcp::model::CacheScope;

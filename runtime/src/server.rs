@@ -43,6 +43,7 @@ use crate::{
     error::Error,
     guard::{self, NotAnObject, Screened, TooDeep},
     longrunning::{Redeemer, Started},
+    origin,
     paging::{self, ListCache, Listing},
     stdio::LineTransport,
     tasks::{self, Tasks},
@@ -432,6 +433,7 @@ impl McpServer {
         McpHttpService {
             max_body: config.max_request_body_bytes,
             session_mode: config.legacy_session_mode,
+            allowed_origins: config.allowed_origins.clone().into(),
             sessions: Arc::clone(&sessions),
             inner: StreamableHttpService::new(move || Ok(server.clone()), sessions, config),
         }
@@ -442,8 +444,8 @@ impl McpServer {
     ///
     /// Like [`session_http_config`](Self::session_http_config), it refuses a foreign `Host`
     /// (loopback names are allowed; add public names with `with_allowed_hosts`) and any
-    /// request carrying an `Origin` (browsers send one) unless it is allowed with
-    /// `with_allowed_origins`.
+    /// request carrying an `Origin` (browsers send one) that is neither a loopback origin
+    /// (while `Host` is loopback) nor in `allowed_origins`.
     pub fn stateless_http_config() -> StreamableHttpServerConfig {
         Self::session_http_config()
             .with_legacy_session_mode(false)
@@ -452,10 +454,23 @@ impl McpServer {
 
     /// A streamable HTTP configuration with sessions (rmcp's default) that also validates
     /// `Origin`: rmcp's `StreamableHttpServerConfig::default()` checks `Host` but lets any
-    /// `Origin` through while its allow-list is empty; this one refuses every `Origin` not
-    /// allowed with `with_allowed_origins` (403).
+    /// `Origin` through while its allow-list is empty; this one allows the loopback origins
+    /// ([`LOOPBACK_ORIGINS`]: a page served from this machine, such as the MCP Inspector's web
+    /// UI) while `Host` is a loopback name, and refuses every other `Origin` with 403.
+    ///
+    /// Allow more browser origins by adding to the list (`with_allowed_origins` replaces it,
+    /// loopback origins included):
+    ///
+    /// ```
+    /// let mut config = tonic_mcp::McpServer::session_http_config();
+    /// config.allowed_origins.push("https://app.example.com:443".to_owned());
+    /// ```
+    ///
+    /// [`LOOPBACK_ORIGINS`]: crate::LOOPBACK_ORIGINS
     pub fn session_http_config() -> StreamableHttpServerConfig {
-        StreamableHttpServerConfig::default().enforce_origin_validation()
+        StreamableHttpServerConfig::default()
+            .enforce_origin_validation()
+            .with_allowed_origins(origin::LOOPBACK_ORIGINS)
     }
 
     /// Serve the streamable HTTP endpoint at `/mcp` on `listener` (HTTP/1.1 and h2c), until
@@ -770,6 +785,8 @@ pub struct McpHttpService {
     sessions: Arc<SessionStore>,
     max_body: usize,
     session_mode: bool,
+    /// The configuration's `allowed_origins`, for [`origin::refused`].
+    allowed_origins: Arc<[String]>,
 }
 
 impl std::fmt::Debug for McpHttpService {
@@ -788,12 +805,31 @@ impl McpHttpService {
         self.sessions.local.sessions.read().await.len()
     }
 
+    /// A loopback `Origin` sent to this server under a public `Host` ([`origin::refused`]).
+    fn foreign_to_loopback<B>(&self, request: &http::Request<B>) -> bool {
+        let header = |name| {
+            request
+                .headers()
+                .get(name)
+                .and_then(|value: &http::HeaderValue| value.to_str().ok())
+        };
+        let host =
+            header(http::header::HOST).or_else(|| request.uri().authority().map(|a| a.as_str()));
+        origin::refused(header(http::header::ORIGIN), host, &self.allowed_origins)
+    }
+
     async fn handle<B>(mut self, request: http::Request<B>) -> HttpResponse
     where
         B: Body + Send + 'static,
         B::Data: Send + 'static,
         B::Error: Display,
     {
+        if self.foreign_to_loopback(&request) {
+            return plain_response(
+                http::StatusCode::FORBIDDEN,
+                "Forbidden: a loopback Origin is not allowed for a server reached by a public name",
+            );
+        }
         if request.method() != http::Method::POST {
             let delete = request.method() == http::Method::DELETE;
             let mut response =

@@ -96,7 +96,7 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         tonic_mcp::McpServer::session_http_config()
     };
     if let Some(origin) = value::<String>(&args, "--allow-origin")? {
-        config = config.with_allowed_origins([origin]);
+        config.allowed_origins.push(origin);
     }
     if let Some(host) = value::<String>(&args, "--allow-host")? {
         let mut hosts = config.allowed_hosts.clone();
