@@ -2,13 +2,16 @@
 # Installs the external tools the workflow and end-to-end tests use, into the
 # project-local, git-ignored `.tools/` folder. No sudo, nothing outside the repo.
 #
-# Usage: scripts/install-tools.sh [buf|prost-plugins|python|python2|inspector|all|path]...
+# Usage: scripts/install-tools.sh [buf|prost-plugins|python|python2|inspector|conformance|all|path]...
 #   buf            npm `@bufbuild/buf`           -> .tools/buf/node_modules/.bin/buf
 #   prost-plugins  protoc-gen-prost, -tonic      -> .tools/cargo/bin/
 #   python         venv with `mcp` 1.x, `jsonschema` -> .tools/venv/
 #   python2        venv with `mcp` 2.x, `jsonschema` -> .tools/venv-mcp2/
 #   inspector      npm `@modelcontextprotocol/inspector` (the official MCP Inspector, whose
 #                  CLI mode the Inspector test runs) -> .tools/inspector/node_modules/.bin/mcp-inspector
+#   conformance    npm `@modelcontextprotocol/conformance` (the official MCP conformance suite),
+#                  and Node 22 from npm when the machine's Node is older (the suite needs 22)
+#                  -> .tools/conformance/run
 #   all            all of the above (the default)
 #   path           print an `export PATH=...` line for the installed tools
 #
@@ -28,6 +31,10 @@ MCP2_VERSION=2.3.0
 JSONSCHEMA_VERSION=4.26.0
 # The official MCP Inspector (its 2.x line: `--cli` mode with `--format json`).
 INSPECTOR_VERSION=2.12.0
+# The official MCP conformance suite, and the Node it needs (22 or newer, from npm's
+# node-linux-* packages when the machine's Node is older).
+CONFORMANCE_VERSION=0.1.16
+NODE22_VERSION=22.23.3
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TOOLS="$ROOT/.tools"
@@ -81,6 +88,44 @@ install_inspector() {
   have="$(node -p 'require(process.argv[1]).version' "$manifest")"
   [[ $have == "$INSPECTOR_VERSION" ]] || die "the Inspector reports version '$have', expected $INSPECTOR_VERSION"
   log "MCP Inspector $have installed ($dir/node_modules/.bin/mcp-inspector)"
+}
+
+# The conformance suite, and `.tools/conformance/run`, which runs it with a Node of 22 or newer.
+install_conformance() {
+  local dir="$TOOLS/conformance" have="" node=node
+  local manifest="$dir/node_modules/@modelcontextprotocol/conformance/package.json"
+  need npm conformance
+  if ! node -e 'process.exit(+process.versions.node.split(".")[0] < 22)' 2>/dev/null; then
+    local arch
+    case "$(uname -m)" in
+      x86_64) arch=x64 ;;
+      aarch64 | arm64) arch=arm64 ;;
+      *) die "no Node 22 package for $(uname -m); install Node 22 or newer" ;;
+    esac
+    node="$dir/node22/node_modules/node-linux-$arch/bin/node"
+    if [[ ! -x $node || "$("$node" --version)" != "v$NODE22_VERSION" ]]; then
+      log "installing Node $NODE22_VERSION (npm node-linux-$arch) into .tools/conformance/node22"
+      mkdir -p "$dir/node22"
+      npm install --prefix "$dir/node22" --no-audit --no-fund --loglevel=error \
+        "node-linux-$arch@$NODE22_VERSION"
+    fi
+  fi
+  if [[ -f $manifest ]]; then
+    have="$(node -p 'require(process.argv[1]).version' "$manifest" 2>/dev/null || true)"
+  fi
+  if [[ $have != "$CONFORMANCE_VERSION" ]]; then
+    log "installing @modelcontextprotocol/conformance@$CONFORMANCE_VERSION into .tools/conformance${have:+ (found $have)}"
+    mkdir -p "$dir"
+    npm install --prefix "$dir" --no-audit --no-fund --loglevel=error \
+      "@modelcontextprotocol/conformance@$CONFORMANCE_VERSION"
+    have="$(node -p 'require(process.argv[1]).version' "$manifest")"
+    [[ $have == "$CONFORMANCE_VERSION" ]] || die "the conformance suite reports version '$have', expected $CONFORMANCE_VERSION"
+  fi
+  case $node in /*) ;; *) node="$(command -v node)" ;; esac
+  printf '#!/bin/sh\nexec "%s" "%s" "$@"\n' "$node" \
+    "$dir/node_modules/@modelcontextprotocol/conformance/dist/index.js" >"$dir/run"
+  chmod +x "$dir/run"
+  log "conformance suite $have ready ($dir/run, Node $("$node" --version))"
 }
 
 # Prints the version of a crate installed under .tools/cargo, or nothing.
@@ -165,16 +210,18 @@ main() {
       python) timed python install_python ;;
       python2) timed python2 install_python2 ;;
       inspector) timed inspector install_inspector ;;
+      conformance) timed conformance install_conformance ;;
       all)
         timed buf install_buf
         timed prost-plugins install_prost_plugins
         timed python install_python
         timed python2 install_python2
         timed inspector install_inspector
+        timed conformance install_conformance
         ;;
       path) print_path; return ;;
-      -h | --help) sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; return ;;
-      *) die "unknown part '$part' (valid: buf, prost-plugins, python, python2, inspector, all, path)" ;;
+      -h | --help) sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; return ;;
+      *) die "unknown part '$part' (valid: buf, prost-plugins, python, python2, inspector, conformance, all, path)" ;;
     esac
   done
   log "all requested parts done in $((SECONDS - total))s"

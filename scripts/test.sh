@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every test of the project: unit, golden, schema, end-to-end (Rust), the real buf and protoc
-# workflows, and the official Python MCP SDK and the MCP Inspector's CLI against the demo.
+# workflows, the official Python MCP SDK and the MCP Inspector's CLI against the demo, and the
+# official MCP conformance suite against the demo and the gateway.
 # Installs what it needs into .tools/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,5 +24,9 @@ fi
 if [ -x scripts/inspector-e2e.sh ]; then
   echo "== MCP Inspector CLI against the demo (2,301 tools, paginated)"
   scripts/inspector-e2e.sh
+fi
+if [ -x scripts/conformance.sh ]; then
+  echo "== the official MCP conformance suite against the demo and the gateway (HTTP, both modes)"
+  scripts/conformance.sh
 fi
 echo "== all tests passed in $((SECONDS - start)) s"
