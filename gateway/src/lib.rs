@@ -26,6 +26,7 @@
 #![warn(missing_docs)]
 
 mod args;
+mod backend_state;
 pub mod descriptors;
 mod error;
 mod headers;
@@ -87,8 +88,10 @@ impl Gateway {
         let tools = DescriptorTools::new(&descriptors.pool, &config.options);
         let mut builder = McpServer::builder(config.name.clone(), env!("CARGO_PKG_VERSION"));
         let mut served = Vec::new();
+        // One watcher for every service: the target's state changes are logged once.
+        let transport = backend_state::Watched::new(channel, config.target.url.clone());
         for service in &services {
-            let set = tools.service(service, channel.clone())?;
+            let set = tools.service(service, transport.clone())?;
             if set.is_empty() {
                 tracing::warn!(service = %service, "no RPC of this service is selected; it has no tools");
                 continue;
