@@ -136,6 +136,8 @@ fn run_protoc(protos: &[PathBuf], includes: &[PathBuf], out: &Path) -> Result<()
     for include in includes {
         command.arg(format!("-I{}", include.display()));
     }
+    // `import "rust_mcp/options.proto"` works without a copy of it.
+    command.arg(format!("-I{}", crate::PROTO_INCLUDE));
     if let Ok(vendored) = protoc_bin_vendored::include_path() {
         command.arg(format!("-I{}", vendored.display()));
     }

@@ -41,6 +41,20 @@ pub use crate::options::Options;
 /// The plugin's version, as `--version` prints it.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
+/// The directory that holds `rust_mcp/options.proto`, the options this plugin reads, as this
+/// crate ships it: add it to protoc's include path (`-I`) or to a build script's includes, so
+/// that `import "rust_mcp/options.proto";` resolves without a copy of the file. [`Builder`]
+/// adds it by itself.
+///
+/// ```ignore
+/// // build.rs, with your own tonic-prost-build configuration:
+/// tonic_prost_build::configure().compile_protos(
+///     &["proto/shop/v1/shop.proto"],
+///     &["proto", protoc_gen_rust_mcp::PROTO_INCLUDE],
+/// )?;
+/// ```
+pub const PROTO_INCLUDE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/proto");
+
 /// Decodes a serialized `CodeGeneratorRequest` and generates the response.
 ///
 /// Only a request that cannot be decoded is an `Err`; every generation problem is reported in

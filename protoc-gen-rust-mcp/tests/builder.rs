@@ -263,3 +263,31 @@ fn descriptor_set_builder_refuses_an_out_dir_without_prosts_files() {
     assert!(out.join("testdata.scalars.pb.mcp.rs").exists());
     std::fs::remove_dir_all(&out).ok();
 }
+
+#[test]
+fn the_shipped_options_proto_is_on_the_builders_include_path() {
+    // The file this crate ships, at the path build scripts and `protoc -I` are told to use.
+    let options = std::path::Path::new(protoc_gen_rust_mcp::PROTO_INCLUDE).join("rust_mcp/options.proto");
+    assert!(options.is_file(), "{}", options.display());
+
+    // A proto importing it compiles with only its own directory as include path.
+    let dir = common::tempfile_path("builder-options");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let proto = dir.join("shop.proto");
+    std::fs::write(
+        &proto,
+        "syntax = \"proto3\";\npackage shop;\nimport \"rust_mcp/options.proto\";\n\
+         message Req { string id = 1; }\n\
+         service Shop { rpc Get(Req) returns (Req) { option (rust_mcp.tool) = {name: \"get_item\"}; } }\n",
+    )
+    .expect("proto written");
+    protoc_gen_rust_mcp::Builder::new()
+        .out_dir(&dir)
+        .compile_protos(&[&proto], &[&dir])
+        .expect("imports rust_mcp/options.proto without a copy");
+    let prost = std::fs::read_to_string(dir.join("shop.rs")).expect("prost's file for `shop`");
+    assert!(prost.contains("include!(\"shop.pb.mcp.rs\");"), "{prost}");
+    let module = std::fs::read_to_string(dir.join("shop.pb.mcp.rs")).expect("the MCP module");
+    assert!(module.contains("name: \"get_item\""), "the option applies");
+    std::fs::remove_dir_all(&dir).ok();
+}
