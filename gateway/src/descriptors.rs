@@ -389,6 +389,12 @@ fn link(files: impl IntoIterator<Item = Vec<u8>>) -> Result<DescriptorPool, Erro
     for bytes in files {
         prost::encoding::bytes::encode(1, &bytes, &mut set);
     }
+    // prost-reflect panics on an editions file: refuse it first, by name.
+    if let Ok(decoded) = prost_types::FileDescriptorSet::decode(set.as_slice()) {
+        let files = decoded.file.iter().map(|f| (f.name(), f.syntax.as_deref()));
+        tonic_mcp_schema::syntax::check(files)
+            .map_err(|e| Error::new(format!("gRPC reflection answered {e}")))?;
+    }
     DescriptorPool::decode(set.as_slice()).map_err(|e| {
         Error::new(format!(
             "the descriptors from gRPC reflection do not link: {e}"
@@ -399,6 +405,21 @@ fn link(files: impl IntoIterator<Item = Vec<u8>>) -> Result<DescriptorPool, Erro
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_editions_file_from_reflection_is_refused_by_name() {
+        let file = prost_types::FileDescriptorProto {
+            name: Some("ed/v1/ed.proto".to_owned()),
+            package: Some("ed.v1".to_owned()),
+            syntax: Some("editions".to_owned()),
+            ..Default::default()
+        };
+        let error = link([file.encode_to_vec()]).unwrap_err().to_string();
+        assert!(
+            error.contains("ed/v1/ed.proto") && error.contains("editions"),
+            "{error}"
+        );
+    }
 
     #[test]
     fn well_known_files_come_from_the_built_in_pool() {

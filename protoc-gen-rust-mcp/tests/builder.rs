@@ -267,7 +267,8 @@ fn descriptor_set_builder_refuses_an_out_dir_without_prosts_files() {
 #[test]
 fn the_shipped_options_proto_is_on_the_builders_include_path() {
     // The file this crate ships, at the path build scripts and `protoc -I` are told to use.
-    let options = std::path::Path::new(protoc_gen_rust_mcp::PROTO_INCLUDE).join("rust_mcp/options.proto");
+    let options =
+        std::path::Path::new(protoc_gen_rust_mcp::PROTO_INCLUDE).join("rust_mcp/options.proto");
     assert!(options.is_file(), "{}", options.display());
 
     // A proto importing it compiles with only its own directory as include path.

@@ -28,10 +28,9 @@ use crate::{
 ///
 /// ```no_run
 /// # fn demo(bytes: &[u8], channel: tonic::transport::Channel) -> Result<(), Box<dyn std::error::Error>> {
-/// use prost_reflect::DescriptorPool;
 /// use tonic_mcp::{DescriptorTools, McpServer, schema::Options};
 ///
-/// let pool = DescriptorPool::decode(bytes)?;
+/// let pool = DescriptorTools::decode_pool(bytes)?; // a tonic_mcp::DescriptorPool
 /// let options = Options::parse("tool_names=method,exclude=*.Delete*")?;
 /// let tools = DescriptorTools::new(&pool, &options).service("demo.v1.ItemService", channel)?;
 /// let server = McpServer::builder("items", "1.0.0").tool_set(tools)?.build();
@@ -45,6 +44,23 @@ pub struct DescriptorTools<'a> {
 }
 
 impl<'a> DescriptorTools<'a> {
+    /// Decodes an encoded `FileDescriptorSet` (with its imports) into a pool. Editions files
+    /// are refused by name first: prost-reflect cannot read them (and 0.16 panics while it
+    /// says so).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::DescriptorSet`] when the bytes do not decode, a file is an editions file, or
+    /// the files do not link.
+    pub fn decode_pool(bytes: &[u8]) -> Result<DescriptorPool, Error> {
+        use prost::Message as _;
+        let set = prost_types::FileDescriptorSet::decode(bytes)
+            .map_err(|e| Error::DescriptorSet(e.to_string()))?;
+        tonic_mcp_schema::syntax::check(set.file.iter().map(|f| (f.name(), f.syntax.as_deref())))
+            .map_err(|e| Error::DescriptorSet(e.to_string()))?;
+        DescriptorPool::decode(bytes).map_err(|e| Error::DescriptorSet(e.to_string()))
+    }
+
     /// Index `pool` for tool generation under `options` (the plugin's options: naming,
     /// selection, schema shape; the Rust-output options are ignored).
     pub fn new(pool: &DescriptorPool, options: &'a Options) -> Self {

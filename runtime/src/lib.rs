@@ -91,6 +91,9 @@ pub use longrunning::{FIRST_POLL, LONGEST_POLL};
 pub use meta::{RPC_META_KEY, STATUS_META_KEY};
 pub use origin::LOOPBACK_ORIGINS;
 pub use paging::{DEFAULT_LIST_TTL, DEFAULT_PAGE_BYTES, DEFAULT_PAGE_SIZE};
+/// The descriptor pool [`DescriptorTools`] reads; the whole `prost_reflect` crate is
+/// re-exported too, so that no direct dependency on it is needed.
+pub use prost_reflect::{self, DescriptorPool};
 /// Who may cache a `tools/list` page: [`McpServerBuilder::list_cache`].
 pub use rmcp::model::CacheScope;
 pub use server::{

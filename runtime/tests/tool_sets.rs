@@ -303,3 +303,31 @@ async fn a_generated_set_reports_a_broken_schema_on_the_tools_first_call() -> Te
     assert_eq!(item["id"], json!("1"));
     Ok(())
 }
+
+#[test]
+fn descriptor_pools_decode_and_editions_are_refused_by_name() -> TestResult {
+    use prost::Message as _;
+    let pool = tonic_mcp::DescriptorTools::decode_pool(pb::MCP_FILE_DESCRIPTOR_SET)?;
+    assert!(pool.get_service_by_name("demo.v1.ItemService").is_some());
+
+    // prost-reflect 0.16 panics on an editions file; the pool is refused before it gets one.
+    let set = prost_types::FileDescriptorSet {
+        file: vec![prost_types::FileDescriptorProto {
+            name: Some("ed.proto".to_owned()),
+            package: Some("ed".to_owned()),
+            syntax: Some("editions".to_owned()),
+            ..Default::default()
+        }],
+    };
+    let Err(error) = tonic_mcp::DescriptorTools::decode_pool(&set.encode_to_vec()) else {
+        return Err("an editions file must be refused".into());
+    };
+    let message = error.to_string();
+    assert!(
+        message.contains("ed.proto")
+            && message.contains("editions")
+            && message.contains("prost-reflect"),
+        "{message}"
+    );
+    Ok(())
+}
