@@ -9,8 +9,12 @@
 //! tonic too (feature `build`), and [`DescriptorSetBuilder`], which adds the MCP modules to a
 //! prost or tonic build you already have.
 //!
-//! Generation runs in two phases: [`model::build`] resolves everything (Rust names from
-//! prost-build, options, comments, schemas) and the emitters in [`emit`] only write files.
+//! The public API is what a user needs: [`Builder`], [`DescriptorSetBuilder`] and
+//! [`BuildError`] for build scripts, [`PROTO_INCLUDE`] for include paths, [`execute`] to embed
+//! the plugin, [`VERSION`]. Items marked hidden serve the binary and the tests, not users.
+//!
+//! Generation runs in two phases: `model::build` resolves everything (Rust names from
+//! prost-build, options, comments, schemas) and the emitters in `emit` only write files.
 
 // Library code reports errors instead of panicking; tests may unwrap.
 #![cfg_attr(
@@ -21,13 +25,17 @@
 
 #[cfg(feature = "build")]
 mod builder;
-pub mod compose;
-pub mod emit;
+mod compose;
+mod emit;
+#[doc(hidden)]
 pub mod model;
-pub mod names;
+mod names;
 
-// Descriptor-to-tool logic shared with the runtime, under the paths this crate always had.
-pub use tonic_mcp_schema::{comments, error, extensions, options, schema, tools};
+// Descriptor-to-tool logic shared with the runtime. `options` and `schema` are public for the
+// binary's `--help` and the tests only.
+use tonic_mcp_schema::error;
+#[doc(hidden)]
+pub use tonic_mcp_schema::{options, schema};
 
 use prost::Message as _;
 use prost_types::compiler::{CodeGeneratorResponse, code_generator_response};
@@ -35,7 +43,10 @@ use prost_types::compiler::{CodeGeneratorResponse, code_generator_response};
 #[cfg(feature = "build")]
 pub use crate::builder::Builder;
 pub use crate::compose::{BuildError, DescriptorSetBuilder};
-pub use crate::error::{Error, Result};
+/// A generation error, as [`execute`] reports it in `CodeGeneratorResponse.error`.
+pub use crate::error::Error;
+use crate::error::Result;
+#[doc(hidden)]
 pub use crate::options::Options;
 
 /// The plugin's version, as `--version` prints it.
@@ -60,23 +71,16 @@ pub const PROTO_INCLUDE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/proto");
 /// Only a request that cannot be decoded is an `Err`; every generation problem is reported in
 /// `CodeGeneratorResponse.error`, which protoc and buf print against the input.
 pub fn execute(request: &[u8]) -> std::result::Result<CodeGeneratorResponse, prost::DecodeError> {
-    execute_with_notes(request).map(|(response, _)| response)
-}
-
-/// As [`execute`], plus the lines the binary prints on stderr: `shrank …` for every tool whose
-/// schemas the `max_schema_bytes` budget shrank, `note: …` for other choices made for the user
-/// (a long-running RPC whose operation cannot be waited for).
-pub fn execute_with_notes(
-    request: &[u8],
-) -> std::result::Result<(CodeGeneratorResponse, Vec<String>), prost::DecodeError> {
     let request = model::RawRequest::decode(request)?;
+    // The notes (`shrank …`, `note: …`) are the binary's stderr; a library caller has none.
     let mut notes = Vec::new();
     let outcome = prepare(request, &mut notes)
         .and_then(|(model, options, prost_files)| emit::files(&model, &options, &prost_files));
-    Ok((response(outcome), notes))
+    Ok(response(outcome))
 }
 
 /// Why [`execute_to`] could not answer.
+#[doc(hidden)]
 #[derive(Debug)]
 pub enum RunError {
     /// The input is not a `CodeGeneratorRequest`; nothing was written.
@@ -96,7 +100,7 @@ impl std::fmt::Display for RunError {
 
 impl std::error::Error for RunError {}
 
-/// As [`execute_with_notes`], for the binary: takes the request's bytes and writes the encoded
+/// As [`execute`], for the binary: takes the request's bytes and writes the encoded
 /// `CodeGeneratorResponse` to `out` as it is made, one file at a time.
 ///
 /// Memory is what a big request costs, so nothing is held longer than needed: the request's
@@ -106,6 +110,7 @@ impl std::error::Error for RunError {}
 /// the files), and consecutive encodings of a message merge, repeated fields appending. A
 /// generation error found after some files were written follows them as the response's
 /// `error`; protoc and buf read `error` first and then write no file.
+#[doc(hidden)]
 pub fn execute_to(
     request: Vec<u8>,
     out: &mut impl std::io::Write,
@@ -173,6 +178,7 @@ fn prepare(
 }
 
 /// Generates every output file for already decoded inputs.
+#[doc(hidden)]
 pub fn generate(
     inputs: &model::Inputs,
     options: &Options,

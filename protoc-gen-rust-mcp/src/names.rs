@@ -9,7 +9,7 @@ use heck::ToShoutySnakeCase;
 /// tonic-build's `naive_snake_case`, used for the `<service>_client` and `<service>_server`
 /// modules. It differs from prost's snake case (`ABCServiceX` → `a_b_c_service_x`), so it is
 /// reproduced exactly rather than replaced by heck.
-pub fn tonic_snake_case(name: &str) -> String {
+pub(crate) fn tonic_snake_case(name: &str) -> String {
     let mut s = String::new();
     let mut it = name.chars().peekable();
     while let Some(x) = it.next() {
@@ -23,7 +23,7 @@ pub fn tonic_snake_case(name: &str) -> String {
 
 /// The name of the `const` holding a tool's definition: the Rust method name in capitals
 /// (`get_item` → `GET_ITEM`, `r#type` → `TYPE`). `TOOLS` is taken by the list of all tools.
-pub fn tool_const_name(rust_method: &str) -> String {
+pub(crate) fn tool_const_name(rust_method: &str) -> String {
     let name = rust_method.trim_start_matches("r#").to_shouty_snake_case();
     if name == "TOOLS" {
         "TOOLS_TOOL".to_owned()
@@ -35,14 +35,14 @@ pub fn tool_const_name(rust_method: &str) -> String {
 /// The Rust module path prost gives a proto package (`edge.type.Foo_Bar` → `edge::r#type::foo_bar`),
 /// from prost-build itself, so every naming rule (snake case, raw identifiers for keywords, `_`
 /// suffixes, a leading `_` before digits) is prost's own.
-pub fn rust_module(package: &str) -> prost_build::Module {
+pub(crate) fn rust_module(package: &str) -> prost_build::Module {
     prost_build::Module::from_protobuf_package_name(package)
 }
 
 /// The base of a package's MCP file names: the proto package as written (`demo.v1`,
 /// `edge.type.Foo_Bar`), or `_` for the empty package. protoc-gen-tonic names its file the same
 /// way (`<package>.tonic.rs`).
-pub fn package_file_stem(package: &str) -> String {
+pub(crate) fn package_file_stem(package: &str) -> String {
     if package.is_empty() {
         "_".to_owned()
     } else {
@@ -52,7 +52,7 @@ pub fn package_file_stem(package: &str) -> String {
 
 /// The name protoc-gen-prost (0.5) gives a package's file: the proto package as written plus
 /// `.rs` (`edge.type.Foo_Bar.rs`), or `_` for the empty package. It lives in [`package_dir`].
-pub fn prost_file_name(package: &str) -> String {
+pub(crate) fn prost_file_name(package: &str) -> String {
     if package.is_empty() {
         "_".to_owned()
     } else {
@@ -62,14 +62,14 @@ pub fn prost_file_name(package: &str) -> String {
 
 /// The name prost-build (and so tonic-prost-build and a `build.rs`) gives a package's file: the
 /// Rust module path joined by dots (`edge.r#type.foo_bar.rs`), or `_.rs` for the empty package.
-pub fn prost_build_file_name(package: &str) -> String {
+pub(crate) fn prost_build_file_name(package: &str) -> String {
     rust_module(package).to_file_name_or("_")
 }
 
 /// The directory protoc-gen-prost puts a package's files in when the output is not flat: the
 /// Rust module path, one directory per module (`edge/r#type/foo_bar/`); empty for the empty
 /// package and for flat output.
-pub fn package_dir(package: &str, flat: bool) -> String {
+pub(crate) fn package_dir(package: &str, flat: bool) -> String {
     if flat {
         return String::new();
     }
@@ -85,7 +85,7 @@ pub fn package_dir(package: &str, flat: bool) -> String {
 /// it decides it: packages whose Rust module path is the same share one file, named after the
 /// package of the first file to generate (in the request's order) that maps to that module.
 /// Packages without a file to generate are left out.
-pub fn prost_plugin_files<'a>(
+pub(crate) fn prost_plugin_files<'a>(
     files: impl IntoIterator<Item = &'a prost_types::FileDescriptorProto>,
     to_generate: &[String],
     flat: bool,

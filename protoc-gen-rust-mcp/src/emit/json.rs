@@ -5,7 +5,7 @@ use serde_json::{Map, Value, json};
 use crate::model::{Annotations, Package, Tool};
 
 /// The pretty-printed `{"tools": [...]}` document of a package, tools sorted by name.
-pub fn package(package: &Package) -> String {
+pub(crate) fn package(package: &Package) -> String {
     let mut tools: Vec<&Tool> = package.services.iter().flat_map(|s| &s.tools).collect();
     tools.sort_by(|a, b| a.name.cmp(&b.name));
     let tools: Vec<Value> = tools.into_iter().map(tool).collect();
@@ -16,7 +16,7 @@ pub fn package(package: &Package) -> String {
 }
 
 /// One tool as MCP's `Tool` object.
-pub fn tool(tool: &Tool) -> Value {
+pub(crate) fn tool(tool: &Tool) -> Value {
     let mut out = Map::new();
     out.insert("name".to_owned(), json!(tool.name));
     out.insert("title".to_owned(), json!(tool.title));
@@ -38,7 +38,7 @@ fn parsed(text: &str) -> Value {
 }
 
 /// The MCP `ToolAnnotations` object: only the hints that are set.
-pub fn annotations(hints: &Annotations) -> Map<String, Value> {
+pub(crate) fn annotations(hints: &Annotations) -> Map<String, Value> {
     [
         ("readOnlyHint", hints.read_only),
         ("destructiveHint", hints.destructive),

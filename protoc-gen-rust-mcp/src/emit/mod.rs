@@ -1,7 +1,7 @@
 //! Emitters: they write the resolved [`crate::model::Model`] out and look nothing up.
 
-pub mod json;
-pub mod rust;
+pub(crate) mod json;
+pub(crate) mod rust;
 
 use std::collections::BTreeMap;
 
@@ -16,7 +16,7 @@ use crate::options::Options;
 ///
 /// `prost_files` maps each package to the file protoc-gen-prost writes for it (see
 /// [`names::prost_plugin_files`]), the target of `include_in_prost`.
-pub fn files(
+pub(crate) fn files(
     model: &Model,
     options: &Options,
     prost_files: &BTreeMap<String, String>,
@@ -29,7 +29,7 @@ pub fn files(
 }
 
 /// The output files of one package (see [`files`]).
-pub fn package_files(
+pub(crate) fn package_files(
     package: &Package,
     options: &Options,
     prost_files: &BTreeMap<String, String>,

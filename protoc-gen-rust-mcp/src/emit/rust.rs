@@ -213,7 +213,7 @@ fn placeholder(number: usize) -> TokenStream {
 }
 
 /// The Rust module of a package, formatted, with its `@generated` header.
-pub fn package(package: &Package, options: &Options) -> Result<String> {
+pub(crate) fn package(package: &Package, options: &Options) -> Result<String> {
     let runtime: syn::Path = syn::parse_str(&options.runtime_crate).map_err(|e| Error::Option {
         option: format!("runtime_crate={}", options.runtime_crate),
         reason: format!("not a Rust path: {e}"),
