@@ -292,7 +292,14 @@ pub(crate) async fn run(call: Call<'_>, arguments: Option<JsonObject>) -> Outcom
     let invocation = Invocation {
         requests,
         metadata,
-        timeout,
+        // A stream of responses ends at our deadline, as truncation: the server is given a
+        // little longer, so that its own deadline (etcd ends a watch with `context deadline
+        // exceeded`) cannot win the race and turn the batch into an error.
+        timeout: if def.kind.streams_responses() {
+            timeout + stream_grace(timeout)
+        } else {
+            timeout
+        },
     };
     let mut collected = collect(
         tool,
@@ -362,6 +369,16 @@ struct Collected {
     error: Option<Status>,
 }
 
+/// How much longer than the tool's deadline a streaming RPC's server is given (see
+/// [`run`]): a tenth of the deadline, between 100 ms and 2 s.
+fn stream_grace(timeout: Duration) -> Duration {
+    (timeout / 10).clamp(Duration::from_millis(100), Duration::from_secs(2))
+}
+
+/// How close to our deadline a stream may end with an error for the end to count as ours
+/// (truncation): servers and proxies that got our deadline round it, and clocks differ.
+const DEADLINE_MARGIN: Duration = Duration::from_millis(50);
+
 fn deadline_status(timeout: Duration) -> Status {
     Status::deadline_exceeded(format!(
         "the call did not complete within its deadline of {} ms",
@@ -397,6 +414,12 @@ async fn collect(
 
     let mut stream =
         match tokio::time::timeout_at(tokio_deadline, tool.endpoint.call(invocation)).await {
+            // A stream that has not started by the deadline is an empty batch: the deadline
+            // bounds a stream the way the message count does.
+            Err(_) if streaming => {
+                collected.truncated = true;
+                return collected;
+            }
             Err(_) => {
                 collected.error = Some(deadline_status(timeout));
                 return collected;
@@ -411,8 +434,9 @@ async fn collect(
     loop {
         match tokio::time::timeout_at(tokio_deadline, stream.next()).await {
             Err(_) => {
-                // For a stream the deadline is a bound like the message count.
-                if streaming && !collected.messages.is_empty() {
+                // For a stream the deadline is a bound like the message count, whether or not
+                // a message came before it.
+                if streaming {
                     collected.truncated = true;
                 } else {
                     collected.error = Some(deadline_status(timeout));
@@ -435,10 +459,12 @@ async fn collect(
             }
             Ok(Some(Err(status))) => {
                 let status = settle(status);
-                if streaming
-                    && status.code() == Code::DeadlineExceeded
-                    && !collected.messages.is_empty()
-                {
+                // A stream that ends with an error at our deadline, whatever status the
+                // server gives that end (DEADLINE_EXCEEDED, or UNKNOWN "context deadline
+                // exceeded"), ended because of the deadline: truncation, not an error.
+                // An error well before the deadline is the RPC's own failure.
+                let at_deadline = Instant::now() + DEADLINE_MARGIN >= deadline;
+                if streaming && at_deadline {
                     collected.truncated = true;
                 } else {
                     collected.error = Some(status);

@@ -298,6 +298,53 @@ async fn server_streaming_stops_at_the_deadline_with_what_it_has() -> TestResult
     Ok(())
 }
 
+/// A server that ends the stream with an error of its own at the deadline we sent (etcd's
+/// watch: UNKNOWN "context deadline exceeded"), a little before our timer, still gives the
+/// batch with `truncated`, never an error.
+#[tokio::test]
+async fn a_stream_the_server_ends_at_the_deadline_is_truncated() -> TestResult {
+    let (addr, _backend) = start_backend().await?;
+    let channel = common::channel(addr).await?;
+    let tools =
+        pb::item_service_mcp::from_channel(channel)?.with_timeout(Duration::from_millis(300));
+    let server = McpServer::builder("demo", "0.1.0").tool_set(tools)?.build();
+    let (client, _) = connect(server).await?;
+    for (count, early_ms) in [(2, 1), (2, 20), (0, 1), (0, 20)] {
+        let result = call_ok(
+            &client,
+            "ItemService_ListItems",
+            json!({"count": count, "fail_after": -early_ms}),
+        )
+        .await?;
+        assert_eq!(
+            result["messages"].as_array().map(Vec::len),
+            Some(count as usize),
+            "{result}"
+        );
+        assert_eq!(result["truncated"], json!(true), "{result}");
+    }
+    Ok(())
+}
+
+/// A stream with no message by the deadline is an empty batch, not an error.
+#[tokio::test]
+async fn a_stream_with_nothing_by_the_deadline_is_an_empty_batch() -> TestResult {
+    let (addr, _backend) = start_backend().await?;
+    let channel = common::channel(addr).await?;
+    let tools =
+        pb::item_service_mcp::from_channel(channel)?.with_timeout(Duration::from_millis(300));
+    let server = McpServer::builder("demo", "0.1.0").tool_set(tools)?.build();
+    let (client, _) = connect(server).await?;
+    let result = call_ok(
+        &client,
+        "ItemService_ListItems",
+        json!({"count": 1, "delay_ms": 5000}),
+    )
+    .await?;
+    assert_eq!(result, json!({"messages": [], "truncated": true}));
+    Ok(())
+}
+
 #[tokio::test]
 async fn client_streaming_and_bidi_send_every_message() -> TestResult {
     let (server, _backend) = grpc_server().await?;

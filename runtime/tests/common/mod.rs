@@ -144,11 +144,42 @@ impl ItemService for Backend {
         &self,
         request: Request<ListItemsRequest>,
     ) -> Result<Response<Self::ListItemsStream>, Status> {
+        // The deadline the client sent, as a server sees it.
+        let deadline = request
+            .metadata()
+            .get("grpc-timeout")
+            .and_then(|value| value.to_str().ok())
+            .and_then(grpc_timeout)
+            .map(|timeout| tokio::time::Instant::now() + timeout);
         let ListItemsRequest {
             count,
             fail_after,
             delay_ms,
         } = request.into_inner();
+        if fail_after < 0 {
+            // Like etcd's Watch: `count` messages, then nothing until the deadline the client
+            // sent, less `-fail_after` ms (a server rounds or runs early), and then the end
+            // that etcd gives a watch there: UNKNOWN "context deadline exceeded".
+            let early = Duration::from_millis(u64::from(fail_after.unsigned_abs()));
+            let items: Vec<Result<Item, Status>> = (0..count)
+                .map(|i| {
+                    Ok(Item {
+                        id: i64::from(i) + 1,
+                        ..Item::default()
+                    })
+                })
+                .collect();
+            let end = futures_util::stream::once(async move {
+                if let Some(deadline) = deadline {
+                    tokio::time::sleep_until(deadline.checked_sub(early).unwrap_or(deadline)).await;
+                }
+                Err(Status::unknown("context deadline exceeded"))
+            });
+            return Ok(Response::new(Box::pin(futures_util::StreamExt::chain(
+                futures_util::stream::iter(items),
+                end,
+            ))));
+        }
         let stream = futures_util::stream::unfold(0, move |i| async move {
             if i >= count {
                 return None;
@@ -280,6 +311,21 @@ impl ClientHandler for Recorder {
 }
 
 pub type Client = RunningService<RoleClient, Recorder>;
+
+/// A `grpc-timeout` header value (`1000m`, `250000u`, `2S`) as a duration.
+fn grpc_timeout(value: &str) -> Option<Duration> {
+    let (number, unit) = value.split_at(value.len().checked_sub(1)?);
+    let number: u64 = number.parse().ok()?;
+    Some(match unit {
+        "H" => Duration::from_secs(number * 3600),
+        "M" => Duration::from_secs(number * 60),
+        "S" => Duration::from_secs(number),
+        "m" => Duration::from_millis(number),
+        "u" => Duration::from_micros(number),
+        "n" => Duration::from_nanos(number),
+        _ => return None,
+    })
+}
 
 /// Serve `server` over an in-process duplex pipe and connect an rmcp client to it.
 pub async fn connect(server: tonic_mcp::McpServer) -> TestResult<(Client, Recorder)> {
