@@ -105,7 +105,7 @@ async def session_over(
 
 
 def check_portable(schema: dict[str, Any], where: str) -> None:
-    """The 2020-12 meta-schema, plus the portability rules of SPEC 4.10."""
+    """The 2020-12 meta-schema, plus the portability rules of docs/design.md §4.10."""
     Draft202012Validator.check_schema(schema)
     assert schema.get("type") == "object", f"{where}: root is not an object"
     for keyword in COMBINATORS:

@@ -1,4 +1,4 @@
-//! Property tests (SPEC §7 "Properties") over the echo tools whose request type is their
+//! Property tests (docs/design.md §7 "Properties") over the echo tools whose request type is their
 //! response type, driven through generated code, the runtime and rmcp's client:
 //!
 //! 1. **Inputs that validate decode:** every generated argument object validates against the

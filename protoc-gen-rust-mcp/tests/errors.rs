@@ -1,4 +1,4 @@
-//! Bad input gets a clear error naming the proto element, never a panic (SPEC §3).
+//! Bad input gets a clear error naming the proto element, never a panic (docs/design.md §3).
 
 mod common;
 

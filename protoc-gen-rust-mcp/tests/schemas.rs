@@ -1,5 +1,5 @@
 //! Every schema the plugin generates for `testdata/`, under every option that changes schemas,
-//! passes the portability rules of SPEC §4.10: the 2020-12 meta-schema, resolvable `$ref`s, no
+//! passes the portability rules of docs/design.md §4.10: the 2020-12 meta-schema, resolvable `$ref`s, no
 //! root combinators, no type arrays, no boolean schemas, `items` on every array, `properties`
 //! only on objects, and host-safe property keys.
 

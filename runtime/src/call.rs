@@ -1,4 +1,4 @@
-//! One tool call, end to end (SPEC §6):
+//! One tool call, end to end (docs/design.md §6):
 //!
 //! 1. limits (argument size, nesting depth);
 //! 2. call hooks (metadata, refusals);

@@ -1,4 +1,4 @@
-//! Tools that wait for a `google.longrunning.Operation` (SPEC §6, `(rust_mcp.tool).long_running`).
+//! Tools that wait for a `google.longrunning.Operation` (docs/design.md §6, `(rust_mcp.tool).long_running`).
 //!
 //! The RPC answers with an operation. Until it is `done`, the runtime polls
 //! `google.longrunning.Operations/GetOperation` through the tool's own transport, with backoff

@@ -298,7 +298,7 @@ fn schema_at<'a, 's>(
     Some(current)
 }
 
-/// Local references only: tool schemas are self-contained (SPEC §4).
+/// Local references only: tool schemas are self-contained (docs/design.md §4).
 fn resolve_ref<'s>(root: &'s Value, reference: &str) -> Option<&'s Value> {
     let pointer = reference.strip_prefix('#')?;
     let pointer = percent_decode(pointer);

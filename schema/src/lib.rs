@@ -2,7 +2,7 @@
 //!
 //! For every RPC of a service this crate makes what an MCP host sees of it: the tool name,
 //! title, description and annotations, and a JSON Schema 2020-12 for the input and the output
-//! (SPEC §4 and §5). It reads descriptors through a prost-reflect [`DescriptorPool`], which keeps
+//! (docs/design.md §4 and §5). It reads descriptors through a prost-reflect [`DescriptorPool`], which keeps
 //! extension options (`google.api.field_behavior`, `buf.validate`, `rust_mcp`).
 //!
 //! `protoc-gen-rust-mcp` writes these definitions into generated Rust code; `tonic-mcp` builds

@@ -32,7 +32,7 @@ use proptest::prelude::*;
 use proptest::strategy::{BoxedStrategy, Just, Union};
 use serde_json::{Map, Number, Value};
 
-/// The Duration pattern of SPEC §4.7.
+/// The Duration pattern of docs/design.md §4.7.
 const DURATION_PATTERN: &str = r"^-?[0-9]+(\.[0-9]{1,9})?s$";
 /// FieldMask strings: comma-separated paths of dot-separated field names.
 const FIELD_MASK_PATTERN: &str = tonic_mcp_schema::schema::wkt::FIELD_MASK_PATTERN;
@@ -95,7 +95,7 @@ impl Generator<'_> {
     /// `None` when no value fits within the remaining `$ref` budget.
     fn node(&mut self, schema: &Value, budget: u32) -> Option<BoxedStrategy<Value>> {
         let Value::Object(schema) = schema else {
-            panic!("boolean schemas are not expected (SPEC §4.10): {schema}");
+            panic!("boolean schemas are not expected (docs/design.md §4.10): {schema}");
         };
         for key in schema.keys() {
             assert!(
@@ -239,7 +239,7 @@ impl Generator<'_> {
     }
 }
 
-/// EXCLUSION (`google.protobuf.Any`). Its schema (SPEC §4.7) is
+/// EXCLUSION (`google.protobuf.Any`). Its schema (docs/design.md §4.7) is
 /// `{"type_url": string (required), "value": {}}`, but only type URLs of messages the server's
 /// descriptors hold can be decoded, and the payload must be that message's JSON; a schema
 /// cannot list them. For an object of exactly that shape the generator therefore picks a
@@ -284,7 +284,7 @@ fn usize_keyword(schema: &Map<String, Value>, key: &str) -> Option<usize> {
 /// Map keys by `propertyNames`.
 ///
 /// EXCLUSION (integer map keys). The key pattern does not say whether the key is 32- or 64-bit
-/// (SPEC §4.6), so keys stay in the range both accept: `i32` for `^-?[0-9]+$`, `u32` for
+/// (docs/design.md §4.6), so keys stay in the range both accept: `i32` for `^-?[0-9]+$`, `u32` for
 /// `^[0-9]+$`.
 fn map_keys(names: Option<&Value>) -> BoxedStrategy<String> {
     let Some(names) = names else {
@@ -318,7 +318,7 @@ fn string(schema: &Map<String, Value>) -> BoxedStrategy<Value> {
         );
         let text = match pattern {
             // EXCLUSION (64-bit ranges). A pattern cannot bound a number; the digits stay
-            // within the proto type (SPEC §4.8 puts 64-bit bounds in descriptions).
+            // within the proto type (docs/design.md §4.8 puts 64-bit bounds in descriptions).
             SIGNED_PATTERN => prop_oneof![
                 20 => digits(
                     prop_oneof![
@@ -477,8 +477,8 @@ fn days_in_month(year: u32, month: u32) -> u32 {
 /// Integers within `minimum`/`maximum`. Now and then one is written as an integral float
 /// (`5.0`), which JSON Schema counts as an integer.
 ///
-/// EXCLUSION (32-bit ranges). Without bounds the schema does not say int32 or uint32 (SPEC
-/// §4.3), so a missing bound is the one both accept: `i32::MIN`/`i32::MAX` (with `minimum: 0`
+/// EXCLUSION (32-bit ranges). Without bounds the schema does not say int32 or uint32
+/// (docs/design.md §4.3), so a missing bound is the one both accept: `i32::MIN`/`i32::MAX` (with `minimum: 0`
 /// that is `0..=i32::MAX`).
 fn integer(schema: &Map<String, Value>) -> BoxedStrategy<Value> {
     let bound = |key: &str| schema.get(key).map(|b| b.as_i64().expect("integral bound"));

@@ -1,4 +1,4 @@
-//! `DynamicMessage` → canonical shape (SPEC §4.9), through protojson.
+//! `DynamicMessage` → canonical shape (docs/design.md §4.9), through protojson.
 //!
 //! prost-reflect writes protojson with 64-bit integers as strings, enum names, non-finite
 //! floats as `"NaN"`/`"Infinity"` and default-valued fields skipped (unless asked). This

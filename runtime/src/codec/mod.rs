@@ -3,10 +3,10 @@
 //! Three shapes meet here:
 //!
 //! - **Loose input**: whatever a model sends. It may use any of the alternates the runtime
-//!   accepts (SPEC §4.3, §4.5, §4.7): JSON integers for 64-bit fields, numeric strings,
+//!   accepts (docs/design.md §4.3, §4.5, §4.7): JSON integers for 64-bit fields, numeric strings,
 //!   URL-safe base64, enum numbers, the flat protojson form of a oneof, protojson's `@type`
 //!   form of `Any`, JSON objects or arrays sent as strings, `null` for "absent".
-//! - **Canonical shape**: what the tool schemas describe (SPEC §4). [`normalize`] turns loose
+//! - **Canonical shape**: what the tool schemas describe (docs/design.md §4). [`normalize`] turns loose
 //!   input into it; the compiled input schema then validates it.
 //! - **protojson**: what prost-reflect's serde support reads and writes. [`decode`] maps the
 //!   canonical shape onto it (oneofs flattened, `Any` as `@type`, root `{"value": …}` unwrapped)
@@ -63,7 +63,7 @@ impl Wkt {
         })
     }
 
-    /// Whether a tool whose RPC message is this type wraps it as `{"value": …}` (SPEC §4.1):
+    /// Whether a tool whose RPC message is this type wraps it as `{"value": …}` (docs/design.md §4.1):
     /// its JSON is not an object.
     pub(crate) fn is_value_wrapped_root(self) -> bool {
         !matches!(self, Self::Any | Self::Struct | Self::Empty)

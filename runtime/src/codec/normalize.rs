@@ -1,6 +1,6 @@
 //! Loose model input → the canonical shape the tool schemas describe.
 //!
-//! Accepted alternates (SPEC §4.3, §4.5, §4.7), each rewritten to its canonical form:
+//! Accepted alternates (docs/design.md §4.3, §4.5, §4.7), each rewritten to its canonical form:
 //!
 //! | field | accepted | canonical |
 //! |---|---|---|

@@ -1,6 +1,6 @@
 //! JSON Schema 2020-12 for tool inputs and outputs.
 //!
-//! The mapping (SPEC §4), applied the same way to inputs and outputs:
+//! The mapping (docs/design.md §4), applied the same way to inputs and outputs:
 //!
 //! - **Root.** Always `{"type":"object","properties":…,"additionalProperties":false}` with
 //!   `required` and `$defs` only when non-empty. No combinator at the root. A message that is not a

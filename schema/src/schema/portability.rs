@@ -1,4 +1,4 @@
-//! The portability rules every tool schema must pass (SPEC §4.10), so that Anthropic, OpenAI,
+//! The portability rules every tool schema must pass (docs/design.md §4.10), so that Anthropic, OpenAI,
 //! Bedrock and Gemini-backed hosts all accept the tool.
 //!
 //! The meta-schema check itself needs a JSON Schema validator and lives in the test suite; the

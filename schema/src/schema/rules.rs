@@ -1,4 +1,4 @@
-//! `buf.validate` rules as JSON Schema keywords, on input schemas (SPEC §4.8).
+//! `buf.validate` rules as JSON Schema keywords, on input schemas (docs/design.md §4.8).
 //!
 //! | rules | keywords |
 //! |---|---|

@@ -1,4 +1,4 @@
-//! Schemas of the well-known types, in their protobuf JSON forms (SPEC §4.7).
+//! Schemas of the well-known types, in their protobuf JSON forms (docs/design.md §4.7).
 //!
 //! | type | schema |
 //! |---|---|
