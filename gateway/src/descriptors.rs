@@ -268,16 +268,15 @@ pub async fn from_reflection(
     tracing::debug!(version = ?reflection.version, services = ?listed, "reflection listed services");
     let services: Vec<String> = if named.is_empty() {
         listed
-            .into_iter()
+            .iter()
             .filter(|s| !skipped_by_default(s))
+            .cloned()
             .collect()
     } else {
         named.to_vec()
     };
     if services.is_empty() {
-        return Err(Error::new(
-            "the server lists no services besides reflection and health; name one with --service",
-        ));
+        return Err(no_api_services(&listed));
     }
 
     // Round one: the file of each service; then the imports still missing, round by round.
@@ -373,6 +372,30 @@ fn add_files(
     Ok(())
 }
 
+/// The error for a server that lists only infrastructure services (reflection, health): the
+/// exact flags that serve them anyway, to copy.
+fn no_api_services(listed: &[String]) -> Error {
+    let served: Vec<&String> = listed
+        .iter()
+        .filter(|s| !s.starts_with("grpc.reflection."))
+        .collect();
+    if served.is_empty() {
+        return Error::new(
+            "the server lists no services besides gRPC reflection; it has no RPCs to serve as tools",
+        );
+    }
+    let flags: Vec<String> = served.iter().map(|s| format!("--service {s}")).collect();
+    Error::new(format!(
+        "the server lists only {}, which are left out by default; to serve them anyway, add {}",
+        served
+            .iter()
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+        flags.join(" ")
+    ))
+}
+
 /// A `google/protobuf/*.proto` file from prost-reflect's built-in copy.
 fn well_known_file(name: &str) -> Option<Vec<u8>> {
     if !name.starts_with("google/protobuf/") {
@@ -405,6 +428,22 @@ fn link(files: impl IntoIterator<Item = Vec<u8>>) -> Result<DescriptorPool, Erro
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_server_with_only_health_gets_the_flag_to_copy() {
+        let listed = [
+            "grpc.health.v1.Health".to_owned(),
+            "grpc.reflection.v1.ServerReflection".to_owned(),
+            "grpc.reflection.v1alpha.ServerReflection".to_owned(),
+        ];
+        let error = no_api_services(&listed).to_string();
+        assert!(
+            error.ends_with("add --service grpc.health.v1.Health"),
+            "{error}"
+        );
+        let error = no_api_services(&listed[1..]).to_string();
+        assert!(error.contains("no RPCs to serve"), "{error}");
+    }
 
     #[test]
     fn an_editions_file_from_reflection_is_refused_by_name() {
