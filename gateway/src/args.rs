@@ -157,6 +157,24 @@ fn command() -> Command {
                 .help_heading("Target")
                 .help("with https://: the name the server's certificate must carry, when it is not the URL's host"),
         )
+        .arg(
+            Arg::new("tls-cert")
+                .long("tls-cert")
+                .value_name("FILE")
+                .help_heading("Target")
+                .requires("tls-key")
+                .value_parser(clap::value_parser!(PathBuf))
+                .help("with https://: present the PEM client certificate (chain) in FILE to servers that require one (mutual TLS, e.g. etcd --client-cert-auth); needs --tls-key"),
+        )
+        .arg(
+            Arg::new("tls-key")
+                .long("tls-key")
+                .value_name("FILE")
+                .help_heading("Target")
+                .requires("tls-cert")
+                .value_parser(clap::value_parser!(PathBuf))
+                .help("with --tls-cert: the PEM private key of the client certificate"),
+        )
         .arg(many(
             Arg::new("header")
                 .long("header")
@@ -406,6 +424,10 @@ fn config(matches: &ArgMatches) -> Result<Config, Error> {
                 .unwrap_or_default(),
             tls_ca: matches.get_one::<PathBuf>("tls-ca").cloned(),
             tls_server_name: matches.get_one::<String>("tls-server-name").cloned(),
+            tls_identity: matches
+                .get_one::<PathBuf>("tls-cert")
+                .cloned()
+                .zip(matches.get_one::<PathBuf>("tls-key").cloned()),
             timeout: duration("connect-timeout")?.unwrap_or(Duration::from_secs(10)),
         },
         descriptor_set: matches.get_one::<PathBuf>("descriptor-set").cloned(),

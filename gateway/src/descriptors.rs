@@ -206,10 +206,27 @@ impl Reflection<'_> {
 }
 
 fn reflection_failed(status: &Status) -> Error {
+    // A status tonic made from a transport failure says only "transport error"; the cause
+    // (refused, a TLS alert) is in its source chain.
+    let mut message = status.message().to_owned();
+    let mut source = std::error::Error::source(status);
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if !message.contains(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
+        }
+        source = cause.source();
+    }
+    let lower = message.to_lowercase();
     let hint = match status.code() {
         Code::Unimplemented => {
             "; the server does not offer gRPC reflection: pass its descriptors with \
              --descriptor-set FILE"
+        }
+        _ if lower.contains("certificaterequired") || lower.contains("certificate required") => {
+            "; the server requires a client certificate (mutual TLS): pass --tls-cert FILE \
+             --tls-key FILE"
         }
         Code::Unavailable if status.message().contains("certificate") => {
             "; for a server certificate from a private CA pass --tls-ca FILE, for one issued \
@@ -219,9 +236,8 @@ fn reflection_failed(status: &Status) -> Error {
         _ => "",
     };
     Error::new(format!(
-        "gRPC reflection failed: {:?}: {}{hint}",
+        "gRPC reflection failed: {:?}: {message}{hint}",
         status.code(),
-        status.message()
     ))
 }
 

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
+use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint, Identity};
 
 use crate::error::Error;
 
@@ -18,6 +18,9 @@ pub struct Target {
     /// The name the server certificate must carry, when it differs from the URL's host
     /// (`--tls-server-name`).
     pub tls_server_name: Option<String>,
+    /// A PEM client certificate (chain) and its PEM private key, for servers that require
+    /// mutual TLS (`--tls-cert`, `--tls-key`).
+    pub tls_identity: Option<(PathBuf, PathBuf)>,
     /// Bound on establishing the connection and on each reflection exchange.
     pub timeout: Duration,
 }
@@ -52,10 +55,13 @@ pub fn channel(target: &Target) -> Result<Channel, Error> {
     if tls {
         let mut config = ClientTlsConfig::new().with_native_roots();
         if let Some(path) = &target.tls_ca {
-            let pem = std::fs::read(path).map_err(|e| {
-                Error::new(format!("--tls-ca {}: cannot read it ({e})", path.display()))
-            })?;
+            let pem = read_pem("--tls-ca", path, "CERTIFICATE")?;
             config = config.ca_certificate(Certificate::from_pem(pem));
+        }
+        if let Some((cert, key)) = &target.tls_identity {
+            let cert = read_pem("--tls-cert", cert, "CERTIFICATE")?;
+            let key = read_pem("--tls-key", key, "PRIVATE KEY")?;
+            config = config.identity(Identity::from_pem(cert, key));
         }
         if let Some(name) = &target.tls_server_name {
             config = config.domain_name(name.clone());
@@ -63,12 +69,39 @@ pub fn channel(target: &Target) -> Result<Channel, Error> {
         endpoint = endpoint
             .tls_config(config)
             .map_err(|e| invalid(format!("TLS setup failed ({e})")))?;
-    } else if target.tls_ca.is_some() || target.tls_server_name.is_some() {
+    } else if target.tls_ca.is_some()
+        || target.tls_server_name.is_some()
+        || target.tls_identity.is_some()
+    {
         return Err(invalid(
-            "--tls-ca and --tls-server-name apply to https:// targets only".to_owned(),
+            "--tls-ca, --tls-server-name, --tls-cert and --tls-key apply to https:// targets only"
+                .to_owned(),
         ));
     }
     Ok(endpoint.connect_lazy())
+}
+
+/// The contents of the PEM file `path` given to `flag`, which must hold at least one block
+/// whose label ends with `label` (`CERTIFICATE`; `PRIVATE KEY` matches `RSA PRIVATE KEY` and
+/// `EC PRIVATE KEY` too). tonic would take anything and fail later, at the handshake, with a
+/// message that does not name the file.
+fn read_pem(flag: &str, path: &std::path::Path, label: &str) -> Result<Vec<u8>, Error> {
+    let shown = path.display();
+    let pem = std::fs::read(path)
+        .map_err(|e| Error::new(format!("{flag} {shown}: cannot read it ({e})")))?;
+    let text = String::from_utf8_lossy(&pem);
+    let found = text.lines().any(|line| {
+        line.trim()
+            .strip_prefix("-----BEGIN ")
+            .and_then(|rest| rest.strip_suffix("-----"))
+            .is_some_and(|found| found.ends_with(label))
+    });
+    if !found {
+        return Err(Error::new(format!(
+            "{flag} {shown}: holds no PEM {label} (a block starting with -----BEGIN {label}-----)"
+        )));
+    }
+    Ok(pem)
 }
 
 #[cfg(test)]
@@ -80,6 +113,7 @@ mod tests {
             url: url.to_owned(),
             tls_ca: None,
             tls_server_name: None,
+            tls_identity: None,
             timeout: Duration::from_secs(1),
         }
     }

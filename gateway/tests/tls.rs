@@ -1,14 +1,16 @@
 //! `https://` targets: a tonic server with TLS on loopback, its certificate issued by a test CA
 //! (`tests/tls/`: `ca.pem`, and `server.pem`/`server.key` for `localhost`, valid until 2126; the
 //! CA's key was discarded). The gateway verifies the server: with the CA it connects, without
-//! it (the system roots alone) it refuses.
+//! it (the system roots alone) it refuses. For mutual TLS, `client.pem`/`client.key` are a
+//! client certificate issued by `client-ca.pem` (P-256, made with openssl, valid until 2126; that
+//! CA's key was discarded too).
 
 use std::net::SocketAddr;
 use std::path::Path;
 
 use grpc_mcp_gateway::{Config, Gateway};
 use tonic::transport::server::TcpIncoming;
-use tonic::transport::{Identity, Server, ServerTlsConfig};
+use tonic::transport::{Certificate, Identity, Server, ServerTlsConfig};
 
 fn fixture(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -20,6 +22,11 @@ fn fixture(name: &str) -> String {
 
 /// `ScalarService` and reflection v1 over TLS, on a free loopback port.
 async fn serve_tls() -> SocketAddr {
+    serve_tls_with(ServerTlsConfig::new()).await
+}
+
+/// As [`serve_tls`], with `tls` (client certificate requirements) for the server's TLS.
+async fn serve_tls_with(tls: ServerTlsConfig) -> SocketAddr {
     let incoming = TcpIncoming::bind(SocketAddr::from(([127, 0, 0, 1], 0))).expect("bind");
     let addr = incoming.local_addr().expect("addr");
     let identity = Identity::from_pem(
@@ -27,7 +34,7 @@ async fn serve_tls() -> SocketAddr {
         std::fs::read(fixture("server.key")).expect("server.key"),
     );
     let router = Server::builder()
-        .tls_config(ServerTlsConfig::new().identity(identity))
+        .tls_config(tls.identity(identity))
         .expect("server TLS")
         .add_service(
             e2e::testdata::scalars::scalar_service_server::ScalarServiceServer::new(
@@ -102,4 +109,70 @@ async fn verifies_the_server_against_the_given_ca() {
         error.contains("not valid for name") && error.contains("--tls-server-name"),
         "{error}"
     );
+}
+
+/// A server that requires client certificates (etcd `--client-cert-auth`, service meshes):
+/// `--tls-cert`/`--tls-key` present one; without them the handshake fails and the error says
+/// a certificate is what is missing.
+#[tokio::test]
+async fn presents_a_client_certificate_to_a_server_that_requires_one() {
+    let client_ca = std::fs::read(fixture("client-ca.pem")).expect("client-ca.pem");
+    let addr =
+        serve_tls_with(ServerTlsConfig::new().client_ca_root(Certificate::from_pem(client_ca)))
+            .await;
+    let target = format!("https://127.0.0.1:{}", addr.port());
+    let (ca, cert, key) = (
+        fixture("ca.pem"),
+        fixture("client.pem"),
+        fixture("client.key"),
+    );
+    let base = [
+        "--target",
+        &target,
+        "--tls-ca",
+        &ca,
+        "--tls-server-name",
+        "localhost",
+        "--connect-timeout",
+        "5s",
+    ];
+
+    let with_identity = Config::parse(base.iter().copied().chain([
+        "--tls-cert",
+        cert.as_str(),
+        "--tls-key",
+        key.as_str(),
+    ]))
+    .expect("config");
+    let gateway = Gateway::connect(&with_identity)
+        .await
+        .expect("gateway over mutual TLS");
+    assert_eq!(gateway.server.tools().len(), 1);
+
+    let without = Config::parse(base).expect("config");
+    let error = Gateway::connect(&without).await.unwrap_err().to_string();
+    assert!(
+        error.to_lowercase().contains("certificate") && error.contains("--tls-cert"),
+        "{error}"
+    );
+
+    // A certificate file with no certificate in it is refused at once, naming the flag.
+    let empty = std::env::temp_dir().join(format!("gateway-empty-{}.pem", std::process::id()));
+    std::fs::write(&empty, "not a certificate\n").expect("write");
+    let empty = empty.display().to_string();
+    for flag in ["--tls-ca", "--tls-cert"] {
+        let mut args: Vec<&str> = vec!["--target", &target, flag, &empty];
+        if flag == "--tls-cert" {
+            args.extend(["--tls-key", &key]);
+        }
+        let error = Gateway::connect(&Config::parse(args).expect("config"))
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains(flag) && error.contains("holds no PEM CERTIFICATE"),
+            "{error}"
+        );
+    }
+    std::fs::remove_file(&empty).ok();
 }
