@@ -50,10 +50,19 @@ async fn the_targets_state_is_logged_once_per_change() {
         params
     };
 
-    // Down: two failed calls, one log line.
+    // Down: two failed calls, one log line; the model is told the cause, not the address.
     for _ in 0..2 {
         let result = gateway.call_tool(get()).await.expect("an answer");
         assert_eq!(result.is_error, Some(true), "{result:?}");
+        let text = serde_json::to_string(&result.content).expect("content");
+        assert!(
+            text.contains("UNAVAILABLE") && text.contains("the connection was refused"),
+            "{text}"
+        );
+        assert!(
+            !text.contains(&addr.port().to_string()),
+            "no address: {text}"
+        );
     }
     // Up: the backend starts on that port; the next calls go through.
     let backend = e2e::start_backend_at(addr).await.expect("backend");

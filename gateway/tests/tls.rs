@@ -176,3 +176,80 @@ async fn presents_a_client_certificate_to_a_server_that_requires_one() {
     }
     std::fs::remove_file(&empty).ok();
 }
+
+/// The text of one `ScalarService_Echo` call through `gateway`'s server, in process.
+async fn echo_text(gateway: Gateway) -> (bool, String) {
+    use rmcp::ServiceExt as _;
+    let (server_io, client_io) = tokio::io::duplex(1 << 16);
+    tokio::spawn(async move {
+        if let Ok(running) = gateway.server.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let client = ().serve(client_io).await.expect("handshake");
+    let mut params = rmcp::model::CallToolRequestParams::new("ScalarService_Echo");
+    params.arguments = serde_json::json!({"f_string": "x"}).as_object().cloned();
+    let result = client.call_tool(params).await.expect("tools/call");
+    client.cancel().await.ok();
+    (
+        result.is_error == Some(true),
+        serde_json::to_string(&result.content).expect("content"),
+    )
+}
+
+/// Calls (not only startup) name the TLS cause: an untrusted server certificate, a client
+/// certificate the server demands. The descriptors come from a file, so the gateway starts
+/// without talking to the server and the first call meets the failure.
+#[tokio::test]
+async fn calls_that_fail_in_tls_name_the_cause() {
+    let dir = std::env::temp_dir().join(format!("gateway-tls-calls-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let set = dir.join("testdata.binpb");
+    std::fs::write(&set, e2e::TESTDATA_DESCRIPTOR_SET).expect("descriptor set");
+    let set = set.display().to_string();
+    let ca = fixture("ca.pem");
+
+    let plain = serve_tls().await;
+    let target = format!("https://127.0.0.1:{}", plain.port());
+    let untrusted = Config::parse([
+        "--target",
+        &target,
+        "--descriptor-set",
+        &set,
+        "--service",
+        "testdata.scalars.ScalarService",
+        "--tls-server-name",
+        "localhost",
+    ])
+    .expect("config");
+    let (is_error, text) = echo_text(Gateway::connect(&untrusted).await.expect("gateway")).await;
+    assert!(
+        is_error && text.contains("not signed by a trusted authority"),
+        "{text}"
+    );
+
+    let client_ca = std::fs::read(fixture("client-ca.pem")).expect("client-ca.pem");
+    let mutual =
+        serve_tls_with(ServerTlsConfig::new().client_ca_root(Certificate::from_pem(client_ca)))
+            .await;
+    let target = format!("https://127.0.0.1:{}", mutual.port());
+    let no_identity = Config::parse([
+        "--target",
+        &target,
+        "--descriptor-set",
+        &set,
+        "--service",
+        "testdata.scalars.ScalarService",
+        "--tls-ca",
+        &ca,
+        "--tls-server-name",
+        "localhost",
+    ])
+    .expect("config");
+    let (is_error, text) = echo_text(Gateway::connect(&no_identity).await.expect("gateway")).await;
+    assert!(
+        is_error && text.contains("requires a client certificate"),
+        "{text}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

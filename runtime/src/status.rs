@@ -36,8 +36,13 @@ pub(crate) fn describe_status(status: &Status) -> String {
     let code = code_name(status.code());
     // A status carrying a source error was made locally from a transport failure; its
     // message may hold addresses and error chains that must not leak.
+    let cause;
     let message = if std::error::Error::source(status).is_some() {
-        "the request could not be completed by the gRPC transport"
+        cause = format!(
+            "the request could not be completed by the gRPC transport: {}",
+            transport_cause(status)
+        );
+        cause.as_str()
     } else {
         status.message()
     };
@@ -50,6 +55,74 @@ pub(crate) fn describe_status(status: &Status) -> String {
         describe_detail(&mut text, detail);
     }
     text
+}
+
+/// What went wrong in the transport, in words that name the cause and what fixes it but no
+/// address: the error chain of a transport failure can name internal hosts, which stay in the
+/// logs. Known causes are matched in the chain's texts (hyper, h2, rustls, the OS).
+fn transport_cause(status: &Status) -> &'static str {
+    let mut chain = String::new();
+    let mut source = std::error::Error::source(status);
+    while let Some(error) = source {
+        chain.push_str(&error.to_string().to_lowercase());
+        chain.push('\n');
+        source = error.source();
+    }
+    const CAUSES: &[(&[&str], &str)] = &[
+        (
+            &["connection refused"],
+            "the connection was refused: the server is not running or not listening there",
+        ),
+        (
+            &["certificaterequired", "certificate required"],
+            "the server requires a client certificate (mutual TLS), and none was presented",
+        ),
+        (
+            &["unknownissuer", "unknown issuer"],
+            "the server's TLS certificate is not signed by a trusted authority (a private CA \
+             must be trusted explicitly)",
+        ),
+        (
+            &["notvalidforname", "not valid for name"],
+            "the server's TLS certificate is issued to another name than the one connected to",
+        ),
+        (
+            &["expired"],
+            "the server's TLS certificate has expired or is not yet valid",
+        ),
+        (
+            &[
+                "invalidcontenttype",
+                "corrupt message",
+                "wrong version number",
+            ],
+            "the server does not speak TLS: the target URL says https:// for a plain-text server",
+        ),
+        (
+            &[
+                "frame with invalid size",
+                "invalid http version",
+                "connection reset",
+            ],
+            "the connection broke at once: an http:// target for a TLS server, or a server that \
+             is not gRPC",
+        ),
+        (
+            &["dns error", "failed to lookup", "name or service not known"],
+            "the server's name does not resolve (DNS)",
+        ),
+        (
+            &["timed out", "deadline has elapsed"],
+            "connecting timed out",
+        ),
+    ];
+    CAUSES
+        .iter()
+        .find(|(needles, _)| needles.iter().any(|needle| chain.contains(needle)))
+        .map_or(
+            "the cause is in this MCP server's logs (the gRPC transport's error chain)",
+            |(_, cause)| cause,
+        )
 }
 
 fn describe_detail(text: &mut String, detail: ErrorDetail) {
@@ -145,5 +218,37 @@ mod tests {
         let status = Status::from_error(Box::new(io));
         let text = describe_status(&status);
         assert!(!text.contains("10.1.2.3"), "{text}");
+    }
+
+    #[test]
+    fn transport_errors_name_their_cause() {
+        for (chain, cause) in [
+            (
+                "tcp connect error: Connection refused (os error 111)",
+                "was refused",
+            ),
+            (
+                "invalid peer certificate: UnknownIssuer",
+                "not signed by a trusted",
+            ),
+            (
+                "received fatal alert: CertificateRequired",
+                "requires a client certificate",
+            ),
+            (
+                "received corrupt message of type InvalidContentType",
+                "does not speak TLS",
+            ),
+            (
+                "dns error: failed to lookup address information",
+                "does not resolve",
+            ),
+            ("something else entirely at 10.1.2.3", "MCP server's logs"),
+        ] {
+            let status = Status::from_error(Box::new(std::io::Error::other(chain)));
+            let text = describe_status(&status);
+            assert!(text.contains(cause), "{chain}: {text}");
+            assert!(!text.contains("10.1.2.3"), "{text}");
+        }
     }
 }
