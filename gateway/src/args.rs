@@ -61,6 +61,10 @@ pub struct Config {
     pub call_timeout: Option<Duration>,
     /// Server-streaming collection bound (`--max-messages`).
     pub max_messages: Option<u32>,
+    /// The largest gRPC response message decoded, in bytes (`--max-decoding-message-size`).
+    pub max_decoding_message_size: Option<usize>,
+    /// The largest gRPC request message encoded, in bytes (`--max-encoding-message-size`).
+    pub max_encoding_message_size: Option<usize>,
     /// Serve streamable HTTP on this address instead of stdio.
     pub http: Option<SocketAddr>,
     /// With `--http`: no sessions.
@@ -222,6 +226,22 @@ fn command() -> Command {
                 .help_heading("Target")
                 .value_parser(clap::value_parser!(u32).range(1..))
                 .help("how many messages a server-streaming tool collects before it reports truncated (default 100)"),
+        )
+        .arg(
+            Arg::new("max-decoding-message-size")
+                .long("max-decoding-message-size")
+                .value_name("BYTES")
+                .help_heading("Target")
+                .value_parser(parse_bytes)
+                .help("the largest gRPC response message accepted, e.g. 16MiB (default 4MiB, tonic's); a larger one is an isError naming this flag"),
+        )
+        .arg(
+            Arg::new("max-encoding-message-size")
+                .long("max-encoding-message-size")
+                .value_name("BYTES")
+                .help_heading("Target")
+                .value_parser(parse_bytes)
+                .help("the largest gRPC request message sent, e.g. 1MiB (default: no limit beyond the 1 MiB of arguments)"),
         )
         .arg(
             Arg::new("descriptor-set")
@@ -437,6 +457,12 @@ fn config(matches: &ArgMatches) -> Result<Config, Error> {
         forward_headers: values(matches, "forward-header").cloned().collect(),
         call_timeout: duration("timeout")?,
         max_messages: matches.get_one::<u32>("max-messages").copied(),
+        max_decoding_message_size: matches
+            .get_one::<usize>("max-decoding-message-size")
+            .copied(),
+        max_encoding_message_size: matches
+            .get_one::<usize>("max-encoding-message-size")
+            .copied(),
         http: matches.get_one::<SocketAddr>("http").copied(),
         stateless: matches.get_flag("stateless"),
         allowed_hosts: values(matches, "allowed-host").cloned().collect(),
@@ -482,6 +508,29 @@ fn options(matches: &ArgMatches) -> Result<Options, Error> {
         }
     }
     Options::parse(&parts.join(",")).map_err(|e| Error::new(format!("--opt: {e}")))
+}
+
+/// A size in bytes: a number, optionally followed by `KiB`, `MiB` or `GiB` (`16MiB`).
+fn parse_bytes(value: &str) -> Result<usize, String> {
+    let value = value.trim();
+    let split = value
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(value.len());
+    let (number, unit) = value.split_at(split);
+    let number: usize = number
+        .parse()
+        .map_err(|_| format!("`{value}` is not a size: give bytes, e.g. 4194304 or 4MiB"))?;
+    let factor: usize = match unit.trim() {
+        "" | "B" => 1,
+        "KiB" => 1 << 10,
+        "MiB" => 1 << 20,
+        "GiB" => 1 << 30,
+        other => return Err(format!("unknown unit `{other}`: use KiB, MiB or GiB")),
+    };
+    number
+        .checked_mul(factor)
+        .filter(|bytes| *bytes > 0)
+        .ok_or_else(|| format!("`{value}` is out of range"))
 }
 
 /// An `--allowed-origin` value: `SCHEME://HOST[:PORT]` with a number or `*` as port, or
@@ -585,6 +634,12 @@ mod tests {
         assert!(!options.selects("other.v1.Cart.Get"));
         assert_eq!(config.call_timeout, Some(Duration::from_millis(1500)));
         assert_eq!(config.max_messages, Some(7));
+        for (text, bytes) in [("65536", 65536), ("16MiB", 16 << 20), ("64KiB", 64 << 10)] {
+            assert_eq!(parse_bytes(text), Ok(bytes));
+        }
+        for bad in ["", "4MB", "0", "lots"] {
+            assert!(parse_bytes(bad).is_err(), "{bad}");
+        }
         assert_eq!(config.headers.names(), ["authorization"]);
         assert!(!format!("{config:?}").contains("s3cret"));
         assert_eq!(config.http, None);

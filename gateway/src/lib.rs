@@ -103,6 +103,12 @@ impl Gateway {
             if let Some(max_messages) = config.max_messages {
                 set = set.with_max_messages(max_messages);
             }
+            if let Some(bytes) = config.max_decoding_message_size {
+                set = set.with_max_decoding_message_size(bytes);
+            }
+            if let Some(bytes) = config.max_encoding_message_size {
+                set = set.with_max_encoding_message_size(bytes);
+            }
             if !config.forward_headers.is_empty() {
                 set = set.on_call(tonic_mcp::forward_headers(config.forward_headers.clone()));
             }

@@ -283,6 +283,20 @@ pub(crate) async fn run(call: Call<'_>, arguments: Option<JsonObject>) -> Outcom
         Ok(requests) => requests,
         Err(problem) => return invalid_arguments(name, &[problem]),
     };
+    // Checked here: over the limit, tonic's encoder fails inside HTTP/2 with a reset that no
+    // longer says why.
+    let limit = call.set.limits.encoding;
+    if let Some(size) = requests.iter().map(Bytes::len).find(|size| *size > limit) {
+        return local_failure(
+            Code::OutOfRange,
+            format!(
+                "gRPC error OUT_OF_RANGE: the request message is {size} bytes, over this MCP \
+                 server's limit of {limit} bytes. Send less; the operator can raise the limit \
+                 (ToolSet::with_max_encoding_message_size, grpc-mcp-gateway \
+                 --max-encoding-message-size)."
+            ),
+        );
+    }
 
     let timeout = def.timeout.unwrap_or(call.set.timeout);
     let max_messages = def.max_messages.unwrap_or(call.set.max_messages).max(1);
@@ -300,6 +314,7 @@ pub(crate) async fn run(call: Call<'_>, arguments: Option<JsonObject>) -> Outcom
         } else {
             timeout
         },
+        limits: call.set.limits,
     };
     let mut collected = collect(
         tool,
@@ -324,6 +339,7 @@ pub(crate) async fn run(call: Call<'_>, arguments: Option<JsonObject>) -> Outcom
             deadline,
             timeout,
             metadata,
+            limits: call.set.limits,
             progress: call.progress,
             started: call.started.unwrap_or_default(),
             redeemer: call.redeemer,

@@ -145,6 +145,24 @@ pub(crate) struct Invocation {
     pub(crate) requests: Vec<Bytes>,
     pub(crate) metadata: MetadataMap,
     pub(crate) timeout: Duration,
+    pub(crate) limits: MessageLimits,
+}
+
+/// The largest gRPC messages a call decodes and encodes (tonic's
+/// `max_decoding_message_size` and `max_encoding_message_size`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct MessageLimits {
+    pub(crate) decoding: usize,
+    pub(crate) encoding: usize,
+}
+
+impl Default for MessageLimits {
+    fn default() -> Self {
+        Self {
+            decoding: crate::DEFAULT_MAX_DECODING_MESSAGE_SIZE,
+            encoding: usize::MAX,
+        }
+    }
 }
 
 /// The gRPC side of a tool: where it sends, and how the RPC streams.
@@ -196,12 +214,17 @@ impl Endpoint {
             requests,
             metadata,
             timeout,
+            limits,
         } = invocation;
         let mut extensions = tonic::Extensions::default();
         if let Some((service, method)) = self.method {
             extensions.insert(tonic::GrpcMethod::new(service, method));
         }
-        let mut grpc = self.grpc.clone();
+        let mut grpc = self
+            .grpc
+            .clone()
+            .max_decoding_message_size(limits.decoding)
+            .max_encoding_message_size(limits.encoding);
         let path = self.path.clone();
         match self.kind {
             RpcKind::Unary => {

@@ -100,7 +100,10 @@ pub use server::{
     HttpResponse, McpHttpService, McpServer, McpServerBuilder, SHUTDOWN_DRAIN, SessionLimits,
 };
 pub use tasks::DEFAULT_TASK_TTL;
-pub use toolset::{DEFAULT_MAX_MESSAGES, DEFAULT_TIMEOUT, MAX_TOOL_NAME_LEN, ToolSet};
+pub use toolset::{
+    DEFAULT_MAX_DECODING_MESSAGE_SIZE, DEFAULT_MAX_MESSAGES, DEFAULT_TIMEOUT, MAX_TOOL_NAME_LEN,
+    ToolSet,
+};
 
 /// The descriptor-to-tool generator shared with the plugin; its
 /// [`Options`](tonic_mcp_schema::Options) configure [`DescriptorTools`].

@@ -40,7 +40,7 @@ use crate::{
     codec::encode::{EncodeOptions, encode_message, encode_root},
     def::RpcKind,
     error::Error,
-    grpc::{BoxTransport, Endpoint, Invocation},
+    grpc::{BoxTransport, Endpoint, Invocation, MessageLimits},
     status::describe_status,
 };
 
@@ -183,6 +183,7 @@ async fn cancel_through(
         requests: vec![request],
         metadata,
         timeout: CANCEL_DEADLINE,
+        limits: MessageLimits::default(),
     };
     let mut stream = via.cancel.call(invocation).await?;
     match stream.next().await {
@@ -228,6 +229,8 @@ pub(crate) struct Wait<'a> {
     pub(crate) deadline: Instant,
     pub(crate) timeout: Duration,
     pub(crate) metadata: MetadataMap,
+    /// The RPC's message limits, for the polls too (an operation holds the response).
+    pub(crate) limits: MessageLimits,
     pub(crate) progress: Option<Progress>,
     pub(crate) started: Started,
     /// The server's GetOperation tool, if it serves one.
@@ -324,6 +327,7 @@ async fn poll(wait: &Wait<'_>, via: &Operations, name: &str) -> Result<Option<By
         requests: vec![LongRunning::by_name(&wait.lro.get_request, name)],
         metadata: wait.metadata.clone(),
         timeout: remaining,
+        limits: wait.limits,
     };
     let answer = tokio::time::timeout(remaining, async {
         let mut stream = via.get.call(invocation).await?;

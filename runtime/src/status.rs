@@ -51,6 +51,15 @@ pub(crate) fn describe_status(status: &Status) -> String {
     } else {
         format!("gRPC error {code}: {message}")
     };
+    // tonic's codec refuses a message over the call's limit with OUT_OF_RANGE.
+    if status.code() == Code::OutOfRange && message.contains("message length too large") {
+        text.push_str(
+            "\nThe response is larger than this MCP server accepts. Ask for less (a smaller \
+             page size or limit, a narrower filter); the operator can raise the limit \
+             (ToolSet::with_max_decoding_message_size, grpc-mcp-gateway \
+             --max-decoding-message-size).",
+        );
+    }
     for detail in status.get_error_details_vec() {
         describe_detail(&mut text, detail);
     }

@@ -16,7 +16,7 @@ use crate::{
     context::{CallContext, CallHook, Refusal},
     def::ToolInfo,
     error::Error,
-    grpc::{BoxTransport, Endpoint},
+    grpc::{BoxTransport, Endpoint, MessageLimits},
     longrunning::{LongRunning, Operations},
     meta::ToolMeta,
     validate,
@@ -27,6 +27,10 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Default bound on the messages a server-streaming tool collects.
 pub const DEFAULT_MAX_MESSAGES: u32 = 100;
+
+/// The largest gRPC response message a tool set decodes unless
+/// [`ToolSet::with_max_decoding_message_size`] says otherwise: 4 MiB, tonic's own default.
+pub const DEFAULT_MAX_DECODING_MESSAGE_SIZE: usize = 4 * 1024 * 1024;
 
 pub use tonic_mcp_schema::names::MAX_TOOL_NAME_LEN;
 
@@ -119,6 +123,7 @@ impl Entry {
 pub(crate) struct SetConfig {
     pub(crate) timeout: Duration,
     pub(crate) max_messages: u32,
+    pub(crate) limits: MessageLimits,
     pub(crate) metadata: MetadataMap,
     pub(crate) hooks: Vec<CallHook>,
 }
@@ -177,6 +182,7 @@ impl ToolSet {
             config: SetConfig {
                 timeout: DEFAULT_TIMEOUT,
                 max_messages: DEFAULT_MAX_MESSAGES,
+                limits: MessageLimits::default(),
                 metadata: MetadataMap::new(),
                 hooks: Vec::new(),
             },
@@ -212,6 +218,22 @@ impl ToolSet {
     /// precedence.
     pub fn with_max_messages(mut self, max_messages: u32) -> Self {
         self.config.max_messages = max_messages.max(1);
+        self
+    }
+
+    /// The largest gRPC response message this set's calls decode, in bytes (default
+    /// [`DEFAULT_MAX_DECODING_MESSAGE_SIZE`], 4 MiB). A larger response is an `isError`
+    /// naming the limit. Raise it for RPCs with large responses, remembering that the result
+    /// also travels to the model.
+    pub fn with_max_decoding_message_size(mut self, bytes: usize) -> Self {
+        self.config.limits.decoding = bytes;
+        self
+    }
+
+    /// The largest gRPC request message this set's calls encode, in bytes (default: no limit
+    /// beyond the arguments' own, [`Limits`](crate::Limits)).
+    pub fn with_max_encoding_message_size(mut self, bytes: usize) -> Self {
+        self.config.limits.encoding = bytes;
         self
     }
 

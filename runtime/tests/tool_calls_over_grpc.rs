@@ -629,3 +629,48 @@ async fn integers_that_are_not_integers_say_what_is_accepted_once() -> TestResul
     assert!(text.contains(r#"- $.messages[0].counts["7"]: "#), "{text}");
     Ok(())
 }
+
+/// The gRPC message limits are the set's, and a call over one says which limit and what to do.
+#[tokio::test]
+async fn message_size_limits_are_set_per_set_and_named_when_hit() -> TestResult {
+    let (addr, _backend) = start_backend().await?;
+    let channel = common::channel(addr).await?;
+    // GetItem answers with the request's token as the item's payload.
+    let token = base64::Engine::encode(
+        &base64::engine::general_purpose::STANDARD,
+        vec![7u8; 100 * 1024],
+    );
+    let arguments = json!({"id": "1", "token": token});
+
+    let small = pb::item_service_mcp::from_channel(channel.clone())?
+        .with_max_decoding_message_size(64 * 1024);
+    let server = McpServer::builder("demo", "0.1.0").tool_set(small)?.build();
+    let (client, _) = connect(server).await?;
+    let text = call_err(&client, "ItemService_GetItem", arguments.clone()).await?;
+    assert!(
+        text.contains("OUT_OF_RANGE")
+            && text.contains("65536")
+            && text.contains("--max-decoding-message-size"),
+        "{text}"
+    );
+
+    let small = pb::item_service_mcp::from_channel(channel.clone())?
+        .with_max_encoding_message_size(64 * 1024);
+    let server = McpServer::builder("demo", "0.1.0").tool_set(small)?.build();
+    let (client, _) = connect(server).await?;
+    let text = call_err(&client, "ItemService_GetItem", arguments.clone()).await?;
+    assert!(
+        text.contains("OUT_OF_RANGE") && text.contains("--max-encoding-message-size"),
+        "{text}"
+    );
+
+    // Raised: the same call goes through.
+    let large = pb::item_service_mcp::from_channel(channel)?
+        .with_max_decoding_message_size(1024 * 1024)
+        .with_max_encoding_message_size(1024 * 1024);
+    let server = McpServer::builder("demo", "0.1.0").tool_set(large)?.build();
+    let (client, _) = connect(server).await?;
+    let item = call_ok(&client, "ItemService_GetItem", arguments).await?;
+    assert_eq!(item["payload"].as_str().map(str::len), Some(token.len()));
+    Ok(())
+}
