@@ -61,6 +61,8 @@ pub struct Config {
     pub call_timeout: Option<Duration>,
     /// Server-streaming collection bound (`--max-messages`).
     pub max_messages: Option<u32>,
+    /// The largest tool result, in bytes of JSON (`--max-result-bytes`).
+    pub max_result_bytes: Option<usize>,
     /// The largest gRPC response message decoded, in bytes (`--max-decoding-message-size`).
     pub max_decoding_message_size: Option<usize>,
     /// The largest gRPC request message encoded, in bytes (`--max-encoding-message-size`).
@@ -226,6 +228,14 @@ fn command() -> Command {
                 .help_heading("Target")
                 .value_parser(clap::value_parser!(u32).range(1..))
                 .help("how many messages a server-streaming tool collects before it reports truncated (default 100)"),
+        )
+        .arg(
+            Arg::new("max-result-bytes")
+                .long("max-result-bytes")
+                .value_name("BYTES")
+                .help_heading("Target")
+                .value_parser(parse_bytes)
+                .help("the largest tool result, in bytes of JSON, e.g. 1MiB (default 384KiB): a stream's batch keeps what fits and says truncated, another result over it is an isError saying how to ask for less"),
         )
         .arg(
             Arg::new("max-decoding-message-size")
@@ -457,6 +467,7 @@ fn config(matches: &ArgMatches) -> Result<Config, Error> {
         forward_headers: values(matches, "forward-header").cloned().collect(),
         call_timeout: duration("timeout")?,
         max_messages: matches.get_one::<u32>("max-messages").copied(),
+        max_result_bytes: matches.get_one::<usize>("max-result-bytes").copied(),
         max_decoding_message_size: matches
             .get_one::<usize>("max-decoding-message-size")
             .copied(),

@@ -103,6 +103,9 @@ impl Gateway {
             if let Some(max_messages) = config.max_messages {
                 set = set.with_max_messages(max_messages);
             }
+            if let Some(bytes) = config.max_result_bytes {
+                set = set.with_max_result_bytes(bytes);
+            }
             if let Some(bytes) = config.max_decoding_message_size {
                 set = set.with_max_decoding_message_size(bytes);
             }

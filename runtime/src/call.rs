@@ -31,6 +31,7 @@ use serde_json::{Map, Value};
 use tonic::{Code, Status};
 
 use crate::{
+    budget,
     codec::{
         decode::{decode_message, decode_root},
         encode::{EncodeOptions, encode_message, encode_root},
@@ -47,7 +48,7 @@ use crate::{
     validate,
 };
 
-/// Bounds on tool arguments, checked before anything else.
+/// Bounds on tool arguments, checked before anything else, and on results.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
     /// Largest accepted arguments object, in bytes of compact JSON (default 1 MiB).
@@ -56,6 +57,12 @@ pub struct Limits {
     /// itself is level 1. Values above 98 act as 98: deeper messages are cut before parsing
     /// (the JSON parser's own bound is 128 levels) and such a call is always refused.
     pub max_depth: usize,
+    /// Largest tool result, in bytes of compact JSON (default
+    /// [`DEFAULT_MAX_RESULT_BYTES`](crate::DEFAULT_MAX_RESULT_BYTES), 384 KiB). A stream's
+    /// batch keeps the messages that fit and says `"truncated": true`; any other result over
+    /// it is an `isError` saying how to ask for less. A set's
+    /// [`ToolSet::with_max_result_bytes`](crate::ToolSet::with_max_result_bytes) wins.
+    pub max_result_bytes: usize,
 }
 
 impl Default for Limits {
@@ -63,6 +70,7 @@ impl Default for Limits {
         Self {
             max_argument_bytes: 1024 * 1024,
             max_depth: 64,
+            max_result_bytes: budget::DEFAULT_MAX_RESULT_BYTES,
         }
     }
 }
@@ -346,7 +354,11 @@ pub(crate) async fn run(call: Call<'_>, arguments: Option<JsonObject>) -> Outcom
         };
         return longrunning::wait(wait, operation).await;
     }
-    respond(tool, collected, call.types)
+    let budget = call
+        .set
+        .max_result_bytes
+        .unwrap_or(call.limits.max_result_bytes);
+    respond(tool, collected, call.types, budget)
 }
 
 /// Canonical arguments → encoded request messages.
@@ -551,8 +563,7 @@ fn encode_response(
     value.map_err(|e| format!("the backend's response could not be encoded as JSON: {e}"))
 }
 
-fn respond(tool: &CompiledTool, collected: Collected, types: &Types) -> Outcome {
-    let streaming = tool.def.kind.streams_responses();
+fn respond(tool: &CompiledTool, collected: Collected, types: &Types, budget: usize) -> Outcome {
     let mut encoded = Vec::with_capacity(collected.messages.len());
     for bytes in &collected.messages {
         let value = encode_response(tool, &tool.output, bytes).or_else(|failure| {
@@ -568,11 +579,18 @@ fn respond(tool: &CompiledTool, collected: Collected, types: &Types) -> Outcome 
             Err(failure) => return local_failure(Code::Internal, failure),
         }
     }
-    respond_encoded(collected, encoded, streaming)
+    respond_encoded(tool, collected, encoded, budget)
 }
 
-/// The result of a call whose response messages are encoded.
-fn respond_encoded(collected: Collected, mut encoded: Vec<Value>, streaming: bool) -> Outcome {
+/// The result of a call whose response messages are encoded, within `budget` bytes of JSON
+/// (see [`budget`](crate::budget)).
+fn respond_encoded(
+    tool: &CompiledTool,
+    mut collected: Collected,
+    mut encoded: Vec<Value>,
+    budget: usize,
+) -> Outcome {
+    let streaming = tool.def.kind.streams_responses();
     if let Some(status) = collected.error {
         let mut text = describe_status(&status);
         if !encoded.is_empty() {
@@ -590,6 +608,10 @@ fn respond_encoded(collected: Collected, mut encoded: Vec<Value>, streaming: boo
     }
 
     let value = if streaming {
+        // A batch keeps what fits and says it was cut.
+        if budget::fit_messages(&mut encoded, budget) {
+            collected.truncated = true;
+        }
         let mut object = Map::with_capacity(2);
         object.insert("messages".to_owned(), Value::Array(encoded));
         if collected.truncated {
@@ -613,8 +635,19 @@ fn respond_encoded(collected: Collected, mut encoded: Vec<Value>, streaming: boo
             }
         }
     };
+    // The text block is the same JSON: made once, and measured.
+    let text = value.to_string();
+    if text.len() > budget {
+        let text = budget::over_budget(text.len(), budget, &tool.input, &tool.output);
+        return Outcome {
+            result: with_status(error_result(text), Code::ResourceExhausted, true),
+            grpc_code: Some(Code::Ok),
+        };
+    }
+    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    result.structured_content = Some(value);
     Outcome {
-        result: with_status(CallToolResult::structured(value), Code::Ok, false),
+        result: with_status(result, Code::Ok, false),
         grpc_code: Some(Code::Ok),
     }
 }

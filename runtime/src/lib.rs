@@ -60,6 +60,7 @@
 
 #![warn(missing_docs)]
 
+mod budget;
 mod call;
 pub(crate) mod codec;
 pub mod codegen;
@@ -83,6 +84,7 @@ mod transport;
 mod types;
 mod validate;
 
+pub use budget::DEFAULT_MAX_RESULT_BYTES;
 pub use call::Limits;
 pub use context::{CallContext, Refusal, forward_headers};
 pub use dynamic::DescriptorTools;

@@ -124,6 +124,8 @@ pub(crate) struct SetConfig {
     pub(crate) timeout: Duration,
     pub(crate) max_messages: u32,
     pub(crate) limits: MessageLimits,
+    /// The set's own result budget, over the server's (`Limits::max_result_bytes`).
+    pub(crate) max_result_bytes: Option<usize>,
     pub(crate) metadata: MetadataMap,
     pub(crate) hooks: Vec<CallHook>,
 }
@@ -183,6 +185,7 @@ impl ToolSet {
                 timeout: DEFAULT_TIMEOUT,
                 max_messages: DEFAULT_MAX_MESSAGES,
                 limits: MessageLimits::default(),
+                max_result_bytes: None,
                 metadata: MetadataMap::new(),
                 hooks: Vec::new(),
             },
@@ -218,6 +221,14 @@ impl ToolSet {
     /// precedence.
     pub fn with_max_messages(mut self, max_messages: u32) -> Self {
         self.config.max_messages = max_messages.max(1);
+        self
+    }
+
+    /// The largest result of this set's tools, in bytes of compact JSON, instead of the
+    /// server's [`Limits::max_result_bytes`](crate::Limits::max_result_bytes) (384 KiB by
+    /// default): for tools whose results are known to be large, or that should stay small.
+    pub fn with_max_result_bytes(mut self, bytes: usize) -> Self {
+        self.config.max_result_bytes = Some(bytes);
         self
     }
 

@@ -488,6 +488,7 @@ async fn oversized_and_overdeep_arguments_are_refused() -> TestResult {
         .limits(tonic_mcp::Limits {
             max_argument_bytes: 1024,
             max_depth: 8,
+            ..tonic_mcp::Limits::default()
         })
         .tool_set(pb::item_service_mcp::from_channel(channel)?)?
         .build();
@@ -672,5 +673,46 @@ async fn message_size_limits_are_set_per_set_and_named_when_hit() -> TestResult 
     let (client, _) = connect(server).await?;
     let item = call_ok(&client, "ItemService_GetItem", arguments).await?;
     assert_eq!(item["payload"].as_str().map(str::len), Some(token.len()));
+    Ok(())
+}
+
+/// A result over the budget is never sent whole nor cut silently: a batch keeps what fits and
+/// says truncated, another result is an isError saying how to ask for less.
+#[tokio::test]
+async fn results_over_the_budget_are_cut_or_refused_with_what_to_ask() -> TestResult {
+    let (addr, _backend) = start_backend().await?;
+    let channel = common::channel(addr).await?;
+    let tools = pb::item_service_mcp::from_channel(channel)?.with_max_result_bytes(2048);
+    let server = McpServer::builder("demo", "0.1.0").tool_set(tools)?.build();
+    let (client, _) = connect(server).await?;
+
+    // 50 items of about 100 bytes each: a batch of the first ones that fit in 2 KiB.
+    let batch = call_ok(&client, "ItemService_ListItems", json!({"count": 50})).await?;
+    let kept = batch["messages"].as_array().map_or(0, Vec::len);
+    assert!((5..50).contains(&kept), "{batch}");
+    assert_eq!(batch["truncated"], json!(true));
+    assert!(
+        batch.to_string().len() <= 2048,
+        "{}",
+        batch.to_string().len()
+    );
+
+    // One item with a 3 KB payload: refused, naming its size and the budget.
+    let token = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, [1u8; 3000]);
+    let text = call_err(
+        &client,
+        "ItemService_GetItem",
+        json!({"id": "1", "token": token}),
+    )
+    .await?;
+    assert!(
+        text.contains("over this MCP server's budget of 2048 bytes")
+            && text.contains("Ask for less"),
+        "{text}"
+    );
+    // Within the budget, results are unchanged: the text block is the structured JSON.
+    let small = call(&client, "ItemService_GetItem", json!({"id": "1"})).await?;
+    let structured = small.structured_content.clone().ok_or("structured")?;
+    assert_eq!(common::text(&small), structured.to_string());
     Ok(())
 }
