@@ -251,5 +251,24 @@ async fn calls_that_fail_in_tls_name_the_cause() {
         is_error && text.contains("requires a client certificate"),
         "{text}"
     );
+
+    // Plain text to the TLS port.
+    let target = format!("http://127.0.0.1:{}", plain.port());
+    let wrong_scheme = Config::parse([
+        "--target",
+        &target,
+        "--descriptor-set",
+        &set,
+        "--service",
+        "testdata.scalars.ScalarService",
+        "--connect-timeout",
+        "5s",
+    ])
+    .expect("config");
+    let (is_error, text) = echo_text(Gateway::connect(&wrong_scheme).await.expect("gateway")).await;
+    assert!(
+        is_error && text.contains("an http:// target for a TLS server"),
+        "{text}"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }

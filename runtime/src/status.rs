@@ -112,6 +112,7 @@ fn transport_cause(status: &Status) -> &'static str {
                 "frame with invalid size",
                 "invalid http version",
                 "connection reset",
+                "broken pipe",
             ],
             "the connection broke at once: an http:// target for a TLS server, or a server that \
              is not gRPC",
