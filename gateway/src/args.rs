@@ -235,7 +235,7 @@ fn command() -> Command {
                 .value_name("BYTES")
                 .help_heading("Target")
                 .value_parser(parse_bytes)
-                .help("the largest tool result, in bytes of JSON, e.g. 1MiB (default 384KiB): a stream's batch keeps what fits and says truncated, another result over it is an isError saying how to ask for less"),
+                .help("the largest tool result, in bytes of JSON, e.g. 1MiB (default 320KiB): a stream's batch keeps what fits and says truncated, another result over it is an isError saying how to ask for less"),
         )
         .arg(
             Arg::new("max-decoding-message-size")

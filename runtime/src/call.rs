@@ -58,7 +58,7 @@ pub struct Limits {
     /// (the JSON parser's own bound is 128 levels) and such a call is always refused.
     pub max_depth: usize,
     /// Largest tool result, in bytes of compact JSON (default
-    /// [`DEFAULT_MAX_RESULT_BYTES`](crate::DEFAULT_MAX_RESULT_BYTES), 384 KiB). A stream's
+    /// [`DEFAULT_MAX_RESULT_BYTES`](crate::DEFAULT_MAX_RESULT_BYTES), 320 KiB). A stream's
     /// batch keeps the messages that fit and says `"truncated": true`; any other result over
     /// it is an `isError` saying how to ask for less. A set's
     /// [`ToolSet::with_max_result_bytes`](crate::ToolSet::with_max_result_bytes) wins.

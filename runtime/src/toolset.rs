@@ -225,7 +225,7 @@ impl ToolSet {
     }
 
     /// The largest result of this set's tools, in bytes of compact JSON, instead of the
-    /// server's [`Limits::max_result_bytes`](crate::Limits::max_result_bytes) (384 KiB by
+    /// server's [`Limits::max_result_bytes`](crate::Limits::max_result_bytes) (320 KiB by
     /// default): for tools whose results are known to be large, or that should stay small.
     pub fn with_max_result_bytes(mut self, bytes: usize) -> Self {
         self.config.max_result_bytes = Some(bytes);
