@@ -24,10 +24,11 @@ use tonic::{
     metadata::MetadataMap,
 };
 
-use crate::{def::RpcKind, transport::Transport};
+use crate::{
+    def::RpcKind,
+    transport::{StdError, Transport},
+};
 
-/// The boxed error type of transports (the same type as `tonic::codegen::StdError`).
-pub(crate) type StdError = Box<dyn std::error::Error + Send + Sync + 'static>;
 
 /// Any tonic [`Transport`], type-erased once so that tool sets and calls are not generic.
 ///

@@ -2,7 +2,7 @@
 
 /// The boxed error type tonic's generated clients bound transport errors by (the same type
 /// as `tonic::codegen::StdError`).
-type StdError = Box<dyn std::error::Error + Send + Sync + 'static>;
+pub(crate) type StdError = Box<dyn std::error::Error + Send + Sync + 'static>;
 
 /// A tonic transport that MCP tools can call through.
 ///
