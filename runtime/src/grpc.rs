@@ -29,7 +29,6 @@ use crate::{
     transport::{StdError, Transport},
 };
 
-
 /// Any tonic [`Transport`], type-erased once so that tool sets and calls are not generic.
 ///
 /// Generated constructors box their transport with [`BoxTransport::new`] and hand it to
