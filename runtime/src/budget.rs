@@ -37,25 +37,10 @@ const LIMIT_FIELDS: &[&str] = &[
 /// Response fields that continue a listing.
 const NEXT_PAGE_FIELDS: &[&str] = &["next_page_token", "next_cursor", "continuation_token"];
 
-/// The JSON size of `value`, compact, as the text block carries it.
+/// The JSON size of `value`, compact, as the text block carries it (the schema generator's
+/// measure of a schema, which is the same thing).
 pub(crate) fn json_size(value: &Value) -> usize {
-    let mut counter = Counter(0);
-    // Writing to a counter cannot fail.
-    let _ = serde_json::to_writer(&mut counter, value);
-    counter.0
-}
-
-struct Counter(usize);
-
-impl std::io::Write for Counter {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0 += buf.len();
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
+    tonic_mcp_schema::schema::minified_len(value)
 }
 
 /// Keeps the leading messages of a stream's batch whose JSON fits in `budget` bytes (with the

@@ -278,14 +278,22 @@ async fn an_error_mid_stream_reports_the_status_and_the_messages_so_far() -> Tes
     Ok(())
 }
 
-#[tokio::test]
-async fn server_streaming_stops_at_the_deadline_with_what_it_has() -> TestResult {
-    let (addr, _backend) = start_backend().await?;
+/// An rmcp client of a server whose tools call a fresh backend over loopback, with the set
+/// `configure` makes of them.
+async fn client_with(
+    configure: impl FnOnce(tonic_mcp::ToolSet) -> tonic_mcp::ToolSet,
+) -> TestResult<(common::Client, common::Backend)> {
+    let (addr, backend) = start_backend().await?;
     let channel = common::channel(addr).await?;
-    let tools =
-        pb::item_service_mcp::from_channel(channel)?.with_timeout(Duration::from_millis(400));
+    let tools = configure(pb::item_service_mcp::from_channel(channel)?);
     let server = McpServer::builder("demo", "0.1.0").tool_set(tools)?.build();
     let (client, _) = connect(server).await?;
+    Ok((client, backend))
+}
+
+#[tokio::test]
+async fn server_streaming_stops_at_the_deadline_with_what_it_has() -> TestResult {
+    let (client, _backend) = client_with(|t| t.with_timeout(Duration::from_millis(400))).await?;
     let result = call_ok(
         &client,
         "ItemService_ListItems",
@@ -303,12 +311,7 @@ async fn server_streaming_stops_at_the_deadline_with_what_it_has() -> TestResult
 /// batch with `truncated`, never an error.
 #[tokio::test]
 async fn a_stream_the_server_ends_at_the_deadline_is_truncated() -> TestResult {
-    let (addr, _backend) = start_backend().await?;
-    let channel = common::channel(addr).await?;
-    let tools =
-        pb::item_service_mcp::from_channel(channel)?.with_timeout(Duration::from_millis(300));
-    let server = McpServer::builder("demo", "0.1.0").tool_set(tools)?.build();
-    let (client, _) = connect(server).await?;
+    let (client, _backend) = client_with(|t| t.with_timeout(Duration::from_millis(300))).await?;
     for (count, early_ms) in [(2, 1), (2, 20), (0, 1), (0, 20)] {
         let result = call_ok(
             &client,
@@ -329,12 +332,7 @@ async fn a_stream_the_server_ends_at_the_deadline_is_truncated() -> TestResult {
 /// A stream with no message by the deadline is an empty batch, not an error.
 #[tokio::test]
 async fn a_stream_with_nothing_by_the_deadline_is_an_empty_batch() -> TestResult {
-    let (addr, _backend) = start_backend().await?;
-    let channel = common::channel(addr).await?;
-    let tools =
-        pb::item_service_mcp::from_channel(channel)?.with_timeout(Duration::from_millis(300));
-    let server = McpServer::builder("demo", "0.1.0").tool_set(tools)?.build();
-    let (client, _) = connect(server).await?;
+    let (client, _backend) = client_with(|t| t.with_timeout(Duration::from_millis(300))).await?;
     let result = call_ok(
         &client,
         "ItemService_ListItems",
@@ -680,11 +678,7 @@ async fn message_size_limits_are_set_per_set_and_named_when_hit() -> TestResult 
 /// says truncated, another result is an isError saying how to ask for less.
 #[tokio::test]
 async fn results_over_the_budget_are_cut_or_refused_with_what_to_ask() -> TestResult {
-    let (addr, _backend) = start_backend().await?;
-    let channel = common::channel(addr).await?;
-    let tools = pb::item_service_mcp::from_channel(channel)?.with_max_result_bytes(2048);
-    let server = McpServer::builder("demo", "0.1.0").tool_set(tools)?.build();
-    let (client, _) = connect(server).await?;
+    let (client, _backend) = client_with(|t| t.with_max_result_bytes(2048)).await?;
 
     // 50 items of about 100 bytes each: a batch of the first ones that fit in 2 KiB.
     let batch = call_ok(&client, "ItemService_ListItems", json!({"count": 50})).await?;
