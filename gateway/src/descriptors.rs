@@ -19,6 +19,7 @@ use tonic::{Code, Status};
 
 use crate::error::Error;
 use crate::headers::Headers;
+use crate::imports;
 
 /// Services whose full name starts with one of these are infrastructure, not API: they are
 /// left out unless named with `--service`.
@@ -421,12 +422,22 @@ fn well_known_file(name: &str) -> Option<Vec<u8>> {
     Some(file.file_descriptor_proto().encode_to_vec())
 }
 
-/// Links encoded file descriptors, in any order, into a pool that keeps their custom options.
+/// Links encoded file descriptors, in any order, into a pool that keeps their custom options;
+/// imports a file uses without declaring them are added first (see [`imports`]).
 fn link(files: impl IntoIterator<Item = Vec<u8>>) -> Result<DescriptorPool, Error> {
+    let mut files: Vec<Vec<u8>> = files.into_iter().collect();
+    let added = imports::add_undeclared(&mut files);
+    if !added.is_empty() {
+        tracing::warn!(
+            imports = ?added,
+            "gRPC reflection sent files that use types of other files without importing them \
+             (as @grpc/reflection does); linked them across every file the server sent"
+        );
+    }
     // An encoded FileDescriptorSet is its files as field 1, length-delimited.
     let mut set = Vec::new();
-    for bytes in files {
-        prost::encoding::bytes::encode(1, &bytes, &mut set);
+    for bytes in &files {
+        prost::encoding::bytes::encode(1, bytes, &mut set);
     }
     // prost-reflect panics on an editions file: refuse it first, by name.
     if let Ok(decoded) = prost_types::FileDescriptorSet::decode(set.as_slice()) {
@@ -436,7 +447,9 @@ fn link(files: impl IntoIterator<Item = Vec<u8>>) -> Result<DescriptorPool, Erro
     }
     DescriptorPool::decode(set.as_slice()).map_err(|e| {
         Error::new(format!(
-            "the descriptors from gRPC reflection do not link: {e}"
+            "the descriptors from gRPC reflection do not link: {e}; a type the server uses is \
+             in none of the files it sent: pass complete descriptors with --descriptor-set FILE \
+             (protoc --include_imports --descriptor_set_out=FILE, or buf build -o FILE)"
         ))
     })
 }

@@ -30,6 +30,7 @@ mod backend_state;
 pub mod descriptors;
 mod error;
 mod headers;
+mod imports;
 pub mod target;
 
 use tonic::transport::Channel;
