@@ -71,11 +71,13 @@ mod dynamic;
 mod error;
 mod grpc;
 mod guard;
+mod http;
 mod longrunning;
 mod meta;
 mod origin;
 mod paging;
 mod server;
+mod sessions;
 mod status;
 mod stdio;
 mod tasks;
@@ -89,6 +91,7 @@ pub use call::Limits;
 pub use context::{CallContext, Refusal, forward_headers};
 pub use dynamic::DescriptorTools;
 pub use error::Error;
+pub use http::{HttpResponse, McpHttpService};
 pub use longrunning::{FIRST_POLL, LONGEST_POLL};
 pub use meta::{RPC_META_KEY, STATUS_META_KEY};
 pub use origin::LOOPBACK_ORIGINS;
@@ -98,9 +101,8 @@ pub use paging::{DEFAULT_LIST_TTL, DEFAULT_PAGE_BYTES, DEFAULT_PAGE_SIZE};
 pub use prost_reflect::{self, DescriptorPool};
 /// Who may cache a `tools/list` page: [`McpServerBuilder::list_cache`].
 pub use rmcp::model::CacheScope;
-pub use server::{
-    HttpResponse, McpHttpService, McpServer, McpServerBuilder, SHUTDOWN_DRAIN, SessionLimits,
-};
+pub use server::{McpServer, McpServerBuilder, SHUTDOWN_DRAIN};
+pub use sessions::SessionLimits;
 pub use tasks::DEFAULT_TASK_TTL;
 pub use toolset::{
     DEFAULT_MAX_DECODING_MESSAGE_SIZE, DEFAULT_MAX_MESSAGES, DEFAULT_TIMEOUT, MAX_TOOL_NAME_LEN,

@@ -1,0 +1,427 @@
+//! The streamable HTTP transport: [`McpHttpService`], the guards it puts in front of rmcp's
+//! service (body size, nesting depth, sessions, origins, authorization), and
+//! [`McpServer::serve_http`].
+
+use std::{convert::Infallible, fmt::Display, pin::Pin, sync::Arc};
+
+use bytes::Bytes;
+use http_body::Body;
+use http_body_util::{BodyExt as _, Full, combinators::BoxBody};
+use rmcp::{
+    ErrorData,
+    transport::{
+        StreamableHttpServerConfig, StreamableHttpService,
+        streamable_http_server::session::local::LocalSessionManager,
+    },
+};
+
+#[cfg(feature = "http-server")]
+use crate::{error::Error, server::SHUTDOWN_DRAIN};
+use crate::{
+    guard::{self, Screened},
+    origin,
+    server::McpServer,
+    sessions::SessionStore,
+};
+#[cfg(feature = "http-server")]
+use std::time::Duration;
+
+impl McpServer {
+    /// A tower service for MCP's streamable HTTP transport (rmcp's
+    /// [`StreamableHttpService`] behind this crate's guards), to mount at a path such as
+    /// `/mcp` in any hyper, axum or tower stack.
+    ///
+    /// rmcp's protections stay on: `Host` validation (loopback hosts by default; set
+    /// `allowed_hosts` for public names) and optional `Origin` validation. On top of them:
+    /// a request body larger than `config.max_request_body_bytes` is refused with 413 before
+    /// it is buffered (at once when its `Content-Length` says so); a message nested too deep
+    /// for the JSON parser gets the documented `isError` (a `tools/call`) or a JSON-RPC parse
+    /// error; sessions are bounded by [`SessionLimits`]. For horizontal scaling use
+    /// [`stateless_http_config`](Self::stateless_http_config): no session state, every
+    /// request stands alone.
+    pub fn streamable_http_service(&self, config: StreamableHttpServerConfig) -> McpHttpService {
+        let server = self.clone();
+        let limits = self.session_limits();
+        let mut local = LocalSessionManager::default();
+        local.session_config.keep_alive = Some(limits.idle_timeout);
+        let sessions = Arc::new(SessionStore {
+            local,
+            max_sessions: limits.max_sessions,
+            creating: tokio::sync::Mutex::new(()),
+        });
+        McpHttpService {
+            max_body: config.max_request_body_bytes,
+            session_mode: config.legacy_session_mode,
+            allowed_origins: config.allowed_origins.clone().into(),
+            sessions: Arc::clone(&sessions),
+            inner: StreamableHttpService::new(move || Ok(server.clone()), sessions, config),
+        }
+    }
+
+    /// A streamable HTTP configuration for stateless serving: no sessions, plain JSON
+    /// responses when a call sends no notifications (progress falls back to SSE).
+    ///
+    /// Like [`session_http_config`](Self::session_http_config), it refuses a foreign `Host`
+    /// (loopback names are allowed; add public names with `with_allowed_hosts`) and any
+    /// request carrying an `Origin` (browsers send one) that is neither a loopback origin
+    /// (while `Host` is loopback) nor in `allowed_origins`.
+    pub fn stateless_http_config() -> StreamableHttpServerConfig {
+        Self::session_http_config()
+            .with_legacy_session_mode(false)
+            .with_json_response(true)
+    }
+
+    /// A streamable HTTP configuration with sessions (rmcp's default) that also validates
+    /// `Origin`: rmcp's `StreamableHttpServerConfig::default()` checks `Host` but lets any
+    /// `Origin` through while its allow-list is empty; this one allows the loopback origins
+    /// ([`LOOPBACK_ORIGINS`]: a page served from this machine, such as the MCP Inspector's web
+    /// UI) while `Host` is a loopback name, and refuses every other `Origin` with 403.
+    ///
+    /// Allow more browser origins by adding to the list (`with_allowed_origins` replaces it,
+    /// loopback origins included):
+    ///
+    /// ```
+    /// let mut config = tonic_mcp::McpServer::session_http_config();
+    /// config.allowed_origins.push("https://app.example.com:443".to_owned());
+    /// ```
+    ///
+    /// [`LOOPBACK_ORIGINS`]: crate::LOOPBACK_ORIGINS
+    pub fn session_http_config() -> StreamableHttpServerConfig {
+        StreamableHttpServerConfig::default()
+            .enforce_origin_validation()
+            .with_allowed_origins(origin::LOOPBACK_ORIGINS)
+    }
+
+    /// Serve the streamable HTTP endpoint at `/mcp` on `listener` (HTTP/1.1 and h2c), until
+    /// `config.cancellation_token` is cancelled. `GET /healthz` answers `200 ok` for load
+    /// balancers (it fails once shutdown begins: the listener is closed); other paths
+    /// answer 404.
+    ///
+    /// Shutdown is graceful: the listener closes, connections finish the requests they carry
+    /// and close, and tool calls in flight complete (up to [`SHUTDOWN_DRAIN`]); then open
+    /// sessions and event streams are closed and this returns.
+    ///
+    /// ```no_run
+    /// # async fn demo(server: tonic_mcp::McpServer) -> Result<(), Box<dyn std::error::Error>> {
+    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+    /// server.serve_http(listener, tonic_mcp::McpServer::stateless_http_config()).await?;
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] when accepting connections fails.
+    #[cfg(feature = "http-server")]
+    pub async fn serve_http(
+        self,
+        listener: tokio::net::TcpListener,
+        mut config: StreamableHttpServerConfig,
+    ) -> Result<(), Error> {
+        // rmcp cancels sessions and streams with the configured token at once; it gets its own,
+        // cancelled only once the calls in flight have been drained.
+        let shutdown = std::mem::replace(
+            &mut config.cancellation_token,
+            tokio_util::sync::CancellationToken::new(),
+        );
+        let streams = config.cancellation_token.clone();
+        let service = self.streamable_http_service(config);
+        let mut connections = tokio::task::JoinSet::new();
+        let result = loop {
+            while connections.try_join_next().is_some() {}
+            let (stream, _) = tokio::select! {
+                () = shutdown.cancelled() => break Ok(()),
+                accepted = listener.accept() => match accepted {
+                    Ok(accepted) => accepted,
+                    Err(e) => break Err(Error::Io(e)),
+                },
+            };
+            // Small JSON-RPC messages must not wait for Nagle's algorithm.
+            let _ = stream.set_nodelay(true);
+            let service = service.clone();
+            let shutdown = shutdown.clone();
+            connections.spawn(async move {
+                let handler = hyper::service::service_fn(
+                    move |request: http::Request<hyper::body::Incoming>| {
+                        let mut service = service.clone();
+                        async move {
+                            match request.uri().path() {
+                                "/mcp" => tower_service::Service::call(&mut service, request).await,
+                                // For load balancers: up while accepting.
+                                "/healthz" if request.method() == http::Method::GET => {
+                                    Ok(plain_response(http::StatusCode::OK, "ok\n"))
+                                }
+                                _ => Ok(not_found()),
+                            }
+                        }
+                    },
+                );
+                let builder = hyper_util::server::conn::auto::Builder::new(
+                    hyper_util::rt::TokioExecutor::new(),
+                );
+                let connection =
+                    builder.serve_connection(hyper_util::rt::TokioIo::new(stream), handler);
+                let mut connection = std::pin::pin!(connection);
+                let ended = tokio::select! {
+                    ended = connection.as_mut() => ended,
+                    () = shutdown.cancelled() => {
+                        // Finish the requests in progress, take no more.
+                        connection.as_mut().graceful_shutdown();
+                        connection.await
+                    }
+                };
+                // A connection error concerns that client only.
+                if let Err(error) = ended {
+                    tracing::debug!(%error, "MCP HTTP connection ended with an error");
+                }
+            });
+        };
+        drop(listener);
+        // Let the calls in flight finish and their answers go out, then close what is left
+        // (sessions, event streams).
+        let mut in_flight = self.in_flight().subscribe();
+        let drained = tokio::time::timeout(SHUTDOWN_DRAIN, async {
+            in_flight.wait_for(|&n| n == 0).await.is_ok()
+        })
+        .await;
+        if drained.is_err() {
+            tracing::warn!("tool calls still running {SHUTDOWN_DRAIN:?} after shutdown");
+        }
+        let _ = tokio::time::timeout(Duration::from_secs(1), async {
+            while connections.join_next().await.is_some() {}
+        })
+        .await;
+        streams.cancel();
+        let _ = tokio::time::timeout(Duration::from_secs(5), async {
+            while connections.join_next().await.is_some() {}
+        })
+        .await;
+        connections.abort_all();
+        result
+    }
+}
+
+#[cfg(feature = "http-server")]
+fn not_found() -> HttpResponse {
+    plain_response(http::StatusCode::NOT_FOUND, "")
+}
+
+/// The HTTP response type of [`McpHttpService`].
+pub type HttpResponse = http::Response<BoxBody<Bytes, Infallible>>;
+
+fn plain_response(status: http::StatusCode, text: impl Into<String>) -> HttpResponse {
+    let mut response = http::Response::new(Full::new(Bytes::from(text.into())).boxed());
+    *response.status_mut() = status;
+    response
+}
+
+/// A JSON-RPC error as an HTTP response.
+fn jsonrpc_error_response(
+    status: http::StatusCode,
+    error: ErrorData,
+    id: Option<serde_json::Value>,
+) -> HttpResponse {
+    let body = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": id.unwrap_or(serde_json::Value::Null),
+        "error": error,
+    });
+    let mut response = plain_response(status, body.to_string());
+    response.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+/// The streamable HTTP endpoint of an [`McpServer`]: a tower service over rmcp's
+/// [`StreamableHttpService`] that bounds request bodies before buffering them, answers
+/// messages too deep for the JSON parser, and bounds sessions ([`SessionLimits`]). Made by
+/// [`McpServer::streamable_http_service`]; cloning is cheap.
+#[derive(Clone)]
+pub struct McpHttpService {
+    inner: StreamableHttpService<McpServer, SessionStore>,
+    sessions: Arc<SessionStore>,
+    max_body: usize,
+    session_mode: bool,
+    /// The configuration's `allowed_origins`, for [`origin::refused`].
+    allowed_origins: Arc<[String]>,
+}
+
+impl std::fmt::Debug for McpHttpService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpHttpService")
+            .field("max_body", &self.max_body)
+            .field("session_mode", &self.session_mode)
+            .field("max_sessions", &self.sessions.max_sessions)
+            .finish_non_exhaustive()
+    }
+}
+
+impl McpHttpService {
+    /// Sessions open now (0 in stateless mode).
+    pub async fn open_sessions(&self) -> usize {
+        self.sessions.local.sessions.read().await.len()
+    }
+
+    /// A loopback `Origin` sent to this server under a public `Host` ([`origin::refused`]).
+    fn foreign_to_loopback<B>(&self, request: &http::Request<B>) -> bool {
+        let header = |name| {
+            request
+                .headers()
+                .get(name)
+                .and_then(|value: &http::HeaderValue| value.to_str().ok())
+        };
+        let host =
+            header(http::header::HOST).or_else(|| request.uri().authority().map(|a| a.as_str()));
+        origin::refused(header(http::header::ORIGIN), host, &self.allowed_origins)
+    }
+
+    async fn handle<B>(mut self, request: http::Request<B>) -> HttpResponse
+    where
+        B: Body + Send + 'static,
+        B::Data: Send + 'static,
+        B::Error: Display,
+    {
+        if self.foreign_to_loopback(&request) {
+            return plain_response(
+                http::StatusCode::FORBIDDEN,
+                "Forbidden: a loopback Origin is not allowed for a server reached by a public name",
+            );
+        }
+        if request.method() != http::Method::POST {
+            let delete = request.method() == http::Method::DELETE;
+            let mut response =
+                into_ok(tower_service::Service::call(&mut self.inner, request).await);
+            // rmcp closes the session, then answers 202 Accepted; the DELETE is done, which
+            // HTTP says with 204 (the Python SDK 2.x logs any other status as a failed
+            // termination).
+            if delete && response.status() == http::StatusCode::ACCEPTED {
+                *response.status_mut() = http::StatusCode::NO_CONTENT;
+            }
+            return response;
+        }
+        let too_large = || {
+            plain_response(
+                http::StatusCode::PAYLOAD_TOO_LARGE,
+                format!(
+                    "Payload Too Large: the request body exceeds {} bytes",
+                    self.max_body
+                ),
+            )
+        };
+        let declared = request
+            .headers()
+            .get(http::header::CONTENT_LENGTH)
+            .and_then(|value| value.to_str().ok())
+            .and_then(|value| value.parse::<u64>().ok());
+        if declared.is_some_and(|length| length > self.max_body as u64) {
+            return too_large();
+        }
+        let (mut parts, body) = request.into_parts();
+        let bytes = match read_body(body, self.max_body).await {
+            Ok(bytes) => bytes,
+            Err(BodyError::TooLarge) => return too_large(),
+            Err(BodyError::Read(error)) => {
+                return plain_response(
+                    http::StatusCode::BAD_REQUEST,
+                    format!("Failed to read the request body: {error}"),
+                );
+            }
+        };
+        let bytes = match guard::screen(&bytes) {
+            Screened::Pass => bytes,
+            Screened::Repaired(repaired, not) => {
+                parts.extensions.insert(not);
+                Bytes::from(repaired)
+            }
+            Screened::Cut(cut, too_deep) => {
+                parts.extensions.insert(too_deep);
+                Bytes::from(cut)
+            }
+            Screened::Refuse { id, message } => {
+                return jsonrpc_error_response(
+                    http::StatusCode::BAD_REQUEST,
+                    ErrorData::parse_error(message, None),
+                    id,
+                );
+            }
+        };
+        if self.session_mode
+            && !parts.headers.contains_key("mcp-session-id")
+            && self.open_sessions().await >= self.sessions.max_sessions
+            && let Ok(message) = serde_json::from_slice::<serde_json::Value>(&bytes)
+            && message
+                .get("method")
+                .is_some_and(|method| method == "initialize")
+        {
+            return jsonrpc_error_response(
+                http::StatusCode::SERVICE_UNAVAILABLE,
+                ErrorData::internal_error(self.sessions.full_message(), None),
+                message.get("id").cloned(),
+            );
+        }
+        let request = http::Request::from_parts(parts, Full::new(bytes));
+        into_ok(tower_service::Service::call(&mut self.inner, request).await)
+    }
+}
+
+fn into_ok(result: Result<HttpResponse, Infallible>) -> HttpResponse {
+    match result {
+        Ok(response) => response,
+        Err(never) => match never {},
+    }
+}
+
+enum BodyError {
+    TooLarge,
+    Read(String),
+}
+
+/// The body, read frame by frame and refused as soon as it goes over `max` bytes.
+async fn read_body<B>(body: B, max: usize) -> Result<Bytes, BodyError>
+where
+    B: Body,
+    B::Error: Display,
+{
+    let mut body = std::pin::pin!(body);
+    let mut collected = bytes::BytesMut::new();
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|error| BodyError::Read(error.to_string()))?;
+        let Ok(mut data) = frame.into_data() else {
+            continue;
+        };
+        if bytes::Buf::remaining(&data) > max.saturating_sub(collected.len()) {
+            return Err(BodyError::TooLarge);
+        }
+        while bytes::Buf::has_remaining(&data) {
+            let chunk = bytes::Buf::chunk(&data);
+            let length = chunk.len();
+            collected.extend_from_slice(chunk);
+            bytes::Buf::advance(&mut data, length);
+        }
+    }
+    Ok(collected.freeze())
+}
+
+impl<B> tower_service::Service<http::Request<B>> for McpHttpService
+where
+    B: Body + Send + 'static,
+    B::Data: Send + 'static,
+    B::Error: Display,
+{
+    type Response = HttpResponse;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<HttpResponse, Infallible>> + Send>>;
+
+    fn poll_ready(
+        &mut self,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), Infallible>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: http::Request<B>) -> Self::Future {
+        let this = self.clone();
+        Box::pin(async move { Ok(this.handle(request).await) })
+    }
+}

@@ -1,0 +1,153 @@
+//! Streamable HTTP sessions: rmcp's in-memory session manager with bounds.
+
+use std::time::Duration;
+
+use rmcp::transport::streamable_http_server::{
+    RestoreOutcome, SessionId, SessionManager,
+    session::{
+        ServerSseMessage,
+        local::{LocalSessionManager, LocalSessionManagerError},
+    },
+};
+
+/// Bounds on streamable HTTP sessions (session mode; stateless serving keeps none).
+///
+/// Every open session holds a task and its channels (about 60 KB). A client that opens
+/// sessions and never closes them (`DELETE`) is bounded by both limits: a session idle for
+/// `idle_timeout` is closed, and once `max_sessions` are open a new `initialize` is refused
+/// with HTTP 503 and a JSON-RPC error until one closes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SessionLimits {
+    /// Most sessions open at once (default 1,000).
+    pub max_sessions: usize,
+    /// A session without requests for this long is closed (default 5 minutes).
+    pub idle_timeout: Duration,
+}
+
+impl Default for SessionLimits {
+    fn default() -> Self {
+        Self {
+            max_sessions: 1000,
+            idle_timeout: Duration::from_secs(300),
+        }
+    }
+}
+
+/// rmcp's in-memory session manager with a bound on open sessions.
+pub(crate) struct SessionStore {
+    pub(crate) local: LocalSessionManager,
+    pub(crate) max_sessions: usize,
+    /// Serialises creation, so that concurrent `initialize` requests cannot overshoot.
+    pub(crate) creating: tokio::sync::Mutex<()>,
+}
+
+impl SessionStore {
+    pub(crate) fn full_message(&self) -> String {
+        format!(
+            "too many open sessions (the limit is {}); close unused sessions with DELETE or retry later",
+            self.max_sessions
+        )
+    }
+}
+
+/// Why a session operation failed.
+#[derive(Debug)]
+pub(crate) enum SessionStoreError {
+    Full(String),
+    Local(LocalSessionManagerError),
+}
+
+impl std::fmt::Display for SessionStoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Full(message) => f.write_str(message),
+            Self::Local(error) => error.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for SessionStoreError {}
+
+impl From<LocalSessionManagerError> for SessionStoreError {
+    fn from(error: LocalSessionManagerError) -> Self {
+        Self::Local(error)
+    }
+}
+
+impl SessionManager for SessionStore {
+    type Error = SessionStoreError;
+    type Transport = <LocalSessionManager as SessionManager>::Transport;
+
+    async fn create_session(&self) -> Result<(SessionId, Self::Transport), Self::Error> {
+        // The service checks the bound first and answers 503; this closes the race between
+        // two `initialize` requests at the bound (rmcp answers that one with a 500 naming it).
+        let _creating = self.creating.lock().await;
+        if self.local.sessions.read().await.len() >= self.max_sessions {
+            return Err(SessionStoreError::Full(self.full_message()));
+        }
+        Ok(self.local.create_session().await?)
+    }
+
+    async fn initialize_session(
+        &self,
+        id: &SessionId,
+        message: rmcp::model::ClientJsonRpcMessage,
+    ) -> Result<rmcp::model::ServerJsonRpcMessage, Self::Error> {
+        Ok(self.local.initialize_session(id, message).await?)
+    }
+
+    async fn has_session(&self, id: &SessionId) -> Result<bool, Self::Error> {
+        Ok(self.local.has_session(id).await?)
+    }
+
+    async fn close_session(&self, id: &SessionId) -> Result<(), Self::Error> {
+        Ok(self.local.close_session(id).await?)
+    }
+
+    async fn create_stream(
+        &self,
+        id: &SessionId,
+        message: rmcp::model::ClientJsonRpcMessage,
+    ) -> Result<
+        impl futures_core::Stream<Item = ServerSseMessage> + Send + Sync + 'static,
+        Self::Error,
+    > {
+        Ok(self.local.create_stream(id, message).await?)
+    }
+
+    async fn accept_message(
+        &self,
+        id: &SessionId,
+        message: rmcp::model::ClientJsonRpcMessage,
+    ) -> Result<(), Self::Error> {
+        Ok(self.local.accept_message(id, message).await?)
+    }
+
+    async fn create_standalone_stream(
+        &self,
+        id: &SessionId,
+    ) -> Result<
+        impl futures_core::Stream<Item = ServerSseMessage> + Send + Sync + 'static,
+        Self::Error,
+    > {
+        Ok(self.local.create_standalone_stream(id).await?)
+    }
+
+    async fn resume(
+        &self,
+        id: &SessionId,
+        last_event_id: String,
+    ) -> Result<
+        impl futures_core::Stream<Item = ServerSseMessage> + Send + Sync + 'static,
+        Self::Error,
+    > {
+        Ok(self.local.resume(id, last_event_id).await?)
+    }
+
+    async fn restore_session(
+        &self,
+        id: SessionId,
+    ) -> Result<RestoreOutcome<Self::Transport>, Self::Error> {
+        Ok(self.local.restore_session(id).await?)
+    }
+}
