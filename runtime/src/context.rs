@@ -38,6 +38,14 @@ impl<'a> CallContext<'a> {
         self.http?.headers.get(name)
     }
 
+    /// Who the caller is: the claims of the access token the request was authorized with,
+    /// when the server runs over streamable HTTP behind an
+    /// [`Authorization`](crate::Authorization).
+    #[cfg(feature = "auth")]
+    pub fn principal(&self) -> Option<&'a crate::Principal> {
+        self.http?.extensions.get()
+    }
+
     /// The MCP request's `_meta` object.
     pub fn meta(&self) -> &'a serde_json::Map<String, serde_json::Value> {
         self.meta

@@ -15,6 +15,8 @@ use rmcp::{
     },
 };
 
+#[cfg(feature = "auth")]
+use crate::auth::Gate;
 #[cfg(feature = "http-server")]
 use crate::{error::Error, server::SHUTDOWN_DRAIN};
 use crate::{
@@ -50,6 +52,10 @@ impl McpServer {
             creating: tokio::sync::Mutex::new(()),
         });
         McpHttpService {
+            #[cfg(feature = "auth")]
+            gate: self
+                .authorization()
+                .map(|authorization| Arc::new(Gate::new(authorization.clone(), self.tools()))),
             max_body: config.max_request_body_bytes,
             session_mode: config.legacy_session_mode,
             allowed_origins: config.allowed_origins.clone().into(),
@@ -146,6 +152,14 @@ impl McpServer {
                         async move {
                             match request.uri().path() {
                                 "/mcp" => tower_service::Service::call(&mut service, request).await,
+                                // Protected resource metadata, when the server has
+                                // authorization (404 otherwise).
+                                path if path
+                                    .starts_with("/.well-known/oauth-protected-resource")
+                                    && service.serves_metadata() =>
+                                {
+                                    tower_service::Service::call(&mut service, request).await
+                                }
                                 // For load balancers: up while accepting.
                                 "/healthz" if request.method() == http::Method::GET => {
                                     Ok(plain_response(http::StatusCode::OK, "ok\n"))
@@ -245,6 +259,9 @@ pub struct McpHttpService {
     session_mode: bool,
     /// The configuration's `allowed_origins`, for [`origin::refused`].
     allowed_origins: Arc<[String]>,
+    /// Authorization, when the server has it.
+    #[cfg(feature = "auth")]
+    gate: Option<Arc<Gate>>,
 }
 
 impl std::fmt::Debug for McpHttpService {
@@ -261,6 +278,15 @@ impl McpHttpService {
     /// Sessions open now (0 in stateless mode).
     pub async fn open_sessions(&self) -> usize {
         self.sessions.local.sessions.read().await.len()
+    }
+
+    /// Whether the service answers the protected resource metadata (it has authorization).
+    pub fn serves_metadata(&self) -> bool {
+        #[cfg(feature = "auth")]
+        let serves = self.gate.is_some();
+        #[cfg(not(feature = "auth"))]
+        let serves = false;
+        serves
     }
 
     /// A loopback `Origin` sent to this server under a public `Host` ([`origin::refused`]).
@@ -282,6 +308,11 @@ impl McpHttpService {
         B::Data: Send + 'static,
         B::Error: Display,
     {
+        #[cfg(feature = "auth")]
+        let (request, owner) = match self.authorize(request).await {
+            Ok(admitted) => admitted,
+            Err(refused) => return refused,
+        };
         if self.foreign_to_loopback(&request) {
             return plain_response(
                 http::StatusCode::FORBIDDEN,
@@ -360,8 +391,47 @@ impl McpHttpService {
                 message.get("id").cloned(),
             );
         }
+        #[cfg(feature = "auth")]
+        if let Some(gate) = &self.gate
+            && let Err(refused) = gate.check_message(&parts, &bytes)
+        {
+            return refused;
+        }
         let request = http::Request::from_parts(parts, Full::new(bytes));
-        into_ok(tower_service::Service::call(&mut self.inner, request).await)
+        let response = into_ok(tower_service::Service::call(&mut self.inner, request).await);
+        #[cfg(feature = "auth")]
+        if let Some(gate) = &self.gate
+            && owner.is_some()
+            && response.headers().contains_key("mcp-session-id")
+        {
+            let live = self.sessions.local.sessions.read().await;
+            gate.record_session(owner, &response, |id| {
+                live.keys().any(|session| session.as_ref() == id)
+            });
+        }
+        response
+    }
+
+    /// Answers the protected resource metadata, or authenticates the request (see
+    /// [`Gate::admit`]); passes it on unchanged when the server has no authorization.
+    /// Also returns who opened it, to bind the session an `initialize` opens.
+    #[cfg(feature = "auth")]
+    async fn authorize<B>(
+        &self,
+        request: http::Request<B>,
+    ) -> Result<(http::Request<B>, Option<String>), HttpResponse> {
+        let Some(gate) = &self.gate else {
+            return Ok((request, None));
+        };
+        let (mut parts, body) = request.into_parts();
+        if let Some(metadata) = gate.metadata_response(&parts) {
+            return Err(metadata);
+        }
+        gate.admit(&mut parts).await?;
+        let owner = (!parts.headers.contains_key("mcp-session-id"))
+            .then(|| crate::auth::owner(&parts))
+            .flatten();
+        Ok((http::Request::from_parts(parts, body), owner))
     }
 }
 

@@ -60,6 +60,8 @@
 
 #![warn(missing_docs)]
 
+#[cfg(feature = "auth")]
+mod auth;
 mod budget;
 mod call;
 pub(crate) mod codec;
@@ -86,6 +88,11 @@ mod transport;
 mod types;
 mod validate;
 
+#[cfg(feature = "auth")]
+pub use auth::{
+    Authorization, AuthorizationBuilder, DEFAULT_JWKS_MAX_AGE, DEFAULT_JWKS_MIN_REFRESH,
+    DEFAULT_LEEWAY, MAX_TOKEN_BYTES, PROTECTED_RESOURCE_METADATA_PATH, Principal, forward_claims,
+};
 pub use budget::DEFAULT_MAX_RESULT_BYTES;
 pub use call::Limits;
 pub use context::{CallContext, Refusal, forward_headers};

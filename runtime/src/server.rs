@@ -57,6 +57,9 @@ struct Inner {
     redeemer: Option<Redeemer>,
     /// Every message type of the tools' descriptor pools.
     types: Types,
+    /// OAuth resource server settings for streamable HTTP.
+    #[cfg(feature = "auth")]
+    authorization: Option<crate::Authorization>,
 }
 
 /// How long [`McpServer::serve_http`] waits, after its shutdown, for tool calls in flight.
@@ -109,6 +112,8 @@ pub struct McpServerBuilder {
     page_bytes: usize,
     list_cache: ListCache,
     task_ttl: Duration,
+    #[cfg(feature = "auth")]
+    authorization: Option<crate::Authorization>,
 }
 
 impl std::fmt::Debug for McpServerBuilder {
@@ -258,6 +263,15 @@ impl McpServerBuilder {
         self
     }
 
+    /// Serve streamable HTTP as an OAuth 2.1 resource server: every request needs an access
+    /// token of `authorization`'s issuer, tools may need scopes, and the protected resource
+    /// metadata is served at its well-known path. Stdio is unaffected.
+    #[cfg(feature = "auth")]
+    pub fn authorization(mut self, authorization: crate::Authorization) -> Self {
+        self.authorization = Some(authorization);
+        self
+    }
+
     /// The server.
     pub fn build(self) -> McpServer {
         let capabilities = ServerCapabilities::builder()
@@ -302,6 +316,8 @@ impl McpServerBuilder {
                 task_ttl: self.task_ttl,
                 redeemer,
                 types,
+                #[cfg(feature = "auth")]
+                authorization: self.authorization,
             }),
         }
     }
@@ -316,6 +332,8 @@ impl McpServer {
             instructions: None,
             tools: BTreeMap::new(),
             hooks: Vec::new(),
+            #[cfg(feature = "auth")]
+            authorization: None,
             limits: Limits::default(),
             sessions: SessionLimits::default(),
             page_size: paging::DEFAULT_PAGE_SIZE,
@@ -366,6 +384,12 @@ impl McpServer {
         };
         running.waiting().await.map_err(Error::ServerTask)?;
         Ok(())
+    }
+
+    /// The OAuth resource server settings, when the server has them.
+    #[cfg(feature = "auth")]
+    pub(crate) fn authorization(&self) -> Option<&crate::Authorization> {
+        self.inner.authorization.as_ref()
     }
 
     pub(crate) fn session_limits(&self) -> SessionLimits {

@@ -6,8 +6,6 @@ mod common;
 use std::net::SocketAddr;
 
 use common::{TestResult, pb, start_backend};
-use http_body_util::{BodyExt as _, Full};
-use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
 use tonic_mcp::{McpServer, forward_headers};
 
@@ -30,41 +28,19 @@ async fn post_all(
     path: &str,
     message: Value,
 ) -> TestResult<(http::StatusCode, Vec<Value>)> {
-    let stream = tokio::net::TcpStream::connect(addr).await?;
-    let (mut sender, connection) =
-        hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
-    tokio::spawn(connection);
-    let request = http::Request::post(path)
-        .header(http::header::HOST, format!("127.0.0.1:{}", addr.port()))
-        .header(http::header::CONTENT_TYPE, "application/json")
-        .header(http::header::ACCEPT, "application/json, text/event-stream")
-        .header(http::header::AUTHORIZATION, TOKEN)
-        .header(http::header::COOKIE, "session=not-forwarded")
-        .header("x-unlisted", "not-forwarded")
-        .body(Full::new(bytes::Bytes::from(message.to_string())))?;
-    let response = sender.send_request(request).await?;
-    let status = response.status();
-    let is_sse = response
-        .headers()
-        .get(http::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("text/event-stream"));
-    let body = response.into_body().collect().await?.to_bytes();
-    let body = String::from_utf8(body.to_vec())?;
-    if body.is_empty() {
-        return Ok((status, Vec::new()));
-    }
-    let messages = if is_sse {
-        body.lines()
-            .filter_map(|line| line.strip_prefix("data:"))
-            .map(str::trim)
-            .filter(|data| !data.is_empty())
-            .map(serde_json::from_str)
-            .collect::<Result<Vec<Value>, _>>()?
-    } else {
-        vec![serde_json::from_str(&body)?]
-    };
-    Ok((status, messages))
+    let reply = common::http_client::send(
+        addr,
+        http::Method::POST,
+        path,
+        &[
+            ("authorization", TOKEN),
+            ("cookie", "session=not-forwarded"),
+            ("x-unlisted", "not-forwarded"),
+        ],
+        Some(&message),
+    )
+    .await?;
+    Ok((reply.status, reply.messages))
 }
 
 fn tools_call(id: u64, name: &str, arguments: Value) -> Value {

@@ -88,6 +88,8 @@ pub struct ToolOptions {
     pub max_messages: Option<u32>,
     /// Free-text category, listed in `_meta`.
     pub category: Option<String>,
+    /// OAuth scopes a call needs, listed in `_meta` as `requiredScopes`.
+    pub required_scopes: Vec<String>,
     /// `task_support`, as its enum number (0 when unset).
     pub task_support: Option<i32>,
     /// Ask the user before calling.
@@ -218,6 +220,7 @@ impl Extensions {
             confirm: get_bool(&o, "confirm").unwrap_or(false),
             unconfirmed: get_i32(&o, "unconfirmed"),
             long_running: get_i32(&o, "long_running"),
+            required_scopes: get_strings(&o, "required_scopes"),
         }
     }
 
@@ -273,6 +276,17 @@ pub fn get_bool(message: &DynamicMessage, name: &str) -> Option<bool> {
 /// A present string field.
 pub fn get_string(message: &DynamicMessage, name: &str) -> Option<String> {
     present(message, name)?.as_str().map(str::to_owned)
+}
+
+/// A repeated string field (empty when absent).
+pub fn get_strings(message: &DynamicMessage, name: &str) -> Vec<String> {
+    match present(message, name) {
+        Some(Value::List(values)) => values
+            .iter()
+            .filter_map(|value| value.as_str().map(str::to_owned))
+            .collect(),
+        _ => Vec::new(),
+    }
 }
 
 /// A present 32-bit integer or enum field.

@@ -96,6 +96,7 @@ impl RpcKind {
 ///   "streaming": "unary",
 ///   "taskSupport": "forbidden",
 ///   "category": "tasks",
+///   "requiredScopes": ["tasks.write"],
 ///   "confirm": {"unconfirmed": "refuse"},
 ///   "longRunning": {
 ///     "responseType": "demo.v1.ArchiveTasksResponse",
@@ -105,7 +106,7 @@ impl RpcKind {
 /// }}
 /// ```
 ///
-/// `category` and `confirm` are present only when set, `longRunning` only for an RPC that
+/// `category`, `requiredScopes` and `confirm` are present only when set, `longRunning` only for an RPC that
 /// returns a `google.longrunning.Operation` with `operation_info` (`metadataType` when the
 /// descriptors define it; `wait` tells whether the call waits for the operation).
 pub fn tool_meta(tool: &ToolSpec) -> Value {
@@ -117,6 +118,9 @@ pub fn tool_meta(tool: &ToolSpec) -> Value {
     rpc.insert("taskSupport".to_owned(), json!(tool.task_support.as_str()));
     if let Some(category) = &tool.category {
         rpc.insert("category".to_owned(), json!(category));
+    }
+    if !tool.required_scopes.is_empty() {
+        rpc.insert("requiredScopes".to_owned(), json!(tool.required_scopes));
     }
     if let Some(unconfirmed) = tool.confirm {
         rpc.insert(

@@ -89,6 +89,8 @@ pub struct ToolSpec {
     pub shrunk: Vec<(Direction, ShrinkReport)>,
     /// `(rust_mcp.tool).category`.
     pub category: Option<String>,
+    /// `(rust_mcp.tool).required_scopes`: OAuth scopes a call needs, in the order given.
+    pub required_scopes: Vec<String>,
     /// Whether calls may run as MCP tasks.
     pub task_support: TaskSupport,
     /// Ask the user before calling, and what to do when the client cannot be asked; `None`
@@ -440,6 +442,19 @@ fn tool(
             ));
         }
     };
+    if let Some(scope) = tool_options
+        .required_scopes
+        .iter()
+        .find(|scope| !is_scope_token(scope))
+    {
+        return Err(invalid(
+            "(rust_mcp.tool).required_scopes",
+            format!(
+                "{scope:?} is not an OAuth scope token (RFC 6749 section 3.3: one or more \
+                 visible ASCII characters other than a double quote or a backslash)"
+            ),
+        ));
+    }
     if tool_options.unconfirmed.is_some() && !tool_options.confirm {
         return Err(invalid(
             "(rust_mcp.tool).unconfirmed",
@@ -464,11 +479,20 @@ fn tool(
         output_schema,
         shrunk,
         category: tool_options.category.clone(),
+        required_scopes: tool_options.required_scopes.clone(),
         task_support,
         confirm: tool_options.confirm.then_some(unconfirmed),
         long_running,
         notes,
     })
+}
+
+/// An OAuth `scope-token` (RFC 6749 section 3.3): `%x21 / %x23-5B / %x5D-7E`, at least one.
+pub fn is_scope_token(scope: &str) -> bool {
+    !scope.is_empty()
+        && scope
+            .bytes()
+            .all(|b| matches!(b, 0x21 | 0x23..=0x5B | 0x5D..=0x7E))
 }
 
 /// The long-running operation `method` declares, and whether its tool waits for it.

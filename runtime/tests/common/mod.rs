@@ -24,6 +24,8 @@ use serde_json::Value;
 use tonic::{Code, Request, Response, Status, Streaming, metadata::MetadataMap};
 use tonic_types::{ErrorDetails, StatusExt as _};
 
+pub mod http_client;
+
 pub type TestResult<T = ()> = Result<T, Box<dyn Error + Send + Sync>>;
 
 #[allow(
