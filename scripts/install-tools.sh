@@ -2,7 +2,7 @@
 # Installs the external tools the workflow and end-to-end tests use, into the
 # project-local, git-ignored `.tools/` folder. No sudo, nothing outside the repo.
 #
-# Usage: scripts/install-tools.sh [buf|prost-plugins|python|python2|inspector|conformance|all|path]...
+# Usage: scripts/install-tools.sh [buf|prost-plugins|python|python2|inspector|conformance|auth-server|all|path]...
 #   buf            npm `@bufbuild/buf`           -> .tools/buf/node_modules/.bin/buf
 #   prost-plugins  protoc-gen-prost, -tonic      -> .tools/cargo/bin/
 #   python         venv with `mcp` 1.x, `jsonschema` -> .tools/venv/
@@ -12,6 +12,9 @@
 #   conformance    npm `@modelcontextprotocol/conformance` (the official MCP conformance suite),
 #                  and Node 22 from npm when the machine's Node is older (the suite needs 22)
 #                  -> .tools/conformance/run
+#   auth-server    npm `oidc-provider` (a maintained OAuth 2.1 / OpenID authorization server,
+#                  which scripts/auth-server.mjs configures for the authorization tests)
+#                  -> .tools/auth-server/run
 #   all            all of the above (the default)
 #   path           print an `export PATH=...` line for the installed tools
 #
@@ -34,6 +37,7 @@ INSPECTOR_VERSION=2.12.0
 # The official MCP conformance suite, and the Node it needs (22 or newer, from npm's
 # node-linux-* packages when the machine's Node is older).
 CONFORMANCE_VERSION=0.1.16
+OIDC_PROVIDER_VERSION=9.13.3
 NODE22_VERSION=22.23.3
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -128,6 +132,26 @@ install_conformance() {
   log "conformance suite $have ready ($dir/run, Node $("$node" --version))"
 }
 
+# oidc-provider, run by the Node the conformance part installs (it asks for Node 22).
+install_auth_server() {
+  local dir="$TOOLS/auth-server" have="" node
+  local manifest="$dir/node_modules/oidc-provider/package.json"
+  install_conformance
+  node="$(sed -n 's/^exec "\([^"]*\)".*/\1/p' "$TOOLS/conformance/run")"
+  if [[ -f $manifest ]]; then
+    have="$("$node" -p 'require(process.argv[1]).version' "$manifest" 2>/dev/null || true)"
+  fi
+  if [[ $have != "$OIDC_PROVIDER_VERSION" ]]; then
+    log "installing oidc-provider@$OIDC_PROVIDER_VERSION into .tools/auth-server${have:+ (found $have)}"
+    mkdir -p "$dir"
+    npm install --prefix "$dir" --no-audit --no-fund --loglevel=error \
+      "oidc-provider@$OIDC_PROVIDER_VERSION"
+  fi
+  printf '#!/bin/sh\nexec "%s" "%s" "$@"\n' "$node" "$ROOT/scripts/auth-server.mjs" >"$dir/run"
+  chmod +x "$dir/run"
+  log "authorization server ready ($dir/run, oidc-provider $OIDC_PROVIDER_VERSION)"
+}
+
 # Prints the version of a crate installed under .tools/cargo, or nothing.
 cargo_installed_version() {
   local list
@@ -211,6 +235,7 @@ main() {
       python2) timed python2 install_python2 ;;
       inspector) timed inspector install_inspector ;;
       conformance) timed conformance install_conformance ;;
+      auth-server) timed auth-server install_auth_server ;;
       all)
         timed buf install_buf
         timed prost-plugins install_prost_plugins
@@ -218,10 +243,11 @@ main() {
         timed python2 install_python2
         timed inspector install_inspector
         timed conformance install_conformance
+        timed auth-server install_auth_server
         ;;
       path) print_path; return ;;
-      -h | --help) sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; return ;;
-      *) die "unknown part '$part' (valid: buf, prost-plugins, python, python2, inspector, conformance, all, path)" ;;
+      -h | --help) sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; return ;;
+      *) die "unknown part '$part' (valid: buf, prost-plugins, python, python2, inspector, conformance, auth-server, all, path)" ;;
     esac
   done
   log "all requested parts done in $((SECONDS - total))s"

@@ -25,6 +25,10 @@ if [ -x scripts/inspector-e2e.sh ]; then
   echo "== MCP Inspector CLI against the demo (2,301 tools, paginated)"
   scripts/inspector-e2e.sh
 fi
+if [ -x scripts/auth-e2e.sh ]; then
+  echo "== MCP authorization: a real authorization server, the Python SDK as OAuth client"
+  scripts/auth-e2e.sh
+fi
 if [ -x scripts/conformance.sh ]; then
   echo "== the official MCP conformance suite against the demo and the gateway (HTTP, both modes)"
   scripts/conformance.sh

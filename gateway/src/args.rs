@@ -9,6 +9,7 @@ use clap::{Arg, ArgAction, ArgMatches, Command};
 use tonic_mcp_schema::Options;
 use tonic_mcp_schema::options::OPTIONS;
 
+use crate::auth::{self, AuthSettings};
 use crate::error::Error;
 use crate::headers::Headers;
 use crate::target::Target;
@@ -78,6 +79,11 @@ pub struct Config {
     pub allowed_origins: Vec<String>,
     /// The server name in the MCP `initialize` result.
     pub name: String,
+    /// With `--http` and `--auth-issuer`: serve as an OAuth 2.1 resource server.
+    pub auth: Option<AuthSettings>,
+    /// The resource server settings, made from [`auth`](Self::auth) once the listening
+    /// address is known.
+    pub authorization: Option<tonic_mcp::Authorization>,
 }
 
 /// What the command line asks for.
@@ -131,6 +137,10 @@ fn after_help() -> String {
 
 /// The `clap` command.
 fn command() -> Command {
+    auth::args(base_command())
+}
+
+fn base_command() -> Command {
     let many = |arg: Arg| arg.action(ArgAction::Append);
     Command::new("grpc-mcp-gateway")
         .version(env!("CARGO_PKG_VERSION"))
@@ -446,7 +456,10 @@ fn config(matches: &ArgMatches) -> Result<Config, Error> {
             })
             .transpose()
     };
+    let forward_headers: Vec<String> = values(matches, "forward-header").cloned().collect();
     Ok(Config {
+        auth: auth::settings(matches, &forward_headers)?,
+        authorization: None,
         target: Target {
             url: matches
                 .get_one::<String>("target")
@@ -464,7 +477,7 @@ fn config(matches: &ArgMatches) -> Result<Config, Error> {
         services: values(matches, "service").cloned().collect(),
         options: options(matches)?,
         headers,
-        forward_headers: values(matches, "forward-header").cloned().collect(),
+        forward_headers,
         call_timeout: duration("timeout")?,
         max_messages: matches.get_one::<u32>("max-messages").copied(),
         max_result_bytes: matches.get_one::<usize>("max-result-bytes").copied(),

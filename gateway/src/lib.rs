@@ -26,6 +26,7 @@
 #![warn(missing_docs)]
 
 mod args;
+pub mod auth;
 mod backend_state;
 pub mod descriptors;
 mod error;
@@ -116,6 +117,13 @@ impl Gateway {
             if !config.forward_headers.is_empty() {
                 set = set.on_call(tonic_mcp::forward_headers(config.forward_headers.clone()));
             }
+            if let Some(auth) = config
+                .auth
+                .as_ref()
+                .filter(|a| !a.forward_claims.is_empty())
+            {
+                set = set.on_call(tonic_mcp::forward_claims(auth.forward_claims.clone()));
+            }
             tracing::debug!(service = %service, tools = set.len(), "service ready");
             builder = builder.tool_set(set).map_err(|e| match e {
                 tonic_mcp::Error::DuplicateTool { .. } => Error::new(format!(
@@ -125,6 +133,9 @@ impl Gateway {
                 other => Error::from(other),
             })?;
             served.push(service.clone());
+        }
+        if let Some(authorization) = &config.authorization {
+            builder = builder.authorization(authorization.clone());
         }
         let server = builder.build();
         if server.tools().is_empty() {

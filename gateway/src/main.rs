@@ -46,16 +46,42 @@ async fn run(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
         headers = ?config.headers.names(),
         "starting"
     );
+    // Under --http the address is bound first: the default resource URL names its port.
+    let listener = match config.http {
+        Some(addr) => Some(tokio::net::TcpListener::bind(addr).await?),
+        None => None,
+    };
+    let mut config = config.clone();
+    if let (Some(auth), Some(listener)) = (&config.auth, &listener) {
+        let authorization = auth.authorization(listener.local_addr()?)?;
+        tracing::info!(
+            issuer = %auth.issuer,
+            resource = authorization.resource(),
+            scopes = ?auth.scopes,
+            "requiring OAuth access tokens"
+        );
+        // The public host of the resource URL is a Host clients send.
+        if let Some(host) = authorization
+            .resource()
+            .parse::<tonic::codegen::http::Uri>()
+            .ok()
+            .and_then(|uri| uri.authority().map(|a| a.to_string()))
+        {
+            config.allowed_hosts.push(host);
+        }
+        config.authorization = Some(authorization);
+    }
+    let config = &config;
     let gateway = Gateway::connect(config).await?;
     let server = gateway.server;
     let tools = server.tools().len();
-    match config.http {
+    match listener {
         None => {
             tracing::info!(tools, services = ?gateway.services, "serving MCP over stdio");
             server.serve_stdio().await?;
             tracing::info!("the MCP client disconnected");
         }
-        Some(addr) => {
+        Some(listener) => {
             let mut http = if config.stateless {
                 McpServer::stateless_http_config()
             } else {
@@ -78,7 +104,6 @@ async fn run(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
                     shutdown.cancel();
                 }
             });
-            let listener = tokio::net::TcpListener::bind(addr).await?;
             let addr = listener.local_addr()?;
             // Tests and scripts read the bound address (port 0 picks one) from stdout.
             println!("listening on {addr}");

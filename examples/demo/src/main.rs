@@ -62,6 +62,13 @@ Options:
                    free loopback port, for other gRPC clients such as grpc-mcp-gateway
   --in-process     call the service in-process through the generated `from_service`,
                    without the loopback gRPC server and channel
+  --auth-issuer URL
+                   with --http: require OAuth access tokens issued by this authorization
+                   server (MCP authorization; the resource URL is http://ADDR/mcp, which
+                   tokens must name as audience). grpc-mcp-gateway has every setting.
+  --auth-scope S   with --auth-issuer: a scope every request needs (repeatable)
+  --auth-write-scope S
+                   with --auth-issuer: a scope calls of tools that are not read-only need
   --copies N       also serve N copies of the tools, named copyNNN_TaskService_..., to
                    try clients on a large tool set (tools/list answers in pages of at
                    most 500 tools and 512 KiB)
@@ -85,6 +92,9 @@ struct Args {
     stateless: bool,
     in_process: bool,
     copies: usize,
+    auth_issuer: Option<String>,
+    auth_scopes: Vec<String>,
+    auth_write_scopes: Vec<String>,
 }
 
 enum Parsed {
@@ -128,6 +138,16 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
                     .map_err(|e| format!("--grpc {value}: not an IP address with a port ({e})"))?;
                 parsed.grpc = Some(addr);
             }
+            "--auth-issuer" | "--auth-scope" | "--auth-write-scope" => {
+                let value = inline
+                    .or_else(|| args.next())
+                    .ok_or_else(|| format!("{flag} needs a value"))?;
+                match flag.as_str() {
+                    "--auth-issuer" => parsed.auth_issuer = Some(value),
+                    "--auth-scope" => parsed.auth_scopes.push(value),
+                    _ => parsed.auth_write_scopes.push(value),
+                }
+            }
             "--stateless" => parsed.stateless = true,
             "--in-process" => parsed.in_process = true,
             "--copies" => {
@@ -145,6 +165,14 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
     }
     if parsed.grpc.is_some() && parsed.in_process {
         return Err("--grpc serves the gRPC service, which --in-process does without".to_owned());
+    }
+    if parsed.auth_issuer.is_some() && parsed.http.is_none() {
+        return Err("--auth-issuer only applies to --http".to_owned());
+    }
+    if parsed.auth_issuer.is_none()
+        && !(parsed.auth_scopes.is_empty() && parsed.auth_write_scopes.is_empty())
+    {
+        return Err("--auth-scope and --auth-write-scope need --auth-issuer".to_owned());
     }
     if parsed.stateless && parsed.http.is_none() {
         return Err("--stateless only applies to --http".to_owned());
@@ -230,9 +258,28 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     for copy in 1..=args.copies {
         builder = builder.tool_set(tools.clone().with_prefix(&format!("copy{copy:03}"))?)?;
     }
+    // Bound before the server is built: the resource URL of authorization names the port.
+    let listener = match args.http {
+        Some(addr) => Some(tokio::net::TcpListener::bind(addr).await?),
+        None => None,
+    };
+    if let (Some(issuer), Some(listener)) = (&args.auth_issuer, &listener) {
+        let resource = format!("http://{}/mcp", listener.local_addr()?);
+        let mut authorization = tonic_mcp::Authorization::builder(issuer, &resource);
+        for scope in &args.auth_scopes {
+            authorization = authorization.required_scope(scope);
+        }
+        for scope in &args.auth_write_scopes {
+            authorization = authorization.write_scope(scope);
+        }
+        tracing::info!(%issuer, %resource, "requiring OAuth access tokens");
+        builder = builder
+            .authorization(authorization.build()?)
+            .on_call(tonic_mcp::forward_claims([("sub", "x-user-id")]));
+    }
     let server = builder.tool_set(tools)?.tool_set(operation_tools)?.build();
 
-    match args.http {
+    match listener {
         None => {
             tracing::info!(tools = server.tools().len(), "serving MCP over stdio");
             // The runtime's stdio transport: every line gets an answer (bad arguments an
@@ -241,7 +288,7 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             server.serve_stdio().await?;
             tracing::info!("the MCP client disconnected");
         }
-        Some(addr) => {
+        Some(listener) => {
             let config = if args.stateless {
                 McpServer::stateless_http_config()
             } else {
@@ -254,7 +301,6 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
                     shutdown.cancel();
                 }
             });
-            let listener = tokio::net::TcpListener::bind(addr).await?;
             let addr = listener.local_addr()?;
             tracing::info!(
                 tools = server.tools().len(),
