@@ -395,7 +395,7 @@ impl McpHttpService {
         if let Some(gate) = &self.gate
             && let Err(refused) = gate.check_message(&parts, &bytes)
         {
-            return refused;
+            return gate.refuse(&refused);
         }
         let request = http::Request::from_parts(parts, Full::new(bytes));
         let response = into_ok(tower_service::Service::call(&mut self.inner, request).await);

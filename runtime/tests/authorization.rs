@@ -258,6 +258,9 @@ async fn a_good_token_calls_tools_and_the_backend_sees_claims_not_the_token() ->
     Ok(())
 }
 
+/// One bad request: its name, its headers, the status and a text the challenge or body holds.
+type BadRequest<'a> = (&'a str, Vec<(&'a str, String)>, http::StatusCode, &'a str);
+
 /// Each bad request: 401 or 403 with the right challenge, and nothing reaches the backend.
 #[tokio::test]
 async fn the_bad_token_catalogue_is_refused_before_the_backend() -> TestResult {
@@ -291,7 +294,7 @@ async fn the_bad_token_catalogue_is_refused_before_the_backend() -> TestResult {
     let oversized = format!("{}.{}.x", b64(br#"{"alg":"RS256"}"#), "a".repeat(9000));
     let no_scope = token(KEY_A, "a", f.claims(json!({"scope": "items.write"})))?;
 
-    let catalogue: Vec<(&str, Vec<(&str, String)>, http::StatusCode, &str)> = vec![
+    let catalogue: Vec<BadRequest<'_>> = vec![
         ("no token", vec![], http::StatusCode::UNAUTHORIZED, ""),
         (
             "not a bearer token",

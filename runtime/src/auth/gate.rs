@@ -7,7 +7,7 @@ use std::{collections::HashMap, sync::Mutex};
 use http::{StatusCode, request::Parts};
 use rmcp::model::Tool;
 
-use super::{Authorization, PROTECTED_RESOURCE_METADATA_PATH, Principal, challenge};
+use super::{Authorization, PROTECTED_RESOURCE_METADATA_PATH, Principal, Refused, challenge};
 use crate::http::HttpResponse;
 
 /// Session owners remembered before those of closed sessions are forgotten.
@@ -103,7 +103,7 @@ impl Gate {
 
     /// Refuses a `tools/call` of a tool whose scopes the token lacks (403
     /// `insufficient_scope`), before anything reaches the backend.
-    pub(crate) fn check_message(&self, parts: &Parts, message: &[u8]) -> Result<(), HttpResponse> {
+    pub(crate) fn check_message(&self, parts: &Parts, message: &[u8]) -> Result<(), Refused> {
         if self.tool_scopes.is_empty() {
             return Ok(());
         }
@@ -134,10 +134,14 @@ impl Gate {
         };
         self.authorization
             .check_tool(principal, &tool, needed)
-            .map_err(|refused| {
+            .inspect_err(|refused| {
                 tracing::info!(tool, reason = ?refused, "tool call refused by authorization");
-                self.authorization.refuse(&refused)
             })
+    }
+
+    /// The HTTP answer to a refused request.
+    pub(crate) fn refuse(&self, refused: &Refused) -> HttpResponse {
+        self.authorization.refuse(refused)
     }
 
     /// Remembers who opened the session a response names (the answer to `initialize`);
