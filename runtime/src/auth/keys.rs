@@ -16,8 +16,7 @@ use jsonwebtoken::{
 };
 use serde::Deserialize;
 
-/// Largest metadata or JWKS document read (1 MiB).
-const MAX_DOCUMENT_BYTES: usize = 1 << 20;
+use super::fetch::HttpClient;
 
 /// What the authorization server's metadata says that a resource server uses.
 #[derive(Debug, Clone, Deserialize)]
@@ -55,7 +54,7 @@ pub(crate) struct KeySource {
     issuer: String,
     /// Set by the operator; otherwise read from the metadata.
     jwks_uri: Option<String>,
-    http: reqwest::Client,
+    http: HttpClient,
     /// Shortest time between two fetches of the key set.
     min_refresh: Duration,
     /// Keys older than this are fetched again before use (rotation removes keys too).
@@ -70,7 +69,7 @@ impl KeySource {
     pub(crate) fn new(
         issuer: String,
         jwks_uri: Option<String>,
-        http: reqwest::Client,
+        http: HttpClient,
         min_refresh: Duration,
         max_age: Duration,
     ) -> Self {
@@ -181,7 +180,7 @@ impl KeySource {
             }
         };
         self.fetches.fetch_add(1, Ordering::Relaxed);
-        let set: JwkSet = get_json(&self.http, &uri).await?;
+        let set: JwkSet = self.http.get_json(&uri).await?;
         let keys: Vec<Arc<Key>> = set
             .keys
             .iter()
@@ -220,7 +219,7 @@ impl KeySource {
         }
         let mut errors = Vec::new();
         for url in candidates {
-            match get_json::<ServerMetadata>(&self.http, &url).await {
+            match self.http.get_json::<ServerMetadata>(&url).await {
                 Ok(metadata) => {
                     if metadata.issuer.trim_end_matches('/') != issuer {
                         return Err(format!(
@@ -281,54 +280,6 @@ pub(crate) fn split_origin(url: &str) -> (&str, &str) {
         Some(slash) => url.split_at(after_scheme + slash),
         None => (url, ""),
     }
-}
-
-/// GETs `url` and reads its JSON body (at most [`MAX_DOCUMENT_BYTES`]).
-pub(crate) async fn get_json<T: serde::de::DeserializeOwned>(
-    http: &reqwest::Client,
-    url: &str,
-) -> Result<T, String> {
-    let response = http
-        .get(url)
-        .header(http::header::ACCEPT, "application/json")
-        .send()
-        .await
-        .map_err(|e| format!("GET {url}: {}", error_chain(&e)))?;
-    read_json(url, response).await
-}
-
-/// Reads a JSON answer of at most [`MAX_DOCUMENT_BYTES`] with a 2xx status.
-pub(crate) async fn read_json<T: serde::de::DeserializeOwned>(
-    url: &str,
-    mut response: reqwest::Response,
-) -> Result<T, String> {
-    let status = response.status();
-    if !status.is_success() {
-        return Err(format!("{url} answered {status}"));
-    }
-    let mut body = Vec::new();
-    while let Some(chunk) = response
-        .chunk()
-        .await
-        .map_err(|e| format!("{url}: {}", error_chain(&e)))?
-    {
-        if body.len() + chunk.len() > MAX_DOCUMENT_BYTES {
-            return Err(format!("{url} sent more than {MAX_DOCUMENT_BYTES} bytes"));
-        }
-        body.extend_from_slice(&chunk);
-    }
-    serde_json::from_slice(&body).map_err(|e| format!("{url} sent no valid document: {e}"))
-}
-
-fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@
 //! Stdio is unaffected: a local process has no tokens.
 
 mod challenge;
+mod fetch;
 mod gate;
 mod keys;
 mod principal;
@@ -93,7 +94,7 @@ struct Inner {
     pass_token: bool,
     keys: keys::KeySource,
     introspection: Option<Introspection>,
-    http: reqwest::Client,
+    http: fetch::HttpClient,
 }
 
 impl std::fmt::Debug for Authorization {
@@ -419,7 +420,7 @@ impl AuthorizationBuilder {
         // The RustCrypto provider, also when another crate turned on jsonwebtoken's
         // aws-lc-rs backend (which would leave no default and panic at the first token).
         let _ = jsonwebtoken::crypto::rust_crypto::DEFAULT_PROVIDER.install_default();
-        let http = http_client().map_err(invalid)?;
+        let http = fetch::HttpClient::new().map_err(invalid)?;
         let (origin, path) = keys::split_origin(&self.resource);
         let metadata_url = format!(
             "{origin}{PROTECTED_RESOURCE_METADATA_PATH}{}",
@@ -494,35 +495,6 @@ fn check_url(what: &str, url: &str) -> Result<(), String> {
 /// Whether a query string carries `access_token` (RFC 6750 section 2.3, which MCP forbids).
 fn query_has_token(query: Option<&str>) -> bool {
     query.is_some_and(|q| q.split('&').any(|pair| pair.starts_with("access_token=")))
-}
-
-/// An HTTPS client with rustls (ring) and the system's trust store (`SSL_CERT_FILE` and
-/// `SSL_CERT_DIR` are honoured), ten-second timeouts and no more than three redirects.
-fn http_client() -> Result<reqwest::Client, String> {
-    let mut roots = rustls::RootCertStore::empty();
-    let native = rustls_native_certs::load_native_certs();
-    for certificate in native.certs {
-        let _ = roots.add(certificate);
-    }
-    if roots.is_empty() {
-        tracing::warn!(
-            "no trusted CA certificates found; https requests to the authorization server will fail (set SSL_CERT_FILE)"
-        );
-    }
-    let tls = rustls::ClientConfig::builder_with_provider(Arc::new(
-        rustls::crypto::ring::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .map_err(|e| format!("TLS settings: {e}"))?
-    .with_root_certificates(roots)
-    .with_no_client_auth();
-    reqwest::Client::builder()
-        .tls_backend_preconfigured(tls)
-        .timeout(Duration::from_secs(10))
-        .connect_timeout(Duration::from_secs(5))
-        .redirect(reqwest::redirect::Policy::limited(3))
-        .build()
-        .map_err(|e| format!("HTTP client: {e}"))
 }
 
 #[cfg(test)]

@@ -8,7 +8,8 @@ use serde_json::{Map, Value};
 
 use super::{
     challenge::Refused,
-    keys::{KeyError, KeySource, read_json},
+    fetch::HttpClient,
+    keys::{KeyError, KeySource},
     principal::Principal,
 };
 
@@ -46,7 +47,7 @@ pub(crate) struct Checks<'a> {
     pub(crate) leeway: Duration,
     pub(crate) keys: &'a KeySource,
     pub(crate) introspection: Option<&'a Introspection>,
-    pub(crate) http: &'a reqwest::Client,
+    pub(crate) http: &'a HttpClient,
 }
 
 impl Checks<'_> {
@@ -112,17 +113,15 @@ impl Checks<'_> {
                     )
                 })?,
         };
-        let response = self
+        let claims: Map<String, Value> = self
             .http
-            .post(&endpoint)
-            .basic_auth(&introspection.client_id, Some(&introspection.client_secret))
-            .form(&[("token", token), ("token_type_hint", "access_token")])
-            .send()
+            .post_form_json(
+                &endpoint,
+                (&introspection.client_id, &introspection.client_secret),
+                &[("token", token), ("token_type_hint", "access_token")],
+            )
             .await
-            .map_err(|e| Refused::Unavailable(format!("introspection at {endpoint}: {e}")))?;
-        let claims: Map<String, Value> = read_json(&endpoint, response)
-            .await
-            .map_err(Refused::Unavailable)?;
+            .map_err(|e| Refused::Unavailable(format!("introspection: {e}")))?;
         let invalid = |reason: &str| Err(Refused::InvalidToken(reason.to_owned()));
         if claims.get("active") != Some(&Value::Bool(true)) {
             return invalid("the token is not active (introspection)");
