@@ -38,7 +38,7 @@ impl McpServer {
     /// a request body larger than `config.max_request_body_bytes` is refused with 413 before
     /// it is buffered (at once when its `Content-Length` says so); a message nested too deep
     /// for the JSON parser gets the documented `isError` (a `tools/call`) or a JSON-RPC parse
-    /// error; sessions are bounded by [`SessionLimits`]. For horizontal scaling use
+    /// error; sessions are bounded by [`SessionLimits`](crate::SessionLimits). For horizontal scaling use
     /// [`stateless_http_config`](Self::stateless_http_config): no session state, every
     /// request stands alone.
     pub fn streamable_http_service(&self, config: StreamableHttpServerConfig) -> McpHttpService {
@@ -104,7 +104,7 @@ impl McpServer {
     /// answer 404.
     ///
     /// Shutdown is graceful: the listener closes, connections finish the requests they carry
-    /// and close, and tool calls in flight complete (up to [`SHUTDOWN_DRAIN`]); then open
+    /// and close, and tool calls in flight complete (up to [`SHUTDOWN_DRAIN`](crate::SHUTDOWN_DRAIN)); then open
     /// sessions and event streams are closed and this returns.
     ///
     /// ```no_run
@@ -249,7 +249,7 @@ fn jsonrpc_error_response(
 
 /// The streamable HTTP endpoint of an [`McpServer`]: a tower service over rmcp's
 /// [`StreamableHttpService`] that bounds request bodies before buffering them, answers
-/// messages too deep for the JSON parser, and bounds sessions ([`SessionLimits`]). Made by
+/// messages too deep for the JSON parser, and bounds sessions ([`SessionLimits`](crate::SessionLimits)). Made by
 /// [`McpServer::streamable_http_service`]; cloning is cheap.
 #[derive(Clone)]
 pub struct McpHttpService {
