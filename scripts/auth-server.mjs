@@ -4,8 +4,11 @@
 // requested for a resource is a JWT (RS256) whose `aud` names it. Without a `resource` the
 // server issues an opaque token, which introspection (enabled) can check.
 //
-//   agent  / agent-secret   may ask for `mcp tasks.write`
-//   reader / reader-secret  may ask for `mcp`
+//   agent        / agent-secret        may ask for `mcp tasks.write`
+//   reader       / reader-secret       may ask for `mcp`
+//   opaque-agent / opaque-agent-secret may ask for `mcp tasks.write`; its tokens for a
+//                                      resource are opaque (checked by introspection)
+//   mcp-server   / mcp-server-secret   no grant: a resource server introspecting tokens
 //
 // Usage: node scripts/auth-server.mjs   (PORT=0 picks a free port)
 // Prints `issuer http://127.0.0.1:PORT` on stdout once it listens.
@@ -28,13 +31,21 @@ const provider = new Provider(issuer, {
   clients: [
     { client_id: "agent", client_secret: "agent-secret", scope: "mcp tasks.write" },
     { client_id: "reader", client_secret: "reader-secret", scope: "mcp" },
+    { client_id: "opaque-agent", client_secret: "opaque-agent-secret", scope: "mcp tasks.write" },
   ].map((client) => ({
     ...client,
     grant_types: ["client_credentials"],
     response_types: [],
     redirect_uris: [],
     token_endpoint_auth_method: "client_secret_basic",
-  })),
+  })).concat([{
+    client_id: "mcp-server",
+    client_secret: "mcp-server-secret",
+    grant_types: [],
+    response_types: [],
+    redirect_uris: [],
+    token_endpoint_auth_method: "client_secret_basic",
+  }]),
   scopes: SCOPES,
   features: {
     devInteractions: { enabled: false },
@@ -44,12 +55,13 @@ const provider = new Provider(issuer, {
       enabled: true,
       defaultResource: () => undefined,
       useGrantedResource: () => true,
-      getResourceServerInfo: (ctx, resource) => ({
+      getResourceServerInfo: (ctx, resource, client) => ({
         scope: SCOPES.join(" "),
         audience: resource,
         accessTokenTTL: 600,
-        accessTokenFormat: "jwt",
-        jwt: { sign: { alg: "RS256" } },
+        ...(client.clientId === "opaque-agent"
+          ? { accessTokenFormat: "opaque" }
+          : { accessTokenFormat: "jwt", jwt: { sign: { alg: "RS256" } } }),
       }),
     },
   },

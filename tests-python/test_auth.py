@@ -36,7 +36,11 @@ from demo_support import DEMO, STARTUP_TIMEOUT, TOOLS, TARGET, http_demo, log, l
 ISSUER = os.environ.get("AUTH_ISSUER", "")
 GATEWAY = Path(os.environ.get("GATEWAY_BIN") or TARGET / "debug" / "grpc-mcp-gateway")
 AUTH_FLAGS = ("--auth-issuer", ISSUER, "--auth-scope", "mcp", "--auth-write-scope", "tasks.write")
-CLIENTS = {"agent": ("agent-secret", "mcp tasks.write"), "reader": ("reader-secret", "mcp")}
+CLIENTS = {
+    "agent": ("agent-secret", "mcp tasks.write"),
+    "reader": ("reader-secret", "mcp"),
+    "opaque-agent": ("opaque-agent-secret", "mcp tasks.write"),
+}
 
 
 class Memory(TokenStorage):
@@ -159,7 +163,7 @@ async def challenges_and_refused_tokens(url: str) -> None:
 
 
 @contextlib.asynccontextmanager
-async def gateway(label: str) -> AsyncIterator[str]:
+async def gateway(label: str, *flags: str, env: dict[str, str] | None = None) -> AsyncIterator[str]:
     """The demo's gRPC service (without authorization) behind the gateway with authorization."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -169,9 +173,9 @@ async def gateway(label: str) -> AsyncIterator[str]:
         with open(path, "wb") as log_file:
             process = subprocess.Popen(
                 [str(GATEWAY), "--target", f"http://127.0.0.1:{grpc_port}", "--http", "127.0.0.1:0",
-                 *AUTH_FLAGS, "--forward-claim", "sub=x-user-id"],
+                 *AUTH_FLAGS, "--forward-claim", "sub=x-user-id", *flags],
                 stdin=subprocess.DEVNULL, stdout=log_file, stderr=subprocess.STDOUT,
-                env={**os.environ, "RUST_LOG": "info", "NO_COLOR": "1"},
+                env={**os.environ, "RUST_LOG": "info", "NO_COLOR": "1", **(env or {})},
             )
         try:
             deadline = time.monotonic() + STARTUP_TIMEOUT
@@ -183,6 +187,29 @@ async def gateway(label: str) -> AsyncIterator[str]:
         finally:
             process.terminate()
             process.wait(timeout=10)
+
+
+async def introspected_opaque_tokens() -> None:
+    """The gateway with introspection: the SDK's opaque token works; one for another
+    resource, or one the server never issued, is refused."""
+    flags = ("--auth-introspection-client-id", "mcp-server")
+    env = {"GRPC_MCP_GATEWAY_INTROSPECTION_SECRET": "mcp-server-secret"}
+    async with gateway("gateway-introspection", *flags, env=env) as url:
+        async with oauth_client(url, "opaque-agent") as client:
+            tools = {tool.name for tool in (await client.list_tools()).tools}
+            assert TOOLS <= tools, sorted(TOOLS - tools)
+            found = await client.call_tool("TaskService_GetTask", {"id": "task-1"})
+            assert not found.is_error, found
+        opaque = await token(url, "opaque-agent")
+        assert opaque.count(".") != 2, "the server issued a JWT, not an opaque token"
+        assert (await raw(url, opaque)).status_code == 200
+        for label, bearer, needle in [
+            ("another resource", await token("http://127.0.0.1:1/mcp", "opaque-agent"), "not meant for this resource"),
+            ("never issued", "made-up-opaque-token", "not active"),
+        ]:
+            answer = await raw(url, bearer)
+            challenge = answer.headers.get("www-authenticate", "")
+            assert answer.status_code == 401 and needle in challenge, (label, answer.status_code, challenge)
 
 
 def on_demo(check: Any, *flags: str) -> Any:
@@ -208,6 +235,7 @@ def scenarios() -> list[tuple[str, Any]]:
         found.append((f"demo http {check.__name__}", on_demo(check)))
         found.append((f"demo http-stateless {check.__name__}", on_demo(check, "--stateless")))
         found.append((f"gateway {check.__name__}", on_gateway(check)))
+    found.append(("gateway introspected_opaque_tokens", introspected_opaque_tokens))
     return found
 
 
