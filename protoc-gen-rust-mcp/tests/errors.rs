@@ -64,6 +64,15 @@ fn errors_name_the_element_and_what_is_valid() {
             ],
         ),
         (
+            "errors/bad_scope.proto",
+            "",
+            &[
+                "testdata.errors.bad_scope.WipeService.Wipe",
+                "(rust_mcp.tool).required_scopes",
+                "\"two words\" is not an OAuth scope token",
+            ],
+        ),
+        (
             "errors/bad_name.proto",
             "",
             &["(rust_mcp.tool).name", "1bad-name!"],
