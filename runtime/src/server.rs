@@ -622,8 +622,9 @@ impl ServerHandler for McpServer {
     async fn get_task(
         &self,
         request: GetTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
+        self.inner.tasks.check_caller(&request.task_id, &context)?;
         self.inner
             .tasks
             .manager
@@ -634,8 +635,9 @@ impl ServerHandler for McpServer {
     async fn update_task(
         &self,
         request: UpdateTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        self.inner.tasks.check_caller(&request.task_id, &context)?;
         self.inner
             .tasks
             .manager
@@ -645,8 +647,9 @@ impl ServerHandler for McpServer {
     async fn cancel_task(
         &self,
         request: CancelTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        self.inner.tasks.check_caller(&request.task_id, &context)?;
         self.inner.tasks.manager.cancel_task(&request.task_id)
     }
 }

@@ -10,12 +10,19 @@
 //! still running then is cancelled and the task fails, and a finished task is forgotten one
 //! time-to-live after it finished.
 //!
+//! A task belongs to its caller: under [`Authorization`](crate::Authorization) to the token
+//! owner (issuer, subject, client) that started it, otherwise to the HTTP session that started
+//! it. Another caller asking for it (`tasks/get`, `tasks/update`, `tasks/cancel`) is told the
+//! task is unknown, exactly as for an id that never existed. Over stdio (one client per
+//! process) and stateless HTTP without authorization there is no caller to tell apart: the
+//! task is reachable by whoever holds its id, a random UUID.
+//!
 //! [`McpServerBuilder::task_ttl`]: crate::McpServerBuilder::task_ttl
 
-use std::time::Duration;
+use std::{collections::HashMap, sync::Mutex, time::Duration};
 
 use rmcp::{
-    RoleServer,
+    ErrorData, RoleServer,
     model::{CallToolRequestParams, CreateTaskResult},
     service::RequestContext,
     task_manager::{TaskExit, TaskManager, TaskOptions},
@@ -31,10 +38,60 @@ pub const DEFAULT_TASK_TTL: Duration = Duration::from_secs(300);
 /// How often clients are asked to poll `tasks/get`.
 const POLL_INTERVAL: Duration = Duration::from_millis(500);
 
-/// The tasks of one server (shared by all its sessions; task ids are random UUIDs).
+/// Owners remembered before those of forgotten tasks are dropped.
+const OWNERS_PRUNE_AT: usize = 1024;
+
+/// The tasks of one server (shared by all its sessions; task ids are random UUIDs), and who
+/// started each.
 #[derive(Default)]
 pub(crate) struct Tasks {
     pub(crate) manager: TaskManager,
+    owners: Mutex<HashMap<String, String>>,
+}
+
+impl Tasks {
+    /// The task `task_id`, or the error for an unknown task when `context`'s caller is not the
+    /// one that started it.
+    pub(crate) fn check_caller(
+        &self,
+        task_id: &str,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let owners = self.owners.lock().unwrap_or_else(|e| e.into_inner());
+        match owners.get(task_id) {
+            Some(owner) if Some(owner) != caller(context).as_ref() => Err(
+                // rmcp's own answer for an id it does not know, word for word.
+                ErrorData::invalid_params(format!("unknown task: {task_id}"), None),
+            ),
+            _ => Ok(()),
+        }
+    }
+
+    fn record(&self, task_id: &str, owner: Option<String>) {
+        let Some(owner) = owner else {
+            return;
+        };
+        let mut owners = self.owners.lock().unwrap_or_else(|e| e.into_inner());
+        if owners.len() >= OWNERS_PRUNE_AT {
+            owners.retain(|id, _| self.manager.get_task(id).is_ok());
+        }
+        owners.insert(task_id.to_owned(), owner);
+    }
+}
+
+/// Who is calling, to tell task owners apart: the token owner under authorization, else the
+/// HTTP session; `None` over stdio and stateless HTTP without authorization.
+fn caller(context: &RequestContext<RoleServer>) -> Option<String> {
+    let parts = context.extensions.get::<http::request::Parts>()?;
+    #[cfg(feature = "auth")]
+    if let Some(principal) = parts.extensions.get::<crate::Principal>() {
+        return Some(format!("token:{}", principal.owner()));
+    }
+    parts
+        .headers
+        .get("mcp-session-id")
+        .and_then(|id| id.to_str().ok())
+        .map(|id| format!("session:{id}"))
 }
 
 /// Whether this call becomes a task: the tool allows it and the client declared tasks.
@@ -52,7 +109,9 @@ pub(crate) fn start(
     context: &RequestContext<RoleServer>,
     ttl: Duration,
 ) -> CreateTaskResult {
+    let owners_of = server;
     let server = server.clone();
+    let owner = caller(context);
     let http = context.extensions.get::<http::request::Parts>().cloned();
     let meta = context.meta.0.0.clone();
     let options = TaskOptions::new()
@@ -83,5 +142,6 @@ pub(crate) fn start(
                 }
             })
         });
+    owners_of.inner_tasks().record(&task.task_id, owner);
     CreateTaskResult::new(task)
 }

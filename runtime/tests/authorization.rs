@@ -596,6 +596,56 @@ async fn a_session_answers_only_to_the_caller_that_opened_it() -> TestResult {
     Ok(())
 }
 
+#[tokio::test]
+async fn a_task_belongs_to_the_token_that_started_it() -> TestResult {
+    use common::http_client::{open_session, session_send, task_capabilities};
+    let f = fixture(false).await?;
+    let alice = format!("Bearer {}", f.good_token()?);
+    let bob = format!(
+        "Bearer {}",
+        token(KEY_A, "a", f.claims(json!({"sub": "user-2"})))?
+    );
+    let alice_session =
+        open_session(f.addr, &[("authorization", &alice)], task_capabilities()).await?;
+    let bob_session = open_session(f.addr, &[("authorization", &bob)], task_capabilities()).await?;
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "ItemService_ListItems", "arguments": {}}});
+    let reply = session_send(f.addr, &[("authorization", &alice)], &alice_session, &call).await?;
+    let task_id = reply.last()["result"]["taskId"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(!task_id.is_empty(), "no task: {}", reply.body);
+    let get =
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tasks/get", "params": {"taskId": task_id}});
+    let reply = session_send(f.addr, &[("authorization", &alice)], &alice_session, &get).await?;
+    assert_eq!(
+        reply.last()["result"]["taskId"],
+        json!(task_id),
+        "{}",
+        reply.body
+    );
+    // Another subject, in its own session, is told the task does not exist.
+    for method in ["tasks/get", "tasks/cancel"] {
+        let message =
+            json!({"jsonrpc": "2.0", "id": 3, "method": method, "params": {"taskId": task_id}});
+        let reply =
+            session_send(f.addr, &[("authorization", &bob)], &bob_session, &message).await?;
+        assert_eq!(
+            reply.last()["error"]["code"],
+            json!(-32602),
+            "{method}: {}",
+            reply.body
+        );
+        assert_eq!(
+            reply.last()["error"]["message"],
+            json!(format!("unknown task: {task_id}"))
+        );
+    }
+    f.shutdown.cancel();
+    Ok(())
+}
+
 /// 16 clients × 100 authorized calls each: no errors, one key fetch. (RELIABILITY.md's
 /// figure is the same test with `AUTH_LOAD_CALLS=1000`.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -245,3 +245,48 @@ async fn an_unknown_task_is_invalid_params() -> TestResult {
     assert_eq!(data.code, rmcp::model::ErrorCode::INVALID_PARAMS);
     Ok(())
 }
+
+/// Without authorization a task belongs to the HTTP session that started it: another
+/// session is told it does not exist.
+#[tokio::test]
+async fn a_task_belongs_to_the_session_that_started_it() -> TestResult {
+    use common::http_client::{open_session, session_send, task_capabilities};
+    let (server, _backend) = server(None).await?;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let addr = listener.local_addr()?;
+    let config = McpServer::session_http_config();
+    let shutdown = config.cancellation_token.clone();
+    tokio::spawn(server.serve_http(listener, config));
+    let first = open_session(addr, &[], task_capabilities()).await?;
+    let second = open_session(addr, &[], task_capabilities()).await?;
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "SlowTask", "arguments": {"sleepMs": 50}}});
+    let reply = session_send(addr, &[], &first, &call).await?;
+    let task_id = reply.last()["result"]["taskId"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(!task_id.is_empty(), "no task: {}", reply.body);
+    let get =
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tasks/get", "params": {"taskId": task_id}});
+    let reply = session_send(addr, &[], &first, &get).await?;
+    assert_eq!(
+        reply.last()["result"]["taskId"],
+        json!(task_id),
+        "{}",
+        reply.body
+    );
+    let reply = session_send(addr, &[], &second, &get).await?;
+    assert_eq!(
+        reply.last()["error"]["code"],
+        json!(-32602),
+        "{}",
+        reply.body
+    );
+    assert_eq!(
+        reply.last()["error"]["message"],
+        json!(format!("unknown task: {task_id}"))
+    );
+    shutdown.cancel();
+    Ok(())
+}

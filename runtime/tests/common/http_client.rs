@@ -90,3 +90,44 @@ pub async fn send(
         messages,
     })
 }
+
+/// An MCP session over raw HTTP: `initialize` (declaring `capabilities`) and
+/// `notifications/initialized`, sent with `headers`; returns the session id.
+pub async fn open_session(
+    addr: SocketAddr,
+    headers: &[(&str, &str)],
+    capabilities: Value,
+) -> TestResult<String> {
+    let initialize = serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": capabilities,
+        "clientInfo": {"name": "raw", "version": "1"}}});
+    let reply = send(addr, http::Method::POST, "/mcp", headers, Some(&initialize)).await?;
+    let session = reply.header("mcp-session-id").to_owned();
+    if reply.status != http::StatusCode::OK || session.is_empty() {
+        return Err(format!("initialize: {} {}", reply.status, reply.body).into());
+    }
+    let initialized = serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let reply = session_send(addr, headers, &session, &initialized).await?;
+    if !reply.status.is_success() {
+        return Err(format!("initialized: {} {}", reply.status, reply.body).into());
+    }
+    Ok(session)
+}
+
+/// POSTs `message` in `session` with `headers`.
+pub async fn session_send(
+    addr: SocketAddr,
+    headers: &[(&str, &str)],
+    session: &str,
+    message: &Value,
+) -> TestResult<Reply> {
+    let mut all: Vec<(&str, &str)> = headers.to_vec();
+    all.push(("mcp-session-id", session));
+    all.push(("mcp-protocol-version", "2025-11-25"));
+    send(addr, http::Method::POST, "/mcp", &all, Some(message)).await
+}
+
+/// The capabilities of a client that declares the MCP tasks extension.
+pub fn task_capabilities() -> Value {
+    serde_json::json!({"extensions": {"io.modelcontextprotocol/tasks": {}}})
+}
