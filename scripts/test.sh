@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every test of the project: unit, golden, schema, end-to-end (Rust), the real buf and protoc
-# workflows, the official Python MCP SDK and the MCP Inspector's CLI against the demo, and the
-# official MCP conformance suite against the demo and the gateway.
+# workflows, every sh block of README run as written, the official Python MCP SDK and the MCP
+# Inspector's CLI against the demo, and the official MCP conformance suite against the demo and
+# the gateway.
 # Installs what it needs into .tools/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,6 +17,10 @@ cargo test --workspace --all-features
 if [ -x scripts/workflows.sh ]; then
   echo "== buf and protoc workflows"
   scripts/workflows.sh
+fi
+if [ -x scripts/readme.sh ]; then
+  echo "== every sh block of README, run as written (or the reason it is not)"
+  scripts/readme.sh
 fi
 if [ -x scripts/python-e2e.sh ]; then
   echo "== Python MCP SDK against the demo"
