@@ -57,6 +57,12 @@ cargo install --locked --path gateway   # from a checkout; `cargo install --lock
 @@ demo_background | gateway_stdio
 cargo run -p demo -- --grpc 127.0.0.1:50051 --http 127.0.0.1:8080 &   # the gRPC service on a fixed port
 cargo run -p grpc-mcp-gateway -- --target http://127.0.0.1:50051      # its 13 tools, MCP over stdio
+@@ not run: it needs an identity provider at a public https URL and a backend named tasks.internal; scripts/auth-e2e.sh runs the gateway with the same flags against a real authorization server on loopback
+grpc-mcp-gateway --target http://tasks.internal:50051 --http 0.0.0.0:8080 \
+  --auth-issuer https://id.example.com/realms/platform \
+  --resource-url https://mcp.example.com/mcp \
+  --auth-scope mcp --auth-write-scope tasks.write \
+  --forward-claim sub=x-user-id --forward-claim client_id=x-client-id
 @@ not run: it rewrites golden/ (CI=true refuses it); the golden test that cargo test runs covers the same code
 UPDATE_GOLDEN=1 cargo test -p protoc-gen-rust-mcp --test golden
 @@ stdio_closed | http_initialize | usage
