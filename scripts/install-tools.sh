@@ -2,7 +2,7 @@
 # Installs the external tools the workflow and end-to-end tests use, into the
 # project-local, git-ignored `.tools/` folder. No sudo, nothing outside the repo.
 #
-# Usage: scripts/install-tools.sh [buf|prost-plugins|python|python2|inspector|conformance|auth-server|all|path]...
+# Usage: scripts/install-tools.sh [buf|prost-plugins|python|python2|inspector|conformance|auth-server|interop|all|path]...
 #   buf            npm `@bufbuild/buf`           -> .tools/buf/node_modules/.bin/buf
 #   prost-plugins  protoc-gen-prost, -tonic      -> .tools/cargo/bin/
 #   python         venv with `mcp` 1.x, `jsonschema` -> .tools/venv/
@@ -15,6 +15,10 @@
 #   auth-server    npm `oidc-provider` (a maintained OAuth 2.1 / OpenID authorization server,
 #                  which scripts/auth-server.mjs configures for the authorization tests)
 #                  -> .tools/auth-server/run
+#   interop        third-party gRPC servers for scripts/interop.sh: etcd (Debian etcd-server,
+#                  unpacked without installing) -> .tools/etcd/usr/bin/etcd; a venv with grpcio
+#                  and its stock health and reflection servicers -> .tools/venv-grpcio/; npm
+#                  @grpc/grpc-js with @grpc/reflection -> .tools/grpc-js/
 #   all            all of the above (the default)
 #   path           print an `export PATH=...` line for the installed tools
 #
@@ -38,6 +42,13 @@ INSPECTOR_VERSION=2.12.0
 # node-linux-* packages when the machine's Node is older).
 CONFORMANCE_VERSION=0.1.16
 OIDC_PROVIDER_VERSION=9.13.3
+# Third-party servers of the interop suite.
+ETCD_DEB_VERSION=3.4.23-4+b4
+GRPCIO_VERSION=1.85.3
+GRPCIO_SERVICERS_VERSION=1.85.1
+GRPC_JS_VERSION=1.14.7
+GRPC_REFLECTION_VERSION=1.0.4
+GRPC_PROTO_LOADER_VERSION=0.8.1
 NODE22_VERSION=22.23.3
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -152,6 +163,42 @@ install_auth_server() {
   log "authorization server ready ($dir/run, oidc-provider $OIDC_PROVIDER_VERSION)"
 }
 
+# etcd from Debian's archive (apt-get download needs no root, dpkg -x installs nothing), a
+# grpcio venv and the grpc-js packages.
+install_interop() {
+  local etcd="$TOOLS/etcd/usr/bin/etcd" venv="$TOOLS/venv-grpcio" dir="$TOOLS/grpc-js"
+  if [[ ! -x $etcd || "$("$etcd" --version 2>/dev/null | sed -n 's/^etcd Version: //p')" != "${ETCD_DEB_VERSION%%-*}" ]]; then
+    need apt-get etcd
+    need dpkg-deb etcd
+    log "downloading Debian etcd-server $ETCD_DEB_VERSION into .tools/etcd"
+    local download
+    download="$(mktemp -d)"
+    (cd "$download" && apt-get download -q "etcd-server=$ETCD_DEB_VERSION" >/dev/null 2>&1) \
+      || die "apt-get download etcd-server=$ETCD_DEB_VERSION failed (run apt-get update?)"
+    rm -rf "$TOOLS/etcd" && mkdir -p "$TOOLS/etcd"
+    dpkg-deb -x "$download"/etcd-server_*.deb "$TOOLS/etcd"
+    rm -rf "$download"
+  fi
+  "$etcd" --version >/dev/null || die "the unpacked etcd does not run"
+  if ! "$venv/bin/python" -c "import grpc, grpc_health, grpc_reflection, sys; sys.exit(grpc.__version__ != '$GRPCIO_VERSION')" 2>/dev/null; then
+    need "$PYTHON" python
+    [[ -x $venv/bin/python ]] || "$PYTHON" -m venv "$venv"
+    log "pip install grpcio $GRPCIO_VERSION with its health and reflection servicers into .tools/venv-grpcio"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "grpcio==$GRPCIO_VERSION" \
+      "grpcio-health-checking==$GRPCIO_SERVICERS_VERSION" "grpcio-reflection==$GRPCIO_SERVICERS_VERSION"
+  fi
+  local manifest="$dir/node_modules/@grpc/grpc-js/package.json" have=""
+  [[ -f $manifest ]] && have="$(node -p 'require(process.argv[1]).version' "$manifest" 2>/dev/null || true)"
+  if [[ $have != "$GRPC_JS_VERSION" ]]; then
+    need npm grpc-js
+    log "installing @grpc/grpc-js $GRPC_JS_VERSION, @grpc/reflection, @grpc/proto-loader into .tools/grpc-js"
+    mkdir -p "$dir"
+    npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "@grpc/grpc-js@$GRPC_JS_VERSION" \
+      "@grpc/reflection@$GRPC_REFLECTION_VERSION" "@grpc/proto-loader@$GRPC_PROTO_LOADER_VERSION"
+  fi
+  log "interop servers ready: etcd $("$etcd" --version | sed -n 's/^etcd Version: //p'), grpcio $GRPCIO_VERSION, grpc-js $GRPC_JS_VERSION"
+}
+
 # Prints the version of a crate installed under .tools/cargo, or nothing.
 cargo_installed_version() {
   local list
@@ -236,6 +283,7 @@ main() {
       inspector) timed inspector install_inspector ;;
       conformance) timed conformance install_conformance ;;
       auth-server) timed auth-server install_auth_server ;;
+      interop) timed interop install_interop ;;
       all)
         timed buf install_buf
         timed prost-plugins install_prost_plugins
@@ -244,10 +292,11 @@ main() {
         timed inspector install_inspector
         timed conformance install_conformance
         timed auth-server install_auth_server
+        timed interop install_interop
         ;;
       path) print_path; return ;;
-      -h | --help) sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; return ;;
-      *) die "unknown part '$part' (valid: buf, prost-plugins, python, python2, inspector, conformance, auth-server, all, path)" ;;
+      -h | --help) sed -n '2,26p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; return ;;
+      *) die "unknown part '$part' (valid: buf, prost-plugins, python, python2, inspector, conformance, auth-server, interop, all, path)" ;;
     esac
   done
   log "all requested parts done in $((SECONDS - total))s"

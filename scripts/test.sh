@@ -34,6 +34,10 @@ if [ -x scripts/auth-e2e.sh ]; then
   echo "== MCP authorization: a real authorization server, the Python SDK as OAuth client"
   scripts/auth-e2e.sh
 fi
+if [ -x scripts/interop.sh ]; then
+  echo "== third-party gRPC servers behind the gateway: etcd, grpcio, grpc-js"
+  scripts/interop.sh
+fi
 if [ -x scripts/conformance.sh ]; then
   echo "== the official MCP conformance suite against the demo and the gateway (HTTP, both modes)"
   scripts/conformance.sh

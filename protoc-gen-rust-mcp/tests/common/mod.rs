@@ -31,8 +31,9 @@ pub fn testdata_files() -> Vec<String> {
                 .to_string_lossy()
                 .into_owned();
             if path.is_dir() {
-                // Dependencies (google/, buf/) and failing inputs (errors/) are not generated.
-                if !matches!(rel.as_str(), "errors" | "google" | "buf") {
+                // Dependencies (google/, buf/), failing inputs (errors/) and third-party
+                // protos with their own include roots (third_party/) are not generated.
+                if !matches!(rel.as_str(), "errors" | "google" | "buf" | "third_party") {
                     stack.push(path);
                 }
             } else if rel.ends_with(".proto") {

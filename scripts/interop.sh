@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The gateway in front of gRPC servers nobody here wrote (tests-interop/test_interop.py): etcd
+# 3.4 (Debian's etcd-server, served from a descriptor set of the protos vendored under
+# testdata/third_party/etcd/, built with the vendored protoc), a Python grpcio server of stock
+# servicers and a Node @grpc/grpc-js server with @grpc/reflection; the official Python MCP SDK
+# 2.x is the client.
+#
+# Usage: scripts/interop.sh [-v] [-k SUBSTRING]   (arguments go to the test script)
+# Needs: cargo, npm, apt-get (download only, no root needed), Python >= 3.10 with venv and pip.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
+case $TARGET in /*) ;; *) TARGET="$ROOT/$TARGET" ;; esac
+
+log() { printf '[interop] %s\n' "$*" >&2; }
+
+start=$SECONDS
+scripts/install-tools.sh python2 conformance interop
+cargo build --quiet -p demo -p grpc-mcp-gateway
+
+# The vendored protoc (protoc-bin-vendored, a dependency of the workspace), as the build
+# scripts find it.
+protoc="$(cargo metadata --format-version 1 2>/dev/null | python3 -c '
+import json, sys, pathlib, platform
+arch = {"x86_64": "x86_64", "aarch64": "aarch_64"}.get(platform.machine(), platform.machine())
+for p in json.load(sys.stdin)["packages"]:
+    if p["name"] == f"protoc-bin-vendored-linux-{arch}":
+        print(pathlib.Path(p["manifest_path"]).parent / "bin" / "protoc"); break')"
+[[ -x $protoc ]] || { log "the vendored protoc was not found"; exit 1; }
+etcd_protos=testdata/third_party/etcd
+descriptors="$TARGET/interop/etcd.binpb"
+mkdir -p "$TARGET/interop"
+"$protoc" -I "$etcd_protos" --include_imports --include_source_info -o "$descriptors" \
+  etcd/etcdserver/etcdserverpb/rpc.proto \
+  etcd/etcdserver/api/v3lock/v3lockpb/v3lock.proto \
+  etcd/etcdserver/api/v3election/v3electionpb/v3election.proto
+log "etcd descriptor set: $descriptors"
+
+node="$(sed -n 's/^exec "\([^"]*\)".*/\1/p' .tools/conformance/run)"
+status=0
+ETCD_BIN="$ROOT/.tools/etcd/usr/bin/etcd" ETCD_DESCRIPTORS="$descriptors" \
+  GRPCIO_PYTHON="$ROOT/.tools/venv-grpcio/bin/python" NODE_BIN="$node" \
+  GATEWAY_BIN="$TARGET/debug/grpc-mcp-gateway" DEMO_BIN="$TARGET/debug/demo" \
+  .tools/venv-mcp2/bin/python tests-interop/test_interop.py "$@" || status=$?
+log "done in $((SECONDS - start))s"
+exit "$status"

@@ -1,0 +1,323 @@
+"""The gateway in front of gRPC servers nobody here wrote: etcd 3.4 (Debian's etcd-server, by a
+descriptor set of its vendored protos), a Python grpcio server of stock servicers (health and
+reflection, v1alpha) and a Node @grpc/grpc-js server with @grpc/reflection. The client is the
+official Python MCP SDK 2.x over stdio. Run it with scripts/interop.sh, which installs the
+servers, builds the gateway and the descriptor set, and passes their paths:
+
+    ETCD_BIN=... ETCD_DESCRIPTORS=... GRPCIO_PYTHON=... NODE_BIN=... GATEWAY_BIN=... \\
+        .tools/venv-mcp2/bin/python tests-interop/test_interop.py [-v] [-k SUBSTRING]
+
+Every scenario starts its own server on a free loopback port and its own gateway, checks the
+tools are portable to model hosts, and calls them. The last line reads `N passed, N failed`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, AsyncIterator
+
+import mcp_types
+from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests-python"))
+from demo_support import LOG_DIR, kill_all, log, main  # noqa: E402
+
+GATEWAY = Path(os.environ.get("GATEWAY_BIN", ROOT / "target" / "debug" / "grpc-mcp-gateway"))
+ETCD = os.environ.get("ETCD_BIN", str(ROOT / ".tools" / "etcd" / "usr" / "bin" / "etcd"))
+ETCD_DESCRIPTORS = os.environ.get("ETCD_DESCRIPTORS", "")
+GRPCIO_PYTHON = os.environ.get("GRPCIO_PYTHON", str(ROOT / ".tools" / "venv-grpcio" / "bin" / "python"))
+NODE = os.environ.get("NODE_BIN", "node")
+HERE = Path(__file__).resolve().parent
+TOOL_NAME = re.compile(r"^[A-Za-z0-9_]{1,64}$")
+_started: list[subprocess.Popen[bytes]] = []
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+async def wait_port(port: int, process: subprocess.Popen[bytes], log_file: Path) -> None:
+    deadline = time.monotonic() + 30
+    while True:
+        with contextlib.suppress(OSError):
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        assert process.poll() is None, f"the server exited with {process.returncode}; see {log_file}"
+        assert time.monotonic() < deadline, f"nothing listens on {port} after 30 s; see {log_file}"
+        await asyncio.sleep(0.1)
+
+
+def start(label: str, command: list[str]) -> tuple[subprocess.Popen[bytes], Path]:
+    LOG_DIR.mkdir(parents=True, exist_ok=True)
+    path = LOG_DIR / f"interop-{label}.log"
+    with open(path, "ab") as log_file:
+        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log_file, stderr=subprocess.STDOUT)
+    _started.append(process)
+    return process, path
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=5)
+
+
+@contextlib.asynccontextmanager
+async def etcd_server(data_dir: str, port: int) -> AsyncIterator[None]:
+    peer = free_port()
+    process, path = start("etcd", [
+        ETCD, "--name", "interop", "--data-dir", data_dir,
+        "--listen-client-urls", f"http://127.0.0.1:{port}", "--advertise-client-urls", f"http://127.0.0.1:{port}",
+        "--listen-peer-urls", f"http://127.0.0.1:{peer}", "--initial-advertise-peer-urls", f"http://127.0.0.1:{peer}",
+        "--initial-cluster", f"interop=http://127.0.0.1:{peer}",
+    ])
+    try:
+        await wait_port(port, process, path)
+        yield
+    finally:
+        stop(process)
+
+
+@contextlib.asynccontextmanager
+async def gateway(label: str, port: int, *flags: str) -> AsyncIterator[Client]:
+    path = LOG_DIR / f"interop-{label}-gateway.log"
+    params = StdioServerParameters(
+        command=str(GATEWAY),
+        args=["--target", f"http://127.0.0.1:{port}", *flags],
+        env={**os.environ, "RUST_LOG": "info", "NO_COLOR": "1"},
+    )
+    with open(path, "w") as errlog:
+        async with Client(stdio_client(params, errlog=errlog), mode="legacy", read_timeout_seconds=30.0) as client:
+            yield client
+
+
+async def tools_of(client: Client) -> dict[str, mcp_types.Tool]:
+    tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+    for name, tool in tools.items():
+        check_portable(name, tool)
+    return tools
+
+
+def check_portable(name: str, tool: mcp_types.Tool) -> None:
+    """What model hosts ask of a tool: a name of [A-Za-z0-9_] up to 64, an object at the root of
+    both schemas without a root union, no type arrays, every `$ref` resolvable in `$defs`."""
+    assert TOOL_NAME.match(name), name
+    for schema in (tool.input_schema, tool.output_schema or {"type": "object"}):
+        assert schema.get("type") == "object", (name, schema.get("type"))
+        assert not {"anyOf", "oneOf", "allOf"} & schema.keys(), (name, "root union")
+        defs = schema.get("$defs", {})
+
+        def walk(node: Any) -> None:
+            if isinstance(node, dict):
+                assert not isinstance(node.get("type"), list), (name, node)
+                ref = node.get("$ref")
+                if isinstance(ref, str):
+                    assert ref == "#" or (ref.startswith("#/$defs/") and ref[len("#/$defs/"):] in defs), (name, ref)
+                for value in node.values():
+                    walk(value)
+            elif isinstance(node, list):
+                for value in node:
+                    walk(value)
+
+        walk(schema)
+
+
+async def call(client: Client, name: str, arguments: dict[str, Any]) -> mcp_types.CallToolResult:
+    result = await client.call_tool(name, arguments)
+    log(f"{name} {json.dumps(arguments)[:120]} -> {'isError ' if result.is_error else ''}"
+        f"{json.dumps(result.structured_content)[:200] if result.structured_content else result.content[0].text[:200]}")
+    return result
+
+
+def ok(result: mcp_types.CallToolResult) -> dict[str, Any]:
+    assert not result.is_error, result.content[0].text if result.content else result
+    assert result.structured_content is not None, result
+    return result.structured_content
+
+
+def error_text(result: mcp_types.CallToolResult, status: str) -> str:
+    assert result.is_error, result.structured_content
+    got = (result.meta or {}).get("protoc-gen-rust-mcp/status", {}).get("name")
+    assert got == status, (got, status, result.content[0].text)
+    return result.content[0].text
+
+
+def b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode()
+
+
+# --- etcd ---------------------------------------------------------------------------------
+
+
+async def etcd_kv_lease_txn_and_errors() -> None:
+    port = free_port()
+    with tempfile.TemporaryDirectory() as data:
+        async with etcd_server(data, port), gateway("etcd", port, "--descriptor-set", ETCD_DESCRIPTORS) as client:
+            tools = await tools_of(client)
+            assert len(tools) == 46 and {"KV_Put", "KV_Range", "Watch_Watch", "Lease_LeaseGrant", "Lock_Lock"} <= tools.keys(), sorted(tools)
+            put = ok(await call(client, "KV_Put", {"key": b64("greeting"), "value": b64("hello, etcd"), "prev_kv": True}))
+            revision = int(put["header"]["revision"])
+            got = ok(await call(client, "KV_Range", {"key": b64("greeting")}))
+            assert got["count"] == "1" and got["kvs"][0]["value"] == b64("hello, etcd"), got
+            assert int(got["kvs"][0]["mod_revision"]) == revision, got
+            lease = ok(await call(client, "Lease_LeaseGrant", {"TTL": "60"}))
+            assert int(lease["ID"]) > 0 and lease["TTL"] == "60", lease
+            ok(await call(client, "KV_Put", {"key": b64("leased"), "value": b64("x"), "lease": lease["ID"]}))
+            alive = ok(await call(client, "Lease_LeaseTimeToLive", {"ID": lease["ID"], "keys": True}))
+            assert alive["keys"] == [b64("leased")], alive
+            txn = ok(await call(client, "KV_Txn", {
+                "compare": [{"key": b64("greeting"), "target": "VALUE", "result": "EQUAL", "value": b64("hello, etcd")}],
+                "success": [{"request": {"case": "request_put", "value": {"key": b64("greeting"), "value": b64("swapped")}}}],
+                "failure": [{"request": {"case": "request_range", "value": {"key": b64("greeting")}}}],
+            }))
+            assert txn["succeeded"] is True and txn["responses"][0]["response"]["case"] == "response_put", txn
+            got = ok(await call(client, "KV_Range", {"key": b64("greeting")}))
+            assert got["kvs"][0]["value"] == b64("swapped"), got
+            text = error_text(await call(client, "Lease_LeaseRevoke", {"ID": "12345"}), "NOT_FOUND")
+            assert "lease not found" in text, text
+            text = error_text(await call(client, "KV_Put", {"key": 7}), "INVALID_ARGUMENT")
+            assert "key" in text, text
+
+
+async def etcd_streams_windows_and_a_restart() -> None:
+    port = free_port()
+    with tempfile.TemporaryDirectory() as data:
+        async with etcd_server(data, port):
+            async with gateway("etcd-streams", port, "--descriptor-set", ETCD_DESCRIPTORS, "--timeout", "1s") as client:
+                ok(await call(client, "KV_Put", {"key": b64("watched"), "value": b64("1")}))
+                # etcd never ends a watch: the 1 s window ends it, and that is truncation.
+                for _ in range(3):
+                    watch = ok(await call(client, "Watch_Watch", {"messages": [
+                        {"create_request": {"key": b64("watched"), "start_revision": "1"}}]}))
+                    assert watch.get("truncated") is True, watch
+                    events = [e for m in watch["messages"] for e in m.get("events", [])]
+                    assert events and events[0]["kv"]["value"] == b64("1"), watch
+                quiet = ok(await call(client, "Watch_Watch", {"messages": [{"create_request": {"key": b64("quiet")}}]}))
+                assert quiet.get("truncated") is True, quiet
+                observe = ok(await call(client, "Election_Observe", {"name": b64("no-leader")}))
+                assert observe == {"messages": [], "truncated": True}, observe
+        # The backend goes away: calls fail with a cause, then work again once it is back.
+        async with gateway("etcd-restart", port, "--descriptor-set", ETCD_DESCRIPTORS) as client:
+            text = error_text(await call(client, "KV_Range", {"key": b64("watched")}), "UNAVAILABLE")
+            assert "refused" in text.lower() or "connect" in text.lower(), text
+            async with etcd_server(data, port):
+                for attempt in range(40):
+                    result = await call(client, "KV_Range", {"key": b64("watched")})
+                    if not result.is_error:
+                        break
+                    await asyncio.sleep(0.25)
+                got = ok(result)
+                assert got["kvs"][0]["value"] == b64("1"), got
+                log(f"recovered after {attempt + 1} attempts")
+
+
+# --- grpcio -------------------------------------------------------------------------------
+
+
+async def grpcio_health_by_v1alpha_reflection() -> None:
+    port = free_port()
+    process, path = start("grpcio", [GRPCIO_PYTHON, str(HERE / "grpcio_server.py"), str(port)])
+    try:
+        await wait_port(port, process, path)
+        async with gateway("grpcio", port, "--service", "grpc.health.v1.Health", "--timeout", "1s") as client:
+            tools = await tools_of(client)
+            assert {"Health_Check", "Health_Watch"} <= tools.keys(), sorted(tools)
+            assert ok(await call(client, "Health_Check", {"service": "interop.up"})) == {"status": "SERVING"}
+            assert ok(await call(client, "Health_Check", {"service": "interop.down"})) == {"status": "NOT_SERVING"}
+            error_text(await call(client, "Health_Check", {"service": "interop.nothing"}), "NOT_FOUND")
+            watch = ok(await call(client, "Health_Watch", {"service": "interop.flapping"}))
+            statuses = [m["status"] for m in watch["messages"]]
+            assert watch.get("truncated") is True and len(statuses) >= 3, watch
+            assert {"SERVING", "NOT_SERVING"} <= set(statuses), statuses
+    finally:
+        stop(process)
+
+
+async def grpcio_without_service_names_the_flag() -> None:
+    port = free_port()
+    process, path = start("grpcio-noservice", [GRPCIO_PYTHON, str(HERE / "grpcio_server.py"), str(port)])
+    try:
+        await wait_port(port, process, path)
+        gateway_log = LOG_DIR / "interop-grpcio-noservice-gateway.log"
+        done = subprocess.run([str(GATEWAY), "--target", f"http://127.0.0.1:{port}"], stdin=subprocess.DEVNULL,
+                              capture_output=True, timeout=30)
+        gateway_log.write_bytes(done.stderr)
+        assert done.returncode != 0, "the gateway served a server with only health and reflection"
+        assert b"--service grpc.health.v1.Health" in done.stderr, done.stderr[-600:]
+    finally:
+        stop(process)
+
+
+# --- grpc-js ------------------------------------------------------------------------------
+
+
+async def grpc_js_well_known_types_by_reflection() -> None:
+    port = free_port()
+    process, path = start("grpc-js", [NODE, str(HERE / "grpc_js_server.mjs"), str(port)])
+    try:
+        await wait_port(port, process, path)
+        async with gateway("grpc-js", port, "--timeout", "2s") as client:
+            tools = await tools_of(client)
+            assert set(tools) == {"Notes_Put", "Notes_Get", "Notes_List"}, sorted(tools)
+            note = {
+                "id": "n1", "body": b64("bytes \u00e9\u00e8"), "kind": "KIND_TODO",
+                "attributes": {"tags": ["a", "b"], "priority": 2, "nested": {"done": False, "none": None}},
+                "due": "2026-12-01T10:00:00Z", "owner": {"case": "team", "value": "platform"},
+            }
+            stored = ok(await call(client, "Notes_Put", note))
+            assert stored["version"] == "1" and stored["owner"] == note["owner"], stored
+            assert stored["attributes"] == note["attributes"] and stored["due"] == note["due"], stored
+            again = ok(await call(client, "Notes_Put", {**note, "owner": {"case": "user", "value": "ada"}}))
+            assert again["version"] == "2" and again["owner"] == {"case": "user", "value": "ada"}, again
+            got = ok(await call(client, "Notes_Get", {"id": "n1"}))
+            assert got == again, (got, again)
+            text = error_text(await call(client, "Notes_Get", {"id": "missing"}), "NOT_FOUND")
+            assert "no note with id missing" in text, text
+            error_text(await call(client, "Notes_Put", {"id": "n2", "owner": {"case": "group", "value": "b"}}), "INVALID_ARGUMENT")
+            error_text(await call(client, "Notes_Put", {"body": b64("no id")}), "INVALID_ARGUMENT")
+            listed = ok(await call(client, "Notes_List", {}))
+            assert [n["id"] for n in listed["messages"]] == ["n1"] and not listed.get("truncated"), listed
+            endless = ok(await call(client, "Notes_List", {"repeat": 1000}))
+            assert endless.get("truncated") is True and len(endless["messages"]) > 5, endless
+    finally:
+        stop(process)
+
+
+def scenarios() -> list[tuple[str, Any]]:
+    assert GATEWAY.is_file(), f"{GATEWAY} does not exist: cargo build -p grpc-mcp-gateway"
+    assert ETCD_DESCRIPTORS, "ETCD_DESCRIPTORS is not set: run scripts/interop.sh"
+    return [
+        ("etcd kv, lease, txn and errors", etcd_kv_lease_txn_and_errors),
+        ("etcd streams, windows and a restart", etcd_streams_windows_and_a_restart),
+        ("grpcio health by v1alpha reflection", grpcio_health_by_v1alpha_reflection),
+        ("grpcio without --service names the flag", grpcio_without_service_names_the_flag),
+        ("grpc-js well-known types by reflection", grpc_js_well_known_types_by_reflection),
+    ]
+
+
+if __name__ == "__main__":
+    try:
+        main(scenarios())
+    finally:
+        for process in _started:
+            if process.poll() is None:
+                process.kill()
+        kill_all()
