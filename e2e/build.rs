@@ -95,7 +95,7 @@ fn testdata_protos(root: &Path) -> std::io::Result<Vec<PathBuf>> {
             let path = entry?.path();
             let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
             if path.is_dir() {
-                if !matches!(name, "errors" | "google" | "buf") || dir != root {
+                if !matches!(name, "errors" | "google" | "buf" | "third_party") || dir != root {
                     stack.push(path);
                 }
             } else if name.ends_with(".proto") {

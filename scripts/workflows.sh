@@ -297,8 +297,9 @@ run_protoc() {
   local -a files=()
   new_crate protoc
   step "find the vendored protoc" find_protoc
-  # The same inputs as buf.yaml: testdata/ without the error cases, and our options proto.
-  mapfile -t files < <(cd testdata && find . -name '*.proto' ! -path './errors/*' | sed 's#^\./##' | LC_ALL=C sort)
+  # The same inputs as buf.yaml: testdata/ without the error cases and the third-party protos,
+  # and our options proto.
+  mapfile -t files < <(cd testdata && find . -name '*.proto' ! -path './errors/*' ! -path './third_party/*' | sed 's#^\./##' | LC_ALL=C sort)
   files+=(rust_mcp/options.proto)
   # Packages whose Rust module path differs from their name.
   mapfile -t -O "${#files[@]}" files < <(cd "$NAMING" && find . -name '*.proto' | sed 's#^\./##' | LC_ALL=C sort)

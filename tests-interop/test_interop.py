@@ -191,6 +191,18 @@ async def etcd_kv_lease_txn_and_errors() -> None:
             assert txn["succeeded"] is True and txn["responses"][0]["response"]["case"] == "response_put", txn
             got = ok(await call(client, "KV_Range", {"key": b64("greeting")}))
             assert got["kvs"][0]["value"] == b64("swapped"), got
+            # The gateway's deadline is 30 s; the call asks for a 800 ms window on a watch that
+            # never ends, and for one message on another.
+            started = time.monotonic()
+            watch = ok(await call(client, "Watch_Watch", {
+                "messages": [{"create_request": {"key": b64("greeting"), "start_revision": "1"}}],
+                "mcp.stream": {"windowMs": 800}}))
+            assert watch.get("truncated") is True and time.monotonic() - started < 5, watch
+            assert any(e["kv"]["value"] == b64("swapped") for m in watch["messages"] for e in m.get("events", [])), watch
+            one = ok(await call(client, "Watch_Watch", {
+                "messages": [{"create_request": {"key": b64("greeting"), "start_revision": "1"}}],
+                "mcp.stream": {"maxMessages": 1}}))
+            assert len(one["messages"]) == 1 and one["messages"][0].get("created") is True, one
             text = error_text(await call(client, "Lease_LeaseRevoke", {"ID": "12345"}), "NOT_FOUND")
             assert "lease not found" in text, text
             text = error_text(await call(client, "KV_Put", {"key": 7}), "INVALID_ARGUMENT")

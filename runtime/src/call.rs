@@ -43,6 +43,7 @@ use crate::{
     longrunning::{self, Redeemer, Started, Wait},
     meta::status_meta,
     status::{code_name, describe_status},
+    stream_control::StreamControl,
     toolset::{CompiledTool, SetConfig},
     types::Types,
     validate,
@@ -233,11 +234,20 @@ pub(crate) async fn run(call: Call<'_>, arguments: Option<JsonObject>) -> Outcom
     let tool = call.tool;
     let def = &tool.def;
     let name = call.context.tool_name();
-    let args = arguments.unwrap_or_default();
+    let mut args = arguments.unwrap_or_default();
 
     if let Err(message) = check_limits(&args, call.limits) {
         return limit_failure(name, &message);
     }
+    // `"mcp.stream"`: this call's window and message bound, not part of the request message.
+    let control = if def.kind.streams_responses() {
+        match StreamControl::take(&mut args) {
+            Ok(control) => control,
+            Err(problems) => return invalid_arguments(name, &problems),
+        }
+    } else {
+        StreamControl::default()
+    };
 
     let mut metadata = call.set.metadata.clone();
     for hook in call.server_hooks.iter().chain(&call.set.hooks) {
@@ -306,8 +316,10 @@ pub(crate) async fn run(call: Call<'_>, arguments: Option<JsonObject>) -> Outcom
         );
     }
 
-    let timeout = def.timeout.unwrap_or(call.set.timeout);
-    let max_messages = def.max_messages.unwrap_or(call.set.max_messages).max(1);
+    let (timeout, max_messages) = control.apply(
+        def.timeout.unwrap_or(call.set.timeout),
+        def.max_messages.unwrap_or(call.set.max_messages).max(1),
+    );
     let deadline = Instant::now() + timeout;
     // Polls of a long-running operation carry the same metadata as the RPC.
     let poll_metadata = tool.long_running.as_ref().map(|_| metadata.clone());

@@ -82,6 +82,7 @@ mod server;
 mod sessions;
 mod status;
 mod stdio;
+mod stream_control;
 mod tasks;
 mod toolset;
 mod transport;

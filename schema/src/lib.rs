@@ -42,6 +42,7 @@ pub mod names;
 pub mod options;
 mod rpc_kind;
 pub mod schema;
+pub mod stream_control;
 pub mod syntax;
 pub mod tools;
 

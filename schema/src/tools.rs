@@ -390,8 +390,11 @@ fn tool(
         RpcKind::ClientStreaming => (Cardinal::Stream, Cardinal::One),
         RpcKind::Bidi => (Cardinal::Stream, Cardinal::Stream),
     };
-    let (input_schema, input_shrunk) =
+    let (mut input_schema, input_shrunk) =
         schema::tool_schema_report(cx, &input, Direction::Input, input_cardinal)?;
+    if kind.streams_responses() {
+        crate::stream_control::add_to(&mut input_schema, method.full_name())?;
+    }
     let (output_schema, output_shrunk) = match &waited {
         Some(response) => schema::operation_schema_report(
             cx,

@@ -161,8 +161,11 @@ where
             return Ok(());
         };
         for (claim, key) in pairs.iter() {
+            // Visible ASCII and spaces only: metadata values carry bytes above 0x7f as they
+            // are, which a backend would read as Latin-1.
             let value = principal
                 .claim_text(claim)
+                .filter(|text| text.bytes().all(|b| (0x20..0x7f).contains(&b)))
                 .and_then(|text| AsciiMetadataValue::try_from(text).ok());
             if let Some(value) = value {
                 metadata.insert(key.clone(), value);

@@ -424,8 +424,9 @@ impl Generator<'_> {
                 "truncated".to_owned(),
                 json!({
                     "type": "boolean",
-                    "description": "Present and true when collection stopped at the message bound \
-                                    or the deadline before the stream ended.",
+                    "description": "Present and true when collection stopped at the message bound, \
+                                    the deadline or the mcp.stream window before the stream \
+                                    ended.",
                 }),
             );
         }
