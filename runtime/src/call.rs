@@ -118,7 +118,14 @@ pub(crate) struct Call<'a> {
     pub(crate) redeemer: Option<&'a Redeemer>,
     /// Every message type of the server, for `Any` payloads the tool's own pool lacks.
     pub(crate) types: &'a Types,
+    /// Ends the collection of a response stream early, as the deadline does (truncated);
+    /// `None`: only the deadline and the bound end it. An MCP task's cancellation, so that a
+    /// task on an unending stream returns what it collected.
+    pub(crate) stop: Option<Stop<'a>>,
 }
+
+/// A signal that ends the collection of a response stream (see [`Call::stop`]).
+pub(crate) type Stop<'a> = std::pin::Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
 
 /// The result, and the gRPC code when the backend was reached (for telemetry).
 pub(crate) struct Outcome {
@@ -342,6 +349,7 @@ pub(crate) async fn run(call: Call<'_>, arguments: Option<JsonObject>) -> Outcom
         timeout,
         max_messages,
         call.progress.as_ref(),
+        call.stop,
     )
     .await;
     if let (Some(lro), Some(metadata)) = (&tool.long_running, poll_metadata)
@@ -433,8 +441,12 @@ async fn collect(
     timeout: Duration,
     max_messages: u32,
     progress: Option<&Progress>,
+    stop: Option<Stop<'_>>,
 ) -> Collected {
     let streaming = tool.def.kind.streams_responses();
+    let mut stop = stop
+        .filter(|_| streaming)
+        .unwrap_or_else(|| Box::pin(std::future::pending()));
     let deadline = Instant::now() + timeout;
     let tokio_deadline = tokio::time::Instant::from_std(deadline);
     let mut collected = Collected {
@@ -452,27 +464,43 @@ async fn collect(
         }
     };
 
-    let mut stream =
-        match tokio::time::timeout_at(tokio_deadline, tool.endpoint.call(invocation)).await {
-            // A stream that has not started by the deadline is an empty batch: the deadline
-            // bounds a stream the way the message count does.
-            Err(_) if streaming => {
-                collected.truncated = true;
-                return collected;
-            }
-            Err(_) => {
-                collected.error = Some(deadline_status(timeout));
-                return collected;
-            }
-            Ok(Err(status)) => {
-                collected.error = Some(settle(status));
-                return collected;
-            }
-            Ok(Ok(stream)) => stream,
-        };
+    let started = tokio::select! {
+        biased;
+        () = &mut stop => {
+            collected.truncated = true;
+            return collected;
+        }
+        started = tokio::time::timeout_at(tokio_deadline, tool.endpoint.call(invocation)) => started,
+    };
+    let mut stream = match started {
+        // A stream that has not started by the deadline is an empty batch: the deadline
+        // bounds a stream the way the message count does.
+        Err(_) if streaming => {
+            collected.truncated = true;
+            return collected;
+        }
+        Err(_) => {
+            collected.error = Some(deadline_status(timeout));
+            return collected;
+        }
+        Ok(Err(status)) => {
+            collected.error = Some(settle(status));
+            return collected;
+        }
+        Ok(Ok(stream)) => stream,
+    };
 
     loop {
-        match tokio::time::timeout_at(tokio_deadline, stream.next()).await {
+        let next = tokio::select! {
+            biased;
+            // Stopped (a task cancelled): what was collected is the result, truncated.
+            () = &mut stop => {
+                collected.truncated = true;
+                break;
+            }
+            next = tokio::time::timeout_at(tokio_deadline, stream.next()) => next,
+        };
+        match next {
             Err(_) => {
                 // For a stream the deadline is a bound like the message count, whether or not
                 // a message came before it.

@@ -34,6 +34,15 @@ use crate::{
     types::Types,
 };
 
+/// What cancelling a call does.
+pub(crate) enum Cancel<'a, F> {
+    /// The call is dropped when `F` resolves, and its result is lost (`None`).
+    Drop(F),
+    /// The collection of the response stream stops when the signal fires, and the call
+    /// returns what it received, truncated.
+    Stop(call::Stop<'a>),
+}
+
 pub(crate) struct Registered {
     pub(crate) entry: Entry,
     pub(crate) set: Arc<SetConfig>,
@@ -463,7 +472,7 @@ impl McpServer {
                 context.extensions.get::<http::request::Parts>(),
                 &context.meta.0.0,
                 progress,
-                context.ct.cancelled(),
+                Cancel::Drop(context.ct.cancelled()),
             )
             .await;
         Ok(outcome.map_or_else(cancelled_result, |outcome| outcome.result))
@@ -479,8 +488,18 @@ impl McpServer {
         http: Option<&http::request::Parts>,
         meta: &rmcp::model::JsonObject,
         progress: Option<Progress>,
-        cancelled: impl std::future::Future<Output = ()>,
+        cancel: Cancel<'_, impl std::future::Future<Output = ()>>,
     ) -> Option<Outcome> {
+        let (stop, dropped) = match cancel {
+            Cancel::Drop(cancelled) => (None, Some(cancelled)),
+            Cancel::Stop(stop) => (Some(stop), None),
+        };
+        let cancelled = async move {
+            match dropped {
+                Some(cancelled) => cancelled.await,
+                None => std::future::pending().await,
+            }
+        };
         let def = &registered.entry.tool.def;
         let _in_flight = InFlight::enter(&self.inner.in_flight);
         let span = tracing::info_span!(
@@ -513,6 +532,7 @@ impl McpServer {
             started: started.clone(),
             redeemer: self.inner.redeemer.as_ref(),
             types: &self.inner.types,
+            stop,
         };
         let outcome = tokio::select! {
             biased;

@@ -5,7 +5,10 @@
 //! tool whose `_meta` says `"taskSupport": "optional"` gets a task instead of the result: the RPC
 //! runs in the background, `tasks/get` reports its status (for server-streaming RPCs, the count
 //! of messages received so far in the status message) and, once it is done, the tool result;
-//! `tasks/cancel` cancels the gRPC call. A task lives for the server's task time-to-live
+//! `tasks/cancel` cancels the gRPC call. A task on a response stream (server streaming, bidi)
+//! is not lost to a cancel: collection stops there and the task completes with the messages
+//! received, `truncated`, which makes a task the way to watch an unending stream for as long
+//! as the client likes (up to the tool's deadline). A task lives for the server's task time-to-live
 //! ([`DEFAULT_TASK_TTL`], [`McpServerBuilder::task_ttl`]), counted from its creation: a call
 //! still running then is cancelled and the task fails, and a finished task is forgotten one
 //! time-to-live after it finished.
@@ -28,7 +31,11 @@ use rmcp::{
     task_manager::{TaskExit, TaskManager, TaskOptions},
 };
 
-use crate::{McpServer, call::Progress, server::Registered};
+use crate::{
+    McpServer,
+    call::Progress,
+    server::{Cancel, Registered},
+};
 
 /// How long a task lives unless [`McpServerBuilder::task_ttl`] says otherwise: 5 minutes.
 ///
@@ -126,6 +133,14 @@ pub(crate) fn start(
             Box::pin(async move {
                 let registered = server.registered(request.name.as_ref())?;
                 let progress = Some(Progress::Task(task.clone()));
+                // Cancelling a task on a response stream ends the collection: the task
+                // completes with the messages so far, truncated (a watch that never ends is
+                // collected until the client has seen enough). Other calls are dropped.
+                let cancel = if registered.entry.tool.def.kind.streams_responses() {
+                    Cancel::Stop(Box::pin(task.cancelled()))
+                } else {
+                    Cancel::Drop(task.cancelled())
+                };
                 let outcome = server
                     .run_registered(
                         registered,
@@ -133,7 +148,7 @@ pub(crate) fn start(
                         http.as_ref(),
                         &meta,
                         progress,
-                        task.cancelled(),
+                        cancel,
                     )
                     .await;
                 match outcome {

@@ -30,6 +30,13 @@ static SLOW_TASK: ToolDef = ToolDef {
     ..pb::item_service_mcp::SLOW
 };
 
+/// `ListItems` without the 5-message bound of its proto option: a stream of any length.
+static LIST_ITEMS_LONG: ToolDef = ToolDef {
+    name: "ListItemsLong",
+    max_messages: None,
+    ..pb::item_service_mcp::LIST_ITEMS
+};
+
 async fn server(task_ttl: Option<Duration>) -> TestResult<(McpServer, Backend)> {
     let (addr, backend) = start_backend().await?;
     let channel = common::channel(addr).await?;
@@ -38,6 +45,7 @@ async fn server(task_ttl: Option<Duration>) -> TestResult<(McpServer, Backend)> 
         BoxTransport::new(channel.clone()),
     )?;
     slow.add(&SLOW_TASK)?;
+    slow.add(&LIST_ITEMS_LONG)?;
     let mut builder = McpServer::builder("tasks", "0.1.0")
         .tool_set(pb::item_service_mcp::from_channel(channel)?)?
         .tool_set(slow.build())?;
@@ -243,6 +251,35 @@ async fn an_unknown_task_is_invalid_params() -> TestResult {
         return Err(format!("expected a protocol error, got {error:?}").into());
     };
     assert_eq!(data.code, rmcp::model::ErrorCode::INVALID_PARAMS);
+    Ok(())
+}
+
+/// A task on a response stream that would run 50 s: cancelling it ends the collection, and
+/// the task completes with what it received, truncated.
+#[tokio::test]
+async fn cancelling_a_streaming_task_completes_it_with_what_it_collected() -> TestResult {
+    let (server, _backend) = server(None).await?;
+    let client = connect(server, true).await?;
+    let task = start(
+        &client,
+        "ListItemsLong",
+        json!({"count": 1000, "delay_ms": 50}),
+    )
+    .await?;
+    let id = task.task.task_id.clone();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    client
+        .peer()
+        .cancel_task(rmcp::model::CancelTaskParams::new(id.clone()))
+        .await?;
+    let (payload, _) = settle(&client, &id).await?;
+    let result = completed(payload)?;
+    let value = result
+        .structured_content
+        .ok_or("the task's result has no structured content")?;
+    let received = value["messages"].as_array().map_or(0, Vec::len);
+    assert!((3..=20).contains(&received), "{value}");
+    assert_eq!(value["truncated"], json!(true), "{value}");
     Ok(())
 }
 
