@@ -38,9 +38,15 @@ impl McpServer {
     /// a request body larger than `config.max_request_body_bytes` is refused with 413 before
     /// it is buffered (at once when its `Content-Length` says so); a message nested too deep
     /// for the JSON parser gets the documented `isError` (a `tools/call`) or a JSON-RPC parse
-    /// error; sessions are bounded by [`SessionLimits`](crate::SessionLimits). For horizontal scaling use
-    /// [`stateless_http_config`](Self::stateless_http_config): no session state, every
-    /// request stands alone.
+    /// error; sessions are bounded by [`SessionLimits`](crate::SessionLimits). For horizontal
+    /// scaling use [`stateless_http_config`](Self::stateless_http_config): no session state,
+    /// every request stands alone.
+    ///
+    /// When the server has an `Authorization` (feature `auth`,
+    /// `McpServerBuilder::authorization`), every request needs a valid access token first, and
+    /// the service also answers the protected resource metadata at
+    /// `/.well-known/oauth-protected-resource` (bare and with the resource's path appended), so
+    /// route those paths to it too.
     pub fn streamable_http_service(&self, config: StreamableHttpServerConfig) -> McpHttpService {
         let server = self.clone();
         let limits = self.session_limits();
