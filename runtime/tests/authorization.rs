@@ -441,6 +441,13 @@ async fn the_bad_token_catalogue_is_refused_before_the_backend() -> TestResult {
     Ok(())
 }
 
+/// This process's resident set size (Linux), in KiB.
+fn rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|line| line.starts_with("VmRSS:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
 fn b64(bytes: &[u8]) -> String {
     use base64::Engine as _;
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
@@ -683,13 +690,22 @@ async fn concurrent_authorized_calls_fetch_the_keys_once() -> TestResult {
         });
     }
     let mut errors = 0;
+    let mut rss_half = None;
     while let Some(result) = clients.join_next().await {
         errors += result??;
+        if clients.len() == 8 {
+            rss_half = rss_kib();
+        }
     }
+    // Figures for RELIABILITY.md (a measurement, not an assertion): the process holds the
+    // clients, the server and the backend.
     eprintln!(
-        "16 x {calls} authorized calls in {:?}, {errors} errors, {} key fetches",
+        "16 x {calls} authorized calls in {:?}, {errors} errors, {} key fetches, RSS {:?} KiB \
+         when half the clients had finished, {:?} KiB at the end",
         started.elapsed(),
-        f.keys.fetches.load(Ordering::SeqCst)
+        f.keys.fetches.load(Ordering::SeqCst),
+        rss_half,
+        rss_kib(),
     );
     assert_eq!(errors, 0);
     assert_eq!(f.backend_calls(), 16 * calls);
