@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use rmcp::model::JsonObject;
 use serde_json::Value;
-use tonic_mcp_schema::stream_control::{MAX_MESSAGES_KEY, STREAM_CONTROL_KEY, WINDOW_KEY};
+use tonic_mcp_schema::stream_control::{
+    KEEP_ON_CANCEL_KEY, MAX_MESSAGES_KEY, STREAM_CONTROL_KEY, WINDOW_KEY,
+};
 
 use crate::codec::path::{JsonPath, Problem};
 
@@ -15,9 +17,20 @@ use crate::codec::path::{JsonPath, Problem};
 pub(crate) struct StreamControl {
     pub(crate) window: Option<Duration>,
     pub(crate) max_messages: Option<u32>,
+    /// Run as a task and cancelled, complete with what was received.
+    pub(crate) keep_on_cancel: bool,
 }
 
 impl StreamControl {
+    /// Whether the arguments of a call ask a task to keep its messages when cancelled (read
+    /// before the call starts, without taking anything out).
+    pub(crate) fn keeps_on_cancel(arguments: Option<&JsonObject>) -> bool {
+        arguments
+            .and_then(|arguments| arguments.get(STREAM_CONTROL_KEY))
+            .and_then(|control| control.get(KEEP_ON_CANCEL_KEY))
+            == Some(&Value::Bool(true))
+    }
+
     /// Removes the stream control from `arguments` and reads it.
     pub(crate) fn take(arguments: &mut JsonObject) -> Result<Self, Vec<Problem>> {
         let Some(value) = arguments.remove(STREAM_CONTROL_KEY) else {
@@ -50,11 +63,25 @@ impl StreamControl {
         let window = read(WINDOW_KEY, 86_400_000).map(Duration::from_millis);
         let max_messages =
             read(MAX_MESSAGES_KEY, u64::from(u32::MAX)).and_then(|n| u32::try_from(n).ok());
+        let keep_on_cancel = match control.get(KEEP_ON_CANCEL_KEY) {
+            None => false,
+            Some(Value::Bool(keep)) => *keep,
+            Some(other) => {
+                problems.push(problem(
+                    path.with_key(KEEP_ON_CANCEL_KEY),
+                    format!("expected true or false, got {other}"),
+                ));
+                false
+            }
+        };
         for key in control.keys() {
-            if key != WINDOW_KEY && key != MAX_MESSAGES_KEY {
+            if ![WINDOW_KEY, MAX_MESSAGES_KEY, KEEP_ON_CANCEL_KEY].contains(&key.as_str()) {
                 problems.push(problem(
                     path.with_key(key),
-                    format!("unknown property; allowed: {WINDOW_KEY}, {MAX_MESSAGES_KEY}"),
+                    format!(
+                        "unknown property; allowed: {WINDOW_KEY}, {MAX_MESSAGES_KEY}, \
+                         {KEEP_ON_CANCEL_KEY}"
+                    ),
                 ));
             }
         }
@@ -62,6 +89,7 @@ impl StreamControl {
             Ok(Self {
                 window,
                 max_messages,
+                keep_on_cancel,
             })
         } else {
             Err(problems)
@@ -127,7 +155,7 @@ mod tests {
             Err(vec![
                 "$[\"mcp.stream\"].windowMs: expected an integer from 1 to 86400000, got 0".to_owned(),
                 "$[\"mcp.stream\"].maxMessages: expected an integer from 1 to 4294967295, got \"5\"".to_owned(),
-                "$[\"mcp.stream\"].every: unknown property; allowed: windowMs, maxMessages".to_owned(),
+                "$[\"mcp.stream\"].every: unknown property; allowed: windowMs, maxMessages, keepOnCancel".to_owned(),
             ])
         );
         let (taken, _) = take(serde_json::json!({"mcp.stream": 5}));

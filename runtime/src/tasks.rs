@@ -6,9 +6,10 @@
 //! runs in the background, `tasks/get` reports its status (for server-streaming RPCs, the count
 //! of messages received so far in the status message) and, once it is done, the tool result;
 //! `tasks/cancel` cancels the gRPC call. A task on a response stream (server streaming, bidi)
-//! is not lost to a cancel: collection stops there and the task completes with the messages
-//! received, `truncated`, which makes a task the way to watch an unending stream for as long
-//! as the client likes (up to the tool's deadline). A task lives for the server's task time-to-live
+//! whose call asked for `"mcp.stream": {"keepOnCancel": true}` is not lost to a cancel:
+//! collection stops there and the task completes with the messages received, `truncated`,
+//! which makes a task the way to watch an unending stream for as long as the client likes (up
+//! to the tool's deadline). A task lives for the server's task time-to-live
 //! ([`DEFAULT_TASK_TTL`], [`McpServerBuilder::task_ttl`]), counted from its creation: a call
 //! still running then is cancelled and the task fails, and a finished task is forgotten one
 //! time-to-live after it finished.
@@ -35,6 +36,7 @@ use crate::{
     McpServer,
     call::Progress,
     server::{Cancel, Registered},
+    stream_control::StreamControl,
 };
 
 /// How long a task lives unless [`McpServerBuilder::task_ttl`] says otherwise: 5 minutes.
@@ -133,10 +135,13 @@ pub(crate) fn start(
             Box::pin(async move {
                 let registered = server.registered(request.name.as_ref())?;
                 let progress = Some(Progress::Task(task.clone()));
-                // Cancelling a task on a response stream ends the collection: the task
-                // completes with the messages so far, truncated (a watch that never ends is
-                // collected until the client has seen enough). Other calls are dropped.
-                let cancel = if registered.entry.tool.def.kind.streams_responses() {
+                // A task on a response stream whose call asked for `keepOnCancel`: the cancel
+                // ends the collection and the task completes with the messages so far,
+                // truncated (a watch that never ends is collected until the client has seen
+                // enough). Otherwise the call is dropped and the task ends cancelled.
+                let keep = registered.entry.tool.def.kind.streams_responses()
+                    && StreamControl::keeps_on_cancel(request.arguments.as_ref());
+                let cancel = if keep {
                     Cancel::Stop(Box::pin(task.cancelled()))
                 } else {
                     Cancel::Drop(task.cancelled())

@@ -254,8 +254,8 @@ async fn an_unknown_task_is_invalid_params() -> TestResult {
     Ok(())
 }
 
-/// A task on a response stream that would run 50 s: cancelling it ends the collection, and
-/// the task completes with what it received, truncated.
+/// A task on a response stream that would run 50 s, started with `keepOnCancel`: cancelling
+/// it ends the collection, and the task completes with what it received, truncated.
 #[tokio::test]
 async fn cancelling_a_streaming_task_completes_it_with_what_it_collected() -> TestResult {
     let (server, _backend) = server(None).await?;
@@ -263,7 +263,7 @@ async fn cancelling_a_streaming_task_completes_it_with_what_it_collected() -> Te
     let task = start(
         &client,
         "ListItemsLong",
-        json!({"count": 1000, "delay_ms": 50}),
+        json!({"count": 1000, "delay_ms": 50, "mcp.stream": {"keepOnCancel": true}}),
     )
     .await?;
     let id = task.task.task_id.clone();

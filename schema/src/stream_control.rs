@@ -20,6 +20,10 @@ pub const WINDOW_KEY: &str = "windowMs";
 /// Its `maxMessages` member: the most messages to collect.
 pub const MAX_MESSAGES_KEY: &str = "maxMessages";
 
+/// Its `keepOnCancel` member: when the call runs as an MCP task and the task is cancelled, the
+/// task completes with the messages received so far instead of ending cancelled.
+pub const KEEP_ON_CANCEL_KEY: &str = "keepOnCancel";
+
 /// The schema of the stream control.
 pub fn schema() -> Value {
     json!({
@@ -28,10 +32,12 @@ pub fn schema() -> Value {
                         windowMs milliseconds or maxMessages messages, whichever comes first; \
                         the result then says truncated. The server's deadline and message bound \
                         still apply when they are smaller. Use it for streams that do not end \
-                        on their own (watches, subscriptions).",
+                        on their own (watches, subscriptions); with keepOnCancel, a call \
+                        run as a task that is cancelled completes with what it received.",
         "properties": {
             WINDOW_KEY: {"type": "integer", "minimum": 1, "maximum": 86_400_000_i64},
             MAX_MESSAGES_KEY: {"type": "integer", "minimum": 1, "maximum": u32::MAX},
+            KEEP_ON_CANCEL_KEY: {"type": "boolean"},
         },
         "additionalProperties": false,
     })
