@@ -66,6 +66,7 @@ mod budget;
 mod call;
 pub(crate) mod codec;
 pub mod codegen;
+mod collect;
 mod confirm;
 mod context;
 mod def;

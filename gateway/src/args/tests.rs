@@ -1,0 +1,194 @@
+//! Unit tests of the command line.
+
+use super::*;
+use tonic_mcp_schema::options::ToolNames;
+
+fn run(args: &[&str]) -> Result<Config, Error> {
+    Config::parse(args.iter().copied())
+}
+
+#[test]
+fn flags_and_opts_merge_into_plugin_options() {
+    let config = run(&[
+        "--target",
+        "http://127.0.0.1:1",
+        "--opt",
+        "json_names,unions=any_of",
+        "--opt",
+        "descriptions=false",
+        "--include",
+        "shop.v1.*",
+        "--exclude",
+        "*.Delete*",
+        "--prefix",
+        "shop",
+        "--tool-names",
+        "method",
+        "-H",
+        "authorization: Bearer s3cret",
+        "--timeout",
+        "1.5s",
+        "--max-messages",
+        "7",
+    ])
+    .unwrap();
+    let options = &config.options;
+    assert!(options.json_names);
+    assert!(!options.descriptions);
+    assert_eq!(options.unions.keyword(), "anyOf");
+    assert_eq!(options.tool_names, ToolNames::Method);
+    assert_eq!(options.prefix.as_deref(), Some("shop"));
+    assert!(options.selects("shop.v1.Cart.Get"));
+    assert!(!options.selects("shop.v1.Cart.DeleteAll"));
+    assert!(!options.selects("other.v1.Cart.Get"));
+    assert_eq!(config.call_timeout, Some(Duration::from_millis(1500)));
+    assert_eq!(config.max_messages, Some(7));
+    for (text, bytes) in [("65536", 65536), ("16MiB", 16 << 20), ("64KiB", 64 << 10)] {
+        assert_eq!(parse_bytes(text), Ok(bytes));
+    }
+    for bad in ["", "4MB", "0", "lots"] {
+        assert!(parse_bytes(bad).is_err(), "{bad}");
+    }
+    assert_eq!(config.headers.names(), ["authorization"]);
+    assert!(!format!("{config:?}").contains("s3cret"));
+    assert_eq!(config.http, None);
+}
+
+#[test]
+fn codegen_only_options_are_refused_by_name() {
+    for opt in [
+        "runtime_crate=::x",
+        "extern_path=.a=::a",
+        "rust=false",
+        "json_names,flat_output_dir",
+    ] {
+        let error = run(&["--target", "http://x:1", "--opt", opt])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("the gateway generates none"),
+            "{opt}: {error}"
+        );
+    }
+    let error = run(&["--target", "http://x:1", "--opt", "json_name"])
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("unknown option `json_name`"), "{error}");
+}
+
+#[test]
+fn allowed_origins_are_checked() {
+    let http = ["--target", "http://x:1", "--http", "127.0.0.1:0"];
+    for origin in [
+        "https://app.example.com:443",
+        "http://localhost:*",
+        "https://app.example.com",
+        "http://[::1]:8080",
+        "http://[::1]",
+        "null",
+    ] {
+        let config = run(&[&http[..], &["--allowed-origin", origin]].concat())
+            .unwrap_or_else(|e| panic!("{origin}: {e}"));
+        assert_eq!(config.allowed_origins, [origin]);
+    }
+    for origin in [
+        "app.example.com",
+        "https://app.example.com/",
+        "https://app.example.com:https",
+        "https://:443",
+        "https://[::1]x",
+        "*",
+    ] {
+        let error = run(&[&http[..], &["--allowed-origin", origin]].concat())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains(&format!("--allowed-origin `{origin}`")),
+            "{origin}: {error}"
+        );
+    }
+    let error = run(&["--target", "http://x:1", "--allowed-origin", "null"])
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("--http"), "{error}");
+}
+
+#[test]
+fn usage_errors() {
+    assert!(run(&[]).unwrap_err().to_string().contains("--target"));
+    let error = run(&["--target", "http://x:1", "--stateless"])
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("--http"), "{error}");
+    let error = run(&["--target", "http://x:1", "--timeout", "soon"])
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("--timeout soon"), "{error}");
+    let error = run(&[
+        "--target",
+        "http://x:1",
+        "--header-env",
+        "authorization: GATEWAY_TEST_UNSET_VARIABLE",
+    ])
+    .unwrap_err()
+    .to_string();
+    assert!(
+        error.contains("GATEWAY_TEST_UNSET_VARIABLE is not set"),
+        "{error}"
+    );
+}
+
+#[test]
+fn help_documents_every_flag_and_gateway_option() {
+    let Parsed::Print(text) = parse(["--help"]).unwrap() else {
+        panic!("--help prints");
+    };
+    for flag in command().get_arguments() {
+        if let Some(long) = flag.get_long() {
+            assert!(text.contains(&format!("--{long}")), "--help lacks --{long}");
+        }
+    }
+    for option in OPTIONS {
+        if CODEGEN_ONLY.contains(&option.key) {
+            assert!(
+                !text.contains(&format!("  {}=", option.key)),
+                "{}",
+                option.key
+            );
+        } else {
+            assert!(
+                text.contains(&format!("  {}=", option.key)),
+                "--help lacks {}",
+                option.key
+            );
+        }
+    }
+    let Parsed::Print(version) = parse(["--version"]).unwrap() else {
+        panic!("--version prints");
+    };
+    assert!(version.contains(env!("CARGO_PKG_VERSION")));
+}
+
+#[test]
+fn every_plugin_option_is_classified() {
+    for option in OPTIONS {
+        let takes = TOOL_OPTIONS.contains(&option.key);
+        let refuses = CODEGEN_ONLY.contains(&option.key);
+        assert!(
+            takes != refuses,
+            "plugin option `{}`: list it in TOOL_OPTIONS or CODEGEN_ONLY",
+            option.key
+        );
+    }
+    assert_eq!(TOOL_OPTIONS.len() + CODEGEN_ONLY.len(), OPTIONS.len());
+}
+
+#[test]
+fn durations() {
+    assert_eq!(parse_duration("500ms"), Some(Duration::from_millis(500)));
+    assert_eq!(parse_duration("2m"), Some(Duration::from_secs(120)));
+    assert_eq!(parse_duration("3"), Some(Duration::from_secs(3)));
+    for bad in ["", "0s", "-1s", "1h", "NaN"] {
+        assert_eq!(parse_duration(bad), None, "{bad}");
+    }
+}

@@ -1,0 +1,248 @@
+//! [`McpServerBuilder`]: tool sets, hooks, limits and paging gathered into an [`McpServer`].
+
+use super::*;
+
+/// Builds an [`McpServer`].
+pub struct McpServerBuilder {
+    name: String,
+    version: String,
+    instructions: Option<String>,
+    tools: BTreeMap<String, Registered>,
+    hooks: Vec<CallHook>,
+    limits: Limits,
+    sessions: SessionLimits,
+    page_size: usize,
+    page_bytes: usize,
+    list_cache: ListCache,
+    task_ttl: Duration,
+    #[cfg(feature = "auth")]
+    authorization: Option<crate::Authorization>,
+}
+
+impl std::fmt::Debug for McpServerBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpServerBuilder")
+            .field("name", &self.name)
+            .field("version", &self.version)
+            .field("tools", &self.tools.keys().collect::<Vec<_>>())
+            .finish_non_exhaustive()
+    }
+}
+
+impl McpServerBuilder {
+    /// Instructions for the model, sent in the `initialize` result.
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Add the tools of `set`, with its settings.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::DuplicateTool`] when a tool name is already taken by an earlier set; the
+    /// message names both RPCs. Give one set a prefix with [`ToolSet::with_prefix`].
+    pub fn tool_set(mut self, set: ToolSet) -> Result<Self, Error> {
+        let config = Arc::new(set.config);
+        for entry in set.tools {
+            if let Some(existing) = self.tools.get(&entry.name) {
+                return Err(Error::DuplicateTool {
+                    name: entry.name,
+                    first: existing.entry.tool.def.rpc_path.to_string(),
+                    second: entry.tool.def.rpc_path.to_string(),
+                });
+            }
+            self.tools.insert(
+                entry.name.clone(),
+                Registered {
+                    entry,
+                    set: Arc::clone(&config),
+                },
+            );
+        }
+        Ok(self)
+    }
+
+    /// Tools per `tools/list` page (default [`DEFAULT_PAGE_SIZE`], 500; at least 1). Larger
+    /// tool sets are listed in pages linked by `nextCursor`.
+    ///
+    /// [`DEFAULT_PAGE_SIZE`]: crate::DEFAULT_PAGE_SIZE
+    pub fn page_size(mut self, page_size: usize) -> Self {
+        self.page_size = page_size.max(1);
+        self
+    }
+
+    /// Bytes of tool JSON per `tools/list` page (default [`DEFAULT_PAGE_BYTES`], 512 KiB): a
+    /// page ends before its tools would pass this, so that clients that bound one message
+    /// (the Python SDK 2.x refuses a server-sent event over 1 MiB) can read it. A page holds at
+    /// least one tool, however large.
+    ///
+    /// [`DEFAULT_PAGE_BYTES`]: crate::DEFAULT_PAGE_BYTES
+    pub fn page_bytes(mut self, page_bytes: usize) -> Self {
+        self.page_bytes = page_bytes;
+        self
+    }
+
+    /// The caching hints of `tools/list` (protocol revision 2026-07-28 and later): how long a
+    /// client may treat a page as fresh (`ttlMs`; default [`DEFAULT_LIST_TTL`], 5 minutes) and
+    /// who may cache it (`cacheScope`; default [`CacheScope::Public`], since every caller sees
+    /// the same tools). A listing that differs by caller must be [`CacheScope::Private`].
+    /// Clients on older revisions get no hints.
+    ///
+    /// [`DEFAULT_LIST_TTL`]: crate::DEFAULT_LIST_TTL
+    pub fn list_cache(mut self, ttl: Duration, scope: CacheScope) -> Self {
+        self.list_cache = ListCache { ttl, scope };
+        self
+    }
+
+    /// How long a task lives, counted from its creation (default [`DEFAULT_TASK_TTL`], 5
+    /// minutes). A task-augmented call still running then is cancelled and its task fails; a
+    /// finished task is kept one more time-to-live for `tasks/get`. Keep it above the tools'
+    /// deadlines.
+    ///
+    /// [`DEFAULT_TASK_TTL`]: crate::DEFAULT_TASK_TTL
+    pub fn task_ttl(mut self, ttl: Duration) -> Self {
+        self.task_ttl = ttl;
+        self
+    }
+
+    /// Bounds on tool arguments (default: 1 MiB, 64 levels).
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Bounds on streamable HTTP sessions (default: 1,000 sessions, closed after 5 minutes
+    /// idle).
+    pub fn session_limits(mut self, sessions: SessionLimits) -> Self {
+        self.sessions = sessions;
+        self
+    }
+
+    /// Run `hook` before every tool call of every set: it sees the [`CallContext`] (tool
+    /// name, and HTTP headers under streamable HTTP) and may add gRPC metadata or refuse the
+    /// call. Server hooks run before the tool set's own hooks.
+    ///
+    /// ```
+    /// use tonic_mcp::{McpServer, Refusal};
+    ///
+    /// let server = McpServer::builder("items", "1.0.0")
+    ///     .on_call(|call, metadata| {
+    ///         if call.tool_name().starts_with("Admin_") {
+    ///             return Err(Refusal::new("admin tools are disabled"));
+    ///         }
+    ///         metadata.insert("x-mcp-tool", call.tool_name().parse().map_err(|_| Refusal::new("bad tool name"))?);
+    ///         Ok(())
+    ///     })
+    ///     .build();
+    /// # let _ = server;
+    /// ```
+    ///
+    /// Checking a bearer token under streamable HTTP: a call without the expected
+    /// `Authorization` header is refused, and the model reads the refusal as an `isError`
+    /// result (`call refused: …`). The message never repeats what was sent. Compare in
+    /// constant time where timing matters.
+    ///
+    /// ```
+    /// use tonic_mcp::{McpServer, Refusal};
+    ///
+    /// let expected = String::from("Bearer s3cret"); // from your secret store
+    /// let server = McpServer::builder("items", "1.0.0")
+    ///     .on_call(move |call, _metadata| {
+    ///         match call.header("authorization").map(|value| value.as_bytes()) {
+    ///             None => Err(Refusal::new("missing bearer token: send `Authorization: Bearer <token>`")),
+    ///             Some(given) if given == expected.as_bytes() => Ok(()),
+    ///             Some(_) => Err(Refusal::new("invalid bearer token")),
+    ///         }
+    ///     })
+    ///     .build();
+    /// # let _ = server;
+    /// ```
+    pub fn on_call<F>(mut self, hook: F) -> Self
+    where
+        F: Fn(&CallContext<'_>, &mut MetadataMap) -> Result<(), Refusal> + Send + Sync + 'static,
+    {
+        self.hooks.push(Arc::new(hook));
+        self
+    }
+
+    /// Serve streamable HTTP as an OAuth 2.1 resource server: every request needs an access
+    /// token of `authorization`'s issuer, tools may need scopes, and the protected resource
+    /// metadata is served at its well-known path. Stdio is unaffected.
+    #[cfg(feature = "auth")]
+    pub fn authorization(mut self, authorization: crate::Authorization) -> Self {
+        self.authorization = Some(authorization);
+        self
+    }
+
+    /// The server.
+    pub fn build(self) -> McpServer {
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tasks()
+            .build();
+        let mut info = ServerConfig::new(capabilities)
+            .with_server_info(Implementation::new(self.name, self.version));
+        if let Some(instructions) = self.instructions {
+            info = info.with_instructions(instructions);
+        }
+        let redeemer = self.tools.values().find_map(|registered| {
+            Some(Redeemer {
+                tool: registered.entry.name.clone(),
+                operations: Arc::clone(registered.entry.tool.operations.as_ref()?),
+            })
+        });
+        let listing = self
+            .tools
+            .values()
+            .map(|registered| {
+                registered
+                    .entry
+                    .listing(redeemer.as_ref().map(|r| r.tool.as_str()))
+            })
+            .collect();
+        let types = Types::new(
+            self.tools
+                .values()
+                .map(|registered| registered.entry.tool.output.parent_pool().clone()),
+        );
+        McpServer {
+            inner: Arc::new(Inner {
+                info,
+                tools: self.tools,
+                listing: Listing::new(listing, self.page_size, self.page_bytes, self.list_cache),
+                hooks: self.hooks,
+                limits: self.limits,
+                sessions: self.sessions,
+                in_flight: tokio::sync::watch::Sender::new(0),
+                tasks: Tasks::default(),
+                task_ttl: self.task_ttl,
+                redeemer,
+                types,
+                #[cfg(feature = "auth")]
+                authorization: self.authorization,
+            }),
+        }
+    }
+}
+
+impl McpServer {
+    /// Start building a server that introduces itself as `name` `version`.
+    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> McpServerBuilder {
+        McpServerBuilder {
+            name: name.into(),
+            version: version.into(),
+            instructions: None,
+            tools: BTreeMap::new(),
+            hooks: Vec::new(),
+            #[cfg(feature = "auth")]
+            authorization: None,
+            limits: Limits::default(),
+            sessions: SessionLimits::default(),
+            page_size: paging::DEFAULT_PAGE_SIZE,
+            page_bytes: paging::DEFAULT_PAGE_BYTES,
+            list_cache: ListCache::default(),
+            task_ttl: tasks::DEFAULT_TASK_TTL,
+        }
+    }
+}
