@@ -33,7 +33,7 @@ from mcp.client.stdio import stdio_client
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests-python"))
-from demo_support import LOG_DIR, kill_all, log, main  # noqa: E402
+from demo_support import LOG_DIR, free_port, kill_all, log, main  # noqa: E402
 
 GATEWAY = Path(os.environ.get("GATEWAY_BIN", ROOT / "target" / "debug" / "grpc-mcp-gateway"))
 ETCD = os.environ.get("ETCD_BIN", str(ROOT / ".tools" / "etcd" / "usr" / "bin" / "etcd"))
@@ -43,12 +43,6 @@ NODE = os.environ.get("NODE_BIN", "node")
 HERE = Path(__file__).resolve().parent
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_]{1,64}$")
 _started: list[subprocess.Popen[bytes]] = []
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 async def wait_port(port: int, process: subprocess.Popen[bytes], log_file: Path) -> None:

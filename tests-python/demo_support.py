@@ -10,6 +10,7 @@ import contextlib
 import logging
 import os
 import re
+import socket
 import subprocess
 import sys
 import time
@@ -55,6 +56,13 @@ PAGE_SIZE = 500
 URL_LINE = re.compile(r"serving MCP over streamable HTTP at (http://127\.0\.0\.1:\d+/mcp)")
 
 VERBOSE = "-v" in sys.argv
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 def log(message: str) -> None:

@@ -18,7 +18,6 @@ import asyncio
 import contextlib
 import os
 import re
-import socket
 import subprocess
 import time
 from pathlib import Path
@@ -31,7 +30,7 @@ from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuth
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
-from demo_support import DEMO, STARTUP_TIMEOUT, TOOLS, TARGET, http_demo, log, log_path, main
+from demo_support import DEMO, STARTUP_TIMEOUT, TOOLS, TARGET, free_port, http_demo, log, log_path, main
 
 ISSUER = os.environ.get("AUTH_ISSUER", "")
 GATEWAY = Path(os.environ.get("GATEWAY_BIN") or TARGET / "debug" / "grpc-mcp-gateway")
@@ -165,9 +164,7 @@ async def challenges_and_refused_tokens(url: str) -> None:
 @contextlib.asynccontextmanager
 async def gateway(label: str, *flags: str, env: dict[str, str] | None = None) -> AsyncIterator[str]:
     """The demo's gRPC service (without authorization) behind the gateway with authorization."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        grpc_port = probe.getsockname()[1]
+    grpc_port = free_port()
     async with http_demo(f"{label}-backend", "--grpc", f"127.0.0.1:{grpc_port}"):
         path = log_path(label)
         with open(path, "wb") as log_file:
