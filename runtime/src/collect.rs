@@ -48,6 +48,8 @@ pub(crate) async fn collect(
     stop: Option<Stop<'_>>,
 ) -> Collected {
     let streaming = tool.def.kind.streams_responses();
+    // Only a stream with a stop signal listens for it.
+    let stoppable = streaming && stop.is_some();
     let mut stop = stop
         .filter(|_| streaming)
         .unwrap_or_else(|| Box::pin(std::future::pending()));
@@ -68,13 +70,19 @@ pub(crate) async fn collect(
         }
     };
 
-    let started = tokio::select! {
-        biased;
-        () = &mut stop => {
-            collected.truncated = true;
-            return collected;
+    let starting = tokio::time::timeout_at(tokio_deadline, tool.endpoint.call(invocation));
+    // Calls without a stop signal await directly: no `select!` on the per-call path.
+    let started = if stoppable {
+        tokio::select! {
+            biased;
+            () = &mut stop => {
+                collected.truncated = true;
+                return collected;
+            }
+            started = starting => started,
         }
-        started = tokio::time::timeout_at(tokio_deadline, tool.endpoint.call(invocation)) => started,
+    } else {
+        starting.await
     };
     let mut stream = match started {
         // A stream that has not started by the deadline is an empty batch: the deadline
@@ -95,14 +103,19 @@ pub(crate) async fn collect(
     };
 
     loop {
-        let next = tokio::select! {
-            biased;
-            // Stopped (a task cancelled): what was collected is the result, truncated.
-            () = &mut stop => {
-                collected.truncated = true;
-                break;
+        let receiving = tokio::time::timeout_at(tokio_deadline, stream.next());
+        let next = if stoppable {
+            tokio::select! {
+                biased;
+                // Stopped (a task cancelled): what was collected is the result, truncated.
+                () = &mut stop => {
+                    collected.truncated = true;
+                    break;
+                }
+                next = receiving => next,
             }
-            next = tokio::time::timeout_at(tokio_deadline, stream.next()) => next,
+        } else {
+            receiving.await
         };
         match next {
             Err(_) => {
