@@ -19,6 +19,7 @@ import contextlib
 import json
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -36,6 +37,7 @@ sys.path.insert(0, str(ROOT / "tests-python"))
 from demo_support import LOG_DIR, free_port, kill_all, log, main  # noqa: E402
 
 GATEWAY = Path(os.environ.get("GATEWAY_BIN", ROOT / "target" / "debug" / "grpc-mcp-gateway"))
+ETCD_MCP = Path(os.environ.get("ETCD_MCP_BIN", ROOT / "target" / "debug" / "etcd-mcp"))
 ETCD = os.environ.get("ETCD_BIN", str(ROOT / ".tools" / "etcd" / "usr" / "bin" / "etcd"))
 ETCD_DESCRIPTORS = os.environ.get("ETCD_DESCRIPTORS", "")
 GRPCIO_PYTHON = os.environ.get("GRPCIO_PYTHON", str(ROOT / ".tools" / "venv-grpcio" / "bin" / "python"))
@@ -75,8 +77,8 @@ def stop(process: subprocess.Popen[bytes]) -> None:
 
 
 @contextlib.asynccontextmanager
-async def etcd_server(data_dir: str, port: int) -> AsyncIterator[None]:
-    peer = free_port()
+async def etcd_server(data_dir: str, port: int, peer_port: int | None = None) -> AsyncIterator[None]:
+    peer = peer_port or free_port()
     process, path = start("etcd", [
         ETCD, "--name", "interop", "--data-dir", data_dir,
         "--listen-client-urls", f"http://127.0.0.1:{port}", "--advertise-client-urls", f"http://127.0.0.1:{port}",
@@ -92,11 +94,17 @@ async def etcd_server(data_dir: str, port: int) -> AsyncIterator[None]:
 
 @contextlib.asynccontextmanager
 async def gateway(label: str, port: int, *flags: str) -> AsyncIterator[Client]:
-    path = LOG_DIR / f"interop-{label}-gateway.log"
+    async with mcp_client(f"{label}-gateway", GATEWAY, "--target", f"http://127.0.0.1:{port}", *flags) as client:
+        yield client
+
+
+@contextlib.asynccontextmanager
+async def mcp_client(label: str, command: Path, *args: str) -> AsyncIterator[Client]:
+    """An MCP client of `command`, launched over stdio as a host does; its stderr goes to the
+    log directory."""
+    path = LOG_DIR / f"interop-{label}.log"
     params = StdioServerParameters(
-        command=str(GATEWAY),
-        args=["--target", f"http://127.0.0.1:{port}", *flags],
-        env={**os.environ, "RUST_LOG": "info", "NO_COLOR": "1"},
+        command=str(command), args=list(args), env={**os.environ, "RUST_LOG": "info", "NO_COLOR": "1"},
     )
     with open(path, "w") as errlog:
         async with Client(stdio_client(params, errlog=errlog), mode="legacy", read_timeout_seconds=30.0) as client:
@@ -235,6 +243,130 @@ async def etcd_streams_windows_and_a_restart() -> None:
                 log(f"recovered after {attempt + 1} attempts")
 
 
+# The same calls through code generated from etcd's protos (tests-interop/etcd-mcp) and through
+# the gateway reading them as a descriptor set. Each path gets its own fresh etcd on the same
+# ports and data directory path, so that the cluster and member IDs, revisions and raft terms in
+# every response header are the same; the lease ID is given, not drawn. Nothing is left out of
+# the comparison.
+ETCD_CALLS: list[tuple[str, dict[str, Any]]] = [
+    ("KV_Put", {"key": b64("compare/a"), "value": b64("1")}),
+    ("KV_Put", {"key": b64("compare/b"), "value": b64("\u00e9\u0000\u00ff"), "prev_kv": True}),
+    ("KV_Put", {"key": b64("compare/a"), "value": b64("2"), "prev_kv": True}),
+    ("KV_Range", {"key": b64("compare/"), "range_end": b64("compare0"), "sort_order": "DESCEND", "sort_target": "KEY"}),
+    ("KV_Range", {"key": b64("compare/"), "range_end": b64("compare0"), "count_only": True}),
+    ("KV_Range", {"key": b64("nothing here")}),
+    ("KV_Txn", {
+        "compare": [{"key": b64("compare/a"), "target": "VALUE", "result": "EQUAL", "value": b64("2")}],
+        "success": [{"request": {"case": "request_put", "value": {"key": b64("compare/c"), "value": b64("3")}}},
+                    {"request": {"case": "request_range", "value": {"key": b64("compare/a")}}}],
+        "failure": [{"request": {"case": "request_delete_range", "value": {"key": b64("compare/a")}}}],
+    }),
+    ("KV_Txn", {
+        "compare": [{"key": b64("compare/a"), "target": "MOD", "result": "GREATER", "mod_revision": "1000"}],
+        "failure": [{"request": {"case": "request_delete_range", "value": {"key": b64("compare/b"), "prev_kv": True}}}],
+    }),
+    ("Lease_LeaseGrant", {"TTL": "60", "ID": "7001"}),
+    ("KV_Put", {"key": b64("compare/leased"), "value": b64("x"), "lease": "7001"}),
+    ("Lease_LeaseLeases", {}),
+    ("Lock_Lock", {"name": b64("compare-lock"), "lease": "7001"}),
+    ("Watch_Watch", {"messages": [{"create_request": {"key": b64("compare/"), "range_end": b64("compare0"),
+                                                      "start_revision": "1", "prev_kv": True}}],
+                     "mcp.stream": {"windowMs": 800}}),
+    ("Watch_Watch", {"messages": [{"create_request": {"key": b64("compare/a"), "start_revision": "1"}}],
+                     "mcp.stream": {"maxMessages": 1}}),
+    ("Election_Observe", {"name": b64("no-leader"), "mcp.stream": {"windowMs": 300}}),
+    ("Cluster_MemberList", {}),
+    ("Lease_LeaseRevoke", {"ID": "7001"}),
+    ("KV_Range", {"key": b64("compare/leased")}),
+    ("Lease_LeaseRevoke", {"ID": "7001"}),
+    ("KV_Put", {"key": 7}),
+    ("KV_Range", {"key": b64("compare/"), "sort_order": "SIDEWAYS"}),
+    ("Election_Proclaim", {"leader": {"name": b64("nobody"), "key": b64("nobody/1"), "rev": "1", "lease": "1"},
+                           "value": b64("v")}),
+]
+
+
+async def run_etcd_calls(client: Client) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Every tool as listed, and every call of ETCD_CALLS as answered: the structured content,
+    or the error's status and text."""
+    listed = (await client.list_tools()).tools
+    for tool in listed:
+        check_portable(tool.name, tool)
+    tools = [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in listed]
+    answers = []
+    for name, arguments in ETCD_CALLS:
+        result = await call(client, name, arguments)
+        status = (result.meta or {}).get("protoc-gen-rust-mcp/status", {}).get("name")
+        answers.append({"call": name, "isError": bool(result.is_error), "status": status,
+                        "structuredContent": result.structured_content,
+                        "text": result.content[0].text if result.is_error else None})
+    return tools, answers
+
+
+async def etcd_generated_code_answers_as_the_gateway() -> None:
+    assert ETCD_MCP.is_file(), f"{ETCD_MCP} does not exist: cargo build -p etcd-mcp"
+    port, peer = free_port(), free_port()
+    runs = {}
+    with tempfile.TemporaryDirectory() as parent:
+        data = str(Path(parent) / "data")
+        for label, command, args in [
+            ("generated", ETCD_MCP, ["--target", f"http://127.0.0.1:{port}"]),
+            ("gateway", GATEWAY, ["--target", f"http://127.0.0.1:{port}", "--descriptor-set", ETCD_DESCRIPTORS]),
+        ]:
+            shutil.rmtree(data, ignore_errors=True)
+            async with etcd_server(data, port, peer_port=peer), mcp_client(f"etcd-{label}", command, *args) as client:
+                runs[label] = await run_etcd_calls(client)
+    (gen_tools, gen_answers), (gw_tools, gw_answers) = runs["generated"], runs["gateway"]
+    assert len(gen_tools) == 46, [t["name"] for t in gen_tools]
+    assert gen_tools == gw_tools, first_difference(gen_tools, gw_tools)
+    assert gen_answers == gw_answers, first_difference(gen_answers, gw_answers)
+    log(f"generated code and gateway: {len(gen_tools)} tools and {len(gen_answers)} answers identical")
+    # What the calls must have done, on both paths.
+    by_step = {i: a for i, a in enumerate(gen_answers)}
+    assert by_step[2]["structuredContent"]["prev_kv"]["value"] == b64("1"), by_step[2]
+    assert [kv["key"] for kv in by_step[3]["structuredContent"]["kvs"]] == [b64("compare/b"), b64("compare/a")], by_step[3]
+    assert by_step[1]["structuredContent"] and by_step[3]["structuredContent"]["kvs"][0]["value"] == b64("\u00e9\u0000\u00ff")
+    assert by_step[4]["structuredContent"]["count"] == "2", by_step[4]
+    assert by_step[6]["structuredContent"]["succeeded"] is True, by_step[6]
+    assert by_step[7]["structuredContent"].get("succeeded") is not True, by_step[7]
+    assert by_step[7]["structuredContent"]["responses"][0]["response"]["case"] == "response_delete_range", by_step[7]
+    assert by_step[8]["structuredContent"]["ID"] == "7001", by_step[8]
+    assert by_step[12]["structuredContent"]["truncated"] is True, by_step[12]
+    assert any(e.get("type") == "DELETE" for m in by_step[12]["structuredContent"]["messages"] for e in m.get("events", [])), by_step[12]
+    assert by_step[13]["structuredContent"]["messages"][0]["created"] is True, by_step[13]
+    assert by_step[14]["structuredContent"] == {"messages": [], "truncated": True}, by_step[14]
+    assert by_step[17]["structuredContent"] == {"header": by_step[17]["structuredContent"]["header"]}, by_step[17]
+    assert [a["status"] for a in gen_answers[18:]] == ["NOT_FOUND", "INVALID_ARGUMENT", "INVALID_ARGUMENT", "UNKNOWN"], gen_answers[18:]
+    # The generated path also survives its backend going away.
+    with tempfile.TemporaryDirectory() as data:
+        async with mcp_client("etcd-generated-restart", ETCD_MCP, "--target", f"http://127.0.0.1:{port}") as client:
+            text = error_text(await call(client, "KV_Range", {"key": b64("compare/a")}), "UNAVAILABLE")
+            assert "refused" in text.lower() or "connect" in text.lower(), text
+            async with etcd_server(data, port):
+                for attempt in range(40):
+                    result = await call(client, "KV_Range", {"key": b64("compare/a")})
+                    if not result.is_error:
+                        break
+                    await asyncio.sleep(0.25)
+                assert ok(result)["header"]["revision"] == "1", result
+                log(f"recovered after {attempt + 1} attempts")
+
+
+def first_difference(a: Any, b: Any, path: str = "") -> str:
+    """Where two JSON values first differ, for an assertion message a person can read."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in sorted(a.keys() | b.keys()):
+            if a.get(key, "<absent>") != b.get(key, "<absent>"):
+                return first_difference(a.get(key, "<absent>"), b.get(key, "<absent>"), f"{path}/{key}")
+    if isinstance(a, list) and isinstance(b, list):
+        for i, (x, y) in enumerate(zip(a, b)):
+            if x != y:
+                return first_difference(x, y, f"{path}/{i}")
+        if len(a) != len(b):
+            return f"{path}: {len(a)} items != {len(b)} items"
+    return f"{path}: generated {json.dumps(a)[:300]} != gateway {json.dumps(b)[:300]}"
+
+
 # --- grpcio -------------------------------------------------------------------------------
 
 
@@ -313,6 +445,7 @@ def scenarios() -> list[tuple[str, Any]]:
     return [
         ("etcd kv, lease, txn and errors", etcd_kv_lease_txn_and_errors),
         ("etcd streams, windows and a restart", etcd_streams_windows_and_a_restart),
+        ("etcd generated code answers as the gateway", etcd_generated_code_answers_as_the_gateway),
         ("grpcio health by v1alpha reflection", grpcio_health_by_v1alpha_reflection),
         ("grpcio without --service names the flag", grpcio_without_service_names_the_flag),
         ("grpc-js well-known types by reflection", grpc_js_well_known_types_by_reflection),

@@ -34,7 +34,7 @@ use prost::Message as _;
 
 use crate::compose::{self, BuildError};
 use crate::model::Inputs;
-use crate::options::Options;
+use crate::options::{Adapters, Options};
 
 /// Compiles protos into prost types, tonic clients and servers, and MCP tool modules.
 #[derive(Debug, Clone, Default)]
@@ -77,7 +77,9 @@ impl Builder {
         self
     }
 
-    /// Whether tonic generates servers (default true; `from_service` needs them).
+    /// Whether tonic generates servers (default true). `from_service` is built on them, so
+    /// without them the MCP modules have only `from_channel` (as with `adapters=client`), and
+    /// `adapters=service` is an error.
     pub fn build_server(mut self, enable: bool) -> Builder {
         self.build_server = Some(enable);
         self
@@ -112,13 +114,28 @@ impl Builder {
 
         let files_to_generate = relative_names(&protos, &includes)?;
         let inputs = Inputs::from_descriptor_set(&bytes, files_to_generate)?;
+        let adapters = adapters_for(self.options.adapters, self.build_server.unwrap_or(true))?;
         let options = Options {
             flat_output_dir: true,
             include_in_prost: false,
+            adapters,
             ..self.options
         };
         let files = crate::generate(&inputs, &options)?;
         compose::write_modules(&out_dir, &files, true)
+    }
+}
+
+/// The constructors to generate: `from_service` calls tonic's server, so without servers only
+/// `from_channel` is left.
+fn adapters_for(adapters: Adapters, servers: bool) -> Result<Adapters, BuildError> {
+    match (adapters, servers) {
+        (_, true) => Ok(adapters),
+        (Adapters::All | Adapters::Client, false) => Ok(Adapters::Client),
+        (Adapters::Service, false) => Err(BuildError::new(
+            "adapters=service generates only from_service, which needs tonic's servers; \
+             remove build_server(false) or use adapters=client",
+        )),
     }
 }
 

@@ -292,3 +292,43 @@ fn the_shipped_options_proto_is_on_the_builders_include_path() {
     assert!(module.contains("name: \"get_item\""), "the option applies");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn without_tonic_servers_the_modules_have_only_from_channel() {
+    let (protos, root) = naming_protos();
+    let out = common::tempfile_path("builder-client-only");
+    std::fs::create_dir_all(&out).expect("out dir");
+    protoc_gen_rust_mcp::Builder::new()
+        .build_server(false)
+        .out_dir(&out)
+        .compile_protos(&protos, &[&root])
+        .expect("builder runs");
+    let modules: Vec<String> = std::fs::read_dir(&out)
+        .expect("out dir")
+        .map(|entry| entry.expect("entry").path())
+        .filter(|path| path.to_string_lossy().ends_with(".pb.mcp.rs"))
+        .map(|path| std::fs::read_to_string(path).expect("module"))
+        .collect();
+    assert!(!modules.is_empty());
+    let with_services: Vec<&String> = modules
+        .iter()
+        .filter(|m| m.contains("pub fn from_channel"))
+        .collect();
+    assert!(!with_services.is_empty(), "no module has a service");
+    // `from_service` would name `<service>_server`, which tonic did not write.
+    for module in &modules {
+        assert!(!module.contains("from_service"), "{module}");
+        assert!(!module.contains("_server::"), "{module}");
+    }
+
+    // Only `from_service` and no servers to call: a clear error, not code that does not compile.
+    let error = protoc_gen_rust_mcp::Builder::new()
+        .plugin_options("adapters=service")
+        .expect("valid options")
+        .build_server(false)
+        .out_dir(&out)
+        .compile_protos(&protos, &[&root])
+        .expect_err("nothing to generate from");
+    assert!(format!("{error}").contains("adapters=service"), "{error}");
+    std::fs::remove_dir_all(&out).ok();
+}
