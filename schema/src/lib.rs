@@ -6,8 +6,8 @@
 //! extension options (`google.api.field_behavior`, `buf.validate`, `rust_mcp`).
 //!
 //! `protoc-gen-rust-mcp` writes these definitions into generated Rust code; `tonic-mcp` builds
-//! them at run time from a descriptor pool. Both go through [`tools::service_tools`], so a tool
-//! is the same whichever way it was made.
+//! them at run time from a descriptor pool. Both go through [`Context::service_tools`], so a
+//! tool is the same whichever way it was made.
 //!
 //! ```
 //! use prost_reflect::DescriptorPool;
@@ -34,16 +34,27 @@
 #![warn(missing_docs)]
 
 mod annotations;
-pub mod comments;
 pub mod error;
-pub mod extensions;
-pub mod meta;
-pub mod names;
 pub mod options;
 mod rpc_kind;
+
+// The building blocks the plugin, the runtime and the gateway share. They are public for those
+// crates, not an API of their own: what a user needs of them is re-exported below.
+#[doc(hidden)]
+pub mod comments;
+#[doc(hidden)]
+pub mod extensions;
+#[doc(hidden)]
+pub mod meta;
+#[doc(hidden)]
+pub mod names;
+#[doc(hidden)]
 pub mod schema;
+#[doc(hidden)]
 pub mod stream_control;
+#[doc(hidden)]
 pub mod syntax;
+#[doc(hidden)]
 pub mod tools;
 
 use prost_reflect::{DescriptorPool, ServiceDescriptor};
@@ -76,6 +87,7 @@ impl<'a> Context<'a> {
 
     /// As [`Context::new`], with comments indexed beforehand (for a pool built without source
     /// info).
+    #[doc(hidden)]
     pub fn with_comments(
         pool: &DescriptorPool,
         options: &'a Options,
@@ -90,6 +102,7 @@ impl<'a> Context<'a> {
     }
 
     /// The borrowed form the schema generator takes.
+    #[doc(hidden)]
     pub fn schema_context(&self) -> schema::SchemaContext<'_> {
         schema::SchemaContext {
             options: self.options,
@@ -99,7 +112,8 @@ impl<'a> Context<'a> {
         }
     }
 
-    /// The tools of `service` (see [`tools::service_tools`]).
+    /// The tools of `service`: for each RPC its name, title, description, annotations, and
+    /// JSON Schemas for input and output.
     ///
     /// # Errors
     ///
