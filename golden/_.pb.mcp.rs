@@ -26,6 +26,7 @@ pub mod greeter_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/Greeter/SayHello","inputType":"HelloRequest","outputType":"HelloReply","streaming":"unary","taskSupport":"forbidden"}}"#,
     };

@@ -30,6 +30,7 @@ pub mod document_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.comments.DocumentService/Check","inputType":"testdata.comments.Uncommented","outputType":"testdata.comments.Uncommented","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
@@ -54,6 +55,7 @@ pub mod document_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.comments.DocumentService/Fetch","inputType":"testdata.comments.Document","outputType":"testdata.comments.Document","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
@@ -78,6 +80,7 @@ pub mod document_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.comments.DocumentService/Ping","inputType":"testdata.comments.Uncommented","outputType":"testdata.comments.Uncommented","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
@@ -102,6 +105,7 @@ pub mod document_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.comments.DocumentService/Store","inputType":"testdata.comments.Document","outputType":"testdata.comments.Document","streaming":"unary","taskSupport":"forbidden"}}"#,
     };

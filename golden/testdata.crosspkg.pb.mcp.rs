@@ -30,6 +30,7 @@ pub mod project_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.crosspkg.ProjectService/EchoPage","inputType":"testdata.common.PageRequest","outputType":"testdata.common.PageRequest","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
@@ -54,6 +55,7 @@ pub mod project_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.crosspkg.ProjectService/ListProjects","inputType":"testdata.crosspkg.ListProjectsRequest","outputType":"testdata.crosspkg.ListProjectsResponse","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
@@ -78,6 +80,7 @@ pub mod project_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.crosspkg.ProjectService/Resolve","inputType":"testdata.common.ResourceRef","outputType":"testdata.common.ResourceRef","streaming":"unary","taskSupport":"forbidden"}}"#,
     };

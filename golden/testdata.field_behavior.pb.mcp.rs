@@ -26,6 +26,7 @@ pub mod library_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        max_result_bytes: ::core::option::Option::None,
         output_omitted: &["testdata.field_behavior.Book.request_id"],
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.field_behavior.LibraryService/CreateBook","inputType":"testdata.field_behavior.Book","outputType":"testdata.field_behavior.Book","streaming":"unary","taskSupport":"forbidden"}}"#,
     };

@@ -32,6 +32,7 @@ pub mod abc_service_x_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.keywords.ABCServiceX/EchoSelf","inputType":"testdata.keywords.Self","outputType":"testdata.keywords.Self","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
@@ -56,6 +57,7 @@ pub mod abc_service_x_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.keywords.ABCServiceX/GetHTTPThing","inputType":"testdata.keywords.XMLHttpRequest","outputType":"testdata.keywords.XMLHttpRequest","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
@@ -80,6 +82,7 @@ pub mod abc_service_x_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.keywords.ABCServiceX/Type","inputType":"testdata.keywords.Keywords","outputType":"testdata.keywords.Keywords","streaming":"unary","taskSupport":"forbidden"}}"#,
     };

@@ -28,6 +28,7 @@ pub mod very_long_and_descriptive_warehouse_inventory_reconciliation_service_mcp
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.long_names.VeryLongAndDescriptiveWarehouseInventoryReconciliationService/ReconcileAllOutstandingInventoryDiscrepanciesForNorthernRegion","inputType":"testdata.long_names.Nothing","outputType":"testdata.long_names.Nothing","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
@@ -52,6 +53,7 @@ pub mod very_long_and_descriptive_warehouse_inventory_reconciliation_service_mcp
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.long_names.VeryLongAndDescriptiveWarehouseInventoryReconciliationService/ReconcileAllOutstandingInventoryDiscrepanciesForSouthernRegion","inputType":"testdata.long_names.Nothing","outputType":"testdata.long_names.Nothing","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
@@ -76,6 +78,7 @@ pub mod very_long_and_descriptive_warehouse_inventory_reconciliation_service_mcp
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.long_names.VeryLongAndDescriptiveWarehouseInventoryReconciliationService/Ping","inputType":"testdata.long_names.Nothing","outputType":"testdata.long_names.Nothing","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
@@ -100,6 +103,7 @@ pub mod very_long_and_descriptive_warehouse_inventory_reconciliation_service_mcp
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.long_names.VeryLongAndDescriptiveWarehouseInventoryReconciliationService/Go","inputType":"testdata.long_names.Nothing","outputType":"testdata.long_names.Nothing","streaming":"unary","taskSupport":"forbidden"}}"#,
     };

@@ -28,6 +28,7 @@ pub mod map_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.maps.MapService/Echo","inputType":"testdata.maps.Maps","outputType":"testdata.maps.Maps","streaming":"unary","taskSupport":"forbidden"}}"#,
     };

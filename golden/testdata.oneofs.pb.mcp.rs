@@ -26,6 +26,7 @@ pub mod search_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.oneofs.SearchService/Echo","inputType":"testdata.oneofs.SearchRequest","outputType":"testdata.oneofs.SearchRequest","streaming":"unary","taskSupport":"forbidden"}}"#,
     };

@@ -38,6 +38,7 @@ pub mod recursion_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.recursion.RecursionService/EchoA","inputType":"testdata.recursion.A","outputType":"testdata.recursion.A","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
@@ -62,6 +63,7 @@ pub mod recursion_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.recursion.RecursionService/EchoForest","inputType":"testdata.recursion.Forest","outputType":"testdata.recursion.Forest","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
@@ -86,6 +88,7 @@ pub mod recursion_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.recursion.RecursionService/EchoHolder","inputType":"testdata.recursion.Holder","outputType":"testdata.recursion.Holder","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
@@ -110,6 +113,7 @@ pub mod recursion_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.recursion.RecursionService/EchoTransfer","inputType":"testdata.recursion.Transfer","outputType":"testdata.recursion.Transfer","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
@@ -134,6 +138,7 @@ pub mod recursion_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.recursion.RecursionService/EchoTree","inputType":"testdata.recursion.TreeNode","outputType":"testdata.recursion.TreeNode","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
@@ -158,6 +163,7 @@ pub mod recursion_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.recursion.RecursionService/Evaluate","inputType":"testdata.recursion.Expr","outputType":"testdata.recursion.Expr","streaming":"unary","taskSupport":"forbidden"}}"#,
     };

@@ -26,6 +26,7 @@ pub mod customer_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.required.CustomerService/Echo","inputType":"testdata.required.Customer","outputType":"testdata.required.Customer","streaming":"unary","taskSupport":"forbidden"}}"#,
     };

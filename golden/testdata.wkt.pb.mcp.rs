@@ -42,6 +42,7 @@ pub mod well_known_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.wkt.WellKnownService/Echo","inputType":"testdata.wkt.WellKnownTypes","outputType":"testdata.wkt.WellKnownTypes","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
@@ -66,6 +67,7 @@ pub mod well_known_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.wkt.WellKnownService/EchoAny","inputType":"google.protobuf.Any","outputType":"google.protobuf.Any","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
@@ -90,6 +92,7 @@ pub mod well_known_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.wkt.WellKnownService/EchoFieldMask","inputType":"google.protobuf.FieldMask","outputType":"google.protobuf.FieldMask","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
@@ -114,6 +117,7 @@ pub mod well_known_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.wkt.WellKnownService/EchoList","inputType":"google.protobuf.ListValue","outputType":"google.protobuf.ListValue","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
@@ -138,6 +142,7 @@ pub mod well_known_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.wkt.WellKnownService/EchoStruct","inputType":"google.protobuf.Struct","outputType":"google.protobuf.Struct","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
@@ -162,6 +167,7 @@ pub mod well_known_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.wkt.WellKnownService/EchoValue","inputType":"google.protobuf.Value","outputType":"google.protobuf.Value","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
@@ -186,6 +192,7 @@ pub mod well_known_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.wkt.WellKnownService/Now","inputType":"google.protobuf.Empty","outputType":"google.protobuf.Timestamp","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
@@ -210,6 +217,7 @@ pub mod well_known_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.wkt.WellKnownService/Shout","inputType":"google.protobuf.StringValue","outputType":"google.protobuf.StringValue","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
@@ -234,6 +242,7 @@ pub mod well_known_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.wkt.WellKnownService/Sleep","inputType":"google.protobuf.Duration","outputType":"google.protobuf.Empty","streaming":"unary","taskSupport":"forbidden"}}"#,
     };

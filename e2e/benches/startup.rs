@@ -275,6 +275,7 @@ fn generated_defs(pool: &DescriptorPool) -> Vec<(&'static [u8], &'static [ToolDe
                     emit_defaults: false,
                     timeout: None,
                     max_messages: None,
+                    max_result_bytes: None,
                     output_omitted: &[],
                 })
                 .collect();

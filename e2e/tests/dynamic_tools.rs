@@ -194,6 +194,12 @@ async fn run_time_tools_equal_the_generated_tool_sets_and_answer_the_same() {
         json!({"f_int64": "9007199254740993", "f_bytes": "AAE=", "color": "COLOR_RED",
                "r_string": ["a", "b"], "f_double": 1.5, "nickname": "n"}),
     ));
+    // A tool's own result budget (`max_result_bytes: 512`) holds on both sides.
+    let over_budget = "catalog_admin_CatalogService_UpdateProduct".to_owned();
+    calls.push((
+        over_budget.clone(),
+        json!({"product": {"id": "p2", "name": "k".repeat(600)}}),
+    ));
     let mut succeeded = 0;
     for (name, arguments) in calls {
         let mut params = CallToolRequestParams::new(name.clone());
@@ -207,6 +213,9 @@ async fn run_time_tools_equal_the_generated_tool_sets_and_answer_the_same() {
         assert_eq!(one.is_error, two.is_error, "{name}");
         assert_eq!(one.structured_content, two.structured_content, "{name}");
         assert_eq!(one.content, two.content, "{name}");
+        if name == over_budget {
+            assert_eq!(one.is_error, Some(true), "{:?}", one.content);
+        }
         if one.is_error != Some(true) {
             assert!(one.structured_content.is_some(), "{name}");
             succeeded += 1;

@@ -215,6 +215,33 @@ async fn a_waiting_tool_polls_through_the_served_operations_tools() {
     client.cancel().await.expect("close");
 }
 
+/// The waited response counts toward the result budget like any other result: over it, the
+/// call is an `isError` saying so, not a result sent whole.
+#[tokio::test]
+async fn a_waited_response_over_the_result_budget_is_refused() {
+    let store = Store::default();
+    // `{"title":"Q3","pages":["one"]}` is 30 bytes of JSON.
+    let server = McpServer::builder("in-process", "0")
+        .tool_set(reports().with_max_result_bytes(20))
+        .expect("tools")
+        .tool_set(operation_tools(OperationsServer::new(store.clone())))
+        .expect("tools")
+        .build();
+    let client = connect(server).await;
+    let result = build_report(&client).await;
+    assert_eq!(result.is_error, Some(true), "{result:?}");
+    let text = text(&result);
+    assert!(
+        text.contains("The result is 30 bytes of JSON, over this MCP server's budget of 20 bytes"),
+        "{text}"
+    );
+    let status = &result.meta.as_ref().expect("_meta").0[tonic_mcp::STATUS_META_KEY];
+    assert_eq!(status["name"], "RESOURCE_EXHAUSTED", "{status}");
+    // The operation was waited for: both polls happened.
+    assert_eq!(store.gets.lock().expect("gets").len(), 2);
+    client.cancel().await.expect("close");
+}
+
 #[tokio::test]
 async fn a_cancelled_call_cancels_through_the_served_operations_tools() {
     let store = Store::default();

@@ -100,6 +100,8 @@ pub struct Tool {
     pub timeout: Option<(i64, i32)>,
     /// Server-streaming collection bound.
     pub max_messages: Option<u32>,
+    /// The tool's result budget in bytes of JSON.
+    pub max_result_bytes: Option<u32>,
     /// Full names of fields reachable from the response that its schema leaves out (hidden or
     /// `INPUT_ONLY`); the runtime clears them before encoding a result, sorted.
     pub output_omitted: Vec<String>,
@@ -408,6 +410,7 @@ impl Tool {
             annotations: spec.annotations,
             timeout: spec.timeout,
             max_messages: spec.max_messages,
+            max_result_bytes: spec.max_result_bytes,
             output_omitted: spec.output_omitted,
             input_schema,
             output_schema,

@@ -73,6 +73,15 @@ fn errors_name_the_element_and_what_is_valid() {
             ],
         ),
         (
+            "errors/zero_result_budget.proto",
+            "",
+            &[
+                "testdata.errors.zero_result_budget.ReportService.Build",
+                "(rust_mcp.tool).max_result_bytes",
+                "0 would refuse every result",
+            ],
+        ),
+        (
             "errors/bad_name.proto",
             "",
             &["(rust_mcp.tool).name", "1bad-name!"],

@@ -94,7 +94,8 @@ pub(crate) fn over_budget(
         ));
     }
     text.push_str(
-        ". The operator can raise the budget (Limits::max_result_bytes, ToolSet::with_max_result_bytes).",
+        ". The operator can raise the budget (Limits::max_result_bytes, \
+         ToolSet::with_max_result_bytes, (rust_mcp.tool).max_result_bytes).",
     );
     text
 }

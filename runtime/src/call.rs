@@ -347,6 +347,11 @@ pub(crate) async fn run(call: Call<'_>, arguments: Option<JsonObject>) -> Outcom
         call.stop,
     )
     .await;
+    // The tool's own budget, else its set's, else the server's.
+    let budget = def
+        .max_result_bytes
+        .or(call.set.max_result_bytes)
+        .unwrap_or(call.limits.max_result_bytes);
     if let (Some(lro), Some(metadata)) = (&tool.long_running, poll_metadata)
         && collected.error.is_none()
         && let Some(operation) = collected.messages.pop()
@@ -366,13 +371,11 @@ pub(crate) async fn run(call: Call<'_>, arguments: Option<JsonObject>) -> Outcom
             progress: call.progress,
             started: call.started.unwrap_or_default(),
             redeemer: call.redeemer,
+            budget,
+            input: &tool.input,
         };
         return longrunning::wait(wait, operation).await;
     }
-    let budget = call
-        .set
-        .max_result_bytes
-        .unwrap_or(call.limits.max_result_bytes);
     respond(tool, collected, call.types, budget)
 }
 
@@ -534,10 +537,22 @@ fn respond_encoded(
             }
         }
     };
+    structured_result(value, budget, &tool.input, &tool.output)
+}
+
+/// The successful result holding `value`, or, when its JSON passes `budget` bytes, the
+/// `isError` saying so and how to ask for less with the RPC's fields (`input`, and `output`,
+/// the message `value` encodes).
+pub(crate) fn structured_result(
+    value: Value,
+    budget: usize,
+    input: &prost_reflect::MessageDescriptor,
+    output: &prost_reflect::MessageDescriptor,
+) -> Outcome {
     // The text block is the same JSON: made once, and measured.
     let text = value.to_string();
     if text.len() > budget {
-        let text = budget::over_budget(text.len(), budget, &tool.input, &tool.output);
+        let text = budget::over_budget(text.len(), budget, input, output);
         return Outcome {
             result: with_status(error_result(text), Code::ResourceExhausted, true),
             grpc_code: Some(Code::Ok),

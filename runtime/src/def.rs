@@ -44,6 +44,7 @@ pub(crate) fn annotations_to_rmcp(
 ///     emit_defaults: false,
 ///     timeout: None,
 ///     max_messages: None,
+///     max_result_bytes: None,
 ///     output_omitted: &[],
 ///     meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/calc.v1.Calc/Double","inputType":"google.protobuf.Int64Value","outputType":"google.protobuf.Int64Value","streaming":"unary","taskSupport":"forbidden"}}"#,
 /// };
@@ -79,6 +80,9 @@ pub struct ToolDef {
     pub timeout: Option<Duration>,
     /// Bound on collected server-streaming messages, overriding the tool set's.
     pub max_messages: Option<u32>,
+    /// The largest result in bytes of compact JSON, overriding the tool set's and the
+    /// server's budget ([`Limits::max_result_bytes`](crate::Limits::max_result_bytes)).
+    pub max_result_bytes: Option<usize>,
     /// Full names of fields the output schema leaves out (`(rust_mcp.field).hidden` and
     /// `INPUT_ONLY` fields): they are cleared from responses before encoding.
     pub output_omitted: &'static [&'static str],
@@ -108,6 +112,7 @@ pub(crate) struct ToolInfo {
     pub(crate) emit_defaults: bool,
     pub(crate) timeout: Option<Duration>,
     pub(crate) max_messages: Option<u32>,
+    pub(crate) max_result_bytes: Option<usize>,
     pub(crate) output_omitted: Vec<Cow<'static, str>>,
 }
 
@@ -126,6 +131,7 @@ impl From<&ToolDef> for ToolInfo {
             emit_defaults: def.emit_defaults,
             timeout: def.timeout,
             max_messages: def.max_messages,
+            max_result_bytes: def.max_result_bytes,
             output_omitted: def
                 .output_omitted
                 .iter()

@@ -140,6 +140,7 @@ impl<'a> DescriptorTools<'a> {
             annotations,
             timeout,
             max_messages,
+            max_result_bytes,
             output_omitted,
             input_schema,
             output_schema,
@@ -174,6 +175,7 @@ impl<'a> DescriptorTools<'a> {
                 )
             }),
             max_messages,
+            max_result_bytes: max_result_bytes.map(|bytes| bytes as usize),
             output_omitted: output_omitted.into_iter().map(Cow::Owned).collect(),
         };
         // The generator's schemas are tested to compile; each compiles on its tool's first call.

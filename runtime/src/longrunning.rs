@@ -36,7 +36,7 @@ use tonic_mcp_schema::{
 };
 
 use crate::{
-    call::{Outcome, Progress, clear_omitted, local_failure, with_status},
+    call::{Outcome, Progress, clear_omitted, local_failure, structured_result, with_status},
     codec::encode::{EncodeOptions, encode_message, encode_root},
     def::RpcKind,
     error::Error,
@@ -235,6 +235,10 @@ pub(crate) struct Wait<'a> {
     pub(crate) started: Started,
     /// The server's GetOperation tool, if it serves one.
     pub(crate) redeemer: Option<&'a Redeemer>,
+    /// The result budget in bytes of JSON, which the unpacked response counts toward.
+    pub(crate) budget: usize,
+    /// The RPC's request type, whose limit fields a refusal over the budget names.
+    pub(crate) input: &'a MessageDescriptor,
 }
 
 /// Waits for the operation the RPC answered with (`first`, encoded) and makes the result.
@@ -445,10 +449,7 @@ fn finished(wait: &Wait<'_>, name: &str, operation: &DynamicMessage) -> Outcome 
         clear_omitted(&mut message, wait.output_omitted);
     }
     match encode_root(&message, wait.options) {
-        Ok(value) => Outcome {
-            result: with_status(CallToolResult::structured(value), Code::Ok, false),
-            grpc_code: Some(Code::Ok),
-        },
+        Ok(value) => structured_result(value, wait.budget, wait.input, &wait.lro.response),
         Err(e) => local_failure(
             Code::Internal,
             format!("the operation's response could not be encoded as JSON: {e}"),

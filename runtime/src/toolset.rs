@@ -321,6 +321,7 @@ impl Default for ToolSet {
 ///     emit_defaults: false,
 ///     timeout: None,
 ///     max_messages: None,
+///     max_result_bytes: None,
 ///     output_omitted: &[],
 ///     meta: "", // no `_meta`
 /// };

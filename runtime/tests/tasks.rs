@@ -34,6 +34,7 @@ static SLOW_TASK: ToolDef = ToolDef {
 static LIST_ITEMS_LONG: ToolDef = ToolDef {
     name: "ListItemsLong",
     max_messages: None,
+    max_result_bytes: None,
     ..pb::item_service_mcp::LIST_ITEMS
 };
 

@@ -86,6 +86,8 @@ pub struct ToolOptions {
     pub timeout: Option<(i64, i32)>,
     /// Server-streaming collection bound.
     pub max_messages: Option<u32>,
+    /// The tool's result budget in bytes of JSON.
+    pub max_result_bytes: Option<u32>,
     /// Free-text category, listed in `_meta`.
     pub category: Option<String>,
     /// OAuth scopes a call needs, listed in `_meta` as `requiredScopes`.
@@ -215,6 +217,7 @@ impl Extensions {
             open_world: get_bool(&o, "open_world"),
             timeout,
             max_messages: get_u32(&o, "max_messages"),
+            max_result_bytes: get_u32(&o, "max_result_bytes"),
             category: get_string(&o, "category"),
             task_support: get_i32(&o, "task_support"),
             confirm: get_bool(&o, "confirm").unwrap_or(false),

@@ -77,6 +77,8 @@ pub struct ToolSpec {
     pub timeout: Option<(i64, i32)>,
     /// Server-streaming collection bound.
     pub max_messages: Option<u32>,
+    /// `(rust_mcp.tool).max_result_bytes`: the tool's result budget in bytes of JSON.
+    pub max_result_bytes: Option<u32>,
     /// Full names of fields reachable from the response that its schema leaves out (hidden or
     /// `INPUT_ONLY`); the runtime clears them before encoding a result, sorted.
     pub output_omitted: Vec<String>,
@@ -458,6 +460,14 @@ fn tool(
             ),
         ));
     }
+    if tool_options.max_result_bytes == Some(0) {
+        return Err(invalid(
+            "(rust_mcp.tool).max_result_bytes",
+            "0 would refuse every result; give the largest result in bytes of JSON, or leave \
+             it out for the runtime's budget"
+                .to_owned(),
+        ));
+    }
     if tool_options.unconfirmed.is_some() && !tool_options.confirm {
         return Err(invalid(
             "(rust_mcp.tool).unconfirmed",
@@ -477,6 +487,7 @@ fn tool(
         annotations,
         timeout: tool_options.timeout,
         max_messages: tool_options.max_messages,
+        max_result_bytes: tool_options.max_result_bytes,
         output_omitted,
         input_schema,
         output_schema,

@@ -319,6 +319,24 @@ pub async fn run(client: &Client) {
     )
     .await;
     assert!(hidden.contains("etag"), "{hidden}");
+    // UpdateProduct's own result budget (`max_result_bytes: 512`) wins over the server's.
+    let stored = ok(
+        client,
+        "catalog_admin_CatalogService_UpdateProduct",
+        json!({"product": {"id": "p2", "name": "Kettle"}}),
+    )
+    .await;
+    assert_eq!(stored, json!({"id": "p2", "name": "Kettle"}));
+    let over = err(
+        client,
+        "catalog_admin_CatalogService_UpdateProduct",
+        json!({"product": {"id": "p2", "name": "k".repeat(600)}}),
+    )
+    .await;
+    assert!(
+        over.contains("over this MCP server's budget of 512 bytes"),
+        "{over}"
+    );
     let product = ok(client, "catalog_admin_get_product", json!({"id": "p1"})).await;
     assert_eq!(
         product["price"],

@@ -26,6 +26,7 @@ pub mod inventory_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.streaming.InventoryService/Chat","inputType":"testdata.streaming.ChatMessage","outputType":"testdata.streaming.ChatMessage","streaming":"bidi_streaming","taskSupport":"optional"}}"#,
     };
@@ -50,6 +51,7 @@ pub mod inventory_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.streaming.InventoryService/GetItem","inputType":"testdata.streaming.GetItemRequest","outputType":"testdata.streaming.Item","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
@@ -74,6 +76,7 @@ pub mod inventory_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.streaming.InventoryService/ListItems","inputType":"testdata.streaming.ListItemsRequest","outputType":"testdata.streaming.Item","streaming":"server_streaming","taskSupport":"optional"}}"#,
     };
@@ -98,6 +101,7 @@ pub mod inventory_service_mcp {
         emit_defaults: false,
         timeout: ::core::option::Option::None,
         max_messages: ::core::option::Option::None,
+        max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.streaming.InventoryService/UploadItems","inputType":"testdata.streaming.Item","outputType":"testdata.streaming.UploadSummary","streaming":"client_streaming","taskSupport":"forbidden"}}"#,
     };

@@ -398,6 +398,13 @@ fn generate_tool_def(cx: &Context<'_>, tool: &Tool, index: usize) -> Result<Toke
         Some(n) => quote!(::core::option::Option::Some(#n)),
         None => quote!(::core::option::Option::None),
     };
+    let max_result_bytes = match tool.max_result_bytes {
+        Some(n) => {
+            let n = n as usize;
+            quote!(::core::option::Option::Some(#n))
+        }
+        None => quote!(::core::option::Option::None),
+    };
     Ok(quote! {
         #[doc = #doc]
         pub const #ident: #runtime::codegen::ToolDef = #runtime::codegen::ToolDef {
@@ -415,6 +422,7 @@ fn generate_tool_def(cx: &Context<'_>, tool: &Tool, index: usize) -> Result<Toke
             emit_defaults: #emit_defaults,
             timeout: #timeout,
             max_messages: #max_messages,
+            max_result_bytes: #max_result_bytes,
             output_omitted: &[#(#output_omitted),*],
             meta: #meta,
         };
@@ -500,6 +508,7 @@ fn direct_tool_def(cx: &Context<'_>, tool: &Tool, index: usize) -> Result<Option
         \x20       emit_defaults: {emit_defaults},\n\
         \x20       timeout: ::core::option::Option::None,\n\
         \x20       max_messages: {max_messages},\n\
+        \x20       max_result_bytes: {max_result_bytes},\n\
         \x20       output_omitted: &[],\n\
         \x20       meta: {meta},\n\
         \x20   }};\n",
@@ -516,6 +525,7 @@ fn direct_tool_def(cx: &Context<'_>, tool: &Tool, index: usize) -> Result<Option
         json_names = cx.options.json_names,
         emit_defaults = cx.options.emit_defaults,
         max_messages = option(tool.max_messages.map(|n| format!("{n}u32"))),
+        max_result_bytes = option(tool.max_result_bytes.map(|n| format!("{n}usize"))),
         meta = raw_string(&tool.meta.to_string()),
     );
     Ok(Some(out))

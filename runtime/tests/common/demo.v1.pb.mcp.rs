@@ -66,6 +66,7 @@ pub mod item_service_mcp {
         emit_defaults: false,
         timeout: None,
         max_messages: None,
+        max_result_bytes: None,
         output_omitted: &[],
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/demo.v1.ItemService/GetItem","inputType":"demo.v1.GetItemRequest","outputType":"demo.v1.Item","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
@@ -124,6 +125,7 @@ pub mod item_service_mcp {
         emit_defaults: false,
         timeout: None,
         max_messages: Some(5),
+        max_result_bytes: None,
         output_omitted: &[],
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/demo.v1.ItemService/ListItems","inputType":"demo.v1.ListItemsRequest","outputType":"demo.v1.Item","streaming":"server_streaming","taskSupport":"optional"}}"#,
     };
@@ -180,6 +182,7 @@ pub mod item_service_mcp {
         emit_defaults: false,
         timeout: None,
         max_messages: None,
+        max_result_bytes: None,
         output_omitted: &[],
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/demo.v1.ItemService/UploadItems","inputType":"demo.v1.Item","outputType":"demo.v1.UploadSummary","streaming":"client_streaming","taskSupport":"forbidden"}}"#,
     };
@@ -219,6 +222,7 @@ pub mod item_service_mcp {
         emit_defaults: false,
         timeout: None,
         max_messages: None,
+        max_result_bytes: None,
         output_omitted: &[],
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/demo.v1.ItemService/Chat","inputType":"demo.v1.ChatMessage","outputType":"demo.v1.ChatMessage","streaming":"bidi_streaming","taskSupport":"optional"}}"#,
     };
@@ -305,6 +309,7 @@ pub mod item_service_mcp {
         emit_defaults: false,
         timeout: None,
         max_messages: None,
+        max_result_bytes: None,
         output_omitted: &[],
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/demo.v1.ItemService/Echo","inputType":"demo.v1.Everything","outputType":"demo.v1.Everything","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
@@ -329,6 +334,7 @@ pub mod item_service_mcp {
         emit_defaults: false,
         timeout: None,
         max_messages: None,
+        max_result_bytes: None,
         output_omitted: &[],
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/demo.v1.ItemService/After","inputType":"google.protobuf.Duration","outputType":"google.protobuf.Timestamp","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
@@ -353,6 +359,7 @@ pub mod item_service_mcp {
         emit_defaults: false,
         timeout: None,
         max_messages: None,
+        max_result_bytes: None,
         output_omitted: &[],
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/demo.v1.ItemService/Slow","inputType":"demo.v1.SlowRequest","outputType":"demo.v1.SlowResponse","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
