@@ -37,15 +37,18 @@ async fn main() -> ExitCode {
 }
 
 async fn run(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
-    tracing::info!(
-        target_url = %config.target.url,
-        descriptors = %config
-            .descriptor_set
-            .as_ref()
-            .map_or_else(|| "gRPC reflection".to_owned(), |p| p.display().to_string()),
-        headers = ?config.headers.names(),
-        "starting"
-    );
+    for backend in &config.backends {
+        tracing::info!(
+            backend = %backend.name,
+            target_url = %backend.target.url,
+            descriptors = %backend
+                .descriptor_set
+                .as_ref()
+                .map_or_else(|| "gRPC reflection".to_owned(), |p| p.display().to_string()),
+            headers = ?backend.headers.names(),
+            "starting"
+        );
+    }
     // Under --http the address is bound first: the default resource URL names its port.
     let listener = match config.http {
         Some(addr) => Some(tokio::net::TcpListener::bind(addr).await?),

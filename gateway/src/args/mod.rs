@@ -6,15 +6,15 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Arg, ArgAction, ArgMatches, Command};
-use tonic_mcp_schema::Options;
 use tonic_mcp_schema::options::OPTIONS;
 
 use crate::auth::{self, AuthSettings};
+use crate::backend::{Backend, FLAGS_BACKEND, ToolSettings};
 use crate::error::Error;
 use crate::headers::Headers;
 use crate::target::Target;
 
-mod values;
+pub(crate) mod values;
 
 use values::{check_origin, parse_bytes, parse_duration};
 
@@ -47,31 +47,14 @@ pub const TOOL_OPTIONS: &[&str] = &[
     "long_running",
 ];
 
-/// Everything the command line sets.
+/// Everything the command line (and the `--config` file it names) sets.
 #[derive(Debug, Clone)]
 pub struct Config {
-    /// The gRPC server.
-    pub target: Target,
-    /// Descriptors from this file instead of reflection.
-    pub descriptor_set: Option<PathBuf>,
-    /// Services to serve (`--service`); empty: every listed one but reflection and health.
-    pub services: Vec<String>,
-    /// The plugin options: naming, selection, schemas.
-    pub options: Options,
-    /// Static metadata for every call (values never logged).
-    pub headers: Headers,
+    /// The gRPC servers behind the gateway: one from the flags, or the `[[backend]]` tables
+    /// of `--config FILE`.
+    pub backends: Vec<Backend>,
     /// Inbound HTTP headers forwarded as metadata under `--http`.
     pub forward_headers: Vec<String>,
-    /// Per-call deadline (`--timeout`).
-    pub call_timeout: Option<Duration>,
-    /// Server-streaming collection bound (`--max-messages`).
-    pub max_messages: Option<u32>,
-    /// The largest tool result, in bytes of JSON (`--max-result-bytes`).
-    pub max_result_bytes: Option<usize>,
-    /// The largest gRPC response message decoded, in bytes (`--max-decoding-message-size`).
-    pub max_decoding_message_size: Option<usize>,
-    /// The largest gRPC request message encoded, in bytes (`--max-encoding-message-size`).
-    pub max_encoding_message_size: Option<usize>,
     /// Serve streamable HTTP on this address instead of stdio.
     pub http: Option<SocketAddr>,
     /// With `--http`: no sessions.
@@ -152,10 +135,23 @@ fn base_command() -> Command {
         .after_help(after_help())
         .max_term_width(100)
         .arg(
+            Arg::new("config")
+                .long("config")
+                .value_name("FILE")
+                .help_heading("Target")
+                .value_parser(clap::value_parser!(PathBuf))
+                .help(
+                    "serve the backends of this TOML file, any number of [[backend]] tables \
+                     (name, target, descriptor_set, prefix, include, exclude, headers, \
+                     header_env, tls, timeouts and limits; see README), instead of the one \
+                     the Target, Descriptors and Tools flags describe",
+                ),
+        )
+        .arg(
             Arg::new("target")
                 .long("target")
                 .value_name("URL")
-                .required(true)
+                .required_unless_present("config")
                 .help_heading("Target")
                 .help(
                     "the gRPC server: http://HOST:PORT in plain text, or https://HOST[:PORT] \
@@ -429,7 +425,68 @@ fn values<'a>(matches: &'a ArgMatches, id: &str) -> impl Iterator<Item = &'a Str
     matches.get_many::<String>(id).into_iter().flatten()
 }
 
+/// The flags that describe the one backend of the command line; `--config` takes their place.
+const BACKEND_FLAGS: &[&str] = &[
+    "target",
+    "tls-ca",
+    "tls-server-name",
+    "tls-cert",
+    "tls-key",
+    "header",
+    "header-env",
+    "connect-timeout",
+    "timeout",
+    "max-messages",
+    "max-result-bytes",
+    "max-decoding-message-size",
+    "max-encoding-message-size",
+    "descriptor-set",
+    "service",
+    "include",
+    "exclude",
+    "prefix",
+    "tool-names",
+    "opt",
+];
+
 fn config(matches: &ArgMatches) -> Result<Config, Error> {
+    let backends = match matches.get_one::<PathBuf>("config") {
+        Some(path) => {
+            let given = BACKEND_FLAGS.iter().find(|id| {
+                matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine)
+            });
+            if let Some(flag) = given {
+                return Err(Error::new(format!(
+                    "--{flag} conflicts with --config {}: set it in the file's [[backend]] \
+                     tables instead",
+                    path.display()
+                )));
+            }
+            crate::config_file::load(path)?
+        }
+        None => vec![flags_backend(matches)?],
+    };
+    let forward_headers: Vec<String> = values(matches, "forward-header").cloned().collect();
+    Ok(Config {
+        auth: auth::settings(matches, &forward_headers)?,
+        authorization: None,
+        backends,
+        forward_headers,
+        http: matches.get_one::<SocketAddr>("http").copied(),
+        stateless: matches.get_flag("stateless"),
+        allowed_hosts: values(matches, "allowed-host").cloned().collect(),
+        allowed_origins: values(matches, "allowed-origin")
+            .map(|origin| check_origin(origin).map(|()| origin.clone()))
+            .collect::<Result<_, _>>()?,
+        name: matches
+            .get_one::<String>("name")
+            .cloned()
+            .unwrap_or_else(|| "grpc-mcp-gateway".to_owned()),
+    })
+}
+
+/// The one backend the flags describe.
+fn flags_backend(matches: &ArgMatches) -> Result<Backend, Error> {
     let mut headers = Headers::default();
     for header in values(matches, "header") {
         headers.add(header)?;
@@ -460,10 +517,16 @@ fn config(matches: &ArgMatches) -> Result<Config, Error> {
             })
             .transpose()
     };
-    let forward_headers: Vec<String> = values(matches, "forward-header").cloned().collect();
-    Ok(Config {
-        auth: auth::settings(matches, &forward_headers)?,
-        authorization: None,
+    let settings = ToolSettings {
+        opts: values(matches, "opt").map(String::as_str).collect(),
+        include: values(matches, "include").map(String::as_str).collect(),
+        exclude: values(matches, "exclude").map(String::as_str).collect(),
+        prefix: matches.get_one::<String>("prefix").map(String::as_str),
+        tool_names: matches.get_one::<String>("tool-names").map(String::as_str),
+    };
+    Ok(Backend {
+        name: FLAGS_BACKEND.to_owned(),
+        origin: None,
         target: Target {
             url: matches
                 .get_one::<String>("target")
@@ -479,9 +542,10 @@ fn config(matches: &ArgMatches) -> Result<Config, Error> {
         },
         descriptor_set: matches.get_one::<PathBuf>("descriptor-set").cloned(),
         services: values(matches, "service").cloned().collect(),
-        options: options(matches)?,
+        options: settings
+            .options()
+            .map_err(|e| Error::new(format!("--opt {e}")))?,
         headers,
-        forward_headers,
         call_timeout: duration("timeout")?,
         max_messages: matches.get_one::<u32>("max-messages").copied(),
         max_result_bytes: matches.get_one::<usize>("max-result-bytes").copied(),
@@ -491,51 +555,7 @@ fn config(matches: &ArgMatches) -> Result<Config, Error> {
         max_encoding_message_size: matches
             .get_one::<usize>("max-encoding-message-size")
             .copied(),
-        http: matches.get_one::<SocketAddr>("http").copied(),
-        stateless: matches.get_flag("stateless"),
-        allowed_hosts: values(matches, "allowed-host").cloned().collect(),
-        allowed_origins: values(matches, "allowed-origin")
-            .map(|origin| check_origin(origin).map(|()| origin.clone()))
-            .collect::<Result<_, _>>()?,
-        name: matches
-            .get_one::<String>("name")
-            .cloned()
-            .unwrap_or_else(|| "grpc-mcp-gateway".to_owned()),
     })
-}
-
-/// The plugin options from `--opt` and the dedicated flags, in the plugin's own syntax.
-fn options(matches: &ArgMatches) -> Result<Options, Error> {
-    let mut parts: Vec<String> = Vec::new();
-    for opt in values(matches, "opt") {
-        for part in opt.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            let key = part.split_once('=').map_or(part, |(key, _)| key).trim();
-            if CODEGEN_ONLY.contains(&key) {
-                return Err(Error::new(format!(
-                    "--opt {key}: shapes generated Rust code, and the gateway generates none; \
-                     leave it out"
-                )));
-            }
-            parts.push(part.to_owned());
-        }
-    }
-    for key in ["include", "exclude"] {
-        parts.extend(values(matches, key).map(|glob| format!("{key}={glob}")));
-    }
-    if let Some(prefix) = matches.get_one::<String>("prefix") {
-        parts.push(format!("prefix={prefix}"));
-    }
-    if let Some(scheme) = matches.get_one::<String>("tool-names") {
-        parts.push(format!("tool_names={scheme}"));
-    }
-    for part in &parts {
-        if part.contains(',') {
-            return Err(Error::new(format!(
-                "`{part}`: option values cannot contain a comma"
-            )));
-        }
-    }
-    Options::parse(&parts.join(",")).map_err(|e| Error::new(format!("--opt: {e}")))
 }
 
 #[cfg(test)]

@@ -32,7 +32,8 @@ fn flags_and_opts_merge_into_plugin_options() {
         "7",
     ])
     .unwrap();
-    let options = &config.options;
+    let backend = &config.backends[0];
+    let options = &backend.options;
     assert!(options.json_names);
     assert!(!options.descriptions);
     assert_eq!(options.unions.keyword(), "anyOf");
@@ -41,15 +42,15 @@ fn flags_and_opts_merge_into_plugin_options() {
     assert!(options.selects("shop.v1.Cart.Get"));
     assert!(!options.selects("shop.v1.Cart.DeleteAll"));
     assert!(!options.selects("other.v1.Cart.Get"));
-    assert_eq!(config.call_timeout, Some(Duration::from_millis(1500)));
-    assert_eq!(config.max_messages, Some(7));
+    assert_eq!(backend.call_timeout, Some(Duration::from_millis(1500)));
+    assert_eq!(backend.max_messages, Some(7));
     for (text, bytes) in [("65536", 65536), ("16MiB", 16 << 20), ("64KiB", 64 << 10)] {
         assert_eq!(parse_bytes(text), Ok(bytes));
     }
     for bad in ["", "4MB", "0", "lots"] {
         assert!(parse_bytes(bad).is_err(), "{bad}");
     }
-    assert_eq!(config.headers.names(), ["authorization"]);
+    assert_eq!(backend.headers.names(), ["authorization"]);
     assert!(!format!("{config:?}").contains("s3cret"));
     assert_eq!(config.http, None);
 }

@@ -5,7 +5,7 @@ use std::time::Duration;
 use crate::error::Error;
 
 /// A size in bytes: a number, optionally followed by `KiB`, `MiB` or `GiB` (`16MiB`).
-pub(super) fn parse_bytes(value: &str) -> Result<usize, String> {
+pub(crate) fn parse_bytes(value: &str) -> Result<usize, String> {
     let value = value.trim();
     let split = value
         .find(|c: char| !c.is_ascii_digit())
@@ -67,7 +67,7 @@ pub(super) fn check_origin(origin: &str) -> Result<(), Error> {
 }
 
 /// `500ms`, `10s`, `1.5s`, `2m`, or a number of seconds.
-pub(super) fn parse_duration(text: &str) -> Option<Duration> {
+pub(crate) fn parse_duration(text: &str) -> Option<Duration> {
     let text = text.trim();
     let (number, scale) = if let Some(n) = text.strip_suffix("ms") {
         (n, 0.001)

@@ -1,0 +1,255 @@
+//! `--config FILE`: the gateway's backends, as `[[backend]]` tables of a TOML file.
+//!
+//! ```toml
+//! [[backend]]
+//! name = "shop"                        # unique; logs and errors use it
+//! target = "https://shop.internal:443"
+//! descriptor_set = "shop.binpb"        # absent: gRPC reflection
+//! prefix = "shop"
+//! include = ["shop.v1.*"]
+//! header_env = { authorization = "SHOP_TOKEN" }
+//! timeout = "10s"
+//! tls = { ca = "ca.pem", cert = "client.pem", key = "client.key" }
+//! ```
+//!
+//! Relative paths are relative to the file. Every mistake is an error naming the file and the
+//! line, and the key where the TOML parser knows it: unknown keys are refused, not ignored.
+
+use std::collections::BTreeMap;
+use std::num::NonZeroU32;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::args::values::{parse_bytes, parse_duration};
+use crate::backend::{Backend, ToolSettings};
+use crate::error::Error;
+use crate::headers::Headers;
+use crate::target::Target;
+
+/// The file.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    #[serde(default, rename = "backend")]
+    backends: Vec<Spanned<Table>>,
+}
+
+/// One `[[backend]]` table.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Table {
+    name: String,
+    target: String,
+    descriptor_set: Option<PathBuf>,
+    #[serde(default)]
+    services: Vec<String>,
+    prefix: Option<String>,
+    tool_names: Option<String>,
+    #[serde(default)]
+    include: Vec<String>,
+    #[serde(default)]
+    exclude: Vec<String>,
+    /// Plugin options, as for `--opt`.
+    #[serde(default)]
+    options: Vec<String>,
+    /// Header values written in the file.
+    #[serde(default)]
+    headers: BTreeMap<String, String>,
+    /// Header values read from environment variables: `name = "VARIABLE"`.
+    #[serde(default)]
+    header_env: BTreeMap<String, String>,
+    tls: Option<Tls>,
+    connect_timeout: Option<DurationText>,
+    timeout: Option<DurationText>,
+    max_messages: Option<NonZeroU32>,
+    max_result_bytes: Option<Bytes>,
+    max_decoding_message_size: Option<Bytes>,
+    max_encoding_message_size: Option<Bytes>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Tls {
+    ca: Option<PathBuf>,
+    server_name: Option<String>,
+    cert: Option<PathBuf>,
+    key: Option<PathBuf>,
+}
+
+/// `"500ms"`, `"10s"`, `"1m"`: checked while parsing, so that the error has its line.
+struct DurationText(Duration);
+
+impl<'de> Deserialize<'de> for DurationText {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        parse_duration(&text).map(DurationText).ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "`{text}` is not a duration: write one such as \"500ms\", \"10s\" or \"1m\""
+            ))
+        })
+    }
+}
+
+/// A size: a number of bytes, or a string such as `"16MiB"`.
+struct Bytes(usize);
+
+impl<'de> Deserialize<'de> for Bytes {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Size {
+            Number(u64),
+            Text(String),
+        }
+        let text = match Size::deserialize(deserializer)? {
+            Size::Number(number) => number.to_string(),
+            Size::Text(text) => text,
+        };
+        parse_bytes(&text)
+            .map(Bytes)
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+/// The backends of the file at `path`.
+///
+/// # Errors
+///
+/// The file cannot be read, is not TOML, has an unknown key or a value of the wrong kind, has
+/// no backend, names two backends alike, or a backend's settings are invalid: the message
+/// names the file and the line.
+pub(crate) fn load(path: &Path) -> Result<Vec<Backend>, Error> {
+    load_with(path, &|variable| std::env::var(variable).ok())
+}
+
+/// As [`load`], with `env` for the environment.
+fn load_with(path: &Path, env: &dyn Fn(&str) -> Option<String>) -> Result<Vec<Backend>, Error> {
+    let shown = path.display();
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::new(format!("--config {shown}: cannot read it ({e})")))?;
+    let file: File = toml::from_str(&text)
+        .map_err(|e| Error::new(format!("{shown}: {}", e.to_string().trim_end())))?;
+    if file.backends.is_empty() {
+        return Err(Error::new(format!(
+            "{shown}: no [[backend]] table; each backend needs at least `name` and `target`"
+        )));
+    }
+    let base = path.parent().unwrap_or(Path::new(""));
+    let mut backends: Vec<Backend> = Vec::with_capacity(file.backends.len());
+    for spanned in file.backends {
+        let origin = format!("{shown}:{}", line_of(&text, spanned.span().start));
+        let table = spanned.into_inner();
+        let backend = backend(table, origin, base, env)?;
+        if let Some(first) = backends.iter().find(|b| b.name == backend.name) {
+            return Err(Error::new(format!(
+                "{}: backend `{}`: the name is taken by the backend at {}; names must be unique",
+                backend.origin.as_deref().unwrap_or_default(),
+                backend.name,
+                first.origin.as_deref().unwrap_or_default(),
+            )));
+        }
+        backends.push(backend);
+    }
+    Ok(backends)
+}
+
+/// The 1-based line of byte `offset` in `text`.
+fn line_of(text: &str, offset: usize) -> usize {
+    text.as_bytes()[..offset.min(text.len())]
+        .iter()
+        .filter(|b| **b == b'\n')
+        .count()
+        + 1
+}
+
+fn backend(
+    table: Table,
+    origin: String,
+    base: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Backend, Error> {
+    let fail = |key: &str, why: String| {
+        Error::new(format!("{origin}: backend `{}`: {key}: {why}", table.name))
+    };
+    let valid_name = !table.name.is_empty()
+        && table
+            .name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c));
+    if !valid_name {
+        return Err(fail(
+            "name",
+            "use letters, digits, `_`, `.` and `-`".to_owned(),
+        ));
+    }
+    let mut headers = Headers::default();
+    for (name, value) in &table.headers {
+        headers
+            .add(&format!("{name}: {value}"))
+            .map_err(|e| fail(&format!("headers.{name}"), e.to_string()))?;
+    }
+    for (name, variable) in &table.header_env {
+        let value = env(variable).ok_or_else(|| {
+            fail(
+                &format!("header_env.{name}"),
+                format!("the environment variable {variable} is not set (or not UTF-8)"),
+            )
+        })?;
+        headers
+            .add(&format!("{name}: {value}"))
+            .map_err(|e| fail(&format!("header_env.{name}"), e.to_string()))?;
+    }
+    let settings = ToolSettings {
+        opts: table.options.iter().map(String::as_str).collect(),
+        include: table.include.iter().map(String::as_str).collect(),
+        exclude: table.exclude.iter().map(String::as_str).collect(),
+        prefix: table.prefix.as_deref(),
+        tool_names: table.tool_names.as_deref(),
+    };
+    let options = settings.options().map_err(|e| fail("options", e))?;
+    let tls = table.tls.unwrap_or(Tls {
+        ca: None,
+        server_name: None,
+        cert: None,
+        key: None,
+    });
+    let tls_identity = match (tls.cert, tls.key) {
+        (Some(cert), Some(key)) => Some((base.join(cert), base.join(key))),
+        (None, None) => None,
+        _ => {
+            return Err(fail(
+                "tls",
+                "`cert` and `key` go together (a client certificate and its private key)"
+                    .to_owned(),
+            ));
+        }
+    };
+    Ok(Backend {
+        target: Target {
+            url: table.target,
+            tls_ca: tls.ca.map(|ca| base.join(ca)),
+            tls_server_name: tls.server_name,
+            tls_identity,
+            timeout: table
+                .connect_timeout
+                .map_or(Duration::from_secs(10), |d| d.0),
+        },
+        descriptor_set: table.descriptor_set.map(|path| base.join(path)),
+        services: table.services,
+        options,
+        headers,
+        call_timeout: table.timeout.map(|d| d.0),
+        max_messages: table.max_messages.map(NonZeroU32::get),
+        max_result_bytes: table.max_result_bytes.map(|b| b.0),
+        max_decoding_message_size: table.max_decoding_message_size.map(|b| b.0),
+        max_encoding_message_size: table.max_encoding_message_size.map(|b| b.0),
+        name: table.name,
+        origin: Some(origin),
+    })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,262 @@
+//! Unit tests of the `--config` file: what it sets, and an error for every mistake naming the
+//! file, the line and the key.
+
+use super::*;
+
+/// Writes `text` as a config file in a directory of its own and loads it.
+fn load_text(label: &str, text: &str) -> (Result<Vec<Backend>, Error>, PathBuf) {
+    let dir = std::env::temp_dir().join(format!(
+        "grpc-mcp-gateway-config-unit-{label}-{}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("gateway.toml");
+    std::fs::write(&path, text).unwrap();
+    (load(&path), path)
+}
+
+fn error(label: &str, text: &str) -> String {
+    let (result, path) = load_text(label, text);
+    let message = result.unwrap_err().to_string();
+    assert!(
+        message.starts_with(&path.display().to_string()),
+        "the message names the file: {message}"
+    );
+    message
+}
+
+#[test]
+fn every_key_of_a_backend_is_read() {
+    // `header_env` reads PATH, which every environment has.
+    let (backends, path) = load_text(
+        "full",
+        r#"
+[[backend]]
+name = "shop"
+target = "https://shop.internal:8443"
+descriptor_set = "sets/shop.binpb"
+services = ["shop.v1.CartService"]
+prefix = "shop"
+tool_names = "method"
+include = ["shop.v1.*"]
+exclude = ["*.Delete*"]
+options = ["json_names", "unions=any_of"]
+headers = { "x-tenant" = "blue" }
+header_env = { authorization = "PATH" }
+connect_timeout = "2s"
+timeout = "1.5s"
+max_messages = 7
+max_result_bytes = 65536
+max_decoding_message_size = "16MiB"
+max_encoding_message_size = "1MiB"
+tls = { ca = "ca.pem", server_name = "shop", cert = "client.pem", key = "client.key" }
+
+[[backend]]
+name = "search"
+target = "http://127.0.0.1:50052"
+"#,
+    );
+    let backends = backends.unwrap();
+    let base = path.parent().unwrap();
+    let shop = &backends[0];
+    assert_eq!(shop.name, "shop");
+    assert_eq!(
+        shop.origin.as_deref(),
+        Some(&*format!("{}:2", path.display()))
+    );
+    assert_eq!(shop.target.url, "https://shop.internal:8443");
+    assert_eq!(
+        shop.descriptor_set.as_deref(),
+        Some(&*base.join("sets/shop.binpb"))
+    );
+    assert_eq!(shop.services, ["shop.v1.CartService"]);
+    assert_eq!(shop.options.prefix.as_deref(), Some("shop"));
+    assert!(shop.options.json_names);
+    assert_eq!(shop.options.unions.keyword(), "anyOf");
+    assert!(shop.options.selects("shop.v1.Cart.Get"));
+    assert!(!shop.options.selects("shop.v1.Cart.DeleteAll"));
+    assert_eq!(shop.headers.names(), ["x-tenant", "authorization"]);
+    assert!(
+        !format!("{shop:?}").contains("blue"),
+        "header values are not printed"
+    );
+    assert_eq!(shop.target.timeout, Duration::from_secs(2));
+    assert_eq!(shop.call_timeout, Some(Duration::from_millis(1500)));
+    assert_eq!(shop.max_messages, Some(7));
+    assert_eq!(shop.max_result_bytes, Some(65536));
+    assert_eq!(shop.max_decoding_message_size, Some(16 << 20));
+    assert_eq!(shop.max_encoding_message_size, Some(1 << 20));
+    assert_eq!(shop.target.tls_ca.as_deref(), Some(&*base.join("ca.pem")));
+    assert_eq!(shop.target.tls_server_name.as_deref(), Some("shop"));
+    assert_eq!(
+        shop.target.tls_identity,
+        Some((base.join("client.pem"), base.join("client.key")))
+    );
+    let search = &backends[1];
+    assert_eq!(
+        search.origin.as_deref(),
+        Some(&*format!("{}:22", path.display()))
+    );
+    assert_eq!(search.descriptor_set, None);
+    assert_eq!(search.target.timeout, Duration::from_secs(10));
+    assert_eq!(search.call_timeout, None);
+}
+
+#[test]
+fn every_mistake_names_the_line_and_the_key() {
+    let one = |extra: &str| {
+        format!("[[backend]]\nname = \"shop\"\ntarget = \"http://127.0.0.1:1\"\n{extra}\n")
+    };
+    for (label, text, expected) in [
+        (
+            "unknown",
+            one("tarjet = \"x\""),
+            &["line 4", "unknown field `tarjet`"][..],
+        ),
+        (
+            "type",
+            one("timeout = 5"),
+            &["line 4", "timeout", "invalid type: integer"],
+        ),
+        (
+            "duration",
+            one("timeout = \"soon\""),
+            &["line 4", "`soon` is not a duration"],
+        ),
+        (
+            "bytes",
+            one("max_result_bytes = \"4MB\""),
+            &["line 4", "unknown unit `MB`"],
+        ),
+        ("zero", one("max_messages = 0"), &["line 4", "max_messages"]),
+        (
+            "tls",
+            one("tls = { kee = \"k\" }"),
+            &["line 4", "unknown field `kee`"],
+        ),
+        (
+            "missing",
+            "[[backend]]\nname = \"shop\"\n".to_owned(),
+            &["line 1", "missing field `target`"],
+        ),
+        (
+            "top",
+            "backends = []\n".to_owned(),
+            &["unknown field `backends`"],
+        ),
+        ("empty", String::new(), &["no [[backend]] table"]),
+        (
+            "codegen",
+            one("options = [\"runtime_crate=::x\"]"),
+            &[
+                "gateway.toml:1: backend `shop`: options: runtime_crate",
+                "generates none",
+            ],
+        ),
+        (
+            "option",
+            one("options = [\"json_name\"]"),
+            &[":1: backend `shop`: options:", "unknown option `json_name`"],
+        ),
+        (
+            "env",
+            one("header_env = { authorization = \"GATEWAY_CONFIG_UNSET_VARIABLE\" }"),
+            &[
+                ":1: backend `shop`: header_env.authorization",
+                "GATEWAY_CONFIG_UNSET_VARIABLE is not set",
+            ],
+        ),
+        (
+            "header",
+            one("headers = { \"bad name\" = \"v\" }"),
+            &[":1: backend `shop`: headers.bad name"],
+        ),
+        (
+            "half",
+            one("tls = { cert = \"c.pem\" }"),
+            &[":1: backend `shop`: tls", "`cert` and `key` go together"],
+        ),
+        (
+            "name",
+            "[[backend]]\nname = \"a b\"\ntarget = \"http://x:1\"\n".to_owned(),
+            &[":1: backend `a b`: name"],
+        ),
+        (
+            "twice",
+            format!("{}\n{}", one(""), one("")),
+            &[
+                ":6: backend `shop`: the name is taken by the backend at",
+                "gateway.toml:1",
+            ],
+        ),
+    ] {
+        let message = error(label, &text);
+        for part in expected {
+            assert!(
+                message.contains(part),
+                "{label}: {message:?} lacks {part:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_backend_flag_with_config_is_an_error() {
+    let (_, path) = load_text(
+        "flags",
+        "[[backend]]\nname = \"a\"\ntarget = \"http://x:1\"\n",
+    );
+    let path = path.display().to_string();
+    for flag in [
+        &["--target", "http://y:2"][..],
+        &["--connect-timeout", "1s"],
+        &["--prefix", "p"],
+        &["--opt", "json_names"],
+    ] {
+        let args = [&["--config", path.as_str()][..], flag].concat();
+        let message = crate::Config::parse(args).unwrap_err().to_string();
+        assert!(
+            message.contains(&format!("{} conflicts with --config", flag[0])),
+            "{flag:?}: {message}"
+        );
+    }
+    let config = crate::Config::parse(["--config", path.as_str(), "--name", "n"]).unwrap();
+    assert_eq!(config.backends.len(), 1);
+    assert_eq!(config.name, "n");
+}
+
+#[test]
+fn readmes_example_loads() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
+    let start = readme
+        .find("```toml\n# gateway.toml\n")
+        .expect("README's gateway.toml block");
+    let block = &readme[start + "```toml\n".len()..];
+    let block = &block[..block.find("```").unwrap()];
+    let dir = std::env::temp_dir().join(format!("grpc-mcp-gateway-readme-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("gateway.toml");
+    std::fs::write(&path, block).unwrap();
+    let env = |variable: &str| (variable == "SHOP_TOKEN").then(|| "Bearer t".to_owned());
+    let backends = load_with(&path, &env).unwrap();
+    let names: Vec<&str> = backends.iter().map(|b| b.name.as_str()).collect();
+    assert_eq!(names, ["shop", "search"]);
+    assert_eq!(backends[0].headers.names(), ["authorization"]);
+    assert_eq!(
+        backends[0].target.tls_ca.as_deref(),
+        Some(&*dir.join("certs/ca.pem"))
+    );
+    assert_eq!(backends[1].max_result_bytes, Some(1 << 20));
+    assert_eq!(
+        backends[1].descriptor_set.as_deref(),
+        Some(&*dir.join("search.binpb"))
+    );
+    // Without the variable, the error says which.
+    let message = load_with(&path, &|_| None).unwrap_err().to_string();
+    assert!(
+        message.contains("header_env.authorization") && message.contains("SHOP_TOKEN"),
+        "{message}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -1,0 +1,176 @@
+//! `--config FILE`: one gateway in front of several backends, from a TOML file, driven by
+//! rmcp's MCP client over stdio. The backends are the e2e echo services on loopback, once by
+//! reflection and once by a descriptor-set file, each under its own prefix; a third backend is
+//! down and is left out, with the cause in the log, while the others serve.
+
+use std::process::Stdio;
+
+use rmcp::ServiceExt as _;
+use rmcp::model::CallToolRequestParams;
+use rmcp::transport::TokioChildProcess;
+use serde_json::json;
+
+const GATEWAY: &str = env!("CARGO_BIN_EXE_grpc-mcp-gateway");
+
+fn temp_dir(label: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "grpc-mcp-gateway-config-{label}-{}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+/// A loopback port nothing listens on: bound, then released.
+fn dead_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    listener.local_addr().expect("addr").port()
+}
+
+#[tokio::test]
+async fn several_backends_from_a_file_each_under_its_prefix() {
+    let backend = e2e::start_backend().await.expect("backend");
+    let dir = temp_dir("several");
+    std::fs::write(dir.join("testdata.binpb"), e2e::TESTDATA_DESCRIPTOR_SET).expect("set");
+    let config = dir.join("gateway.toml");
+    std::fs::write(
+        &config,
+        format!(
+            r#"# Two views of one server, and a server that is down.
+[[backend]]
+name = "scalars"
+target = "http://{addr}"
+prefix = "a"
+services = ["testdata.scalars.ScalarService"]
+header_env = {{ authorization = "GATEWAY_CONFIG_TEST_TOKEN" }}
+timeout = "5s"
+
+[[backend]]
+name = "inventory"
+target = "http://{addr}"
+descriptor_set = "testdata.binpb"   # relative to this file
+prefix = "b"
+services = ["testdata.streaming.InventoryService"]
+exclude = ["*.UploadItems"]
+max_messages = 2
+max_result_bytes = "64KiB"
+
+[[backend]]
+name = "down"
+target = "http://127.0.0.1:{dead}"
+connect_timeout = "500ms"
+"#,
+            addr = backend.addr,
+            dead = dead_port(),
+        ),
+    )
+    .expect("config");
+    let log = dir.join("gateway.log");
+    let mut command = tokio::process::Command::new(GATEWAY);
+    command
+        .arg("--config")
+        .arg(&config)
+        .env("GATEWAY_CONFIG_TEST_TOKEN", "Bearer not-logged")
+        .env("RUST_LOG", "info");
+    let (transport, _) = TokioChildProcess::builder(command)
+        .stderr(Stdio::from(std::fs::File::create(&log).expect("log")))
+        .spawn()
+        .expect("spawn the gateway");
+    let client = ().serve(transport).await.expect("handshake over stdio");
+
+    let mut names: Vec<String> = client
+        .list_all_tools()
+        .await
+        .expect("tools/list")
+        .iter()
+        .map(|t| t.name.to_string())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "a_ScalarService_Echo",
+            "b_InventoryService_Chat",
+            "b_InventoryService_GetItem",
+            "b_InventoryService_ListItems",
+        ]
+    );
+    let call = |name: &str, arguments: serde_json::Value| {
+        let mut params = CallToolRequestParams::new(name.to_owned());
+        params.arguments = arguments.as_object().cloned();
+        client.call_tool(params)
+    };
+    let echoed = call("a_ScalarService_Echo", json!({"f_string": "hé"}))
+        .await
+        .expect("call");
+    assert_eq!(echoed.is_error, Some(false), "{echoed:?}");
+    assert_eq!(
+        echoed.structured_content.expect("structured")["f_string"],
+        "hé"
+    );
+    let item = call("b_InventoryService_GetItem", json!({"id": "3"}))
+        .await
+        .expect("call");
+    assert_eq!(item.is_error, Some(false), "{item:?}");
+    // The backend's own bound on collected messages.
+    let listed = call(
+        "b_InventoryService_ListItems",
+        json!({"name_prefix": "item"}),
+    )
+    .await
+    .expect("call");
+    let listed = listed.structured_content.expect("structured");
+    assert_eq!(
+        listed["messages"].as_array().map(Vec::len),
+        Some(2),
+        "{listed}"
+    );
+    assert_eq!(listed["truncated"], true);
+    client.cancel().await.expect("close");
+
+    let log = std::fs::read_to_string(&log).expect("log");
+    assert!(
+        log.contains("backend=down") && log.contains("this backend is not served"),
+        "{log}"
+    );
+    assert!(
+        log.contains("backend=scalars") && log.contains("backend=inventory"),
+        "{log}"
+    );
+    assert!(
+        !log.contains("not-logged"),
+        "a header value was logged: {log}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[tokio::test]
+async fn a_tool_name_in_two_backends_is_an_error_naming_both() {
+    let backend = e2e::start_backend().await.expect("backend");
+    let dir = temp_dir("collision");
+    let config = dir.join("gateway.toml");
+    let table = |name: &str| {
+        format!(
+            "[[backend]]\nname = \"{name}\"\ntarget = \"http://{}\"\nservices = [\"testdata.scalars.ScalarService\"]\n",
+            backend.addr
+        )
+    };
+    std::fs::write(&config, format!("{}\n{}", table("first"), table("second"))).expect("config");
+    let output = tokio::process::Command::new(GATEWAY)
+        .arg("--config")
+        .arg(&config)
+        .stdin(Stdio::null())
+        .output()
+        .await
+        .expect("run the gateway");
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("gateway.toml:6: backend `second`")
+            && stderr.contains("tool `ScalarService_Echo`")
+            && stderr.contains("a tool of backend `first`")
+            && stderr.contains("`prefix`"),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
