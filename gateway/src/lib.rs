@@ -29,6 +29,7 @@ mod args;
 pub mod auth;
 mod backend;
 mod backend_state;
+pub mod check;
 mod config_file;
 pub mod descriptors;
 mod error;
@@ -213,7 +214,7 @@ impl Gateway {
 }
 
 /// The descriptors of `backend` (its file, or reflection) and the channel to it.
-async fn load(backend: &Backend) -> Result<Loaded<'_>, Error> {
+pub(crate) async fn load(backend: &Backend) -> Result<Loaded<'_>, Error> {
     let channel = target::channel(&backend.target).map_err(|e| backend.locate(e))?;
     let descriptors = match &backend.descriptor_set {
         Some(path) => Descriptors::from_file(path),

@@ -19,7 +19,8 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    // Stdout is the MCP channel under stdio: every log line goes to stderr.
+    // Stdout is the MCP channel under stdio (and the report under --check): every log line
+    // goes to stderr.
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_ansi(false)
@@ -27,6 +28,18 @@ async fn main() -> ExitCode {
             EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info,rmcp=warn")),
         )
         .init();
+    if config.check {
+        return match grpc_mcp_gateway::check::check(&config).await {
+            Ok(report) => {
+                print!("{report}");
+                ExitCode::SUCCESS
+            }
+            Err(error) => {
+                eprintln!("grpc-mcp-gateway --check: {error}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     match run(&config).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {

@@ -174,3 +174,101 @@ async fn a_tool_name_in_two_backends_is_an_error_naming_both() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `--check` loads every backend, prints the tools with their sizes, and fails when a backend
+/// cannot be loaded, naming it: what CI runs before a rollout.
+#[tokio::test]
+async fn check_prints_the_tools_and_fails_on_a_backend_that_is_down() {
+    let backend = e2e::start_backend().await.expect("backend");
+    let dir = temp_dir("check");
+    std::fs::write(dir.join("testdata.binpb"), e2e::TESTDATA_DESCRIPTOR_SET).expect("set");
+    let up = format!(
+        r#"[[backend]]
+name = "scalars"
+target = "http://{addr}"
+services = ["testdata.scalars.ScalarService"]
+
+[[backend]]
+name = "catalog"
+target = "http://{addr}"
+descriptor_set = "testdata.binpb"
+services = ["testdata.tool_options.CatalogService"]
+options = ["max_schema_bytes=300"]
+"#,
+        addr = backend.addr
+    );
+    let config = dir.join("gateway.toml");
+    std::fs::write(&config, &up).expect("config");
+    let check = |config: std::path::PathBuf| async move {
+        tokio::process::Command::new(GATEWAY)
+            .arg("--config")
+            .arg(config)
+            .arg("--check")
+            .stdin(Stdio::null())
+            .output()
+            .await
+            .expect("run the gateway")
+    };
+    let output = check(config.clone()).await;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(
+        lines[0].starts_with("TOOL") && lines[0].ends_with("SHRUNK"),
+        "{stdout}"
+    );
+    let echo = lines
+        .iter()
+        .find(|line| line.starts_with("ScalarService_Echo "))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(
+        echo.contains(" scalars ")
+            && echo.contains("/testdata.scalars.ScalarService/Echo")
+            && echo.contains(" unary "),
+        "{echo}"
+    );
+    // The catalog's product schemas do not fit 300 bytes: shrunk, and said so.
+    let update = lines
+        .iter()
+        .find(|line| line.starts_with("catalog_admin_CatalogService_UpdateProduct "))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(
+        update.contains(" catalog ") && !update.ends_with(" no"),
+        "{update}"
+    );
+    // Three product schemas stay over 300 bytes after every step: one warning each.
+    let warnings = stdout.matches("warning: ").count();
+    assert_eq!(warnings, 3, "{stdout}");
+    assert!(stdout.contains("catalog_admin_get_product"), "{stdout}");
+    assert_eq!(
+        stdout.lines().last(),
+        Some(&*format!(
+            "{} tools from 2 backends, 3 warnings",
+            lines.len() - 2 - warnings
+        )),
+        "{stdout}"
+    );
+
+    // A backend that is down fails the check, by name, where serving would leave it out.
+    let down = dir.join("down.toml");
+    std::fs::write(
+        &down,
+        format!(
+            "{up}\n[[backend]]\nname = \"down\"\ntarget = \"http://127.0.0.1:{}\"\nconnect_timeout = \"500ms\"\n",
+            dead_port()
+        ),
+    )
+    .expect("config");
+    let output = check(down).await;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(
+        stderr.contains("down.toml:13: backend `down`") && stderr.contains("refused"),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -55,6 +55,8 @@ pub struct Config {
     pub backends: Vec<Backend>,
     /// Inbound HTTP headers forwarded as metadata under `--http`.
     pub forward_headers: Vec<String>,
+    /// `--check`: load every backend, print the tools and warnings, and exit.
+    pub check: bool,
     /// Serve streamable HTTP on this address instead of stdio.
     pub http: Option<SocketAddr>,
     /// With `--http`: no sessions.
@@ -145,6 +147,18 @@ fn base_command() -> Command {
                      (name, target, descriptor_set, prefix, include, exclude, headers, \
                      header_env, tls, timeouts and limits; see README), instead of the one \
                      the Target, Descriptors and Tools flags describe",
+                ),
+        )
+        .arg(
+            Arg::new("check")
+                .long("check")
+                .action(ArgAction::SetTrue)
+                .help_heading("Target")
+                .help(
+                    "load every backend as serving would, print a table of the tools (name, \
+                     backend, RPC, kind, schema bytes, shrunk or not) and warnings, and exit: \
+                     non-zero when a backend cannot be loaded or the tools are in error (for \
+                     CI before a rollout)",
                 ),
         )
         .arg(
@@ -472,6 +486,7 @@ fn config(matches: &ArgMatches) -> Result<Config, Error> {
         authorization: None,
         backends,
         forward_headers,
+        check: matches.get_flag("check"),
         http: matches.get_one::<SocketAddr>("http").copied(),
         stateless: matches.get_flag("stateless"),
         allowed_hosts: values(matches, "allowed-host").cloned().collect(),
