@@ -2,7 +2,7 @@
 # Installs the external tools the workflow and end-to-end tests use, into the
 # project-local, git-ignored `.tools/` folder. No sudo, nothing outside the repo.
 #
-# Usage: scripts/install-tools.sh [buf|prost-plugins|python|python2|inspector|conformance|auth-server|interop|all|path]...
+# Usage: scripts/install-tools.sh [buf|prost-plugins|python|python2|inspector|conformance|auth-server|interop|metrics|all|path]...
 #   buf            npm `@bufbuild/buf`           -> .tools/buf/node_modules/.bin/buf
 #   prost-plugins  protoc-gen-prost, -tonic      -> .tools/cargo/bin/
 #   python         venv with `mcp` 1.x, `jsonschema` -> .tools/venv/
@@ -19,6 +19,8 @@
 #                  unpacked without installing) -> .tools/etcd/usr/bin/etcd; a venv with grpcio
 #                  and its stock health and reflection servicers -> .tools/venv-grpcio/; npm
 #                  @grpc/grpc-js with @grpc/reflection -> .tools/grpc-js/
+#   metrics        pip `prometheus-client` (the official Python client, whose text-format parser
+#                  the gateway's metrics test uses) into .tools/venv-mcp2/
 #   all            all of the above (the default)
 #   path           print an `export PATH=...` line for the installed tools
 #
@@ -50,6 +52,8 @@ GRPC_JS_VERSION=1.14.7
 GRPC_REFLECTION_VERSION=1.0.4
 GRPC_PROTO_LOADER_VERSION=0.8.1
 NODE22_VERSION=22.23.3
+# The official Prometheus Python client, for its text-format parser.
+PROMETHEUS_CLIENT_VERSION=0.26.0
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TOOLS="$ROOT/.tools"
@@ -259,6 +263,17 @@ EOF
   log "python venv ready: $want ($venv)"
 }
 
+install_metrics() {
+  install_python2
+  local py="$TOOLS/venv-mcp2/bin/python"
+  if "$py" -c "import importlib.metadata as m, sys; sys.exit(m.version('prometheus-client') != '$PROMETHEUS_CLIENT_VERSION')" 2>/dev/null; then
+    log "prometheus-client $PROMETHEUS_CLIENT_VERSION already in .tools/venv-mcp2"
+    return
+  fi
+  log "pip install prometheus-client $PROMETHEUS_CLIENT_VERSION into .tools/venv-mcp2"
+  "$py" -m pip install --quiet --disable-pip-version-check "prometheus-client==$PROMETHEUS_CLIENT_VERSION"
+}
+
 install_python() {
   install_python_venv "$TOOLS/venv" .tools/venv "$MCP_VERSION" "$JSONSCHEMA_VERSION"
 }
@@ -284,6 +299,7 @@ main() {
       conformance) timed conformance install_conformance ;;
       auth-server) timed auth-server install_auth_server ;;
       interop) timed interop install_interop ;;
+      metrics) timed metrics install_metrics ;;
       all)
         timed buf install_buf
         timed prost-plugins install_prost_plugins
@@ -293,10 +309,11 @@ main() {
         timed conformance install_conformance
         timed auth-server install_auth_server
         timed interop install_interop
+        timed metrics install_metrics
         ;;
       path) print_path; return ;;
-      -h | --help) sed -n '2,26p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; return ;;
-      *) die "unknown part '$part' (valid: buf, prost-plugins, python, python2, inspector, conformance, auth-server, interop, all, path)" ;;
+      -h | --help) sed -n '2,28p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; return ;;
+      *) die "unknown part '$part' (valid: buf, prost-plugins, python, python2, inspector, conformance, auth-server, interop, metrics, all, path)" ;;
     esac
   done
   log "all requested parts done in $((SECONDS - total))s"

@@ -4,7 +4,8 @@
 # testdata/third_party/etcd/, built with the vendored protoc, and through code generated from
 # the same protos, tests-interop/etcd-mcp, which must answer alike), a Python grpcio server of stock
 # servicers and a Node @grpc/grpc-js server with @grpc/reflection; the official Python MCP SDK
-# 2.x is the client.
+# 2.x is the client; the gateway's metrics are read with the official Prometheus Python
+# client's parser (install-tools part `metrics`).
 #
 # Usage: scripts/interop.sh [-v] [-k SUBSTRING]   (arguments go to the test script)
 # Needs: cargo, npm, apt-get (download only, no root needed), Python >= 3.10 with venv and pip.
@@ -18,7 +19,7 @@ case $TARGET in /*) ;; *) TARGET="$ROOT/$TARGET" ;; esac
 log() { printf '[interop] %s\n' "$*" >&2; }
 
 start=$SECONDS
-scripts/install-tools.sh python2 conformance interop
+scripts/install-tools.sh python2 conformance interop metrics
 cargo build --quiet -p demo -p grpc-mcp-gateway -p etcd-mcp
 
 # The vendored protoc (protoc-bin-vendored, a dependency of the workspace), as the build

@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 from typing import Any, AsyncIterator
 
@@ -389,6 +390,54 @@ async def grpcio_health_by_v1alpha_reflection() -> None:
         stop(process)
 
 
+async def gateway_metrics_by_the_prometheus_parser() -> None:
+    """`--metrics-addr`: a known sequence of calls, then `/metrics` read with the official
+    Prometheus client's text-format parser; the backend stopped shows as down."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    port, metrics_port = free_port(), free_port()
+    process, path = start("grpcio-metrics", [GRPCIO_PYTHON, str(HERE / "grpcio_server.py"), str(port)])
+
+    def scrape() -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+        with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=5) as response:
+            assert response.headers["Content-Type"].startswith("text/plain"), response.headers
+            text = response.read().decode()
+        return {(sample.name, tuple(sorted(sample.labels.items()))): sample.value
+                for family in text_string_to_metric_families(text) for sample in family.samples}
+
+    try:
+        await wait_port(port, process, path)
+        async with gateway("grpcio-metrics", port, "--service", "grpc.health.v1.Health",
+                           "--metrics-addr", f"127.0.0.1:{metrics_port}", "--timeout", "2s") as client:
+            await tools_of(client)
+            assert ok(await call(client, "Health_Check", {"service": "interop.up"})) == {"status": "SERVING"}
+            assert ok(await call(client, "Health_Check", {"service": "interop.up"})) == {"status": "SERVING"}
+            error_text(await call(client, "Health_Check", {"service": "interop.nothing"}), "NOT_FOUND")
+            error_text(await call(client, "Health_Check", {"service": 5}), "INVALID_ARGUMENT")
+            samples = scrape()
+            tool = ("tool", "Health_Check")
+
+            def calls(outcome: str, code: str) -> float:
+                return samples.get(("mcp_tool_calls_total", (("code", code), ("outcome", outcome), tool)), 0)
+
+            assert calls("ok", "OK") == 2 and calls("error", "NOT_FOUND") == 1, samples
+            assert calls("refused", "INVALID_ARGUMENT") == 1, samples
+            assert samples[("mcp_tool_call_duration_seconds_count", (tool,))] == 4, samples
+            # Bad arguments never reach the backend.
+            assert samples[("mcp_grpc_call_duration_seconds_count", (tool,))] == 3, samples
+            assert samples[("mcp_tool_calls_in_flight", ())] == 0, samples
+            up = ("mcp_backend_up", (("backend", "default"), ("target", f"http://127.0.0.1:{port}")))
+            assert samples[up] == 1, samples
+            # The backend goes away: the next call fails in the transport, and the gauge says so.
+            stop(process)
+            error_text(await call(client, "Health_Check", {"service": "interop.up"}), "UNAVAILABLE")
+            samples = scrape()
+            assert samples[up] == 0, samples
+            assert calls("error", "UNAVAILABLE") == 1, samples
+    finally:
+        stop(process)
+
+
 async def grpcio_without_service_names_the_flag() -> None:
     port = free_port()
     process, path = start("grpcio-noservice", [GRPCIO_PYTHON, str(HERE / "grpcio_server.py"), str(port)])
@@ -448,6 +497,7 @@ def scenarios() -> list[tuple[str, Any]]:
         ("etcd generated code answers as the gateway", etcd_generated_code_answers_as_the_gateway),
         ("grpcio health by v1alpha reflection", grpcio_health_by_v1alpha_reflection),
         ("grpcio without --service names the flag", grpcio_without_service_names_the_flag),
+        ("gateway metrics by the Prometheus parser", gateway_metrics_by_the_prometheus_parser),
         ("grpc-js well-known types by reflection", grpc_js_well_known_types_by_reflection),
     ]
 

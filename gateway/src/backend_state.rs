@@ -13,12 +13,29 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::task::{Context, Poll};
 
+/// The `mcp_backend_up` series of one backend.
+#[derive(Debug)]
+pub(crate) struct Up {
+    pub(crate) family: prometheus::IntGaugeVec,
+    /// `backend` and `target`.
+    pub(crate) labels: [String; 2],
+}
+
+impl Up {
+    fn set(&self, value: i64) {
+        let [backend, target] = &self.labels;
+        self.family.with_label_values(&[backend, target]).set(value);
+    }
+}
+
 /// The target's state as the calls have seen it.
 #[derive(Debug)]
 struct BackendState {
     target: String,
     /// [`UNKNOWN`], [`UP`] or [`DOWN`].
     state: AtomicU8,
+    /// `mcp_backend_up` and this backend's labels: 1 up, 0 down, no series until known.
+    up: Option<Up>,
 }
 
 const UNKNOWN: u8 = 0;
@@ -27,12 +44,18 @@ const DOWN: u8 = 2;
 
 impl BackendState {
     fn answered(&self) {
+        if let Some(up) = &self.up {
+            up.set(1);
+        }
         if self.state.swap(UP, Ordering::AcqRel) == DOWN {
             tracing::info!(target_url = %self.target, "the gRPC target answers again");
         }
     }
 
     fn failed(&self, error: &(dyn std::error::Error + 'static)) {
+        if let Some(up) = &self.up {
+            up.set(0);
+        }
         if self.state.swap(DOWN, Ordering::AcqRel) != DOWN {
             tracing::info!(
                 target_url = %self.target,
@@ -65,15 +88,22 @@ pub(crate) struct Watched<S> {
 }
 
 impl<S> Watched<S> {
-    /// Wraps `inner`, a transport to `target` (the URL, as logged).
-    pub(crate) fn new(inner: S, target: impl Into<String>) -> Self {
+    /// Wraps `inner`, a transport to `target` (the URL, as logged); `up` is set to 1 or 0 as
+    /// calls go through or fail.
+    pub(crate) fn new(inner: S, target: impl Into<String>, up: Option<Up>) -> Self {
         Self {
             inner,
             state: Arc::new(BackendState {
                 target: target.into(),
                 state: AtomicU8::new(UNKNOWN),
+                up,
             }),
         }
+    }
+
+    /// The target answered outside a call (its reflection, at start).
+    pub(crate) fn answered(&self) {
+        self.state.answered();
     }
 }
 

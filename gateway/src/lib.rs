@@ -35,6 +35,7 @@ pub mod descriptors;
 mod error;
 mod headers;
 mod imports;
+mod metrics;
 pub mod target;
 
 use std::collections::HashMap;
@@ -137,6 +138,10 @@ impl Gateway {
     pub fn from_loaded(config: &Config, loaded: Vec<Loaded<'_>>) -> Result<Gateway, Error> {
         let mut builder = McpServer::builder(config.name.clone(), env!("CARGO_PKG_VERSION"));
         let mut served = Vec::new();
+        let metrics = (config.metrics || config.metrics_addr.is_some())
+            .then(metrics::Metrics::new)
+            .transpose()?;
+        let backend_up = metrics.as_ref().map(metrics::backend_up).transpose()?;
         // Which backend each tool comes from, to name both in a collision.
         let mut owners: HashMap<String, &str> = HashMap::new();
         let several = loaded.len() > 1;
@@ -151,7 +156,15 @@ impl Gateway {
                 .map_err(|e| backend.locate(e))?;
             let tools = DescriptorTools::new(&descriptors.pool, &backend.options);
             // One watcher for every service: the target's state changes are logged once.
-            let transport = backend_state::Watched::new(channel, backend.target.url.clone());
+            let up = backend_up.as_ref().map(|family| backend_state::Up {
+                family: family.clone(),
+                labels: [backend.name.clone(), backend.target.url.clone()],
+            });
+            let transport = backend_state::Watched::new(channel, backend.target.url.clone(), up);
+            if backend.descriptor_set.is_none() {
+                // Its reflection answered.
+                transport.answered();
+            }
             for service in &services {
                 let set = tools
                     .service(service, transport.clone())
@@ -199,6 +212,9 @@ impl Gateway {
         }
         if let Some(authorization) = &config.authorization {
             builder = builder.authorization(authorization.clone());
+        }
+        if let Some(metrics) = metrics {
+            builder = builder.metrics(metrics, config.metrics);
         }
         let server = builder.build();
         if server.tools().is_empty() {

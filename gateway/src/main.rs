@@ -91,6 +91,19 @@ async fn run(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
     let gateway = Gateway::connect(config).await?;
     let server = gateway.server;
     let tools = server.tools().len();
+    if let Some(addr) = config.metrics_addr {
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        tracing::info!(
+            "serving Prometheus metrics at http://{}/metrics",
+            listener.local_addr()?
+        );
+        let metrics = server.clone();
+        tokio::spawn(async move {
+            if let Err(error) = metrics.serve_metrics(listener).await {
+                tracing::error!("the metrics listener failed: {error}");
+            }
+        });
+    }
     match listener {
         None => {
             tracing::info!(tools, services = ?gateway.services, "serving MCP over stdio");

@@ -117,6 +117,9 @@ pub(crate) struct Call<'a> {
     /// `None`: only the deadline and the bound end it. An MCP task's cancellation, so that a
     /// task on an unending stream returns what it collected.
     pub(crate) stop: Option<Stop<'a>>,
+    /// Where the gRPC part of the call is timed.
+    #[cfg(feature = "metrics")]
+    pub(crate) metrics: Option<&'a crate::Metrics>,
 }
 
 /// A signal that ends the collection of a response stream (see [`Call::stop`]).
@@ -338,6 +341,8 @@ pub(crate) async fn run(call: Call<'_>, arguments: Option<JsonObject>) -> Outcom
         },
         limits: call.set.limits,
     };
+    #[cfg(feature = "metrics")]
+    let grpc_started = Instant::now();
     let mut collected = collect(
         tool,
         invocation,
@@ -347,6 +352,10 @@ pub(crate) async fn run(call: Call<'_>, arguments: Option<JsonObject>) -> Outcom
         call.stop,
     )
     .await;
+    #[cfg(feature = "metrics")]
+    if let Some(metrics) = call.metrics {
+        metrics.record_grpc(call.context.tool, grpc_started.elapsed());
+    }
     // The tool's own budget, else its set's, else the server's.
     let budget = def
         .max_result_bytes

@@ -136,6 +136,8 @@ impl McpServer {
             tokio_util::sync::CancellationToken::new(),
         );
         let streams = config.cancellation_token.clone();
+        #[cfg(feature = "metrics")]
+        let metrics = self.metrics_on_http().then(|| self.clone());
         let service = self.streamable_http_service(config);
         let mut connections = tokio::task::JoinSet::new();
         let result = loop {
@@ -151,12 +153,23 @@ impl McpServer {
             let _ = stream.set_nodelay(true);
             let service = service.clone();
             let shutdown = shutdown.clone();
+            #[cfg(feature = "metrics")]
+            let metrics = metrics.clone();
             connections.spawn(async move {
                 let handler = hyper::service::service_fn(
                     move |request: http::Request<hyper::body::Incoming>| {
                         let mut service = service.clone();
+                        #[cfg(feature = "metrics")]
+                        let metrics = metrics.clone();
                         async move {
                             match request.uri().path() {
+                                #[cfg(feature = "metrics")]
+                                "/metrics"
+                                    if request.method() == http::Method::GET
+                                        && metrics.is_some() =>
+                                {
+                                    Ok(crate::metrics::response(metrics.as_ref()))
+                                }
                                 "/mcp" => tower_service::Service::call(&mut service, request).await,
                                 // Protected resource metadata, when the server has
                                 // authorization (404 otherwise).
@@ -221,14 +234,14 @@ impl McpServer {
 }
 
 #[cfg(feature = "http-server")]
-fn not_found() -> HttpResponse {
+pub(crate) fn not_found() -> HttpResponse {
     plain_response(http::StatusCode::NOT_FOUND, "")
 }
 
 /// The HTTP response type of [`McpHttpService`].
 pub type HttpResponse = http::Response<BoxBody<Bytes, Infallible>>;
 
-fn plain_response(status: http::StatusCode, text: impl Into<String>) -> HttpResponse {
+pub(crate) fn plain_response(status: http::StatusCode, text: impl Into<String>) -> HttpResponse {
     let mut response = http::Response::new(Full::new(Bytes::from(text.into())).boxed());
     *response.status_mut() = status;
     response

@@ -77,6 +77,8 @@ mod guard;
 mod http;
 mod longrunning;
 mod meta;
+#[cfg(feature = "metrics")]
+mod metrics;
 mod origin;
 mod paging;
 mod server;
@@ -103,6 +105,8 @@ pub use error::Error;
 pub use http::{HttpResponse, McpHttpService};
 pub use longrunning::{FIRST_POLL, LONGEST_POLL};
 pub use meta::{RPC_META_KEY, STATUS_META_KEY};
+#[cfg(feature = "metrics")]
+pub use metrics::Metrics;
 pub use origin::LOOPBACK_ORIGINS;
 pub use paging::{DEFAULT_LIST_TTL, DEFAULT_PAGE_BYTES, DEFAULT_PAGE_SIZE};
 /// The descriptor pool [`DescriptorTools`] reads; the whole `prost_reflect` crate is

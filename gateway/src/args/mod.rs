@@ -57,6 +57,10 @@ pub struct Config {
     pub forward_headers: Vec<String>,
     /// `--check`: load every backend, print the tools and warnings, and exit.
     pub check: bool,
+    /// `--metrics`: serve Prometheus metrics at `/metrics` of the MCP HTTP listener.
+    pub metrics: bool,
+    /// `--metrics-addr`: serve Prometheus metrics at `/metrics` on this address of their own.
+    pub metrics_addr: Option<SocketAddr>,
     /// Serve streamable HTTP on this address instead of stdio.
     pub http: Option<SocketAddr>,
     /// With `--http`: no sessions.
@@ -377,6 +381,22 @@ fn base_command() -> Command {
                 .help("with --http: forward this header of each MCP HTTP request to the gRPC call, e.g. authorization; repeatable"),
         ))
         .arg(
+            Arg::new("metrics")
+                .long("metrics")
+                .action(ArgAction::SetTrue)
+                .requires("http")
+                .help_heading("Operations")
+                .help("with --http: serve Prometheus metrics at GET /metrics of the MCP listener, without authorization (calls by tool and outcome, latencies, in flight, tasks, backend state)"),
+        )
+        .arg(
+            Arg::new("metrics-addr")
+                .long("metrics-addr")
+                .value_name("ADDR")
+                .value_parser(clap::value_parser!(SocketAddr))
+                .help_heading("Operations")
+                .help("serve Prometheus metrics at http://ADDR/metrics, a listener of their own that only Prometheus reaches (with stdio or --http)"),
+        )
+        .arg(
             Arg::new("name")
                 .long("name")
                 .value_name("NAME")
@@ -487,6 +507,8 @@ fn config(matches: &ArgMatches) -> Result<Config, Error> {
         backends,
         forward_headers,
         check: matches.get_flag("check"),
+        metrics: matches.get_flag("metrics"),
+        metrics_addr: matches.get_one::<SocketAddr>("metrics-addr").copied(),
         http: matches.get_one::<SocketAddr>("http").copied(),
         stateless: matches.get_flag("stateless"),
         allowed_hosts: values(matches, "allowed-host").cloned().collect(),

@@ -17,6 +17,8 @@ pub struct McpServerBuilder {
     task_ttl: Duration,
     #[cfg(feature = "auth")]
     authorization: Option<crate::Authorization>,
+    #[cfg(feature = "metrics")]
+    metrics: Option<(crate::Metrics, bool)>,
 }
 
 impl std::fmt::Debug for McpServerBuilder {
@@ -166,6 +168,19 @@ impl McpServerBuilder {
         self
     }
 
+    /// Record Prometheus metrics of every tool call into `metrics` (see [`Metrics`] for the
+    /// families), read with [`McpServer::metrics_text`] or served by
+    /// [`McpServer::serve_metrics`]. With `on_http`, [`McpServer::serve_http`] also answers
+    /// `GET /metrics` on the MCP listener, without authorization: leave it off when that
+    /// listener is public and serve the metrics on an internal port instead.
+    ///
+    /// [`Metrics`]: crate::Metrics
+    #[cfg(feature = "metrics")]
+    pub fn metrics(mut self, metrics: crate::Metrics, on_http: bool) -> Self {
+        self.metrics = Some((metrics, on_http));
+        self
+    }
+
     /// Serve streamable HTTP as an OAuth 2.1 resource server: every request needs an access
     /// token of `authorization`'s issuer, tools may need scopes, and the protected resource
     /// metadata is served at its well-known path. Stdio is unaffected.
@@ -221,6 +236,8 @@ impl McpServerBuilder {
                 types,
                 #[cfg(feature = "auth")]
                 authorization: self.authorization,
+                #[cfg(feature = "metrics")]
+                metrics: self.metrics,
             }),
         }
     }
@@ -237,6 +254,8 @@ impl McpServer {
             hooks: Vec::new(),
             #[cfg(feature = "auth")]
             authorization: None,
+            #[cfg(feature = "metrics")]
+            metrics: None,
             limits: Limits::default(),
             sessions: SessionLimits::default(),
             page_size: paging::DEFAULT_PAGE_SIZE,

@@ -73,6 +73,9 @@ struct Inner {
     /// OAuth resource server settings for streamable HTTP.
     #[cfg(feature = "auth")]
     authorization: Option<crate::Authorization>,
+    /// Where tool calls are counted, and whether `serve_http` serves `/metrics`.
+    #[cfg(feature = "metrics")]
+    metrics: Option<(crate::Metrics, bool)>,
 }
 
 /// How long [`McpServer::serve_http`] waits, after its shutdown, for tool calls in flight.
@@ -170,6 +173,26 @@ impl McpServer {
     #[cfg(feature = "http-server")]
     pub(crate) fn in_flight(&self) -> &tokio::sync::watch::Sender<usize> {
         &self.inner.in_flight
+    }
+
+    /// The metrics in Prometheus's text format, when the server records them
+    /// ([`McpServerBuilder::metrics`]).
+    #[cfg(feature = "metrics")]
+    pub fn metrics_text(&self) -> Option<String> {
+        let (metrics, _) = self.inner.metrics.as_ref()?;
+        Some(metrics.encode(
+            *self.inner.in_flight.borrow(),
+            self.inner.tasks.manager.running_task_count(),
+        ))
+    }
+
+    /// Whether `serve_http` answers `GET /metrics`.
+    #[cfg(all(feature = "metrics", feature = "http-server"))]
+    pub(crate) fn metrics_on_http(&self) -> bool {
+        self.inner
+            .metrics
+            .as_ref()
+            .is_some_and(|(_, on_http)| *on_http)
     }
 
     pub(crate) fn inner_tasks(&self) -> &Tasks {
@@ -294,6 +317,8 @@ impl McpServer {
             redeemer: self.inner.redeemer.as_ref(),
             types: &self.inner.types,
             stop,
+            #[cfg(feature = "metrics")]
+            metrics: self.inner.metrics.as_ref().map(|(metrics, _)| metrics),
         };
         let outcome = tokio::select! {
             biased;
@@ -308,6 +333,14 @@ impl McpServer {
             lro.cancel(self.inner.redeemer.as_ref(), name, metadata)
                 .instrument(span.clone())
                 .await;
+        }
+        #[cfg(feature = "metrics")]
+        if let Some((metrics, _)) = &self.inner.metrics {
+            metrics.record_call(
+                &registered.entry.name,
+                outcome.as_ref().map(|outcome| &outcome.result),
+                started_at.elapsed(),
+            );
         }
         let elapsed = u64::try_from(started_at.elapsed().as_millis()).unwrap_or(u64::MAX);
         span.record("duration_ms", elapsed);

@@ -1,0 +1,25 @@
+//! The gateway's metrics: the runtime's families (calls, latencies, in flight, tasks) and the
+//! state of each backend.
+
+pub(crate) use tonic_mcp::Metrics;
+
+use crate::error::Error;
+
+/// `mcp_backend_up{backend, target}`: 1 while the backend answers, 0 while calls fail in the
+/// transport; a backend by descriptor set has no series until its first call.
+pub(crate) fn backend_up(metrics: &Metrics) -> Result<prometheus::IntGaugeVec, Error> {
+    let failed = |e: prometheus::Error| Error::new(format!("metrics: {e}"));
+    let family = prometheus::IntGaugeVec::new(
+        prometheus::Opts::new(
+            "mcp_backend_up",
+            "Whether the backend answers (1) or calls fail in the transport (0).",
+        ),
+        &["backend", "target"],
+    )
+    .map_err(failed)?;
+    metrics
+        .registry()
+        .register(Box::new(family.clone()))
+        .map_err(failed)?;
+    Ok(family)
+}

@@ -1,0 +1,134 @@
+//! Prometheus metrics (feature `metrics`): a known sequence of calls, then the text format,
+//! checked line by line, from `McpServer::metrics_text` and from `GET /metrics` of
+//! `serve_http` and `serve_metrics` on loopback.
+
+mod common;
+
+use common::http_client::{Reply, send};
+use common::{TestResult, call, channel, connect, pb, start_backend};
+use serde_json::json;
+use tonic_mcp::{McpServer, Metrics};
+
+async fn recording_server(on_http: bool) -> TestResult<(McpServer, common::Backend)> {
+    let (addr, backend) = start_backend().await?;
+    let tools = pb::item_service_mcp::from_channel(channel(addr).await?)?;
+    let server = McpServer::builder("demo", "0.1.0")
+        .tool_set(tools)?
+        .metrics(Metrics::new()?, on_http)
+        .build();
+    Ok((server, backend))
+}
+
+async fn get(addr: std::net::SocketAddr, path: &str) -> TestResult<Reply> {
+    send(addr, http::Method::GET, path, &[], None).await
+}
+
+/// The value of the sample `name{labels}` in `text`, where `labels` is the exact label text.
+fn sample(text: &str, series: &str) -> Option<f64> {
+    text.lines()
+        .find_map(|line| line.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
+}
+
+#[tokio::test]
+async fn calls_are_counted_by_outcome_and_timed() -> TestResult {
+    let (server, _backend) = recording_server(false).await?;
+    let (client, _) = connect(server.clone()).await?;
+    for _ in 0..3 {
+        call(&client, "ItemService_GetItem", json!({"id": 7})).await?;
+    }
+    call(&client, "ItemService_GetItem", json!({"id": 404})).await?;
+    call(&client, "ItemService_GetItem", json!({"id": "seven"})).await?;
+    let text = server.metrics_text().ok_or("metrics recorded")?;
+
+    let calls = |outcome: &str, code: &str| {
+        sample(
+            &text,
+            &format!(
+                "mcp_tool_calls_total{{code=\"{code}\",outcome=\"{outcome}\",tool=\"ItemService_GetItem\"}}"
+            ),
+        )
+    };
+    assert_eq!(calls("ok", "OK"), Some(3.0), "{text}");
+    assert_eq!(calls("error", "NOT_FOUND"), Some(1.0), "{text}");
+    assert_eq!(calls("refused", "INVALID_ARGUMENT"), Some(1.0), "{text}");
+    // Five calls timed; four reached the backend (bad arguments never leave the server).
+    let count = |family: &str| {
+        sample(
+            &text,
+            &format!("{family}_count{{tool=\"ItemService_GetItem\"}}"),
+        )
+    };
+    assert_eq!(count("mcp_tool_call_duration_seconds"), Some(5.0), "{text}");
+    assert_eq!(count("mcp_grpc_call_duration_seconds"), Some(4.0), "{text}");
+    assert_eq!(
+        sample(&text, "mcp_tool_calls_in_flight"),
+        Some(0.0),
+        "{text}"
+    );
+    assert_eq!(sample(&text, "mcp_tasks_running"), Some(0.0), "{text}");
+    assert!(
+        text.contains("# TYPE mcp_tool_call_duration_seconds histogram"),
+        "{text}"
+    );
+    client.cancel().await?;
+    Ok(())
+}
+
+#[tokio::test]
+async fn metrics_are_served_over_http_when_asked() -> TestResult {
+    // On the MCP listener.
+    let (server, _backend) = recording_server(true).await?;
+    let (client, _) = connect(server.clone()).await?;
+    call(&client, "ItemService_GetItem", json!({"id": 7})).await?;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let addr = listener.local_addr()?;
+    let config = McpServer::stateless_http_config();
+    let shutdown = config.cancellation_token.clone();
+    let serving = tokio::spawn(server.clone().serve_http(listener, config));
+    let reply = get(addr, "/metrics").await?;
+    assert_eq!(reply.status, 200);
+    assert!(
+        reply.header("content-type").starts_with("text/plain"),
+        "{reply:?}"
+    );
+    assert!(
+        reply.body.contains(
+            "mcp_tool_calls_total{code=\"OK\",outcome=\"ok\",tool=\"ItemService_GetItem\"} 1"
+        ),
+        "{}",
+        reply.body
+    );
+    shutdown.cancel();
+    serving.await??;
+
+    // Not on the MCP listener unless asked; on a port of its own.
+    let (quiet, _backend) = recording_server(false).await?;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let addr = listener.local_addr()?;
+    let config = McpServer::stateless_http_config();
+    let shutdown = config.cancellation_token.clone();
+    let serving = tokio::spawn(quiet.clone().serve_http(listener, config));
+    assert_eq!(get(addr, "/metrics").await?.status, 404);
+    shutdown.cancel();
+    serving.await??;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let addr = listener.local_addr()?;
+    let own = tokio::spawn(quiet.serve_metrics(listener));
+    let reply = get(addr, "/metrics").await?;
+    assert_eq!(reply.status, 200);
+    // No call yet: the gauges, and no call series.
+    assert!(
+        reply.body.contains("\nmcp_tool_calls_in_flight 0\n"),
+        "{}",
+        reply.body
+    );
+    assert!(
+        !reply.body.contains("mcp_tool_calls_total"),
+        "{}",
+        reply.body
+    );
+    assert_eq!(get(addr, "/mcp").await?.status, 404);
+    own.abort();
+    client.cancel().await?;
+    Ok(())
+}
