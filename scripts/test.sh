@@ -38,6 +38,10 @@ if [ -x scripts/interop.sh ]; then
   echo "== third-party gRPC servers behind the gateway: etcd, grpcio, grpc-js"
   scripts/interop.sh
 fi
+if [ -x scripts/deploy-check.sh ]; then
+  echo "== the deployment files: Kubernetes manifests against Kubernetes' schemas, the Dockerfile linted"
+  scripts/deploy-check.sh
+fi
 if [ -x scripts/conformance.sh ]; then
   echo "== the official MCP conformance suite against the demo and the gateway (HTTP, both modes)"
   scripts/conformance.sh
