@@ -35,6 +35,28 @@ use crate::target::Target;
 struct File {
     #[serde(default, rename = "backend")]
     backends: Vec<Spanned<Table>>,
+    metrics: Option<MetricsTable>,
+}
+
+/// `[metrics]`: the same as `--metrics` and `--metrics-addr`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MetricsTable {
+    /// `--metrics`: at `/metrics` of the MCP HTTP listener.
+    #[serde(default)]
+    on_http: bool,
+    /// `--metrics-addr`: on a listener of their own.
+    addr: Option<std::net::SocketAddr>,
+}
+
+/// What a config file holds.
+#[derive(Debug)]
+pub(crate) struct Loaded {
+    pub(crate) backends: Vec<Backend>,
+    /// `[metrics] on_http`.
+    pub(crate) metrics_on_http: bool,
+    /// `[metrics] addr`.
+    pub(crate) metrics_addr: Option<std::net::SocketAddr>,
 }
 
 /// One `[[backend]]` table.
@@ -121,12 +143,12 @@ impl<'de> Deserialize<'de> for Bytes {
 /// The file cannot be read, is not TOML, has an unknown key or a value of the wrong kind, has
 /// no backend, names two backends alike, or a backend's settings are invalid: the message
 /// names the file and the line.
-pub(crate) fn load(path: &Path) -> Result<Vec<Backend>, Error> {
+pub(crate) fn load(path: &Path) -> Result<Loaded, Error> {
     load_with(path, &|variable| std::env::var(variable).ok())
 }
 
 /// As [`load`], with `env` for the environment.
-fn load_with(path: &Path, env: &dyn Fn(&str) -> Option<String>) -> Result<Vec<Backend>, Error> {
+fn load_with(path: &Path, env: &dyn Fn(&str) -> Option<String>) -> Result<Loaded, Error> {
     let shown = path.display();
     let text = std::fs::read_to_string(path)
         .map_err(|e| Error::new(format!("--config {shown}: cannot read it ({e})")))?;
@@ -153,7 +175,14 @@ fn load_with(path: &Path, env: &dyn Fn(&str) -> Option<String>) -> Result<Vec<Ba
         }
         backends.push(backend);
     }
-    Ok(backends)
+    let (metrics_on_http, metrics_addr) = file
+        .metrics
+        .map_or((false, None), |metrics| (metrics.on_http, metrics.addr));
+    Ok(Loaded {
+        backends,
+        metrics_on_http,
+        metrics_addr,
+    })
 }
 
 /// The 1-based line of byte `offset` in `text`.

@@ -484,6 +484,8 @@ const BACKEND_FLAGS: &[&str] = &[
 ];
 
 fn config(matches: &ArgMatches) -> Result<Config, Error> {
+    let mut metrics = matches.get_flag("metrics");
+    let mut metrics_addr = matches.get_one::<SocketAddr>("metrics-addr").copied();
     let backends = match matches.get_one::<PathBuf>("config") {
         Some(path) => {
             let given = BACKEND_FLAGS.iter().find(|id| {
@@ -496,7 +498,26 @@ fn config(matches: &ArgMatches) -> Result<Config, Error> {
                     path.display()
                 )));
             }
-            crate::config_file::load(path)?
+            let file = crate::config_file::load(path)?;
+            if (file.metrics_on_http && metrics)
+                || (file.metrics_addr.is_some() && metrics_addr.is_some())
+            {
+                return Err(Error::new(format!(
+                    "--metrics and --metrics-addr conflict with the [metrics] table of {}; set \
+                     them in one place",
+                    path.display()
+                )));
+            }
+            metrics |= file.metrics_on_http;
+            metrics_addr = metrics_addr.or(file.metrics_addr);
+            if metrics && matches.get_one::<SocketAddr>("http").is_none() {
+                return Err(Error::new(format!(
+                    "{}: [metrics] on_http needs --http (metrics are served on the MCP HTTP \
+                     listener)",
+                    path.display()
+                )));
+            }
+            file.backends
         }
         None => vec![flags_backend(matches)?],
     };
@@ -507,8 +528,8 @@ fn config(matches: &ArgMatches) -> Result<Config, Error> {
         backends,
         forward_headers,
         check: matches.get_flag("check"),
-        metrics: matches.get_flag("metrics"),
-        metrics_addr: matches.get_one::<SocketAddr>("metrics-addr").copied(),
+        metrics,
+        metrics_addr,
         http: matches.get_one::<SocketAddr>("http").copied(),
         stateless: matches.get_flag("stateless"),
         allowed_hosts: values(matches, "allowed-host").cloned().collect(),

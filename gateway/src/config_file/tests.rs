@@ -12,7 +12,7 @@ fn load_text(label: &str, text: &str) -> (Result<Vec<Backend>, Error>, PathBuf) 
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("gateway.toml");
     std::fs::write(&path, text).unwrap();
-    (load(&path), path)
+    (load(&path).map(|loaded| loaded.backends), path)
 }
 
 fn error(label: &str, text: &str) -> String {
@@ -239,7 +239,7 @@ fn readmes_example_loads() {
     let path = dir.join("gateway.toml");
     std::fs::write(&path, block).unwrap();
     let env = |variable: &str| (variable == "SHOP_TOKEN").then(|| "Bearer t".to_owned());
-    let backends = load_with(&path, &env).unwrap();
+    let backends = load_with(&path, &env).unwrap().backends;
     let names: Vec<&str> = backends.iter().map(|b| b.name.as_str()).collect();
     assert_eq!(names, ["shop", "search"]);
     assert_eq!(backends[0].headers.names(), ["authorization"]);
@@ -259,4 +259,35 @@ fn readmes_example_loads() {
         "{message}"
     );
     std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn the_metrics_table_sets_what_the_flags_do() {
+    let backend = "[[backend]]\nname = \"a\"\ntarget = \"http://x:1\"\n";
+    let (_, path) = load_text(
+        "metrics",
+        &format!("{backend}\n[metrics]\non_http = true\naddr = \"127.0.0.1:9090\"\n"),
+    );
+    let shown = path.display().to_string();
+    let config =
+        crate::Config::parse(["--config", shown.as_str(), "--http", "127.0.0.1:0"]).unwrap();
+    assert!(config.metrics);
+    assert_eq!(config.metrics_addr, Some("127.0.0.1:9090".parse().unwrap()));
+    // Said twice, or on_http without an HTTP listener: errors.
+    for (args, expected) in [
+        (
+            &["--http", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:9091"][..],
+            "conflict with the [metrics] table",
+        ),
+        (&[][..], "[metrics] on_http needs --http"),
+    ] {
+        let all = [&["--config", shown.as_str()][..], args].concat();
+        let message = crate::Config::parse(all).unwrap_err().to_string();
+        assert!(message.contains(expected), "{message}");
+    }
+    let message = error(
+        "metrics-typo",
+        &format!("{backend}\n[metrics]\nadress = \"x\"\n"),
+    );
+    assert!(message.contains("unknown field `adress`"), "{message}");
 }
