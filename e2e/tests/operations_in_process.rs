@@ -165,6 +165,17 @@ async fn connect(server: McpServer) -> RunningService<RoleClient, ()> {
     ().serve(client_io).await.expect("handshake")
 }
 
+/// `reports` and the Operations tools served by `store`, in one server, with a client.
+async fn with_operations(reports: ToolSet, store: &Store) -> RunningService<RoleClient, ()> {
+    let server = McpServer::builder("in-process", "0")
+        .tool_set(reports)
+        .expect("tools")
+        .tool_set(operation_tools(OperationsServer::new(store.clone())))
+        .expect("tools")
+        .build();
+    connect(server).await
+}
+
 fn reports() -> ToolSet {
     report_service_mcp::from_service(Reports)
         .expect("the ReportService tools")
@@ -195,13 +206,7 @@ fn text(result: &CallToolResult) -> String {
 #[tokio::test]
 async fn a_waiting_tool_polls_through_the_served_operations_tools() {
     let store = Store::default();
-    let server = McpServer::builder("in-process", "0")
-        .tool_set(reports())
-        .expect("tools")
-        .tool_set(operation_tools(OperationsServer::new(store.clone())))
-        .expect("tools")
-        .build();
-    let client = connect(server).await;
+    let client = with_operations(reports(), &store).await;
     let result = build_report(&client).await;
     assert_eq!(result.is_error, Some(false), "{}", text(&result));
     assert_eq!(
@@ -221,13 +226,7 @@ async fn a_waiting_tool_polls_through_the_served_operations_tools() {
 async fn a_waited_response_over_the_result_budget_is_refused() {
     let store = Store::default();
     // `{"title":"Q3","pages":["one"]}` is 30 bytes of JSON.
-    let server = McpServer::builder("in-process", "0")
-        .tool_set(reports().with_max_result_bytes(20))
-        .expect("tools")
-        .tool_set(operation_tools(OperationsServer::new(store.clone())))
-        .expect("tools")
-        .build();
-    let client = connect(server).await;
+    let client = with_operations(reports().with_max_result_bytes(20), &store).await;
     let result = build_report(&client).await;
     assert_eq!(result.is_error, Some(true), "{result:?}");
     let text = text(&result);
@@ -245,13 +244,7 @@ async fn a_waited_response_over_the_result_budget_is_refused() {
 #[tokio::test]
 async fn a_cancelled_call_cancels_through_the_served_operations_tools() {
     let store = Store::default();
-    let server = McpServer::builder("in-process", "0")
-        .tool_set(reports())
-        .expect("tools")
-        .tool_set(operation_tools(OperationsServer::new(store.clone())))
-        .expect("tools")
-        .build();
-    let client = connect(server).await;
+    let client = with_operations(reports(), &store).await;
     let Value::Object(arguments) = json!({"title": "Q3", "pages": 1}) else {
         unreachable!("an object");
     };
