@@ -80,7 +80,7 @@ fn listing(sets: Vec<ToolSet>) -> String {
     for set in sets {
         builder = builder.tool_set(set).expect("no duplicate names");
     }
-    serde_json::to_string(builder.build().tools()).expect("tools serialise")
+    serde_json::to_string(&builder.build().tools()).expect("tools serialise")
 }
 
 #[tokio::test]

@@ -54,11 +54,11 @@ async fn falls_back_to_v1alpha() {
 
     let config = Config::parse(["--target", &format!("http://{addr}")]).expect("config");
     let gateway = Gateway::new(&config, found, channel(addr)).expect("gateway");
-    let names: Vec<&str> = gateway
+    let names: Vec<String> = gateway
         .server
         .tools()
         .iter()
-        .map(|t| t.name.as_ref())
+        .map(|t| t.name.to_string())
         .collect();
     assert_eq!(names, ["ScalarService_Echo"]);
 

@@ -68,11 +68,11 @@ async fn verifies_the_server_against_the_given_ca() {
     ])
     .expect("config");
     let gateway = Gateway::connect(&config).await.expect("gateway over TLS");
-    let names: Vec<&str> = gateway
+    let names: Vec<String> = gateway
         .server
         .tools()
         .iter()
-        .map(|t| t.name.as_ref())
+        .map(|t| t.name.to_string())
         .collect();
     assert_eq!(names, ["ScalarService_Echo"]);
 

@@ -59,9 +59,14 @@ impl McpServer {
         });
         McpHttpService {
             #[cfg(feature = "auth")]
-            gate: self
-                .authorization()
-                .map(|authorization| Arc::new(Gate::new(authorization.clone(), self.tools()))),
+            gate: self.authorization().map(|authorization| {
+                let tools = self.clone();
+                Arc::new(Gate::new(
+                    authorization.clone(),
+                    Arc::new(move |name| rmcp::ServerHandler::get_tool(&tools, name)),
+                    &self.tools(),
+                ))
+            }),
             max_body: config.max_request_body_bytes,
             session_mode: config.legacy_session_mode,
             allowed_origins: config.allowed_origins.clone().into(),

@@ -148,7 +148,7 @@ pub(crate) fn start(
                 };
                 let outcome = server
                     .run_registered(
-                        registered,
+                        &registered,
                         request.arguments,
                         http.as_ref(),
                         &meta,

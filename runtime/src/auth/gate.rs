@@ -2,7 +2,10 @@
 //! [`McpHttpService`](crate::McpHttpService) asks of every request when the server has an
 //! [`Authorization`].
 
-use std::{collections::HashMap, sync::Mutex};
+use std::{
+    collections::HashMap,
+    sync::{Arc, Mutex},
+};
 
 use http::{StatusCode, request::Parts};
 use rmcp::model::Tool;
@@ -13,11 +16,14 @@ use crate::http::HttpResponse;
 /// Session owners remembered before those of closed sessions are forgotten.
 const OWNERS_PRUNE_AT: usize = 4096;
 
+/// The tool a name stands for now (the server's tools may change while it runs).
+pub(crate) type ToolLookup = Arc<dyn Fn(&str) -> Option<Tool> + Send + Sync>;
+
 /// The authorization state of one HTTP service.
 pub(crate) struct Gate {
     authorization: Authorization,
-    /// Scopes each tool needs beyond those of every request.
-    tool_scopes: HashMap<String, Vec<String>>,
+    /// The tools served now, whose scopes a call needs beyond those of every request.
+    tools: ToolLookup,
     /// The protected resource metadata document.
     metadata: serde_json::Value,
     /// Who opened each session: a session answers only to the token owner that opened it.
@@ -25,8 +31,10 @@ pub(crate) struct Gate {
 }
 
 impl Gate {
-    pub(crate) fn new(authorization: Authorization, tools: &[Tool]) -> Self {
-        let tool_scopes: HashMap<String, Vec<String>> = tools
+    /// The gate of `authorization`; `listed` are the tools when the service is made, whose
+    /// scopes the protected resource metadata lists.
+    pub(crate) fn new(authorization: Authorization, tools: ToolLookup, listed: &[Tool]) -> Self {
+        let tool_scopes: HashMap<String, Vec<String>> = listed
             .iter()
             .map(|tool| (tool.name.to_string(), authorization.tool_scopes(tool)))
             .filter(|(_, scopes)| !scopes.is_empty())
@@ -34,7 +42,7 @@ impl Gate {
         let metadata = authorization.metadata_document(&tool_scopes);
         Self {
             authorization,
-            tool_scopes,
+            tools,
             metadata,
             owners: Mutex::new(HashMap::new()),
         }
@@ -104,9 +112,6 @@ impl Gate {
     /// Refuses a `tools/call` of a tool whose scopes the token lacks (403
     /// `insufficient_scope`), before anything reaches the backend.
     pub(crate) fn check_message(&self, parts: &Parts, message: &[u8]) -> Result<(), Refused> {
-        if self.tool_scopes.is_empty() {
-            return Ok(());
-        }
         #[derive(serde::Deserialize)]
         struct Call<'a> {
             #[serde(borrow)]
@@ -126,14 +131,17 @@ impl Gate {
         let Some(tool) = call.params.and_then(|p| p.name) else {
             return Ok(());
         };
-        let (Some(needed), Some(principal)) = (
-            self.tool_scopes.get(&tool),
-            parts.extensions.get::<Principal>(),
-        ) else {
+        let (Some(listed), Some(principal)) =
+            ((self.tools)(&tool), parts.extensions.get::<Principal>())
+        else {
             return Ok(());
         };
+        let needed = self.authorization.tool_scopes(&listed);
+        if needed.is_empty() {
+            return Ok(());
+        }
         self.authorization
-            .check_tool(principal, &tool, needed)
+            .check_tool(principal, &tool, &needed)
             .inspect_err(|refused| {
                 tracing::info!(tool, reason = ?refused, "tool call refused by authorization");
             })

@@ -7,7 +7,7 @@ pub struct McpServerBuilder {
     name: String,
     version: String,
     instructions: Option<String>,
-    tools: BTreeMap<String, Registered>,
+    tools: BTreeMap<String, Arc<Registered>>,
     hooks: Vec<CallHook>,
     limits: Limits,
     sessions: SessionLimits,
@@ -19,6 +19,7 @@ pub struct McpServerBuilder {
     authorization: Option<crate::Authorization>,
     #[cfg(feature = "metrics")]
     metrics: Option<(crate::Metrics, bool)>,
+    tools_change: bool,
 }
 
 impl std::fmt::Debug for McpServerBuilder {
@@ -45,23 +46,7 @@ impl McpServerBuilder {
     /// [`Error::DuplicateTool`] when a tool name is already taken by an earlier set; the
     /// message names both RPCs. Give one set a prefix with [`ToolSet::with_prefix`].
     pub fn tool_set(mut self, set: ToolSet) -> Result<Self, Error> {
-        let config = Arc::new(set.config);
-        for entry in set.tools {
-            if let Some(existing) = self.tools.get(&entry.name) {
-                return Err(Error::DuplicateTool {
-                    name: entry.name,
-                    first: existing.entry.tool.def.rpc_path.to_string(),
-                    second: entry.tool.def.rpc_path.to_string(),
-                });
-            }
-            self.tools.insert(
-                entry.name.clone(),
-                Registered {
-                    entry,
-                    set: Arc::clone(&config),
-                },
-            );
-        }
+        catalog::register(&mut self.tools, set)?;
         Ok(self)
     }
 
@@ -94,6 +79,14 @@ impl McpServerBuilder {
     /// [`DEFAULT_LIST_TTL`]: crate::DEFAULT_LIST_TTL
     pub fn list_cache(mut self, ttl: Duration, scope: CacheScope) -> Self {
         self.list_cache = ListCache { ttl, scope };
+        self
+    }
+
+    /// Whether the tools may change while the server runs ([`McpServer::replace_tools`]): the
+    /// server then declares `tools.listChanged`, and sends connected clients
+    /// `notifications/tools/list_changed` when they do. Off by default.
+    pub fn tools_change(mut self, enable: bool) -> Self {
+        self.tools_change = enable;
         self
     }
 
@@ -192,48 +185,40 @@ impl McpServerBuilder {
 
     /// The server.
     pub fn build(self) -> McpServer {
-        let capabilities = ServerCapabilities::builder()
-            .enable_tools()
-            .enable_tasks()
-            .build();
+        let capabilities = if self.tools_change {
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .enable_tasks()
+                .build()
+        } else {
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tasks()
+                .build()
+        };
         let mut info = ServerConfig::new(capabilities)
             .with_server_info(Implementation::new(self.name, self.version));
         if let Some(instructions) = self.instructions {
             info = info.with_instructions(instructions);
         }
-        let redeemer = self.tools.values().find_map(|registered| {
-            Some(Redeemer {
-                tool: registered.entry.name.clone(),
-                operations: Arc::clone(registered.entry.tool.operations.as_ref()?),
-            })
-        });
-        let listing = self
-            .tools
-            .values()
-            .map(|registered| {
-                registered
-                    .entry
-                    .listing(redeemer.as_ref().map(|r| r.tool.as_str()))
-            })
-            .collect();
-        let types = Types::new(
-            self.tools
-                .values()
-                .map(|registered| registered.entry.tool.output.parent_pool().clone()),
-        );
+        let paging = Paging {
+            page_size: self.page_size,
+            page_bytes: self.page_bytes,
+            list_cache: self.list_cache,
+        };
         McpServer {
             inner: Arc::new(Inner {
                 info,
-                tools: self.tools,
-                listing: Listing::new(listing, self.page_size, self.page_bytes, self.list_cache),
+                catalog: RwLock::new(Arc::new(Catalog::new(self.tools, paging))),
+                paging,
+                peers: Mutex::new(Vec::new()),
                 hooks: self.hooks,
                 limits: self.limits,
                 sessions: self.sessions,
                 in_flight: tokio::sync::watch::Sender::new(0),
                 tasks: Tasks::default(),
                 task_ttl: self.task_ttl,
-                redeemer,
-                types,
                 #[cfg(feature = "auth")]
                 authorization: self.authorization,
                 #[cfg(feature = "metrics")]
@@ -262,6 +247,7 @@ impl McpServer {
             page_bytes: paging::DEFAULT_PAGE_BYTES,
             list_cache: ListCache::default(),
             task_ttl: tasks::DEFAULT_TASK_TTL,
+            tools_change: false,
         }
     }
 }

@@ -2,7 +2,7 @@
 
 use std::{
     collections::BTreeMap,
-    sync::Arc,
+    sync::{Arc, Mutex, RwLock},
     time::{Duration, Instant},
 };
 
@@ -20,8 +20,10 @@ use tonic::{Code, metadata::MetadataMap};
 use tracing::Instrument as _;
 
 mod builder;
+mod catalog;
 
 pub use builder::McpServerBuilder;
+use catalog::{Catalog, Paging};
 
 use crate::{
     call::{self, Call, Limits, Outcome, Progress},
@@ -29,13 +31,12 @@ use crate::{
     context::{CallContext, CallHook, Refusal},
     error::Error,
     guard::{NotAnObject, TooDeep},
-    longrunning::{Redeemer, Started},
-    paging::{self, ListCache, Listing},
+    longrunning::Started,
+    paging::{self, ListCache},
     sessions::SessionLimits,
     stdio::LineTransport,
     tasks::{self, Tasks},
     toolset::{Entry, SetConfig, ToolSet},
-    types::Types,
 };
 
 /// What cancelling a call does.
@@ -54,9 +55,12 @@ pub(crate) struct Registered {
 
 struct Inner {
     info: ServerConfig,
-    tools: BTreeMap<String, Registered>,
-    /// Tool definitions in `tools/list` order (sorted by name), and their paging.
-    listing: Listing,
+    /// The tools served now; a call holds the catalog it started with.
+    catalog: RwLock<Arc<Catalog>>,
+    /// How `tools/list` is paged, for every catalog.
+    paging: Paging,
+    /// Connected clients, told when the tools change ([`McpServer::replace_tools`]).
+    peers: Mutex<Vec<rmcp::service::Peer<RoleServer>>>,
     hooks: Vec<CallHook>,
     limits: Limits,
     sessions: SessionLimits,
@@ -64,12 +68,6 @@ struct Inner {
     in_flight: tokio::sync::watch::Sender<usize>,
     tasks: Tasks,
     task_ttl: Duration,
-    /// The served tool of `google.longrunning.Operations/GetOperation`, named in what tools
-    /// that wait for an operation say about redeeming one, and polled through when their own
-    /// transport does not serve Operations.
-    redeemer: Option<Redeemer>,
-    /// Every message type of the tools' descriptor pools.
-    types: Types,
     /// OAuth resource server settings for streamable HTTP.
     #[cfg(feature = "auth")]
     authorization: Option<crate::Authorization>,
@@ -109,7 +107,7 @@ impl std::fmt::Debug for McpServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("McpServer")
             .field("name", &self.inner.info.server_info.name)
-            .field("tools", &self.inner.tools.keys().collect::<Vec<_>>())
+            .field("tools", &self.catalog().tools.keys().collect::<Vec<_>>())
             .field("limits", &self.inner.limits)
             .finish_non_exhaustive()
     }
@@ -117,8 +115,56 @@ impl std::fmt::Debug for McpServer {
 
 impl McpServer {
     /// Tool definitions in `tools/list` order (sorted by name).
-    pub fn tools(&self) -> &[Tool] {
-        self.inner.listing.tools()
+    pub fn tools(&self) -> Vec<Tool> {
+        self.catalog().listing.tools().to_vec()
+    }
+
+    /// The tools served now.
+    fn catalog(&self) -> Arc<Catalog> {
+        Arc::clone(&self.inner.catalog.read().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// Serve `sets` instead of the current tools, with the server's hooks, limits and paging.
+    /// Calls in flight finish on the tools they started with. When the listing changes,
+    /// every connected client that has a session gets `notifications/tools/list_changed`
+    /// (declare it with [`McpServerBuilder::tools_change`]); stateless HTTP clients see the
+    /// new tools at their next `tools/list`. Returns whether the listing changed.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::DuplicateTool`] when two tools of `sets` share a name; the current tools stay.
+    pub async fn replace_tools(
+        &self,
+        sets: impl IntoIterator<Item = ToolSet>,
+    ) -> Result<bool, Error> {
+        let mut tools = BTreeMap::new();
+        for set in sets {
+            catalog::register(&mut tools, set)?;
+        }
+        let catalog = Arc::new(Catalog::new(tools, self.inner.paging));
+        let changed = {
+            let mut current = self
+                .inner
+                .catalog
+                .write()
+                .unwrap_or_else(|e| e.into_inner());
+            let changed = current.listing.tools() != catalog.listing.tools();
+            *current = catalog;
+            changed
+        };
+        if changed {
+            let peers: Vec<_> = {
+                let mut peers = self.inner.peers.lock().unwrap_or_else(|e| e.into_inner());
+                peers.retain(|peer| !peer.is_transport_closed());
+                peers.clone()
+            };
+            for peer in peers {
+                if let Err(error) = peer.notify_tool_list_changed().await {
+                    tracing::debug!(%error, "a client could not be told that the tools changed");
+                }
+            }
+        }
+        Ok(changed)
     }
 
     /// Serve MCP over stdin/stdout until the client disconnects (stdin closes).
@@ -200,10 +246,11 @@ impl McpServer {
     }
 
     /// The registered tool `name`, or JSON-RPC invalid params.
-    pub(crate) fn registered(&self, name: &str) -> Result<&Registered, ErrorData> {
-        self.inner
+    pub(crate) fn registered(&self, name: &str) -> Result<Arc<Registered>, ErrorData> {
+        self.catalog()
             .tools
             .get(name)
+            .cloned()
             .ok_or_else(|| ErrorData::invalid_params(format!("unknown tool `{name}`"), None))
     }
 
@@ -286,6 +333,8 @@ impl McpServer {
         };
         let def = &registered.entry.tool.def;
         let _in_flight = InFlight::enter(&self.inner.in_flight);
+        // What the call shares with the other tools, as served when it starts.
+        let catalog = self.catalog();
         let span = tracing::info_span!(
             "mcp.tool_call",
             tool = %registered.entry.name,
@@ -314,8 +363,8 @@ impl McpServer {
             },
             progress,
             started: started.clone(),
-            redeemer: self.inner.redeemer.as_ref(),
-            types: &self.inner.types,
+            redeemer: catalog.redeemer.as_ref(),
+            types: &catalog.types,
             stop,
             #[cfg(feature = "metrics")]
             metrics: self.inner.metrics.as_ref().map(|(metrics, _)| metrics),
@@ -330,7 +379,7 @@ impl McpServer {
             && let Some(lro) = &registered.entry.tool.long_running
             && let Some((name, metadata)) = started.as_ref().and_then(Started::take)
         {
-            lro.cancel(self.inner.redeemer.as_ref(), name, metadata)
+            lro.cancel(catalog.redeemer.as_ref(), name, metadata)
                 .instrument(span.clone())
                 .await;
         }
@@ -393,12 +442,29 @@ impl ServerHandler for McpServer {
         let hints = context
             .protocol_version()
             .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
-        self.inner.listing.page(cursor, hints)
+        self.catalog().listing.page(cursor, hints)
+    }
+
+    async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
+        if self
+            .inner
+            .info
+            .capabilities
+            .tools
+            .as_ref()
+            .and_then(|t| t.list_changed)
+            == Some(true)
+        {
+            let mut peers = self.inner.peers.lock().unwrap_or_else(|e| e.into_inner());
+            peers.retain(|peer| !peer.is_transport_closed());
+            peers.push(context.peer);
+        }
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        // The listing made at build time, sorted by name (as the tools map is).
-        let listing = self.inner.listing.tools();
+        // The listing of the catalog, sorted by name (as the tools map is).
+        let catalog = self.catalog();
+        let listing = catalog.listing.tools();
         listing
             .binary_search_by(|tool| tool.name.as_ref().cmp(name))
             .ok()
@@ -417,10 +483,10 @@ impl ServerHandler for McpServer {
         }
         // Confirmation comes next: a declined call never reaches the backend, as a task or not.
         let registered = self.registered(request.name.as_ref())?;
-        if let Some(answer) = confirm::check(registered, &request, &context).await {
+        if let Some(answer) = confirm::check(&registered, &request, &context).await {
             return Ok(answer);
         }
-        if tasks::wanted(registered, &context) {
+        if tasks::wanted(&registered, &context) {
             return Ok(CallToolResponse::Task(tasks::start(
                 self,
                 request,
@@ -428,7 +494,7 @@ impl ServerHandler for McpServer {
                 self.inner.task_ttl,
             )));
         }
-        self.call(registered, request, context)
+        self.call(&registered, request, context)
             .await
             .map(CallToolResponse::Complete)
     }

@@ -1,0 +1,97 @@
+//! The tools a server serves now: each registered tool with its set's settings, their
+//! `tools/list` listing, and what calls share (the GetOperation tool that redeems operations,
+//! every message type). A server holds one catalog at a time; [`McpServer::replace_tools`]
+//! swaps in a new one, while calls in flight finish on the catalog they started with.
+//!
+//! [`McpServer::replace_tools`]: crate::McpServer::replace_tools
+
+use std::{collections::BTreeMap, sync::Arc};
+
+use crate::{
+    error::Error,
+    longrunning::Redeemer,
+    paging::{ListCache, Listing},
+    toolset::ToolSet,
+    types::Types,
+};
+
+use super::Registered;
+
+/// How `tools/list` pages are cut and cached, kept for every catalog of a server.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Paging {
+    pub(crate) page_size: usize,
+    pub(crate) page_bytes: usize,
+    pub(crate) list_cache: ListCache,
+}
+
+pub(crate) struct Catalog {
+    pub(crate) tools: BTreeMap<String, Arc<Registered>>,
+    pub(crate) listing: Listing,
+    pub(crate) redeemer: Option<Redeemer>,
+    pub(crate) types: Types,
+}
+
+/// Adds the tools of `set`, with its settings, to `tools`.
+///
+/// # Errors
+///
+/// [`Error::DuplicateTool`] when a name is taken already; the message names both RPCs.
+pub(crate) fn register(
+    tools: &mut BTreeMap<String, Arc<Registered>>,
+    set: ToolSet,
+) -> Result<(), Error> {
+    let config = Arc::new(set.config);
+    for entry in set.tools {
+        if let Some(existing) = tools.get(&entry.name) {
+            return Err(Error::DuplicateTool {
+                name: entry.name,
+                first: existing.entry.tool.def.rpc_path.to_string(),
+                second: entry.tool.def.rpc_path.to_string(),
+            });
+        }
+        tools.insert(
+            entry.name.clone(),
+            Arc::new(Registered {
+                entry,
+                set: Arc::clone(&config),
+            }),
+        );
+    }
+    Ok(())
+}
+
+impl Catalog {
+    pub(crate) fn new(tools: BTreeMap<String, Arc<Registered>>, paging: Paging) -> Catalog {
+        let redeemer = tools.values().find_map(|registered| {
+            Some(Redeemer {
+                tool: registered.entry.name.clone(),
+                operations: Arc::clone(registered.entry.tool.operations.as_ref()?),
+            })
+        });
+        let listing = tools
+            .values()
+            .map(|registered| {
+                registered
+                    .entry
+                    .listing(redeemer.as_ref().map(|r| r.tool.as_str()))
+            })
+            .collect();
+        let types = Types::new(
+            tools
+                .values()
+                .map(|registered| registered.entry.tool.output.parent_pool().clone()),
+        );
+        Catalog {
+            tools,
+            listing: Listing::new(
+                listing,
+                paging.page_size,
+                paging.page_bytes,
+                paging.list_cache,
+            ),
+            redeemer,
+            types,
+        }
+    }
+}
