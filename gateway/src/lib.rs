@@ -26,6 +26,7 @@
 #![warn(missing_docs)]
 
 mod args;
+mod assemble;
 pub mod auth;
 mod backend;
 mod backend_state;
@@ -38,10 +39,11 @@ mod imports;
 mod metrics;
 pub mod target;
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
+use std::sync::Mutex;
 
 use tonic::transport::Channel;
-use tonic_mcp::{DescriptorTools, McpServer};
+use tonic_mcp::McpServer;
 
 pub use crate::args::{CODEGEN_ONLY, Config, Parsed, TOOL_OPTIONS, help, parse as parse_args};
 pub use crate::backend::{Backend, FLAGS_BACKEND};
@@ -56,6 +58,10 @@ pub struct Gateway {
     pub server: McpServer,
     /// The services that became tools, by full name.
     pub services: Vec<String>,
+    /// The tool sets of each backend, by name, as served now ([`Gateway::reload`]).
+    served: Mutex<BTreeMap<String, assemble::Served>>,
+    /// `mcp_backend_up`, when the gateway has metrics.
+    backend_up: Option<prometheus::IntGaugeVec>,
 }
 
 /// A backend whose descriptors are loaded, ready to become tools.
@@ -136,78 +142,31 @@ impl Gateway {
     /// A named service does not exist, an option is invalid for a proto element, two tools
     /// share a name (the message names both backends), or no tool is left.
     pub fn from_loaded(config: &Config, loaded: Vec<Loaded<'_>>) -> Result<Gateway, Error> {
-        let mut builder = McpServer::builder(config.name.clone(), env!("CARGO_PKG_VERSION"));
-        let mut served = Vec::new();
         let metrics = (config.metrics || config.metrics_addr.is_some())
             .then(metrics::Metrics::new)
             .transpose()?;
         let backend_up = metrics.as_ref().map(metrics::backend_up).transpose()?;
-        // Which backend each tool comes from, to name both in a collision.
-        let mut owners: HashMap<String, &str> = HashMap::new();
-        let several = loaded.len() > 1;
-        for Loaded {
-            backend,
-            descriptors,
-            channel,
-        } in loaded
-        {
-            let services = descriptors
-                .select(&backend.services)
-                .map_err(|e| backend.locate(e))?;
-            let tools = DescriptorTools::new(&descriptors.pool, &backend.options);
-            // One watcher for every service: the target's state changes are logged once.
-            let up = backend_up.as_ref().map(|family| backend_state::Up {
-                family: family.clone(),
-                labels: [backend.name.clone(), backend.target.url.clone()],
-            });
-            let transport = backend_state::Watched::new(channel, backend.target.url.clone(), up);
-            if backend.descriptor_set.is_none() {
-                // Its reflection answered.
-                transport.answered();
-            }
-            for service in &services {
-                let set = tools
-                    .service(service, transport.clone())
-                    .map_err(|e| backend.locate(e))?;
-                if set.is_empty() {
-                    tracing::warn!(backend = %backend.name, service = %service, "no RPC of this service is selected; it has no tools");
-                    continue;
-                }
-                let mut set = backend.configure(set);
-                if !config.forward_headers.is_empty() {
-                    set = set.on_call(tonic_mcp::forward_headers(config.forward_headers.clone()));
-                }
-                if let Some(auth) = config
-                    .auth
-                    .as_ref()
-                    .filter(|a| !a.forward_claims.is_empty())
-                {
-                    set = set.on_call(tonic_mcp::forward_claims(auth.forward_claims.clone()));
-                }
-                if let Some((tool, first)) = set
-                    .names()
-                    .find_map(|name| owners.get(name).map(|owner| (name.to_owned(), *owner)))
-                    .filter(|(_, first)| several && *first != backend.name)
-                {
-                    return Err(backend.locate(format!(
-                        "tool `{tool}` (service {service}) has the name of a tool of backend \
-                         `{first}`; give one of the two backends a `prefix`, or `exclude` the \
-                         RPC"
-                    )));
-                }
-                owners.extend(
-                    set.names()
-                        .map(|name| (name.to_owned(), backend.name.as_str())),
-                );
-                tracing::debug!(backend = %backend.name, service = %service, tools = set.len(), "service ready");
-                builder = builder.tool_set(set).map_err(|e| match e {
+        let mut served = BTreeMap::new();
+        for one in loaded {
+            let name = one.backend.name.clone();
+            served.insert(
+                name,
+                assemble::backend_sets(config, one, backend_up.as_ref())?,
+            );
+        }
+        assemble::check_collisions(config, &served)?;
+        let mut builder = McpServer::builder(config.name.clone(), env!("CARGO_PKG_VERSION"))
+            .tools_change(config.reload_interval.is_some());
+        for (name, one) in &served {
+            let backend = config.backend(name)?;
+            for set in &one.sets {
+                builder = builder.tool_set(set.clone()).map_err(|e| match e {
                     tonic_mcp::Error::DuplicateTool { .. } => backend.locate(format!(
                         "{e}; give tools distinct names with --prefix, --tool-names package or \
                          --exclude"
                     )),
                     other => backend.locate(other),
                 })?;
-                served.push(service.clone());
             }
         }
         if let Some(authorization) = &config.authorization {
@@ -224,8 +183,63 @@ impl Gateway {
         }
         Ok(Gateway {
             server,
-            services: served,
+            services: served
+                .values()
+                .flat_map(|one| one.services.clone())
+                .collect(),
+            served: Mutex::new(served),
+            backend_up,
         })
+    }
+
+    /// Loads every backend again and serves what it has now: a backend that answers with other
+    /// descriptors (or whose descriptor-set file changed) changes its tools, one that was down
+    /// at start gets its tools, one that cannot be loaded now keeps the tools it had. Calls in
+    /// flight finish on the tools they started with; clients with a session are told when the
+    /// listing changed. Returns whether it did.
+    ///
+    /// # Errors
+    ///
+    /// The tools of two backends now share a name; the gateway keeps serving what it served.
+    pub async fn reload(&self, config: &Config) -> Result<bool, Error> {
+        let mut reloaded = BTreeMap::new();
+        for backend in &config.backends {
+            let one = match load(backend).await {
+                Ok(one) => assemble::backend_sets(config, one, self.backend_up.as_ref()),
+                Err(error) => Err(error),
+            };
+            match one {
+                Ok(one) => {
+                    reloaded.insert(backend.name.clone(), one);
+                }
+                Err(error) => {
+                    let kept = self.served_now().get(&backend.name).cloned();
+                    tracing::warn!(
+                        backend = %backend.name,
+                        kept_tools = kept.as_ref().map_or(0, |k| k.sets.iter().map(|s| s.len()).sum::<usize>()),
+                        "reloading this backend failed; it keeps the tools it had: {error}"
+                    );
+                    if let Some(kept) = kept {
+                        reloaded.insert(backend.name.clone(), kept);
+                    }
+                }
+            }
+        }
+        assemble::check_collisions(config, &reloaded)?;
+        let sets: Vec<_> = reloaded
+            .values()
+            .flat_map(|one| one.sets.iter().cloned())
+            .collect();
+        let changed = self.server.replace_tools(sets).await?;
+        *self.served.lock().unwrap_or_else(|e| e.into_inner()) = reloaded;
+        Ok(changed)
+    }
+
+    fn served_now(&self) -> BTreeMap<String, assemble::Served> {
+        self.served
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 }
 

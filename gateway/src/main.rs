@@ -88,8 +88,9 @@ async fn run(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
         config.authorization = Some(authorization);
     }
     let config = &config;
-    let gateway = Gateway::connect(config).await?;
-    let server = gateway.server;
+    let gateway = std::sync::Arc::new(Gateway::connect(config).await?);
+    tokio::spawn(reload(std::sync::Arc::clone(&gateway), config.clone()));
+    let server = gateway.server.clone();
     let tools = server.tools().len();
     if let Some(addr) = config.metrics_addr {
         let listener = tokio::net::TcpListener::bind(addr).await?;
@@ -146,4 +147,39 @@ async fn run(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     Ok(())
+}
+
+/// Loads the backends again every `--reload-interval` and on SIGHUP, for as long as the
+/// gateway serves.
+async fn reload(gateway: std::sync::Arc<Gateway>, config: Config) {
+    let mut hangup = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()) {
+        Ok(hangup) => Some(hangup),
+        Err(error) => {
+            tracing::warn!("SIGHUP cannot reload the backends: {error}");
+            None
+        }
+    };
+    let mut ticks = config.reload_interval.map(|period| {
+        let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        ticks
+    });
+    loop {
+        let cause = tokio::select! {
+            Some(()) = async { match hangup.as_mut() { Some(h) => h.recv().await, None => None } } => "SIGHUP",
+            _ = async { match ticks.as_mut() { Some(t) => t.tick().await, None => std::future::pending().await } } => "interval",
+        };
+        match gateway.reload(&config).await {
+            Ok(true) => tracing::info!(
+                cause,
+                tools = gateway.server.tools().len(),
+                "the tools changed"
+            ),
+            Ok(false) => tracing::debug!(cause, "reloaded; the tools are the same"),
+            Err(error) => tracing::error!(
+                cause,
+                "reloading failed, the tools stay as they were: {error}"
+            ),
+        }
+    }
 }

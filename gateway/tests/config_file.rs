@@ -272,3 +272,176 @@ options = ["max_schema_bytes=300"]
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Counts `notifications/tools/list_changed`.
+#[derive(Clone, Default)]
+struct Changes(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+impl rmcp::ClientHandler for Changes {
+    async fn on_tool_list_changed(
+        &self,
+        _context: rmcp::service::NotificationContext<rmcp::RoleClient>,
+    ) {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+impl Changes {
+    async fn wait_for(&self, count: usize) -> bool {
+        for _ in 0..150 {
+            if self.0.load(std::sync::atomic::Ordering::SeqCst) >= count {
+                return true;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        false
+    }
+}
+
+async fn tool_names<S: rmcp::Service<rmcp::RoleClient>>(
+    client: &rmcp::service::RunningService<rmcp::RoleClient, S>,
+) -> Vec<String> {
+    let mut names: Vec<String> = client
+        .list_all_tools()
+        .await
+        .expect("tools/list")
+        .iter()
+        .map(|t| t.name.to_string())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Live descriptors: a backend down at start gets its tools once it answers (the interval),
+/// and a descriptor-set file that changes is read again on SIGHUP; each time, the connected
+/// client is told, and the other backends' calls keep working.
+#[tokio::test]
+async fn backends_are_loaded_again_on_an_interval_and_on_sighup() {
+    use prost::Message as _;
+
+    let up = e2e::start_backend().await.expect("backend");
+    let later = std::net::SocketAddr::from(([127, 0, 0, 1], dead_port()));
+    let dir = temp_dir("reload");
+    let set_path = dir.join("testdata.binpb");
+    std::fs::write(&set_path, e2e::TESTDATA_DESCRIPTOR_SET).expect("set");
+    let config = dir.join("gateway.toml");
+    std::fs::write(
+        &config,
+        format!(
+            r#"[[backend]]
+name = "up"
+target = "http://{up}"
+prefix = "a"
+services = ["testdata.scalars.ScalarService"]
+
+[[backend]]
+name = "later"
+target = "http://{later}"
+prefix = "b"
+services = ["testdata.scalars.ScalarService"]
+connect_timeout = "300ms"
+
+[[backend]]
+name = "file"
+target = "http://{up}"
+descriptor_set = "testdata.binpb"
+prefix = "c"
+services = ["testdata.scalars.ScalarService"]
+"#,
+            up = up.addr
+        ),
+    )
+    .expect("config");
+    let start = |interval: &str| {
+        let mut command = tokio::process::Command::new(GATEWAY);
+        command
+            .arg("--config")
+            .arg(&config)
+            .args(["--reload-interval", interval]);
+        let (transport, _) = TokioChildProcess::builder(command)
+            .stderr(Stdio::from(
+                std::fs::File::create(dir.join(format!("gateway-{interval}.log"))).expect("log"),
+            ))
+            .spawn()
+            .expect("spawn the gateway");
+        transport
+    };
+
+    // On an interval: `later` starts answering after the gateway did.
+    let changes = Changes::default();
+    let client = changes
+        .clone()
+        .serve(start("300ms"))
+        .await
+        .expect("handshake");
+    assert_eq!(
+        tool_names(&client).await,
+        ["a_ScalarService_Echo", "c_ScalarService_Echo"]
+    );
+    let _later = e2e::start_backend_at(later)
+        .await
+        .expect("the later backend");
+    assert!(
+        changes.wait_for(1).await,
+        "no list_changed after the backend came up"
+    );
+    assert_eq!(
+        tool_names(&client).await,
+        [
+            "a_ScalarService_Echo",
+            "b_ScalarService_Echo",
+            "c_ScalarService_Echo"
+        ]
+    );
+    let mut params = CallToolRequestParams::new("b_ScalarService_Echo");
+    params.arguments = json!({"f_string": "late"}).as_object().cloned();
+    let echoed = client.call_tool(params).await.expect("call");
+    assert_eq!(
+        echoed.structured_content.expect("structured")["f_string"],
+        "late"
+    );
+    client.cancel().await.expect("close");
+
+    // On SIGHUP (the interval is an hour): the file's ScalarService/Echo becomes EchoAgain.
+    let changes = Changes::default();
+    let transport = start("60m");
+    let pid = transport.id().expect("the gateway's pid");
+    let client = changes.clone().serve(transport).await.expect("handshake");
+    assert_eq!(tool_names(&client).await.len(), 3);
+    let mut set =
+        prost_types::FileDescriptorSet::decode(e2e::TESTDATA_DESCRIPTOR_SET).expect("set");
+    let method = set
+        .file
+        .iter_mut()
+        .flat_map(|file| file.service.iter_mut())
+        .filter(|service| service.name() == "ScalarService")
+        .flat_map(|service| service.method.iter_mut())
+        .find(|method| method.name() == "Echo")
+        .expect("ScalarService.Echo");
+    method.name = Some("EchoAgain".to_owned());
+    std::fs::write(&set_path, set.encode_to_vec()).expect("set");
+    let status = std::process::Command::new("kill")
+        .args(["-HUP", &pid.to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    assert!(changes.wait_for(1).await, "no list_changed after SIGHUP");
+    assert_eq!(
+        tool_names(&client).await,
+        [
+            "a_ScalarService_Echo",
+            "b_ScalarService_Echo",
+            "c_ScalarService_EchoAgain"
+        ]
+    );
+    // The others are unchanged and answer.
+    let mut params = CallToolRequestParams::new("a_ScalarService_Echo");
+    params.arguments = json!({"f_string": "still"}).as_object().cloned();
+    let echoed = client.call_tool(params).await.expect("call");
+    assert_eq!(
+        echoed.structured_content.expect("structured")["f_string"],
+        "still"
+    );
+    client.cancel().await.expect("close");
+    std::fs::remove_dir_all(&dir).ok();
+}

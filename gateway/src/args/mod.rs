@@ -57,6 +57,9 @@ pub struct Config {
     pub forward_headers: Vec<String>,
     /// `--check`: load every backend, print the tools and warnings, and exit.
     pub check: bool,
+    /// `--reload-interval`: how often every backend is loaded again (`None`: only at start).
+    /// SIGHUP reloads at once.
+    pub reload_interval: Option<Duration>,
     /// `--metrics`: serve Prometheus metrics at `/metrics` of the MCP HTTP listener.
     pub metrics: bool,
     /// `--metrics-addr`: serve Prometheus metrics at `/metrics` on this address of their own.
@@ -77,6 +80,20 @@ pub struct Config {
     /// The resource server settings, made from [`auth`](Self::auth) once the listening
     /// address is known.
     pub authorization: Option<tonic_mcp::Authorization>,
+}
+
+impl Config {
+    /// The backend named `name`.
+    ///
+    /// # Errors
+    ///
+    /// No backend has that name.
+    pub fn backend(&self, name: &str) -> Result<&Backend, Error> {
+        self.backends
+            .iter()
+            .find(|backend| backend.name == name)
+            .ok_or_else(|| Error::new(format!("no backend is named `{name}`")))
+    }
 }
 
 /// What the command line asks for.
@@ -381,6 +398,14 @@ fn base_command() -> Command {
                 .help("with --http: forward this header of each MCP HTTP request to the gRPC call, e.g. authorization; repeatable"),
         ))
         .arg(
+            Arg::new("reload-interval")
+                .long("reload-interval")
+                .value_name("DURATION")
+                .default_value("60s")
+                .help_heading("Operations")
+                .help("load every backend again this often (reflection, descriptor-set files) and serve what changed: clients with a session get notifications/tools/list_changed, calls in flight finish on the old tools, a backend down at start gets its tools once it answers; SIGHUP reloads at once; `off`: only at start"),
+        )
+        .arg(
             Arg::new("metrics")
                 .long("metrics")
                 .action(ArgAction::SetTrue)
@@ -528,6 +553,17 @@ fn config(matches: &ArgMatches) -> Result<Config, Error> {
         backends,
         forward_headers,
         check: matches.get_flag("check"),
+        reload_interval: match matches
+            .get_one::<String>("reload-interval")
+            .map(String::as_str)
+        {
+            None | Some("off") => None,
+            Some(text) => Some(parse_duration(text).ok_or_else(|| {
+                Error::new(format!(
+                    "--reload-interval {text}: expects a duration such as 30s or 5m, or `off`"
+                ))
+            })?),
+        },
         metrics,
         metrics_addr,
         http: matches.get_one::<SocketAddr>("http").copied(),
