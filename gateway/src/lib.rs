@@ -62,6 +62,8 @@ pub struct Gateway {
     served: Mutex<BTreeMap<String, assemble::Served>>,
     /// `mcp_backend_up`, when the gateway has metrics.
     backend_up: Option<prometheus::IntGaugeVec>,
+    /// `mcp_gateway_reloads_total`, when the gateway has metrics.
+    reloads: Option<prometheus::IntCounterVec>,
 }
 
 /// A backend whose descriptors are loaded, ready to become tools.
@@ -89,6 +91,7 @@ impl Gateway {
     /// tools share a name.
     pub async fn connect(config: &Config) -> Result<Gateway, Error> {
         let mut loaded = Vec::with_capacity(config.backends.len());
+        let mut down = Vec::new();
         for backend in &config.backends {
             match load(backend).await {
                 Ok(one) => loaded.push(one),
@@ -96,8 +99,9 @@ impl Gateway {
                     tracing::error!(
                         backend = %backend.name,
                         target_url = %backend.target.url,
-                        "this backend is not served: {error}"
+                        "this backend is not served until it answers: {error}"
                     );
+                    down.push(backend);
                 }
                 Err(error) => return Err(error),
             }
@@ -107,7 +111,20 @@ impl Gateway {
                 "no backend could be loaded; the log names each one and why",
             ));
         }
-        Gateway::from_loaded(config, loaded)
+        let gateway = Gateway::from_loaded(config, loaded)?;
+        for backend in down {
+            gateway.set_up(backend, false);
+        }
+        Ok(gateway)
+    }
+
+    /// `mcp_backend_up` of `backend`, when the gateway has metrics.
+    fn set_up(&self, backend: &Backend, up: bool) {
+        if let Some(family) = &self.backend_up {
+            family
+                .with_label_values(&[&backend.name, &backend.target.url])
+                .set(i64::from(up));
+        }
     }
 
     /// Builds the MCP server over `descriptors` for the first backend of `config`, calling it
@@ -146,6 +163,7 @@ impl Gateway {
             .then(metrics::Metrics::new)
             .transpose()?;
         let backend_up = metrics.as_ref().map(metrics::backend_up).transpose()?;
+        let reloads = metrics.as_ref().map(metrics::reloads).transpose()?;
         let mut served = BTreeMap::new();
         for one in loaded {
             let name = one.backend.name.clone();
@@ -189,6 +207,7 @@ impl Gateway {
                 .collect(),
             served: Mutex::new(served),
             backend_up,
+            reloads,
         })
     }
 
@@ -213,6 +232,7 @@ impl Gateway {
                     reloaded.insert(backend.name.clone(), one);
                 }
                 Err(error) => {
+                    self.set_up(backend, false);
                     let kept = self.served_now().get(&backend.name).cloned();
                     tracing::warn!(
                         backend = %backend.name,
@@ -225,14 +245,24 @@ impl Gateway {
                 }
             }
         }
-        assemble::check_collisions(config, &reloaded)?;
+        if let Err(error) = assemble::check_collisions(config, &reloaded) {
+            self.count_reload("collision");
+            return Err(error);
+        }
         let sets: Vec<_> = reloaded
             .values()
             .flat_map(|one| one.sets.iter().cloned())
             .collect();
         let changed = self.server.replace_tools(sets).await?;
         *self.served.lock().unwrap_or_else(|e| e.into_inner()) = reloaded;
+        self.count_reload(if changed { "changed" } else { "unchanged" });
         Ok(changed)
+    }
+
+    fn count_reload(&self, outcome: &str) {
+        if let Some(reloads) = &self.reloads {
+            reloads.with_label_values(&[outcome]).inc();
+        }
     }
 
     fn served_now(&self) -> BTreeMap<String, assemble::Served> {

@@ -23,3 +23,23 @@ pub(crate) fn backend_up(metrics: &Metrics) -> Result<prometheus::IntGaugeVec, E
         .map_err(failed)?;
     Ok(family)
 }
+
+/// `mcp_gateway_reloads_total{outcome}`: reloads of the backends' descriptors (interval and
+/// SIGHUP) that `changed` the tools, left them `unchanged`, or were refused for a
+/// `collision` between backends.
+pub(crate) fn reloads(metrics: &Metrics) -> Result<prometheus::IntCounterVec, Error> {
+    let failed = |e: prometheus::Error| Error::new(format!("metrics: {e}"));
+    let family = prometheus::IntCounterVec::new(
+        prometheus::Opts::new(
+            "mcp_gateway_reloads_total",
+            "Reloads of the backends' descriptors, by outcome.",
+        ),
+        &["outcome"],
+    )
+    .map_err(failed)?;
+    metrics
+        .registry()
+        .register(Box::new(family.clone()))
+        .map_err(failed)?;
+    Ok(family)
+}

@@ -273,6 +273,23 @@ options = ["max_schema_bytes=300"]
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// `GET /metrics` of the gateway's metrics listener, the body.
+fn metrics(port: u16) -> String {
+    use std::io::{Read as _, Write as _};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).expect("metrics listener");
+    stream
+        .write_all(b"GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+        .expect("request");
+    let mut response = String::new();
+    stream.read_to_string(&mut response).expect("response");
+    let (head, body) = response.split_once("\r\n\r\n").expect("an HTTP response");
+    assert!(
+        head.starts_with("HTTP/1.0 200") || head.starts_with("HTTP/1.1 200"),
+        "{head}"
+    );
+    body.to_owned()
+}
+
 /// Counts `notifications/tools/list_changed`.
 #[derive(Clone, Default)]
 struct Changes(std::sync::Arc<std::sync::atomic::AtomicUsize>);
@@ -352,12 +369,16 @@ services = ["testdata.scalars.ScalarService"]
         ),
     )
     .expect("config");
+    let metrics_port = dead_port();
     let start = |interval: &str| {
         let mut command = tokio::process::Command::new(GATEWAY);
         command
             .arg("--config")
             .arg(&config)
             .args(["--reload-interval", interval]);
+        if interval == "300ms" {
+            command.args(["--metrics-addr", &format!("127.0.0.1:{metrics_port}")]);
+        }
         let (transport, _) = TokioChildProcess::builder(command)
             .stderr(Stdio::from(
                 std::fs::File::create(dir.join(format!("gateway-{interval}.log"))).expect("log"),
@@ -378,12 +399,28 @@ services = ["testdata.scalars.ScalarService"]
         tool_names(&client).await,
         ["a_ScalarService_Echo", "c_ScalarService_Echo"]
     );
+    let up_of =
+        |name: &str| format!("mcp_backend_up{{backend=\"{name}\",target=\"http://{later}\"}}");
+    let scraped = metrics(metrics_port);
+    assert!(
+        scraped.contains(&format!("{} 0\n", up_of("later"))),
+        "{scraped}"
+    );
     let _later = e2e::start_backend_at(later)
         .await
         .expect("the later backend");
     assert!(
         changes.wait_for(1).await,
         "no list_changed after the backend came up"
+    );
+    let scraped = metrics(metrics_port);
+    assert!(
+        scraped.contains(&format!("{} 1\n", up_of("later"))),
+        "{scraped}"
+    );
+    assert!(
+        scraped.contains("mcp_gateway_reloads_total{outcome=\"changed\"} 1\n"),
+        "{scraped}"
     );
     assert_eq!(
         tool_names(&client).await,
