@@ -291,3 +291,36 @@ fn the_metrics_table_sets_what_the_flags_do() {
     );
     assert!(message.contains("unknown field `adress`"), "{message}");
 }
+
+/// README's list of `[[backend]]` keys names every key the parser takes: the parser's own
+/// list, from its error for an unknown key, so that a new key cannot go undocumented.
+#[test]
+fn readme_names_every_key() {
+    let message = error(
+        "keys",
+        "[[backend]]\nname = \"a\"\ntarget = \"http://x:1\"\nno_such_key = 1\n",
+    );
+    let expected = message
+        .split("expected one of ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{message}"));
+    let keys: Vec<&str> = expected
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .take_while(|key| !key.contains('\n'))
+        .collect();
+    assert!(keys.len() >= 18, "{keys:?} from {message}");
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
+    let start = readme
+        .find("Each table takes ")
+        .expect("README's list of keys");
+    let list = &readme[start..start + readme[start..].find("\n\n").unwrap()];
+    for key in keys {
+        assert!(
+            list.contains(&format!("`{key}`")),
+            "README does not list `{key}`"
+        );
+    }
+}
