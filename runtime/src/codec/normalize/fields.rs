@@ -1,0 +1,265 @@
+//! A message's fields: each found by proto or JSON name and normalised, and the members of
+//! each real oneof gathered from every accepted form into one `{case, value}`.
+
+use prost_reflect::{FieldDescriptor, Kind, MessageDescriptor, OneofDescriptor};
+use serde_json::{Map, Value};
+
+use super::{Normalizer, describe};
+use crate::codec::{
+    field_prop, find_field, find_member, find_oneof, holds_value, oneof_prop, path::JsonPath,
+    real_oneof,
+};
+
+/// A oneof member found in the input, already normalised.
+struct Member {
+    field: FieldDescriptor,
+    value: Value,
+    /// The member as the model named it, for error messages.
+    label: String,
+    /// Where the member's value was given.
+    given: JsonPath,
+}
+
+struct OneofGroup {
+    oneof: OneofDescriptor,
+    members: Vec<Member>,
+}
+
+impl Normalizer {
+    pub(super) fn fields(
+        &mut self,
+        desc: &MessageDescriptor,
+        object: Map<String, Value>,
+        depth: usize,
+    ) -> Value {
+        let mut out = Map::with_capacity(object.len());
+        let mut seen: Vec<(String, String)> = Vec::new();
+        let mut groups: Vec<OneofGroup> = Vec::new();
+
+        for (key, value) in object {
+            if let Some(field) = find_field(desc, &key) {
+                let singular_value =
+                    !field.is_list() && !field.is_map() && holds_value(&field.kind());
+                if value.is_null() && !singular_value {
+                    continue;
+                }
+                self.path.push_key(&key);
+                let value = self.field(&field, value, depth + 1);
+                if let Some(oneof) = real_oneof(&field) {
+                    // The flat protojson form: a member set directly on the parent.
+                    let member = Member {
+                        field,
+                        value,
+                        label: key,
+                        given: self.path.clone(),
+                    };
+                    self.path.pop();
+                    push_member(&mut groups, oneof, member);
+                    continue;
+                }
+                self.path.pop();
+                let prop = field_prop(&field, self.json_names).into_owned();
+                if let Some((_, first)) = seen.iter().find(|(p, _)| *p == prop) {
+                    let message =
+                        format!("`{first}` and `{key}` name the same field; give it once");
+                    self.problem_at(self.path.with_key(&key), message);
+                    continue;
+                }
+                seen.push((prop.clone(), key));
+                out.insert(prop, value);
+            } else if let Some(oneof) = find_oneof(desc, &key) {
+                if value.is_null() {
+                    continue;
+                }
+                self.path.push_key(&key);
+                let member = self.oneof_object(&oneof, value, depth + 1);
+                self.path.pop();
+                if let Some(member) = member {
+                    push_member(&mut groups, oneof, member);
+                }
+            } else {
+                // Unknown: kept, so the schema reports it with the allowed names.
+                out.insert(key, value);
+            }
+        }
+
+        for group in groups {
+            let prop = oneof_prop(&group.oneof, self.json_names);
+            let mut members = group.members.into_iter();
+            let Some(first) = members.next() else {
+                continue;
+            };
+            let rest: Vec<Member> = members.collect();
+            if !rest.is_empty() {
+                let labels: Vec<String> = std::iter::once(&first)
+                    .chain(&rest)
+                    .map(|m| format!("`{}`", m.label))
+                    .collect();
+                let message = format!(
+                    "oneof `{}` takes exactly one member, but got both {}",
+                    group.oneof.name(),
+                    labels.join(" and ")
+                );
+                self.problem(message);
+                for member in &rest {
+                    self.suppressed.push(member.given.clone());
+                }
+                self.suppressed.push(first.given.clone());
+                self.suppressed.push(self.path.with_key(&prop));
+            }
+            let case = field_prop(&first.field, self.json_names).into_owned();
+            let mut wrapped = Map::with_capacity(2);
+            wrapped.insert("case".to_owned(), Value::String(case));
+            wrapped.insert("value".to_owned(), first.value);
+            out.insert(prop, Value::Object(wrapped));
+        }
+        Value::Object(out)
+    }
+
+    /// The oneof property in any accepted form: `{case, value}`, `{"<member>": v}` or
+    /// `{"which": "<member>", "<member>": v}`.
+    fn oneof_object(
+        &mut self,
+        oneof: &OneofDescriptor,
+        value: Value,
+        depth: usize,
+    ) -> Option<Member> {
+        let cases = member_list(oneof, self.json_names);
+        let Value::Object(mut object) = self.embedded(value, '{', depth) else {
+            self.problem(format!(
+                "expected an object {{\"case\": <member>, \"value\": <value>}} with case one of: {cases}"
+            ));
+            return None;
+        };
+
+        if let Some(case) = object.remove("case") {
+            let Some(field) = case.as_str().and_then(|c| find_member(oneof, c)) else {
+                self.problem_at(
+                    self.path.with_key("case"),
+                    format!(
+                        "unknown member {}; expected one of: {cases}",
+                        describe(&case)
+                    ),
+                );
+                return None;
+            };
+            let value = object.remove("value");
+            for extra in object.keys() {
+                self.problem_at(
+                    self.path.with_key(extra),
+                    format!("unexpected property `{extra}`; a oneof takes only `case` and `value`"),
+                );
+            }
+            let label = case.as_str().unwrap_or_default().to_owned();
+            let value = match value {
+                Some(v) if !v.is_null() || holds_value(&field.kind()) => v,
+                // A message member with no value is the empty message.
+                _ if matches!(field.kind(), Kind::Message(_)) => Value::Object(Map::new()),
+                _ => {
+                    self.problem(format!("missing `value` for member `{label}`"));
+                    return None;
+                }
+            };
+            self.path.push_key("value");
+            let value = self.field(&field, value, depth + 1);
+            let given = self.path.clone();
+            self.path.pop();
+            return Some(Member {
+                field,
+                value,
+                label,
+                given,
+            });
+        }
+
+        // redpanda's `which` names the member; the member sits under its own name.
+        let which = object.remove("which");
+        let mut found: Vec<(String, FieldDescriptor, Value)> = Vec::new();
+        for (key, value) in object {
+            match find_member(oneof, &key) {
+                Some(field) if !value.is_null() || holds_value(&field.kind()) => {
+                    found.push((key, field, value));
+                }
+                Some(_) => {}
+                None => self.problem_at(
+                    self.path.with_key(&key),
+                    format!(
+                        "unknown member `{key}`; expected {{\"case\": <member>, \"value\": <value>}} with case one of: {cases}"
+                    ),
+                ),
+            }
+        }
+        if let Some(which) = which {
+            let named = which.as_str().and_then(|w| find_member(oneof, w));
+            match named {
+                Some(named) if found.iter().any(|(_, f, _)| *f == named) => {}
+                Some(named) => {
+                    self.problem(format!(
+                        "`which` names `{}` but no value for it was given",
+                        named.name()
+                    ));
+                    return None;
+                }
+                None => {
+                    self.problem_at(
+                        self.path.with_key("which"),
+                        format!(
+                            "unknown member {}; expected one of: {cases}",
+                            describe(&which)
+                        ),
+                    );
+                    return None;
+                }
+            }
+        }
+        match found.len() {
+            0 => {
+                self.problem(format!(
+                    "expected {{\"case\": <member>, \"value\": <value>}} with case one of: {cases}"
+                ));
+                None
+            }
+            1 => {
+                let (key, field, value) = found.remove(0);
+                self.path.push_key(&key);
+                let value = self.field(&field, value, depth + 1);
+                let given = self.path.clone();
+                self.path.pop();
+                Some(Member {
+                    field,
+                    value,
+                    label: key,
+                    given,
+                })
+            }
+            _ => {
+                let labels: Vec<String> = found.iter().map(|(k, _, _)| format!("`{k}`")).collect();
+                self.problem(format!(
+                    "oneof `{}` takes exactly one member, but got both {}",
+                    oneof.name(),
+                    labels.join(" and ")
+                ));
+                None
+            }
+        }
+    }
+}
+
+fn push_member(groups: &mut Vec<OneofGroup>, oneof: OneofDescriptor, member: Member) {
+    if let Some(group) = groups.iter_mut().find(|g| g.oneof == oneof) {
+        group.members.push(member);
+    } else {
+        groups.push(OneofGroup {
+            oneof,
+            members: vec![member],
+        });
+    }
+}
+
+fn member_list(oneof: &OneofDescriptor, json_names: bool) -> String {
+    oneof
+        .fields()
+        .map(|f| field_prop(&f, json_names).into_owned())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
