@@ -1,6 +1,8 @@
 //! Unit tests of the command line.
 
+use super::values::parse_bytes;
 use super::*;
+use tonic_mcp_schema::options::OPTIONS;
 use tonic_mcp_schema::options::ToolNames;
 
 fn run(args: &[&str]) -> Result<Config, Error> {

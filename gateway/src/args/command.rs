@@ -1,0 +1,337 @@
+//! The `clap` command: every flag, its help, and the text after it.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::{Arg, ArgAction, Command};
+use tonic_mcp_schema::options::OPTIONS;
+
+use super::CODEGEN_ONLY;
+use super::values::parse_bytes;
+use crate::auth;
+
+const ABOUT: &str = "Serve any gRPC server as MCP tools, with no code generation.\n\n\
+The gateway reads the server's descriptors through gRPC server reflection (v1, else v1alpha) \
+or from --descriptor-set, makes one MCP tool per RPC exactly as protoc-gen-rust-mcp would, \
+and forwards every tool call to the server. It speaks MCP over stdio (the default: an MCP \
+host starts it as a subprocess) or streamable HTTP at http://ADDR/mcp (--http ADDR).";
+
+fn after_help() -> String {
+    let gateway_options: Vec<_> = OPTIONS
+        .iter()
+        .filter(|o| !CODEGEN_ONLY.contains(&o.key))
+        .collect();
+    let width = gateway_options
+        .iter()
+        .map(|o| o.key.len() + o.value.len() + 1)
+        .max()
+        .unwrap_or(0);
+    let mut text = String::from(
+        "Plugin options (--opt KEY=VALUE, repeatable, or comma-separated as for protoc's \
+         --rust-mcp_opt):\n",
+    );
+    for option in gateway_options {
+        let head = format!("{}={}", option.key, option.value);
+        text.push_str(&format!("  {head:width$}  {}\n", option.help));
+    }
+    text.push_str(&format!(
+        "Code-generation options ({}) are refused: the gateway generates no code.\n\n",
+        CODEGEN_ONLY.join(", ")
+    ));
+    text.push_str(
+        "Examples:\n  \
+         grpc-mcp-gateway --target http://127.0.0.1:50051\n  \
+         grpc-mcp-gateway --target https://grpc.example.com --header 'authorization: Bearer …'\n  \
+         grpc-mcp-gateway --target http://127.0.0.1:50051 --descriptor-set api.binpb \\\n      \
+         --include 'shop.v1.*' --opt json_names --http 127.0.0.1:8080\n\n\
+         Logs go to stderr (stdout carries MCP under stdio); RUST_LOG sets the level (default \
+         info). Header values are never logged.\n",
+    );
+    text
+}
+
+/// The `clap` command.
+pub(super) fn command() -> Command {
+    auth::args(base_command())
+}
+
+fn base_command() -> Command {
+    let many = |arg: Arg| arg.action(ArgAction::Append);
+    Command::new("grpc-mcp-gateway")
+        .version(env!("CARGO_PKG_VERSION"))
+        .about(ABOUT)
+        .after_help(after_help())
+        .max_term_width(100)
+        .arg(
+            Arg::new("config")
+                .long("config")
+                .value_name("FILE")
+                .help_heading("Target")
+                .value_parser(clap::value_parser!(PathBuf))
+                .help(
+                    "serve the backends of this TOML file, any number of [[backend]] tables \
+                     (name, target, descriptor_set, prefix, include, exclude, headers, \
+                     header_env, tls, timeouts and limits; see README), instead of the one \
+                     the Target, Descriptors and Tools flags describe",
+                ),
+        )
+        .arg(
+            Arg::new("check")
+                .long("check")
+                .action(ArgAction::SetTrue)
+                .help_heading("Target")
+                .help(
+                    "load every backend as serving would, print a table of the tools (name, \
+                     backend, RPC, kind, schema bytes, shrunk or not) and warnings, and exit: \
+                     non-zero when a backend cannot be loaded or the tools are in error (for \
+                     CI before a rollout)",
+                ),
+        )
+        .arg(
+            Arg::new("target")
+                .long("target")
+                .value_name("URL")
+                .required_unless_present("config")
+                .help_heading("Target")
+                .help(
+                    "the gRPC server: http://HOST:PORT in plain text, or https://HOST[:PORT] \
+                     over TLS verified against the system's root certificates",
+                ),
+        )
+        .arg(
+            Arg::new("tls-ca")
+                .long("tls-ca")
+                .value_name("FILE")
+                .help_heading("Target")
+                .value_parser(clap::value_parser!(PathBuf))
+                .help("with https://: also trust the PEM certificates in FILE (a private CA)"),
+        )
+        .arg(
+            Arg::new("tls-server-name")
+                .long("tls-server-name")
+                .value_name("NAME")
+                .help_heading("Target")
+                .help("with https://: the name the server's certificate must carry, when it is not the URL's host"),
+        )
+        .arg(
+            Arg::new("tls-cert")
+                .long("tls-cert")
+                .value_name("FILE")
+                .help_heading("Target")
+                .requires("tls-key")
+                .value_parser(clap::value_parser!(PathBuf))
+                .help("with https://: present the PEM client certificate (chain) in FILE to servers that require one (mutual TLS, e.g. etcd --client-cert-auth); needs --tls-key"),
+        )
+        .arg(
+            Arg::new("tls-key")
+                .long("tls-key")
+                .value_name("FILE")
+                .help_heading("Target")
+                .requires("tls-cert")
+                .value_parser(clap::value_parser!(PathBuf))
+                .help("with --tls-cert: the PEM private key of the client certificate"),
+        )
+        .arg(many(
+            Arg::new("header")
+                .long("header")
+                .short('H')
+                .value_name("NAME: VALUE")
+                .help_heading("Target")
+                .help(
+                    "gRPC metadata sent with every call and reflection request, for example \
+                     'authorization: Bearer …'; repeatable. A NAME ending in -bin takes base64. \
+                     Values are never logged",
+                ),
+        ))
+        .arg(many(
+            Arg::new("header-env")
+                .long("header-env")
+                .value_name("NAME: VAR")
+                .help_heading("Target")
+                .help(
+                    "as --header, with the value read from the environment variable VAR (keeps \
+                     secrets off the command line); repeatable",
+                ),
+        ))
+        .arg(
+            Arg::new("connect-timeout")
+                .long("connect-timeout")
+                .value_name("DURATION")
+                .default_value("10s")
+                .help_heading("Target")
+                .help("bound on connecting and on each reflection exchange (500ms, 10s, 1m)"),
+        )
+        .arg(
+            Arg::new("timeout")
+                .long("timeout")
+                .value_name("DURATION")
+                .help_heading("Target")
+                .help(
+                    "deadline of each tool call, sent as grpc-timeout (default 30s; a method's \
+                     (rust_mcp.tool).timeout wins)",
+                ),
+        )
+        .arg(
+            Arg::new("max-messages")
+                .long("max-messages")
+                .value_name("N")
+                .help_heading("Target")
+                .value_parser(clap::value_parser!(u32).range(1..))
+                .help("how many messages a server-streaming tool collects before it reports truncated (default 100)"),
+        )
+        .arg(
+            Arg::new("max-result-bytes")
+                .long("max-result-bytes")
+                .value_name("BYTES")
+                .help_heading("Target")
+                .value_parser(parse_bytes)
+                .help("the largest tool result, in bytes of JSON, e.g. 1MiB (default 320KiB): a stream's batch keeps what fits and says truncated, another result over it is an isError saying how to ask for less"),
+        )
+        .arg(
+            Arg::new("max-decoding-message-size")
+                .long("max-decoding-message-size")
+                .value_name("BYTES")
+                .help_heading("Target")
+                .value_parser(parse_bytes)
+                .help("the largest gRPC response message accepted, e.g. 16MiB (default 4MiB, tonic's); a larger one is an isError naming this flag"),
+        )
+        .arg(
+            Arg::new("max-encoding-message-size")
+                .long("max-encoding-message-size")
+                .value_name("BYTES")
+                .help_heading("Target")
+                .value_parser(parse_bytes)
+                .help("the largest gRPC request message sent, e.g. 1MiB (default: no limit beyond the 1 MiB of arguments)"),
+        )
+        .arg(
+            Arg::new("descriptor-set")
+                .long("descriptor-set")
+                .value_name("FILE")
+                .help_heading("Descriptors")
+                .value_parser(clap::value_parser!(PathBuf))
+                .help(
+                    "read descriptors from FILE instead of server reflection: an encoded \
+                     FileDescriptorSet with imports (protoc --include_imports \
+                     --include_source_info --descriptor_set_out=FILE, or buf build -o FILE; \
+                     source info carries the comments that become descriptions)",
+                ),
+        )
+        .arg(many(
+            Arg::new("service")
+                .long("service")
+                .value_name("NAME")
+                .help_heading("Descriptors")
+                .help(
+                    "serve this service (full name, e.g. shop.v1.CartService); repeatable. \
+                     Default: every service, except grpc.reflection.* and grpc.health.*",
+                ),
+        ))
+        .arg(many(
+            Arg::new("include")
+                .long("include")
+                .value_name("GLOB")
+                .help_heading("Tools")
+                .help("expose only RPCs whose full name (shop.v1.CartService.GetCart) matches; * globs; repeatable (--opt include=GLOB)"),
+        ))
+        .arg(many(
+            Arg::new("exclude")
+                .long("exclude")
+                .value_name("GLOB")
+                .help_heading("Tools")
+                .help("leave out RPCs whose full name matches; repeatable (--opt exclude=GLOB)"),
+        ))
+        .arg(
+            Arg::new("prefix")
+                .long("prefix")
+                .value_name("PREFIX")
+                .help_heading("Tools")
+                .help("prefix every tool name with PREFIX_ (--opt prefix=PREFIX)"),
+        )
+        .arg(
+            Arg::new("tool-names")
+                .long("tool-names")
+                .value_name("SCHEME")
+                .value_parser(["service_method", "method", "package"])
+                .help_heading("Tools")
+                .help("tool-name scheme: CartService_GetCart (service_method, the default), GetCart (method), shop_v1_CartService_GetCart (package) (--opt tool_names=SCHEME)"),
+        )
+        .arg(many(
+            Arg::new("opt")
+                .long("opt")
+                .value_name("KEY[=VALUE]")
+                .help_heading("Tools")
+                .help("a protoc-gen-rust-mcp option, with the plugin's keys (listed below); repeatable"),
+        ))
+        .arg(
+            Arg::new("http")
+                .long("http")
+                .value_name("ADDR")
+                .help_heading("MCP")
+                .value_parser(clap::value_parser!(SocketAddr))
+                .help("serve streamable HTTP at http://ADDR/mcp instead of stdio, e.g. 127.0.0.1:8080 (port 0 picks one; the address is printed on stdout)"),
+        )
+        .arg(
+            Arg::new("stateless")
+                .long("stateless")
+                .action(ArgAction::SetTrue)
+                .requires("http")
+                .help_heading("MCP")
+                .help("with --http: no MCP sessions, every request stands alone (for replicas behind a load balancer)"),
+        )
+        .arg(many(
+            Arg::new("allowed-host")
+                .long("allowed-host")
+                .value_name("HOST")
+                .requires("http")
+                .help_heading("MCP")
+                .help("with --http: accept this Host header besides localhost, 127.0.0.1 and ::1 (DNS-rebinding protection); repeatable"),
+        ))
+        .arg(many(
+            Arg::new("allowed-origin")
+                .long("allowed-origin")
+                .value_name("ORIGIN")
+                .requires("http")
+                .help_heading("MCP")
+                .help("with --http: also accept requests carrying this Origin header, e.g. https://app.example.com:443 (loopback origins, http(s)://localhost, 127.0.0.1 and [::1] on any port, are accepted while Host is a loopback name; a request with any other Origin is refused with 403, as browsers send one); repeatable"),
+        ))
+        .arg(many(
+            Arg::new("forward-header")
+                .long("forward-header")
+                .value_name("NAME")
+                .requires("http")
+                .help_heading("MCP")
+                .help("with --http: forward this header of each MCP HTTP request to the gRPC call, e.g. authorization; repeatable"),
+        ))
+        .arg(
+            Arg::new("reload-interval")
+                .long("reload-interval")
+                .value_name("DURATION")
+                .default_value("60s")
+                .help_heading("Operations")
+                .help("load every backend again this often (reflection, descriptor-set files) and serve what changed: clients with a session get notifications/tools/list_changed, calls in flight finish on the old tools, a backend down at start gets its tools once it answers; SIGHUP reloads at once; `off`: only at start"),
+        )
+        .arg(
+            Arg::new("metrics")
+                .long("metrics")
+                .action(ArgAction::SetTrue)
+                .requires("http")
+                .help_heading("Operations")
+                .help("with --http: serve Prometheus metrics at GET /metrics of the MCP listener, without authorization (calls by tool and outcome, latencies, in flight, tasks, backend state)"),
+        )
+        .arg(
+            Arg::new("metrics-addr")
+                .long("metrics-addr")
+                .value_name("ADDR")
+                .value_parser(clap::value_parser!(SocketAddr))
+                .help_heading("Operations")
+                .help("serve Prometheus metrics at http://ADDR/metrics, a listener of their own that only Prometheus reaches (with stdio or --http)"),
+        )
+        .arg(
+            Arg::new("name")
+                .long("name")
+                .value_name("NAME")
+                .default_value("grpc-mcp-gateway")
+                .help_heading("MCP")
+                .help("the server name the MCP client sees"),
+        )
+}
