@@ -37,7 +37,7 @@ buf_generate() {
   (cd "$dir" && PATH="$ROOT/.tools/cargo/bin:$(dirname "$plugin"):$PATH" "$buf" generate \
     --path demo/v1/tasks.proto --path google/longrunning/operations.proto \
     --path google/rpc/status.proto) >"$WORK/out" 2>"$WORK/err" \
-    || fail "buf generate with README's buf.gen.yaml failed"
+    || fail "buf generate with README's buf.gen.yaml failed: $(grep -m 1 '^Failure:' "$WORK/err")"
   for package in demo.v1 google.longrunning; do
     file="$dir/gen/${package//.//}/$package"
     [[ -f $file.pb.mcp.rs ]] || fail "buf generate wrote no ${file#"$dir/"}.pb.mcp.rs"

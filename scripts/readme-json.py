@@ -240,7 +240,8 @@ def calls(block, args):
             session.die(f"not a call of a listed tool: {json.dumps(request)}")
         answer = session.request("tools/call", request)
         if answer.get("isError") or answer.get("structuredContent") != result:
-            session.die(f"{request['name']} answers {json.dumps(answer)}, the block shows "
+            got = answer if answer.get("isError") else answer.get("structuredContent")
+            session.die(f"{request['name']} answers {json.dumps(got)}, the block shows "
                         f"{json.dumps(result)}")
     session.close()
     print(f"{len(parts) // 3} calls answer what the block shows")

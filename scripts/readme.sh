@@ -433,6 +433,12 @@ for j in "${!EXPECTED[@]}"; do
   [[ -n ${USED[$j]:-} ]] || die "the catalogue of scripts/readme.sh names a ${LANGUAGES[j]} block no file has:"$'\n'"${EXPECTED[j]}"
   [[ ${EXPECTED[j]} != *$'\n...' || ${USED[$j]} == 1 ]] \
     || die "the catalogue entry that begins as below names ${USED[$j]} blocks; give more of its lines:"$'\n'"${EXPECTED[j]}"
+  # The claims that another test checks a block, before anything runs.
+  IFS='|' read -ra actions <<<"${NAMES[j]}"
+  for action in "${actions[@]}"; do
+    action=$(sed 's/^ *//; s/ *$//' <<<"$action")
+    [[ $action != 'checked by '* ]] || checked_by "$action"
+  done
 done
 
 # Shell blocks first: they build and install what the checks of the other blocks use.
