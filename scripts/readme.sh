@@ -11,11 +11,13 @@
 #     scripts/readme-json.py) are in scripts/readme-blocks.sh;
 #   - `checked by PATH (`REF`): WHAT`, for a block another test checks (compares it with the file
 #     it shows, compiles it, or builds with it): PATH must exist and contain REF, the name under
-#     which it checks the block. Such an entry may give the block's first lines only, then a
-#     line `...`; it must then match exactly one block;
+#     which it checks the block (verified before any block runs). Such an entry may give the
+#     block's first lines only, then a line `...`; it must then match exactly one block;
 #   - `not run: <reason>`.
 # Shell blocks run first (they build and install what the others use), then the others, each
-# set in file order.
+# set in file order. The JSON checks run examples/minimal and e2e-server as `cargo test
+# --workspace --all-features` builds them: nothing to build after scripts/test.sh's cargo test,
+# that whole build when this script runs alone.
 # `<this repository's URL>` is replaced by a file:// URL of the repository root (so the `--git`
 # install builds the last commit, not the work tree); `cargo install` runs with its
 # CARGO_INSTALL_ROOT under target/readme-sh/ (.tools/cargo for protoc-gen-prost/-tonic, as
