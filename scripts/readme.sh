@@ -149,6 +149,11 @@ cargo install --locked --path gateway   # from a checkout; `cargo install --lock
 @@ sh: demo_background | gateway_stdio
 cargo run -p demo -- --grpc 127.0.0.1:50051 --http 127.0.0.1:8080 &   # the gRPC service on a fixed port
 cargo run -p grpc-mcp-gateway -- --target http://127.0.0.1:50051      # its 13 tools, MCP over stdio
+@@ toml: checked by gateway/src/config_file/tests.rs (`# gateway.toml`): readmes_example_loads loads it as the gateway does (both backends, the header from SHOP_TOKEN, paths relative to the file, the error without SHOP_TOKEN)
+# gateway.toml
+...
+@@ sh: not run: no container engine runs on the machines the tests run on; scripts/deploy-check.sh lints deploy/Dockerfile (hadolint) and gateway/tests/deploy.rs runs the gateway with the Dockerfile's entrypoint
+docker build -f deploy/Dockerfile -t grpc-mcp-gateway .
 @@ json: host_gateway
 {
   "mcpServers": {
