@@ -25,6 +25,7 @@ pub(crate) struct Paging {
     pub(crate) list_cache: ListCache,
 }
 
+/// The tools served at one time, and what their calls share.
 pub(crate) struct Catalog {
     pub(crate) tools: BTreeMap<String, Arc<Registered>>,
     pub(crate) listing: Listing,
