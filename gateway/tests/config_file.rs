@@ -315,6 +315,21 @@ impl Changes {
     }
 }
 
+/// The `f_string` a ScalarService echo tool answers for `text`.
+async fn echo<S: rmcp::Service<rmcp::RoleClient>>(
+    client: &rmcp::service::RunningService<rmcp::RoleClient, S>,
+    tool: &str,
+    text: &str,
+) -> String {
+    let mut params = CallToolRequestParams::new(tool.to_owned());
+    params.arguments = json!({"f_string": text}).as_object().cloned();
+    let echoed = client.call_tool(params).await.expect("call");
+    echoed.structured_content.expect("structured")["f_string"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
 async fn tool_names<S: rmcp::Service<rmcp::RoleClient>>(
     client: &rmcp::service::RunningService<rmcp::RoleClient, S>,
 ) -> Vec<String> {
@@ -430,13 +445,7 @@ services = ["testdata.scalars.ScalarService"]
             "c_ScalarService_Echo"
         ]
     );
-    let mut params = CallToolRequestParams::new("b_ScalarService_Echo");
-    params.arguments = json!({"f_string": "late"}).as_object().cloned();
-    let echoed = client.call_tool(params).await.expect("call");
-    assert_eq!(
-        echoed.structured_content.expect("structured")["f_string"],
-        "late"
-    );
+    assert_eq!(echo(&client, "b_ScalarService_Echo", "late").await, "late");
     client.cancel().await.expect("close");
 
     // On SIGHUP (the interval is an hour): the file's ScalarService/Echo becomes EchoAgain.
@@ -472,11 +481,8 @@ services = ["testdata.scalars.ScalarService"]
         ]
     );
     // The others are unchanged and answer.
-    let mut params = CallToolRequestParams::new("a_ScalarService_Echo");
-    params.arguments = json!({"f_string": "still"}).as_object().cloned();
-    let echoed = client.call_tool(params).await.expect("call");
     assert_eq!(
-        echoed.structured_content.expect("structured")["f_string"],
+        echo(&client, "a_ScalarService_Echo", "still").await,
         "still"
     );
     client.cancel().await.expect("close");

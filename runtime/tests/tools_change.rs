@@ -25,6 +25,18 @@ impl ClientHandler for Changes {
     }
 }
 
+/// The server's `tools.listChanged`, as the client got it at `initialize`.
+fn list_changed_declared<S: rmcp::Service<rmcp::RoleClient>>(
+    client: &rmcp::service::RunningService<rmcp::RoleClient, S>,
+) -> TestResult<Option<bool>> {
+    let info = client.peer_info().ok_or("no server info")?;
+    Ok(info
+        .capabilities
+        .tools
+        .as_ref()
+        .and_then(|tools| tools.list_changed))
+}
+
 async fn until(what: impl Fn() -> bool) -> bool {
     for _ in 0..100 {
         if what() {
@@ -57,13 +69,7 @@ async fn clients_are_told_and_calls_in_flight_finish() -> TestResult {
     });
     let changes = Changes::default();
     let client = changes.clone().serve(client_io).await?;
-    let info = client.peer_info().ok_or("no server info")?;
-    let declared = info
-        .capabilities
-        .tools
-        .as_ref()
-        .and_then(|tools| tools.list_changed);
-    assert_eq!(declared, Some(true));
+    assert_eq!(list_changed_declared(&client)?, Some(true));
 
     // A call that takes 300 ms starts on the old tools.
     let slow = {
@@ -120,13 +126,7 @@ async fn clients_are_told_and_calls_in_flight_finish() -> TestResult {
 async fn without_tools_change_nothing_is_declared() -> TestResult {
     let (server, _backend) = common::grpc_server().await?;
     let (client, _) = common::connect(server).await?;
-    let info = client.peer_info().ok_or("no server info")?;
-    let declared = info
-        .capabilities
-        .tools
-        .as_ref()
-        .and_then(|tools| tools.list_changed);
-    assert_eq!(declared, None);
+    assert_eq!(list_changed_declared(&client)?, None);
     client.cancel().await?;
     Ok(())
 }

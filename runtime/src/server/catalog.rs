@@ -17,6 +17,21 @@ use crate::{
 
 use super::Registered;
 
+/// A registered tool and the catalog it was found in: a call keeps both, so that it finishes
+/// on the tools it started with, and looks the catalog up once.
+pub(crate) struct Found {
+    pub(crate) catalog: Arc<Catalog>,
+    pub(crate) registered: Arc<Registered>,
+}
+
+impl std::ops::Deref for Found {
+    type Target = Registered;
+
+    fn deref(&self) -> &Registered {
+        &self.registered
+    }
+}
+
 /// How `tools/list` pages are cut and cached, kept for every catalog of a server.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Paging {

@@ -23,7 +23,7 @@ mod builder;
 mod catalog;
 
 pub use builder::McpServerBuilder;
-use catalog::{Catalog, Paging};
+use catalog::{Catalog, Found, Paging};
 
 use crate::{
     call::{self, Call, Limits, Outcome, Progress},
@@ -245,13 +245,18 @@ impl McpServer {
         &self.inner.tasks
     }
 
-    /// The registered tool `name`, or JSON-RPC invalid params.
-    pub(crate) fn registered(&self, name: &str) -> Result<Arc<Registered>, ErrorData> {
-        self.catalog()
+    /// The registered tool `name` in the tools served now, or JSON-RPC invalid params.
+    pub(crate) fn registered(&self, name: &str) -> Result<Found, ErrorData> {
+        let catalog = self.catalog();
+        let registered = catalog
             .tools
             .get(name)
             .cloned()
-            .ok_or_else(|| ErrorData::invalid_params(format!("unknown tool `{name}`"), None))
+            .ok_or_else(|| ErrorData::invalid_params(format!("unknown tool `{name}`"), None))?;
+        Ok(Found {
+            catalog,
+            registered,
+        })
     }
 
     /// The `isError` result for a call whose `arguments` the message guard marked: nested too
@@ -285,7 +290,7 @@ impl McpServer {
 
     async fn call(
         &self,
-        registered: &Registered,
+        registered: &Found,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
@@ -314,7 +319,7 @@ impl McpServer {
     /// which cancels the RPC (RST_STREAM over HTTP/2, or the handler future in-process).
     pub(crate) async fn run_registered(
         &self,
-        registered: &Registered,
+        registered: &Found,
         arguments: Option<rmcp::model::JsonObject>,
         http: Option<&http::request::Parts>,
         meta: &rmcp::model::JsonObject,
@@ -333,8 +338,8 @@ impl McpServer {
         };
         let def = &registered.entry.tool.def;
         let _in_flight = InFlight::enter(&self.inner.in_flight);
-        // What the call shares with the other tools, as served when it starts.
-        let catalog = self.catalog();
+        // What the call shares with the other tools, as served when it was looked up.
+        let catalog = &registered.catalog;
         let span = tracing::info_span!(
             "mcp.tool_call",
             tool = %registered.entry.name,
