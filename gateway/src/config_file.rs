@@ -36,6 +36,15 @@ struct File {
     #[serde(default, rename = "backend")]
     backends: Vec<Spanned<Table>>,
     metrics: Option<MetricsTable>,
+    traces: Option<TracesTable>,
+}
+
+/// `[traces]`: the same as `--otlp-endpoint`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TracesTable {
+    /// `--otlp-endpoint`: the OTLP/gRPC collector spans are exported to.
+    otlp_endpoint: String,
 }
 
 /// `[metrics]`: the same as `--metrics` and `--metrics-addr`.
@@ -57,6 +66,8 @@ pub(crate) struct Loaded {
     pub(crate) metrics_on_http: bool,
     /// `[metrics] addr`.
     pub(crate) metrics_addr: Option<std::net::SocketAddr>,
+    /// `[traces] otlp_endpoint`.
+    pub(crate) otlp_endpoint: Option<String>,
 }
 
 /// One `[[backend]]` table.
@@ -182,6 +193,7 @@ fn load_with(path: &Path, env: &dyn Fn(&str) -> Option<String>) -> Result<Loaded
         backends,
         metrics_on_http,
         metrics_addr,
+        otlp_endpoint: file.traces.map(|traces| traces.otlp_endpoint),
     })
 }
 

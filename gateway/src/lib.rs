@@ -38,6 +38,7 @@ mod headers;
 mod imports;
 mod metrics;
 pub mod target;
+pub mod traces;
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;

@@ -2,9 +2,12 @@
 
 use std::process::ExitCode;
 
+use grpc_mcp_gateway::traces::Traces;
 use grpc_mcp_gateway::{Config, Gateway, Parsed};
 use tonic_mcp::McpServer;
-use tracing_subscriber::EnvFilter;
+use tracing_subscriber::layer::SubscriberExt as _;
+use tracing_subscriber::util::SubscriberInitExt as _;
+use tracing_subscriber::{EnvFilter, Layer as _};
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -21,13 +24,26 @@ async fn main() -> ExitCode {
     };
     // Stdout is the MCP channel under stdio (and the report under --check): every log line
     // goes to stderr.
-    tracing_subscriber::fmt()
+    let logs = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
         .with_ansi(false)
-        .with_env_filter(
+        .with_filter(
             EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info,rmcp=warn")),
-        )
-        .init();
+        );
+    let (traces, spans) = match config.otlp_endpoint.as_deref().filter(|_| !config.check) {
+        Some(endpoint) => match Traces::start(endpoint) {
+            Ok((traces, spans)) => (Some(traces), Some(spans)),
+            Err(error) => {
+                eprintln!("grpc-mcp-gateway: {error}");
+                return ExitCode::from(2);
+            }
+        },
+        None => (None, None),
+    };
+    tracing_subscriber::registry().with(logs).with(spans).init();
+    if let Some(endpoint) = &config.otlp_endpoint {
+        tracing::info!(endpoint = %endpoint, "exporting traces over OTLP/gRPC");
+    }
     if config.check {
         return match grpc_mcp_gateway::check::check(&config).await {
             Ok(report) => {
@@ -40,13 +56,17 @@ async fn main() -> ExitCode {
             }
         };
     }
-    match run(&config).await {
+    let code = match run(&config).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             tracing::error!("{error}");
             ExitCode::FAILURE
         }
+    };
+    if let Some(traces) = traces {
+        traces.shutdown().await;
     }
+    code
 }
 
 async fn run(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
@@ -108,8 +128,13 @@ async fn run(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
     match listener {
         None => {
             tracing::info!(tools, services = ?gateway.services, "serving MCP over stdio");
-            server.serve_stdio().await?;
-            tracing::info!("the MCP client disconnected");
+            tokio::select! {
+                served = server.serve_stdio() => {
+                    served?;
+                    tracing::info!("the MCP client disconnected");
+                }
+                signal = terminated() => tracing::info!("{signal}, shutting down"),
+            }
         }
         Some(listener) => {
             let mut http = if config.stateless {
@@ -129,10 +154,9 @@ async fn run(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
             }
             let shutdown = http.cancellation_token.clone();
             tokio::spawn(async move {
-                if tokio::signal::ctrl_c().await.is_ok() {
-                    tracing::info!("interrupted, shutting down");
-                    shutdown.cancel();
-                }
+                let signal = terminated().await;
+                tracing::info!("{signal}, shutting down");
+                shutdown.cancel();
             });
             let addr = listener.local_addr()?;
             // Tests and scripts read the bound address (port 0 picks one) from stdout.
@@ -147,6 +171,24 @@ async fn run(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     Ok(())
+}
+
+/// Resolves on SIGINT (Ctrl-C) or SIGTERM (what Kubernetes and container engines send), with
+/// the signal's name.
+async fn terminated() -> &'static str {
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => signal.recv().await,
+            Err(error) => {
+                tracing::warn!("SIGTERM cannot stop the gateway gracefully: {error}");
+                std::future::pending().await
+            }
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => "interrupted",
+        _ = terminate => "terminated",
+    }
 }
 
 /// Loads the backends again every `--reload-interval` and on SIGHUP, for as long as the

@@ -16,7 +16,9 @@ use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _};
 
 type Client = RunningService<RoleClient, ()>;
 
-const GATEWAY: &str = env!("CARGO_BIN_EXE_grpc-mcp-gateway");
+mod support;
+
+use support::{GATEWAY, spawn_http};
 
 /// The services the backend serves over the network (the e2e `RecursionService` runs in
 /// process only), named with `--service` in one test.
@@ -326,27 +328,6 @@ async fn descriptor_set_over_http_answers_as_generated_code() {
     generated.cancel().await.expect("close");
     child.kill().await.ok();
     std::fs::remove_dir_all(&dir).ok();
-}
-
-/// Starts the gateway with `--http 127.0.0.1:0` added, and reads the bound address it prints.
-async fn spawn_http(mut command: tokio::process::Command) -> (tokio::process::Child, String) {
-    let mut child = command
-        .args(["--http", "127.0.0.1:0"])
-        .stdout(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn the gateway");
-    let stdout = child.stdout.take().expect("stdout");
-    let line = tokio::time::timeout(
-        Duration::from_secs(30),
-        tokio::io::BufReader::new(stdout).lines().next_line(),
-    )
-    .await
-    .expect("the gateway announces its address in time")
-    .expect("read stdout")
-    .expect("a line");
-    let addr = line.strip_prefix("listening on ").expect("address line");
-    (child, addr.to_owned())
 }
 
 /// A browser page of another site must not drive the gateway through the user's browser: in

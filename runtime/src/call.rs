@@ -23,6 +23,7 @@ use rmcp::{
 };
 use serde_json::{Map, Value};
 use tonic::Code;
+use tracing::Instrument as _;
 
 use crate::{
     budget,
@@ -39,6 +40,7 @@ use crate::{
     meta::status_meta,
     status::{code_name, describe_status},
     stream_control::StreamControl,
+    telemetry,
     toolset::{CompiledTool, SetConfig},
     types::Types,
     validate,
@@ -343,6 +345,7 @@ pub(crate) async fn run(call: Call<'_>, arguments: Option<JsonObject>) -> Outcom
     };
     #[cfg(feature = "metrics")]
     let grpc_started = Instant::now();
+    let grpc_span = telemetry::grpc_span(&def.rpc_path);
     let mut collected = collect(
         tool,
         invocation,
@@ -351,7 +354,15 @@ pub(crate) async fn run(call: Call<'_>, arguments: Option<JsonObject>) -> Outcom
         call.progress.as_ref(),
         call.stop,
     )
+    .instrument(grpc_span.clone())
     .await;
+    telemetry::record_grpc(
+        &grpc_span,
+        collected
+            .error
+            .as_ref()
+            .map_or(Code::Ok, tonic::Status::code),
+    );
     #[cfg(feature = "metrics")]
     if let Some(metrics) = call.metrics {
         metrics.record_grpc(call.context.tool, grpc_started.elapsed());

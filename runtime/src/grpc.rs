@@ -212,10 +212,12 @@ impl Endpoint {
     pub(crate) async fn call(&self, invocation: Invocation) -> Result<ResponseStream, Status> {
         let Invocation {
             requests,
-            metadata,
+            mut metadata,
             timeout,
             limits,
         } = invocation;
+        // The caller's `grpc.call` span, as W3C trace context (feature `otel`).
+        crate::telemetry::inject(&mut metadata);
         let mut extensions = tonic::Extensions::default();
         if let Some((service, method)) = self.method {
             extensions.insert(tonic::GrpcMethod::new(service, method));

@@ -87,6 +87,7 @@ mod status;
 mod stdio;
 mod stream_control;
 mod tasks;
+mod telemetry;
 mod toolset;
 mod transport;
 mod types;

@@ -34,6 +34,7 @@ use tonic_mcp_schema::{
     schema::PENDING_OPERATION_KEY,
     tools::{CANCEL_OPERATION_PATH, GET_OPERATION_PATH, OPERATION},
 };
+use tracing::Instrument as _;
 
 use crate::{
     call::{Outcome, Progress, clear_omitted, local_failure, structured_result, with_status},
@@ -42,6 +43,7 @@ use crate::{
     error::Error,
     grpc::{BoxTransport, Endpoint, Invocation, MessageLimits},
     status::describe_status,
+    telemetry,
 };
 
 /// The wait before the first GetOperation.
@@ -185,11 +187,21 @@ async fn cancel_through(
         timeout: CANCEL_DEADLINE,
         limits: MessageLimits::default(),
     };
-    let mut stream = via.cancel.call(invocation).await?;
-    match stream.next().await {
-        Some(Err(status)) => Err(status),
-        _ => Ok(()),
+    let span = telemetry::grpc_span(via.cancel.path.path());
+    let result = async {
+        let mut stream = via.cancel.call(invocation).await?;
+        match stream.next().await {
+            Some(Err(status)) => Err(status),
+            _ => Ok(()),
+        }
     }
+    .instrument(span.clone())
+    .await;
+    telemetry::record_grpc(
+        &span,
+        result.as_ref().map_or_else(Status::code, |()| Code::Ok),
+    );
+    result
 }
 
 /// Where a waiting call records its operation (name, and the call's gRPC metadata), so that a
@@ -333,6 +345,7 @@ async fn poll(wait: &Wait<'_>, via: &Operations, name: &str) -> Result<Option<By
         timeout: remaining,
         limits: wait.limits,
     };
+    let span = telemetry::grpc_span(via.get.path.path());
     let answer = tokio::time::timeout(remaining, async {
         let mut stream = via.get.call(invocation).await?;
         match stream.next().await {
@@ -340,7 +353,16 @@ async fn poll(wait: &Wait<'_>, via: &Operations, name: &str) -> Result<Option<By
             None => Err(Status::internal("GetOperation returned no message")),
         }
     })
+    .instrument(span.clone())
     .await;
+    telemetry::record_grpc(
+        &span,
+        match &answer {
+            Ok(Ok(_)) => Code::Ok,
+            Ok(Err(status)) => status.code(),
+            Err(_) => Code::DeadlineExceeded,
+        },
+    );
     match answer {
         Err(_) => Ok(None),
         Ok(Err(status))

@@ -11,6 +11,7 @@
 //! | `mcp_grpc_call_duration_seconds` | histogram | `tool` | the gRPC call(s) of a tool call, response stream and all |
 //! | `mcp_tool_calls_in_flight` | gauge | | tool calls running now |
 //! | `mcp_tasks_running` | gauge | | MCP tasks running now |
+//! | `mcp_sessions_open` | gauge | | MCP sessions open on the server's streamable HTTP services now |
 //!
 //! [`McpServerBuilder::metrics`]: crate::McpServerBuilder::metrics
 //! [`McpServer::metrics_text`]: crate::McpServer::metrics_text
@@ -43,6 +44,7 @@ struct Families {
     grpc_duration: HistogramVec,
     in_flight: IntGauge,
     tasks: IntGauge,
+    sessions: IntGauge,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -93,12 +95,18 @@ impl Metrics {
         let in_flight =
             IntGauge::new("mcp_tool_calls_in_flight", "Tool calls running now.").map_err(failed)?;
         let tasks = IntGauge::new("mcp_tasks_running", "MCP tasks running now.").map_err(failed)?;
+        let sessions = IntGauge::new(
+            "mcp_sessions_open",
+            "MCP sessions open on streamable HTTP now.",
+        )
+        .map_err(failed)?;
         for collector in [
             Box::new(calls.clone()) as Box<dyn prometheus::core::Collector>,
             Box::new(duration.clone()),
             Box::new(grpc_duration.clone()),
             Box::new(in_flight.clone()),
             Box::new(tasks.clone()),
+            Box::new(sessions.clone()),
         ] {
             registry.register(collector).map_err(failed)?;
         }
@@ -110,6 +118,7 @@ impl Metrics {
                 grpc_duration,
                 in_flight,
                 tasks,
+                sessions,
             }),
         })
     }
@@ -169,10 +178,11 @@ impl Metrics {
     }
 
     /// The registry in Prometheus's text format, with the gauges read now.
-    pub(crate) fn encode(&self, in_flight: usize, tasks: usize) -> String {
+    pub(crate) fn encode(&self, in_flight: usize, tasks: usize, sessions: usize) -> String {
         let gauge = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
         self.inner.in_flight.set(gauge(in_flight));
         self.inner.tasks.set(gauge(tasks));
+        self.inner.sessions.set(gauge(sessions));
         prometheus::TextEncoder::new()
             .encode_to_string(&self.inner.registry.gather())
             .unwrap_or_else(|e| format!("# the metrics could not be encoded: {e}\n"))

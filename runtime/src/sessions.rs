@@ -42,6 +42,15 @@ pub(crate) struct SessionStore {
 }
 
 impl SessionStore {
+    /// Sessions open now; 0 while the map is being written (a scrape does not wait).
+    #[cfg(feature = "metrics")]
+    pub(crate) fn open(&self) -> usize {
+        self.local
+            .sessions
+            .try_read()
+            .map_or(0, |sessions| sessions.len())
+    }
+
     pub(crate) fn full_message(&self) -> String {
         format!(
             "too many open sessions (the limit is {}); close unused sessions with DELETE or retry later",

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::http_client::{Reply, send};
+use common::http_client::{Reply, open_session, send};
 use common::{TestResult, call, channel, connect, pb, start_backend};
 use serde_json::json;
 use tonic_mcp::{McpServer, Metrics};
@@ -130,5 +130,38 @@ async fn metrics_are_served_over_http_when_asked() -> TestResult {
     assert_eq!(get(addr, "/mcp").await?.status, 404);
     own.abort();
     client.cancel().await?;
+    Ok(())
+}
+
+/// `mcp_sessions_open` counts the sessions of the streamable HTTP endpoint: two opened, then
+/// one closed with DELETE.
+#[tokio::test]
+async fn open_sessions_are_counted() -> TestResult {
+    let (server, _backend) = recording_server(true).await?;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let addr = listener.local_addr()?;
+    let config = McpServer::session_http_config();
+    let shutdown = config.cancellation_token.clone();
+    let serving = tokio::spawn(server.clone().serve_http(listener, config));
+    let scrape = || async { get(addr, "/metrics").await.map(|reply| reply.body) };
+    let text = scrape().await?;
+    assert_eq!(sample(&text, "mcp_sessions_open"), Some(0.0), "{text}");
+    let first = open_session(addr, &[], json!({})).await?;
+    open_session(addr, &[], json!({})).await?;
+    let text = scrape().await?;
+    assert_eq!(sample(&text, "mcp_sessions_open"), Some(2.0), "{text}");
+    let closed = send(
+        addr,
+        http::Method::DELETE,
+        "/mcp",
+        &[("mcp-session-id", &first)],
+        None,
+    )
+    .await?;
+    assert!(closed.status.is_success(), "{closed:?}");
+    let text = scrape().await?;
+    assert_eq!(sample(&text, "mcp_sessions_open"), Some(1.0), "{text}");
+    shutdown.cancel();
+    serving.await??;
     Ok(())
 }

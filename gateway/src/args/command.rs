@@ -327,6 +327,13 @@ fn base_command() -> Command {
                 .help("serve Prometheus metrics at http://ADDR/metrics, a listener of their own that only Prometheus reaches (with stdio or --http)"),
         )
         .arg(
+            Arg::new("otlp-endpoint")
+                .long("otlp-endpoint")
+                .value_name("URL")
+                .help_heading("Operations")
+                .help("export OpenTelemetry traces over OTLP/gRPC to this collector, e.g. http://otel-collector:4317: a span per tool call (the trace of the request's _meta.traceparent or traceparent header) and a child span per gRPC call, whose W3C trace context the backend receives as metadata; OTEL_SERVICE_NAME, OTEL_TRACES_SAMPLER and the other OTEL_* variables apply"),
+        )
+        .arg(
             Arg::new("name")
                 .long("name")
                 .value_name("NAME")

@@ -65,6 +65,8 @@ pub struct Config {
     pub metrics: bool,
     /// `--metrics-addr`: serve Prometheus metrics at `/metrics` on this address of their own.
     pub metrics_addr: Option<SocketAddr>,
+    /// `--otlp-endpoint`: export traces over OTLP/gRPC to this collector.
+    pub otlp_endpoint: Option<String>,
     /// Serve streamable HTTP on this address instead of stdio.
     pub http: Option<SocketAddr>,
     /// With `--http`: no sessions.
@@ -186,6 +188,7 @@ const BACKEND_FLAGS: &[&str] = &[
 fn config(matches: &ArgMatches) -> Result<Config, Error> {
     let mut metrics = matches.get_flag("metrics");
     let mut metrics_addr = matches.get_one::<SocketAddr>("metrics-addr").copied();
+    let mut otlp_endpoint = matches.get_one::<String>("otlp-endpoint").cloned();
     let backends = match matches.get_one::<PathBuf>("config") {
         Some(path) => {
             let given = BACKEND_FLAGS.iter().find(|id| {
@@ -208,6 +211,13 @@ fn config(matches: &ArgMatches) -> Result<Config, Error> {
                     path.display()
                 )));
             }
+            if file.otlp_endpoint.is_some() && otlp_endpoint.is_some() {
+                return Err(Error::new(format!(
+                    "--otlp-endpoint conflicts with the [traces] table of {}; set it in one place",
+                    path.display()
+                )));
+            }
+            otlp_endpoint = otlp_endpoint.or(file.otlp_endpoint);
             metrics |= file.metrics_on_http;
             metrics_addr = metrics_addr.or(file.metrics_addr);
             if metrics && matches.get_one::<SocketAddr>("http").is_none() {
@@ -241,6 +251,15 @@ fn config(matches: &ArgMatches) -> Result<Config, Error> {
         },
         metrics,
         metrics_addr,
+        otlp_endpoint: match otlp_endpoint {
+            Some(url) if !(url.starts_with("http://") || url.starts_with("https://")) => {
+                return Err(Error::new(format!(
+                    "--otlp-endpoint {url}: expects an http:// or https:// URL of an OTLP/gRPC \
+                     collector, such as http://otel-collector:4317"
+                )));
+            }
+            other => other,
+        },
         http: matches.get_one::<SocketAddr>("http").copied(),
         stateless: matches.get_flag("stateless"),
         allowed_hosts: values(matches, "allowed-host").cloned().collect(),

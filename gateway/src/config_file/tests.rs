@@ -292,6 +292,52 @@ fn the_metrics_table_sets_what_the_flags_do() {
     assert!(message.contains("unknown field `adress`"), "{message}");
 }
 
+#[test]
+fn the_traces_table_sets_what_the_flag_does() {
+    let backend = "[[backend]]\nname = \"a\"\ntarget = \"http://x:1\"\n";
+    let (_, path) = load_text(
+        "traces",
+        &format!("{backend}\n[traces]\notlp_endpoint = \"http://collector:4317\"\n"),
+    );
+    let shown = path.display().to_string();
+    let config = crate::Config::parse(["--config", shown.as_str()]).unwrap();
+    assert_eq!(
+        config.otlp_endpoint.as_deref(),
+        Some("http://collector:4317")
+    );
+    // Said twice: an error.
+    let message = crate::Config::parse([
+        "--config",
+        shown.as_str(),
+        "--otlp-endpoint",
+        "http://other:4317",
+    ])
+    .unwrap_err()
+    .to_string();
+    assert!(
+        message.contains("conflicts with the [traces] table"),
+        "{message}"
+    );
+    // Not a URL the exporter takes, or a typo: errors.
+    let (_, path) = load_text(
+        "traces-scheme",
+        &format!("{backend}\n[traces]\notlp_endpoint = \"collector:4317\"\n"),
+    );
+    let shown = path.display().to_string();
+    let message = crate::Config::parse(["--config", shown.as_str()])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        message.contains("expects an http:// or https:// URL"),
+        "{message}"
+    );
+    let message = error(
+        "traces-typo",
+        &format!("{backend}\n[traces]\nendpoint = \"http://c:4317\"\n"),
+    );
+    assert!(message.contains("unknown field `endpoint`"), "{message}");
+}
+
 /// README's list of `[[backend]]` keys names every key the parser takes: the parser's own
 /// list, from its error for an unknown key, so that a new key cannot go undocumented.
 #[test]

@@ -217,6 +217,7 @@ impl McpServerBuilder {
                 limits: self.limits,
                 sessions: self.sessions,
                 in_flight: tokio::sync::watch::Sender::new(0),
+                session_stores: Mutex::new(Vec::new()),
                 tasks: Tasks::default(),
                 task_ttl: self.task_ttl,
                 #[cfg(feature = "auth")]

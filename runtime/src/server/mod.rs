@@ -33,9 +33,10 @@ use crate::{
     guard::{NotAnObject, TooDeep},
     longrunning::Started,
     paging::{self, ListCache},
-    sessions::SessionLimits,
+    sessions::{SessionLimits, SessionStore},
     stdio::LineTransport,
     tasks::{self, Tasks},
+    telemetry,
     toolset::{Entry, SetConfig, ToolSet},
 };
 
@@ -66,6 +67,9 @@ struct Inner {
     sessions: SessionLimits,
     /// Tool calls running now, for a graceful shutdown.
     in_flight: tokio::sync::watch::Sender<usize>,
+    /// The session stores of the streamable HTTP services made from this server, counted
+    /// by the metrics.
+    session_stores: Mutex<Vec<std::sync::Weak<SessionStore>>>,
     tasks: Tasks,
     task_ttl: Duration,
     /// OAuth resource server settings for streamable HTTP.
@@ -229,7 +233,33 @@ impl McpServer {
         Some(metrics.encode(
             *self.inner.in_flight.borrow(),
             self.inner.tasks.manager.running_task_count(),
+            self.sessions_open(),
         ))
+    }
+
+    /// Sessions open now on the streamable HTTP services made from this server.
+    #[cfg(feature = "metrics")]
+    fn sessions_open(&self) -> usize {
+        let mut stores = self
+            .inner
+            .session_stores
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        stores.retain(|store| store.strong_count() > 0);
+        stores
+            .iter()
+            .filter_map(std::sync::Weak::upgrade)
+            .map(|store| store.open())
+            .sum()
+    }
+
+    /// Keeps `store` for the metrics' count of open sessions.
+    pub(crate) fn track_sessions(&self, store: &Arc<SessionStore>) {
+        self.inner
+            .session_stores
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(Arc::downgrade(store));
     }
 
     /// Whether `serve_http` answers `GET /metrics`.
@@ -340,13 +370,7 @@ impl McpServer {
         let _in_flight = InFlight::enter(&self.inner.in_flight);
         // What the call shares with the other tools, as served when it was looked up.
         let catalog = &registered.catalog;
-        let span = tracing::info_span!(
-            "mcp.tool_call",
-            tool = %registered.entry.name,
-            rpc = &*def.rpc_path,
-            duration_ms = tracing::field::Empty,
-            grpc_code = tracing::field::Empty,
-        );
+        let span = telemetry::tool_call_span(&registered.entry.name, &def.rpc_path, http, meta);
         let started_at = Instant::now();
         // Only a tool that waits for an operation has one to cancel.
         let started = registered
@@ -397,10 +421,13 @@ impl McpServer {
             );
         }
         let elapsed = u64::try_from(started_at.elapsed().as_millis()).unwrap_or(u64::MAX);
-        span.record("duration_ms", elapsed);
-        span.record(
-            "grpc_code",
+        telemetry::record_tool_call(
+            &span,
             outcome.as_ref().map_or("CANCELLED", call::outcome_code),
+            outcome
+                .as_ref()
+                .is_none_or(|outcome| outcome.result.is_error == Some(true)),
+            elapsed,
         );
         span.in_scope(|| tracing::debug!("tool call finished"));
         outcome
