@@ -271,28 +271,10 @@ impl Fixture {
     }
 }
 
-/// The echo services the benchmarks call, on `127.0.0.1:0` with `TCP_NODELAY` on accepted
-/// connections.
-///
-/// `e2e::start_backend` serves a plain `TcpListenerStream`, on which tonic cannot set
-/// `TCP_NODELAY`; there Nagle's algorithm and delayed ACKs hold some responses (an `AllScalars`
-/// echo, for one) for about 40 ms, which would swamp everything measured here.
+/// The echo services the benchmarks call, on `127.0.0.1:0` (with `TCP_NODELAY` on accepted
+/// connections, without which delayed ACKs would hold some responses for about 40 ms).
 async fn start_backend() -> e2e::Backend {
-    use e2e::testdata::oneofs::search_service_server::SearchServiceServer;
-    use e2e::testdata::scalars::scalar_service_server::ScalarServiceServer;
-    let incoming = tonic::transport::server::TcpIncoming::bind(([127, 0, 0, 1], 0).into())
-        .expect("bind")
-        .with_nodelay(Some(true));
-    let addr = incoming.local_addr().expect("address");
-    let router = tonic::transport::Server::builder()
-        .add_service(ScalarServiceServer::new(e2e::services::Scalars))
-        .add_service(SearchServiceServer::new(e2e::services::Search));
-    tokio::spawn(router.serve_with_incoming(incoming));
-    e2e::Backend {
-        addr,
-        observed: Default::default(),
-        metadata: Default::default(),
-    }
+    e2e::start_backend().await.expect("backend")
 }
 
 async fn http_client(backend: &e2e::Backend, config: StreamableHttpServerConfig) -> Client {

@@ -34,7 +34,27 @@ pub struct Backend {
     pub observed: Arc<services::Observed>,
     /// Metadata of the last [`METADATA_KEPT`] inventory calls, in order.
     pub metadata: Arc<Mutex<Vec<MetadataMap>>>,
+    stop: Arc<tokio::sync::Notify>,
 }
+
+impl Backend {
+    /// Stops the server: it accepts no more connections and closes the ones it has once their
+    /// calls end, as a killed server would for its clients.
+    pub fn stop(&self) {
+        self.stop.notify_one();
+    }
+}
+
+/// Every service [`start_backend`] runs, as its reflection lists them.
+pub const SERVICES: &[&str] = &[
+    "testdata.scalars.ScalarService",
+    "testdata.wkt.WellKnownService",
+    "testdata.oneofs.SearchService",
+    "testdata.maps.MapService",
+    "testdata.long_fields.LongFieldService",
+    "testdata.streaming.InventoryService",
+    "testdata.tool_options.CatalogService",
+];
 
 /// How many inventory calls' metadata [`Backend::metadata`] keeps.
 pub const METADATA_KEPT: usize = 256;
@@ -46,6 +66,15 @@ pub async fn start_backend() -> std::io::Result<Backend> {
 
 /// Starts the testdata services on `addr`.
 pub async fn start_backend_at(addr: SocketAddr) -> std::io::Result<Backend> {
+    start_backend_reflecting(addr, SERVICES).await
+}
+
+/// Starts the testdata services on `addr`, with a reflection service that lists only
+/// `reflected` (all of them run): a server whose descriptors differ from one start to another.
+pub async fn start_backend_reflecting(
+    addr: SocketAddr,
+    reflected: &[&str],
+) -> std::io::Result<Backend> {
     use testdata::*;
     // tonic sets TCP_NODELAY only on connections it accepts itself; without it small
     // responses wait for the peer's delayed ACK.
@@ -70,20 +99,10 @@ pub async fn start_backend_at(addr: SocketAddr) -> std::io::Result<Backend> {
         },
     );
     // Reflection lists the services this server runs, not every service of the file set.
-    let reflection = [
-        "testdata.scalars.ScalarService",
-        "testdata.wkt.WellKnownService",
-        "testdata.oneofs.SearchService",
-        "testdata.maps.MapService",
-        "testdata.long_fields.LongFieldService",
-        "testdata.streaming.InventoryService",
-        "testdata.tool_options.CatalogService",
-    ]
-    .into_iter()
-    .fold(
+    let reflection = reflected.iter().fold(
         tonic_reflection::server::Builder::configure()
             .register_encoded_file_descriptor_set(TESTDATA_DESCRIPTOR_SET),
-        |builder, service| builder.with_service_name(service),
+        |builder, service| builder.with_service_name(*service),
     );
     let router = Server::builder()
         .add_service(scalars::scalar_service_server::ScalarServiceServer::new(
@@ -110,11 +129,16 @@ pub async fn start_backend_at(addr: SocketAddr) -> std::io::Result<Backend> {
             tool_options::catalog_service_server::CatalogServiceServer::new(services::Catalog),
         )
         .add_service(reflection.build_v1().map_err(std::io::Error::other)?);
-    tokio::spawn(router.serve_with_incoming(incoming));
+    let stop = Arc::new(tokio::sync::Notify::new());
+    let stopped = stop.clone();
+    tokio::spawn(
+        router.serve_with_incoming_shutdown(incoming, async move { stopped.notified().await }),
+    );
     Ok(Backend {
         addr,
         observed,
         metadata,
+        stop,
     })
 }
 

@@ -14,23 +14,12 @@ use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _};
 
-type Client = RunningService<RoleClient, ()>;
-
 mod support;
 
+use e2e::SERVICES;
 use support::{GATEWAY, spawn_http};
 
-/// The services the backend serves over the network (the e2e `RecursionService` runs in
-/// process only), named with `--service` in one test.
-const SERVICES: &[&str] = &[
-    "testdata.scalars.ScalarService",
-    "testdata.wkt.WellKnownService",
-    "testdata.oneofs.SearchService",
-    "testdata.maps.MapService",
-    "testdata.long_fields.LongFieldService",
-    "testdata.streaming.InventoryService",
-    "testdata.tool_options.CatalogService",
-];
+type Client = RunningService<RoleClient, ()>;
 
 /// One or more calls of every tool of [`SERVICES`], successes and failures.
 fn calls() -> Vec<(&'static str, Value)> {

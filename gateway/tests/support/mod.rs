@@ -1,8 +1,12 @@
-//! What the gateway's integration tests share.
+//! What the gateway's integration tests share; each test file uses some of it.
+
+#![allow(dead_code)]
 
 use std::process::Stdio;
 use std::time::Duration;
 
+use rmcp::model::CallToolRequestParams;
+use serde_json::json;
 use tokio::io::AsyncBufReadExt as _;
 
 /// The gateway binary under test.
@@ -29,4 +33,98 @@ pub(crate) async fn spawn_http(
     .expect("a line");
     let addr = line.strip_prefix("listening on ").expect("address line");
     (child, addr.to_owned())
+}
+
+/// A fresh directory for one test's files.
+pub(crate) fn temp_dir(label: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "grpc-mcp-gateway-config-{label}-{}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+/// A loopback port nothing listens on: bound, then released.
+pub(crate) fn dead_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    listener.local_addr().expect("addr").port()
+}
+
+/// `GET /metrics` of the gateway's metrics listener, the body.
+pub(crate) fn metrics(port: u16) -> String {
+    use std::io::{Read as _, Write as _};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).expect("metrics listener");
+    stream
+        .write_all(b"GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+        .expect("request");
+    let mut response = String::new();
+    stream.read_to_string(&mut response).expect("response");
+    let (head, body) = response.split_once("\r\n\r\n").expect("an HTTP response");
+    assert!(
+        head.starts_with("HTTP/1.0 200") || head.starts_with("HTTP/1.1 200"),
+        "{head}"
+    );
+    body.to_owned()
+}
+
+/// Counts `notifications/tools/list_changed`.
+#[derive(Clone, Default)]
+pub(crate) struct Changes(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+impl rmcp::ClientHandler for Changes {
+    async fn on_tool_list_changed(
+        &self,
+        _context: rmcp::service::NotificationContext<rmcp::RoleClient>,
+    ) {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+impl Changes {
+    /// How many have come.
+    pub(crate) fn count(&self) -> usize {
+        self.0.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Whether `count` have come within 15 s.
+    pub(crate) async fn wait_for(&self, count: usize) -> bool {
+        for _ in 0..150 {
+            if self.count() >= count {
+                return true;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        false
+    }
+}
+
+/// The `f_string` a ScalarService echo tool answers for `text`.
+pub(crate) async fn echo<S: rmcp::Service<rmcp::RoleClient>>(
+    client: &rmcp::service::RunningService<rmcp::RoleClient, S>,
+    tool: &str,
+    text: &str,
+) -> String {
+    let mut params = CallToolRequestParams::new(tool.to_owned());
+    params.arguments = json!({"f_string": text}).as_object().cloned();
+    let echoed = client.call_tool(params).await.expect("call");
+    echoed.structured_content.expect("structured")["f_string"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// The names of the tools listed now, sorted.
+pub(crate) async fn tool_names<S: rmcp::Service<rmcp::RoleClient>>(
+    client: &rmcp::service::RunningService<rmcp::RoleClient, S>,
+) -> Vec<String> {
+    let mut names: Vec<String> = client
+        .list_all_tools()
+        .await
+        .expect("tools/list")
+        .iter()
+        .map(|t| t.name.to_string())
+        .collect();
+    names.sort();
+    names
 }
