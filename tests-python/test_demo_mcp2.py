@@ -312,6 +312,58 @@ async def confirm(client: Client, user: User) -> None:
     expect_error(gone, "NOT_FOUND", "task-2")
 
 
+def answer(result: mcp_types.CallToolResult) -> tuple[Any, ...]:
+    """What a result says: its error flag, `_meta`, structured content, and text (as JSON when
+    it is JSON)."""
+    try:
+        said: Any = json.loads(text_of(result))
+    except ValueError:
+        said = text_of(result)
+    return (result.is_error, result.meta, result.structured_content, said)
+
+
+async def tool_search(client: Client, user: User) -> None:
+    """`--tool-search`: the listing is the three discovery tools; search_tools finds tools by
+    plain words, describe_tools gives their definitions, and call_tool answers as the direct
+    call does (the tools stay callable by name): a success, an error, a stream, and a
+    confirmation asked for the tool call_tool names."""
+    listed = await client.list_tools()
+    assert [tool.name for tool in listed.tools] == ["search_tools", "describe_tools", "call_tool"], listed
+    found = await call(client, "search_tools", {"query": "look up one task by its id", "limit": 3})
+    assert not found.is_error, text_of(found)
+    names = [tool["name"] for tool in found.structured_content["tools"]]
+    assert names[0] == "TaskService_GetTask", names
+    described = await call(client, "describe_tools", {"names": ["TaskService_GetTask"]})
+    get_task = mcp_types.Tool.model_validate(described.structured_content["tools"][0])
+    assert get_task.input_schema["properties"]["id"]["type"] == "string", get_task.input_schema
+
+    for name, arguments in [
+        ("TaskService_GetTask", {"id": "task-1"}),
+        ("TaskService_GetTask", {"id": "task-404"}),
+        ("TaskService_GetTask", {"id": 5}),
+        ("TaskService_ExportTasks", {}),
+    ]:
+        direct = await call(client, name, arguments)
+        through = await call(client, "call_tool", {"name": name, "arguments": arguments})
+        # The same result; the text compared as JSON, since a map's entries come in any order.
+        assert answer(through) == answer(direct), (name, arguments, through, direct)
+    structured(await call(client, "call_tool", {"name": "TaskService_GetTask", "arguments": {"id": "task-1"}}), get_task)
+    expect_error(await call(client, "call_tool", {"name": "TaskService_Nope"}), "INVALID_ARGUMENT", "no tool is named")
+
+    # The confirmation is the one of the tool call_tool calls.
+    if user.reachable:
+        declined = await call(client, "call_tool", {"name": "TaskService_DeleteTask", "arguments": {"id": "task-2"}})
+        expect_error(declined, "PERMISSION_DENIED", "The user declined")
+        assert len(user.asked) == 1 and "TaskService_DeleteTask" in user.asked[0], user.asked
+        accepted = await call(client, "call_tool", {"name": "TaskService_DeleteTask", "arguments": {"id": "task-2"}})
+        assert not accepted.is_error, text_of(accepted)
+    else:
+        deleted = await call(client, "call_tool", {"name": "TaskService_DeleteTask", "arguments": {"id": "task-2"}})
+        assert not deleted.is_error, text_of(deleted)
+    gone = await call(client, "TaskService_GetTask", {"id": "task-2"})
+    expect_error(gone, "NOT_FOUND", "task-2")
+
+
 # --- runner -----------------------------------------------------------------------------
 
 SCENARIOS: list[tuple[str, Callable[..., Awaitable[None]], tuple[str, ...]]] = [
@@ -320,9 +372,10 @@ SCENARIOS: list[tuple[str, Callable[..., Awaitable[None]], tuple[str, ...]]] = [
     ("long-running", long_running, ()),
     (f"paging --copies {COPIES}", paging, ("--copies", str(COPIES))),
     ("confirm", confirm, ()),
+    ("tool-search", tool_search, ("--tool-search",)),
 ]
 # Scenarios that take the user answering elicitations, and the answers, in order.
-ANSWERS = {"confirm": ("decline", "accept")}
+ANSWERS = {"confirm": ("decline", "accept"), "tool-search": ("decline", "accept")}
 
 
 def scenarios() -> list[tuple[str, Callable[[], Awaitable[None]]]]:

@@ -113,7 +113,7 @@ pub async fn check(config: &Config) -> Result<Report, Error> {
     let gateway = Gateway::from_loaded(config, loaded)?;
     report.rows.sort_by(|a, b| a.tool.cmp(&b.tool));
     // The sizes of what clients get, stream controls and all.
-    let served = gateway.server.tools();
+    let served = gateway.server.served_tools();
     let names =
         |tools: &mut dyn Iterator<Item = &str>| tools.map(str::to_owned).collect::<Vec<_>>();
     if names(&mut served.iter().map(|t| t.name.as_ref()))

@@ -37,6 +37,16 @@ struct File {
     backends: Vec<Spanned<Table>>,
     metrics: Option<MetricsTable>,
     traces: Option<TracesTable>,
+    tool_search: Option<ToolSearchTable>,
+}
+
+/// `[tool_search]`: the same as `--tool-search` and `--pin`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ToolSearchTable {
+    /// `--pin`: tools listed directly as well.
+    #[serde(default)]
+    pin: Vec<String>,
 }
 
 /// `[traces]`: the same as `--otlp-endpoint`.
@@ -68,6 +78,8 @@ pub(crate) struct Loaded {
     pub(crate) metrics_addr: Option<std::net::SocketAddr>,
     /// `[traces] otlp_endpoint`.
     pub(crate) otlp_endpoint: Option<String>,
+    /// `[tool_search]`.
+    pub(crate) tool_search: Option<tonic_mcp::ToolSearch>,
 }
 
 /// One `[[backend]]` table.
@@ -194,6 +206,12 @@ fn load_with(path: &Path, env: &dyn Fn(&str) -> Option<String>) -> Result<Loaded
         metrics_on_http,
         metrics_addr,
         otlp_endpoint: file.traces.map(|traces| traces.otlp_endpoint),
+        tool_search: file.tool_search.map(|table| {
+            table
+                .pin
+                .into_iter()
+                .fold(tonic_mcp::ToolSearch::new(), tonic_mcp::ToolSearch::pin)
+        }),
     })
 }
 

@@ -191,11 +191,14 @@ impl Gateway {
         if let Some(authorization) = &config.authorization {
             builder = builder.authorization(authorization.clone());
         }
+        if let Some(search) = &config.tool_search {
+            builder = builder.tool_search(search.clone());
+        }
         if let Some(metrics) = metrics {
             builder = builder.metrics(metrics, config.metrics);
         }
         let server = builder.build();
-        if server.tools().is_empty() {
+        if server.served_tools().is_empty() {
             return Err(Error::new(
                 "no tools: every RPC of the selected services is excluded or skipped",
             ));

@@ -111,7 +111,7 @@ async fn run(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
     let gateway = std::sync::Arc::new(Gateway::connect(config).await?);
     tokio::spawn(reload(std::sync::Arc::clone(&gateway), config.clone()));
     let server = gateway.server.clone();
-    let tools = server.tools().len();
+    let tools = server.served_tools().len();
     if let Some(addr) = config.metrics_addr {
         let listener = tokio::net::TcpListener::bind(addr).await?;
         tracing::info!(
@@ -214,7 +214,7 @@ async fn reload(gateway: std::sync::Arc<Gateway>, config: Config) {
         match gateway.reload(&config).await {
             Ok(true) => tracing::info!(
                 cause,
-                tools = gateway.server.tools().len(),
+                tools = gateway.server.served_tools().len(),
                 "the tools changed"
             ),
             Ok(false) => tracing::debug!(cause, "reloaded; the tools are the same"),

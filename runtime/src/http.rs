@@ -64,8 +64,8 @@ impl McpServer {
                 let tools = self.clone();
                 Arc::new(Gate::new(
                     authorization.clone(),
-                    Arc::new(move |name| rmcp::ServerHandler::get_tool(&tools, name)),
-                    &self.tools(),
+                    Arc::new(move |name, target| tools.scoped_tool(name, target)),
+                    &self.served_tools(),
                 ))
             }),
             max_body: config.max_request_body_bytes,

@@ -70,6 +70,7 @@ mod collect;
 mod confirm;
 mod context;
 mod def;
+mod discovery;
 mod dynamic;
 mod error;
 mod grpc;
@@ -101,6 +102,7 @@ pub use auth::{
 pub use budget::DEFAULT_MAX_RESULT_BYTES;
 pub use call::Limits;
 pub use context::{CallContext, Refusal, forward_headers};
+pub use discovery::{CALL_TOOL, DEFAULT_SEARCH_LIMIT, DESCRIBE_TOOLS, SEARCH_TOOLS, ToolSearch};
 pub use dynamic::DescriptorTools;
 pub use error::Error;
 pub use http::{HttpResponse, McpHttpService};

@@ -21,7 +21,7 @@ use common::{Backend, TestResult, http_client::send, pb, start_backend};
 use http_body_util::Full;
 use jsonwebtoken::{Algorithm, EncodingKey, Header, jwk::Jwk};
 use serde_json::{Value, json};
-use tonic_mcp::{Authorization, McpServer, forward_claims, forward_headers};
+use tonic_mcp::{Authorization, McpServer, ToolSearch, forward_claims, forward_headers};
 
 const KEY_A: &[u8] = include_bytes!("auth/rsa-a.pem");
 const KEY_B: &[u8] = include_bytes!("auth/rsa-b.pem");
@@ -145,8 +145,17 @@ impl Fixture {
         headers: &[(&str, &str)],
         tool: &str,
     ) -> TestResult<common::http_client::Reply> {
+        self.call_with(headers, tool, json!({"id": "7"})).await
+    }
+
+    async fn call_with(
+        &self,
+        headers: &[(&str, &str)],
+        tool: &str,
+        arguments: Value,
+    ) -> TestResult<common::http_client::Reply> {
         let message = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-            "params": {"name": tool, "arguments": {"id": "7"}}});
+            "params": {"name": tool, "arguments": arguments}});
         send(
             self.addr,
             http::Method::POST,
@@ -159,6 +168,11 @@ impl Fixture {
 }
 
 async fn fixture(stateless: bool) -> TestResult<Fixture> {
+    fixture_with(stateless, None).await
+}
+
+/// [`fixture`], with tool search when `search` is given.
+async fn fixture_with(stateless: bool, search: Option<ToolSearch>) -> TestResult<Fixture> {
     let keys = key_server(json!({"keys": [jwk(KEY_A, "a")?]})).await?;
     let (backend_addr, backend) = start_backend().await?;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
@@ -170,7 +184,11 @@ async fn fixture(stateless: bool) -> TestResult<Fixture> {
         .jwks_refresh(Duration::from_millis(300), Duration::from_secs(3600))
         .build()?;
     let tools = pb::item_service_mcp::from_channel(common::channel(backend_addr).await?)?;
-    let server = McpServer::builder("demo", "0.1.0")
+    let mut server = McpServer::builder("demo", "0.1.0");
+    if let Some(search) = search {
+        server = server.tool_search(search);
+    }
+    let server = server
         .authorization(authorization.clone())
         // Asks for the token too: it must not be there to forward.
         .on_call(forward_headers(["authorization"]))
@@ -503,6 +521,46 @@ async fn a_tool_scope_the_token_lacks_is_a_403_naming_it() -> TestResult {
             .as_array()
             .is_some_and(|t| t.len() == 7)
     );
+    f.shutdown.cancel();
+    Ok(())
+}
+
+/// Under tool search, `call_tool` needs the scopes of the tool it calls: it cannot be a way
+/// around them.
+#[tokio::test]
+async fn call_tool_needs_the_scopes_of_the_tool_it_calls() -> TestResult {
+    let f = fixture_with(true, Some(ToolSearch::new())).await?;
+    let read_only = format!(
+        "Bearer {}",
+        token(KEY_A, "a", f.claims(json!({"scope": "mcp"})))?
+    );
+    let through = |name: &str| json!({"name": name, "arguments": {"id": "7"}});
+    let reply = f
+        .call_with(
+            &[("authorization", &read_only)],
+            "call_tool",
+            through("ItemService_Slow"),
+        )
+        .await?;
+    assert_eq!(reply.status, http::StatusCode::FORBIDDEN, "{}", reply.body);
+    assert!(
+        reply
+            .body
+            .contains("tool `ItemService_Slow` needs scope `items.write`"),
+        "{}",
+        reply.body
+    );
+    assert_eq!(f.backend_calls(), 0);
+    let reply = f
+        .call_with(
+            &[("authorization", &read_only)],
+            "call_tool",
+            through("ItemService_GetItem"),
+        )
+        .await?;
+    assert_eq!(reply.status, http::StatusCode::OK, "{}", reply.body);
+    assert_ne!(reply.last()["result"]["isError"], true, "{}", reply.body);
+    assert_eq!(f.backend_calls(), 1);
     f.shutdown.cancel();
     Ok(())
 }

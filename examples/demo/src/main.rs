@@ -72,6 +72,8 @@ Options:
   --copies N       also serve N copies of the tools, named copyNNN_TaskService_..., to
                    try clients on a large tool set (tools/list answers in pages of at
                    most 500 tools and 512 KiB)
+  --tool-search    list search_tools, describe_tools and call_tool instead of every
+                   tool (tool search, for more tools than a model can be shown)
   -h, --help       print this help
   -V, --version    print the version
 
@@ -92,6 +94,7 @@ struct Args {
     stateless: bool,
     in_process: bool,
     copies: usize,
+    tool_search: bool,
     auth_issuer: Option<String>,
     auth_scopes: Vec<String>,
     auth_write_scopes: Vec<String>,
@@ -149,6 +152,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
                 }
             }
             "--stateless" => parsed.stateless = true,
+            "--tool-search" => parsed.tool_search = true,
             "--in-process" => parsed.in_process = true,
             "--copies" => {
                 let value = inline
@@ -277,11 +281,17 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             .authorization(authorization.build()?)
             .on_call(tonic_mcp::forward_claims([("sub", "x-user-id")]));
     }
+    if args.tool_search {
+        builder = builder.tool_search(tonic_mcp::ToolSearch::new());
+    }
     let server = builder.tool_set(tools)?.tool_set(operation_tools)?.build();
 
     match listener {
         None => {
-            tracing::info!(tools = server.tools().len(), "serving MCP over stdio");
+            tracing::info!(
+                tools = server.served_tools().len(),
+                "serving MCP over stdio"
+            );
             // The runtime's stdio transport: every line gets an answer (bad arguments an
             // `isError`, a line that is not JSON a parse error), and stdin closing before
             // `initialize` (a host probing the command, `demo </dev/null`) is a clean exit.
@@ -303,7 +313,7 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             });
             let addr = listener.local_addr()?;
             tracing::info!(
-                tools = server.tools().len(),
+                tools = server.served_tools().len(),
                 stateless = args.stateless,
                 "serving MCP over streamable HTTP at http://{addr}/mcp"
             );

@@ -303,6 +303,21 @@ fn base_command() -> Command {
                 .help("with --http: forward this header of each MCP HTTP request to the gRPC call, e.g. authorization; repeatable"),
         ))
         .arg(
+            Arg::new("tool-search")
+                .long("tool-search")
+                .action(ArgAction::SetTrue)
+                .help_heading("MCP")
+                .help("tool search, for servers with more tools than a model can be shown: tools/list lists search_tools, describe_tools and call_tool (and the --pin tools) instead of every RPC; every tool stays callable by name"),
+        )
+        .arg(many(
+            Arg::new("pin")
+                .long("pin")
+                .value_name("TOOL")
+                .requires("tool-search")
+                .help_heading("MCP")
+                .help("with --tool-search: list this tool directly as well; repeatable"),
+        ))
+        .arg(
             Arg::new("reload-interval")
                 .long("reload-interval")
                 .value_name("DURATION")

@@ -67,6 +67,8 @@ pub struct Config {
     pub metrics_addr: Option<SocketAddr>,
     /// `--otlp-endpoint`: export traces over OTLP/gRPC to this collector.
     pub otlp_endpoint: Option<String>,
+    /// `--tool-search` (with the `--pin` tools): list the discovery tools instead of every tool.
+    pub tool_search: Option<tonic_mcp::ToolSearch>,
     /// Serve streamable HTTP on this address instead of stdio.
     pub http: Option<SocketAddr>,
     /// With `--http`: no sessions.
@@ -189,6 +191,11 @@ fn config(matches: &ArgMatches) -> Result<Config, Error> {
     let mut metrics = matches.get_flag("metrics");
     let mut metrics_addr = matches.get_one::<SocketAddr>("metrics-addr").copied();
     let mut otlp_endpoint = matches.get_one::<String>("otlp-endpoint").cloned();
+    let mut tool_search = matches.get_flag("tool-search").then(|| {
+        values(matches, "pin").fold(tonic_mcp::ToolSearch::new(), |search, name| {
+            search.pin(name.clone())
+        })
+    });
     let backends = match matches.get_one::<PathBuf>("config") {
         Some(path) => {
             let given = BACKEND_FLAGS.iter().find(|id| {
@@ -218,6 +225,14 @@ fn config(matches: &ArgMatches) -> Result<Config, Error> {
                 )));
             }
             otlp_endpoint = otlp_endpoint.or(file.otlp_endpoint);
+            if file.tool_search.is_some() && tool_search.is_some() {
+                return Err(Error::new(format!(
+                    "--tool-search conflicts with the [tool_search] table of {}; set it in one \
+                     place",
+                    path.display()
+                )));
+            }
+            tool_search = tool_search.or(file.tool_search);
             metrics |= file.metrics_on_http;
             metrics_addr = metrics_addr.or(file.metrics_addr);
             if metrics && matches.get_one::<SocketAddr>("http").is_none() {
@@ -251,6 +266,7 @@ fn config(matches: &ArgMatches) -> Result<Config, Error> {
         },
         metrics,
         metrics_addr,
+        tool_search,
         otlp_endpoint: match otlp_endpoint {
             Some(url) if !(url.starts_with("http://") || url.starts_with("https://")) => {
                 return Err(Error::new(format!(

@@ -338,6 +338,43 @@ fn the_traces_table_sets_what_the_flag_does() {
     assert!(message.contains("unknown field `endpoint`"), "{message}");
 }
 
+#[test]
+fn the_tool_search_table_sets_what_the_flags_do() {
+    let backend = "[[backend]]\nname = \"a\"\ntarget = \"http://x:1\"\n";
+    let (_, path) = load_text(
+        "search",
+        &format!("{backend}\n[tool_search]\npin = [\"A_Get\", \"A_List\"]\n"),
+    );
+    let shown = path.display().to_string();
+    let config = crate::Config::parse(["--config", shown.as_str()]).unwrap();
+    assert_eq!(
+        config.tool_search,
+        Some(tonic_mcp::ToolSearch::new().pin("A_Get").pin("A_List"))
+    );
+    let message = crate::Config::parse(["--config", shown.as_str(), "--tool-search"])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        message.contains("conflicts with the [tool_search] table"),
+        "{message}"
+    );
+    let message = error(
+        "search-typo",
+        &format!("{backend}\n[tool_search]\npinned = []\n"),
+    );
+    assert!(message.contains("unknown field `pinned`"), "{message}");
+    // Without the table or the flag, every tool is listed; --pin needs --tool-search.
+    let (_, path) = load_text("no-search", backend);
+    let shown = path.display().to_string();
+    assert_eq!(
+        crate::Config::parse(["--config", shown.as_str()])
+            .unwrap()
+            .tool_search,
+        None
+    );
+    assert!(crate::Config::parse(["--target", "http://x:1", "--pin", "A"]).is_err());
+}
+
 /// README's list of `[[backend]]` keys names every key the parser takes: the parser's own
 /// list, from its error for an unknown key, so that a new key cannot go undocumented.
 #[test]

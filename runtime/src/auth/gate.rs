@@ -16,8 +16,10 @@ use crate::http::HttpResponse;
 /// Session owners remembered before those of closed sessions are forgotten.
 const OWNERS_PRUNE_AT: usize = 4096;
 
-/// The tool a name stands for now (the server's tools may change while it runs).
-pub(crate) type ToolLookup = Arc<dyn Fn(&str) -> Option<Tool> + Send + Sync>;
+/// The tool whose scopes a `tools/call` of a name needs now (the server's tools may change
+/// while it runs); the second argument is the call's `name` argument, which under tool search
+/// names the tool `call_tool` calls.
+pub(crate) type ToolLookup = Arc<dyn Fn(&str, Option<&str>) -> Option<Tool> + Send + Sync>;
 
 /// The authorization state of one HTTP service.
 pub(crate) struct Gate {
@@ -121,6 +123,11 @@ impl Gate {
         #[derive(serde::Deserialize)]
         struct Params {
             name: Option<String>,
+            arguments: Option<Arguments>,
+        }
+        #[derive(serde::Deserialize)]
+        struct Arguments {
+            name: Option<serde_json::Value>,
         }
         let Ok(call) = serde_json::from_slice::<Call<'_>>(message) else {
             return Ok(());
@@ -128,12 +135,20 @@ impl Gate {
         if call.method != Some("tools/call") {
             return Ok(());
         }
-        let Some(tool) = call.params.and_then(|p| p.name) else {
+        let Some(params) = call.params else {
             return Ok(());
         };
-        let (Some(listed), Some(principal)) =
-            ((self.tools)(&tool), parts.extensions.get::<Principal>())
-        else {
+        let Some(tool) = params.name else {
+            return Ok(());
+        };
+        let target = params
+            .arguments
+            .and_then(|arguments| arguments.name)
+            .and_then(|name| name.as_str().map(str::to_owned));
+        let (Some(listed), Some(principal)) = (
+            (self.tools)(&tool, target.as_deref()),
+            parts.extensions.get::<Principal>(),
+        ) else {
             return Ok(());
         };
         let needed = self.authorization.tool_scopes(&listed);
@@ -141,7 +156,7 @@ impl Gate {
             return Ok(());
         }
         self.authorization
-            .check_tool(principal, &tool, &needed)
+            .check_tool(principal, &listed.name, &needed)
             .inspect_err(|refused| {
                 tracing::info!(tool, reason = ?refused, "tool call refused by authorization");
             })

@@ -20,6 +20,7 @@ pub struct McpServerBuilder {
     #[cfg(feature = "metrics")]
     metrics: Option<(crate::Metrics, bool)>,
     tools_change: bool,
+    pub(super) search: Option<crate::ToolSearch>,
 }
 
 impl std::fmt::Debug for McpServerBuilder {
@@ -87,6 +88,16 @@ impl McpServerBuilder {
     /// `notifications/tools/list_changed` when they do. Off by default.
     pub fn tools_change(mut self, enable: bool) -> Self {
         self.tools_change = enable;
+        self
+    }
+
+    /// Tool search (progressive discovery), for servers with more tools than a model can be
+    /// shown: `tools/list` lists `search_tools`, `describe_tools` and `call_tool`, plus the
+    /// tools `search` pins, and every tool stays callable by name. See [`ToolSearch`].
+    ///
+    /// [`ToolSearch`]: crate::ToolSearch
+    pub fn tool_search(mut self, search: crate::ToolSearch) -> Self {
+        self.search = Some(search);
         self
     }
 
@@ -210,8 +221,13 @@ impl McpServerBuilder {
         McpServer {
             inner: Arc::new(Inner {
                 info,
-                catalog: RwLock::new(Arc::new(Catalog::new(self.tools, paging))),
+                catalog: RwLock::new(Arc::new(Catalog::new(
+                    self.tools,
+                    paging,
+                    self.search.as_ref(),
+                ))),
                 paging,
+                search: self.search,
                 peers: Mutex::new(Vec::new()),
                 hooks: self.hooks,
                 limits: self.limits,
@@ -249,6 +265,7 @@ impl McpServer {
             list_cache: ListCache::default(),
             task_ttl: tasks::DEFAULT_TASK_TTL,
             tools_change: false,
+            search: None,
         }
     }
 }

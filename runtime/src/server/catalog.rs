@@ -7,7 +7,10 @@
 
 use std::{collections::BTreeMap, sync::Arc};
 
+use rmcp::model::Tool;
+
 use crate::{
+    discovery::{Discovery, ToolSearch},
     error::Error,
     longrunning::Redeemer,
     paging::{ListCache, Listing},
@@ -46,6 +49,8 @@ pub(crate) struct Catalog {
     pub(crate) listing: Listing,
     pub(crate) redeemer: Option<Redeemer>,
     pub(crate) types: Types,
+    /// Tool search, when the server lists the discovery tools instead of every tool.
+    pub(crate) discovery: Option<Discovery>,
 }
 
 /// Adds the tools of `set`, with its settings, to `tools`.
@@ -78,21 +83,30 @@ pub(crate) fn register(
 }
 
 impl Catalog {
-    pub(crate) fn new(tools: BTreeMap<String, Arc<Registered>>, paging: Paging) -> Catalog {
+    pub(crate) fn new(
+        tools: BTreeMap<String, Arc<Registered>>,
+        paging: Paging,
+        search: Option<&ToolSearch>,
+    ) -> Catalog {
         let redeemer = tools.values().find_map(|registered| {
             Some(Redeemer {
                 tool: registered.entry.name.clone(),
                 operations: Arc::clone(registered.entry.tool.operations.as_ref()?),
             })
         });
-        let listing = tools
-            .values()
-            .map(|registered| {
-                registered
-                    .entry
-                    .listing(redeemer.as_ref().map(|r| r.tool.as_str()))
-            })
-            .collect();
+        let listed = |registered: &Registered| {
+            registered
+                .entry
+                .listing(redeemer.as_ref().map(|r| r.tool.as_str()))
+        };
+        let (listing, discovery) = match search {
+            None => (tools.values().map(|r| listed(r)).collect(), None),
+            Some(search) => {
+                let discovery =
+                    Discovery::new(search, tools.values().map(|r| (listed(r), &*r.entry.tool)));
+                (discovery.listing().to_vec(), Some(discovery))
+            }
+        };
         let types = Types::new(
             tools
                 .values()
@@ -108,6 +122,27 @@ impl Catalog {
             ),
             redeemer,
             types,
+            discovery,
+        }
+    }
+
+    /// The definition of the served tool `name`, listed or not.
+    pub(crate) fn tool(&self, name: &str) -> Option<Tool> {
+        if let Some(discovery) = &self.discovery {
+            return discovery.tool(name).cloned();
+        }
+        let listing = self.listing.tools();
+        listing
+            .binary_search_by(|tool| tool.name.as_ref().cmp(name))
+            .ok()
+            .map(|index| listing[index].clone())
+    }
+
+    /// Every served tool's definition, sorted by name, listed or not.
+    pub(crate) fn every_tool(&self) -> &[Tool] {
+        match &self.discovery {
+            Some(discovery) => discovery.tools(),
+            None => self.listing.tools(),
         }
     }
 }

@@ -29,6 +29,7 @@ use crate::{
     call::{self, Call, Limits, Outcome, Progress},
     confirm,
     context::{CallContext, CallHook, Refusal},
+    discovery::{self, CALL_TOOL, ToolSearch},
     error::Error,
     guard::{NotAnObject, TooDeep},
     longrunning::Started,
@@ -60,6 +61,8 @@ struct Inner {
     catalog: RwLock<Arc<Catalog>>,
     /// How `tools/list` is paged, for every catalog.
     paging: Paging,
+    /// Tool search: `tools/list` shows the discovery tools, for every catalog.
+    search: Option<ToolSearch>,
     /// Connected clients, told when the tools change ([`McpServer::replace_tools`]).
     peers: Mutex<Vec<rmcp::service::Peer<RoleServer>>>,
     hooks: Vec<CallHook>,
@@ -118,7 +121,9 @@ impl std::fmt::Debug for McpServer {
 }
 
 impl McpServer {
-    /// Tool definitions in `tools/list` order (sorted by name).
+    /// Tool definitions as `tools/list` shows them: every tool, sorted by name, or under tool
+    /// search the discovery tools and the pinned ones ([`served_tools`](Self::served_tools)
+    /// gives every tool then).
     pub fn tools(&self) -> Vec<Tool> {
         self.catalog().listing.tools().to_vec()
     }
@@ -145,7 +150,11 @@ impl McpServer {
         for set in sets {
             catalog::register(&mut tools, set)?;
         }
-        let catalog = Arc::new(Catalog::new(tools, self.inner.paging));
+        let catalog = Arc::new(Catalog::new(
+            tools,
+            self.inner.paging,
+            self.inner.search.as_ref(),
+        ));
         let changed = {
             let mut current = self
                 .inner
@@ -235,6 +244,24 @@ impl McpServer {
             self.inner.tasks.manager.running_task_count(),
             self.sessions_open(),
         ))
+    }
+
+    /// The tool whose scopes a `tools/call` of `name` needs: under tool search, a `call_tool`
+    /// needs those of the tool it names (`target`, its `name` argument).
+    #[cfg(feature = "auth")]
+    pub(crate) fn scoped_tool(&self, name: &str, target: Option<&str>) -> Option<Tool> {
+        let catalog = self.catalog();
+        match (&catalog.discovery, target) {
+            (Some(_), Some(target)) if name == CALL_TOOL => catalog.tool(target),
+            _ => catalog.tool(name),
+        }
+    }
+
+    /// Every served tool's definition, sorted by name: what [`tools`](Self::tools) gives, and
+    /// under tool search ([`McpServerBuilder::tool_search`]) the tools `tools/list` leaves to
+    /// `search_tools`.
+    pub fn served_tools(&self) -> Vec<Tool> {
+        self.catalog().every_tool().to_vec()
     }
 
     /// Sessions open now on the streamable HTTP services made from this server.
@@ -494,24 +521,36 @@ impl ServerHandler for McpServer {
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        // The listing of the catalog, sorted by name (as the tools map is).
-        let catalog = self.catalog();
-        let listing = catalog.listing.tools();
-        listing
-            .binary_search_by(|tool| tool.name.as_ref().cmp(name))
-            .ok()
-            .map(|index| listing[index].clone())
+        self.catalog().tool(name)
     }
 
     async fn call_tool(
         &self,
-        request: CallToolRequestParams,
+        mut request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         // Arguments the message guard cut (too deep to parse) or removed (not an object) are
         // refused first: such a call is answered, never confirmed, run or made a task.
         if let Some(refusal) = self.guarded_refusal(request.name.as_ref(), &context) {
             return Ok(CallToolResponse::Complete(refusal));
+        }
+        // Tool search: the discovery tools answer here; `call_tool` becomes the call it names,
+        // which then goes the way of any other.
+        if let Some(discovery) = &self.catalog().discovery {
+            if let Some(answer) = discovery.answer(&request.name, request.arguments.as_ref()) {
+                return Ok(CallToolResponse::Complete(answer));
+            }
+            if request.name == CALL_TOOL {
+                match discovery.target(request.arguments.as_ref()) {
+                    Ok((name, arguments)) => {
+                        request.name = name.into();
+                        request.arguments = arguments;
+                    }
+                    Err(message) => {
+                        return Ok(CallToolResponse::Complete(discovery::refused(message)));
+                    }
+                }
+            }
         }
         // Confirmation comes next: a declined call never reaches the backend, as a task or not.
         let registered = self.registered(request.name.as_ref())?;

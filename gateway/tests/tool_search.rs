@@ -1,0 +1,66 @@
+//! `--tool-search` and `--pin`: the gateway binary over stdio in front of the e2e echo services
+//! by reflection lists the discovery tools and the pinned one, finds tools by plain words, and
+//! calls them through `call_tool` as directly.
+
+mod support;
+
+use rmcp::ServiceExt as _;
+use rmcp::model::CallToolRequestParams;
+use rmcp::transport::TokioChildProcess;
+use serde_json::{Value, json};
+use support::{GATEWAY, tool_names};
+
+#[tokio::test]
+async fn the_gateway_serves_tool_search() {
+    let backend = e2e::start_backend().await.expect("backend");
+    let mut command = tokio::process::Command::new(GATEWAY);
+    command
+        .args(["--target", &format!("http://{}", backend.addr)])
+        .args(
+            e2e::SERVICES
+                .iter()
+                .flat_map(|service| ["--service", service]),
+        )
+        .args(["--tool-search", "--pin", "ScalarService_Echo"]);
+    let (transport, _) = TokioChildProcess::builder(command)
+        .spawn()
+        .expect("spawn the gateway");
+    let client = ().serve(transport).await.expect("handshake");
+    assert_eq!(
+        tool_names(&client).await,
+        [
+            "ScalarService_Echo",
+            "call_tool",
+            "describe_tools",
+            "search_tools"
+        ]
+    );
+    let call = |name: &str, arguments: Value| {
+        let mut params = CallToolRequestParams::new(name.to_owned());
+        params.arguments = arguments.as_object().cloned();
+        client.call_tool(params)
+    };
+    let found = call(
+        "search_tools",
+        json!({"query": "show me every item in the inventory"}),
+    )
+    .await
+    .expect("search");
+    let found = found.structured_content.expect("structured");
+    assert_eq!(
+        found["tools"][0]["name"], "InventoryService_ListItems",
+        "{found}"
+    );
+    let direct = call("InventoryService_GetItem", json!({"id": "2"}))
+        .await
+        .expect("direct");
+    let through = call(
+        "call_tool",
+        json!({"name": "InventoryService_GetItem", "arguments": {"id": "2"}}),
+    )
+    .await
+    .expect("through call_tool");
+    assert_ne!(direct.is_error, Some(true), "{direct:?}");
+    assert_eq!(through, direct);
+    client.cancel().await.expect("close");
+}

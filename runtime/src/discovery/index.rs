@@ -1,0 +1,249 @@
+//! The search index of tool search: BM25 over weighted fields of each tool.
+//!
+//! A tool is a document of words from, by weight: its name split into words (3), its title and
+//! its RPC's service and method names (2), its description, which carries the proto comments,
+//! and the names of its request's fields (1), its package and its response's field names (0.5).
+//! Words are lower-cased, split at case changes and non-alphanumerics, reduced by a light
+//! suffix stemmer (`keys` → `key`, `rotating` → `rotat`… the same for queries and documents) and
+//! common words map to one (`remove`, `erase` and `drop` are `delete`; `all` and `every` are
+//! `list`), so that requests in a user's words meet RPCs named in an API's. Scores are Okapi BM25 (k1 1.2, b 0.75) with
+//! the weighted term frequencies; ties go to the stable version of an API (`v1` before `v1beta1`).
+
+use std::collections::HashMap;
+
+const K1: f32 = 1.2;
+const B: f32 = 0.75;
+
+/// One searchable tool.
+pub(crate) struct Document {
+    /// The words, each with its field's weight.
+    pub(crate) words: Vec<(String, f32)>,
+    /// Whether the RPC's package carries no pre-release version (`alpha`, `beta`).
+    pub(crate) stable: bool,
+}
+
+/// Words of tools, for ranking by a query.
+pub(crate) struct Index {
+    /// Per word: the documents that have it, with its weighted frequency there.
+    postings: HashMap<Box<str>, Vec<(u32, f32)>>,
+    /// Weighted length of each document.
+    lengths: Vec<f32>,
+    average: f32,
+    stable: Vec<bool>,
+}
+
+impl Index {
+    pub(crate) fn new(documents: &[Document]) -> Index {
+        let mut postings: HashMap<Box<str>, Vec<(u32, f32)>> = HashMap::new();
+        let mut lengths = Vec::with_capacity(documents.len());
+        let mut stable = Vec::with_capacity(documents.len());
+        let mut frequencies: HashMap<&str, f32> = HashMap::new();
+        for (id, document) in documents.iter().enumerate() {
+            let id = u32::try_from(id).unwrap_or(u32::MAX);
+            frequencies.clear();
+            let mut length = 0.0;
+            for (word, weight) in &document.words {
+                *frequencies.entry(word.as_str()).or_default() += weight;
+                length += weight;
+            }
+            for (word, frequency) in &frequencies {
+                postings
+                    .entry(Box::from(*word))
+                    .or_default()
+                    .push((id, *frequency));
+            }
+            lengths.push(length);
+            stable.push(document.stable);
+        }
+        let average = if lengths.is_empty() {
+            1.0
+        } else {
+            (lengths.iter().sum::<f32>() / lengths.len() as f32).max(1.0)
+        };
+        postings.shrink_to_fit();
+        Index {
+            postings,
+            lengths,
+            average,
+            stable,
+        }
+    }
+
+    /// The documents that match `query`, best first, with their scores; `keep` says which
+    /// documents the filters let through.
+    pub(crate) fn search(
+        &self,
+        query: &str,
+        limit: usize,
+        keep: impl Fn(usize) -> bool,
+    ) -> (Vec<(usize, f32)>, usize) {
+        let count = self.lengths.len() as f32;
+        let mut scores = vec![0.0_f32; self.lengths.len()];
+        let mut terms = words(query);
+        terms.sort();
+        terms.dedup();
+        for term in &terms {
+            let Some(posting) = self.postings.get(term.as_str()) else {
+                continue;
+            };
+            let frequency = posting.len() as f32;
+            let idf = (1.0 + (count - frequency + 0.5) / (frequency + 0.5)).ln();
+            for (id, tf) in posting {
+                let id = *id as usize;
+                let norm = K1 * (1.0 - B + B * self.lengths[id] / self.average);
+                scores[id] += idf * tf * (K1 + 1.0) / (tf + norm);
+            }
+        }
+        let mut hits: Vec<(usize, f32)> = scores
+            .into_iter()
+            .enumerate()
+            .filter(|(id, score)| *score > 0.0 && keep(*id))
+            .collect();
+        let total = hits.len();
+        let order = |a: &(usize, f32), b: &(usize, f32)| {
+            b.1.total_cmp(&a.1)
+                .then_with(|| self.stable[b.0].cmp(&self.stable[a.0]))
+                .then_with(|| a.0.cmp(&b.0))
+        };
+        if hits.len() > limit {
+            hits.select_nth_unstable_by(limit, order);
+            hits.truncate(limit);
+        }
+        hits.sort_by(order);
+        (hits, total)
+    }
+}
+
+/// Words of `text` as the index keeps them: split, lower-cased, stemmed, verbs mapped, stop
+/// words left out.
+pub(crate) fn words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for piece in split(text) {
+        let lower = piece.to_lowercase();
+        if STOP_WORDS.contains(&lower.as_str()) {
+            continue;
+        }
+        out.push(canonical(&stem(&lower)));
+    }
+    out
+}
+
+/// Alphanumeric runs, cut again where lower case turns upper (`KeyRing` → `Key`, `Ring`) and
+/// where an upper-case run meets a word (`IAMPolicy` → `IAM`, `Policy`).
+fn split(text: &str) -> Vec<&str> {
+    let mut pieces = Vec::new();
+    for run in text.split(|c: char| !c.is_alphanumeric()) {
+        let chars: Vec<(usize, char)> = run.char_indices().collect();
+        let mut start = 0;
+        for i in 1..chars.len() {
+            let (at, c) = chars[i];
+            let previous = chars[i - 1].1;
+            let next_lower = chars.get(i + 1).is_some_and(|(_, n)| n.is_lowercase());
+            let boundary = (previous.is_lowercase() && c.is_uppercase())
+                || (previous.is_uppercase() && c.is_uppercase() && next_lower);
+            if boundary {
+                pieces.push(&run[start..at]);
+                start = at;
+            }
+        }
+        if start < run.len() {
+            pieces.push(&run[start..]);
+        }
+    }
+    pieces.retain(|piece| !piece.is_empty());
+    pieces
+}
+
+/// A light suffix stemmer: plurals and the common verb endings.
+fn stem(word: &str) -> String {
+    let n = word.len();
+    if !word.is_ascii() || n <= 3 {
+        return word.to_owned();
+    }
+    for (suffix, replacement, min) in [
+        ("ies", "y", 5),
+        ("sses", "ss", 5),
+        ("ing", "", 6),
+        ("ed", "", 5),
+        ("es", "", 6),
+        ("s", "", 4),
+    ] {
+        if n >= min
+            && word.ends_with(suffix)
+            && !(suffix == "s" && (word.ends_with("ss") || word.ends_with("us")))
+        {
+            return format!("{}{replacement}", &word[..n - suffix.len()]);
+        }
+    }
+    word.to_owned()
+}
+
+/// One word for the verbs and nouns that users and APIs say differently.
+fn canonical(word: &str) -> String {
+    let mapped = match word {
+        "remove" | "remov" | "erase" | "eras" | "drop" | "destroy" | "purge" | "delet" => "delete",
+        "make" | "mak" | "add" | "new" | "creat" | "insert" | "register" | "provision" => "create",
+        "change" | "chang" | "modify" | "modifi" | "edit" | "updat" | "patch" | "alter" => "update",
+        "fetch" | "read" | "retrieve" | "retriev" | "look" | "lookup" => "get",
+        // "all items", "every task": a listing.
+        "enumerate" | "enumerat" | "browse" | "all" | "every" | "each" => "list",
+        "find" | "query" | "queri" => "search",
+        "begin" | "launch" => "start",
+        "halt" | "terminat" | "terminate" => "stop",
+        other => other,
+    };
+    mapped.to_owned()
+}
+
+/// Words too common in requests to tell tools apart.
+const STOP_WORDS: &[&str] = &[
+    "a", "an", "the", "of", "for", "to", "in", "on", "at", "by", "from", "with", "and", "or", "my",
+    "me", "i", "we", "our", "us", "you", "your", "is", "are", "be", "it", "its", "this", "that",
+    "these", "those", "what", "which", "who", "how", "do", "does", "can", "could", "please",
+    "want", "need", "some", "any", "there", "here", "into", "about", "as", "if", "so", "just",
+    "will", "would", "should", "i'd", "let", "lets",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn document(rpc: &str, text: &str) -> Document {
+        Document {
+            words: words(text).into_iter().map(|w| (w, 1.0)).collect(),
+            stable: !rpc.contains("beta"),
+        }
+    }
+
+    #[test]
+    fn words_are_split_stemmed_and_mapped() {
+        assert_eq!(
+            words("CreateKeyRing IAMPolicy keys removing the_files v1beta1"),
+            [
+                "create", "key", "ring", "iam", "policy", "key", "delete", "file", "v1beta1"
+            ]
+        );
+    }
+
+    #[test]
+    fn the_best_match_comes_first_and_stable_versions_win_ties() {
+        let documents = [
+            document(
+                "/x.v1beta1.S/DeleteKeyRing",
+                "DeleteKeyRing delete a key ring",
+            ),
+            document("/x.v1.S/DeleteKeyRing", "DeleteKeyRing delete a key ring"),
+            document("/x.v1.S/ListBuckets", "ListBuckets list the buckets"),
+        ];
+        let index = Index::new(&documents);
+        let (hits, total) = index.search("remove my keyring ring", 10, |_| true);
+        assert_eq!(total, 2);
+        assert_eq!(hits[0].0, 1, "{hits:?}");
+        assert_eq!(hits[1].0, 0, "{hits:?}");
+        let (hits, _) = index.search("show me all buckets", 1, |_| true);
+        assert_eq!(hits.len(), 1);
+        assert_eq!(hits[0].0, 2);
+        let (hits, total) = index.search("buckets", 10, |id| id != 2);
+        assert!(hits.is_empty() && total == 0);
+    }
+}

@@ -1,0 +1,442 @@
+//! Tool search: progressive discovery for servers with more tools than a model can be shown.
+//!
+//! With [`McpServerBuilder::tool_search`](crate::McpServerBuilder::tool_search), `tools/list`
+//! lists three tools, plus any [pinned](ToolSearch::pin) ones, instead of every RPC:
+//! - [`search_tools`](SEARCH_TOOLS): a plain-language query and optional filters in; the best
+//!   matching tools out, ranked (name, title, one-line summary, RPC path, annotations);
+//! - [`describe_tools`](DESCRIBE_TOOLS): names in; each tool's full definition out (input and
+//!   output schemas, annotations, `_meta`), exactly as `tools/list` would show it;
+//! - [`call_tool`](CALL_TOOL): a name and arguments in; exactly what calling that tool directly
+//!   gives: validation, errors, streaming windows, tasks, long-running operations, confirmation,
+//!   authorization scopes, `_meta` on results.
+//!
+//! Every tool stays callable by its own name too. The index is rebuilt with the tools, so tools
+//! that [`McpServer::replace_tools`](crate::McpServer::replace_tools) adds are found at once.
+
+mod index;
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool};
+use serde_json::{Value, json};
+use tonic::Code;
+
+use crate::call::with_status;
+use crate::toolset::CompiledTool;
+use index::{Document, Index};
+
+/// The tool that searches the served tools.
+pub const SEARCH_TOOLS: &str = "search_tools";
+/// The tool that gives the full definitions of named tools.
+pub const DESCRIBE_TOOLS: &str = "describe_tools";
+/// The tool that calls a tool by name.
+pub const CALL_TOOL: &str = "call_tool";
+
+/// How many results `search_tools` gives when the call does not say (at most 50).
+pub const DEFAULT_SEARCH_LIMIT: usize = 10;
+const MAX_SEARCH_LIMIT: usize = 50;
+/// How many tools one `describe_tools` call describes.
+const MAX_DESCRIBED: usize = 20;
+
+/// Tool search settings: which tools are listed directly besides the three discovery tools.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ToolSearch {
+    pinned: BTreeSet<String>,
+}
+
+impl ToolSearch {
+    /// Discovery with no tool pinned.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Lists the tool `name` directly as well (a name not served now is listed once a tool of
+    /// that name is).
+    #[must_use]
+    pub fn pin(mut self, name: impl Into<String>) -> Self {
+        self.pinned.insert(name.into());
+        self
+    }
+
+    /// The pinned tool names.
+    pub fn pinned(&self) -> impl Iterator<Item = &str> {
+        self.pinned.iter().map(String::as_str)
+    }
+}
+
+/// What one searchable tool shows in a `search_tools` result, and is filtered by.
+struct Entry {
+    name: String,
+    title: String,
+    summary: String,
+    rpc: String,
+    package: String,
+    service: String,
+    read_only: bool,
+    annotations: Option<Value>,
+}
+
+/// The search side of a catalog: every served tool, indexed, with its full definition.
+pub(crate) struct Discovery {
+    index: Index,
+    entries: Vec<Entry>,
+    /// Every tool as `tools/list` would show it without discovery, sorted by name.
+    tools: Vec<Tool>,
+    /// What `tools/list` shows: the discovery tools and the pinned ones.
+    listing: Vec<Tool>,
+}
+
+impl Discovery {
+    /// Indexes every served tool: as listed without discovery, sorted by name, each with its
+    /// compiled form.
+    pub(crate) fn new<'a>(
+        search: &ToolSearch,
+        served: impl Iterator<Item = (Tool, &'a CompiledTool)>,
+    ) -> Discovery {
+        let mut documents = Vec::new();
+        let mut entries = Vec::new();
+        let mut tools = Vec::new();
+        for (tool, compiled) in served {
+            let def = &compiled.def;
+            let path = def.rpc_path.trim_start_matches('/');
+            let (service_full, method) = path.split_once('/').unwrap_or((path, ""));
+            let (package, service) = service_full.rsplit_once('.').unwrap_or(("", service_full));
+            let description = tool.description.as_deref().unwrap_or_default();
+            let mut words = Vec::new();
+            let mut add = |text: &str, weight: f32| {
+                words.extend(index::words(text).into_iter().map(|word| (word, weight)));
+            };
+            add(&tool.name, 3.0);
+            add(tool.title.as_deref().unwrap_or_default(), 2.0);
+            add(service, 2.0);
+            add(method, 2.0);
+            add(description, 1.0);
+            for field in compiled.input.fields() {
+                add(field.name(), 1.0);
+            }
+            add(package, 0.5);
+            for field in compiled.output.fields() {
+                add(field.name(), 0.5);
+            }
+            documents.push(Document {
+                words,
+                stable: !package.contains("alpha") && !package.contains("beta"),
+            });
+            entries.push(Entry {
+                name: tool.name.to_string(),
+                title: tool.title.clone().unwrap_or_default(),
+                summary: summary(description),
+                rpc: def.rpc_path.to_string(),
+                package: package.to_owned(),
+                service: service_full.to_owned(),
+                read_only: def.annotations.read_only == Some(true),
+                annotations: tool
+                    .annotations
+                    .as_ref()
+                    .and_then(|a| serde_json::to_value(a).ok()),
+            });
+            tools.push(tool);
+        }
+        let listing = meta_tools()
+            .into_iter()
+            .chain(
+                tools
+                    .iter()
+                    .filter(|tool| search.pinned.contains(tool.name.as_ref()))
+                    .cloned(),
+            )
+            .collect();
+        Discovery {
+            index: Index::new(&documents),
+            entries,
+            tools,
+            listing,
+        }
+    }
+
+    /// What `tools/list` shows.
+    pub(crate) fn listing(&self) -> &[Tool] {
+        &self.listing
+    }
+
+    /// Every served tool, as listed without discovery, sorted by name.
+    pub(crate) fn tools(&self) -> &[Tool] {
+        &self.tools
+    }
+
+    /// The full definition of the tool `name`.
+    pub(crate) fn tool(&self, name: &str) -> Option<&Tool> {
+        self.tools
+            .binary_search_by(|tool| tool.name.as_ref().cmp(name))
+            .ok()
+            .map(|index| &self.tools[index])
+    }
+
+    /// A call of `search_tools` or `describe_tools`; `None` for any other name.
+    pub(crate) fn answer(
+        &self,
+        name: &str,
+        arguments: Option<&JsonObject>,
+    ) -> Option<CallToolResult> {
+        let empty = JsonObject::new();
+        let arguments = arguments.unwrap_or(&empty);
+        match name {
+            SEARCH_TOOLS => Some(self.search(arguments).unwrap_or_else(refused)),
+            DESCRIBE_TOOLS => Some(self.describe(arguments).unwrap_or_else(refused)),
+            _ => None,
+        }
+    }
+
+    fn search(&self, arguments: &JsonObject) -> Result<CallToolResult, String> {
+        known_keys(
+            arguments,
+            &["query", "limit", "package", "service", "read_only"],
+        )?;
+        let query = match arguments.get("query") {
+            Some(Value::String(query)) if !query.trim().is_empty() => query,
+            _ => return Err("`query` is required: what the tool should do, in plain words".into()),
+        };
+        let limit = match arguments.get("limit") {
+            None | Some(Value::Null) => DEFAULT_SEARCH_LIMIT,
+            Some(value) => value
+                .as_u64()
+                .and_then(|n| usize::try_from(n).ok())
+                .filter(|n| (1..=MAX_SEARCH_LIMIT).contains(n))
+                .ok_or_else(|| {
+                    format!("`limit` must be an integer from 1 to {MAX_SEARCH_LIMIT}")
+                })?,
+        };
+        let text = |key: &str| -> Result<Option<String>, String> {
+            match arguments.get(key) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(text)) => Ok(Some(text.to_lowercase())),
+                Some(_) => Err(format!("`{key}` must be a string")),
+            }
+        };
+        let package = text("package")?;
+        let service = text("service")?;
+        let read_only = match arguments.get("read_only") {
+            None | Some(Value::Null) => None,
+            Some(Value::Bool(flag)) => Some(*flag),
+            Some(_) => return Err("`read_only` must be true or false".into()),
+        };
+        let (hits, total) = self.index.search(query, limit, |id| {
+            let entry = &self.entries[id];
+            package
+                .as_deref()
+                .is_none_or(|p| entry.package.to_lowercase().starts_with(p))
+                && service.as_deref().is_none_or(|s| {
+                    let full = entry.service.to_lowercase();
+                    full == s || full.rsplit('.').next() == Some(s)
+                })
+                && read_only.is_none_or(|wanted| entry.read_only == wanted)
+        });
+        let tools: Vec<Value> = hits
+            .iter()
+            .map(|(id, score)| {
+                let entry = &self.entries[*id];
+                let mut found = json!({
+                    "name": entry.name,
+                    "rpc": entry.rpc,
+                    "score": (f64::from(*score) * 1000.0).round() / 1000.0,
+                });
+                if !entry.title.is_empty() {
+                    found["title"] = json!(entry.title);
+                }
+                if !entry.summary.is_empty() {
+                    found["summary"] = json!(entry.summary);
+                }
+                if let Some(annotations) = &entry.annotations {
+                    found["annotations"] = annotations.clone();
+                }
+                found
+            })
+            .collect();
+        let hint = if tools.is_empty() {
+            "No tool matches; try other words, or fewer filters."
+        } else {
+            "Call describe_tools with the names you need, then call_tool."
+        };
+        Ok(structured(
+            json!({"tools": tools, "total": total, "hint": hint}),
+        ))
+    }
+
+    fn describe(&self, arguments: &JsonObject) -> Result<CallToolResult, String> {
+        known_keys(arguments, &["names"])?;
+        let names: Vec<&str> = match arguments.get("names") {
+            Some(Value::Array(names)) if !names.is_empty() => names
+                .iter()
+                .map(|name| name.as_str().ok_or("`names` must be tool names (strings)"))
+                .collect::<Result<_, _>>()?,
+            _ => return Err("`names` is required: the tool names search_tools gave".into()),
+        };
+        if names.len() > MAX_DESCRIBED {
+            return Err(format!(
+                "at most {MAX_DESCRIBED} names per call; ask for the ones you will call"
+            ));
+        }
+        let unknown: Vec<&str> = names
+            .iter()
+            .copied()
+            .filter(|name| self.tool(name).is_none())
+            .collect();
+        if !unknown.is_empty() {
+            return Err(format!(
+                "no tool is named {}; search_tools gives the names",
+                unknown
+                    .iter()
+                    .map(|name| format!("`{name}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        let tools: Vec<Value> = names
+            .iter()
+            .filter_map(|name| serde_json::to_value(self.tool(name)?).ok())
+            .collect();
+        Ok(structured(json!({"tools": tools})))
+    }
+
+    /// `call_tool`'s arguments: the tool to call and its arguments, or why they are not; see
+    /// [`refused`] for the result that says so.
+    pub(crate) fn target(
+        &self,
+        arguments: Option<&JsonObject>,
+    ) -> Result<(String, Option<JsonObject>), String> {
+        let empty = JsonObject::new();
+        let arguments = arguments.unwrap_or(&empty);
+        known_keys(arguments, &["name", "arguments"])?;
+        let Some(Value::String(name)) = arguments.get("name") else {
+            return Err("`name` is required: the tool to call, as search_tools names it".into());
+        };
+        if self.tool(name).is_none() {
+            return Err(format!(
+                "no tool is named `{name}`; search_tools gives the names"
+            ));
+        }
+        let inner = match arguments.get("arguments") {
+            None | Some(Value::Null) => None,
+            Some(Value::Object(inner)) => Some(inner.clone()),
+            Some(_) => {
+                return Err(
+                    "`arguments` must be an object: the tool's own arguments, as \
+                            describe_tools gives its input schema"
+                        .into(),
+                );
+            }
+        };
+        Ok((name.clone(), inner))
+    }
+}
+
+fn known_keys(arguments: &JsonObject, known: &[&str]) -> Result<(), String> {
+    match arguments.keys().find(|key| !known.contains(&key.as_str())) {
+        Some(key) => Err(format!(
+            "unknown argument `{key}`; this tool takes {}",
+            known
+                .iter()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+        None => Ok(()),
+    }
+}
+
+fn structured(value: Value) -> CallToolResult {
+    let mut result = CallToolResult::success(vec![ContentBlock::text(value.to_string())]);
+    result.structured_content = Some(value);
+    result
+}
+
+/// The `isError` result for arguments of a discovery tool that are not right.
+pub(crate) fn refused(message: String) -> CallToolResult {
+    with_status(
+        CallToolResult::error(vec![ContentBlock::text(format!(
+            "invalid arguments: {message}"
+        ))]),
+        Code::InvalidArgument,
+        true,
+    )
+}
+
+/// The first sentence of `description`, at most about 160 characters.
+fn summary(description: &str) -> String {
+    let first = description.split("\n\n").next().unwrap_or_default();
+    let first = first.split_whitespace().collect::<Vec<_>>().join(" ");
+    let end = first
+        .find(". ")
+        .map_or(first.len(), |at| at + 1)
+        .min(first.len());
+    let mut sentence = first[..end].to_owned();
+    if sentence.chars().count() > 160 {
+        sentence = sentence.chars().take(157).collect::<String>() + "...";
+    }
+    sentence
+}
+
+/// The three discovery tools, as `tools/list` shows them.
+fn meta_tools() -> Vec<Tool> {
+    let tool = |name: &'static str, description: &'static str, input: Value, read_only: bool| {
+        let Value::Object(schema) = input else {
+            unreachable!("the schemas below are objects")
+        };
+        let annotations = rmcp::model::ToolAnnotations::new()
+            .read_only(read_only)
+            .open_world(!read_only);
+        Tool::new_with_raw(name, Some(description.into()), Arc::new(schema))
+            .with_annotations(annotations)
+    };
+    vec![
+        tool(
+            SEARCH_TOOLS,
+            "Search this server's tools (one per gRPC method) by what you want to do, in plain \
+             words. Returns the best matches, ranked, with name, summary and RPC. Then call \
+             describe_tools for the input schema of the ones you need, and call_tool to call one.",
+            json!({
+                "type": "object",
+                "properties": {
+                    "query": {"type": "string", "description": "What the tool should do, e.g. \"rotate an encryption key\"."},
+                    "limit": {"type": "integer", "minimum": 1, "maximum": MAX_SEARCH_LIMIT, "description": "How many tools to return (10)."},
+                    "package": {"type": "string", "description": "Only tools of proto packages starting with this, e.g. \"google.cloud.kms\"."},
+                    "service": {"type": "string", "description": "Only tools of this service, by full or short name."},
+                    "read_only": {"type": "boolean", "description": "Only tools that change nothing (true), or only tools that do (false)."}
+                },
+                "required": ["query"],
+                "additionalProperties": false
+            }),
+            true,
+        ),
+        tool(
+            DESCRIBE_TOOLS,
+            "The full definitions of tools named by search_tools: input and output schemas, \
+             annotations and _meta, as a tools/list would show them.",
+            json!({
+                "type": "object",
+                "properties": {
+                    "names": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": MAX_DESCRIBED, "description": "Tool names, as search_tools gives them."}
+                },
+                "required": ["names"],
+                "additionalProperties": false
+            }),
+            true,
+        ),
+        tool(
+            CALL_TOOL,
+            "Call a tool found with search_tools, with arguments that follow the input schema \
+             describe_tools gave. The result is the tool's own, as if it were called directly.",
+            json!({
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string", "description": "The tool to call."},
+                    "arguments": {"type": "object", "description": "The tool's arguments."}
+                },
+                "required": ["name"],
+                "additionalProperties": false
+            }),
+            false,
+        ),
+    ]
+}
