@@ -304,16 +304,7 @@ impl McpServer {
 
     /// The registered tool `name` in the tools served now, or JSON-RPC invalid params.
     pub(crate) fn registered(&self, name: &str) -> Result<Found, ErrorData> {
-        let catalog = self.catalog();
-        let registered = catalog
-            .tools
-            .get(name)
-            .cloned()
-            .ok_or_else(|| ErrorData::invalid_params(format!("unknown tool `{name}`"), None))?;
-        Ok(Found {
-            catalog,
-            registered,
-        })
+        found(self.catalog(), name)
     }
 
     /// The `isError` result for a call whose `arguments` the message guard marked: nested too
@@ -477,6 +468,19 @@ impl Drop for InFlight<'_> {
     }
 }
 
+/// The tool `name` in `catalog`; an unknown name is a JSON-RPC invalid-params error.
+fn found(catalog: Arc<Catalog>, name: &str) -> Result<Found, ErrorData> {
+    let registered = catalog
+        .tools
+        .get(name)
+        .cloned()
+        .ok_or_else(|| ErrorData::invalid_params(format!("unknown tool `{name}`"), None))?;
+    Ok(Found {
+        catalog,
+        registered,
+    })
+}
+
 /// The result of a call cancelled by the client.
 fn cancelled_result() -> CallToolResult {
     call::with_status(
@@ -536,7 +540,9 @@ impl ServerHandler for McpServer {
         }
         // Tool search: the discovery tools answer here; `call_tool` becomes the call it names,
         // which then goes the way of any other.
-        if let Some(discovery) = &self.catalog().discovery {
+        // One look at the tools for the whole call.
+        let catalog = self.catalog();
+        if let Some(discovery) = &catalog.discovery {
             if let Some(answer) = discovery.answer(&request.name, request.arguments.as_ref()) {
                 return Ok(CallToolResponse::Complete(answer));
             }
@@ -553,7 +559,7 @@ impl ServerHandler for McpServer {
             }
         }
         // Confirmation comes next: a declined call never reaches the backend, as a task or not.
-        let registered = self.registered(request.name.as_ref())?;
+        let registered = found(catalog, request.name.as_ref())?;
         if let Some(answer) = confirm::check(&registered, &request, &context).await {
             return Ok(answer);
         }
