@@ -2,11 +2,15 @@
 //! generates, made by the same code (`tonic-mcp-schema`) from a descriptor pool, registered
 //! through the same path as generated `ToolDef`s.
 
-use std::{borrow::Cow, time::Duration};
+use std::{
+    borrow::Cow,
+    collections::{BTreeMap, HashMap},
+    time::Duration,
+};
 
 use prost_reflect::DescriptorPool;
 use serde_json::Value;
-use tonic_mcp_schema::{Context, Options, ToolSpec};
+use tonic_mcp_schema::{Context, Options, ToolSpec, names, options::ToolNames};
 
 use crate::{
     def::ToolInfo,
@@ -41,6 +45,9 @@ pub struct DescriptorTools<'a> {
     pool: DescriptorPool,
     options: &'a Options,
     context: Context<'a>,
+    /// Per RPC path: the name its tool would have, and the one it gets instead
+    /// ([`unique_names`](Self::unique_names)).
+    renamed: HashMap<String, (String, String)>,
 }
 
 impl<'a> DescriptorTools<'a> {
@@ -68,6 +75,7 @@ impl<'a> DescriptorTools<'a> {
             pool: pool.clone(),
             options,
             context: Context::new(pool, options),
+            renamed: HashMap::new(),
         }
     }
 
@@ -127,7 +135,85 @@ impl<'a> DescriptorTools<'a> {
         Ok(builder.build())
     }
 
-    fn register(&self, builder: &mut ToolSetBuilder, spec: ToolSpec) -> Result<(), Error> {
+    /// Gives the tools of `services` names that do not collide: where two RPCs of these services
+    /// would make one tool name (`AccountService_Get` in `ads.v22.services` and in
+    /// `ads.v23.services`), each is qualified by the shortest tail of its package that tells
+    /// them apart (`v22_services_AccountService_Get`), after any prefix and within the 64
+    /// characters of a tool name. Tools named by `(rust_mcp.tool).name`, and names that no
+    /// package tail tells apart, are left as they are (registering them is then
+    /// [`Error::DuplicateTool`]). Deterministic: the same services give the same names. Logged
+    /// at `info` (a count and an example) and each at `debug`.
+    #[must_use]
+    pub fn unique_names<'n>(mut self, services: impl IntoIterator<Item = &'n str>) -> Self {
+        let prefix = self.options.prefix.as_deref();
+        // name → (RPC path, package, name before the prefix)
+        let mut by_name: BTreeMap<String, Vec<(String, String, String)>> = BTreeMap::new();
+        for full_name in services {
+            let Some(service) = self.pool.get_service_by_name(full_name) else {
+                continue;
+            };
+            for method in service.methods() {
+                let base = match self.options.tool_names {
+                    ToolNames::ServiceMethod => format!("{}_{}", service.name(), method.name()),
+                    ToolNames::Method => method.name().to_owned(),
+                    // Qualified by the whole package already.
+                    ToolNames::Package => continue,
+                };
+                let name = names::shorten_tool_name(&names::with_prefix(prefix, &base));
+                by_name.entry(name).or_default().push((
+                    format!("/{}/{}", service.full_name(), method.name()),
+                    service.package_name().to_owned(),
+                    base,
+                ));
+            }
+        }
+        let mut examples = Vec::new();
+        for (name, group) in by_name.into_iter().filter(|(_, group)| group.len() > 1) {
+            let packages: Vec<Vec<&str>> = group
+                .iter()
+                .map(|(_, p, _)| p.split('.').collect())
+                .collect();
+            let longest = packages.iter().map(Vec::len).max().unwrap_or(0);
+            let tails = (1..=longest).find_map(|k| {
+                let tails: Vec<String> = packages
+                    .iter()
+                    .map(|segments| segments[segments.len().saturating_sub(k)..].join("_"))
+                    .collect();
+                let mut distinct = tails.clone();
+                distinct.sort();
+                distinct.dedup();
+                (distinct.len() == tails.len() && !tails.iter().any(String::is_empty))
+                    .then_some(tails)
+            });
+            let Some(tails) = tails else { continue };
+            for ((rpc_path, _, base), tail) in group.into_iter().zip(tails) {
+                let unique = names::shorten_tool_name(&names::with_prefix(
+                    prefix,
+                    &format!("{tail}_{base}"),
+                ));
+                tracing::debug!(rpc = %rpc_path, taken = %name, tool = %unique, "tool name qualified by its package");
+                if examples.len() < 2 {
+                    examples.push(format!("{rpc_path} as {unique}"));
+                }
+                self.renamed.insert(rpc_path, (name.clone(), unique));
+            }
+        }
+        if !self.renamed.is_empty() {
+            tracing::info!(
+                renamed = self.renamed.len(),
+                examples = %examples.join(", "),
+                "tools of the same name in several packages are qualified by their package"
+            );
+        }
+        self
+    }
+
+    fn register(&self, builder: &mut ToolSetBuilder, mut spec: ToolSpec) -> Result<(), Error> {
+        if let Some((taken, unique)) = self.renamed.get(&spec.rpc_path)
+            && *taken == spec.name
+        {
+            spec.name = unique.clone();
+        }
         let meta = ToolMeta::from_value(&spec.name, spec.meta())?;
         let ToolSpec {
             name,
@@ -198,5 +284,92 @@ impl ToolSet {
         transport: T,
     ) -> Result<ToolSet, Error> {
         DescriptorTools::new(pool, options).service(service, transport)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use prost::Message as _;
+    use prost_types::{
+        DescriptorProto, FileDescriptorProto, FileDescriptorSet, MethodDescriptorProto,
+        ServiceDescriptorProto,
+    };
+
+    use super::*;
+
+    /// One file of `package` with a message `M` and a service `Accounts { Get, List }`.
+    fn file(package: &str) -> FileDescriptorProto {
+        let method = |name: &str| MethodDescriptorProto {
+            name: Some(name.to_owned()),
+            input_type: Some(format!(".{package}.M")),
+            output_type: Some(format!(".{package}.M")),
+            ..Default::default()
+        };
+        FileDescriptorProto {
+            name: Some(format!("{}.proto", package.replace('.', "/"))),
+            package: Some(package.to_owned()),
+            syntax: Some("proto3".to_owned()),
+            message_type: vec![DescriptorProto {
+                name: Some("M".to_owned()),
+                ..Default::default()
+            }],
+            service: vec![ServiceDescriptorProto {
+                name: Some("Accounts".to_owned()),
+                method: vec![method("Get"), method("List")],
+                ..Default::default()
+            }],
+            ..Default::default()
+        }
+    }
+
+    fn names_of(set: &ToolSet) -> Vec<String> {
+        let mut names: Vec<String> = set.names().map(str::to_owned).collect();
+        names.sort();
+        names
+    }
+
+    #[tokio::test]
+    async fn tools_of_one_name_in_several_packages_are_qualified_by_package() {
+        let set = FileDescriptorSet {
+            file: vec![
+                file("ads.v22.services"),
+                file("ads.v23.services"),
+                file("billing.v1"),
+            ],
+        };
+        let pool = DescriptorPool::decode(set.encode_to_vec().as_slice()).unwrap();
+        let options = Options {
+            prefix: Some("g".to_owned()),
+            ..Options::default()
+        };
+        let services = [
+            "ads.v22.services.Accounts",
+            "ads.v23.services.Accounts",
+            "billing.v1.Accounts",
+        ];
+        let tools = DescriptorTools::new(&pool, &options).unique_names(services);
+        let transport = || {
+            crate::grpc::BoxTransport::new(
+                tonic::transport::Endpoint::from_static("http://127.0.0.1:1").connect_lazy(),
+            )
+        };
+        let all = tools.services(services, transport()).unwrap();
+        assert_eq!(
+            names_of(&all),
+            [
+                "g_billing_v1_Accounts_Get",
+                "g_billing_v1_Accounts_List",
+                "g_v22_services_Accounts_Get",
+                "g_v22_services_Accounts_List",
+                "g_v23_services_Accounts_Get",
+                "g_v23_services_Accounts_List",
+            ]
+        );
+        // Without the collision, names are as before.
+        let one = DescriptorTools::new(&pool, &options)
+            .unique_names(["billing.v1.Accounts"])
+            .service("billing.v1.Accounts", transport())
+            .unwrap();
+        assert_eq!(names_of(&one), ["g_Accounts_Get", "g_Accounts_List"]);
     }
 }
