@@ -39,6 +39,11 @@ static LIST_ITEMS_LONG: ToolDef = ToolDef {
 };
 
 async fn server(task_ttl: Option<Duration>) -> TestResult<(McpServer, Backend)> {
+    server_with(task_ttl, false).await
+}
+
+/// [`server`], with tool search when `search` is true.
+async fn server_with(task_ttl: Option<Duration>, search: bool) -> TestResult<(McpServer, Backend)> {
     let (addr, backend) = start_backend().await?;
     let channel = common::channel(addr).await?;
     let mut slow = ToolSetBuilder::new(
@@ -52,6 +57,9 @@ async fn server(task_ttl: Option<Duration>) -> TestResult<(McpServer, Backend)> 
         .tool_set(slow.build())?;
     if let Some(ttl) = task_ttl {
         builder = builder.task_ttl(ttl);
+    }
+    if search {
+        builder = builder.tool_search(tonic_mcp::ToolSearch::new());
     }
     Ok((builder.build(), backend))
 }
@@ -161,6 +169,29 @@ async fn a_streaming_task_reports_progress_and_completes_with_the_result() -> Te
     assert!(
         messages.iter().any(|m| m.starts_with("received message ")),
         "{messages:?}"
+    );
+    Ok(())
+}
+
+/// Under tool search, `call_tool` of a tool with tasks gives the task the direct call gives.
+#[tokio::test]
+async fn call_tool_of_a_task_tool_starts_a_task() -> TestResult {
+    let (server, _backend) = server_with(None, true).await?;
+    let client = connect(server, true).await?;
+    let task = start(
+        &client,
+        "call_tool",
+        json!({"name": "ItemService_ListItems", "arguments": {"count": 3}}),
+    )
+    .await?;
+    let (payload, _) = settle(&client, &task.task.task_id).await?;
+    let result = completed(payload)?;
+    let messages = &result.structured_content.as_ref().ok_or("structured")?["messages"];
+    assert_eq!(
+        messages.as_array().map(Vec::len),
+        Some(3),
+        "{}",
+        text(&result)
     );
     Ok(())
 }
