@@ -47,8 +47,9 @@ SEARCH_LIMIT = 5
 DEAD_TARGET = "http://127.0.0.1:1"
 LIST_TIMEOUT = timedelta(minutes=10)
 CALL_TIMEOUT = timedelta(seconds=60)
-# The query whose search -> describe -> call sequence is measured.
-SEQUENCE_QUERY = "set up a new keyring in europe-west1 to hold our database keys"
+# The request whose search -> describe -> call sequence is measured (a query of the eval set:
+# the tool called is the first of the top 5 that satisfies it, else the top one).
+SEQUENCE_QUERY = "publish a message to the order-events topic"
 
 
 # --- descriptors -------------------------------------------------------------------------
@@ -349,6 +350,10 @@ class SearchOutcome:
     server_ms: float | None
     error: str | None = None
 
+    def distinct(self, k: int) -> int:
+        """How many different RPCs, versions aside, the top k hold."""
+        return len({normalise(t["rpc"]) for t in self.returned[:k] if isinstance(t.get("rpc"), str)})
+
     def hit(self, k: int) -> bool:
         wanted = {normalise(e) for e in self.query.expected}
         return any(isinstance(t.get("rpc"), str) and normalise(t["rpc"]) in wanted
@@ -377,6 +382,7 @@ async def measure_full_listing(label: str, gateway: Path, args: list[str], log: 
                                tokens: Tokens, report: Report) -> list[dict[str, Any]]:
     start = time.perf_counter()
     async with gateway_session(gateway, args, log) as (session, pid):
+        report.memory.append((f"{label}, no --tool-search, after initialize", memory(pid)))
         tools = await list_all(session)
         seconds = time.perf_counter() - start
         report.memory.append((f"{label}, no --tool-search, after the full tools/list", memory(pid)))
@@ -459,11 +465,14 @@ async def measure_tool_search(gateway: Path, args: list[str], log: Path, tokens:
                                       memory(pid)))
         report.memory.append((f"googleapis, --tool-search, after {len(queries)} searches",
                               memory(pid)))
-        await measure_sequence(session, tokens, report)
+        await measure_sequence(session, tokens, queries, report)
 
 
-async def measure_sequence(session: Any, tokens: Tokens, report: Report) -> None:
+async def measure_sequence(session: Any, tokens: Tokens, queries: list[Query],
+                           report: Report) -> None:
     """Tokens of search_tools -> describe_tools -> call_tool, each request and its result."""
+    wanted = {normalise(e) for q in queries if q.query == SEQUENCE_QUERY for e in q.expected}
+
     async def step(label: str, name: str, arguments: dict[str, Any]) -> Any:
         request = {"method": "tools/call", "params": {"name": name, "arguments": arguments}}
         size, count = tokens.json(request)
@@ -479,16 +488,21 @@ async def measure_sequence(session: Any, tokens: Tokens, report: Report) -> None
     if not hits:
         report.sequence_note = f"search_tools found nothing for {SEQUENCE_QUERY!r}"
         return
-    name = hits[0]["name"]
+    chosen = next((t for t in hits if normalise(t.get("rpc", "")) in wanted), hits[0])
+    name = chosen["name"]
+    rank = hits.index(chosen) + 1
     described = await step("describe_tools", "describe_tools", {"names": [name]})
     full = (described.structuredContent or {}).get("tools", [])
     schema = full[0].get("inputSchema", {}) if full else {}
     called = await step("call_tool", "call_tool",
                         {"name": name, "arguments": example_arguments(schema)})
     outcome = "an error result" if called.isError else "a result"
+    which = "the expected tool" if normalise(chosen.get("rpc", "")) in wanted else \
+        "not the expected tool (none of the top 5 was)"
     report.sequence_note = (
-        f"query {SEQUENCE_QUERY!r}, top tool `{name}` ({hits[0].get('rpc')}); the call goes to "
-        f"{DEAD_TARGET}, which answers nothing, so call_tool returns {outcome}")
+        f"Query {SEQUENCE_QUERY!r}; the tool described and called is result {rank}, "
+        f"`{name}` ({chosen.get('rpc')}), {which}. The call goes to {DEAD_TARGET}, which "
+        f"answers nothing, so call_tool returns {outcome}.")
 
 
 # --- report ------------------------------------------------------------------------------
@@ -527,10 +541,14 @@ def render(report: Report, args: argparse.Namespace) -> str:
     if report.searches:
         total = len(report.searches)
         lines += ["", "## Retrieval (`search_tools`, limit 5)", "",
-                  "| queries | hit@1 | hit@5 | errors |", "| ---: | ---: | ---: | ---: |",
+                  "| queries | hit@1 | hit@5 | distinct RPCs in the top 5 (mean) | errors |",
+                  "| ---: | ---: | ---: | ---: | ---: |",
                   f"| {total} | {pct(sum(s.hit(1) for s in report.searches), total)} | "
                   f"{pct(sum(s.hit(5) for s in report.searches), total)} | "
+                  f"{statistics.mean(s.distinct(SEARCH_LIMIT) for s in report.searches):.2f} | "
                   f"{sum(1 for s in report.searches if s.error)} |",
+                  "", "An RPC of any API version counts; distinct RPCs counts the top 5 with "
+                  "versions aside (5 when no two results are versions of one RPC).",
                   "", "| API | queries | hit@1 | hit@5 |", "| --- | ---: | ---: | ---: |"]
         by_api: dict[str, list[SearchOutcome]] = defaultdict(list)
         for s in report.searches:
@@ -557,7 +575,7 @@ def render(report: Report, args: argparse.Namespace) -> str:
               "| --- | ---: | ---: | ---: | ---: |"]
     for listing in report.listings:
         lines.append(f"| {listing.label} | {listing.tools:,} | {listing.pages_bytes:,} | "
-                     f"{listing.tokens:,} | {listing.seconds:.1f} s |")
+                     f"{listing.tokens:,} | {listing.seconds:.2f} s |")
     if report.sequence:
         lines += ["", "One search -> describe -> call sequence (tools/call request params and "
                   "result JSON):", "", "| step | JSON bytes | tokens |", "| --- | ---: | ---: |"]
