@@ -248,20 +248,24 @@ def memory(pid: int) -> dict[str, int]:
     return out
 
 
-def child_pid(executable: Path) -> int:
-    """The pid of this process's child running `executable` (the SDK starts the gateway)."""
-    target = executable.resolve()
+def child_pid() -> int:
+    """The pid of the gateway: the live child of this process started last (the SDK starts
+    the gateway as a child; one session is open at a time)."""
+    children: list[tuple[int, int]] = []  # (start time in clock ticks, pid)
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
             stat = (entry / "stat").read_text()
-            parent = int(stat[stat.rindex(")") + 2:].split()[1])
-            if parent == os.getpid() and (entry / "exe").resolve() == target:
-                return int(entry.name)
-        except (OSError, ValueError):
+        except OSError:
             continue
-    raise RuntimeError(f"no child process runs {target}")
+        # Fields after the command name: state (3), ppid (4), ..., starttime (22).
+        after = stat[stat.rindex(")") + 2:].split()
+        if int(after[1]) == os.getpid() and after[0] != "Z":
+            children.append((int(after[19]), int(entry.name)))
+    if not children:
+        raise RuntimeError("the gateway process was not found among this process's children")
+    return max(children)[1]
 
 
 @contextlib.asynccontextmanager
@@ -276,7 +280,7 @@ async def gateway_session(gateway: Path, args: list[str], log: Path) -> AsyncIte
         async with stdio_client(params, errlog=errlog) as (read, write):
             async with ClientSession(read, write, read_timeout_seconds=LIST_TIMEOUT) as session:
                 await session.initialize()
-                yield session, child_pid(gateway)
+                yield session, child_pid()
 
 
 def as_json(model: Any) -> Any:
@@ -314,20 +318,22 @@ def gateway_has_tool_search(gateway: Path) -> bool:
     return "--tool-search" in done.stdout
 
 
-def gateway_naming(gateway: Path, descriptor_set: Path, log: Path) -> list[str]:
-    """The extra flags the gateway needs to load `descriptor_set`: none, or `--tool-names
-    package` when two tools would share a name (checked with --check)."""
+async def gateway_naming(gateway: Path, descriptor_set: Path, log: Path) -> list[str]:
+    """The extra flags the gateway needs to serve `descriptor_set`: none, or `--tool-names
+    package` when it refuses to start because two tools would share a name."""
     for extra in ([], ["--tool-names", "package"]):
-        done = subprocess.run([str(gateway), "--descriptor-set", str(descriptor_set),
-                               "--target", DEAD_TARGET, *extra, "--check"],
-                              capture_output=True, text=True)
-        with open(log, "a") as out:
-            out.write(f"== --check {' '.join(extra)}: status {done.returncode}\n{done.stderr}")
-        if done.returncode == 0:
-            return extra
-        if DUPLICATE_NAMES not in done.stderr:
-            break
-    raise SystemExit(f"the gateway cannot load {descriptor_set}; see {log}")
+        offset = log.stat().st_size
+        try:
+            async with gateway_session(gateway, ["--descriptor-set", str(descriptor_set),
+                                                 "--target", DEAD_TARGET, *extra], log):
+                return extra
+        except Exception:
+            said = log.read_text(encoding="utf-8", errors="replace")[offset:]
+            if DUPLICATE_NAMES in said and not extra:
+                continue
+            last = said.strip().splitlines()[-1:] or ["no message"]
+            raise SystemExit(f"the gateway did not start ({last[0]}); see {log}")
+    raise AssertionError("unreachable")
 
 
 # --- measurements ------------------------------------------------------------------------
@@ -534,6 +540,8 @@ def render(report: Report, args: argparse.Namespace) -> str:
     if report.naming:
         lines.append(f"- gateway flags: `{' '.join(report.naming)}` (two tools would share a name "
                      "under the default `service_method` names, so the gateway refused to start)")
+    else:
+        lines.append("- gateway: started with its default tool names")
     if report.unserved:
         lines.append(f"- expected RPCs the gateway serves no tool for: {', '.join(report.unserved)}")
     lines += [f"- note: {note}" for note in report.notes]
@@ -619,7 +627,7 @@ async def measure(args: argparse.Namespace, report: Report, queries: list[Query]
     tokens = Tokens()
     logs = args.work / "gateway.log"
     logs.write_text("")
-    report.naming = gateway_naming(args.gateway, googleapis, logs)
+    report.naming = await gateway_naming(args.gateway, googleapis, logs)
     if report.naming:
         log(f"the gateway refuses duplicate tool names; retrying with {' '.join(report.naming)}")
     base = ["--descriptor-set", str(googleapis), "--target", DEAD_TARGET, *report.naming]
