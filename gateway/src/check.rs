@@ -3,6 +3,7 @@
 
 use std::fmt::{self, Write as _};
 
+use tonic_mcp::DescriptorTools;
 use tonic_mcp_schema::schema::Direction;
 use tonic_mcp_schema::{Context, RpcKind};
 
@@ -59,6 +60,9 @@ pub async fn check(config: &Config) -> Result<Report, Error> {
         let services = descriptors
             .select(&backend.services)
             .map_err(|e| backend.locate(e))?;
+        // The names the tools are served under (qualified by package where they collide).
+        let naming = DescriptorTools::new(&descriptors.pool, &backend.options)
+            .unique_names(services.iter().map(String::as_str));
         for name in services {
             let Some(service) = descriptors.pool.get_service_by_name(&name) else {
                 continue;
@@ -73,7 +77,8 @@ pub async fn check(config: &Config) -> Result<Report, Error> {
                     backend.name
                 ));
             }
-            for tool in tools.tools {
+            for mut tool in tools.tools {
+                tool.name = naming.served_name(&tool).to_owned();
                 if tool.description.is_empty() {
                     report.warnings.push(format!(
                         "backend `{}`: tool `{}` has no description (descriptors without \

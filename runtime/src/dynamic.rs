@@ -208,12 +208,18 @@ impl<'a> DescriptorTools<'a> {
         self
     }
 
-    fn register(&self, builder: &mut ToolSetBuilder, mut spec: ToolSpec) -> Result<(), Error> {
-        if let Some((taken, unique)) = self.renamed.get(&spec.rpc_path)
-            && *taken == spec.name
-        {
-            spec.name = unique.clone();
+    /// The name `spec`'s tool is served under: its own, or the one
+    /// [`unique_names`](Self::unique_names) gave it.
+    pub fn served_name<'s>(&'s self, spec: &'s ToolSpec) -> &'s str {
+        match self.renamed.get(&spec.rpc_path) {
+            Some((taken, unique)) if *taken == spec.name => unique,
+            _ => &spec.name,
         }
+    }
+
+    fn register(&self, builder: &mut ToolSetBuilder, mut spec: ToolSpec) -> Result<(), Error> {
+        let name = self.served_name(&spec).to_owned();
+        spec.name = name;
         let meta = ToolMeta::from_value(&spec.name, spec.meta())?;
         let ToolSpec {
             name,

@@ -1,18 +1,20 @@
 //! The search index of tool search: BM25 over weighted fields of each tool.
 //!
-//! A tool is a document of words from, by weight: its name split into words (3), its title and
-//! its RPC's service and method names (2), its description, which carries the proto comments,
-//! and the names of its request's fields (1), its package and its response's field names (0.5).
-//! Words are lower-cased, split at case changes and non-alphanumerics, reduced by a light
-//! suffix stemmer (`keys` → `key`, `rotating` → `rotat`… the same for queries and documents) and
-//! common words map to one (`remove`, `erase` and `drop` are `delete`; `all` and `every` are
-//! `list`), so that requests in a user's words meet RPCs named in an API's. Scores are Okapi BM25 (k1 1.2, b 0.75) with
-//! the weighted term frequencies; ties go to the stable version of an API (`v1` before `v1beta1`).
+//! A tool is a document of words from, by weight: its name split into words (3), its title, its
+//! RPC's service and method names and their joined neighbours (`keyring` for `KeyRing`) (2), its
+//! package (1.5), its description, which carries the proto comments, and the names of its
+//! request's fields (1), and its response's field names (0.5). Words are lower-cased, split at
+//! case changes and non-alphanumerics, reduced by a light suffix stemmer (`keys` → `key`,
+//! `rotating` → `rotat`… the same for queries and documents) and common words map to one
+//! (`remove`, `erase` and `drop` are `delete`; `all` and `every` are `list`); a query also
+//! looks, at half weight, for the words APIs use for some that users say (`vm` → `instance`,
+//! `transcribe` → `recognize`). Scores are Okapi BM25 (k1 1.2, b 0.5) with the weighted term
+//! frequencies; ties go to the stable version of an API (`v1` before `v1beta1`).
 
 use std::collections::HashMap;
 
 const K1: f32 = 1.2;
-const B: f32 = 0.75;
+const B: f32 = 0.5;
 
 /// One searchable tool.
 pub(crate) struct Document {
@@ -79,10 +81,7 @@ impl Index {
     ) -> (Vec<(usize, f32)>, usize) {
         let count = self.lengths.len() as f32;
         let mut scores = vec![0.0_f32; self.lengths.len()];
-        let mut terms = words(query);
-        terms.sort();
-        terms.dedup();
-        for term in &terms {
+        for (term, weight) in query_terms(query) {
             let Some(posting) = self.postings.get(term.as_str()) else {
                 continue;
             };
@@ -91,7 +90,7 @@ impl Index {
             for (id, tf) in posting {
                 let id = *id as usize;
                 let norm = K1 * (1.0 - B + B * self.lengths[id] / self.average);
-                scores[id] += idf * tf * (K1 + 1.0) / (tf + norm);
+                scores[id] += weight * idf * tf * (K1 + 1.0) / (tf + norm);
             }
         }
         let mut hits: Vec<(usize, f32)> = scores
@@ -114,6 +113,57 @@ impl Index {
     }
 }
 
+/// The terms of a query with their weights: its words (1), and the words an API would use for
+/// what a user says ([`RELATED`], 0.5 each), each term once at its highest weight.
+fn query_terms(query: &str) -> Vec<(String, f32)> {
+    let mut terms: Vec<(String, f32)> = Vec::new();
+    let mut add = |term: String, weight: f32| match terms.iter_mut().find(|(t, _)| *t == term) {
+        Some((_, w)) => *w = w.max(weight),
+        None => terms.push((term, weight)),
+    };
+    for word in words(query) {
+        if let Some((_, related)) = RELATED.iter().find(|(said, _)| *said == word) {
+            for term in *related {
+                add(canonical(&stem(term)), 0.5);
+            }
+        }
+        add(word, 1.0);
+    }
+    terms
+}
+
+/// What users say, after stemming, and the words APIs use for it.
+const RELATED: &[(&str, &[&str])] = &[
+    ("vm", &["instance", "machine"]),
+    ("machine", &["instance"]),
+    ("server", &["instance"]),
+    ("access", &["iam", "policy", "permission"]),
+    ("permission", &["iam", "policy"]),
+    ("transcribe", &["recognize", "speech"]),
+    ("transcript", &["recognize", "speech"]),
+    ("download", &["read", "get"]),
+    ("upload", &["write", "create"]),
+    ("spin", &["create", "start"]),
+    ("restore", &["undelete", "restore"]),
+    ("undelete", &["restore", "undelete"]),
+    ("recover", &["restore", "undelete"]),
+    ("photo", &["image"]),
+    ("picture", &["image"]),
+    ("file", &["object"]),
+    ("password", &["secret"]),
+    ("cost", &["billing", "budget"]),
+    ("spend", &["billing", "budget"]),
+    ("bill", &["billing"]),
+    ("schedule", &["job", "cron"]),
+    ("log", &["entry"]),
+    ("bot", &["agent"]),
+    ("chatbot", &["agent"]),
+    ("deploy", &["release", "rollout"]),
+    ("rename", &["update"]),
+    ("resize", &["update"]),
+    ("scale", &["update", "resize"]),
+];
+
 /// Words of `text` as the index keeps them: split, lower-cased, stemmed, verbs mapped, stop
 /// words left out.
 pub(crate) fn words(text: &str) -> Vec<String> {
@@ -125,6 +175,23 @@ pub(crate) fn words(text: &str) -> Vec<String> {
         }
         out.push(canonical(&stem(&lower)));
     }
+    out
+}
+
+/// Words of a name (`CreateKeyRing`), as [`words`] gives them, and each two neighbours joined
+/// (`createkey`, `keyring`): users write some of an API's compounds as one word.
+pub(crate) fn name_words(name: &str) -> Vec<String> {
+    let pieces: Vec<String> = split(name)
+        .into_iter()
+        .map(str::to_lowercase)
+        .filter(|piece| !STOP_WORDS.contains(&piece.as_str()))
+        .collect();
+    let mut out: Vec<String> = pieces.iter().map(|p| canonical(&stem(p))).collect();
+    out.extend(
+        pieces
+            .windows(2)
+            .map(|pair| canonical(&stem(&format!("{}{}", pair[0], pair[1])))),
+    );
     out
 }
 

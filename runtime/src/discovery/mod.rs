@@ -68,6 +68,8 @@ impl ToolSearch {
 /// What one searchable tool shows in a `search_tools` result, and is filtered by.
 struct Entry {
     name: String,
+    /// The RPC path without its package's version segments: the versions of one RPC share it.
+    family: String,
     title: String,
     summary: String,
     rpc: String,
@@ -104,6 +106,12 @@ impl Discovery {
             let (package, service) = service_full.rsplit_once('.').unwrap_or(("", service_full));
             let description = tool.description.as_deref().unwrap_or_default();
             let mut words = Vec::new();
+            // Joined neighbours of the service and method names (`keyring`).
+            for name in [service, method] {
+                let joined = index::name_words(name);
+                let single = index::words(name).len();
+                words.extend(joined.into_iter().skip(single).map(|word| (word, 2.0)));
+            }
             let mut add = |text: &str, weight: f32| {
                 words.extend(index::words(text).into_iter().map(|word| (word, weight)));
             };
@@ -115,7 +123,7 @@ impl Discovery {
             for field in compiled.input.fields() {
                 add(field.name(), 1.0);
             }
-            add(package, 0.5);
+            add(package, 1.5);
             for field in compiled.output.fields() {
                 add(field.name(), 0.5);
             }
@@ -125,6 +133,7 @@ impl Discovery {
             });
             entries.push(Entry {
                 name: tool.name.to_string(),
+                family: family(&def.rpc_path),
                 title: tool.title.clone().unwrap_or_default(),
                 summary: summary(description),
                 rpc: def.rpc_path.to_string(),
@@ -221,7 +230,8 @@ impl Discovery {
             Some(Value::Bool(flag)) => Some(*flag),
             Some(_) => return Err("`read_only` must be true or false".into()),
         };
-        let (hits, total) = self.index.search(query, limit, |id| {
+        // More than asked: the versions of one RPC become one result.
+        let (hits, total) = self.index.search(query, (limit * 8).min(400), |id| {
             let entry = &self.entries[id];
             package
                 .as_deref()
@@ -232,9 +242,21 @@ impl Discovery {
                 })
                 && read_only.is_none_or(|wanted| entry.read_only == wanted)
         });
-        let tools: Vec<Value> = hits
+        let mut families: Vec<(usize, f32, Vec<&str>)> = Vec::new();
+        for (id, score) in &hits {
+            let entry = &self.entries[*id];
+            let known = families
+                .iter()
+                .position(|(first, _, _)| self.entries[*first].family == entry.family);
+            match known {
+                Some(at) => families[at].2.push(&entry.name),
+                None if families.len() < limit => families.push((*id, *score, Vec::new())),
+                None => {}
+            }
+        }
+        let tools: Vec<Value> = families
             .iter()
-            .map(|(id, score)| {
+            .map(|(id, score, others)| {
                 let entry = &self.entries[*id];
                 let mut found = json!({
                     "name": entry.name,
@@ -249,6 +271,9 @@ impl Discovery {
                 }
                 if let Some(annotations) = &entry.annotations {
                     found["annotations"] = annotations.clone();
+                }
+                if !others.is_empty() {
+                    found["other_versions"] = json!(others.iter().take(4).collect::<Vec<_>>());
                 }
                 found
             })
@@ -362,6 +387,21 @@ pub(crate) fn refused(message: String) -> CallToolResult {
     )
 }
 
+/// `rpc_path` without the segments of its package that name a version (`v1`, `v1beta2`,
+/// `v22`, `v1p1beta1`).
+fn family(rpc_path: &str) -> String {
+    let path = rpc_path.trim_start_matches('/');
+    let (service, method) = path.split_once('/').unwrap_or((path, ""));
+    let kept: Vec<&str> = service
+        .split('.')
+        .filter(|segment| {
+            let mut chars = segment.chars();
+            !(chars.next() == Some('v') && chars.next().is_some_and(|c| c.is_ascii_digit()))
+        })
+        .collect();
+    format!("/{}/{method}", kept.join("."))
+}
+
 /// The first sentence of `description`, at most about 160 characters.
 fn summary(description: &str) -> String {
     let first = description.split("\n\n").next().unwrap_or_default();
@@ -439,4 +479,32 @@ fn meta_tools() -> Vec<Tool> {
             false,
         ),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_of_one_rpc_share_a_family() {
+        assert_eq!(family("/a.v1.S/M"), "/a.S/M");
+        assert_eq!(family("/a.v1p1beta1.S/M"), family("/a.v2.S/M"));
+        assert_eq!(
+            family("/google.ads.googleads.v22.services.X/Y"),
+            "/google.ads.googleads.services.X/Y"
+        );
+        // Only version segments go: `vision` is a package name, `V1` a service's.
+        assert_eq!(family("/google.vision.S/M"), "/google.vision.S/M");
+        assert_ne!(family("/a.v1.S/M"), family("/a.v1.T/M"));
+    }
+
+    #[test]
+    fn joined_name_words_meet_compounds() {
+        // Stemmed as a query's `keyring` is (`keyr`), so the two meet.
+        assert_eq!(
+            index::name_words("CreateKeyRing"),
+            ["create", "key", "ring", "createkey", "keyr"]
+        );
+        assert_eq!(index::words("my keyring"), ["keyr"]);
+    }
 }
