@@ -12,7 +12,7 @@ use serde_json::json;
 
 mod support;
 
-use support::{GATEWAY, dead_port, temp_dir};
+use support::{GATEWAY, dead_port, temp_dir, tool_names};
 
 #[tokio::test]
 async fn several_backends_from_a_file_each_under_its_prefix() {
@@ -65,16 +65,8 @@ connect_timeout = "500ms"
         .expect("spawn the gateway");
     let client = ().serve(transport).await.expect("handshake over stdio");
 
-    let mut names: Vec<String> = client
-        .list_all_tools()
-        .await
-        .expect("tools/list")
-        .iter()
-        .map(|t| t.name.to_string())
-        .collect();
-    names.sort();
     assert_eq!(
-        names,
+        tool_names(&client).await,
         [
             "a_ScalarService_Echo",
             "b_InventoryService_Chat",

@@ -5,219 +5,17 @@
 //! one respect only. (`scripts/auth-e2e.sh` runs the same server against a real
 //! authorization server and the official Python SDK.)
 
+mod auth;
 mod common;
 
-use std::{
-    convert::Infallible,
-    net::SocketAddr,
-    sync::{
-        Arc, Mutex,
-        atomic::{AtomicUsize, Ordering},
-    },
-    time::{Duration, SystemTime, UNIX_EPOCH},
-};
+use std::{sync::atomic::Ordering, time::Duration};
 
-use common::{Backend, TestResult, http_client::send, pb, start_backend};
-use http_body_util::Full;
-use jsonwebtoken::{Algorithm, EncodingKey, Header, jwk::Jwk};
+use common::{TestResult, http_client::send};
+use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::{Value, json};
-use tonic_mcp::{Authorization, McpServer, ToolSearch, forward_claims, forward_headers};
+use tonic_mcp::ToolSearch;
 
-const KEY_A: &[u8] = include_bytes!("auth/rsa-a.pem");
-const KEY_B: &[u8] = include_bytes!("auth/rsa-b.pem");
-const PUBLIC_A: &[u8] = include_bytes!("auth/rsa-a.pub.pem");
-
-/// The fixture authorization server: metadata and a JWKS, counting JWKS fetches.
-struct KeyServer {
-    issuer: String,
-    jwks: Arc<Mutex<Value>>,
-    fetches: Arc<AtomicUsize>,
-}
-
-fn jwk(pem: &[u8], kid: &str) -> TestResult<Value> {
-    let key = EncodingKey::from_rsa_pem(pem)?;
-    let mut jwk = Jwk::from_encoding_key(&key, Algorithm::RS256)?;
-    jwk.common.key_id = Some(kid.to_owned());
-    Ok(serde_json::to_value(jwk)?)
-}
-
-async fn key_server(keys: Value) -> TestResult<KeyServer> {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let issuer = format!("http://{}", listener.local_addr()?);
-    let jwks = Arc::new(Mutex::new(keys));
-    let fetches = Arc::new(AtomicUsize::new(0));
-    let (served_jwks, counted, metadata) = (
-        Arc::clone(&jwks),
-        Arc::clone(&fetches),
-        json!({"issuer": issuer, "jwks_uri": format!("{issuer}/jwks")}),
-    );
-    tokio::spawn(async move {
-        while let Ok((stream, _)) = listener.accept().await {
-            let (jwks, counted, metadata) = (
-                Arc::clone(&served_jwks),
-                Arc::clone(&counted),
-                metadata.clone(),
-            );
-            let service = hyper::service::service_fn(move |request: http::Request<_>| {
-                let body = match request.uri().path() {
-                    "/.well-known/oauth-authorization-server" => Some(metadata.clone()),
-                    "/jwks" => {
-                        counted.fetch_add(1, Ordering::SeqCst);
-                        jwks.lock().ok().map(|keys| keys.clone())
-                    }
-                    _ => None,
-                };
-                let mut response = http::Response::new(Full::new(bytes::Bytes::from(
-                    body.as_ref().map(Value::to_string).unwrap_or_default(),
-                )));
-                if body.is_none() {
-                    *response.status_mut() = http::StatusCode::NOT_FOUND;
-                }
-                async move { Ok::<_, Infallible>(response) }
-            });
-            tokio::spawn(
-                hyper::server::conn::http1::Builder::new()
-                    .serve_connection(hyper_util::rt::TokioIo::new(stream), service),
-            );
-        }
-    });
-    Ok(KeyServer {
-        issuer,
-        jwks,
-        fetches,
-    })
-}
-
-fn now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
-}
-
-/// A token signed with `pem` under `kid`, with `claims` over the defaults of a good one.
-fn token(pem: &[u8], kid: &str, claims: Value) -> TestResult<String> {
-    let mut header = Header::new(Algorithm::RS256);
-    header.kid = Some(kid.to_owned());
-    let key = EncodingKey::from_rsa_pem(pem)?;
-    Ok(jsonwebtoken::encode(&header, &claims, &key)?)
-}
-
-struct Fixture {
-    addr: SocketAddr,
-    keys: KeyServer,
-    backend: Backend,
-    authorization: Authorization,
-    good: Value,
-    shutdown: tokio_util::sync::CancellationToken,
-}
-
-impl Fixture {
-    /// Claims of a good token, with `changes` applied (`null` removes a claim).
-    fn claims(&self, changes: Value) -> Value {
-        let mut claims = self.good.clone();
-        if let (Some(claims), Some(changes)) = (claims.as_object_mut(), changes.as_object()) {
-            for (key, value) in changes {
-                if value.is_null() {
-                    claims.remove(key);
-                } else {
-                    claims.insert(key.clone(), value.clone());
-                }
-            }
-        }
-        claims
-    }
-
-    fn good_token(&self) -> TestResult<String> {
-        token(KEY_A, "a", self.good.clone())
-    }
-
-    fn backend_calls(&self) -> usize {
-        self.backend
-            .observed
-            .metadata
-            .lock()
-            .map(|seen| seen.len())
-            .unwrap_or(usize::MAX)
-    }
-
-    async fn call(
-        &self,
-        headers: &[(&str, &str)],
-        tool: &str,
-    ) -> TestResult<common::http_client::Reply> {
-        self.call_with(headers, tool, json!({"id": "7"})).await
-    }
-
-    async fn call_with(
-        &self,
-        headers: &[(&str, &str)],
-        tool: &str,
-        arguments: Value,
-    ) -> TestResult<common::http_client::Reply> {
-        let message = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-            "params": {"name": tool, "arguments": arguments}});
-        send(
-            self.addr,
-            http::Method::POST,
-            "/mcp",
-            headers,
-            Some(&message),
-        )
-        .await
-    }
-}
-
-async fn fixture(stateless: bool) -> TestResult<Fixture> {
-    fixture_with(stateless, None).await
-}
-
-/// [`fixture`], with tool search when `search` is given.
-async fn fixture_with(stateless: bool, search: Option<ToolSearch>) -> TestResult<Fixture> {
-    let keys = key_server(json!({"keys": [jwk(KEY_A, "a")?]})).await?;
-    let (backend_addr, backend) = start_backend().await?;
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let addr = listener.local_addr()?;
-    let resource = format!("http://127.0.0.1:{}/mcp", addr.port());
-    let authorization = Authorization::builder(&keys.issuer, &resource)
-        .required_scope("mcp")
-        .write_scope("items.write")
-        .jwks_refresh(Duration::from_millis(300), Duration::from_secs(3600))
-        .build()?;
-    let tools = pb::item_service_mcp::from_channel(common::channel(backend_addr).await?)?;
-    let mut server = McpServer::builder("demo", "0.1.0");
-    if let Some(search) = search {
-        server = server.tool_search(search);
-    }
-    let server = server
-        .authorization(authorization.clone())
-        // Asks for the token too: it must not be there to forward.
-        .on_call(forward_headers(["authorization"]))
-        .on_call(forward_claims([
-            ("sub", "x-user-id"),
-            ("scope", "x-scopes"),
-        ]))
-        .tool_set(tools)?
-        .build();
-    let config = if stateless {
-        McpServer::stateless_http_config()
-    } else {
-        McpServer::session_http_config()
-    };
-    let shutdown = config.cancellation_token.clone();
-    tokio::spawn(server.serve_http(listener, config));
-    let good = json!({
-        "iss": keys.issuer, "aud": resource, "sub": "user-1", "client_id": "agent",
-        "scope": "mcp items.write", "iat": now(), "exp": now() + 600,
-    });
-    Ok(Fixture {
-        addr,
-        keys,
-        backend,
-        authorization,
-        good,
-        shutdown,
-    })
-}
+use auth::*;
 
 #[tokio::test]
 async fn protected_resource_metadata_is_served_at_both_well_known_paths() -> TestResult {
@@ -457,13 +255,6 @@ async fn the_bad_token_catalogue_is_refused_before_the_backend() -> TestResult {
     );
     f.shutdown.cancel();
     Ok(())
-}
-
-/// This process's resident set size (Linux), in KiB.
-fn rss_kib() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|line| line.starts_with("VmRSS:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 fn b64(bytes: &[u8]) -> String {
@@ -707,67 +498,6 @@ async fn a_task_belongs_to_the_token_that_started_it() -> TestResult {
             json!(format!("unknown task: {task_id}"))
         );
     }
-    f.shutdown.cancel();
-    Ok(())
-}
-
-/// 16 clients × 100 authorized calls each: no errors, one key fetch. (RELIABILITY.md's
-/// figure is the same test with `AUTH_LOAD_CALLS=1000`.)
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn concurrent_authorized_calls_fetch_the_keys_once() -> TestResult {
-    let calls: usize = std::env::var("AUTH_LOAD_CALLS")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(100);
-    let f = Arc::new(fixture(true).await?);
-    let started = std::time::Instant::now();
-    let mut clients = tokio::task::JoinSet::new();
-    for client in 0..16 {
-        let f = Arc::clone(&f);
-        clients.spawn(async move {
-            let bearer = format!(
-                "Bearer {}",
-                token(
-                    KEY_A,
-                    "a",
-                    f.claims(json!({"sub": format!("user-{client}")}))
-                )?
-            );
-            let mut errors = 0;
-            for _ in 0..calls {
-                let reply = f
-                    .call(&[("authorization", &bearer)], "ItemService_GetItem")
-                    .await?;
-                if reply.status != http::StatusCode::OK
-                    || reply.last()["result"]["isError"] == json!(true)
-                {
-                    errors += 1;
-                }
-            }
-            TestResult::Ok(errors)
-        });
-    }
-    let mut errors = 0;
-    let mut rss_half = None;
-    while let Some(result) = clients.join_next().await {
-        errors += result??;
-        if clients.len() == 8 {
-            rss_half = rss_kib();
-        }
-    }
-    // Figures for RELIABILITY.md (a measurement, not an assertion): the process holds the
-    // clients, the server and the backend.
-    eprintln!(
-        "16 x {calls} authorized calls in {:?}, {errors} errors, {} key fetches, RSS {:?} KiB \
-         when half the clients had finished, {:?} KiB at the end",
-        started.elapsed(),
-        f.keys.fetches.load(Ordering::SeqCst),
-        rss_half,
-        rss_kib(),
-    );
-    assert_eq!(errors, 0);
-    assert_eq!(f.backend_calls(), 16 * calls);
-    assert_eq!(f.keys.fetches.load(Ordering::SeqCst), 1);
     f.shutdown.cancel();
     Ok(())
 }

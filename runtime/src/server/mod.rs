@@ -3,52 +3,42 @@
 use std::{
     collections::BTreeMap,
     sync::{Arc, Mutex, RwLock},
-    time::{Duration, Instant},
+    time::Duration,
 };
 
 use rmcp::{
     ErrorData, RoleServer, ServerHandler,
     model::{
         CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams,
-        ContentBlock, GetTaskParams, GetTaskResult, Implementation, ListToolsResult,
-        PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
-        UpdateTaskParams,
+        GetTaskParams, GetTaskResult, Implementation, ListToolsResult, PaginatedRequestParams,
+        ProtocolVersion, ServerCapabilities, ServerConfig, Tool, UpdateTaskParams,
     },
     service::RequestContext,
 };
-use tonic::{Code, metadata::MetadataMap};
-use tracing::Instrument as _;
+use tonic::metadata::MetadataMap;
 
 mod builder;
 mod catalog;
+mod run;
 
 pub use builder::McpServerBuilder;
 use catalog::{Catalog, Found, Paging};
+pub(crate) use run::Cancel;
+use run::found;
 
 use crate::{
-    call::{self, Call, Limits, Outcome, Progress},
+    call::{self, Limits},
     confirm,
     context::{CallContext, CallHook, Refusal},
     discovery::{self, CALL_TOOL, ToolSearch},
     error::Error,
     guard::{NotAnObject, TooDeep},
-    longrunning::Started,
     paging::{self, ListCache},
     sessions::{SessionLimits, SessionStore},
     stdio::LineTransport,
     tasks::{self, Tasks},
-    telemetry,
     toolset::{Entry, SetConfig, ToolSet},
 };
-
-/// What cancelling a call does.
-pub(crate) enum Cancel<'a, F> {
-    /// The call is dropped when `F` resolves, and its result is lost (`None`).
-    Drop(F),
-    /// The collection of the response stream stops when the signal fires, and the call
-    /// returns what it received, truncated.
-    Stop(call::Stop<'a>),
-}
 
 pub(crate) struct Registered {
     pub(crate) entry: Entry,
@@ -335,159 +325,6 @@ impl McpServer {
         tracing::debug!(tool = %name, "tool call refused: arguments not readable");
         Some(outcome.result)
     }
-
-    async fn call(
-        &self,
-        registered: &Found,
-        request: CallToolRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, ErrorData> {
-        let progress = context
-            .meta
-            .get_progress_token()
-            .map(|token| Progress::Notify {
-                peer: context.peer.clone(),
-                token,
-            });
-        let outcome = self
-            .run_registered(
-                registered,
-                request.arguments,
-                context.extensions.get::<http::request::Parts>(),
-                &context.meta.0.0,
-                progress,
-                Cancel::Drop(context.ct.cancelled()),
-            )
-            .await;
-        Ok(outcome.map_or_else(cancelled_result, |outcome| outcome.result))
-    }
-
-    /// One call of a registered tool in its telemetry span, directly or in a task. `None` when
-    /// `cancelled` resolved first: dropping the call future drops the in-flight tonic call,
-    /// which cancels the RPC (RST_STREAM over HTTP/2, or the handler future in-process).
-    pub(crate) async fn run_registered(
-        &self,
-        registered: &Found,
-        arguments: Option<rmcp::model::JsonObject>,
-        http: Option<&http::request::Parts>,
-        meta: &rmcp::model::JsonObject,
-        progress: Option<Progress>,
-        cancel: Cancel<'_, impl std::future::Future<Output = ()>>,
-    ) -> Option<Outcome> {
-        let (stop, dropped) = match cancel {
-            Cancel::Drop(cancelled) => (None, Some(cancelled)),
-            Cancel::Stop(stop) => (Some(stop), None),
-        };
-        let cancelled = async move {
-            match dropped {
-                Some(cancelled) => cancelled.await,
-                None => std::future::pending().await,
-            }
-        };
-        let def = &registered.entry.tool.def;
-        let _in_flight = InFlight::enter(&self.inner.in_flight);
-        // What the call shares with the other tools, as served when it was looked up.
-        let catalog = &registered.catalog;
-        let span = telemetry::tool_call_span(&registered.entry.name, &def.rpc_path, http, meta);
-        let started_at = Instant::now();
-        // Only a tool that waits for an operation has one to cancel.
-        let started = registered
-            .entry
-            .tool
-            .long_running
-            .as_ref()
-            .map(|_| Started::default());
-        let call = Call {
-            tool: &registered.entry.tool,
-            set: &registered.set,
-            server_hooks: &self.inner.hooks,
-            limits: self.inner.limits,
-            context: CallContext {
-                tool: &registered.entry.name,
-                rpc_path: &def.rpc_path,
-                http,
-                meta,
-            },
-            progress,
-            started: started.clone(),
-            redeemer: catalog.redeemer.as_ref(),
-            types: &catalog.types,
-            stop,
-            #[cfg(feature = "metrics")]
-            metrics: self.inner.metrics.as_ref().map(|(metrics, _)| metrics),
-        };
-        let outcome = tokio::select! {
-            biased;
-            () = cancelled => None,
-            outcome = call::run(call, arguments).instrument(span.clone()) => Some(outcome),
-        };
-        // A call cancelled while it waited for a long-running operation cancels the operation.
-        if outcome.is_none()
-            && let Some(lro) = &registered.entry.tool.long_running
-            && let Some((name, metadata)) = started.as_ref().and_then(Started::take)
-        {
-            lro.cancel(catalog.redeemer.as_ref(), name, metadata)
-                .instrument(span.clone())
-                .await;
-        }
-        #[cfg(feature = "metrics")]
-        if let Some((metrics, _)) = &self.inner.metrics {
-            metrics.record_call(
-                &registered.entry.name,
-                outcome.as_ref().map(|outcome| &outcome.result),
-                started_at.elapsed(),
-            );
-        }
-        let elapsed = u64::try_from(started_at.elapsed().as_millis()).unwrap_or(u64::MAX);
-        telemetry::record_tool_call(
-            &span,
-            outcome.as_ref().map_or("CANCELLED", call::outcome_code),
-            outcome
-                .as_ref()
-                .is_none_or(|outcome| outcome.result.is_error == Some(true)),
-            elapsed,
-        );
-        span.in_scope(|| tracing::debug!("tool call finished"));
-        outcome
-    }
-}
-
-/// Counts a tool call in flight while alive.
-struct InFlight<'a>(&'a tokio::sync::watch::Sender<usize>);
-
-impl<'a> InFlight<'a> {
-    fn enter(counter: &'a tokio::sync::watch::Sender<usize>) -> Self {
-        counter.send_modify(|n| *n += 1);
-        Self(counter)
-    }
-}
-
-impl Drop for InFlight<'_> {
-    fn drop(&mut self) {
-        self.0.send_modify(|n| *n = n.saturating_sub(1));
-    }
-}
-
-/// The tool `name` in `catalog`; an unknown name is a JSON-RPC invalid-params error.
-fn found(catalog: Arc<Catalog>, name: &str) -> Result<Found, ErrorData> {
-    let registered = catalog
-        .tools
-        .get(name)
-        .cloned()
-        .ok_or_else(|| ErrorData::invalid_params(format!("unknown tool `{name}`"), None))?;
-    Ok(Found {
-        catalog,
-        registered,
-    })
-}
-
-/// The result of a call cancelled by the client.
-fn cancelled_result() -> CallToolResult {
-    call::with_status(
-        CallToolResult::error(vec![ContentBlock::text("the call was cancelled")]),
-        Code::Cancelled,
-        true,
-    )
 }
 
 impl ServerHandler for McpServer {
