@@ -211,9 +211,12 @@ async fn tools_added_at_run_time_are_found_at_once() -> TestResult {
     let (client, _) = connect(server.clone()).await?;
     let before = call(&client, "search_tools", json!({"query": "fetch one item"})).await?;
     assert_eq!(before.structured_content.ok_or("structured")?["total"], 0);
-    server
+    // The listing stays the three discovery tools; the served tools changed.
+    let changed = server
         .replace_tools([pb::item_service_mcp::from_channel(channel(addr).await?)?])
         .await?;
+    assert!(changed, "replace_tools says the served tools changed");
+    assert_eq!(server.tools().len(), 3);
     let after = call(&client, "search_tools", json!({"query": "fetch one item"})).await?;
     let after = after.structured_content.ok_or("structured")?;
     assert_eq!(

@@ -127,7 +127,9 @@ impl McpServer {
     /// Calls in flight finish on the tools they started with. When the listing changes,
     /// every connected client that has a session gets `notifications/tools/list_changed`
     /// (declare it with [`McpServerBuilder::tools_change`]); stateless HTTP clients see the
-    /// new tools at their next `tools/list`. Returns whether the listing changed.
+    /// new tools at their next `tools/list`. Returns whether the served tools changed: under
+    /// tool search clients are told only when the listing (the discovery tools and the pinned
+    /// ones) changed, though the tools `search_tools` finds change at once.
     ///
     /// # Errors
     ///
@@ -145,17 +147,16 @@ impl McpServer {
             self.inner.paging,
             self.inner.search.as_ref(),
         ));
-        let changed = {
-            let mut current = self
-                .inner
-                .catalog
-                .write()
-                .unwrap_or_else(|e| e.into_inner());
-            let changed = current.listing.tools() != catalog.listing.tools();
-            *current = catalog;
-            changed
-        };
-        if changed {
+        // Compared outside the lock: calls keep looking tools up meanwhile.
+        let before = self.catalog();
+        let listed = before.listing.tools() != catalog.listing.tools();
+        let served = listed || before.every_tool() != catalog.every_tool();
+        *self
+            .inner
+            .catalog
+            .write()
+            .unwrap_or_else(|e| e.into_inner()) = catalog;
+        if listed {
             let peers: Vec<_> = {
                 let mut peers = self.inner.peers.lock().unwrap_or_else(|e| e.into_inner());
                 peers.retain(|peer| !peer.is_transport_closed());
@@ -167,7 +168,7 @@ impl McpServer {
                 }
             }
         }
-        Ok(changed)
+        Ok(served)
     }
 
     /// Serve MCP over stdin/stdout until the client disconnects (stdin closes).
