@@ -111,7 +111,14 @@ async fn run(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
     let gateway = std::sync::Arc::new(Gateway::connect(config).await?);
     tokio::spawn(reload(std::sync::Arc::clone(&gateway), config.clone()));
     let server = gateway.server.clone();
-    let tools = server.served_tools().len();
+    let served = server.served_tools();
+    let tools = served.len();
+    // A pinned name no tool has is most likely a typo; it is listed once such a tool appears.
+    for name in config.tool_search.iter().flat_map(|search| search.pinned()) {
+        if !served.iter().any(|tool| tool.name == name) {
+            tracing::warn!(tool = name, "--pin names no tool served now");
+        }
+    }
     if let Some(addr) = config.metrics_addr {
         let listener = tokio::net::TcpListener::bind(addr).await?;
         tracing::info!(

@@ -8,7 +8,7 @@ use rmcp::ServiceExt as _;
 use rmcp::model::CallToolRequestParams;
 use rmcp::transport::TokioChildProcess;
 use serde_json::{Value, json};
-use support::{GATEWAY, tool_names};
+use support::{GATEWAY, temp_dir, tool_names};
 
 #[tokio::test]
 async fn the_gateway_serves_tool_search() {
@@ -21,8 +21,19 @@ async fn the_gateway_serves_tool_search() {
                 .iter()
                 .flat_map(|service| ["--service", service]),
         )
-        .args(["--tool-search", "--pin", "ScalarService_Echo"]);
+        .args([
+            "--tool-search",
+            "--pin",
+            "ScalarService_Echo",
+            "--pin",
+            "Nope_Tool",
+        ]);
+    let dir = temp_dir("tool-search");
+    let log = dir.join("gateway.log");
     let (transport, _) = TokioChildProcess::builder(command)
+        .stderr(std::process::Stdio::from(
+            std::fs::File::create(&log).expect("log"),
+        ))
         .spawn()
         .expect("spawn the gateway");
     let client = ().serve(transport).await.expect("handshake");
@@ -63,4 +74,11 @@ async fn the_gateway_serves_tool_search() {
     assert_ne!(direct.is_error, Some(true), "{direct:?}");
     assert_eq!(through, direct);
     client.cancel().await.expect("close");
+    // A pin that names no tool is said, not silently dropped.
+    let logged = std::fs::read_to_string(&log).expect("log");
+    assert!(
+        logged.contains("--pin names no tool served now tool=\"Nope_Tool\""),
+        "{logged}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
 }
