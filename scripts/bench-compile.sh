@@ -43,13 +43,7 @@ if [[ ${1:-} == --corpus ]]; then
   log "building the plugin (release)"
   cargo build --quiet --release -p protoc-gen-rust-mcp
   # The vendored protoc of protoc-bin-vendored, as scripts/corpus.sh finds it.
-  PROTOC_DIR="$(cargo metadata --format-version 1 2>/dev/null | python3 -c '
-import json, os, sys
-for p in json.load(sys.stdin)["packages"]:
-    if p["name"].startswith("protoc-bin-vendored-linux-x86_64"):
-        print(os.path.dirname(p["manifest_path"]))
-')"
-  [[ -x $PROTOC_DIR/bin/protoc ]] || { log "no vendored protoc found"; exit 1; }
+  PROTOC_DIR="$(scripts/vendored-protoc.sh)" || { log "no vendored protoc found"; exit 1; }
   exec python3 scripts/bench-compile-corpus.py --root "$ROOT" \
     --corpus "$ROOT/.tools/corpus/node_modules/google-proto-files" \
     --plugin "$TARGET/release/protoc-gen-rust-mcp" --protoc "$PROTOC_DIR/bin/protoc" \

@@ -56,13 +56,7 @@ if [[ -z $PLUGIN ]]; then
   PLUGIN="$ROOT/target/release/protoc-gen-rust-mcp"
 fi
 # The vendored protoc of protoc-bin-vendored (the one the e2e crate's `protoc` binary runs).
-PROTOC_DIR="$(cd "$ROOT" && cargo metadata --format-version 1 2>/dev/null | python3 -c '
-import json, os, sys
-for p in json.load(sys.stdin)["packages"]:
-    if p["name"].startswith("protoc-bin-vendored-linux-x86_64"):
-        print(os.path.dirname(p["manifest_path"]))
-')"
-[[ -x $PROTOC_DIR/bin/protoc ]] || { echo "[corpus] no vendored protoc found" >&2; exit 1; }
+PROTOC_DIR="$("$ROOT/scripts/vendored-protoc.sh")" || { echo "[corpus] no vendored protoc found" >&2; exit 1; }
 
 exec python3 "$ROOT/scripts/corpus.py" --corpus "$CORPUS_ROOT" --plugin "$PLUGIN" \
   --protoc "$PROTOC_DIR/bin/protoc" --include "$PROTOC_DIR/include" ${ARGS[@]+"${ARGS[@]}"}

@@ -48,13 +48,7 @@ done
 "$ROOT/scripts/install-tools.sh" python tokens
 
 # The vendored protoc of protoc-bin-vendored (the one the e2e crate's `protoc` binary runs).
-PROTOC_DIR="$(cd "$ROOT" && cargo metadata --format-version 1 2>/dev/null | python3 -c '
-import json, os, sys
-for p in json.load(sys.stdin)["packages"]:
-    if p["name"].startswith("protoc-bin-vendored-linux-x86_64"):
-        print(os.path.dirname(p["manifest_path"]))
-')"
-[[ -x $PROTOC_DIR/bin/protoc ]] || { echo "[tool-search-eval] no vendored protoc found" >&2; exit 1; }
+PROTOC_DIR="$("$ROOT/scripts/vendored-protoc.sh")" || { echo "[tool-search-eval] no vendored protoc found" >&2; exit 1; }
 
 if [[ -z $GATEWAY && -z $CHECK_ONLY ]]; then
   (cd "$ROOT" && cargo build -q --release -p grpc-mcp-gateway)

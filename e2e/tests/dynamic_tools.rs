@@ -138,15 +138,7 @@ async fn run_time_tools_equal_the_generated_tool_sets_and_answer_the_same() {
     let pool = pool();
     let options = Options::default();
     let generator = DescriptorTools::new(&pool, &options);
-    let services = [
-        "testdata.scalars.ScalarService",
-        "testdata.wkt.WellKnownService",
-        "testdata.oneofs.SearchService",
-        "testdata.maps.MapService",
-        "testdata.long_fields.LongFieldService",
-        "testdata.streaming.InventoryService",
-        "testdata.tool_options.CatalogService",
-    ];
+    let services = e2e::SERVICES;
     let mut dynamic: Vec<ToolSet> = services
         .iter()
         .map(|service| generator.service(service, channel.clone()))

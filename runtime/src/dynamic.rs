@@ -10,7 +10,7 @@ use std::{
 
 use prost_reflect::DescriptorPool;
 use serde_json::Value;
-use tonic_mcp_schema::{Context, Options, ToolSpec, names, options::ToolNames};
+use tonic_mcp_schema::{Context, Options, ToolSpec, names, options::ToolNames, tools};
 
 use crate::{
     def::ToolInfo,
@@ -139,8 +139,9 @@ impl<'a> DescriptorTools<'a> {
     /// would make one tool name (`AccountService_Get` in `ads.v22.services` and in
     /// `ads.v23.services`), each is qualified by the shortest tail of its package that tells
     /// them apart (`v22_services_AccountService_Get`), after any prefix and within the 64
-    /// characters of a tool name. Tools named by `(rust_mcp.tool).name`, and names that no
-    /// package tail tells apart, are left as they are (registering them is then
+    /// characters of a tool name. Tools named by `(rust_mcp.tool).name` or prefixed by
+    /// `(rust_mcp.service).prefix`, and names that no package tail tells apart, are left as
+    /// they are (registering them is then
     /// [`Error::DuplicateTool`]). Deterministic: the same services give the same names. Logged
     /// at `info` (a count and an example) and each at `debug`.
     #[must_use]
@@ -152,13 +153,12 @@ impl<'a> DescriptorTools<'a> {
             let Some(service) = self.pool.get_service_by_name(full_name) else {
                 continue;
             };
+            // Qualified by the whole package already.
+            if self.options.tool_names == ToolNames::Package {
+                break;
+            }
             for method in service.methods() {
-                let base = match self.options.tool_names {
-                    ToolNames::ServiceMethod => format!("{}_{}", service.name(), method.name()),
-                    ToolNames::Method => method.name().to_owned(),
-                    // Qualified by the whole package already.
-                    ToolNames::Package => continue,
-                };
+                let base = tools::base_tool_name(self.options.tool_names, &method);
                 let name = names::shorten_tool_name(&names::with_prefix(prefix, &base));
                 by_name.entry(name).or_default().push((
                     format!("/{}/{}", service.full_name(), method.name()),

@@ -57,6 +57,7 @@ impl McpServer {
             max_sessions: limits.max_sessions,
             creating: tokio::sync::Mutex::new(()),
         });
+        #[cfg(feature = "metrics")]
         self.track_sessions(&sessions);
         McpHttpService {
             #[cfg(feature = "auth")]

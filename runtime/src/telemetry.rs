@@ -62,21 +62,27 @@ pub(crate) fn record_tool_call(span: &Span, code: &str, is_error: bool, duration
 /// The span of one gRPC call to `rpc_path` (`/package.Service/Method`), a child of the
 /// current span. Instrument the call's future with it: the request then carries its context.
 pub(crate) fn grpc_span(rpc_path: &str) -> Span {
-    let (service, method) = rpc_path
-        .strip_prefix('/')
-        .and_then(|path| path.split_once('/'))
-        .unwrap_or(("", rpc_path));
-    tracing::info_span!(
+    let span = tracing::info_span!(
         "grpc.call",
         otel.name = rpc_path.trim_start_matches('/'),
         otel.kind = "client",
         otel.status_code = Empty,
         otel.status_description = Empty,
         rpc.system = "grpc",
-        rpc.service = service,
-        rpc.method = method,
+        rpc.service = Empty,
+        rpc.method = Empty,
         rpc.grpc.status_code = Empty,
-    )
+    );
+    // Only for a span that is recorded: this runs on every call.
+    if !span.is_disabled()
+        && let Some((service, method)) = rpc_path
+            .strip_prefix('/')
+            .and_then(|path| path.split_once('/'))
+    {
+        span.record("rpc.service", service);
+        span.record("rpc.method", method);
+    }
+    span
 }
 
 /// Records the status a gRPC call ended with on its span.

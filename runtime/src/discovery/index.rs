@@ -178,21 +178,18 @@ pub(crate) fn words(text: &str) -> Vec<String> {
     out
 }
 
-/// Words of a name (`CreateKeyRing`), as [`words`] gives them, and each two neighbours joined
-/// (`createkey`, `keyring`): users write some of an API's compounds as one word.
-pub(crate) fn name_words(name: &str) -> Vec<String> {
+/// Each two neighbouring words of a name joined (`CreateKeyRing`: `createkey`, `keyring`),
+/// stemmed and mapped as [`words`] does: users write some of an API's compounds as one word.
+pub(crate) fn joined_words(name: &str) -> Vec<String> {
     let pieces: Vec<String> = split(name)
         .into_iter()
         .map(str::to_lowercase)
         .filter(|piece| !STOP_WORDS.contains(&piece.as_str()))
         .collect();
-    let mut out: Vec<String> = pieces.iter().map(|p| canonical(&stem(p))).collect();
-    out.extend(
-        pieces
-            .windows(2)
-            .map(|pair| canonical(&stem(&format!("{}{}", pair[0], pair[1])))),
-    );
-    out
+    pieces
+        .windows(2)
+        .map(|pair| canonical(&stem(&format!("{}{}", pair[0], pair[1]))))
+        .collect()
 }
 
 /// Alphanumeric runs, cut again where lower case turns upper (`KeyRing` → `Key`, `Ring`) and

@@ -65,18 +65,18 @@ impl ToolSearch {
     }
 }
 
-/// What one searchable tool shows in a `search_tools` result, and is filtered by.
+/// What a `search_tools` result and its filters need of one tool beyond its definition (the
+/// tool of the same index in [`Discovery::tools`]).
 struct Entry {
-    name: String,
     /// The RPC path without its package's version segments: the versions of one RPC share it.
     family: String,
-    title: String,
     summary: String,
     rpc: String,
+    /// Lower-cased, as the filters compare.
     package: String,
+    /// The service's full name, lower-cased.
     service: String,
     read_only: bool,
-    annotations: Option<Value>,
 }
 
 /// The search side of a catalog: every served tool, indexed, with its full definition.
@@ -105,13 +105,12 @@ impl Discovery {
             let (service_full, method) = path.split_once('/').unwrap_or((path, ""));
             let (package, service) = service_full.rsplit_once('.').unwrap_or(("", service_full));
             let description = tool.description.as_deref().unwrap_or_default();
-            let mut words = Vec::new();
             // Joined neighbours of the service and method names (`keyring`).
-            for name in [service, method] {
-                let joined = index::name_words(name);
-                let single = index::words(name).len();
-                words.extend(joined.into_iter().skip(single).map(|word| (word, 2.0)));
-            }
+            let mut words: Vec<(String, f32)> = [service, method]
+                .into_iter()
+                .flat_map(index::joined_words)
+                .map(|word| (word, 2.0))
+                .collect();
             let mut add = |text: &str, weight: f32| {
                 words.extend(index::words(text).into_iter().map(|word| (word, weight)));
             };
@@ -132,18 +131,12 @@ impl Discovery {
                 stable: !package.contains("alpha") && !package.contains("beta"),
             });
             entries.push(Entry {
-                name: tool.name.to_string(),
                 family: family(&def.rpc_path),
-                title: tool.title.clone().unwrap_or_default(),
                 summary: summary(description),
                 rpc: def.rpc_path.to_string(),
-                package: package.to_owned(),
-                service: service_full.to_owned(),
+                package: package.to_lowercase(),
+                service: service_full.to_lowercase(),
                 read_only: def.annotations.read_only == Some(true),
-                annotations: tool
-                    .annotations
-                    .as_ref()
-                    .and_then(|a| serde_json::to_value(a).ok()),
             });
             tools.push(tool);
         }
@@ -235,10 +228,9 @@ impl Discovery {
             let entry = &self.entries[id];
             package
                 .as_deref()
-                .is_none_or(|p| entry.package.to_lowercase().starts_with(p))
+                .is_none_or(|p| entry.package.starts_with(p))
                 && service.as_deref().is_none_or(|s| {
-                    let full = entry.service.to_lowercase();
-                    full == s || full.rsplit('.').next() == Some(s)
+                    entry.service == s || entry.service.rsplit('.').next() == Some(s)
                 })
                 && read_only.is_none_or(|wanted| entry.read_only == wanted)
         });
@@ -249,7 +241,7 @@ impl Discovery {
                 .iter()
                 .position(|(first, _, _)| self.entries[*first].family == entry.family);
             match known {
-                Some(at) => families[at].2.push(&entry.name),
+                Some(at) => families[at].2.push(self.tools[*id].name.as_ref()),
                 None if families.len() < limit => families.push((*id, *score, Vec::new())),
                 None => {}
             }
@@ -257,20 +249,24 @@ impl Discovery {
         let tools: Vec<Value> = families
             .iter()
             .map(|(id, score, others)| {
-                let entry = &self.entries[*id];
+                let (entry, tool) = (&self.entries[*id], &self.tools[*id]);
                 let mut found = json!({
-                    "name": entry.name,
+                    "name": tool.name,
                     "rpc": entry.rpc,
                     "score": (f64::from(*score) * 1000.0).round() / 1000.0,
                 });
-                if !entry.title.is_empty() {
-                    found["title"] = json!(entry.title);
+                if let Some(title) = tool.title.as_deref().filter(|t| !t.is_empty()) {
+                    found["title"] = json!(title);
                 }
                 if !entry.summary.is_empty() {
                     found["summary"] = json!(entry.summary);
                 }
-                if let Some(annotations) = &entry.annotations {
-                    found["annotations"] = annotations.clone();
+                if let Some(annotations) = tool
+                    .annotations
+                    .as_ref()
+                    .and_then(|a| serde_json::to_value(a).ok())
+                {
+                    found["annotations"] = annotations;
                 }
                 if !others.is_empty() {
                     found["other_versions"] = json!(others.iter().take(4).collect::<Vec<_>>());
@@ -501,10 +497,7 @@ mod tests {
     #[test]
     fn joined_name_words_meet_compounds() {
         // Stemmed as a query's `keyring` is (`keyr`), so the two meet.
-        assert_eq!(
-            index::name_words("CreateKeyRing"),
-            ["create", "key", "ring", "createkey", "keyr"]
-        );
+        assert_eq!(index::joined_words("CreateKeyRing"), ["createkey", "keyr"]);
         assert_eq!(index::words("my keyring"), ["keyr"]);
     }
 }

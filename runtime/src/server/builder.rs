@@ -233,6 +233,7 @@ impl McpServerBuilder {
                 limits: self.limits,
                 sessions: self.sessions,
                 in_flight: tokio::sync::watch::Sender::new(0),
+                #[cfg(feature = "metrics")]
                 session_stores: Mutex::new(Vec::new()),
                 tasks: Tasks::default(),
                 task_ttl: self.task_ttl,

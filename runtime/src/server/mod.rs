@@ -34,7 +34,7 @@ use crate::{
     error::Error,
     guard::{NotAnObject, TooDeep},
     paging::{self, ListCache},
-    sessions::{SessionLimits, SessionStore},
+    sessions::SessionLimits,
     stdio::LineTransport,
     tasks::{self, Tasks},
     toolset::{Entry, SetConfig, ToolSet},
@@ -62,7 +62,8 @@ struct Inner {
     in_flight: tokio::sync::watch::Sender<usize>,
     /// The session stores of the streamable HTTP services made from this server, counted
     /// by the metrics.
-    session_stores: Mutex<Vec<std::sync::Weak<SessionStore>>>,
+    #[cfg(feature = "metrics")]
+    session_stores: Mutex<Vec<std::sync::Weak<crate::sessions::SessionStore>>>,
     tasks: Tasks,
     task_ttl: Duration,
     /// OAuth resource server settings for streamable HTTP.
@@ -149,8 +150,12 @@ impl McpServer {
         ));
         // Compared outside the lock: calls keep looking tools up meanwhile.
         let before = self.catalog();
-        let listed = before.listing.tools() != catalog.listing.tools();
-        let served = listed || before.every_tool() != catalog.every_tool();
+        let served = before.every_tool() != catalog.every_tool();
+        // Without tool search the listing is every tool, compared already.
+        let listed = match catalog.discovery {
+            None => served,
+            Some(_) => before.listing.tools() != catalog.listing.tools(),
+        };
         *self
             .inner
             .catalog
@@ -272,7 +277,8 @@ impl McpServer {
     }
 
     /// Keeps `store` for the metrics' count of open sessions.
-    pub(crate) fn track_sessions(&self, store: &Arc<SessionStore>) {
+    #[cfg(feature = "metrics")]
+    pub(crate) fn track_sessions(&self, store: &Arc<crate::sessions::SessionStore>) {
         self.inner
             .session_stores
             .lock()

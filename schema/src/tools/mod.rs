@@ -254,6 +254,24 @@ pub fn check_collisions<'a>(tools: impl IntoIterator<Item = &'a ToolSpec>) -> Re
     Ok(())
 }
 
+/// The name `method`'s tool gets by `tool_names`, before any prefix and shortening, when no
+/// `(rust_mcp.tool).name` sets it.
+pub fn base_tool_name(tool_names: ToolNames, method: &MethodDescriptor) -> String {
+    let service = method.parent_service();
+    match tool_names {
+        ToolNames::ServiceMethod => format!("{}_{}", service.name(), method.name()),
+        ToolNames::Method => method.name().to_owned(),
+        ToolNames::Package => {
+            let package = service.package_name().replace('.', "_");
+            if package.is_empty() {
+                format!("{}_{}", service.name(), method.name())
+            } else {
+                format!("{package}_{}_{}", service.name(), method.name())
+            }
+        }
+    }
+}
+
 fn tool(
     cx: SchemaContext<'_>,
     method: &MethodDescriptor,
@@ -291,18 +309,7 @@ fn tool(
             full
         }
         None => {
-            let base = match options.tool_names {
-                ToolNames::ServiceMethod => format!("{}_{}", service.name(), method.name()),
-                ToolNames::Method => method.name().to_owned(),
-                ToolNames::Package => {
-                    let package = service.package_name().replace('.', "_");
-                    if package.is_empty() {
-                        format!("{}_{}", service.name(), method.name())
-                    } else {
-                        format!("{package}_{}_{}", service.name(), method.name())
-                    }
-                }
-            };
+            let base = base_tool_name(options.tool_names, method);
             let full = names::shorten_tool_name(&names::with_prefix(prefix, &base));
             names::check_tool_name(&full).map_err(|reason| Error::Unsupported {
                 element: element.clone(),
