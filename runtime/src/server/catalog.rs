@@ -51,6 +51,8 @@ pub(crate) struct Catalog {
     pub(crate) types: Types,
     /// Tool search, when the server lists the discovery tools instead of every tool.
     pub(crate) discovery: Option<Discovery>,
+    /// Some tool may run as a task.
+    pub(crate) task_tools: bool,
 }
 
 /// Adds the tools of `set`, with its settings, to `tools`.
@@ -107,6 +109,7 @@ impl Catalog {
                 (discovery.listing().to_vec(), Some(discovery))
             }
         };
+        let task_tools = tools.values().any(|r| r.entry.tool.meta.tasks);
         let types = Types::new(
             tools
                 .values()
@@ -123,6 +126,7 @@ impl Catalog {
             redeemer,
             types,
             discovery,
+            task_tools,
         }
     }
 

@@ -10,8 +10,9 @@ use rmcp::{
     ErrorData, RoleServer, ServerHandler,
     model::{
         CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams,
-        GetTaskParams, GetTaskResult, Implementation, ListToolsResult, PaginatedRequestParams,
-        ProtocolVersion, ServerCapabilities, ServerConfig, Tool, UpdateTaskParams,
+        CustomRequest, CustomResult, GetTaskParams, GetTaskResult, Implementation, ListToolsResult,
+        PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
+        UpdateTaskParams,
     },
     service::RequestContext,
 };
@@ -25,6 +26,14 @@ pub use builder::McpServerBuilder;
 use catalog::{Catalog, Found, Paging};
 pub(crate) use run::Cancel;
 use run::found;
+
+/// A `tools/call` checked up to where it runs ([`McpServer::prepare`]).
+pub(crate) enum Prepared {
+    /// Answered without running: refused, a tool-search answer, or a declined confirmation.
+    Answered(CallToolResponse),
+    /// The tool to run, and the request it runs with.
+    Ready(Found, CallToolRequestParams),
+}
 
 use crate::{
     call::{self, Limits},
@@ -202,7 +211,8 @@ impl McpServer {
         R: tokio::io::AsyncRead + Unpin + Send + 'static,
         W: tokio::io::AsyncWrite + Unpin + Send + 'static,
     {
-        let running = match rmcp::ServiceExt::serve(self, LineTransport::new(read, write)).await {
+        let transport = LineTransport::new(read, write, self.clone());
+        let running = match rmcp::ServiceExt::serve(self, transport).await {
             Ok(running) => running,
             Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => {
                 tracing::debug!("the input closed before the MCP handshake");
@@ -299,6 +309,21 @@ impl McpServer {
         &self.inner.tasks
     }
 
+    /// How long a task lives ([`McpServerBuilder::task_ttl`]).
+    pub(crate) fn task_ttl(&self) -> Duration {
+        self.inner.task_ttl
+    }
+
+    /// Whether some served tool may run as a task.
+    pub(crate) fn has_task_tools(&self) -> bool {
+        self.catalog().task_tools
+    }
+
+    /// A `tools/list` page without caching hints (revisions before 2026-07-28).
+    pub(crate) fn list_page(&self, cursor: Option<&str>) -> Result<ListToolsResult, ErrorData> {
+        self.catalog().listing.page(cursor, false)
+    }
+
     /// The registered tool `name` in the tools served now, or JSON-RPC invalid params.
     pub(crate) fn registered(&self, name: &str) -> Result<Found, ErrorData> {
         found(self.catalog(), name)
@@ -307,6 +332,49 @@ impl McpServer {
     /// The `isError` result for a call whose `arguments` the message guard marked: nested too
     /// deep to parse ([`TooDeep`]) or not an object ([`NotAnObject`]). Over stdio the marker is
     /// on the request; over streamable HTTP on the HTTP request parts.
+    /// A `tools/call` up to where it runs: answered already (arguments the guard refused, a
+    /// tool-search answer, a declined confirmation), or the tool found and the request it runs
+    /// with (tool search's `call_tool` becomes the call it names).
+    pub(crate) async fn prepare(
+        &self,
+        mut request: CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<Prepared, ErrorData> {
+        // Arguments the message guard cut (too deep to parse) or removed (not an object) are
+        // refused first: such a call is answered, never confirmed, run or made a task.
+        if let Some(refusal) = self.guarded_refusal(request.name.as_ref(), context) {
+            return Ok(Prepared::Answered(CallToolResponse::Complete(refusal)));
+        }
+        // Tool search: the discovery tools answer here; `call_tool` becomes the call it names,
+        // which then goes the way of any other.
+        // One look at the tools for the whole call.
+        let catalog = self.catalog();
+        if let Some(discovery) = &catalog.discovery {
+            if let Some(answer) = discovery.answer(&request.name, request.arguments.as_ref()) {
+                return Ok(Prepared::Answered(CallToolResponse::Complete(answer)));
+            }
+            if request.name == CALL_TOOL {
+                match discovery.target(request.arguments.as_ref()) {
+                    Ok((name, arguments)) => {
+                        request.name = name.into();
+                        request.arguments = arguments;
+                    }
+                    Err(message) => {
+                        return Ok(Prepared::Answered(CallToolResponse::Complete(
+                            discovery::refused(message),
+                        )));
+                    }
+                }
+            }
+        }
+        // Confirmation comes next: a declined call never reaches the backend, as a task or not.
+        let registered = found(catalog, request.name.as_ref())?;
+        if let Some(answer) = confirm::check(&registered, &request, context).await {
+            return Ok(Prepared::Answered(answer));
+        }
+        Ok(Prepared::Ready(registered, request))
+    }
+
     fn guarded_refusal(
         &self,
         name: &str,
@@ -374,50 +442,33 @@ impl ServerHandler for McpServer {
 
     async fn call_tool(
         &self,
-        mut request: CallToolRequestParams,
+        request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        // Arguments the message guard cut (too deep to parse) or removed (not an object) are
-        // refused first: such a call is answered, never confirmed, run or made a task.
-        if let Some(refusal) = self.guarded_refusal(request.name.as_ref(), &context) {
-            return Ok(CallToolResponse::Complete(refusal));
-        }
-        // Tool search: the discovery tools answer here; `call_tool` becomes the call it names,
-        // which then goes the way of any other.
-        // One look at the tools for the whole call.
-        let catalog = self.catalog();
-        if let Some(discovery) = &catalog.discovery {
-            if let Some(answer) = discovery.answer(&request.name, request.arguments.as_ref()) {
-                return Ok(CallToolResponse::Complete(answer));
-            }
-            if request.name == CALL_TOOL {
-                match discovery.target(request.arguments.as_ref()) {
-                    Ok((name, arguments)) => {
-                        request.name = name.into();
-                        request.arguments = arguments;
-                    }
-                    Err(message) => {
-                        return Ok(CallToolResponse::Complete(discovery::refused(message)));
-                    }
-                }
-            }
-        }
-        // Confirmation comes next: a declined call never reaches the backend, as a task or not.
-        let registered = found(catalog, request.name.as_ref())?;
-        if let Some(answer) = confirm::check(&registered, &request, &context).await {
-            return Ok(answer);
-        }
+        let (registered, request) = match self.prepare(request, &context).await? {
+            Prepared::Answered(answer) => return Ok(answer),
+            Prepared::Ready(registered, request) => (registered, request),
+        };
         if tasks::wanted(&registered, &context) {
             return Ok(CallToolResponse::Task(tasks::start(
                 self,
                 request,
                 &context,
                 self.inner.task_ttl,
+                tasks::Shape::Extension,
             )));
         }
         self.call(&registered, request, context)
             .await
             .map(CallToolResponse::Complete)
+    }
+
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        tasks::sep1686::answer(self, &request.method, request.params, &context).await
     }
 
     async fn get_task(
