@@ -10,17 +10,12 @@
 //!
 //! Every failure the model can act on becomes an `isError` result; nothing here panics.
 
-use std::{borrow::Cow, fmt::Write as _, io, time::Instant};
+use std::{fmt::Write as _, io, time::Instant};
 
 use bytes::Bytes;
 use prost::Message as _;
 use prost_reflect::DynamicMessage;
-use rmcp::{
-    RoleServer,
-    model::{CallToolResult, ContentBlock, JsonObject, ProgressNotificationParam, ProgressToken},
-    service::Peer,
-    task_manager::TaskContext,
-};
+use rmcp::model::JsonObject;
 use serde_json::{Map, Value};
 use tonic::Code;
 use tracing::Instrument as _;
@@ -33,12 +28,15 @@ use crate::{
         normalize::{NormalizeOptions, json_depth, normalize_arguments},
         path::{JsonPath, Problem},
     },
-    collect::{Collected, collect, stream_grace},
+    collect::{Collected, Stop, collect, stream_grace},
     context::{CallContext, CallHook},
     grpc::Invocation,
     longrunning::{self, Redeemer, Started, Wait},
-    meta::status_meta,
-    status::{code_name, describe_status},
+    outcome::{
+        Outcome, clear_omitted, error_result, local_failure, structured_result, with_status,
+    },
+    progress::Progress,
+    status::describe_status,
     stream_control::StreamControl,
     telemetry,
     toolset::{CompiledTool, SetConfig},
@@ -73,33 +71,6 @@ impl Default for Limits {
     }
 }
 
-/// Where progress goes: notifications to a client that passed a `progressToken`, or the status
-/// message of the task the call runs in.
-pub(crate) enum Progress {
-    /// `notifications/progress` with the client's token.
-    Notify {
-        peer: Peer<RoleServer>,
-        token: ProgressToken,
-    },
-    /// The task's status message, read by `tasks/get`.
-    Task(TaskContext),
-}
-
-impl Progress {
-    /// Report progress `count` with `message`. Delivery failures are ignored: a client that
-    /// cannot take the notification still gets the result.
-    pub(crate) async fn report(&self, count: usize, message: String) {
-        match self {
-            Self::Notify { peer, token } => {
-                let param = ProgressNotificationParam::new(token.clone(), count as f64)
-                    .with_message(message);
-                let _ = peer.notify_progress(param).await;
-            }
-            Self::Task(task) => task.set_status_message(message),
-        }
-    }
-}
-
 /// One call, with everything it needs.
 pub(crate) struct Call<'a> {
     pub(crate) tool: &'a CompiledTool,
@@ -122,34 +93,6 @@ pub(crate) struct Call<'a> {
     /// Where the gRPC part of the call is timed.
     #[cfg(feature = "metrics")]
     pub(crate) metrics: Option<&'a crate::Metrics>,
-}
-
-/// A signal that ends the collection of a response stream (see [`Call::stop`]).
-pub(crate) type Stop<'a> = std::pin::Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
-
-/// The result, and the gRPC code when the backend was reached (for telemetry).
-pub(crate) struct Outcome {
-    pub(crate) result: CallToolResult,
-    pub(crate) grpc_code: Option<Code>,
-}
-
-fn error_result(text: impl Into<String>) -> CallToolResult {
-    CallToolResult::error(vec![ContentBlock::text(text)])
-}
-
-/// `result` with the gRPC status it stands for in its `_meta`.
-pub(crate) fn with_status(mut result: CallToolResult, code: Code, local: bool) -> CallToolResult {
-    result.meta = Some(status_meta(code, local));
-    result
-}
-
-/// A failure found before or after the RPC, without a backend status: `code` is the status it
-/// stands for.
-pub(crate) fn local_failure(code: Code, text: impl Into<String>) -> Outcome {
-    Outcome {
-        result: with_status(error_result(text), code, true),
-        grpc_code: None,
-    }
 }
 
 fn invalid_arguments(tool: &str, problems: &[Problem]) -> Outcome {
@@ -428,36 +371,6 @@ fn encode_requests(tool: &CompiledTool, canonical: Value) -> Result<Vec<Bytes>, 
         .collect()
 }
 
-/// Clears the fields the output schema leaves out, at any depth, so that results never carry
-/// hidden or `INPUT_ONLY` data.
-pub(crate) fn clear_omitted(message: &mut DynamicMessage, omitted: &[Cow<'static, str>]) {
-    let fields: Vec<_> = message.fields().map(|(field, _)| field).collect();
-    for field in fields {
-        if omitted.iter().any(|name| name == field.full_name()) {
-            message.clear_field(&field);
-            continue;
-        }
-        match message.get_field_mut(&field) {
-            prost_reflect::Value::Message(inner) => clear_omitted(inner, omitted),
-            prost_reflect::Value::List(items) => {
-                for item in items {
-                    if let prost_reflect::Value::Message(inner) = item {
-                        clear_omitted(inner, omitted);
-                    }
-                }
-            }
-            prost_reflect::Value::Map(entries) => {
-                for value in entries.values_mut() {
-                    if let prost_reflect::Value::Message(inner) = value {
-                        clear_omitted(inner, omitted);
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
 /// One response message as JSON, decoded as `output`; the error says what failed.
 fn encode_response(
     tool: &CompiledTool,
@@ -558,35 +471,4 @@ fn respond_encoded(
         }
     };
     structured_result(value, budget, &tool.input, &tool.output)
-}
-
-/// The successful result holding `value`, or, when its JSON passes `budget` bytes, the
-/// `isError` saying so and how to ask for less with the RPC's fields (`input`, and `output`,
-/// the message `value` encodes).
-pub(crate) fn structured_result(
-    value: Value,
-    budget: usize,
-    input: &prost_reflect::MessageDescriptor,
-    output: &prost_reflect::MessageDescriptor,
-) -> Outcome {
-    // The text block is the same JSON: made once, and measured.
-    let text = value.to_string();
-    if text.len() > budget {
-        let text = budget::over_budget(text.len(), budget, input, output);
-        return Outcome {
-            result: with_status(error_result(text), Code::ResourceExhausted, true),
-            grpc_code: Some(Code::Ok),
-        };
-    }
-    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
-    result.structured_content = Some(value);
-    Outcome {
-        result: with_status(result, Code::Ok, false),
-        grpc_code: Some(Code::Ok),
-    }
-}
-
-/// The telemetry name of an outcome's code.
-pub(crate) fn outcome_code(outcome: &Outcome) -> &'static str {
-    outcome.grpc_code.map_or("NONE", code_name)
 }

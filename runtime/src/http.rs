@@ -6,7 +6,7 @@ use std::{convert::Infallible, fmt::Display, pin::Pin, sync::Arc};
 
 use bytes::Bytes;
 use http_body::Body;
-use http_body_util::{BodyExt as _, Full, combinators::BoxBody};
+use http_body_util::{BodyExt as _, Full};
 use rmcp::{
     ErrorData,
     transport::{
@@ -18,13 +18,14 @@ use rmcp::{
 #[cfg(feature = "auth")]
 use crate::auth::Gate;
 #[cfg(feature = "http-server")]
-use crate::{error::Error, server::SHUTDOWN_DRAIN};
+use crate::{error::Error, http_response::not_found, server::SHUTDOWN_DRAIN};
 use crate::{
     guard::{self, Screened},
+    http_response::{HttpResponse, plain_response},
     origin,
     server::McpServer,
+    server::tasks::sep1686,
     sessions::SessionStore,
-    tasks::sep1686,
 };
 #[cfg(feature = "http-server")]
 use std::time::Duration;
@@ -177,7 +178,7 @@ impl McpServer {
                                     if request.method() == http::Method::GET
                                         && metrics.is_some() =>
                                 {
-                                    Ok(crate::metrics::response(metrics.as_ref()))
+                                    Ok(crate::metrics_endpoint::response(metrics.as_ref()))
                                 }
                                 "/mcp" => tower_service::Service::call(&mut service, request).await,
                                 // Protected resource metadata, when the server has
@@ -240,20 +241,6 @@ impl McpServer {
         connections.abort_all();
         result
     }
-}
-
-#[cfg(feature = "http-server")]
-pub(crate) fn not_found() -> HttpResponse {
-    plain_response(http::StatusCode::NOT_FOUND, "")
-}
-
-/// The HTTP response type of [`McpHttpService`].
-pub type HttpResponse = http::Response<BoxBody<Bytes, Infallible>>;
-
-pub(crate) fn plain_response(status: http::StatusCode, text: impl Into<String>) -> HttpResponse {
-    let mut response = http::Response::new(Full::new(Bytes::from(text.into())).boxed());
-    *response.status_mut() = status;
-    response
 }
 
 /// A JSON-RPC error as an HTTP response.

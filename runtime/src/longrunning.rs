@@ -37,11 +37,12 @@ use tonic_mcp_schema::{
 use tracing::Instrument as _;
 
 use crate::{
-    call::{Outcome, Progress, clear_omitted, local_failure, structured_result, with_status},
     codec::encode::{EncodeOptions, encode_message, encode_root},
     def::RpcKind,
     error::Error,
     grpc::{BoxTransport, Endpoint, Invocation, MessageLimits},
+    outcome::{Outcome, clear_omitted, local_failure, structured_result, with_status},
+    progress::Progress,
     status::describe_status,
     telemetry,
 };

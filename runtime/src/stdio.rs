@@ -27,12 +27,54 @@ use tokio::{
 
 use crate::{
     McpServer,
+    error::Error,
     guard::{self, MESSAGE_DEPTH_LIMIT, Screened},
-    tasks::sep1686,
+    server::tasks::sep1686,
 };
 
 /// Largest accepted line (the same bound as rmcp's stdio transport).
 const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+
+impl McpServer {
+    /// Serve MCP over stdin/stdout until the client disconnects (stdin closes).
+    ///
+    /// Every request gets an answer: one nested too deep for the JSON parser is refused with
+    /// the documented `isError` (a `tools/call`) or a JSON-RPC parse error (anything else), and
+    /// a line that is not JSON gets a JSON-RPC parse error. Stdin closing before the handshake
+    /// (an MCP host probing the command, `server </dev/null`) is a clean end: `Ok(())`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Handshake`] when the client fails the MCP handshake, [`Error::ServerTask`]
+    /// when the server task fails.
+    pub async fn serve_stdio(self) -> Result<(), Error> {
+        self.serve_io(tokio::io::stdin(), tokio::io::stdout()).await
+    }
+
+    /// Serve MCP as newline-delimited JSON-RPC over any reader and writer (what
+    /// [`serve_stdio`](Self::serve_stdio) does with stdin and stdout), until `read` ends.
+    ///
+    /// # Errors
+    ///
+    /// As [`serve_stdio`](Self::serve_stdio).
+    pub async fn serve_io<R, W>(self, read: R, write: W) -> Result<(), Error>
+    where
+        R: tokio::io::AsyncRead + Unpin + Send + 'static,
+        W: tokio::io::AsyncWrite + Unpin + Send + 'static,
+    {
+        let transport = LineTransport::new(read, write, self.clone());
+        let running = match rmcp::ServiceExt::serve(self, transport).await {
+            Ok(running) => running,
+            Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => {
+                tracing::debug!("the input closed before the MCP handshake");
+                return Ok(());
+            }
+            Err(error) => return Err(Error::Handshake(Box::new(error))),
+        };
+        running.waiting().await.map_err(Error::ServerTask)?;
+        Ok(())
+    }
+}
 
 /// A server transport over a reader and a writer of newline-delimited JSON-RPC.
 pub(crate) struct LineTransport<R, W> {

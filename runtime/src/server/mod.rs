@@ -20,12 +20,24 @@ use tonic::metadata::MetadataMap;
 
 mod builder;
 mod catalog;
+mod confirm;
 mod run;
+mod session_limits;
+pub(crate) mod tasks;
 
 pub use builder::McpServerBuilder;
 use catalog::{Catalog, Found, Paging};
 pub(crate) use run::Cancel;
 use run::found;
+pub use session_limits::SessionLimits;
+pub use tasks::DEFAULT_TASK_TTL;
+
+/// A transport's store of sessions, counted for the metrics' gauge of open sessions.
+#[cfg(feature = "metrics")]
+pub(crate) trait OpenSessions: Send + Sync {
+    /// Sessions open now.
+    fn open(&self) -> usize;
+}
 
 /// A `tools/call` checked up to where it runs ([`McpServer::prepare`]).
 pub(crate) enum Prepared {
@@ -35,17 +47,14 @@ pub(crate) enum Prepared {
     Ready(Found, CallToolRequestParams),
 }
 
+use self::tasks::Tasks;
 use crate::{
     call::{self, Limits},
-    confirm,
     context::{CallContext, CallHook, Refusal},
     discovery::{self, CALL_TOOL, ToolSearch},
     error::Error,
     guard::{NotAnObject, TooDeep},
     paging::{self, ListCache},
-    sessions::SessionLimits,
-    stdio::LineTransport,
-    tasks::{self, Tasks},
     toolset::{Entry, SetConfig, ToolSet},
 };
 
@@ -72,7 +81,7 @@ struct Inner {
     /// The session stores of the streamable HTTP services made from this server, counted
     /// by the metrics.
     #[cfg(feature = "metrics")]
-    session_stores: Mutex<Vec<std::sync::Weak<crate::sessions::SessionStore>>>,
+    session_stores: Mutex<Vec<std::sync::Weak<dyn OpenSessions>>>,
     tasks: Tasks,
     task_ttl: Duration,
     /// OAuth resource server settings for streamable HTTP.
@@ -185,45 +194,6 @@ impl McpServer {
         Ok(served)
     }
 
-    /// Serve MCP over stdin/stdout until the client disconnects (stdin closes).
-    ///
-    /// Every request gets an answer: one nested too deep for the JSON parser is refused with
-    /// the documented `isError` (a `tools/call`) or a JSON-RPC parse error (anything else), and
-    /// a line that is not JSON gets a JSON-RPC parse error. Stdin closing before the handshake
-    /// (an MCP host probing the command, `server </dev/null`) is a clean end: `Ok(())`.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Handshake`] when the client fails the MCP handshake, [`Error::ServerTask`]
-    /// when the server task fails.
-    pub async fn serve_stdio(self) -> Result<(), Error> {
-        self.serve_io(tokio::io::stdin(), tokio::io::stdout()).await
-    }
-
-    /// Serve MCP as newline-delimited JSON-RPC over any reader and writer (what
-    /// [`serve_stdio`](Self::serve_stdio) does with stdin and stdout), until `read` ends.
-    ///
-    /// # Errors
-    ///
-    /// As [`serve_stdio`](Self::serve_stdio).
-    pub async fn serve_io<R, W>(self, read: R, write: W) -> Result<(), Error>
-    where
-        R: tokio::io::AsyncRead + Unpin + Send + 'static,
-        W: tokio::io::AsyncWrite + Unpin + Send + 'static,
-    {
-        let transport = LineTransport::new(read, write, self.clone());
-        let running = match rmcp::ServiceExt::serve(self, transport).await {
-            Ok(running) => running,
-            Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => {
-                tracing::debug!("the input closed before the MCP handshake");
-                return Ok(());
-            }
-            Err(error) => return Err(Error::Handshake(Box::new(error))),
-        };
-        running.waiting().await.map_err(Error::ServerTask)?;
-        Ok(())
-    }
-
     /// The OAuth resource server settings, when the server has them.
     #[cfg(feature = "auth")]
     pub(crate) fn authorization(&self) -> Option<&crate::Authorization> {
@@ -288,12 +258,13 @@ impl McpServer {
 
     /// Keeps `store` for the metrics' count of open sessions.
     #[cfg(feature = "metrics")]
-    pub(crate) fn track_sessions(&self, store: &Arc<crate::sessions::SessionStore>) {
+    pub(crate) fn track_sessions<S: OpenSessions + 'static>(&self, store: &Arc<S>) {
+        let store: std::sync::Weak<dyn OpenSessions> = Arc::downgrade(store) as std::sync::Weak<S>;
         self.inner
             .session_stores
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .push(Arc::downgrade(store));
+            .push(store);
     }
 
     /// Whether `serve_http` answers `GET /metrics`.

@@ -43,7 +43,7 @@ use rmcp::{
 
 use crate::{
     McpServer,
-    call::Progress,
+    progress::Progress,
     server::{Cancel, Registered},
     stream_control::StreamControl,
 };
