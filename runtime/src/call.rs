@@ -23,10 +23,10 @@ use tracing::Instrument as _;
 use crate::{
     budget,
     codec::{
-        decode::{decode_message, decode_root},
-        encode::{EncodeOptions, encode_message, encode_root},
+        from_json::{message_from_json, root_from_json},
         normalize::{NormalizeOptions, json_depth, normalize_arguments},
         path::{JsonPath, Problem},
+        to_json::{ToJsonOptions, message_to_json, root_to_json},
     },
     collect::{Collected, Stop, collect, stream_grace},
     context::{CallContext, CallHook},
@@ -40,7 +40,7 @@ use crate::{
     stream_control::StreamControl,
     telemetry,
     toolset::{CompiledTool, SetConfig},
-    types::Types,
+    union_pool::UnionPool,
     validate,
 };
 
@@ -85,7 +85,7 @@ pub(crate) struct Call<'a> {
     /// The server's GetOperation tool, if it serves one.
     pub(crate) redeemer: Option<&'a Redeemer>,
     /// Every message type of the server, for `Any` payloads the tool's own pool lacks.
-    pub(crate) types: &'a Types,
+    pub(crate) types: &'a UnionPool,
     /// Ends the collection of a response stream early, as the deadline does (truncated);
     /// `None`: only the deadline and the bound end it. An MCP task's cancellation, so that a
     /// task on an unending stream returns what it collected.
@@ -323,7 +323,7 @@ pub(crate) async fn run(call: Call<'_>, arguments: Option<JsonObject>) -> Outcom
             lro,
             operation: &tool.output,
             output_omitted: &def.output_omitted,
-            options: EncodeOptions {
+            options: ToJsonOptions {
                 json_names: def.json_names,
                 emit_defaults: def.emit_defaults,
             },
@@ -346,8 +346,8 @@ pub(crate) async fn run(call: Call<'_>, arguments: Option<JsonObject>) -> Outcom
 fn encode_requests(tool: &CompiledTool, canonical: Value) -> Result<Vec<Bytes>, Problem> {
     let undecodable = |path: JsonPath, message: String| Problem { path, message };
     if !tool.def.kind.streams_requests() {
-        let message =
-            decode_root(&tool.input, canonical).map_err(|e| undecodable(JsonPath::default(), e))?;
+        let message = root_from_json(&tool.input, canonical)
+            .map_err(|e| undecodable(JsonPath::default(), e))?;
         return Ok(vec![Bytes::from(message.encode_to_vec())]);
     }
     let messages = match canonical {
@@ -364,7 +364,7 @@ fn encode_requests(tool: &CompiledTool, canonical: Value) -> Result<Vec<Bytes>, 
             let mut path = JsonPath::default();
             path.push_key("messages");
             path.push_index(index);
-            decode_message(&tool.input, item)
+            message_from_json(&tool.input, item)
                 .map(|message| Bytes::from(message.encode_to_vec()))
                 .map_err(|e| undecodable(path, e))
         })
@@ -377,7 +377,7 @@ fn encode_response(
     output: &prost_reflect::MessageDescriptor,
     bytes: &Bytes,
 ) -> Result<Value, String> {
-    let options = EncodeOptions {
+    let options = ToJsonOptions {
         json_names: tool.def.json_names,
         emit_defaults: tool.def.emit_defaults,
     };
@@ -391,14 +391,14 @@ fn encode_response(
         clear_omitted(&mut message, &tool.def.output_omitted);
     }
     let value = if tool.def.kind.streams_responses() {
-        encode_message(&message, options)
+        message_to_json(&message, options)
     } else {
-        encode_root(&message, options)
+        root_to_json(&message, options)
     };
     value.map_err(|e| format!("the backend's response could not be encoded as JSON: {e}"))
 }
 
-fn respond(tool: &CompiledTool, collected: Collected, types: &Types, budget: usize) -> Outcome {
+fn respond(tool: &CompiledTool, collected: Collected, types: &UnionPool, budget: usize) -> Outcome {
     let mut encoded = Vec::with_capacity(collected.messages.len());
     for bytes in &collected.messages {
         let value = encode_response(tool, &tool.output, bytes).or_else(|failure| {

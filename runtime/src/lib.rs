@@ -91,6 +91,7 @@ mod discovery;
 mod dynamic;
 mod error;
 mod grpc;
+mod grpc_transport;
 mod guard;
 mod http;
 mod http_response;
@@ -111,8 +112,7 @@ mod stdio;
 mod stream_control;
 mod telemetry;
 mod toolset;
-mod transport;
-mod types;
+mod union_pool;
 mod validate;
 
 #[cfg(feature = "auth")]

@@ -15,7 +15,7 @@ use crate::{
     longrunning::Redeemer,
     paging::{ListCache, Listing},
     toolset::ToolSet,
-    types::Types,
+    union_pool::UnionPool,
 };
 
 use super::Registered;
@@ -48,7 +48,7 @@ pub(crate) struct Catalog {
     pub(crate) tools: BTreeMap<String, Arc<Registered>>,
     pub(crate) listing: Listing,
     pub(crate) redeemer: Option<Redeemer>,
-    pub(crate) types: Types,
+    pub(crate) types: UnionPool,
     /// Tool search, when the server lists the discovery tools instead of every tool.
     pub(crate) discovery: Option<Discovery>,
     /// Some tool may run as a task.
@@ -110,7 +110,7 @@ impl Catalog {
             }
         };
         let task_tools = tools.values().any(|r| r.entry.tool.meta.tasks);
-        let types = Types::new(
+        let types = UnionPool::new(
             tools
                 .values()
                 .map(|registered| registered.entry.tool.output.parent_pool().clone()),
