@@ -10,9 +10,10 @@ use rmcp::{
     ErrorData, RoleServer, ServerHandler,
     model::{
         CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams,
-        CustomRequest, CustomResult, GetTaskParams, GetTaskResult, Implementation, ListToolsResult,
-        PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
-        UpdateTaskParams,
+        CompleteRequestParams, CompleteResult, CustomRequest, CustomResult, GetTaskParams,
+        GetTaskResult, Implementation, ListPromptsResult, ListResourceTemplatesResult,
+        ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
+        ServerCapabilities, ServerConfig, Tool, UpdateTaskParams,
     },
     service::RequestContext,
 };
@@ -432,6 +433,41 @@ impl ServerHandler for McpServer {
         self.call(&registered, request, context)
             .await
             .map(CallToolResponse::Complete)
+    }
+
+    // Prompts, resources and completions are not offered (nor declared). Hosts that ask for
+    // them anyway at start get empty answers rather than -32601, as before rmcp 3.11 (the MCP
+    // conformance suite's `prompts-list`, `resources-list` and `completion-complete`).
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        Ok(ListPromptsResult::default())
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Ok(ListResourcesResult::default())
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        Ok(ListResourceTemplatesResult::default())
+    }
+
+    async fn complete(
+        &self,
+        _request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        Ok(CompleteResult::default())
     }
 
     async fn on_custom_request(
