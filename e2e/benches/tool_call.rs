@@ -179,7 +179,7 @@ struct Fixture {
 
 impl Fixture {
     async fn start() -> Fixture {
-        let backend = start_backend().await;
+        let backend = e2e::start_backend().await.expect("backend");
         let channel = e2e::channel(&backend).await.expect("channel");
 
         let (server_io, client_io) = tokio::io::duplex(1 << 16);
@@ -269,12 +269,6 @@ impl Fixture {
             }
         }
     }
-}
-
-/// The echo services the benchmarks call, on `127.0.0.1:0` (with `TCP_NODELAY` on accepted
-/// connections, without which delayed ACKs would hold some responses for about 40 ms).
-async fn start_backend() -> e2e::Backend {
-    e2e::start_backend().await.expect("backend")
 }
 
 async fn http_client(backend: &e2e::Backend, config: StreamableHttpServerConfig) -> Client {

@@ -16,9 +16,7 @@ const GATEWAY: &str = env!("CARGO_BIN_EXE_grpc-mcp-gateway");
 async fn the_targets_state_is_logged_once_per_change() {
     // A port with nothing listening yet, and the testdata descriptors in a file, so that the
     // gateway starts without its backend.
-    let addr = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|listener| listener.local_addr())
-        .expect("a free port");
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], test_kit::free_port()));
     let dir = std::env::temp_dir().join(format!("gateway-backend-state-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let set = dir.join("testdata.binpb");

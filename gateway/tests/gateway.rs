@@ -8,8 +8,6 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use rmcp::ServiceExt as _;
-use rmcp::model::CallToolRequestParams;
-use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _};
@@ -19,7 +17,7 @@ mod support;
 use e2e::SERVICES;
 use support::{GATEWAY, spawn_http};
 
-type Client = RunningService<RoleClient, ()>;
+use test_kit::Client;
 
 /// One or more calls of every tool of [`SERVICES`], successes and failures.
 fn calls() -> Vec<(&'static str, Value)> {
@@ -135,21 +133,11 @@ fn calls() -> Vec<(&'static str, Value)> {
 
 /// The generated-code MCP server of the e2e crate, over an in-process pipe.
 async fn generated(backend: &e2e::Backend) -> Client {
-    let server = e2e::mcp_server(backend).await.expect("generated server");
-    let (server_io, client_io) = tokio::io::duplex(1 << 16);
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_io).await {
-            let _ = running.waiting().await;
-        }
-    });
-    ().serve(client_io).await.expect("handshake")
+    test_kit::connect(e2e::mcp_server(backend).await.expect("generated server")).await
 }
 
 async fn call(client: &Client, name: &str, arguments: &Value) -> Value {
-    let mut params = CallToolRequestParams::new(name.to_owned());
-    params.arguments = arguments.as_object().cloned();
-    let result = client
-        .call_tool(params)
+    let result = test_kit::call(client, name, arguments.clone())
         .await
         .unwrap_or_else(|e| panic!("{name}: tools/call failed: {e}"));
     let mut result = serde_json::to_value(result).expect("result serializes");

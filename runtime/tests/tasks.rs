@@ -6,7 +6,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{Backend, TestResult, pb, start_backend, status_of, text};
+use common::{Backend, TestResult, pb, start_backend, status, text};
 use rmcp::{
     ServiceExt as _,
     model::{
@@ -65,19 +65,13 @@ async fn server_with(task_ttl: Option<Duration>, search: bool) -> TestResult<(Mc
 }
 
 async fn connect(server: McpServer, tasks: bool) -> TestResult<TaskClient> {
-    let (server_io, client_io) = tokio::io::duplex(1 << 20);
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_io).await {
-            let _ = running.waiting().await;
-        }
-    });
     let capabilities = if tasks {
         ClientCapabilities::builder().enable_tasks().build()
     } else {
         ClientCapabilities::default()
     };
     let info = ClientConfig::new(capabilities, Implementation::new("tasks-test", "0"));
-    Ok(info.serve(client_io).await?)
+    Ok(info.serve(test_kit::serve_in_process(server)).await?)
 }
 
 fn params(name: &str, arguments: Value) -> TestResult<CallToolRequestParams> {
@@ -164,7 +158,7 @@ async fn a_streaming_task_reports_progress_and_completes_with_the_result() -> Te
     assert_ne!(result.is_error, Some(true), "{}", text(&result));
     let messages_out = &result.structured_content.as_ref().ok_or("structured")?["messages"];
     assert_eq!(messages_out.as_array().map(Vec::len), Some(4));
-    assert_eq!(status_of(&result)?, json!({"code": 0, "name": "OK"}));
+    assert_eq!(status(&result), json!({"code": 0, "name": "OK"}));
     // The status message followed the stream while the task was working.
     assert!(
         messages.iter().any(|m| m.starts_with("received message ")),

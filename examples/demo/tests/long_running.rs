@@ -17,6 +17,7 @@ use rmcp::model::{
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt as _, RoleClient, RunningService};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use serde_json::{Value, json};
+use test_kit::text;
 use tokio::io::AsyncBufReadExt as _;
 
 type Client = RunningService<RoleClient, ClientConfig>;
@@ -47,15 +48,6 @@ async fn call(client: &Client, name: &str, arguments: Value) -> CallToolResult {
         .call_tool(request(name, arguments))
         .await
         .unwrap_or_else(|e| panic!("{name}: {e}"))
-}
-
-fn text(result: &CallToolResult) -> String {
-    result
-        .content
-        .iter()
-        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 fn status_code(result: &CallToolResult) -> Value {
@@ -380,15 +372,7 @@ async fn through_the_gateway(tasks: bool) -> (Client, tokio::process::Child) {
         services,
         ["demo.v1.TaskService", "google.longrunning.Operations"]
     );
-    let (server_io, client_io) = tokio::io::duplex(1 << 20);
-    let server = gateway.server;
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_io).await {
-            let _ = running.waiting().await;
-        }
-    });
-    let client = client_config(tasks)
-        .serve(client_io)
+    let client = test_kit::connect_as(gateway.server, client_config(tasks))
         .await
         .expect("handshake");
     (client, demo)
