@@ -4,13 +4,12 @@
 //! must answer exactly what the generated-code path answers for the same server. Over HTTP, a
 //! foreign `Origin` is refused in both modes.
 
-use std::process::Stdio;
 use std::time::Duration;
 
 use rmcp::ServiceExt as _;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _};
+use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _};
 
 mod support;
 
@@ -446,17 +445,7 @@ async fn header_values_reach_the_server_and_never_the_logs() {
         .env("GATEWAY_TEST_TOKEN", SECRET)
         // Every event of every crate, the gateway's, tonic-mcp's, tonic's, h2's and rmcp's.
         .env("RUST_LOG", "trace");
-    let (transport, stderr) = TokioChildProcess::builder(command)
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn the gateway");
-    let mut stderr = stderr.expect("stderr");
-    let logs = tokio::spawn(async move {
-        let mut text = String::new();
-        stderr.read_to_string(&mut text).await.expect("read stderr");
-        text
-    });
-    let gateway = ().serve(transport).await.expect("handshake");
+    let (gateway, logs) = support::stdio_with_logs(command).await;
     let item = call(&gateway, "InventoryService_GetItem", &json!({"id": "3"})).await;
     assert_eq!(item["structuredContent"]["name"], "item-3", "{item}");
     let failed = call(&gateway, "InventoryService_GetItem", &json!({"id": "42"})).await;

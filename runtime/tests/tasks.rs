@@ -8,10 +8,9 @@ use std::time::Duration;
 
 use common::{Backend, TestResult, pb, start_backend, status, text};
 use rmcp::{
-    ServiceExt as _,
     model::{
-        CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientConfig,
-        CreateTaskResult, GetTaskParams, Implementation, TaskPayload, TaskStatus,
+        CallToolRequestParams, CallToolResponse, CallToolResult, ClientConfig, CreateTaskResult,
+        GetTaskParams, TaskPayload, TaskStatus,
     },
     service::{RoleClient, RunningService},
 };
@@ -65,13 +64,7 @@ async fn server_with(task_ttl: Option<Duration>, search: bool) -> TestResult<(Mc
 }
 
 async fn connect(server: McpServer, tasks: bool) -> TestResult<TaskClient> {
-    let capabilities = if tasks {
-        ClientCapabilities::builder().enable_tasks().build()
-    } else {
-        ClientCapabilities::default()
-    };
-    let info = ClientConfig::new(capabilities, Implementation::new("tasks-test", "0"));
-    Ok(info.serve(test_kit::serve_in_process(server)).await?)
+    Ok(test_kit::connect_as(server, test_kit::client_config("tasks-test", tasks)).await?)
 }
 
 fn params(name: &str, arguments: Value) -> TestResult<CallToolRequestParams> {
@@ -90,29 +83,11 @@ async fn start(client: &TaskClient, name: &str, arguments: Value) -> TestResult<
 
 /// Polls until the task is terminal; returns the payload and every status message seen.
 async fn settle(client: &TaskClient, task_id: &str) -> TestResult<(TaskPayload, Vec<String>)> {
-    let mut messages = Vec::new();
-    for _ in 0..400 {
-        let got = client
-            .get_task(GetTaskParams::new(task_id.to_owned()))
-            .await?;
-        if let Some(message) = &got.task.task.status_message
-            && messages.last() != Some(message)
-        {
-            messages.push(message.clone());
-        }
-        if got.task.status().is_terminal() {
-            return Ok((got.task.payload, messages));
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    Err(format!("task {task_id} did not settle in 10 s").into())
+    Ok(test_kit::settle(client, task_id).await)
 }
 
 fn completed(payload: TaskPayload) -> TestResult<CallToolResult> {
-    match payload {
-        TaskPayload::Completed { result } => Ok(serde_json::from_value(Value::Object(result))?),
-        other => Err(format!("expected a completed task, got {other:?}").into()),
-    }
+    Ok(test_kit::completed(payload))
 }
 
 #[tokio::test]

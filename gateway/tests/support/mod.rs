@@ -25,6 +25,27 @@ pub(crate) async fn spawn_http(
     (child, addr)
 }
 
+/// The gateway of `command` over stdio, after the handshake, and its stderr as a task that
+/// returns it all once the gateway exits.
+pub(crate) async fn stdio_with_logs(
+    command: tokio::process::Command,
+) -> (test_kit::Client, tokio::task::JoinHandle<String>) {
+    use rmcp::ServiceExt as _;
+    use tokio::io::AsyncReadExt as _;
+    let (transport, stderr) = rmcp::transport::TokioChildProcess::builder(command)
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn the gateway");
+    let mut stderr = stderr.expect("stderr");
+    let logs = tokio::spawn(async move {
+        let mut text = String::new();
+        stderr.read_to_string(&mut text).await.expect("read stderr");
+        text
+    });
+    let gateway = ().serve(transport).await.expect("handshake");
+    (gateway, logs)
+}
+
 /// A fresh directory for one test's files.
 pub(crate) fn temp_dir(label: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!(
