@@ -4,9 +4,9 @@ use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientConfig,
-    GetTaskParams, Implementation, TaskPayload, TaskStatus,
+    GetTaskParams, Implementation, JsonObject, TaskPayload, TaskStatus,
 };
-use rmcp::service::{ClientInitializeError, RoleClient, RunningService, ServiceError};
+use rmcp::service::{ClientInitializeError, Peer, RoleClient, RunningService, ServiceError};
 use rmcp::{ClientHandler, ServiceExt as _};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt as _, AsyncRead, BufReader, DuplexStream, Lines};
@@ -86,6 +86,26 @@ pub async fn call<H: ClientHandler>(
         params.arguments = Some(arguments);
     }
     client.call_tool(params).await
+}
+
+/// One `tools/call` of `name` through `peer`, as the benchmarks make it (no copy of the name);
+/// the result, which must be complete and not `isError`.
+///
+/// # Panics
+///
+/// When the call fails, is an error, or starts a task.
+pub async fn call_complete(
+    peer: &Peer<RoleClient>,
+    name: &'static str,
+    arguments: &JsonObject,
+) -> CallToolResult {
+    let params = CallToolRequestParams::new(name).with_arguments(arguments.clone());
+    match peer.call_tool_once(params).await {
+        Ok(CallToolResponse::Complete(result)) if result.is_error != Some(true) => result,
+        Ok(CallToolResponse::Complete(result)) => panic!("{name} failed: {:?}", result.content),
+        Ok(_) => panic!("{name}: expected a complete result"),
+        Err(e) => panic!("{name}: {e}"),
+    }
 }
 
 /// The text content of a result, its text blocks joined by newlines.
