@@ -290,11 +290,8 @@ async fn cancelling_a_streaming_task_completes_it_with_what_it_collected() -> Te
 async fn a_task_belongs_to_the_session_that_started_it() -> TestResult {
     use common::http_client::{open_session, session_send, task_capabilities};
     let (server, _backend) = server(None).await?;
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let addr = listener.local_addr()?;
-    let config = McpServer::session_http_config();
-    let shutdown = config.cancellation_token.clone();
-    tokio::spawn(server.serve_http(listener, config));
+    let serving = test_kit::HttpServing::start(server, McpServer::session_http_config()).await?;
+    let addr = serving.addr;
     let first = open_session(addr, &[], task_capabilities()).await?;
     let second = open_session(addr, &[], task_capabilities()).await?;
     let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
@@ -325,6 +322,6 @@ async fn a_task_belongs_to_the_session_that_started_it() -> TestResult {
         reply.last()["error"]["message"],
         json!(format!("unknown task: {task_id}"))
     );
-    shutdown.cancel();
+    serving.cancel();
     Ok(())
 }

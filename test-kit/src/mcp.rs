@@ -1,5 +1,6 @@
 //! rmcp's client and an [`McpServer`] in one process, tool calls and MCP tasks.
 
+use std::net::SocketAddr;
 use std::time::Duration;
 
 use rmcp::model::{
@@ -10,7 +11,9 @@ use rmcp::service::{ClientInitializeError, Peer, RoleClient, RunningService, Ser
 use rmcp::{ClientHandler, ServiceExt as _};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt as _, AsyncRead, BufReader, DuplexStream, Lines};
-use tonic_mcp::McpServer;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+use tonic_mcp::{McpServer, StreamableHttpServerConfig};
 
 /// rmcp's client without a handler of its own.
 pub type Client = RunningService<RoleClient, ()>;
@@ -268,6 +271,54 @@ pub fn completed(payload: TaskPayload) -> CallToolResult {
         panic!("expected a completed task, got {payload:?}");
     };
     serde_json::from_value(Value::Object(result)).expect("a tool result")
+}
+
+/// An [`McpServer`] serving streamable HTTP on a loopback port of its own, in a task.
+#[derive(Debug)]
+pub struct HttpServing {
+    /// Where it listens.
+    pub addr: SocketAddr,
+    shutdown: CancellationToken,
+    task: JoinHandle<Result<(), tonic_mcp::Error>>,
+}
+
+impl HttpServing {
+    /// Serves `server` with `config` (`McpServer::stateless_http_config()`,
+    /// `session_http_config()`, …) on `127.0.0.1:0`.
+    ///
+    /// # Errors
+    ///
+    /// When no port can be bound.
+    pub async fn start(
+        server: McpServer,
+        config: StreamableHttpServerConfig,
+    ) -> std::io::Result<HttpServing> {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        let addr = listener.local_addr()?;
+        let shutdown = config.cancellation_token.clone();
+        let task = tokio::spawn(server.serve_http(listener, config));
+        Ok(HttpServing {
+            addr,
+            shutdown,
+            task,
+        })
+    }
+
+    /// Asks the server to shut down, without waiting for it.
+    pub fn cancel(&self) {
+        self.shutdown.cancel();
+    }
+
+    /// Shuts the server down and waits for it: how its task ended, and what `serve_http`
+    /// returned.
+    ///
+    /// # Errors
+    ///
+    /// When the task panicked or was aborted.
+    pub async fn stop(self) -> Result<Result<(), tonic_mcp::Error>, tokio::task::JoinError> {
+        self.shutdown.cancel();
+        self.task.await
+    }
 }
 
 /// Reads lines from `output` until one is `listening on ADDR` (within 30 s) and returns ADDR
