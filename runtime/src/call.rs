@@ -10,17 +10,12 @@
 //!
 //! Every failure the model can act on becomes an `isError` result; nothing here panics.
 
-use std::{borrow::Cow, fmt::Write as _, io, time::Instant};
+use std::{fmt::Write as _, io, time::Instant};
 
 use bytes::Bytes;
 use prost::Message as _;
 use prost_reflect::DynamicMessage;
-use rmcp::{
-    RoleServer,
-    model::{CallToolResult, ContentBlock, JsonObject, ProgressNotificationParam, ProgressToken},
-    service::Peer,
-    task_manager::TaskContext,
-};
+use rmcp::model::JsonObject;
 use serde_json::{Map, Value};
 use tonic::Code;
 use tracing::Instrument as _;
@@ -28,21 +23,24 @@ use tracing::Instrument as _;
 use crate::{
     budget,
     codec::{
-        decode::{decode_message, decode_root},
-        encode::{EncodeOptions, encode_message, encode_root},
+        from_json::{message_from_json, root_from_json},
         normalize::{NormalizeOptions, json_depth, normalize_arguments},
         path::{JsonPath, Problem},
+        to_json::{ToJsonOptions, message_to_json, root_to_json},
     },
-    collect::{Collected, collect, stream_grace},
+    collect::{Collected, Stop, collect, stream_grace},
     context::{CallContext, CallHook},
     grpc::Invocation,
     longrunning::{self, Redeemer, Started, Wait},
-    meta::status_meta,
-    status::{code_name, describe_status},
+    outcome::{
+        Outcome, clear_omitted, error_result, local_failure, structured_result, with_status,
+    },
+    progress::Progress,
+    status::describe_status,
     stream_control::StreamControl,
     telemetry,
     toolset::{CompiledTool, SetConfig},
-    types::Types,
+    union_pool::UnionPool,
     validate,
 };
 
@@ -73,33 +71,6 @@ impl Default for Limits {
     }
 }
 
-/// Where progress goes: notifications to a client that passed a `progressToken`, or the status
-/// message of the task the call runs in.
-pub(crate) enum Progress {
-    /// `notifications/progress` with the client's token.
-    Notify {
-        peer: Peer<RoleServer>,
-        token: ProgressToken,
-    },
-    /// The task's status message, read by `tasks/get`.
-    Task(TaskContext),
-}
-
-impl Progress {
-    /// Report progress `count` with `message`. Delivery failures are ignored: a client that
-    /// cannot take the notification still gets the result.
-    pub(crate) async fn report(&self, count: usize, message: String) {
-        match self {
-            Self::Notify { peer, token } => {
-                let param = ProgressNotificationParam::new(token.clone(), count as f64)
-                    .with_message(message);
-                let _ = peer.notify_progress(param).await;
-            }
-            Self::Task(task) => task.set_status_message(message),
-        }
-    }
-}
-
 /// One call, with everything it needs.
 pub(crate) struct Call<'a> {
     pub(crate) tool: &'a CompiledTool,
@@ -114,7 +85,7 @@ pub(crate) struct Call<'a> {
     /// The server's GetOperation tool, if it serves one.
     pub(crate) redeemer: Option<&'a Redeemer>,
     /// Every message type of the server, for `Any` payloads the tool's own pool lacks.
-    pub(crate) types: &'a Types,
+    pub(crate) types: &'a UnionPool,
     /// Ends the collection of a response stream early, as the deadline does (truncated);
     /// `None`: only the deadline and the bound end it. An MCP task's cancellation, so that a
     /// task on an unending stream returns what it collected.
@@ -122,34 +93,6 @@ pub(crate) struct Call<'a> {
     /// Where the gRPC part of the call is timed.
     #[cfg(feature = "metrics")]
     pub(crate) metrics: Option<&'a crate::Metrics>,
-}
-
-/// A signal that ends the collection of a response stream (see [`Call::stop`]).
-pub(crate) type Stop<'a> = std::pin::Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
-
-/// The result, and the gRPC code when the backend was reached (for telemetry).
-pub(crate) struct Outcome {
-    pub(crate) result: CallToolResult,
-    pub(crate) grpc_code: Option<Code>,
-}
-
-fn error_result(text: impl Into<String>) -> CallToolResult {
-    CallToolResult::error(vec![ContentBlock::text(text)])
-}
-
-/// `result` with the gRPC status it stands for in its `_meta`.
-pub(crate) fn with_status(mut result: CallToolResult, code: Code, local: bool) -> CallToolResult {
-    result.meta = Some(status_meta(code, local));
-    result
-}
-
-/// A failure found before or after the RPC, without a backend status: `code` is the status it
-/// stands for.
-pub(crate) fn local_failure(code: Code, text: impl Into<String>) -> Outcome {
-    Outcome {
-        result: with_status(error_result(text), code, true),
-        grpc_code: None,
-    }
 }
 
 fn invalid_arguments(tool: &str, problems: &[Problem]) -> Outcome {
@@ -380,7 +323,7 @@ pub(crate) async fn run(call: Call<'_>, arguments: Option<JsonObject>) -> Outcom
             lro,
             operation: &tool.output,
             output_omitted: &def.output_omitted,
-            options: EncodeOptions {
+            options: ToJsonOptions {
                 json_names: def.json_names,
                 emit_defaults: def.emit_defaults,
             },
@@ -403,8 +346,8 @@ pub(crate) async fn run(call: Call<'_>, arguments: Option<JsonObject>) -> Outcom
 fn encode_requests(tool: &CompiledTool, canonical: Value) -> Result<Vec<Bytes>, Problem> {
     let undecodable = |path: JsonPath, message: String| Problem { path, message };
     if !tool.def.kind.streams_requests() {
-        let message =
-            decode_root(&tool.input, canonical).map_err(|e| undecodable(JsonPath::default(), e))?;
+        let message = root_from_json(&tool.input, canonical)
+            .map_err(|e| undecodable(JsonPath::default(), e))?;
         return Ok(vec![Bytes::from(message.encode_to_vec())]);
     }
     let messages = match canonical {
@@ -421,41 +364,11 @@ fn encode_requests(tool: &CompiledTool, canonical: Value) -> Result<Vec<Bytes>, 
             let mut path = JsonPath::default();
             path.push_key("messages");
             path.push_index(index);
-            decode_message(&tool.input, item)
+            message_from_json(&tool.input, item)
                 .map(|message| Bytes::from(message.encode_to_vec()))
                 .map_err(|e| undecodable(path, e))
         })
         .collect()
-}
-
-/// Clears the fields the output schema leaves out, at any depth, so that results never carry
-/// hidden or `INPUT_ONLY` data.
-pub(crate) fn clear_omitted(message: &mut DynamicMessage, omitted: &[Cow<'static, str>]) {
-    let fields: Vec<_> = message.fields().map(|(field, _)| field).collect();
-    for field in fields {
-        if omitted.iter().any(|name| name == field.full_name()) {
-            message.clear_field(&field);
-            continue;
-        }
-        match message.get_field_mut(&field) {
-            prost_reflect::Value::Message(inner) => clear_omitted(inner, omitted),
-            prost_reflect::Value::List(items) => {
-                for item in items {
-                    if let prost_reflect::Value::Message(inner) = item {
-                        clear_omitted(inner, omitted);
-                    }
-                }
-            }
-            prost_reflect::Value::Map(entries) => {
-                for value in entries.values_mut() {
-                    if let prost_reflect::Value::Message(inner) = value {
-                        clear_omitted(inner, omitted);
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
 }
 
 /// One response message as JSON, decoded as `output`; the error says what failed.
@@ -464,7 +377,7 @@ fn encode_response(
     output: &prost_reflect::MessageDescriptor,
     bytes: &Bytes,
 ) -> Result<Value, String> {
-    let options = EncodeOptions {
+    let options = ToJsonOptions {
         json_names: tool.def.json_names,
         emit_defaults: tool.def.emit_defaults,
     };
@@ -478,14 +391,14 @@ fn encode_response(
         clear_omitted(&mut message, &tool.def.output_omitted);
     }
     let value = if tool.def.kind.streams_responses() {
-        encode_message(&message, options)
+        message_to_json(&message, options)
     } else {
-        encode_root(&message, options)
+        root_to_json(&message, options)
     };
     value.map_err(|e| format!("the backend's response could not be encoded as JSON: {e}"))
 }
 
-fn respond(tool: &CompiledTool, collected: Collected, types: &Types, budget: usize) -> Outcome {
+fn respond(tool: &CompiledTool, collected: Collected, types: &UnionPool, budget: usize) -> Outcome {
     let mut encoded = Vec::with_capacity(collected.messages.len());
     for bytes in &collected.messages {
         let value = encode_response(tool, &tool.output, bytes).or_else(|failure| {
@@ -558,35 +471,4 @@ fn respond_encoded(
         }
     };
     structured_result(value, budget, &tool.input, &tool.output)
-}
-
-/// The successful result holding `value`, or, when its JSON passes `budget` bytes, the
-/// `isError` saying so and how to ask for less with the RPC's fields (`input`, and `output`,
-/// the message `value` encodes).
-pub(crate) fn structured_result(
-    value: Value,
-    budget: usize,
-    input: &prost_reflect::MessageDescriptor,
-    output: &prost_reflect::MessageDescriptor,
-) -> Outcome {
-    // The text block is the same JSON: made once, and measured.
-    let text = value.to_string();
-    if text.len() > budget {
-        let text = budget::over_budget(text.len(), budget, input, output);
-        return Outcome {
-            result: with_status(error_result(text), Code::ResourceExhausted, true),
-            grpc_code: Some(Code::Ok),
-        };
-    }
-    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
-    result.structured_content = Some(value);
-    Outcome {
-        result: with_status(result, Code::Ok, false),
-        grpc_code: Some(Code::Ok),
-    }
-}
-
-/// The telemetry name of an outcome's code.
-pub(crate) fn outcome_code(outcome: &Outcome) -> &'static str {
-    outcome.grpc_code.map_or("NONE", code_name)
 }

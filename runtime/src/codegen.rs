@@ -13,6 +13,6 @@
 pub use crate::{
     def::{RpcKind, ToolAnnotations, ToolDef},
     grpc::BoxTransport,
+    grpc_transport::Transport,
     toolset::{ToolSetBuilder, tool_set},
-    transport::Transport,
 };

@@ -8,11 +8,10 @@ use bytes::Bytes;
 use futures_util::StreamExt as _;
 use tonic::{Code, Status};
 
-use crate::{
-    call::{Progress, Stop},
-    grpc::Invocation,
-    toolset::CompiledTool,
-};
+use crate::{grpc::Invocation, progress::Progress, toolset::CompiledTool};
+
+/// A signal that ends the collection of a response stream (see `Call::stop`).
+pub(crate) type Stop<'a> = std::pin::Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
 
 /// What came back from the backend.
 pub(crate) struct Collected {
@@ -22,7 +21,7 @@ pub(crate) struct Collected {
 }
 
 /// How much longer than the tool's deadline a streaming RPC's server is given (see
-/// [`run`](crate::call::run)): a tenth of the deadline, between 100 ms and 2 s.
+/// `call::run`): a tenth of the deadline, between 100 ms and 2 s.
 pub(crate) fn stream_grace(timeout: Duration) -> Duration {
     (timeout / 10).clamp(Duration::from_millis(100), Duration::from_secs(2))
 }

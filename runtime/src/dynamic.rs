@@ -16,9 +16,9 @@ use crate::{
     def::ToolInfo,
     error::Error,
     grpc::BoxTransport,
+    grpc_transport::Transport,
     meta::ToolMeta,
     toolset::{Checks, ToolSet, ToolSetBuilder},
-    transport::Transport,
 };
 
 /// Builds [`ToolSet`]s from a descriptor pool at run time, exactly as `protoc-gen-rust-mcp`

@@ -26,7 +26,7 @@ use tonic::{
 
 use crate::{
     def::RpcKind,
-    transport::{StdError, Transport},
+    grpc_transport::{StdError, Transport},
 };
 
 /// Any tonic [`Transport`], type-erased once so that tool sets and calls are not generic.

@@ -6,7 +6,7 @@ use std::{convert::Infallible, fmt::Display, pin::Pin, sync::Arc};
 
 use bytes::Bytes;
 use http_body::Body;
-use http_body_util::{BodyExt as _, Full, combinators::BoxBody};
+use http_body_util::{BodyExt as _, Full};
 use rmcp::{
     ErrorData,
     transport::{
@@ -18,11 +18,13 @@ use rmcp::{
 #[cfg(feature = "auth")]
 use crate::auth::Gate;
 #[cfg(feature = "http-server")]
-use crate::{error::Error, server::SHUTDOWN_DRAIN};
+use crate::{error::Error, http_response::not_found, server::SHUTDOWN_DRAIN};
 use crate::{
     guard::{self, Screened},
+    http_response::{HttpResponse, plain_response},
     origin,
     server::McpServer,
+    server::tasks::sep1686,
     sessions::SessionStore,
 };
 #[cfg(feature = "http-server")]
@@ -73,6 +75,7 @@ impl McpServer {
             session_mode: config.legacy_session_mode,
             allowed_origins: config.allowed_origins.clone().into(),
             sessions: Arc::clone(&sessions),
+            server: server.clone(),
             inner: StreamableHttpService::new(move || Ok(server.clone()), sessions, config),
         }
     }
@@ -175,7 +178,7 @@ impl McpServer {
                                     if request.method() == http::Method::GET
                                         && metrics.is_some() =>
                                 {
-                                    Ok(crate::metrics::response(metrics.as_ref()))
+                                    Ok(crate::metrics_endpoint::response(metrics.as_ref()))
                                 }
                                 "/mcp" => tower_service::Service::call(&mut service, request).await,
                                 // Protected resource metadata, when the server has
@@ -240,20 +243,6 @@ impl McpServer {
     }
 }
 
-#[cfg(feature = "http-server")]
-pub(crate) fn not_found() -> HttpResponse {
-    plain_response(http::StatusCode::NOT_FOUND, "")
-}
-
-/// The HTTP response type of [`McpHttpService`].
-pub type HttpResponse = http::Response<BoxBody<Bytes, Infallible>>;
-
-pub(crate) fn plain_response(status: http::StatusCode, text: impl Into<String>) -> HttpResponse {
-    let mut response = http::Response::new(Full::new(Bytes::from(text.into())).boxed());
-    *response.status_mut() = status;
-    response
-}
-
 /// A JSON-RPC error as an HTTP response.
 fn jsonrpc_error_response(
     status: http::StatusCode,
@@ -280,6 +269,8 @@ fn jsonrpc_error_response(
 #[derive(Clone)]
 pub struct McpHttpService {
     inner: StreamableHttpService<McpServer, SessionStore>,
+    /// The server, for the task requests of revision 2025-11-25 ([`sep1686`]).
+    server: McpServer,
     sessions: Arc<SessionStore>,
     max_body: usize,
     session_mode: bool,
@@ -423,8 +414,27 @@ impl McpHttpService {
         {
             return gate.refuse(&refused);
         }
+        // The task requests of revision 2025-11-25, routed past rmcp's typed model (after the
+        // gate, which checks a task-augmented `tools/call` as any other).
+        let revision_2025 = parts
+            .headers
+            .get("mcp-protocol-version")
+            .is_some_and(|version| version.as_bytes() == sep1686::REVISION.as_bytes());
+        let initialize = bytes
+            .windows(INITIALIZE.len())
+            .any(|window| window == INITIALIZE);
+        let bytes = match sep1686::route(&bytes, &self.server, revision_2025) {
+            Some(routed) => {
+                parts.extensions.insert(sep1686::Routed);
+                Bytes::from(routed)
+            }
+            None => bytes,
+        };
         let request = http::Request::from_parts(parts, Full::new(bytes));
-        let response = into_ok(tower_service::Service::call(&mut self.inner, request).await);
+        let mut response = into_ok(tower_service::Service::call(&mut self.inner, request).await);
+        if initialize {
+            response = declare_tasks(response, self.server.clone());
+        }
         #[cfg(feature = "auth")]
         if let Some(gate) = &self.gate
             && owner.is_some()
@@ -459,6 +469,45 @@ impl McpHttpService {
             .flatten();
         Ok((http::Request::from_parts(parts, body), owner))
     }
+}
+
+/// The method name that marks a body as a possible `initialize`.
+const INITIALIZE: &[u8] = b"\"initialize\"";
+
+/// An `initialize` answer of revision 2025-11-25 with `capabilities.tasks` added
+/// ([`sep1686::declare`]), as a JSON body or in the `data:` lines of a server-sent event.
+fn declare_tasks(response: HttpResponse, server: McpServer) -> HttpResponse {
+    response.map(|body| {
+        body.map_frame(move |frame| {
+            let Some(data) = frame.data_ref() else {
+                return frame;
+            };
+            let mut changed = false;
+            let text = String::from_utf8_lossy(data);
+            let lines: Vec<String> = text
+                .split('\n')
+                .map(|line| {
+                    let (prefix, json) = match line.strip_prefix("data:") {
+                        Some(json) => ("data: ", json.trim_start()),
+                        None => ("", line),
+                    };
+                    if let Ok(mut message) = serde_json::from_str::<serde_json::Value>(json)
+                        && sep1686::declare(&mut message, &server)
+                    {
+                        changed = true;
+                        return format!("{prefix}{message}");
+                    }
+                    line.to_owned()
+                })
+                .collect();
+            if changed {
+                http_body::Frame::data(Bytes::from(lines.join("\n")))
+            } else {
+                frame
+            }
+        })
+        .boxed()
+    })
 }
 
 fn into_ok(result: Result<HttpResponse, Infallible>) -> HttpResponse {

@@ -24,6 +24,24 @@
 //! # }
 //! ```
 //!
+//! # Layers
+//!
+//! The modules form four layers, in the order a call flows through them; each imports only
+//! from the layers below it, and no two modules import each other:
+//!
+//! 1. **Transports**: `stdio` (newline-delimited JSON-RPC) and `http` (streamable HTTP behind
+//!    its guards: body size, `origin`, `sessions`, the `auth` gate), with `http_response` and
+//!    the Prometheus endpoint (`metrics_endpoint`).
+//! 2. **Protocol**: `server`, which answers MCP's methods through rmcp, with its children
+//!    `confirm` and `tasks` (both task shapes); listing and paging (`paging`) and tool search
+//!    (`discovery`).
+//! 3. **Engine**: tool sets (`toolset`, `def`, `dynamic`, and the `codegen` facade), the call
+//!    (`call`, with `collect`, `longrunning`, `outcome`, `progress`, `budget`, `context`,
+//!    `status`, `meta`) and the gRPC forwarding (`grpc`, `transport`); `metrics` and
+//!    `telemetry` record it.
+//! 4. **Codec**: JSON ↔ protobuf (`codec`), schema validation (`validate`), and the
+//!    byte-level message `guard` the transports run before any parser.
+//!
 //! # A tool call
 //!
 //! 1. **Limits**: arguments larger than [`Limits::max_argument_bytes`] or nested deeper than
@@ -67,31 +85,34 @@ mod call;
 pub(crate) mod codec;
 pub mod codegen;
 mod collect;
-mod confirm;
 mod context;
 mod def;
 mod discovery;
 mod dynamic;
 mod error;
 mod grpc;
+mod grpc_transport;
 mod guard;
 mod http;
+mod http_response;
 mod longrunning;
 mod meta;
 #[cfg(feature = "metrics")]
 mod metrics;
+#[cfg(all(feature = "metrics", feature = "http-server"))]
+mod metrics_endpoint;
 mod origin;
+mod outcome;
 mod paging;
+mod progress;
 mod server;
 mod sessions;
 mod status;
 mod stdio;
 mod stream_control;
-mod tasks;
 mod telemetry;
 mod toolset;
-mod transport;
-mod types;
+mod union_pool;
 mod validate;
 
 #[cfg(feature = "auth")]
@@ -105,7 +126,8 @@ pub use context::{CallContext, Refusal, forward_headers};
 pub use discovery::{CALL_TOOL, DEFAULT_SEARCH_LIMIT, DESCRIBE_TOOLS, SEARCH_TOOLS, ToolSearch};
 pub use dynamic::DescriptorTools;
 pub use error::Error;
-pub use http::{HttpResponse, McpHttpService};
+pub use http::McpHttpService;
+pub use http_response::HttpResponse;
 pub use longrunning::{FIRST_POLL, LONGEST_POLL};
 pub use meta::{RPC_META_KEY, STATUS_META_KEY};
 #[cfg(feature = "metrics")]
@@ -117,9 +139,9 @@ pub use paging::{DEFAULT_LIST_TTL, DEFAULT_PAGE_BYTES, DEFAULT_PAGE_SIZE};
 pub use prost_reflect::{self, DescriptorPool};
 /// Who may cache a `tools/list` page: [`McpServerBuilder::list_cache`].
 pub use rmcp::model::CacheScope;
+pub use server::DEFAULT_TASK_TTL;
+pub use server::SessionLimits;
 pub use server::{McpServer, McpServerBuilder, SHUTDOWN_DRAIN};
-pub use sessions::SessionLimits;
-pub use tasks::DEFAULT_TASK_TTL;
 pub use toolset::{
     DEFAULT_MAX_DECODING_MESSAGE_SIZE, DEFAULT_MAX_MESSAGES, DEFAULT_TIMEOUT, MAX_TOOL_NAME_LEN,
     ToolSet,

@@ -37,11 +37,12 @@ use tonic_mcp_schema::{
 use tracing::Instrument as _;
 
 use crate::{
-    call::{Outcome, Progress, clear_omitted, local_failure, structured_result, with_status},
-    codec::encode::{EncodeOptions, encode_message, encode_root},
+    codec::to_json::{ToJsonOptions, message_to_json, root_to_json},
     def::RpcKind,
     error::Error,
     grpc::{BoxTransport, Endpoint, Invocation, MessageLimits},
+    outcome::{Outcome, clear_omitted, local_failure, structured_result, with_status},
+    progress::Progress,
     status::describe_status,
     telemetry,
 };
@@ -237,7 +238,7 @@ pub(crate) struct Wait<'a> {
     /// The RPC's response type, `google.longrunning.Operation`.
     pub(crate) operation: &'a MessageDescriptor,
     pub(crate) output_omitted: &'a [Cow<'static, str>],
-    pub(crate) options: EncodeOptions,
+    pub(crate) options: ToJsonOptions,
     pub(crate) deadline: Instant,
     pub(crate) timeout: Duration,
     pub(crate) metadata: MetadataMap,
@@ -470,7 +471,7 @@ fn finished(wait: &Wait<'_>, name: &str, operation: &DynamicMessage) -> Outcome 
     if !wait.output_omitted.is_empty() {
         clear_omitted(&mut message, wait.output_omitted);
     }
-    match encode_root(&message, wait.options) {
+    match root_to_json(&message, wait.options) {
         Ok(value) => structured_result(value, wait.budget, wait.input, &wait.lro.response),
         Err(e) => local_failure(
             Code::Internal,
@@ -529,12 +530,12 @@ fn metadata_json(wait: &Wait<'_>, operation: &DynamicMessage) -> Option<Value> {
             .and_then(|v| v.as_bytes().cloned())
             .unwrap_or_default();
         if let Ok(message) = DynamicMessage::decode(descriptor.clone(), value)
-            && let Ok(json) = encode_root(&message, wait.options)
+            && let Ok(json) = root_to_json(&message, wait.options)
         {
             return Some(json);
         }
     }
-    encode_message(&any, wait.options).ok()
+    message_to_json(&any, wait.options).ok()
 }
 
 fn text_field(message: &DynamicMessage, name: &str) -> String {

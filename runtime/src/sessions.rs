@@ -1,7 +1,5 @@
 //! Streamable HTTP sessions: rmcp's in-memory session manager with bounds.
 
-use std::time::Duration;
-
 use rmcp::transport::streamable_http_server::{
     RestoreOutcome, SessionId, SessionManager,
     session::{
@@ -9,29 +7,6 @@ use rmcp::transport::streamable_http_server::{
         local::{LocalSessionManager, LocalSessionManagerError},
     },
 };
-
-/// Bounds on streamable HTTP sessions (session mode; stateless serving keeps none).
-///
-/// Every open session holds a task and its channels (about 60 KB). A client that opens
-/// sessions and never closes them (`DELETE`) is bounded by both limits: a session idle for
-/// `idle_timeout` is closed, and once `max_sessions` are open a new `initialize` is refused
-/// with HTTP 503 and a JSON-RPC error until one closes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SessionLimits {
-    /// Most sessions open at once (default 1,000).
-    pub max_sessions: usize,
-    /// A session without requests for this long is closed (default 5 minutes).
-    pub idle_timeout: Duration,
-}
-
-impl Default for SessionLimits {
-    fn default() -> Self {
-        Self {
-            max_sessions: 1000,
-            idle_timeout: Duration::from_secs(300),
-        }
-    }
-}
 
 /// rmcp's in-memory session manager with a bound on open sessions.
 pub(crate) struct SessionStore {
@@ -41,16 +16,18 @@ pub(crate) struct SessionStore {
     pub(crate) creating: tokio::sync::Mutex<()>,
 }
 
-impl SessionStore {
+#[cfg(feature = "metrics")]
+impl crate::server::OpenSessions for SessionStore {
     /// Sessions open now; 0 while the map is being written (a scrape does not wait).
-    #[cfg(feature = "metrics")]
-    pub(crate) fn open(&self) -> usize {
+    fn open(&self) -> usize {
         self.local
             .sessions
             .try_read()
             .map_or(0, |sessions| sessions.len())
     }
+}
 
+impl SessionStore {
     pub(crate) fn full_message(&self) -> String {
         format!(
             "too many open sessions (the limit is {}); close unused sessions with DELETE or retry later",

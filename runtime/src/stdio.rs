@@ -13,7 +13,10 @@ use std::sync::Arc;
 
 use rmcp::{
     RoleServer,
-    model::{ClientJsonRpcMessage, ErrorCode, ErrorData, GetExtensions as _, ServerJsonRpcMessage},
+    model::{
+        ClientJsonRpcMessage, ClientRequest, ErrorCode, ErrorData, GetExtensions as _,
+        ServerJsonRpcMessage, ServerResult,
+    },
     transport::Transport,
 };
 use tokio::{
@@ -22,10 +25,56 @@ use tokio::{
     task::JoinSet,
 };
 
-use crate::guard::{self, MESSAGE_DEPTH_LIMIT, Screened};
+use crate::{
+    McpServer,
+    error::Error,
+    guard::{self, MESSAGE_DEPTH_LIMIT, Screened},
+    server::tasks::sep1686,
+};
 
 /// Largest accepted line (the same bound as rmcp's stdio transport).
 const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+
+impl McpServer {
+    /// Serve MCP over stdin/stdout until the client disconnects (stdin closes).
+    ///
+    /// Every request gets an answer: one nested too deep for the JSON parser is refused with
+    /// the documented `isError` (a `tools/call`) or a JSON-RPC parse error (anything else), and
+    /// a line that is not JSON gets a JSON-RPC parse error. Stdin closing before the handshake
+    /// (an MCP host probing the command, `server </dev/null`) is a clean end: `Ok(())`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Handshake`] when the client fails the MCP handshake, [`Error::ServerTask`]
+    /// when the server task fails.
+    pub async fn serve_stdio(self) -> Result<(), Error> {
+        self.serve_io(tokio::io::stdin(), tokio::io::stdout()).await
+    }
+
+    /// Serve MCP as newline-delimited JSON-RPC over any reader and writer (what
+    /// [`serve_stdio`](Self::serve_stdio) does with stdin and stdout), until `read` ends.
+    ///
+    /// # Errors
+    ///
+    /// As [`serve_stdio`](Self::serve_stdio).
+    pub async fn serve_io<R, W>(self, read: R, write: W) -> Result<(), Error>
+    where
+        R: tokio::io::AsyncRead + Unpin + Send + 'static,
+        W: tokio::io::AsyncWrite + Unpin + Send + 'static,
+    {
+        let transport = LineTransport::new(read, write, self.clone());
+        let running = match rmcp::ServiceExt::serve(self, transport).await {
+            Ok(running) => running,
+            Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => {
+                tracing::debug!("the input closed before the MCP handshake");
+                return Ok(());
+            }
+            Err(error) => return Err(Error::Handshake(Box::new(error))),
+        };
+        running.waiting().await.map_err(Error::ServerTask)?;
+        Ok(())
+    }
+}
 
 /// A server transport over a reader and a writer of newline-delimited JSON-RPC.
 pub(crate) struct LineTransport<R, W> {
@@ -38,6 +87,10 @@ pub(crate) struct LineTransport<R, W> {
     /// as tasks because rmcp may drop a `receive` future at any await point; `close` waits for
     /// them, so none is lost when the input ends.
     answers: JoinSet<()>,
+    /// The server, for the task requests of revision 2025-11-25 ([`sep1686`]).
+    server: McpServer,
+    /// The client asked for revision 2025-11-25 in `initialize`.
+    revision_2025: bool,
 }
 
 impl<R, W> LineTransport<R, W>
@@ -45,13 +98,15 @@ where
     R: AsyncRead + Unpin + Send,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    pub(crate) fn new(read: R, write: W) -> Self {
+    pub(crate) fn new(read: R, write: W, server: McpServer) -> Self {
         Self {
             read: BufReader::new(read),
             line: Vec::new(),
             discarding: false,
             write: Arc::new(Mutex::new(Some(write))),
             answers: JoinSet::new(),
+            server,
+            revision_2025: false,
         }
     }
 
@@ -160,7 +215,20 @@ where
         item: ServerJsonRpcMessage,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         let write = Arc::clone(&self.write);
-        async move { write_message(&write, &item).await }
+        let server = self.server.clone();
+        async move {
+            // `capabilities.tasks` for a client of revision 2025-11-25 (not in rmcp's model).
+            if let ServerJsonRpcMessage::Response(response) = &item
+                && let ServerResult::InitializeResult(result) = &response.result
+                && result.protocol_version.as_str() == sep1686::REVISION
+                && let Ok(mut value) = serde_json::to_value(&item)
+                && sep1686::declare(&mut value, &server)
+            {
+                let bytes = serde_json::to_vec(&value).map_err(std::io::Error::other)?;
+                return write_bytes(&write, bytes).await;
+            }
+            write_message(&write, &item).await
+        }
     }
 
     async fn receive(&mut self) -> Option<ClientJsonRpcMessage> {
@@ -181,7 +249,17 @@ where
                 continue;
             }
             match guard::screen(text) {
-                Screened::Pass => {}
+                Screened::Pass => {
+                    if let Some(routed) = sep1686::route(text, &self.server, self.revision_2025)
+                        && let Ok(mut message) =
+                            serde_json::from_slice::<ClientJsonRpcMessage>(&routed)
+                    {
+                        if let ClientJsonRpcMessage::Request(request) = &mut message {
+                            request.request.extensions_mut().insert(sep1686::Routed);
+                        }
+                        return Some(message);
+                    }
+                }
                 // rmcp would read a `tools/call` with non-object arguments as an unknown
                 // method; take them out and refuse the call with an `isError` instead.
                 Screened::Repaired(repaired, not) => {
@@ -220,7 +298,15 @@ where
                 }
             }
             match serde_json::from_slice::<ClientJsonRpcMessage>(text) {
-                Ok(message) => return Some(message),
+                Ok(message) => {
+                    if let ClientJsonRpcMessage::Request(request) = &message
+                        && let ClientRequest::InitializeRequest(initialize) = &request.request
+                    {
+                        self.revision_2025 =
+                            initialize.params.protocol_version.as_str() == sep1686::REVISION;
+                    }
+                    return Some(message);
+                }
                 Err(error) => {
                     // A line that is not JSON (or is cut short) gets a parse error with a
                     // null id, as JSON-RPC 2.0 asks; a readable message of the wrong shape is

@@ -12,9 +12,8 @@ use tonic::metadata::MetadataMap;
 use tonic_mcp_schema::tools::GET_OPERATION_PATH;
 
 use crate::{
-    codegen::ToolDef,
     context::{CallContext, CallHook, Refusal},
-    def::ToolInfo,
+    def::{ToolDef, ToolInfo},
     error::Error,
     grpc::{BoxTransport, Endpoint, MessageLimits},
     longrunning::{LongRunning, Operations},

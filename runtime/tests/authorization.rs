@@ -501,3 +501,52 @@ async fn a_task_belongs_to_the_token_that_started_it() -> TestResult {
     f.shutdown.cancel();
     Ok(())
 }
+
+/// The same for a task asked for in the shape of revision 2025-11-25 (a `task` parameter):
+/// `tasks/get`, `tasks/result` and `tasks/cancel` of another subject are told it is unknown,
+/// and its `tasks/list` leaves it out.
+#[tokio::test]
+async fn a_task_of_revision_2025_11_25_belongs_to_the_token_that_started_it() -> TestResult {
+    use common::http_client::{open_session, session_send};
+    let f = fixture(false).await?;
+    let alice = format!("Bearer {}", f.good_token()?);
+    let bob = format!(
+        "Bearer {}",
+        token(KEY_A, "a", f.claims(json!({"sub": "user-2"})))?
+    );
+    let tasks = json!({"tasks": {"list": {}, "cancel": {}}});
+    let alice_session = open_session(f.addr, &[("authorization", &alice)], tasks.clone()).await?;
+    let bob_session = open_session(f.addr, &[("authorization", &bob)], tasks).await?;
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "ItemService_ListItems", "arguments": {}, "task": {"ttl": 60000}}});
+    let reply = session_send(f.addr, &[("authorization", &alice)], &alice_session, &call).await?;
+    let task_id = reply.last()["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(!task_id.is_empty(), "no task: {}", reply.body);
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tasks/list"});
+    let reply = session_send(f.addr, &[("authorization", &alice)], &alice_session, &list).await?;
+    assert_eq!(
+        reply.last()["result"]["tasks"][0]["taskId"],
+        json!(task_id),
+        "{}",
+        reply.body
+    );
+    for method in ["tasks/get", "tasks/result", "tasks/cancel"] {
+        let message =
+            json!({"jsonrpc": "2.0", "id": 3, "method": method, "params": {"taskId": task_id}});
+        let reply =
+            session_send(f.addr, &[("authorization", &bob)], &bob_session, &message).await?;
+        assert_eq!(
+            reply.last()["error"]["message"],
+            json!(format!("unknown task: {task_id}")),
+            "{method}: {}",
+            reply.body
+        );
+    }
+    let reply = session_send(f.addr, &[("authorization", &bob)], &bob_session, &list).await?;
+    assert_eq!(reply.last()["result"]["tasks"], json!([]), "{}", reply.body);
+    f.shutdown.cancel();
+    Ok(())
+}

@@ -4,9 +4,9 @@ use prost_reflect::{DescriptorPool, MessageDescriptor};
 use serde_json::{Value, json};
 
 use super::{
-    decode::decode_root,
-    encode::{EncodeOptions, encode_root},
+    from_json::root_from_json,
     normalize::{NormalizeOptions, Normalized, normalize_arguments},
+    to_json::{ToJsonOptions, root_to_json},
 };
 
 const DESCRIPTOR_SET: &[u8] = include_bytes!("../../tests/gen/descriptor.bin");
@@ -52,13 +52,13 @@ fn problems(name: &str, input: Value) -> Vec<String> {
 }
 
 /// Normalise, decode, encode: what a backend echoing the request would return.
-fn round_trip(name: &str, input: Value, options: EncodeOptions) -> Value {
+fn round_trip(name: &str, input: Value, options: ToJsonOptions) -> Value {
     let normalized = canonical(name, input);
-    let message = decode_root(&desc(name), normalized).unwrap_or_else(|e| unreachable!("{e}"));
-    encode_root(&message, options).unwrap_or_else(|e| unreachable!("{e}"))
+    let message = root_from_json(&desc(name), normalized).unwrap_or_else(|e| unreachable!("{e}"));
+    root_to_json(&message, options).unwrap_or_else(|e| unreachable!("{e}"))
 }
 
-const PROTO_NAMES: EncodeOptions = EncodeOptions {
+const PROTO_NAMES: ToJsonOptions = ToJsonOptions {
     json_names: false,
     emit_defaults: false,
 };
@@ -404,7 +404,7 @@ fn encode_with_json_names_and_defaults() {
     let echoed = round_trip(
         "demo.v1.Everything",
         json!({"snake_case_field": "s", "choice": {"case": "at", "value": "2024-05-01T12:00:00Z"}}),
-        EncodeOptions {
+        ToJsonOptions {
             json_names: true,
             emit_defaults: false,
         },
@@ -416,7 +416,7 @@ fn encode_with_json_names_and_defaults() {
     let defaults = round_trip(
         "demo.v1.Item",
         json!({}),
-        EncodeOptions {
+        ToJsonOptions {
             json_names: false,
             emit_defaults: true,
         },

@@ -8,16 +8,16 @@
 //!   form of `Any`, JSON objects or arrays sent as strings, `null` for "absent".
 //! - **Canonical shape**: what the tool schemas describe (docs/design.md §4). [`normalize`] turns loose
 //!   input into it; the compiled input schema then validates it.
-//! - **protojson**: what prost-reflect's serde support reads and writes. [`decode`] maps the
+//! - **protojson**: what prost-reflect's serde support reads and writes. [`from_json`] maps the
 //!   canonical shape onto it (oneofs flattened, `Any` as `@type`, root `{"value": …}` unwrapped)
-//!   and [`encode`] maps a response back (the reverse reshaping).
+//!   and [`to_json`] maps a response back (the reverse reshaping).
 //!
 //! Every walker is descriptor-driven and checks the nesting depth before it recurses.
 
-pub(crate) mod decode;
-pub(crate) mod encode;
+pub(crate) mod from_json;
 pub(crate) mod normalize;
 pub(crate) mod path;
+pub(crate) mod to_json;
 
 use std::borrow::Cow;
 

@@ -22,7 +22,7 @@ use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool};
 use serde_json::{Value, json};
 use tonic::Code;
 
-use crate::call::with_status;
+use crate::outcome::with_status;
 use crate::toolset::CompiledTool;
 use index::{Document, Index};
 

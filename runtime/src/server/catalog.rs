@@ -15,7 +15,7 @@ use crate::{
     longrunning::Redeemer,
     paging::{ListCache, Listing},
     toolset::ToolSet,
-    types::Types,
+    union_pool::UnionPool,
 };
 
 use super::Registered;
@@ -48,9 +48,11 @@ pub(crate) struct Catalog {
     pub(crate) tools: BTreeMap<String, Arc<Registered>>,
     pub(crate) listing: Listing,
     pub(crate) redeemer: Option<Redeemer>,
-    pub(crate) types: Types,
+    pub(crate) types: UnionPool,
     /// Tool search, when the server lists the discovery tools instead of every tool.
     pub(crate) discovery: Option<Discovery>,
+    /// Some tool may run as a task.
+    pub(crate) task_tools: bool,
 }
 
 /// Adds the tools of `set`, with its settings, to `tools`.
@@ -107,7 +109,8 @@ impl Catalog {
                 (discovery.listing().to_vec(), Some(discovery))
             }
         };
-        let types = Types::new(
+        let task_tools = tools.values().any(|r| r.entry.tool.meta.tasks);
+        let types = UnionPool::new(
             tools
                 .values()
                 .map(|registered| registered.entry.tool.output.parent_pool().clone()),
@@ -123,6 +126,7 @@ impl Catalog {
             redeemer,
             types,
             discovery,
+            task_tools,
         }
     }
 

@@ -10,8 +10,9 @@ use rmcp::{
     ErrorData, RoleServer, ServerHandler,
     model::{
         CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams,
-        GetTaskParams, GetTaskResult, Implementation, ListToolsResult, PaginatedRequestParams,
-        ProtocolVersion, ServerCapabilities, ServerConfig, Tool, UpdateTaskParams,
+        CustomRequest, CustomResult, GetTaskParams, GetTaskResult, Implementation, ListToolsResult,
+        PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
+        UpdateTaskParams,
     },
     service::RequestContext,
 };
@@ -19,24 +20,41 @@ use tonic::metadata::MetadataMap;
 
 mod builder;
 mod catalog;
+mod confirm;
 mod run;
+mod session_limits;
+pub(crate) mod tasks;
 
 pub use builder::McpServerBuilder;
 use catalog::{Catalog, Found, Paging};
 pub(crate) use run::Cancel;
 use run::found;
+pub use session_limits::SessionLimits;
+pub use tasks::DEFAULT_TASK_TTL;
 
+/// A transport's store of sessions, counted for the metrics' gauge of open sessions.
+#[cfg(feature = "metrics")]
+pub(crate) trait OpenSessions: Send + Sync {
+    /// Sessions open now.
+    fn open(&self) -> usize;
+}
+
+/// A `tools/call` checked up to where it runs ([`McpServer::prepare`]).
+pub(crate) enum Prepared {
+    /// Answered without running: refused, a tool-search answer, or a declined confirmation.
+    Answered(CallToolResponse),
+    /// The tool to run, and the request it runs with.
+    Ready(Found, CallToolRequestParams),
+}
+
+use self::tasks::Tasks;
 use crate::{
     call::{self, Limits},
-    confirm,
     context::{CallContext, CallHook, Refusal},
     discovery::{self, CALL_TOOL, ToolSearch},
     error::Error,
     guard::{NotAnObject, TooDeep},
     paging::{self, ListCache},
-    sessions::SessionLimits,
-    stdio::LineTransport,
-    tasks::{self, Tasks},
     toolset::{Entry, SetConfig, ToolSet},
 };
 
@@ -63,7 +81,7 @@ struct Inner {
     /// The session stores of the streamable HTTP services made from this server, counted
     /// by the metrics.
     #[cfg(feature = "metrics")]
-    session_stores: Mutex<Vec<std::sync::Weak<crate::sessions::SessionStore>>>,
+    session_stores: Mutex<Vec<std::sync::Weak<dyn OpenSessions>>>,
     tasks: Tasks,
     task_ttl: Duration,
     /// OAuth resource server settings for streamable HTTP.
@@ -176,44 +194,6 @@ impl McpServer {
         Ok(served)
     }
 
-    /// Serve MCP over stdin/stdout until the client disconnects (stdin closes).
-    ///
-    /// Every request gets an answer: one nested too deep for the JSON parser is refused with
-    /// the documented `isError` (a `tools/call`) or a JSON-RPC parse error (anything else), and
-    /// a line that is not JSON gets a JSON-RPC parse error. Stdin closing before the handshake
-    /// (an MCP host probing the command, `server </dev/null`) is a clean end: `Ok(())`.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Handshake`] when the client fails the MCP handshake, [`Error::ServerTask`]
-    /// when the server task fails.
-    pub async fn serve_stdio(self) -> Result<(), Error> {
-        self.serve_io(tokio::io::stdin(), tokio::io::stdout()).await
-    }
-
-    /// Serve MCP as newline-delimited JSON-RPC over any reader and writer (what
-    /// [`serve_stdio`](Self::serve_stdio) does with stdin and stdout), until `read` ends.
-    ///
-    /// # Errors
-    ///
-    /// As [`serve_stdio`](Self::serve_stdio).
-    pub async fn serve_io<R, W>(self, read: R, write: W) -> Result<(), Error>
-    where
-        R: tokio::io::AsyncRead + Unpin + Send + 'static,
-        W: tokio::io::AsyncWrite + Unpin + Send + 'static,
-    {
-        let running = match rmcp::ServiceExt::serve(self, LineTransport::new(read, write)).await {
-            Ok(running) => running,
-            Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => {
-                tracing::debug!("the input closed before the MCP handshake");
-                return Ok(());
-            }
-            Err(error) => return Err(Error::Handshake(Box::new(error))),
-        };
-        running.waiting().await.map_err(Error::ServerTask)?;
-        Ok(())
-    }
-
     /// The OAuth resource server settings, when the server has them.
     #[cfg(feature = "auth")]
     pub(crate) fn authorization(&self) -> Option<&crate::Authorization> {
@@ -278,12 +258,13 @@ impl McpServer {
 
     /// Keeps `store` for the metrics' count of open sessions.
     #[cfg(feature = "metrics")]
-    pub(crate) fn track_sessions(&self, store: &Arc<crate::sessions::SessionStore>) {
+    pub(crate) fn track_sessions<S: OpenSessions + 'static>(&self, store: &Arc<S>) {
+        let store: std::sync::Weak<dyn OpenSessions> = Arc::downgrade(store) as std::sync::Weak<S>;
         self.inner
             .session_stores
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .push(Arc::downgrade(store));
+            .push(store);
     }
 
     /// Whether `serve_http` answers `GET /metrics`.
@@ -299,6 +280,21 @@ impl McpServer {
         &self.inner.tasks
     }
 
+    /// How long a task lives ([`McpServerBuilder::task_ttl`]).
+    pub(crate) fn task_ttl(&self) -> Duration {
+        self.inner.task_ttl
+    }
+
+    /// Whether some served tool may run as a task.
+    pub(crate) fn has_task_tools(&self) -> bool {
+        self.catalog().task_tools
+    }
+
+    /// A `tools/list` page without caching hints (revisions before 2026-07-28).
+    pub(crate) fn list_page(&self, cursor: Option<&str>) -> Result<ListToolsResult, ErrorData> {
+        self.catalog().listing.page(cursor, false)
+    }
+
     /// The registered tool `name` in the tools served now, or JSON-RPC invalid params.
     pub(crate) fn registered(&self, name: &str) -> Result<Found, ErrorData> {
         found(self.catalog(), name)
@@ -307,6 +303,49 @@ impl McpServer {
     /// The `isError` result for a call whose `arguments` the message guard marked: nested too
     /// deep to parse ([`TooDeep`]) or not an object ([`NotAnObject`]). Over stdio the marker is
     /// on the request; over streamable HTTP on the HTTP request parts.
+    /// A `tools/call` up to where it runs: answered already (arguments the guard refused, a
+    /// tool-search answer, a declined confirmation), or the tool found and the request it runs
+    /// with (tool search's `call_tool` becomes the call it names).
+    pub(crate) async fn prepare(
+        &self,
+        mut request: CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<Prepared, ErrorData> {
+        // Arguments the message guard cut (too deep to parse) or removed (not an object) are
+        // refused first: such a call is answered, never confirmed, run or made a task.
+        if let Some(refusal) = self.guarded_refusal(request.name.as_ref(), context) {
+            return Ok(Prepared::Answered(CallToolResponse::Complete(refusal)));
+        }
+        // Tool search: the discovery tools answer here; `call_tool` becomes the call it names,
+        // which then goes the way of any other.
+        // One look at the tools for the whole call.
+        let catalog = self.catalog();
+        if let Some(discovery) = &catalog.discovery {
+            if let Some(answer) = discovery.answer(&request.name, request.arguments.as_ref()) {
+                return Ok(Prepared::Answered(CallToolResponse::Complete(answer)));
+            }
+            if request.name == CALL_TOOL {
+                match discovery.target(request.arguments.as_ref()) {
+                    Ok((name, arguments)) => {
+                        request.name = name.into();
+                        request.arguments = arguments;
+                    }
+                    Err(message) => {
+                        return Ok(Prepared::Answered(CallToolResponse::Complete(
+                            discovery::refused(message),
+                        )));
+                    }
+                }
+            }
+        }
+        // Confirmation comes next: a declined call never reaches the backend, as a task or not.
+        let registered = found(catalog, request.name.as_ref())?;
+        if let Some(answer) = confirm::check(&registered, &request, context).await {
+            return Ok(Prepared::Answered(answer));
+        }
+        Ok(Prepared::Ready(registered, request))
+    }
+
     fn guarded_refusal(
         &self,
         name: &str,
@@ -374,50 +413,33 @@ impl ServerHandler for McpServer {
 
     async fn call_tool(
         &self,
-        mut request: CallToolRequestParams,
+        request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        // Arguments the message guard cut (too deep to parse) or removed (not an object) are
-        // refused first: such a call is answered, never confirmed, run or made a task.
-        if let Some(refusal) = self.guarded_refusal(request.name.as_ref(), &context) {
-            return Ok(CallToolResponse::Complete(refusal));
-        }
-        // Tool search: the discovery tools answer here; `call_tool` becomes the call it names,
-        // which then goes the way of any other.
-        // One look at the tools for the whole call.
-        let catalog = self.catalog();
-        if let Some(discovery) = &catalog.discovery {
-            if let Some(answer) = discovery.answer(&request.name, request.arguments.as_ref()) {
-                return Ok(CallToolResponse::Complete(answer));
-            }
-            if request.name == CALL_TOOL {
-                match discovery.target(request.arguments.as_ref()) {
-                    Ok((name, arguments)) => {
-                        request.name = name.into();
-                        request.arguments = arguments;
-                    }
-                    Err(message) => {
-                        return Ok(CallToolResponse::Complete(discovery::refused(message)));
-                    }
-                }
-            }
-        }
-        // Confirmation comes next: a declined call never reaches the backend, as a task or not.
-        let registered = found(catalog, request.name.as_ref())?;
-        if let Some(answer) = confirm::check(&registered, &request, &context).await {
-            return Ok(answer);
-        }
+        let (registered, request) = match self.prepare(request, &context).await? {
+            Prepared::Answered(answer) => return Ok(answer),
+            Prepared::Ready(registered, request) => (registered, request),
+        };
         if tasks::wanted(&registered, &context) {
             return Ok(CallToolResponse::Task(tasks::start(
                 self,
                 request,
                 &context,
                 self.inner.task_ttl,
+                tasks::Shape::Extension,
             )));
         }
         self.call(&registered, request, context)
             .await
             .map(CallToolResponse::Complete)
+    }
+
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        tasks::sep1686::answer(self, &request.method, request.params, &context).await
     }
 
     async fn get_task(

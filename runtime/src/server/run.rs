@@ -16,9 +16,12 @@ use super::{
     catalog::{Catalog, Found},
 };
 use crate::{
-    call::{self, Call, Outcome, Progress},
+    call::{self, Call},
+    collect::Stop,
     context::CallContext,
     longrunning::Started,
+    outcome::{self, Outcome},
+    progress::Progress,
     telemetry,
 };
 
@@ -28,7 +31,7 @@ pub(crate) enum Cancel<'a, F> {
     Drop(F),
     /// The collection of the response stream stops when the signal fires, and the call
     /// returns what it received, truncated.
-    Stop(call::Stop<'a>),
+    Stop(Stop<'a>),
 }
 
 impl McpServer {
@@ -137,7 +140,7 @@ impl McpServer {
         let elapsed = u64::try_from(started_at.elapsed().as_millis()).unwrap_or(u64::MAX);
         telemetry::record_tool_call(
             &span,
-            outcome.as_ref().map_or("CANCELLED", call::outcome_code),
+            outcome.as_ref().map_or("CANCELLED", outcome::outcome_code),
             outcome
                 .as_ref()
                 .is_none_or(|outcome| outcome.result.is_error == Some(true)),
@@ -179,7 +182,7 @@ pub(super) fn found(catalog: Arc<Catalog>, name: &str) -> Result<Found, ErrorDat
 
 /// The result of a call cancelled by the client.
 pub(super) fn cancelled_result() -> CallToolResult {
-    call::with_status(
+    outcome::with_status(
         CallToolResult::error(vec![ContentBlock::text("the call was cancelled")]),
         Code::Cancelled,
         true,

@@ -21,18 +21,18 @@ use super::{
 
 /// How results are written.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct EncodeOptions {
+pub(crate) struct ToJsonOptions {
     pub(crate) json_names: bool,
     pub(crate) emit_defaults: bool,
 }
 
 /// Encode a response message as a tool result root.
-pub(crate) fn encode_root(
+pub(crate) fn root_to_json(
     message: &DynamicMessage,
-    options: EncodeOptions,
+    options: ToJsonOptions,
 ) -> Result<Value, String> {
     let desc = message.descriptor();
-    let value = encode_message(message, options)?;
+    let value = message_to_json(message, options)?;
     Ok(if is_value_wrapped_root(&desc) {
         let mut root = Map::with_capacity(1);
         root.insert("value".to_owned(), value);
@@ -43,9 +43,9 @@ pub(crate) fn encode_root(
 }
 
 /// Encode one message (not a tool root), e.g. an element of a server stream.
-pub(crate) fn encode_message(
+pub(crate) fn message_to_json(
     message: &DynamicMessage,
-    options: EncodeOptions,
+    options: ToJsonOptions,
 ) -> Result<Value, String> {
     let serialize = SerializeOptions::new()
         .stringify_64_bit_integers(true)

@@ -16,7 +16,7 @@ use super::{
 const OPTIONS: DeserializeOptions = DeserializeOptions::new().deny_unknown_fields(true);
 
 /// Decode canonical tool arguments (already validated) into a message of type `desc`.
-pub(crate) fn decode_root(
+pub(crate) fn root_from_json(
     desc: &MessageDescriptor,
     canonical: Value,
 ) -> Result<DynamicMessage, String> {
@@ -28,11 +28,11 @@ pub(crate) fn decode_root(
     } else {
         canonical
     };
-    decode_message(desc, json)
+    message_from_json(desc, json)
 }
 
 /// Decode one canonical message value (not a tool root) of type `desc`.
-pub(crate) fn decode_message(
+pub(crate) fn message_from_json(
     desc: &MessageDescriptor,
     canonical: Value,
 ) -> Result<DynamicMessage, String> {

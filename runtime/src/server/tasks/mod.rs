@@ -21,20 +21,29 @@
 //! process) and stateless HTTP without authorization there is no caller to tell apart: the
 //! task is reachable by whoever holds its id, a random UUID.
 //!
+//! Clients of revision 2025-11-25 ask for tasks in that revision's shape (SEP-1686), which
+//! [`sep1686`] serves from the same store.
+//!
 //! [`McpServerBuilder::task_ttl`]: crate::McpServerBuilder::task_ttl
 
-use std::{collections::HashMap, sync::Mutex, time::Duration};
+pub(crate) mod sep1686;
+
+use std::{
+    collections::{HashMap, HashSet},
+    sync::Mutex,
+    time::Duration,
+};
 
 use rmcp::{
     ErrorData, RoleServer,
-    model::{CallToolRequestParams, CreateTaskResult},
+    model::{CallToolRequestParams, CallToolResult, CreateTaskResult, Task},
     service::RequestContext,
     task_manager::{TaskExit, TaskManager, TaskOptions},
 };
 
 use crate::{
     McpServer,
-    call::Progress,
+    progress::Progress,
     server::{Cancel, Registered},
     stream_control::StreamControl,
 };
@@ -50,12 +59,22 @@ const POLL_INTERVAL: Duration = Duration::from_millis(500);
 /// Owners remembered before those of forgotten tasks are dropped.
 const OWNERS_PRUNE_AT: usize = 1024;
 
-/// The tasks of one server (shared by all its sessions; task ids are random UUIDs), and who
-/// started each.
+/// The shape a task was started in, which its requests are answered in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Shape {
+    /// The final tasks extension (SEP-2663), rmcp's.
+    Extension,
+    /// Revision 2025-11-25 ([`sep1686`]).
+    Sep1686,
+}
+
+/// The tasks of one server (shared by all its sessions; task ids are random UUIDs), who
+/// started each, and which were started in the shape of revision 2025-11-25.
 #[derive(Default)]
 pub(crate) struct Tasks {
     pub(crate) manager: TaskManager,
     owners: Mutex<HashMap<String, String>>,
+    sep1686: Mutex<HashSet<String>>,
 }
 
 impl Tasks {
@@ -68,15 +87,51 @@ impl Tasks {
     ) -> Result<(), ErrorData> {
         let owners = self.owners.lock().unwrap_or_else(|e| e.into_inner());
         match owners.get(task_id) {
-            Some(owner) if Some(owner) != caller(context).as_ref() => Err(
-                // rmcp's own answer for an id it does not know, word for word.
-                ErrorData::invalid_params(format!("unknown task: {task_id}"), None),
-            ),
+            Some(owner) if Some(owner) != caller(context).as_ref() => Err(unknown(task_id)),
             _ => Ok(()),
         }
     }
 
-    fn record(&self, task_id: &str, owner: Option<String>) {
+    /// Whether `task_id` was started in the shape of revision 2025-11-25.
+    pub(crate) fn started_in_2025_shape(&self, task_id: &str) -> bool {
+        self.sep1686
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains(task_id)
+    }
+
+    /// The tasks started in the shape of revision 2025-11-25 by `context`'s caller: over
+    /// stdio (no HTTP request) all of them; over HTTP with no caller to tell apart, none.
+    pub(crate) fn started_in_2025_shape_by(
+        &self,
+        context: &RequestContext<RoleServer>,
+    ) -> Vec<String> {
+        let over_http = context.extensions.get::<http::request::Parts>().is_some();
+        let caller = caller(context);
+        if over_http && caller.is_none() {
+            return Vec::new();
+        }
+        let owners = self.owners.lock().unwrap_or_else(|e| e.into_inner());
+        let mut ids: Vec<String> = self
+            .sep1686
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .filter(|id| owners.get(*id) == caller.as_ref())
+            .cloned()
+            .collect();
+        ids.sort_unstable();
+        ids
+    }
+
+    fn record(&self, task_id: &str, owner: Option<String>, shape: Shape) {
+        if shape == Shape::Sep1686 {
+            let mut sep1686 = self.sep1686.lock().unwrap_or_else(|e| e.into_inner());
+            if sep1686.len() >= OWNERS_PRUNE_AT {
+                sep1686.retain(|id| self.manager.get_task(id).is_ok());
+            }
+            sep1686.insert(task_id.to_owned());
+        }
         let Some(owner) = owner else {
             return;
         };
@@ -86,6 +141,11 @@ impl Tasks {
         }
         owners.insert(task_id.to_owned(), owner);
     }
+}
+
+/// rmcp's own answer for a task id it does not know, word for word.
+pub(crate) fn unknown(task_id: &str) -> ErrorData {
+    ErrorData::invalid_params(format!("unknown task: {task_id}"), None)
 }
 
 /// Who is calling, to tell task owners apart: the token owner under authorization, else the
@@ -117,6 +177,7 @@ pub(crate) fn start(
     request: CallToolRequestParams,
     context: &RequestContext<RoleServer>,
     ttl: Duration,
+    shape: Shape,
 ) -> CreateTaskResult {
     let owners_of = server;
     let server = server.clone();
@@ -162,6 +223,25 @@ pub(crate) fn start(
                 }
             })
         });
-    owners_of.inner_tasks().record(&task.task_id, owner);
+    owners_of.inner_tasks().record(&task.task_id, owner, shape);
     CreateTaskResult::new(task)
+}
+
+/// A task of revision 2025-11-25 that is complete from the start with `answer` (a call
+/// answered without running: refused arguments, a declined confirmation).
+pub(crate) fn finished(
+    server: &McpServer,
+    answer: CallToolResult,
+    context: &RequestContext<RoleServer>,
+    ttl: Duration,
+) -> Task {
+    let options = TaskOptions::new()
+        .with_ttl_ms(u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX))
+        .with_poll_interval_ms(u64::try_from(POLL_INTERVAL.as_millis()).unwrap_or(1000));
+    let tasks = server.inner_tasks();
+    let task = tasks
+        .manager
+        .spawn(options, move |_| Box::pin(async move { Ok(answer) }));
+    tasks.record(&task.task_id, caller(context), Shape::Sep1686);
+    task
 }

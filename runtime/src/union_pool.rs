@@ -13,12 +13,12 @@ use prost_reflect::{DescriptorPool, MessageDescriptor};
 
 /// The pools of a server's tools, and their union once needed.
 #[derive(Default)]
-pub(crate) struct Types {
+pub(crate) struct UnionPool {
     pools: Vec<DescriptorPool>,
     union: OnceLock<DescriptorPool>,
 }
 
-impl Types {
+impl UnionPool {
     /// The distinct pools among `pools`.
     pub(crate) fn new(pools: impl IntoIterator<Item = DescriptorPool>) -> Self {
         let mut distinct: Vec<DescriptorPool> = Vec::new();

@@ -25,7 +25,8 @@ use rmcp::{
 };
 use tonic::Code;
 
-use crate::{call::with_status, meta::Unconfirmed, server::Registered};
+use super::Registered;
+use crate::{meta::Unconfirmed, outcome::with_status};
 
 /// The key of the confirmation in an `InputRequiredResult`'s `inputRequests` and in the
 /// `inputResponses` of the call sent again.

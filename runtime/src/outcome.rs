@@ -1,0 +1,98 @@
+//! What a tool call answers: its [`Outcome`] (the result, and the gRPC code for telemetry),
+//! and how results are built: with the gRPC status in `_meta`, as a local failure, as the
+//! structured result within the result budget, without the fields the output schema omits.
+
+use std::borrow::Cow;
+
+use prost_reflect::DynamicMessage;
+use rmcp::model::{CallToolResult, ContentBlock};
+use serde_json::Value;
+use tonic::Code;
+
+use crate::{budget, meta::status_meta, status::code_name};
+
+/// The result, and the gRPC code when the backend was reached (for telemetry).
+pub(crate) struct Outcome {
+    pub(crate) result: CallToolResult,
+    pub(crate) grpc_code: Option<Code>,
+}
+
+pub(crate) fn error_result(text: impl Into<String>) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(text)])
+}
+
+/// `result` with the gRPC status it stands for in its `_meta`.
+pub(crate) fn with_status(mut result: CallToolResult, code: Code, local: bool) -> CallToolResult {
+    result.meta = Some(status_meta(code, local));
+    result
+}
+
+/// A failure found before or after the RPC, without a backend status: `code` is the status it
+/// stands for.
+pub(crate) fn local_failure(code: Code, text: impl Into<String>) -> Outcome {
+    Outcome {
+        result: with_status(error_result(text), code, true),
+        grpc_code: None,
+    }
+}
+
+/// The successful result holding `value`, or, when its JSON passes `budget` bytes, the
+/// `isError` saying so and how to ask for less with the RPC's fields (`input`, and `output`,
+/// the message `value` encodes).
+pub(crate) fn structured_result(
+    value: Value,
+    budget: usize,
+    input: &prost_reflect::MessageDescriptor,
+    output: &prost_reflect::MessageDescriptor,
+) -> Outcome {
+    // The text block is the same JSON: made once, and measured.
+    let text = value.to_string();
+    if text.len() > budget {
+        let text = budget::over_budget(text.len(), budget, input, output);
+        return Outcome {
+            result: with_status(error_result(text), Code::ResourceExhausted, true),
+            grpc_code: Some(Code::Ok),
+        };
+    }
+    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    result.structured_content = Some(value);
+    Outcome {
+        result: with_status(result, Code::Ok, false),
+        grpc_code: Some(Code::Ok),
+    }
+}
+
+/// The telemetry name of an outcome's code.
+pub(crate) fn outcome_code(outcome: &Outcome) -> &'static str {
+    outcome.grpc_code.map_or("NONE", code_name)
+}
+
+/// Clears the fields the output schema leaves out, at any depth, so that results never carry
+/// hidden or `INPUT_ONLY` data.
+pub(crate) fn clear_omitted(message: &mut DynamicMessage, omitted: &[Cow<'static, str>]) {
+    let fields: Vec<_> = message.fields().map(|(field, _)| field).collect();
+    for field in fields {
+        if omitted.iter().any(|name| name == field.full_name()) {
+            message.clear_field(&field);
+            continue;
+        }
+        match message.get_field_mut(&field) {
+            prost_reflect::Value::Message(inner) => clear_omitted(inner, omitted),
+            prost_reflect::Value::List(items) => {
+                for item in items {
+                    if let prost_reflect::Value::Message(inner) = item {
+                        clear_omitted(inner, omitted);
+                    }
+                }
+            }
+            prost_reflect::Value::Map(entries) => {
+                for value in entries.values_mut() {
+                    if let prost_reflect::Value::Message(inner) = value {
+                        clear_omitted(inner, omitted);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}

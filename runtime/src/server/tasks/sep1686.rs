@@ -1,0 +1,407 @@
+//! Tasks in the shape of MCP revision 2025-11-25 (SEP-1686), served beside the final tasks
+//! extension that rmcp implements.
+//!
+//! Clients of revision 2025-11-25 ask for a task with a `task` parameter on `tools/call`,
+//! read tool support from `execution.taskSupport` in `tools/list`, and use five methods:
+//! `tasks/get` (the task alone), `tasks/result` (waits, then answers what the call would
+//! have), `tasks/list`, and `tasks/cancel` (the task, cancelled). The server declares
+//! `capabilities.tasks`. None of this is in rmcp's typed model, which follows the final
+//! extension (SEP-2663: task support in `_meta`, the result inside `tasks/get`, no
+//! `tasks/result` or `tasks/list`). So both transports route these requests here:
+//!
+//! - [`route`] gives the requests rmcp would read in the final shape an internal method name
+//!   (a `tools/call` with `task`; `tasks/get` and `tasks/cancel` of a task started so; and,
+//!   for a client of revision 2025-11-25 while some tool runs as a task, `tools/list`), and
+//!   the transport marks them [`Routed`], so that a client cannot name the internal methods
+//!   itself; `tasks/result` and `tasks/list` reach rmcp's custom-request handler as they are;
+//! - [`answer`] answers each in the 2025-11-25 shape, through the same call path, task store
+//!   and caller check as the final extension's requests;
+//! - [`declare`] adds `capabilities.tasks` to an `initialize` result of revision 2025-11-25.
+//!
+//! A task belongs to the shape it was started in: `tasks/get` of a task started by a final
+//! extension client keeps the final shape, whatever asks.
+
+use std::time::Duration;
+
+use rmcp::{
+    ErrorData, RoleServer,
+    model::{
+        CallToolRequestParams, CallToolResponse, CustomResult, DetailedTask, ErrorCode, JsonObject,
+        PaginatedRequestParams, Task, TaskPayload,
+    },
+    service::RequestContext,
+};
+use serde_json::{Map, Value, json};
+
+use crate::{McpServer, server::Prepared};
+
+/// The protocol revision whose task shape this module serves.
+pub(crate) const REVISION: &str = "2025-11-25";
+/// `tools/call` with a `task` parameter, routed.
+const TOOLS_CALL: &str = "protoc-gen-rust-mcp/2025-11-25/tools/call";
+/// `tasks/get` of a task started in this shape, routed.
+const TASKS_GET: &str = "protoc-gen-rust-mcp/2025-11-25/tasks/get";
+/// `tasks/cancel` of a task started in this shape, routed.
+const TASKS_CANCEL: &str = "protoc-gen-rust-mcp/2025-11-25/tasks/cancel";
+/// `tools/list` of a client of this revision, routed to add `execution.taskSupport`.
+const TOOLS_LIST: &str = "protoc-gen-rust-mcp/2025-11-25/tools/list";
+/// Methods rmcp does not know, which reach the custom-request handler unrouted.
+const TASKS_RESULT: &str = "tasks/result";
+const TASKS_LIST: &str = "tasks/list";
+/// The `_meta` key that ties a `tasks/result` answer to its task.
+const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
+/// How long `tasks/cancel` waits for the call to stop before answering with the task as it is.
+const CANCEL_WAIT: Duration = Duration::from_secs(2);
+
+/// Set by a transport on a request it routed (an HTTP request's or a stdio message's
+/// extensions).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Routed;
+
+/// The message `bytes` under its internal method name, when it is one of the requests this
+/// module answers and rmcp would read in the final shape; `None` otherwise (most messages:
+/// a byte scan decides before anything is parsed). `revision_2025` says the client
+/// negotiated revision 2025-11-25.
+pub(crate) fn route(bytes: &[u8], server: &McpServer, revision_2025: bool) -> Option<Vec<u8>> {
+    let list = revision_2025 && contains(bytes, b"\"tools/list\"");
+    if !list && !contains(bytes, b"\"task\"") && !contains(bytes, b"\"tasks/") {
+        return None;
+    }
+    let mut message: Value = serde_json::from_slice(bytes).ok()?;
+    let params = message.get("params");
+    let method = match message.get("method")?.as_str()? {
+        "tools/call" if params?.get("task").is_some_and(Value::is_object) => TOOLS_CALL,
+        name @ ("tasks/get" | "tasks/cancel")
+            if server
+                .inner_tasks()
+                .started_in_2025_shape(params?.get("taskId")?.as_str()?) =>
+        {
+            if name == "tasks/get" {
+                TASKS_GET
+            } else {
+                TASKS_CANCEL
+            }
+        }
+        "tools/list" if list && server.has_task_tools() => TOOLS_LIST,
+        _ => return None,
+    };
+    message["method"] = Value::from(method);
+    serde_json::to_vec(&message).ok()
+}
+
+fn contains(bytes: &[u8], needle: &[u8]) -> bool {
+    bytes.windows(needle.len()).any(|window| window == needle)
+}
+
+/// Whether a transport marked this request [`Routed`].
+fn routed(context: &RequestContext<RoleServer>) -> bool {
+    context.extensions.get::<Routed>().is_some()
+        || context
+            .extensions
+            .get::<http::request::Parts>()
+            .is_some_and(|parts| parts.extensions.get::<Routed>().is_some())
+}
+
+/// Answers a custom request: one of this module's, or rmcp's own "method not found".
+pub(crate) async fn answer(
+    server: &McpServer,
+    method: &str,
+    params: Option<Value>,
+    context: &RequestContext<RoleServer>,
+) -> Result<CustomResult, ErrorData> {
+    let task_id = || {
+        params
+            .as_ref()
+            .and_then(|p| p.get("taskId"))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .ok_or_else(|| ErrorData::invalid_params("`taskId` is missing", None))
+    };
+    let value = match method {
+        TASKS_RESULT => result(server, &task_id()?, context).await?,
+        TASKS_LIST => list(server, context),
+        TOOLS_CALL if routed(context) => call(server, params, context).await?,
+        TASKS_GET if routed(context) => get(server, &task_id()?, context)?,
+        TASKS_CANCEL if routed(context) => cancel(server, &task_id()?, context).await?,
+        TOOLS_LIST if routed(context) => tools_list(server, params)?,
+        _ => {
+            // rmcp's own answer to a method it does not know, word for word.
+            return Err(ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                method.to_owned(),
+                None,
+            ));
+        }
+    };
+    Ok(CustomResult::new(value))
+}
+
+/// Adds `capabilities.tasks` of revision 2025-11-25 to `message` when it answers an
+/// `initialize` of that revision: listing and cancelling, and task-augmented `tools/call`
+/// while some tool runs as a task. Returns whether it did.
+pub(crate) fn declare(message: &mut Value, server: &McpServer) -> bool {
+    let Some(Value::Object(result)) = message.get_mut("result") else {
+        return false;
+    };
+    if result.get("protocolVersion").and_then(Value::as_str) != Some(REVISION) {
+        return false;
+    }
+    let Some(Value::Object(capabilities)) = result.get_mut("capabilities") else {
+        return false;
+    };
+    let mut tasks = json!({"list": {}, "cancel": {}});
+    if server.has_task_tools() {
+        tasks["requests"] = json!({"tools": {"call": {}}});
+    }
+    capabilities.insert("tasks".to_owned(), tasks);
+    true
+}
+
+/// `tools/call` with `task`: the call checked as any other (refused arguments, tool search,
+/// confirmation), then started as a task. A call answered without running becomes a task
+/// that is already complete with that answer.
+async fn call(
+    server: &McpServer,
+    params: Option<Value>,
+    context: &RequestContext<RoleServer>,
+) -> Result<Value, ErrorData> {
+    let params = params.unwrap_or_else(|| Value::Object(Map::new()));
+    let requested = params
+        .get("task")
+        .and_then(|task| task.get("ttl"))
+        .and_then(Value::as_u64)
+        .map(Duration::from_millis);
+    let request: CallToolRequestParams = serde_json::from_value(params)
+        .map_err(|error| ErrorData::invalid_params(format!("tools/call: {error}"), None))?;
+    let ttl = requested.map_or(server.task_ttl(), |ttl| ttl.min(server.task_ttl()));
+    // A tool named directly that cannot run as a task is refused before it is confirmed.
+    if let Ok(registered) = server.registered(request.name.as_ref())
+        && !registered.entry.tool.meta.tasks
+    {
+        return Err(forbidden(request.name.as_ref()));
+    }
+    let task = match server.prepare(request, context).await? {
+        Prepared::Answered(CallToolResponse::Complete(answer)) => {
+            super::finished(server, answer, context, ttl)
+        }
+        Prepared::Answered(other) => {
+            return Err(ErrorData::internal_error(
+                format!("a task-augmented call cannot answer with {other:?}"),
+                None,
+            ));
+        }
+        Prepared::Ready(registered, request) => {
+            if !registered.entry.tool.meta.tasks {
+                return Err(forbidden(&registered.entry.name));
+            }
+            super::start(server, request, context, ttl, super::Shape::Sep1686).task
+        }
+    };
+    Ok(json!({"task": task_object(&task)}))
+}
+
+fn forbidden(tool: &str) -> ErrorData {
+    ErrorData::new(
+        ErrorCode::METHOD_NOT_FOUND,
+        format!(
+            "tool `{tool}` does not run as a task (its execution.taskSupport is forbidden): \
+             call it without `task`"
+        ),
+        None,
+    )
+}
+
+/// The task, found for this caller among those started in this shape.
+fn detailed(
+    server: &McpServer,
+    task_id: &str,
+    context: &RequestContext<RoleServer>,
+) -> Result<DetailedTask, ErrorData> {
+    let tasks = server.inner_tasks();
+    tasks.check_caller(task_id, context)?;
+    if !tasks.started_in_2025_shape(task_id) {
+        return Err(super::unknown(task_id));
+    }
+    tasks.manager.get_task(task_id)
+}
+
+/// `tasks/get`: the task alone, without its result.
+fn get(
+    server: &McpServer,
+    task_id: &str,
+    context: &RequestContext<RoleServer>,
+) -> Result<Value, ErrorData> {
+    Ok(task_object(&detailed(server, task_id, context)?.task))
+}
+
+/// `tasks/result`: waits until the task ends, then answers what the call would have: the
+/// tool result (with `_meta` naming the task), or the error the call failed with.
+async fn result(
+    server: &McpServer,
+    task_id: &str,
+    context: &RequestContext<RoleServer>,
+) -> Result<Value, ErrorData> {
+    let mut pause = Duration::from_millis(5);
+    loop {
+        let task = detailed(server, task_id, context)?;
+        match task.payload {
+            TaskPayload::Completed { mut result } => {
+                // The discriminator of revision 2026-07-28, which the store keeps.
+                result.remove("resultType");
+                let meta = result
+                    .entry("_meta")
+                    .or_insert_with(|| Value::Object(JsonObject::new()));
+                if let Value::Object(meta) = meta {
+                    meta.insert(RELATED_TASK.to_owned(), json!({"taskId": task_id}));
+                }
+                return Ok(Value::Object(result));
+            }
+            TaskPayload::Failed { error } => {
+                return Err(
+                    serde_json::from_value(Value::Object(error)).unwrap_or_else(|_| {
+                        ErrorData::internal_error(format!("task {task_id} failed"), None)
+                    }),
+                );
+            }
+            TaskPayload::Cancelled => {
+                return Err(ErrorData::invalid_params(
+                    format!("task {task_id} was cancelled: it has no result"),
+                    None,
+                ));
+            }
+            _ => {}
+        }
+        tokio::select! {
+            () = tokio::time::sleep(pause) => {}
+            () = context.ct.cancelled() => {
+                return Err(ErrorData::internal_error("the request was cancelled", None));
+            }
+        }
+        pause = (pause * 2).min(Duration::from_millis(200));
+    }
+}
+
+/// `tasks/list`: this caller's tasks started in this shape (over stdio, all of them; over
+/// HTTP without a session or a token, none, since nothing tells callers apart there).
+fn list(server: &McpServer, context: &RequestContext<RoleServer>) -> Value {
+    let tasks = server.inner_tasks();
+    let listed: Vec<Value> = tasks
+        .started_in_2025_shape_by(context)
+        .into_iter()
+        .filter_map(|id| tasks.manager.get_task(&id).ok())
+        .map(|task| task_object(&task.task))
+        .collect();
+    json!({"tasks": listed})
+}
+
+/// `tasks/cancel`: cancels the call and answers the task once it stopped (or after
+/// [`CANCEL_WAIT`], as it is then). A task that already ended cannot be cancelled.
+async fn cancel(
+    server: &McpServer,
+    task_id: &str,
+    context: &RequestContext<RoleServer>,
+) -> Result<Value, ErrorData> {
+    let task = detailed(server, task_id, context)?;
+    if task.status().is_terminal() {
+        return Err(ErrorData::invalid_params(
+            format!(
+                "Cannot cancel task {task_id}: it is already {}",
+                status_name(&task.task)
+            ),
+            None,
+        ));
+    }
+    let tasks = server.inner_tasks();
+    tasks.manager.cancel_task(task_id)?;
+    let deadline = tokio::time::Instant::now() + CANCEL_WAIT;
+    loop {
+        let task = tasks.manager.get_task(task_id)?;
+        if task.status().is_terminal() || tokio::time::Instant::now() >= deadline {
+            return Ok(task_object(&task.task));
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// A `tools/list` page with `execution.taskSupport` on the tools that run as tasks.
+fn tools_list(server: &McpServer, params: Option<Value>) -> Result<Value, ErrorData> {
+    let params: Option<PaginatedRequestParams> =
+        params.and_then(|params| serde_json::from_value(params).ok());
+    let page = server.list_page(params.as_ref().and_then(|p| p.cursor.as_deref()))?;
+    let mut page = serde_json::to_value(page)
+        .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
+    if let Some(Value::Array(tools)) = page.get_mut("tools") {
+        for tool in tools {
+            let runs_as_task = tool
+                .get("name")
+                .and_then(Value::as_str)
+                .and_then(|name| server.registered(name).ok())
+                .is_some_and(|registered| registered.entry.tool.meta.tasks);
+            if runs_as_task && let Value::Object(tool) = tool {
+                tool.insert("execution".to_owned(), json!({"taskSupport": "optional"}));
+            }
+        }
+    }
+    Ok(page)
+}
+
+/// A task as revision 2025-11-25 writes it: `ttl` and `pollInterval` in milliseconds.
+fn task_object(task: &Task) -> Value {
+    let mut object = json!({
+        "taskId": task.task_id,
+        "status": task.status,
+        "createdAt": task.created_at,
+        "lastUpdatedAt": task.last_updated_at,
+        "ttl": task.ttl_ms,
+    });
+    if let Some(message) = &task.status_message {
+        object["statusMessage"] = Value::from(message.as_str());
+    }
+    if let Some(interval) = task.poll_interval_ms {
+        object["pollInterval"] = Value::from(interval);
+    }
+    object
+}
+
+fn status_name(task: &Task) -> String {
+    serde_json::to_value(task.status)
+        .ok()
+        .and_then(|status| status.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_task_reads_as_revision_2025_11_25_writes_it() {
+        let mut task = Task::new(
+            "t1",
+            rmcp::model::TaskStatus::InputRequired,
+            "2026-01-01T00:00:00Z",
+            "2026-01-01T00:00:01Z",
+        );
+        task.ttl_ms = Some(60_000);
+        task.poll_interval_ms = Some(500);
+        task.status_message = Some("the RPC is running".to_owned());
+        assert_eq!(
+            task_object(&task),
+            json!({
+                "taskId": "t1",
+                "status": "input_required",
+                "statusMessage": "the RPC is running",
+                "createdAt": "2026-01-01T00:00:00Z",
+                "lastUpdatedAt": "2026-01-01T00:00:01Z",
+                "ttl": 60_000,
+                "pollInterval": 500,
+            })
+        );
+        task.ttl_ms = None;
+        task.poll_interval_ms = None;
+        task.status_message = None;
+        assert_eq!(task_object(&task)["ttl"], Value::Null);
+        assert!(task_object(&task).get("pollInterval").is_none());
+        assert_eq!(status_name(&task), "input_required");
+    }
+}
