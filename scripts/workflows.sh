@@ -41,8 +41,6 @@ WORK="$TARGET/workflows"
 TOOLS="$ROOT/.tools"
 PLUGIN="$TARGET/debug/protoc-gen-rust-mcp"
 NAMING="$ROOT/protoc-gen-rust-mcp/tests/naming"
-# The crates (and the manifest of the scratch crates) that the workflows build, as files.
-FIXTURES="$ROOT/tests-workflows"
 
 log() { printf '[workflows] %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
@@ -124,6 +122,9 @@ write_lib_rs() {
     done
   } >"$crate/src/lib.rs"
 }
+
+# The crates (and the manifest of the scratch crates) that the workflows build, as files.
+FIXTURES="$ROOT/tests-workflows"
 
 # Copies the fixture file $1 to $2 with @REPO@ replaced by the repository's path and @NAME@ by
 # $3 (if given).
