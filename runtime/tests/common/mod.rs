@@ -400,6 +400,17 @@ pub async fn call_err(client: &Client, name: &str, arguments: Value) -> TestResu
     Ok(test_kit::expect_err(name, &result))
 }
 
+/// Starts a 10 s `ItemService_Slow` call and drops it unfinished after `after` (rmcp's client
+/// then sends `notifications/cancelled`).
+pub async fn drop_slow_call(client: &Client, after: Duration) {
+    let call = call(
+        client,
+        "ItemService_Slow",
+        serde_json::json!({"sleep_ms": 10_000}),
+    );
+    assert!(tokio::time::timeout(after, call).await.is_err());
+}
+
 /// A server with the demo tools forwarding to a backend on loopback.
 pub async fn grpc_server() -> TestResult<(tonic_mcp::McpServer, Backend)> {
     let (addr, backend) = start_backend().await?;
