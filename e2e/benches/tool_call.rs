@@ -2,7 +2,7 @@
 //! tonic server, and throughput under concurrency.
 //!
 //! Every variant calls the same loopback tonic echo backend (the `e2e` services, see
-//! [`start_backend`]):
+//! `e2e::start_backend`), with the arguments of `e2e::workload`:
 //!
 //! - `direct_tonic`: the generated tonic client, message in, message out.
 //! - `mcp_duplex`: rmcp's client over an in-process `tokio::io::duplex` pipe to `McpServer`
@@ -31,11 +31,13 @@ use e2e::testdata::oneofs::search_service_client::SearchServiceClient;
 use e2e::testdata::oneofs::{DateRange, FieldSort, SearchRequest, search_request};
 use e2e::testdata::scalars::scalar_service_client::ScalarServiceClient;
 use e2e::testdata::scalars::{AllScalars, Color};
+use e2e::workload::{scalars_arguments, search_arguments};
 use rmcp::ServiceExt;
-use rmcp::model::{CallToolRequestParams, CallToolResponse, CallToolResult, JsonObject};
-use rmcp::service::{Peer, RoleClient, RunningService};
+
+use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
-use serde_json::{Value, json};
+use serde_json::Value;
+use test_kit::call_complete as call_tool;
 use tokio::runtime::Runtime;
 use tokio::task::JoinSet;
 use tonic::transport::Channel;
@@ -79,38 +81,6 @@ fn scalars_message() -> AllScalars {
     }
 }
 
-/// [`scalars_message`] as tool arguments, in the canonical JSON form the tool also returns.
-fn scalars_arguments() -> JsonObject {
-    object(json!({
-        "f_double": 1234.5678,
-        "f_float": 0.25,
-        "f_int32": -42,
-        "f_int64": "9007199254740993",
-        "f_uint32": 4_000_000_000u32,
-        "f_uint64": "18446744073709551615",
-        "f_sint32": -7,
-        "f_sint64": "-9007199254740993",
-        "f_fixed32": 123_456,
-        "f_fixed64": "1234567890123",
-        "f_sfixed32": -123_456,
-        "f_sfixed64": "-1234567890123",
-        "f_bool": true,
-        "f_string": "The quick brown fox jumps over the lazy dog",
-        "f_bytes": "AAECYmluYXJ5IHBheWxvYWT+/w==",
-        "r_int32": [1, -2, 3, -4, 5, -6, 7, -8],
-        "r_int64": ["1", "-2", "9007199254740993", "-4"],
-        "r_uint64": ["1", "2", "18446744073709551615"],
-        "r_double": [0.5, -1.5, 3.25, 1e100],
-        "r_string": ["alpha", "beta", "gamma"],
-        "r_bytes": ["b25l", "dHdv"],
-        "r_bool": [true, false, true],
-        "color": "COLOR_GREEN",
-        "colors": ["COLOR_RED", "COLOR_BLUE"],
-        "nickname": "foxy",
-        "maybe_count": 3,
-    }))
-}
-
 /// A `SearchRequest` with all three oneofs set, two of them to messages.
 fn search_message() -> SearchRequest {
     SearchRequest {
@@ -130,39 +100,6 @@ fn search_message() -> SearchRequest {
     }
 }
 
-/// [`search_message`] as tool arguments, oneofs in the canonical `{case, value}` form.
-fn search_arguments() -> JsonObject {
-    object(json!({
-        "query": "grpc to mcp gateways",
-        "limit": 20,
-        "filter": {"case": "range", "value": {"start": "2024-01-01", "end": "2024-12-31"}},
-        "sort": {"case": "by_field", "value": {"field": "published", "descending": true}},
-        "destination": {"case": "bucket_path", "value": "gs://results/search"},
-    }))
-}
-
-fn object(value: Value) -> JsonObject {
-    match value {
-        Value::Object(map) => map,
-        other => panic!("tool arguments must be an object, not {other}"),
-    }
-}
-
-/// One `tools/call` through rmcp's client; panics unless the tool succeeded.
-async fn call_tool(
-    peer: &Peer<RoleClient>,
-    name: &'static str,
-    arguments: &JsonObject,
-) -> CallToolResult {
-    let params = CallToolRequestParams::new(name).with_arguments(arguments.clone());
-    match peer.call_tool_once(params).await {
-        Ok(CallToolResponse::Complete(result)) if result.is_error != Some(true) => result,
-        Ok(CallToolResponse::Complete(result)) => panic!("{name} failed: {:?}", result.content),
-        Ok(_) => panic!("{name}: expected a complete result"),
-        Err(e) => panic!("{name}: {e}"),
-    }
-}
-
 type Client = RunningService<RoleClient, ()>;
 
 /// A direct tonic client per service and an MCP client per transport, all calling one backend.
@@ -179,7 +116,7 @@ struct Fixture {
 
 impl Fixture {
     async fn start() -> Fixture {
-        let backend = start_backend().await;
+        let backend = e2e::start_backend().await.expect("backend");
         let channel = e2e::channel(&backend).await.expect("channel");
 
         let (server_io, client_io) = tokio::io::duplex(1 << 16);
@@ -269,12 +206,6 @@ impl Fixture {
             }
         }
     }
-}
-
-/// The echo services the benchmarks call, on `127.0.0.1:0` (with `TCP_NODELAY` on accepted
-/// connections, without which delayed ACKs would hold some responses for about 40 ms).
-async fn start_backend() -> e2e::Backend {
-    e2e::start_backend().await.expect("backend")
 }
 
 async fn http_client(backend: &e2e::Backend, config: StreamableHttpServerConfig) -> Client {

@@ -11,7 +11,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use rmcp::ServiceExt as _;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _};
 
@@ -356,10 +355,7 @@ fn names_path(text: &str, path: &str) -> bool {
 async fn every_malformed_argument_is_an_is_error_naming_its_path_and_the_backend_is_never_called() {
     let (addr, calls) = counted_backend().await;
     let server = server(addr).await;
-    let (server_io, client_io) = tokio::io::duplex(1 << 20);
-    let (read, write) = tokio::io::split(server_io);
-    tokio::spawn(server.serve_io(read, write));
-    let client = ().serve(client_io).await.expect("handshake");
+    let client = test_kit::connect_io(server).await;
 
     // The counter sees calls that are valid.
     let before = calls.load(Ordering::SeqCst);
@@ -435,9 +431,7 @@ async fn every_malformed_argument_is_an_is_error_naming_its_path_and_the_backend
 async fn arguments_that_are_not_an_object() {
     let (addr, calls) = counted_backend().await;
     let server = server(addr).await;
-    let (server_io, client_io) = tokio::io::duplex(1 << 16);
-    let (read, write) = tokio::io::split(server_io);
-    tokio::spawn(server.serve_io(read, write));
+    let client_io = test_kit::serve_io_in_process(server);
     let (client_read, mut client_write) = tokio::io::split(client_io);
     let mut lines = tokio::io::BufReader::new(client_read).lines();
     let mut exchange = async |message: Value| -> Value {

@@ -7,7 +7,6 @@
 use std::path::{Path, PathBuf};
 
 use prost_reflect::DescriptorPool;
-use rmcp::ServiceExt as _;
 use rmcp::model::CallToolRequestParams;
 use serde_json::{Value, json};
 use tonic::transport::Channel;
@@ -162,14 +161,7 @@ async fn run_time_tools_equal_the_generated_tool_sets_and_answer_the_same() {
         for set in sets {
             builder = builder.tool_set(set).expect("tool set");
         }
-        let (server_io, client_io) = tokio::io::duplex(1 << 16);
-        let server = builder.build();
-        tokio::spawn(async move {
-            if let Ok(running) = server.serve(server_io).await {
-                let _ = running.waiting().await;
-            }
-        });
-        ().serve(client_io).await.expect("handshake")
+        test_kit::connect(builder.build()).await
     };
     let generated = connect(generated).await;
     let dynamic = connect(dynamic).await;

@@ -21,16 +21,9 @@ use std::time::{Duration, Instant};
 use rmcp::ServiceExt as _;
 use rmcp::transport::TokioChildProcess;
 use serde_json::json;
+use test_kit::free_port;
 use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader, Lines};
 use tokio::process::{Child, ChildStdout, Command};
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .expect("bind")
-        .local_addr()
-        .expect("addr")
-        .port()
-}
 
 /// A backend-only `e2e-server` on `port`, and its stdout lines.
 async fn backend(port: u16) -> (Child, Lines<BufReader<ChildStdout>>) {

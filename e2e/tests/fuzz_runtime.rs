@@ -15,33 +15,8 @@ mod support;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use rmcp::ServiceExt as _;
 use serde_json::{Map, Value, json};
-
-/// SplitMix64: small, seeded, reproducible.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
-}
+use test_kit::Rng;
 
 const STRINGS: &[&str] = &[
     "",
@@ -323,10 +298,7 @@ async fn fuzz_tool_arguments() {
             .expect("register");
     }
     let server = builder.build();
-    let (server_io, client_io) = tokio::io::duplex(1 << 20);
-    let (read, write) = tokio::io::split(server_io);
-    tokio::spawn(server.serve_io(read, write));
-    let client = ().serve(client_io).await.expect("handshake");
+    let client = test_kit::connect_io(server).await;
     let tools = client.list_all_tools().await.expect("tools/list");
     assert!(tools.len() >= 20, "{} tools", tools.len());
 

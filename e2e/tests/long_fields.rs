@@ -75,7 +75,6 @@ async fn long_field_names_reach_the_backend_by_alias_proto_name_and_json_name() 
 /// the listed schema, yet the runtime still checks them against the descriptors.
 async fn shrunk_client(budget: usize) -> (scenario::Client, String) {
     use e2e::testdata::long_fields as pb;
-    use rmcp::ServiceExt as _;
     // As the runtime decodes it: on top of the well-known types, which the set leaves out.
     let mut pool = prost_reflect::DescriptorPool::global();
     pool.decode_file_descriptor_set(pb::MCP_FILE_DESCRIPTOR_SET)
@@ -117,13 +116,7 @@ async fn shrunk_client(budget: usize) -> (scenario::Client, String) {
         .tool_set(tools)
         .expect("tool set")
         .build();
-    let (server_io, client_io) = tokio::io::duplex(1 << 16);
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_io).await {
-            let _ = running.waiting().await;
-        }
-    });
-    (().serve(client_io).await.expect("handshake"), schema)
+    (test_kit::connect(server).await, schema)
 }
 
 #[tokio::test]

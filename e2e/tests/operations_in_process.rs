@@ -21,10 +21,9 @@ use e2e::testdata::longrunning::report_service_mcp;
 use e2e::testdata::longrunning::report_service_server::{ReportService, ReportServiceServer};
 use e2e::testdata::longrunning::{BuildReportRequest, DeleteReportRequest, Report};
 use prost::Message as _;
-use rmcp::ServiceExt as _;
 use rmcp::model::{CallToolRequestParams, CallToolResult};
-use rmcp::service::{RoleClient, RunningService};
 use serde_json::{Value, json};
+use test_kit::{Client, connect, text};
 use tonic::{Request, Response, Status};
 use tonic_mcp::{DescriptorTools, McpServer, ToolSet, schema::Options};
 
@@ -155,18 +154,8 @@ fn operation_tools<T: tonic_mcp::codegen::Transport>(transport: T) -> ToolSet {
         .expect("the Operations tools")
 }
 
-async fn connect(server: McpServer) -> RunningService<RoleClient, ()> {
-    let (server_io, client_io) = tokio::io::duplex(1 << 16);
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_io).await {
-            let _ = running.waiting().await;
-        }
-    });
-    ().serve(client_io).await.expect("handshake")
-}
-
 /// `reports` and the Operations tools served by `store`, in one server, with a client.
-async fn with_operations(reports: ToolSet, store: &Store) -> RunningService<RoleClient, ()> {
+async fn with_operations(reports: ToolSet, store: &Store) -> Client {
     let server = McpServer::builder("in-process", "0")
         .tool_set(reports)
         .expect("tools")
@@ -182,7 +171,7 @@ fn reports() -> ToolSet {
         .with_timeout(Duration::from_secs(10))
 }
 
-async fn build_report(client: &RunningService<RoleClient, ()>) -> CallToolResult {
+async fn build_report(client: &Client) -> CallToolResult {
     let Value::Object(arguments) = json!({"title": "Q3", "pages": 1}) else {
         unreachable!("an object");
     };
@@ -192,15 +181,6 @@ async fn build_report(client: &RunningService<RoleClient, ()>) -> CallToolResult
         )
         .await
         .expect("tools/call")
-}
-
-fn text(result: &CallToolResult) -> String {
-    result
-        .content
-        .iter()
-        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 #[tokio::test]

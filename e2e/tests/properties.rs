@@ -21,7 +21,6 @@ mod schema_gen;
 use std::time::Instant;
 
 use proptest::test_runner::{Config, TestCaseError, TestError, TestRunner};
-use rmcp::model::CallToolRequestParams;
 use serde_json::Value;
 
 /// Cases per tool; every case checks all three properties. `PROPTEST_CASES` overrides it for a
@@ -66,10 +65,7 @@ fn pretty(value: &Value) -> String {
 
 /// Calls `tool` and checks property 2 on the result; returns its structured content.
 async fn call(client: &scenario::Client, tool: &Tool, arguments: &Value) -> Result<Value, String> {
-    let mut params = CallToolRequestParams::new(tool.name.clone());
-    params.arguments = arguments.as_object().cloned();
-    let result = client
-        .call_tool(params)
+    let result = scenario::call(client, &tool.name, arguments.clone())
         .await
         .map_err(|e| format!("tools/call failed: {e}"))?;
     if result.is_error == Some(true) {

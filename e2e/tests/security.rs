@@ -274,12 +274,10 @@ fn bearer(
 }
 
 async fn serve(server: McpServer) -> std::net::SocketAddr {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+    test_kit::HttpServing::start(server, McpServer::stateless_http_config())
         .await
-        .expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    tokio::spawn(server.serve_http(listener, McpServer::stateless_http_config()));
-    addr
+        .expect("bind")
+        .addr
 }
 
 fn answer(response: &support::RawResponse) -> Value {

@@ -8,20 +8,18 @@ use std::time::Duration;
 
 use rmcp::ServiceExt as _;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ClientCapabilities,
-    ClientConfig, GetTaskParams, Implementation, ProtocolVersion, TaskPayload, TaskStatus,
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientConfig, ProtocolVersion,
+    TaskPayload,
 };
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt as _, RoleClient, RunningService};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use serde_json::{Value, json};
+use test_kit::{settle, start_task};
 
 type Client = RunningService<RoleClient, ClientConfig>;
 
 fn tasks_client() -> ClientConfig {
-    ClientConfig::new(
-        ClientCapabilities::builder().enable_tasks().build(),
-        Implementation::new("e2e-tasks", "0"),
-    )
+    test_kit::client_config("e2e-tasks", true)
 }
 
 fn call(name: &str, arguments: Value) -> CallToolRequestParams {
@@ -29,40 +27,6 @@ fn call(name: &str, arguments: Value) -> CallToolRequestParams {
         panic!("arguments must be an object");
     };
     CallToolRequestParams::new(name.to_owned()).with_arguments(arguments)
-}
-
-async fn start_task(client: &Client, name: &str, arguments: Value) -> String {
-    match client
-        .call_tool_once(call(name, arguments))
-        .await
-        .expect("tools/call")
-    {
-        CallToolResponse::Task(task) => {
-            assert_eq!(task.task.status, TaskStatus::Working);
-            task.task.task_id
-        }
-        other => panic!("{name}: expected a task, got {other:?}"),
-    }
-}
-
-async fn settle(client: &Client, id: &str) -> (TaskPayload, Vec<String>) {
-    let mut seen = Vec::new();
-    for _ in 0..400 {
-        let got = client
-            .get_task(GetTaskParams::new(id.to_owned()))
-            .await
-            .expect("tasks/get");
-        if let Some(message) = got.task.task.status_message.clone()
-            && seen.last() != Some(&message)
-        {
-            seen.push(message);
-        }
-        if got.task.status().is_terminal() {
-            return (got.task.payload, seen);
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    panic!("task {id} did not settle in 10 s");
 }
 
 async fn scenario(client: &Client) {
@@ -74,10 +38,7 @@ async fn scenario(client: &Client) {
     )
     .await;
     let (payload, seen) = settle(client, &id).await;
-    let TaskPayload::Completed { result } = payload else {
-        panic!("expected a completed task, got {payload:?}");
-    };
-    let result: CallToolResult = serde_json::from_value(Value::Object(result)).expect("result");
+    let result = test_kit::completed(payload);
     let messages = &result.structured_content.expect("structured")["messages"];
     assert_eq!(messages.as_array().map(Vec::len), Some(5), "{messages}");
     assert_eq!(

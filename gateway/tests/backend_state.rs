@@ -1,24 +1,20 @@
 //! A backend that goes down and comes back is logged at `info`, once per change of state,
 //! with the target and the cause.
 
-use std::process::Stdio;
 use std::time::Duration;
 
-use rmcp::ServiceExt as _;
 use rmcp::model::CallToolRequestParams;
-use rmcp::transport::TokioChildProcess;
 use serde_json::json;
-use tokio::io::AsyncReadExt as _;
 
-const GATEWAY: &str = env!("CARGO_BIN_EXE_grpc-mcp-gateway");
+mod support;
+
+use support::GATEWAY;
 
 #[tokio::test]
 async fn the_targets_state_is_logged_once_per_change() {
     // A port with nothing listening yet, and the testdata descriptors in a file, so that the
     // gateway starts without its backend.
-    let addr = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|listener| listener.local_addr())
-        .expect("a free port");
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], test_kit::free_port()));
     let dir = std::env::temp_dir().join(format!("gateway-backend-state-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let set = dir.join("testdata.binpb");
@@ -32,17 +28,7 @@ async fn the_targets_state_is_logged_once_per_change() {
         .args(["--service", "testdata.streaming.InventoryService"])
         .args(["--connect-timeout", "2s"])
         .env("RUST_LOG", "info");
-    let (transport, stderr) = TokioChildProcess::builder(command)
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn the gateway");
-    let mut stderr = stderr.expect("stderr");
-    let logs = tokio::spawn(async move {
-        let mut text = String::new();
-        stderr.read_to_string(&mut text).await.expect("read stderr");
-        text
-    });
-    let gateway = ().serve(transport).await.expect("handshake");
+    let (gateway, logs) = support::stdio_with_logs(command).await;
     let get = || {
         let arguments = json!({"id": "3"}).as_object().cloned();
         let mut params = CallToolRequestParams::new("InventoryService_GetItem");

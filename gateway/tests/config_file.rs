@@ -12,7 +12,8 @@ use serde_json::json;
 
 mod support;
 
-use support::{GATEWAY, dead_port, temp_dir, tool_names};
+use support::{GATEWAY, temp_dir, tool_names};
+use test_kit::free_port;
 
 #[tokio::test]
 async fn several_backends_from_a_file_each_under_its_prefix() {
@@ -48,7 +49,7 @@ target = "http://127.0.0.1:{dead}"
 connect_timeout = "500ms"
 "#,
             addr = backend.addr,
-            dead = dead_port(),
+            dead = free_port(),
         ),
     )
     .expect("config");
@@ -238,7 +239,7 @@ options = ["max_schema_bytes=300"]
         &down,
         format!(
             "{up}\n[[backend]]\nname = \"down\"\ntarget = \"http://127.0.0.1:{}\"\nconnect_timeout = \"500ms\"\n",
-            dead_port()
+            free_port()
         ),
     )
     .expect("config");

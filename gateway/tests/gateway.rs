@@ -4,22 +4,19 @@
 //! must answer exactly what the generated-code path answers for the same server. Over HTTP, a
 //! foreign `Origin` is refused in both modes.
 
-use std::process::Stdio;
 use std::time::Duration;
 
 use rmcp::ServiceExt as _;
-use rmcp::model::CallToolRequestParams;
-use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _};
+use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _};
 
 mod support;
 
 use e2e::SERVICES;
 use support::{GATEWAY, spawn_http};
 
-type Client = RunningService<RoleClient, ()>;
+use test_kit::Client;
 
 /// One or more calls of every tool of [`SERVICES`], successes and failures.
 fn calls() -> Vec<(&'static str, Value)> {
@@ -135,21 +132,11 @@ fn calls() -> Vec<(&'static str, Value)> {
 
 /// The generated-code MCP server of the e2e crate, over an in-process pipe.
 async fn generated(backend: &e2e::Backend) -> Client {
-    let server = e2e::mcp_server(backend).await.expect("generated server");
-    let (server_io, client_io) = tokio::io::duplex(1 << 16);
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_io).await {
-            let _ = running.waiting().await;
-        }
-    });
-    ().serve(client_io).await.expect("handshake")
+    test_kit::connect(e2e::mcp_server(backend).await.expect("generated server")).await
 }
 
 async fn call(client: &Client, name: &str, arguments: &Value) -> Value {
-    let mut params = CallToolRequestParams::new(name.to_owned());
-    params.arguments = arguments.as_object().cloned();
-    let result = client
-        .call_tool(params)
+    let result = test_kit::call(client, name, arguments.clone())
         .await
         .unwrap_or_else(|e| panic!("{name}: tools/call failed: {e}"));
     let mut result = serde_json::to_value(result).expect("result serializes");
@@ -458,17 +445,7 @@ async fn header_values_reach_the_server_and_never_the_logs() {
         .env("GATEWAY_TEST_TOKEN", SECRET)
         // Every event of every crate, the gateway's, tonic-mcp's, tonic's, h2's and rmcp's.
         .env("RUST_LOG", "trace");
-    let (transport, stderr) = TokioChildProcess::builder(command)
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn the gateway");
-    let mut stderr = stderr.expect("stderr");
-    let logs = tokio::spawn(async move {
-        let mut text = String::new();
-        stderr.read_to_string(&mut text).await.expect("read stderr");
-        text
-    });
-    let gateway = ().serve(transport).await.expect("handshake");
+    let (gateway, logs) = support::stdio_with_logs(command).await;
     let item = call(&gateway, "InventoryService_GetItem", &json!({"id": "3"})).await;
     assert_eq!(item["structuredContent"]["name"], "item-3", "{item}");
     let failed = call(&gateway, "InventoryService_GetItem", &json!({"id": "42"})).await;

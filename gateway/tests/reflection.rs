@@ -5,8 +5,6 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use grpc_mcp_gateway::{Config, Gateway, Headers, descriptors};
-use rmcp::ServiceExt as _;
-use rmcp::model::CallToolRequestParams;
 use serde_json::json;
 use tonic::transport::Server;
 use tonic::transport::server::TcpIncoming;
@@ -62,19 +60,14 @@ async fn falls_back_to_v1alpha() {
         .collect();
     assert_eq!(names, ["ScalarService_Echo"]);
 
-    let (server_io, client_io) = tokio::io::duplex(1 << 16);
-    let server = gateway.server;
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_io).await {
-            let _ = running.waiting().await;
-        }
-    });
-    let client = ().serve(client_io).await.expect("handshake");
-    let mut params = CallToolRequestParams::new("ScalarService_Echo");
-    params.arguments = json!({"f_int64": "-5", "f_string": "x"})
-        .as_object()
-        .cloned();
-    let result = client.call_tool(params).await.expect("call");
+    let client = test_kit::connect(gateway.server).await;
+    let result = test_kit::call(
+        &client,
+        "ScalarService_Echo",
+        json!({"f_int64": "-5", "f_string": "x"}),
+    )
+    .await
+    .expect("call");
     assert_eq!(
         result.structured_content,
         Some(json!({"f_int64": "-5", "f_string": "x"}))
@@ -103,9 +96,7 @@ async fn a_server_without_reflection_points_to_descriptor_sets() {
 #[tokio::test]
 async fn a_stopped_server_is_named_as_unavailable() {
     // A port that was free a moment ago: nothing listens there.
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    drop(listener);
+    let addr = SocketAddr::from(([127, 0, 0, 1], test_kit::free_port()));
     let config = Config::parse([
         "--target",
         &format!("http://{addr}"),

@@ -11,7 +11,8 @@ use rmcp::ServiceExt as _;
 use rmcp::model::CallToolRequestParams;
 use rmcp::transport::TokioChildProcess;
 use serde_json::json;
-use support::{Changes, GATEWAY, dead_port, echo, metrics, temp_dir, tool_names};
+use support::{Changes, GATEWAY, echo, metrics, temp_dir, tool_names};
+use test_kit::free_port;
 
 /// Live descriptors: a backend down at start gets its tools once it answers (the interval),
 /// and a descriptor-set file that changes is read again on SIGHUP; each time, the connected
@@ -21,7 +22,7 @@ async fn backends_are_loaded_again_on_an_interval_and_on_sighup() {
     use prost::Message as _;
 
     let up = e2e::start_backend().await.expect("backend");
-    let later = std::net::SocketAddr::from(([127, 0, 0, 1], dead_port()));
+    let later = std::net::SocketAddr::from(([127, 0, 0, 1], free_port()));
     let dir = temp_dir("reload");
     let set_path = dir.join("testdata.binpb");
     std::fs::write(&set_path, e2e::TESTDATA_DESCRIPTOR_SET).expect("set");
@@ -53,7 +54,7 @@ services = ["testdata.scalars.ScalarService"]
         ),
     )
     .expect("config");
-    let metrics_port = dead_port();
+    let metrics_port = free_port();
     let start = |interval: &str| {
         let mut command = tokio::process::Command::new(GATEWAY);
         command
@@ -164,7 +165,7 @@ services = ["testdata.scalars.ScalarService"]
 #[tokio::test]
 async fn a_backend_killed_and_restarted_with_other_services_is_seen_as_a_change() {
     let steady = e2e::start_backend().await.expect("steady backend");
-    let moving_addr = std::net::SocketAddr::from(([127, 0, 0, 1], dead_port()));
+    let moving_addr = std::net::SocketAddr::from(([127, 0, 0, 1], free_port()));
     let both = ["testdata.scalars.ScalarService", "testdata.maps.MapService"];
     let moving = e2e::start_backend_reflecting(moving_addr, &both)
         .await

@@ -179,17 +179,14 @@ async fn presents_a_client_certificate_to_a_server_that_requires_one() {
 
 /// The text of one `ScalarService_Echo` call through `gateway`'s server, in process.
 async fn echo_text(gateway: Gateway) -> (bool, String) {
-    use rmcp::ServiceExt as _;
-    let (server_io, client_io) = tokio::io::duplex(1 << 16);
-    tokio::spawn(async move {
-        if let Ok(running) = gateway.server.serve(server_io).await {
-            let _ = running.waiting().await;
-        }
-    });
-    let client = ().serve(client_io).await.expect("handshake");
-    let mut params = rmcp::model::CallToolRequestParams::new("ScalarService_Echo");
-    params.arguments = serde_json::json!({"f_string": "x"}).as_object().cloned();
-    let result = client.call_tool(params).await.expect("tools/call");
+    let client = test_kit::connect(gateway.server).await;
+    let result = test_kit::call(
+        &client,
+        "ScalarService_Echo",
+        serde_json::json!({"f_string": "x"}),
+    )
+    .await
+    .expect("tools/call");
     client.cancel().await.ok();
     (
         result.is_error == Some(true),

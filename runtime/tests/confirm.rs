@@ -8,9 +8,9 @@ mod common;
 
 use std::sync::{Arc, Mutex};
 
-use common::{Backend, TestResult, pb, start_backend, status_of, text};
+use common::{Backend, TestResult, call, pb, start_backend, status, text};
 use rmcp::{
-    ClientHandler, ErrorData, RoleClient, ServiceExt as _,
+    ClientHandler, ErrorData, RoleClient,
     model::{
         CallToolRequestParams, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
         ElicitationAction, ElicitationCapability, Implementation, ProtocolVersion, ServerResult,
@@ -92,19 +92,13 @@ async fn setup(
     let server = McpServer::builder("confirm", "0.1.0")
         .tool_set(builder.build())?
         .build();
-    let (server_io, client_io) = tokio::io::duplex(1 << 20);
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_io).await {
-            let _ = running.waiting().await;
-        }
-    });
     let user = User {
         answer,
         asked: Arc::default(),
     };
     let client = user
         .clone()
-        .serve_with_lifecycle(client_io, lifecycle)
+        .serve_with_lifecycle(test_kit::serve_in_process(server), lifecycle)
         .await?;
     Ok((client, user, backend))
 }
@@ -115,19 +109,6 @@ fn calls_seen(backend: &Backend) -> usize {
         .metadata
         .lock()
         .map_or(0, |seen| seen.len())
-}
-
-async fn call(
-    client: &RunningService<RoleClient, User>,
-    name: &str,
-    arguments: Value,
-) -> TestResult<rmcp::model::CallToolResult> {
-    let Value::Object(arguments) = arguments else {
-        return Err("arguments must be an object".into());
-    };
-    Ok(client
-        .call_tool(CallToolRequestParams::new(name.to_owned()).with_arguments(arguments))
-        .await?)
 }
 
 #[tokio::test]
@@ -231,7 +212,7 @@ async fn a_declined_confirmation_is_an_error_and_the_rpc_is_never_called() -> Te
         assert!(message.contains("The user declined"), "{message}");
         assert!(message.contains("was not called"), "{message}");
         assert_eq!(
-            status_of(&result)?,
+            status(&result),
             json!({"code": 7, "name": "PERMISSION_DENIED", "local": true})
         );
         assert_eq!(calls_seen(&backend), 0, "the backend was called");
@@ -249,7 +230,7 @@ async fn without_elicitation_the_unconfirmed_choice_decides() -> TestResult {
         let message = text(&result);
         assert!(message.contains("cannot ask"), "{message}");
         assert_eq!(
-            status_of(&result)?,
+            status(&result),
             json!({"code": 9, "name": "FAILED_PRECONDITION", "local": true})
         );
         assert_eq!(

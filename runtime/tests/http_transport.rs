@@ -58,11 +58,8 @@ async fn forwarded_and_static_metadata_reach_the_backend_over_http() -> TestResu
         .on_call(forward_headers(["authorization"]))
         .tool_set(tools)?
         .build();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let addr = listener.local_addr()?;
-    let config = McpServer::stateless_http_config();
-    let shutdown = config.cancellation_token.clone();
-    let serving = tokio::spawn(server.serve_http(listener, config));
+    let serving = test_kit::HttpServing::start(server, McpServer::stateless_http_config()).await?;
+    let addr = serving.addr;
 
     let (status, reply) = post(
         addr,
@@ -115,8 +112,7 @@ async fn forwarded_and_static_metadata_reach_the_backend_over_http() -> TestResu
     .await?;
     assert_eq!(status, http::StatusCode::NOT_FOUND);
 
-    shutdown.cancel();
-    serving.await??;
+    serving.stop().await??;
     Ok(())
 }
 
@@ -127,11 +123,8 @@ async fn server_streaming_over_http_reports_progress_then_the_result() -> TestRe
     let server = McpServer::builder("demo", "0.1.0")
         .tool_set(pb::item_service_mcp::from_channel(channel)?)?
         .build();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let addr = listener.local_addr()?;
-    let config = McpServer::stateless_http_config();
-    let shutdown = config.cancellation_token.clone();
-    let serving = tokio::spawn(server.serve_http(listener, config));
+    let serving = test_kit::HttpServing::start(server, McpServer::stateless_http_config()).await?;
+    let addr = serving.addr;
 
     let mut message = tools_call(1, "ItemService_ListItems", json!({"count": 3}));
     message["params"]["_meta"] = json!({"progressToken": "p1"});
@@ -155,8 +148,7 @@ async fn server_streaming_over_http_reports_progress_then_the_result() -> TestRe
         Some(3),
         "{reply}"
     );
-    shutdown.cancel();
-    serving.await??;
+    serving.stop().await??;
     Ok(())
 }
 
@@ -167,11 +159,8 @@ async fn closing_the_http_request_cancels_the_grpc_call() -> TestResult {
     let server = McpServer::builder("demo", "0.1.0")
         .tool_set(pb::item_service_mcp::from_channel(channel)?)?
         .build();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let addr = listener.local_addr()?;
-    let config = McpServer::stateless_http_config();
-    let shutdown = config.cancellation_token.clone();
-    let serving = tokio::spawn(server.serve_http(listener, config));
+    let serving = test_kit::HttpServing::start(server, McpServer::stateless_http_config()).await?;
+    let addr = serving.addr;
 
     // The client gives up (drops the connection) long before the call would finish.
     let call = post(
@@ -191,7 +180,6 @@ async fn closing_the_http_request_cancels_the_grpc_call() -> TestResult {
             .await,
         "the backend call outlived the HTTP request"
     );
-    shutdown.cancel();
-    serving.await??;
+    serving.stop().await??;
     Ok(())
 }

@@ -80,11 +80,9 @@ async fn metrics_are_served_over_http_when_asked() -> TestResult {
     let (server, _backend) = recording_server(true).await?;
     let (client, _) = connect(server.clone()).await?;
     call(&client, "ItemService_GetItem", json!({"id": 7})).await?;
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let addr = listener.local_addr()?;
-    let config = McpServer::stateless_http_config();
-    let shutdown = config.cancellation_token.clone();
-    let serving = tokio::spawn(server.clone().serve_http(listener, config));
+    let serving =
+        test_kit::HttpServing::start(server.clone(), McpServer::stateless_http_config()).await?;
+    let addr = serving.addr;
     let reply = get(addr, "/metrics").await?;
     assert_eq!(reply.status, 200);
     assert!(
@@ -98,19 +96,15 @@ async fn metrics_are_served_over_http_when_asked() -> TestResult {
         "{}",
         reply.body
     );
-    shutdown.cancel();
-    serving.await??;
+    serving.stop().await??;
 
     // Not on the MCP listener unless asked; on a port of its own.
     let (quiet, _backend) = recording_server(false).await?;
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let addr = listener.local_addr()?;
-    let config = McpServer::stateless_http_config();
-    let shutdown = config.cancellation_token.clone();
-    let serving = tokio::spawn(quiet.clone().serve_http(listener, config));
+    let serving =
+        test_kit::HttpServing::start(quiet.clone(), McpServer::stateless_http_config()).await?;
+    let addr = serving.addr;
     assert_eq!(get(addr, "/metrics").await?.status, 404);
-    shutdown.cancel();
-    serving.await??;
+    serving.stop().await??;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let addr = listener.local_addr()?;
     let own = tokio::spawn(quiet.serve_metrics(listener));
@@ -138,11 +132,9 @@ async fn metrics_are_served_over_http_when_asked() -> TestResult {
 #[tokio::test]
 async fn open_sessions_are_counted() -> TestResult {
     let (server, _backend) = recording_server(true).await?;
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let addr = listener.local_addr()?;
-    let config = McpServer::session_http_config();
-    let shutdown = config.cancellation_token.clone();
-    let serving = tokio::spawn(server.clone().serve_http(listener, config));
+    let serving =
+        test_kit::HttpServing::start(server.clone(), McpServer::session_http_config()).await?;
+    let addr = serving.addr;
     let scrape = || async { get(addr, "/metrics").await.map(|reply| reply.body) };
     let text = scrape().await?;
     assert_eq!(sample(&text, "mcp_sessions_open"), Some(0.0), "{text}");
@@ -161,7 +153,6 @@ async fn open_sessions_are_counted() -> TestResult {
     assert!(closed.status.is_success(), "{closed:?}");
     let text = scrape().await?;
     assert_eq!(sample(&text, "mcp_sessions_open"), Some(1.0), "{text}");
-    shutdown.cancel();
-    serving.await??;
+    serving.stop().await??;
     Ok(())
 }

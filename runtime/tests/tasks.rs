@@ -6,12 +6,11 @@ mod common;
 
 use std::time::Duration;
 
-use common::{Backend, TestResult, pb, start_backend, status_of, text};
+use common::{Backend, TestResult, pb, start_backend, status, text};
 use rmcp::{
-    ServiceExt as _,
     model::{
-        CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientConfig,
-        CreateTaskResult, GetTaskParams, Implementation, TaskPayload, TaskStatus,
+        CallToolRequestParams, CallToolResponse, CallToolResult, ClientConfig, CreateTaskResult,
+        GetTaskParams, TaskPayload, TaskStatus,
     },
     service::{RoleClient, RunningService},
 };
@@ -65,19 +64,7 @@ async fn server_with(task_ttl: Option<Duration>, search: bool) -> TestResult<(Mc
 }
 
 async fn connect(server: McpServer, tasks: bool) -> TestResult<TaskClient> {
-    let (server_io, client_io) = tokio::io::duplex(1 << 20);
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_io).await {
-            let _ = running.waiting().await;
-        }
-    });
-    let capabilities = if tasks {
-        ClientCapabilities::builder().enable_tasks().build()
-    } else {
-        ClientCapabilities::default()
-    };
-    let info = ClientConfig::new(capabilities, Implementation::new("tasks-test", "0"));
-    Ok(info.serve(client_io).await?)
+    Ok(test_kit::connect_as(server, test_kit::client_config("tasks-test", tasks)).await?)
 }
 
 fn params(name: &str, arguments: Value) -> TestResult<CallToolRequestParams> {
@@ -96,29 +83,11 @@ async fn start(client: &TaskClient, name: &str, arguments: Value) -> TestResult<
 
 /// Polls until the task is terminal; returns the payload and every status message seen.
 async fn settle(client: &TaskClient, task_id: &str) -> TestResult<(TaskPayload, Vec<String>)> {
-    let mut messages = Vec::new();
-    for _ in 0..400 {
-        let got = client
-            .get_task(GetTaskParams::new(task_id.to_owned()))
-            .await?;
-        if let Some(message) = &got.task.task.status_message
-            && messages.last() != Some(message)
-        {
-            messages.push(message.clone());
-        }
-        if got.task.status().is_terminal() {
-            return Ok((got.task.payload, messages));
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    Err(format!("task {task_id} did not settle in 10 s").into())
+    Ok(test_kit::settle(client, task_id).await)
 }
 
 fn completed(payload: TaskPayload) -> TestResult<CallToolResult> {
-    match payload {
-        TaskPayload::Completed { result } => Ok(serde_json::from_value(Value::Object(result))?),
-        other => Err(format!("expected a completed task, got {other:?}").into()),
-    }
+    Ok(test_kit::completed(payload))
 }
 
 #[tokio::test]
@@ -164,7 +133,7 @@ async fn a_streaming_task_reports_progress_and_completes_with_the_result() -> Te
     assert_ne!(result.is_error, Some(true), "{}", text(&result));
     let messages_out = &result.structured_content.as_ref().ok_or("structured")?["messages"];
     assert_eq!(messages_out.as_array().map(Vec::len), Some(4));
-    assert_eq!(status_of(&result)?, json!({"code": 0, "name": "OK"}));
+    assert_eq!(status(&result), json!({"code": 0, "name": "OK"}));
     // The status message followed the stream while the task was working.
     assert!(
         messages.iter().any(|m| m.starts_with("received message ")),
@@ -321,11 +290,8 @@ async fn cancelling_a_streaming_task_completes_it_with_what_it_collected() -> Te
 async fn a_task_belongs_to_the_session_that_started_it() -> TestResult {
     use common::http_client::{open_session, session_send, task_capabilities};
     let (server, _backend) = server(None).await?;
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let addr = listener.local_addr()?;
-    let config = McpServer::session_http_config();
-    let shutdown = config.cancellation_token.clone();
-    tokio::spawn(server.serve_http(listener, config));
+    let serving = test_kit::HttpServing::start(server, McpServer::session_http_config()).await?;
+    let addr = serving.addr;
     let first = open_session(addr, &[], task_capabilities()).await?;
     let second = open_session(addr, &[], task_capabilities()).await?;
     let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
@@ -356,6 +322,6 @@ async fn a_task_belongs_to_the_session_that_started_it() -> TestResult {
         reply.last()["error"]["message"],
         json!(format!("unknown task: {task_id}"))
     );
-    shutdown.cancel();
+    serving.cancel();
     Ok(())
 }

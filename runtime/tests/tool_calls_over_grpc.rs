@@ -204,7 +204,7 @@ async fn every_result_carries_its_grpc_status_in_meta() -> TestResult {
     ];
     for (arguments, expected) in cases {
         let result = call(&client, "ItemService_GetItem", arguments.clone()).await?;
-        assert_eq!(common::status_of(&result)?, expected, "{arguments}");
+        assert_eq!(common::status(&result), expected, "{arguments}");
     }
     Ok(())
 }
@@ -462,12 +462,7 @@ async fn cancelling_the_mcp_request_cancels_the_grpc_call() -> TestResult {
     let (server, backend) = grpc_server().await?;
     let (client, _) = connect(server).await?;
     // Dropping rmcp's call future sends notifications/cancelled.
-    let call = common::call(&client, "ItemService_Slow", json!({"sleep_ms": 10_000}));
-    assert!(
-        tokio::time::timeout(Duration::from_millis(200), call)
-            .await
-            .is_err()
-    );
+    common::drop_slow_call(&client, Duration::from_millis(200)).await;
     assert!(
         backend
             .observed
@@ -558,7 +553,7 @@ async fn static_metadata_and_hooks_reach_the_backend() -> TestResult {
 #[tokio::test]
 async fn a_dead_backend_is_an_error_without_transport_details() -> TestResult {
     // Bind and drop a listener to get a port nobody serves.
-    let addr = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?;
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], test_kit::free_port()));
     let channel = tonic::transport::Channel::from_shared(format!("http://{addr}"))?.connect_lazy();
     let tools = pb::item_service_mcp::from_channel(channel)?;
     let server = McpServer::builder("demo", "0.1.0").tool_set(tools)?.build();

@@ -39,12 +39,7 @@ async fn from_service_calls_the_implementation_in_process() -> TestResult {
     assert_eq!(text, "gRPC error NOT_FOUND: item 404 does not exist");
 
     // Cancellation drops the handler future in-process too.
-    let call = common::call(&client, "ItemService_Slow", json!({"sleep_ms": 10_000}));
-    assert!(
-        tokio::time::timeout(Duration::from_millis(100), call)
-            .await
-            .is_err()
-    );
+    common::drop_slow_call(&client, Duration::from_millis(100)).await;
     assert!(
         backend
             .observed

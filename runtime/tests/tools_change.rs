@@ -11,7 +11,7 @@ use std::sync::{
 use std::time::Duration;
 
 use common::{TestResult, channel, pb, start_backend};
-use rmcp::{ClientHandler, ServiceExt as _, service::NotificationContext};
+use rmcp::{ClientHandler, service::NotificationContext};
 use serde_json::json;
 use tonic_mcp::McpServer;
 
@@ -60,15 +60,8 @@ async fn clients_are_told_and_calls_in_flight_finish() -> TestResult {
         .tool_set(tools()?)?
         .tools_change(true)
         .build();
-    let (server_io, client_io) = tokio::io::duplex(1 << 20);
-    let serving = server.clone();
-    tokio::spawn(async move {
-        if let Ok(running) = serving.serve(server_io).await {
-            let _ = running.waiting().await;
-        }
-    });
     let changes = Changes::default();
-    let client = changes.clone().serve(client_io).await?;
+    let client = test_kit::connect_as(server.clone(), changes.clone()).await?;
     assert_eq!(list_changed_declared(&client)?, Some(true));
 
     // A call that takes 300 ms starts on the old tools.

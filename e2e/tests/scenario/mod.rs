@@ -2,48 +2,17 @@
 
 #![allow(dead_code, unreachable_pub)]
 
-use rmcp::model::{CallToolRequestParams, CallToolResult};
-use rmcp::service::{RoleClient, RunningService, ServiceError};
+use rmcp::service::ServiceError;
 use serde_json::{Value, json};
 
-pub type Client = RunningService<RoleClient, ()>;
+#[allow(unused_imports)]
+pub use test_kit::{Client, call, status, text};
 
 /// The testdata backend behind generated tools, and rmcp's client connected to it over an
 /// in-process duplex pipe.
 pub async fn connect_in_process() -> Client {
-    use rmcp::ServiceExt as _;
     let backend = e2e::start_backend().await.expect("backend");
-    let server = e2e::mcp_server(&backend).await.expect("server");
-    let (server_io, client_io) = tokio::io::duplex(1 << 16);
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_io).await {
-            let _ = running.waiting().await;
-        }
-    });
-    ().serve(client_io).await.expect("handshake")
-}
-
-pub async fn call(
-    client: &Client,
-    name: &str,
-    arguments: Value,
-) -> Result<CallToolResult, ServiceError> {
-    let arguments = match arguments {
-        Value::Object(map) => Some(map),
-        _ => None,
-    };
-    let mut params = CallToolRequestParams::new(name.to_owned());
-    params.arguments = arguments;
-    client.call_tool(params).await
-}
-
-pub fn text(result: &CallToolResult) -> String {
-    result
-        .content
-        .iter()
-        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
-        .collect::<Vec<_>>()
-        .join("\n")
+    test_kit::connect(e2e::mcp_server(&backend).await.expect("server")).await
 }
 
 /// Calls a tool that must succeed and returns its structured content, checking that the text
@@ -52,27 +21,7 @@ pub async fn ok(client: &Client, name: &str, arguments: Value) -> Value {
     let result = call(client, name, arguments)
         .await
         .expect("tools/call answers");
-    assert_ne!(
-        result.is_error,
-        Some(true),
-        "{name} failed: {}",
-        text(&result)
-    );
-    let structured = result
-        .structured_content
-        .clone()
-        .expect("structuredContent");
-    let from_text: Value = serde_json::from_str(&text(&result)).expect("text is the JSON");
-    assert_eq!(
-        from_text, structured,
-        "{name}: text and structuredContent differ"
-    );
-    assert_eq!(
-        status(&result),
-        json!({"code": 0, "name": "OK"}),
-        "{name}: result status"
-    );
-    structured
+    test_kit::expect_ok(name, &result)
 }
 
 /// Calls a tool that must fail with `isError` and returns the text.
@@ -80,25 +29,7 @@ pub async fn err(client: &Client, name: &str, arguments: Value) -> String {
     let result = call(client, name, arguments)
         .await
         .expect("tools/call answers");
-    assert_eq!(
-        result.is_error,
-        Some(true),
-        "{name} should fail: {:?}",
-        result.structured_content
-    );
-    let code = status(&result)["code"].as_i64().expect("a status code");
-    assert_ne!(code, 0, "{name}: a failed result's status");
-    text(&result)
-}
-
-/// The gRPC status in a result's `_meta`.
-pub fn status(result: &CallToolResult) -> Value {
-    result
-        .meta
-        .as_ref()
-        .and_then(|meta| meta.0.get(tonic_mcp::STATUS_META_KEY))
-        .cloned()
-        .expect("the result carries its gRPC status in _meta")
+    test_kit::expect_err(name, &result)
 }
 
 /// Every tool of the checked-in `golden/*.mcp.json` files.

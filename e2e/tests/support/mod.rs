@@ -8,7 +8,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _};
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::process::{Child, Command};
 
 /// A spawned `e2e-server --http`, killed on drop.
@@ -27,17 +27,8 @@ pub async fn spawn_http(extra: &[&str]) -> HttpServer {
         .spawn()
         .expect("spawn e2e-server --http");
     let stdout = child.stdout.take().expect("stdout");
-    let mut lines = tokio::io::BufReader::new(stdout).lines();
-    let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
-        .await
-        .expect("server announces its address in time")
-        .expect("read stdout")
-        .expect("a line");
-    let addr = line
-        .strip_prefix("listening on ")
-        .expect("address line")
-        .parse()
-        .expect("an address");
+    let (addr, mut lines) = test_kit::announced_addr(stdout).await;
+    let addr = addr.parse().expect("an address");
     // Keep draining stdout so that the child never blocks on a full pipe.
     tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
     HttpServer { child, addr }

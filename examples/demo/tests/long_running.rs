@@ -11,12 +11,13 @@ use std::time::Duration;
 
 use rmcp::ServiceExt as _;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ClientCapabilities,
-    ClientConfig, GetTaskParams, Implementation, ProtocolVersion, TaskPayload, TaskStatus,
+    CallToolRequestParams, CallToolResult, CancelTaskParams, ClientConfig, ProtocolVersion,
+    TaskPayload, TaskStatus,
 };
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt as _, RoleClient, RunningService};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use serde_json::{Value, json};
+use test_kit::text;
 use tokio::io::AsyncBufReadExt as _;
 
 type Client = RunningService<RoleClient, ClientConfig>;
@@ -27,12 +28,7 @@ const PENDING: &str = "google.longrunning.Operation";
 const STATUS: &str = tonic_mcp::STATUS_META_KEY;
 
 fn client_config(tasks: bool) -> ClientConfig {
-    let capabilities = if tasks {
-        ClientCapabilities::builder().enable_tasks().build()
-    } else {
-        ClientCapabilities::default()
-    };
-    ClientConfig::new(capabilities, Implementation::new("demo-long-running", "0"))
+    test_kit::client_config("demo-long-running", tasks)
 }
 
 fn request(name: &str, arguments: Value) -> CallToolRequestParams {
@@ -47,15 +43,6 @@ async fn call(client: &Client, name: &str, arguments: Value) -> CallToolResult {
         .call_tool(request(name, arguments))
         .await
         .unwrap_or_else(|e| panic!("{name}: {e}"))
-}
-
-fn text(result: &CallToolResult) -> String {
-    result
-        .content
-        .iter()
-        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 fn status_code(result: &CallToolResult) -> Value {
@@ -173,17 +160,7 @@ async fn plain_scenario(client: &Client) {
 }
 
 async fn start_task(client: &Client, arguments: Value) -> String {
-    match client
-        .call_tool_once(request(ARCHIVE, arguments))
-        .await
-        .expect("tools/call")
-    {
-        CallToolResponse::Task(task) => {
-            assert_eq!(task.task.status, TaskStatus::Working);
-            task.task.task_id
-        }
-        other => panic!("expected a task, got {other:?}"),
-    }
+    test_kit::start_task(client, ARCHIVE, arguments).await
 }
 
 /// `tasks/get` every 25 ms until `stop` says so (at most 20 s); the distinct status messages.
@@ -192,23 +169,7 @@ async fn poll_task(
     id: &str,
     stop: impl Fn(&TaskStatus, &[String]) -> bool,
 ) -> (TaskPayload, Vec<String>) {
-    let mut seen: Vec<String> = Vec::new();
-    for _ in 0..800 {
-        let got = client
-            .get_task(GetTaskParams::new(id.to_owned()))
-            .await
-            .expect("tasks/get");
-        if let Some(message) = got.task.task.status_message.clone()
-            && seen.last() != Some(&message)
-        {
-            seen.push(message);
-        }
-        if stop(&got.task.status(), &seen) {
-            return (got.task.payload, seen);
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    panic!("task {id}: condition not met in 20 s; status messages {seen:?}");
+    test_kit::poll_task(client, id, Duration::from_secs(20), stop).await
 }
 
 /// Task-augmented calls: one cancelled (the backend cancels the operation), one fetched.
@@ -249,10 +210,7 @@ async fn task_scenario(client: &Client) {
     // Started, polled (each poll's metadata in the status message), fetched.
     let id = start_task(client, json!({"state": "STATE_DONE", "per_task": "0.6s"})).await;
     let (payload, seen) = poll_task(client, &id, |status, _| status.is_terminal()).await;
-    let TaskPayload::Completed { result } = payload else {
-        panic!("expected a completed task, got {payload:?}");
-    };
-    let result: CallToolResult = serde_json::from_value(Value::Object(result)).expect("result");
+    let result = test_kit::completed(payload);
     assert_eq!(result.is_error, Some(false), "{}", text(&result));
     assert_eq!(
         archived_ids(&result.structured_content.expect("structured")),
@@ -380,15 +338,7 @@ async fn through_the_gateway(tasks: bool) -> (Client, tokio::process::Child) {
         services,
         ["demo.v1.TaskService", "google.longrunning.Operations"]
     );
-    let (server_io, client_io) = tokio::io::duplex(1 << 20);
-    let server = gateway.server;
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_io).await {
-            let _ = running.waiting().await;
-        }
-    });
-    let client = client_config(tasks)
-        .serve(client_io)
+    let client = test_kit::connect_as(gateway.server, client_config(tasks))
         .await
         .expect("handshake");
     (client, demo)

@@ -3,11 +3,9 @@
 #![allow(dead_code)]
 
 use std::process::Stdio;
-use std::time::Duration;
 
 use rmcp::model::CallToolRequestParams;
 use serde_json::json;
-use tokio::io::AsyncBufReadExt as _;
 
 /// The gateway binary under test.
 pub(crate) const GATEWAY: &str = env!("CARGO_BIN_EXE_grpc-mcp-gateway");
@@ -23,16 +21,29 @@ pub(crate) async fn spawn_http(
         .spawn()
         .expect("spawn the gateway");
     let stdout = child.stdout.take().expect("stdout");
-    let line = tokio::time::timeout(
-        Duration::from_secs(30),
-        tokio::io::BufReader::new(stdout).lines().next_line(),
-    )
-    .await
-    .expect("the gateway announces its address in time")
-    .expect("read stdout")
-    .expect("a line");
-    let addr = line.strip_prefix("listening on ").expect("address line");
-    (child, addr.to_owned())
+    let (addr, _) = test_kit::announced_addr(stdout).await;
+    (child, addr)
+}
+
+/// The gateway of `command` over stdio, after the handshake, and its stderr as a task that
+/// returns it all once the gateway exits.
+pub(crate) async fn stdio_with_logs(
+    command: tokio::process::Command,
+) -> (test_kit::Client, tokio::task::JoinHandle<String>) {
+    use rmcp::ServiceExt as _;
+    use tokio::io::AsyncReadExt as _;
+    let (transport, stderr) = rmcp::transport::TokioChildProcess::builder(command)
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn the gateway");
+    let mut stderr = stderr.expect("stderr");
+    let logs = tokio::spawn(async move {
+        let mut text = String::new();
+        stderr.read_to_string(&mut text).await.expect("read stderr");
+        text
+    });
+    let gateway = ().serve(transport).await.expect("handshake");
+    (gateway, logs)
 }
 
 /// A fresh directory for one test's files.
@@ -43,12 +54,6 @@ pub(crate) fn temp_dir(label: &str) -> std::path::PathBuf {
     ));
     std::fs::create_dir_all(&dir).expect("temp dir");
     dir
-}
-
-/// A loopback port nothing listens on: bound, then released.
-pub(crate) fn dead_port() -> u16 {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    listener.local_addr().expect("addr").port()
 }
 
 /// `GET /metrics` of the gateway's metrics listener, the body.

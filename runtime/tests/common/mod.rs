@@ -15,9 +15,12 @@ use std::{
 };
 
 use futures_core::Stream;
+#[allow(unused_imports)]
+pub use test_kit::{status, text};
+
 use rmcp::{
-    ClientHandler, RoleClient, ServiceExt as _,
-    model::{CallToolRequestParams, CallToolResult, ProgressNotificationParam},
+    ClientHandler, RoleClient,
+    model::{CallToolResult, ProgressNotificationParam},
     service::{NotificationContext, RunningService},
 };
 use serde_json::Value;
@@ -341,69 +344,31 @@ pub async fn connect_with(
     lifecycle: rmcp::service::ClientLifecycleMode,
 ) -> TestResult<(Client, Recorder)> {
     use rmcp::service::ClientServiceExt as _;
-    let (server_io, client_io) = tokio::io::duplex(1 << 20);
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_io).await {
-            let _ = running.waiting().await;
-        }
-    });
     let recorder = Recorder::default();
     let client = recorder
         .clone()
-        .serve_with_lifecycle(client_io, lifecycle)
+        .serve_with_lifecycle(test_kit::serve_in_process(server), lifecycle)
         .await?;
     Ok((client, recorder))
 }
 
 /// Call a tool and return the result (protocol errors are `Err`).
-pub async fn call(client: &Client, name: &str, arguments: Value) -> TestResult<CallToolResult> {
-    let Value::Object(arguments) = arguments else {
+pub async fn call<H: ClientHandler>(
+    client: &RunningService<RoleClient, H>,
+    name: &str,
+    arguments: Value,
+) -> TestResult<CallToolResult> {
+    if !arguments.is_object() {
         return Err("arguments must be an object".into());
-    };
-    let mut params = CallToolRequestParams::new(name.to_owned());
-    params.arguments = Some(arguments);
-    Ok(client.call_tool(params).await?)
-}
-
-/// The text content of a result.
-pub fn text(result: &CallToolResult) -> String {
-    result
-        .content
-        .iter()
-        .filter_map(|block| block.as_text().map(|text| text.text.clone()))
-        .collect::<Vec<_>>()
-        .join("\n")
+    }
+    Ok(test_kit::call(client, name, arguments).await?)
 }
 
 /// Expect a successful result whose structured content validates against the tool's
 /// output schema and equals its text content; return the structured content.
-/// The gRPC status a result carries in its `_meta`.
-pub fn status_of(result: &CallToolResult) -> TestResult<Value> {
-    let meta = result.meta.as_ref().ok_or("the result has no _meta")?;
-    Ok(meta
-        .0
-        .get(tonic_mcp::STATUS_META_KEY)
-        .cloned()
-        .ok_or("the result's _meta has no status")?)
-}
-
 pub async fn call_ok(client: &Client, name: &str, arguments: Value) -> TestResult<Value> {
     let result = call(client, name, arguments).await?;
-    if result.is_error == Some(true) {
-        return Err(format!("{name} failed: {}", text(&result)).into());
-    }
-    let status = status_of(&result)?;
-    if status != serde_json::json!({"code": 0, "name": "OK"}) {
-        return Err(format!("{name} succeeded with status {status}").into());
-    }
-    let structured = result
-        .structured_content
-        .clone()
-        .ok_or("no structured content")?;
-    let as_text: Value = serde_json::from_str(&text(&result))?;
-    if as_text != structured {
-        return Err("text content differs from structured content".into());
-    }
+    let structured = test_kit::expect_ok(name, &result);
     let tools = client.list_all_tools().await?;
     let tool = tools
         .iter()
@@ -432,15 +397,18 @@ pub async fn call_ok(client: &Client, name: &str, arguments: Value) -> TestResul
 /// Expect an `isError` result and return its text.
 pub async fn call_err(client: &Client, name: &str, arguments: Value) -> TestResult<String> {
     let result = call(client, name, arguments).await?;
-    if result.is_error != Some(true) {
-        return Err(format!("{name} unexpectedly succeeded: {}", text(&result)).into());
-    }
-    let status = status_of(&result)?;
-    let code = status["code"].as_i64().ok_or("a status code")?;
-    if code == 0 || status["name"].as_str().is_none() {
-        return Err(format!("{name} failed with status {status}").into());
-    }
-    Ok(text(&result))
+    Ok(test_kit::expect_err(name, &result))
+}
+
+/// Starts a 10 s `ItemService_Slow` call and drops it unfinished after `after` (rmcp's client
+/// then sends `notifications/cancelled`).
+pub async fn drop_slow_call(client: &Client, after: Duration) {
+    let call = call(
+        client,
+        "ItemService_Slow",
+        serde_json::json!({"sleep_ms": 10_000}),
+    );
+    assert!(tokio::time::timeout(after, call).await.is_err());
 }
 
 /// A server with the demo tools forwarding to a backend on loopback.

@@ -1,0 +1,58 @@
+//! What the workspace's tests share, written once: rmcp's client connected to an
+//! [`McpServer`](tonic_mcp::McpServer) over an in-process pipe, tool calls and what their
+//! results hold, calls as MCP tasks, a process that announces its address on a line, a free
+//! loopback port, and a small seeded random number generator for the fuzz tests.
+//!
+//! Used as a dev-dependency by the plugin (without its default feature `mcp`, which the rest
+//! needs), the runtime, the gateway, the e2e crate and the demo. With `mcp` it depends on the
+//! runtime's default features only, so that the runtime's own tests build it against the same
+//! runtime they test.
+
+#[cfg(feature = "mcp")]
+mod mcp;
+#[cfg(feature = "mcp")]
+pub use mcp::*;
+
+/// SplitMix64: small, seeded, reproducible.
+#[derive(Debug, Clone)]
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// The next 64 random bits.
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A number below `n` (0 when `n` is 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+
+    /// True `percent` times in 100.
+    pub fn chance(&mut self, percent: u64) -> bool {
+        self.next() % 100 < percent
+    }
+
+    /// One of `items`, which must not be empty.
+    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+}
+
+/// A loopback port nothing listens on: bound, then released.
+///
+/// # Panics
+///
+/// When no port can be bound.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .expect("bind")
+        .local_addr()
+        .expect("addr")
+        .port()
+}
