@@ -34,12 +34,12 @@ use prost::Message as _;
 
 use crate::compose::{self, BuildError};
 use crate::model::Inputs;
-use crate::options::{Adapters, Options};
+use crate::options::{Adapters, PluginOptions};
 
 /// Compiles protos into prost types, tonic clients and servers, and MCP tool modules.
 #[derive(Debug, Clone, Default)]
 pub struct Builder {
-    options: Options,
+    options: PluginOptions,
     out_dir: Option<PathBuf>,
     build_client: Option<bool>,
     build_server: Option<bool>,
@@ -115,7 +115,7 @@ impl Builder {
         let files_to_generate = relative_names(&protos, &includes)?;
         let inputs = Inputs::from_descriptor_set(&bytes, files_to_generate)?;
         let adapters = adapters_for(self.options.adapters, self.build_server.unwrap_or(true))?;
-        let options = Options {
+        let options = PluginOptions {
             flat_output_dir: true,
             include_in_prost: false,
             adapters,

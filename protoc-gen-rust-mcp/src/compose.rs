@@ -32,7 +32,7 @@ use prost_types::compiler::code_generator_response::File;
 
 use crate::model::Inputs;
 use crate::names;
-use crate::options::Options;
+use crate::options::PluginOptions;
 
 /// Why a `build.rs` step failed.
 ///
@@ -99,7 +99,7 @@ impl From<BuildError> for io::Error {
 /// prost resolved them.
 #[derive(Debug, Clone)]
 pub struct DescriptorSetBuilder {
-    options: Options,
+    options: PluginOptions,
     descriptor_set: Option<Vec<u8>>,
     out_dir: Option<PathBuf>,
     include_in_prost: bool,
@@ -108,7 +108,7 @@ pub struct DescriptorSetBuilder {
 impl Default for DescriptorSetBuilder {
     fn default() -> DescriptorSetBuilder {
         DescriptorSetBuilder {
-            options: Options::default(),
+            options: PluginOptions::default(),
             descriptor_set: None,
             out_dir: None,
             include_in_prost: true,
@@ -196,7 +196,7 @@ impl DescriptorSetBuilder {
             .map(|f| f.name().to_owned())
             .collect();
         let inputs = Inputs::from_descriptor_set(&bytes, files_to_generate)?;
-        let options = Options {
+        let options = PluginOptions {
             flat_output_dir: true,
             include_in_prost: false,
             ..self.options
@@ -207,11 +207,14 @@ impl DescriptorSetBuilder {
 }
 
 /// `parameter` parsed over `options`: `extern_path` mappings given earlier are kept.
-pub(crate) fn merge_options(options: &mut Options, parameter: &str) -> Result<Options, BuildError> {
-    let mut parsed = Options::parse(parameter)?;
+pub(crate) fn merge_options(
+    options: &mut PluginOptions,
+    parameter: &str,
+) -> Result<PluginOptions, BuildError> {
+    let mut parsed = PluginOptions::parse(parameter)?;
     let mut extern_paths = std::mem::take(&mut options.extern_paths);
     extern_paths.append(&mut parsed.extern_paths);
-    Ok(Options {
+    Ok(PluginOptions {
         extern_paths,
         ..parsed
     })

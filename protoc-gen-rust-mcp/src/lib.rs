@@ -35,7 +35,9 @@ mod names;
 // binary's `--help` and the tests only.
 use tonic_mcp_schema::error;
 #[doc(hidden)]
-pub use tonic_mcp_schema::{options, schema};
+pub mod options;
+#[doc(hidden)]
+pub use tonic_mcp_schema::schema;
 
 use prost::Message as _;
 use prost_types::compiler::{CodeGeneratorResponse, code_generator_response};
@@ -47,7 +49,7 @@ pub use crate::compose::{BuildError, DescriptorSetBuilder};
 pub use crate::error::Error;
 use crate::error::Result;
 #[doc(hidden)]
-pub use crate::options::Options;
+pub use crate::options::{Options, PluginOptions};
 
 /// The plugin's version, as `--version` prints it.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -161,10 +163,10 @@ fn prepare(
     notes: &mut Vec<String>,
 ) -> Result<(
     model::Model,
-    Options,
+    PluginOptions,
     std::collections::BTreeMap<String, String>,
 )> {
-    let options = Options::parse(request.parameter.as_deref().unwrap_or(""))?;
+    let options = PluginOptions::parse(request.parameter.as_deref().unwrap_or(""))?;
     let inputs = model::Inputs::from_raw(request)?;
     let model = model::build(&inputs, &options)?;
     *notes = model.shrink_lines();
@@ -181,7 +183,7 @@ fn prepare(
 #[doc(hidden)]
 pub fn generate(
     inputs: &model::Inputs,
-    options: &Options,
+    options: &PluginOptions,
 ) -> Result<Vec<code_generator_response::File>> {
     let model = model::build(inputs, options)?;
     let prost_files = names::prost_plugin_files(

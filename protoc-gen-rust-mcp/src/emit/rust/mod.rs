@@ -29,7 +29,7 @@ use quote::{format_ident, quote};
 
 use crate::error::{Error, Result};
 use crate::model::{Package, Service};
-use crate::options::Options;
+use crate::options::PluginOptions;
 
 use self::literals::byte_string;
 use self::schema_texts::{DESCRIPTOR_PLACEHOLDER, ITEM_PLACEHOLDER, SchemaTexts, placeholder};
@@ -40,12 +40,12 @@ struct Context<'a> {
     runtime: syn::Path,
     /// [`Self::runtime`] as prettyplease prints it.
     runtime_text: String,
-    options: &'a Options,
+    options: &'a PluginOptions,
     schemas: SchemaTexts,
 }
 
 /// The Rust module of a package, formatted, with its `@generated` header.
-pub(crate) fn package(package: &Package, options: &Options) -> Result<String> {
+pub(crate) fn package(package: &Package, options: &PluginOptions) -> Result<String> {
     let runtime: syn::Path = syn::parse_str(&options.runtime_crate).map_err(|e| Error::Option {
         option: format!("runtime_crate={}", options.runtime_crate),
         reason: format!("not a Rust path: {e}"),

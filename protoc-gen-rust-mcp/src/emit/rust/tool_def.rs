@@ -147,8 +147,8 @@ pub(super) fn tool_def(cx: &Context<'_>, tool: &Tool, index: usize) -> Result<St
         destructive = hint("destructive", hints.destructive),
         idempotent = hint("idempotent", hints.idempotent),
         open_world = hint("open_world", hints.open_world),
-        json_names = cx.options.json_names,
-        emit_defaults = cx.options.emit_defaults,
+        json_names = cx.options.tools.json_names,
+        emit_defaults = cx.options.tools.emit_defaults,
         max_messages = option("max_messages", tool.max_messages.map(|n| format!("{n}u32"))),
         max_result_bytes = option(
             "max_result_bytes",

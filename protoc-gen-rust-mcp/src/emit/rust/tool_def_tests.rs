@@ -9,7 +9,7 @@ use super::super::{Context, path_text};
 use super::tool_def;
 use crate::error::{Error, Result};
 use crate::model::{Annotations, Package, RpcKind, Service, Tool};
-use crate::options::Options;
+use crate::options::PluginOptions;
 
 /// The tokens of a `ToolDef` constant, as the emitter made them before it wrote text.
 fn tokens(cx: &Context<'_>, tool: &Tool, index: usize) -> Result<TokenStream> {
@@ -32,8 +32,8 @@ fn tokens(cx: &Context<'_>, tool: &Tool, index: usize) -> Result<TokenStream> {
     let input_schema = cx.schemas.expression(input_number);
     let output_schema = cx.schemas.expression(output_number);
     let annotations = generate_annotations(tool.annotations);
-    let json_names = cx.options.json_names;
-    let emit_defaults = cx.options.emit_defaults;
+    let json_names = cx.options.tools.json_names;
+    let emit_defaults = cx.options.tools.emit_defaults;
     let timeout = match tool.timeout {
         Some((seconds, nanos)) => {
             let seconds = u64::try_from(seconds).unwrap_or(0);
@@ -183,9 +183,9 @@ fn tools() -> Vec<Tool> {
 }
 
 fn compare(runtime_crate: &str) {
-    let options = Options {
+    let options = PluginOptions {
         runtime_crate: runtime_crate.to_owned(),
-        ..Options::default()
+        ..PluginOptions::default()
     };
     let tools = tools();
     let package = Package {
