@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use tonic_mcp::ToolSet;
 use tonic_mcp_schema::Options;
+use tonic_mcp_schema::options::{Scope, option_doc};
 
-use crate::args::CODEGEN_ONLY;
 use crate::error::Error;
 use crate::headers::Headers;
 use crate::target::Target;
@@ -28,7 +28,7 @@ pub struct Backend {
     pub descriptor_set: Option<PathBuf>,
     /// Services to serve (`--service`); empty: every listed one but reflection and health.
     pub services: Vec<String>,
-    /// The plugin options: naming, selection, schemas.
+    /// The tool options: naming, selection, schemas.
     pub options: Options,
     /// Static metadata for every call (values never logged).
     pub headers: Headers,
@@ -87,14 +87,14 @@ pub(crate) struct ToolSettings<'a> {
 }
 
 impl ToolSettings<'_> {
-    /// The plugin options, refusing those that only shape generated code. The message names
-    /// the option; the caller says where it was given.
+    /// The tool options, refusing the code options ([`Scope::Code`]), which only shape
+    /// generated code. The message names the option; the caller says where it was given.
     pub(crate) fn options(&self) -> Result<Options, String> {
         let mut parts: Vec<String> = Vec::new();
         for opt in &self.opts {
             for part in opt.split(',').map(str::trim).filter(|p| !p.is_empty()) {
                 let key = part.split_once('=').map_or(part, |(key, _)| key).trim();
-                if CODEGEN_ONLY.contains(&key) {
+                if option_doc(key).is_some_and(|doc| doc.scope == Scope::Code) {
                     return Err(format!(
                         "{key}: shapes generated Rust code, and the gateway generates none; \
                          leave it out"

@@ -46,7 +46,7 @@ use std::sync::Mutex;
 use tonic::transport::Channel;
 use tonic_mcp::McpServer;
 
-pub use crate::args::{CODEGEN_ONLY, Config, Parsed, TOOL_OPTIONS, help, parse as parse_args};
+pub use crate::args::{Config, Parsed, help, parse as parse_args};
 pub use crate::backend::{Backend, FLAGS_BACKEND};
 pub use crate::descriptors::Descriptors;
 pub use crate::error::Error;

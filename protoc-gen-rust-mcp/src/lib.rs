@@ -5,13 +5,15 @@
 //! an in-process tonic service through the `tonic-mcp` runtime.
 //!
 //! The binary reads a `CodeGeneratorRequest` on stdin and writes a `CodeGeneratorResponse`; the
-//! library offers the same through [`execute`], a `build.rs` builder that runs protoc, prost and
-//! tonic too (feature `build`), and [`DescriptorSetBuilder`], which adds the MCP modules to a
-//! prost or tonic build you already have.
+//! library offers the same through [`execute`], and a `build.rs` [`Builder`] that either runs
+//! protoc, prost and tonic too (`compile_protos`, feature `build`) or adds the MCP modules to a
+//! prost or tonic build you already have (`compile_descriptor_set_path`).
 //!
-//! The public API is what a user needs: [`Builder`], [`DescriptorSetBuilder`] and
-//! [`BuildError`] for build scripts, [`PROTO_INCLUDE`] for include paths, [`execute`] to embed
-//! the plugin, [`VERSION`]. Items marked hidden serve the binary and the tests, not users.
+//! The public API is what a user needs: [`Builder`] (also under its former name
+//! [`DescriptorSetBuilder`]), the option types its setters take ([`ToolNames`], [`Unions`],
+//! [`LongRunning`], [`Adapters`]) and [`BuildError`] for build scripts, [`PROTO_INCLUDE`] for
+//! include paths, [`execute`] to embed the plugin, [`VERSION`]. Items marked hidden serve the
+//! binary and the tests, not users.
 //!
 //! Generation runs in two phases: `model::build` resolves everything (Rust names from
 //! prost-build, options, comments, schemas) and the emitters in `emit` only write files.
@@ -23,31 +25,35 @@
 )]
 #![warn(missing_docs)]
 
-#[cfg(feature = "build")]
+mod build_error;
 mod builder;
-mod compose;
+#[cfg(feature = "build")]
+mod compile_protos;
 mod emit;
 #[doc(hidden)]
 pub mod model;
 mod names;
+mod write_modules;
 
 // Descriptor-to-tool logic shared with the runtime. `options` and `schema` are public for the
 // binary's `--help` and the tests only.
 use tonic_mcp_schema::error;
 #[doc(hidden)]
-pub use tonic_mcp_schema::{options, schema};
+pub mod options;
+#[doc(hidden)]
+pub use tonic_mcp_schema::schema;
 
 use prost::Message as _;
 use prost_types::compiler::{CodeGeneratorResponse, code_generator_response};
 
-#[cfg(feature = "build")]
-pub use crate::builder::Builder;
-pub use crate::compose::{BuildError, DescriptorSetBuilder};
+pub use crate::build_error::BuildError;
+pub use crate::builder::{Builder, DescriptorSetBuilder};
 /// A generation error, as [`execute`] reports it in `CodeGeneratorResponse.error`.
 pub use crate::error::Error;
 use crate::error::Result;
+pub use crate::options::{Adapters, LongRunning, ToolNames, Unions};
 #[doc(hidden)]
-pub use crate::options::Options;
+pub use crate::options::{Options, PluginOptions};
 
 /// The plugin's version, as `--version` prints it.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -161,10 +167,10 @@ fn prepare(
     notes: &mut Vec<String>,
 ) -> Result<(
     model::Model,
-    Options,
+    PluginOptions,
     std::collections::BTreeMap<String, String>,
 )> {
-    let options = Options::parse(request.parameter.as_deref().unwrap_or(""))?;
+    let options = PluginOptions::parse(request.parameter.as_deref().unwrap_or(""))?;
     let inputs = model::Inputs::from_raw(request)?;
     let model = model::build(&inputs, &options)?;
     *notes = model.shrink_lines();
@@ -181,7 +187,7 @@ fn prepare(
 #[doc(hidden)]
 pub fn generate(
     inputs: &model::Inputs,
-    options: &Options,
+    options: &PluginOptions,
 ) -> Result<Vec<code_generator_response::File>> {
     let model = model::build(inputs, options)?;
     let prost_files = names::prost_plugin_files(

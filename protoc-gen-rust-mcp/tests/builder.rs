@@ -332,3 +332,77 @@ fn without_tonic_servers_the_modules_have_only_from_channel() {
     assert!(format!("{error}").contains("adapters=service"), "{error}");
     std::fs::remove_dir_all(&out).ok();
 }
+
+#[test]
+fn typed_setters_generate_what_the_same_plugin_options_do() {
+    use protoc_gen_rust_mcp::{Builder, LongRunning, ToolNames, Unions};
+    let files = ["scalars.proto".to_owned(), "oneofs.proto".to_owned()];
+    let generate = |builder: Builder, name: &str| {
+        let out = common::tempfile_path(name);
+        std::fs::create_dir_all(&out).expect("out dir");
+        builder
+            .include_in_prost(false)
+            .out_dir(&out)
+            .compile_descriptor_set(common::descriptor_set(&files))
+            .expect("generates");
+        let mut written: Vec<(String, String)> = std::fs::read_dir(&out)
+            .expect("out dir")
+            .map(|entry| entry.expect("entry").path())
+            .map(|path| {
+                let name = path.file_name().unwrap().to_string_lossy().into_owned();
+                (name, std::fs::read_to_string(&path).expect("file"))
+            })
+            .collect();
+        written.sort();
+        std::fs::remove_dir_all(&out).ok();
+        written
+    };
+    let typed = generate(
+        Builder::new()
+            .json_names(true)
+            .tool_names(ToolNames::Package)
+            .prefix("shop")
+            .unions(Unions::AnyOf)
+            .schema_keyword(true)
+            .descriptions(false)
+            .emit_defaults(true)
+            .exclude("*.Nothing*")
+            .max_schema_bytes(0)
+            .long_running(LongRunning::Operation)
+            .tools_json(true),
+        "builder-typed",
+    );
+    let parsed = generate(
+        Builder::new()
+            .plugin_options(
+                "json_names,tool_names=package,prefix=shop,unions=any_of,schema_keyword,\
+                 descriptions=false,emit_defaults,exclude=*.Nothing*,max_schema_bytes=0,\
+                 long_running=operation,tools_json",
+            )
+            .expect("valid options"),
+        "builder-parsed",
+    );
+    assert!(typed.len() >= 4, "{typed:?}");
+    assert!(typed.iter().any(|(name, _)| name.ends_with(".mcp.json")));
+    assert_eq!(typed, parsed);
+    assert!(typed.iter().any(|(_, text)| text.contains("shop_")));
+}
+
+#[test]
+fn typed_setters_are_checked_as_the_options_are() {
+    let bytes = common::descriptor_set(&["scalars.proto".to_owned()]);
+    let error = protoc_gen_rust_mcp::Builder::new()
+        .prefix("9lives")
+        .include_in_prost(false)
+        .out_dir(common::tempfile_path("builder-bad-prefix"))
+        .compile_descriptor_set(bytes.clone())
+        .expect_err("not a valid prefix");
+    assert!(error.to_string().contains("prefix=9lives"), "{error}");
+    let error = protoc_gen_rust_mcp::Builder::new()
+        .runtime_crate("not a path")
+        .include_in_prost(false)
+        .out_dir(common::tempfile_path("builder-bad-runtime"))
+        .compile_descriptor_set(bytes)
+        .expect_err("not a Rust path");
+    assert!(error.to_string().contains("not a Rust path"), "{error}");
+}

@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use protoc_gen_rust_mcp::{Options, model, schema};
+use protoc_gen_rust_mcp::{PluginOptions, model, schema};
 
 const FILES: &[&str] = &[
     // Fields longer than 64 characters (they failed before aliases).
@@ -74,8 +74,8 @@ fn corpus_subset_generates_within_the_budget_and_portably() {
     let Some(corpus) = corpus() else {
         return;
     };
-    let options = Options::parse("tools_json").expect("options");
-    let budget = options.max_schema_bytes;
+    let options = PluginOptions::parse("tools_json").expect("options");
+    let budget = options.tools.max_schema_bytes;
     assert!(budget > 0);
     for file in FILES {
         let bytes = descriptor_set(&corpus, file);

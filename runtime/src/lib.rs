@@ -147,8 +147,9 @@ pub use toolset::{
     ToolSet,
 };
 
-/// The descriptor-to-tool generator shared with the plugin; its
-/// [`Options`](tonic_mcp_schema::Options) configure [`DescriptorTools`].
+/// The descriptor-to-tool generator shared with the plugin; its tool
+/// [`Options`](tonic_mcp_schema::Options) configure [`DescriptorTools`] (the plugin's code
+/// options, which shape generated Rust, are not among them).
 pub use tonic_mcp_schema as schema;
 
 /// rmcp's streamable HTTP configuration, re-exported for [`McpServer::streamable_http_service`].

@@ -4,9 +4,8 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use clap::{Arg, ArgAction, Command};
-use tonic_mcp_schema::options::OPTIONS;
+use tonic_mcp_schema::options::{OPTIONS, Scope, help_table};
 
-use super::CODEGEN_ONLY;
 use super::values::parse_bytes;
 use crate::auth;
 
@@ -17,26 +16,16 @@ and forwards every tool call to the server. It speaks MCP over stdio (the defaul
 host starts it as a subprocess) or streamable HTTP at http://ADDR/mcp (--http ADDR).";
 
 fn after_help() -> String {
-    let gateway_options: Vec<_> = OPTIONS
-        .iter()
-        .filter(|o| !CODEGEN_ONLY.contains(&o.key))
-        .collect();
-    let width = gateway_options
-        .iter()
-        .map(|o| o.key.len() + o.value.len() + 1)
-        .max()
-        .unwrap_or(0);
+    let of = |scope: Scope| OPTIONS.iter().filter(move |o| o.scope == scope);
     let mut text = String::from(
         "Plugin options (--opt KEY=VALUE, repeatable, or comma-separated as for protoc's \
          --rust-mcp_opt):\n",
     );
-    for option in gateway_options {
-        let head = format!("{}={}", option.key, option.value);
-        text.push_str(&format!("  {head:width$}  {}\n", option.help));
-    }
+    text.push_str(&help_table(of(Scope::Tool)));
+    let code: Vec<&str> = of(Scope::Code).map(|o| o.key).collect();
     text.push_str(&format!(
         "Code-generation options ({}) are refused: the gateway generates no code.\n\n",
-        CODEGEN_ONLY.join(", ")
+        code.join(", ")
     ));
     text.push_str(
         "Examples:\n  \

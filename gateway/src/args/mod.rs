@@ -19,35 +19,6 @@ pub(crate) mod values;
 use command::command;
 use values::{check_origin, parse_duration};
 
-/// Plugin options that only shape generated Rust code or output files; the gateway refuses
-/// them rather than ignore them.
-pub const CODEGEN_ONLY: &[&str] = &[
-    "runtime_crate",
-    "extern_path",
-    "adapters",
-    "tools_json",
-    "rust",
-    "flat_output_dir",
-    "include_in_prost",
-];
-
-/// Plugin options that shape tools, which the gateway takes. With [`CODEGEN_ONLY`] this covers
-/// every option of the plugin; a test fails when a new option is in neither list.
-pub const TOOL_OPTIONS: &[&str] = &[
-    "tool_names",
-    "prefix",
-    "json_names",
-    "unions",
-    "schema_keyword",
-    "descriptions",
-    "emit_defaults",
-    "include",
-    "exclude",
-    "opt_in",
-    "max_schema_bytes",
-    "long_running",
-];
-
 /// Everything the command line (and the `--config` file it names) sets.
 #[derive(Debug, Clone)]
 pub struct Config {

@@ -10,7 +10,7 @@ use prost_types::compiler::code_generator_response::File;
 use crate::error::Result;
 use crate::model::{Model, Package};
 use crate::names;
-use crate::options::Options;
+use crate::options::PluginOptions;
 
 /// Every output file for the model, in a deterministic order.
 ///
@@ -18,7 +18,7 @@ use crate::options::Options;
 /// [`names::prost_plugin_files`]), the target of `include_in_prost`.
 pub(crate) fn files(
     model: &Model,
-    options: &Options,
+    options: &PluginOptions,
     prost_files: &BTreeMap<String, String>,
 ) -> Result<Vec<File>> {
     let mut files = Vec::new();
@@ -31,7 +31,7 @@ pub(crate) fn files(
 /// The output files of one package (see [`files`]).
 pub(crate) fn package_files(
     package: &Package,
-    options: &Options,
+    options: &PluginOptions,
     prost_files: &BTreeMap<String, String>,
 ) -> Result<Vec<File>> {
     let mut files = Vec::new();

@@ -17,7 +17,7 @@ use tonic_mcp_schema::{Context, ToolSpec};
 
 use crate::error::{Error, Result};
 use crate::names;
-use crate::options::Options;
+use crate::options::PluginOptions;
 
 use self::descriptor_set::descriptor_set;
 use self::prost_services::{ProstService, prost_services};
@@ -123,9 +123,9 @@ pub struct Tool {
 
 /// Builds the model: resolves names with prost-build, reads options, makes tool metadata and
 /// schemas, and checks tool names for collisions.
-pub fn build(inputs: &Inputs, options: &Options) -> Result<Model> {
+pub fn build(inputs: &Inputs, options: &PluginOptions) -> Result<Model> {
     let prost_services = prost_services(inputs, options)?;
-    let context = Context::with_comments(&inputs.pool, options, &inputs.comments);
+    let context = Context::with_comments(&inputs.pool, &options.tools, &inputs.comments);
 
     // Keyed by prost's Rust module: packages that prost puts in one module (`Foo.Bar` and
     // `foo.bar`) share one MCP file, as they share one prost file.

@@ -10,7 +10,7 @@ use prost_types::FileDescriptorProto;
 
 use super::Inputs;
 use crate::error::{Error, Result};
-use crate::options::Options;
+use crate::options::PluginOptions;
 
 /// What prost-build resolved for one service.
 #[derive(Debug, Clone)]
@@ -23,7 +23,7 @@ pub(super) struct ProstService {
 /// Runs prost-build over the files to generate and collects the services it resolves.
 pub(super) fn prost_services(
     inputs: &Inputs,
-    options: &Options,
+    options: &PluginOptions,
 ) -> Result<BTreeMap<String, ProstService>> {
     #[derive(Default)]
     struct Collect(Rc<RefCell<Vec<prost_build::Service>>>);

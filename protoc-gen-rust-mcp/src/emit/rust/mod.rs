@@ -1,4 +1,5 @@
-//! `<package>.pb.mcp.rs`: one module per service, written as tokens and pretty-printed.
+//! `<package>.pb.mcp.rs`: one module per service, written as tokens and pretty-printed, with
+//! each tool's `ToolDef` constant written as text in the same layout ([`mod@tool_def`]).
 //!
 //! The file is included inside the prost module of its package, beside prost's types and tonic's
 //! `<service>_client` / `<service>_server` modules. It only touches the runtime's `codegen` facade
@@ -19,55 +20,42 @@
 //! The constructors hold no code per RPC: each boxes its transport and makes one call into the
 //! runtime, which forwards every tool at the gRPC level from the `ToolDef`s.
 
-mod direct;
 mod literals;
 mod schema_texts;
+mod tool_def;
 
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use crate::error::{Error, Result};
-use crate::model::{Annotations, Package, RpcKind, Service, Tool};
-use crate::options::Options;
+use crate::model::{Package, Service};
+use crate::options::PluginOptions;
 
-use self::direct::direct_tool_def;
-use self::literals::{byte_string, raw_string};
+use self::literals::byte_string;
 use self::schema_texts::{DESCRIPTOR_PLACEHOLDER, ITEM_PLACEHOLDER, SchemaTexts, placeholder};
+use self::tool_def::tool_def;
 
 /// What every emitter function needs.
 struct Context<'a> {
     runtime: syn::Path,
-    /// The runtime path as written, when it is a plain path that prettyplease prints
-    /// unchanged (what [`direct_tool_def`] needs).
-    runtime_text: Option<&'a str>,
-    options: &'a Options,
+    /// [`Self::runtime`] as prettyplease prints it.
+    runtime_text: String,
+    options: &'a PluginOptions,
     schemas: SchemaTexts,
 }
 
 /// The Rust module of a package, formatted, with its `@generated` header.
-pub(crate) fn package(package: &Package, options: &Options) -> Result<String> {
+pub(crate) fn package(package: &Package, options: &PluginOptions) -> Result<String> {
     let runtime: syn::Path = syn::parse_str(&options.runtime_crate).map_err(|e| Error::Option {
         option: format!("runtime_crate={}", options.runtime_crate),
         reason: format!("not a Rust path: {e}"),
     })?;
     let schemas = SchemaTexts::new(package);
     let shared_schemas = schemas.constants();
-    let plain_path = |text: &str| {
-        let path = text.strip_prefix("::").unwrap_or(text);
-        !path.is_empty()
-            && path.split("::").all(|segment| {
-                segment
-                    .chars()
-                    .next()
-                    .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-                    && segment
-                        .chars()
-                        .all(|c| c.is_ascii_alphanumeric() || c == '_')
-            })
-    };
+    let runtime_text = path_text(&runtime, &options.runtime_crate)?;
     let cx = Context {
         runtime,
-        runtime_text: plain_path(&options.runtime_crate).then_some(options.runtime_crate.as_str()),
+        runtime_text,
         options,
         schemas,
     };
@@ -129,15 +117,9 @@ fn generate_service(
         .iter()
         .enumerate()
         .map(|(i, tool)| {
-            let index = first_tool + i;
-            match direct_tool_def(cx, tool, index)? {
-                Some(text) => {
-                    let placeholder = format_ident!("{}{}", ITEM_PLACEHOLDER, items.len());
-                    items.push(text);
-                    Ok(quote!(pub const #placeholder: u8 = 0;))
-                }
-                None => generate_tool_def(cx, tool, index),
-            }
+            let placeholder = format_ident!("{}{}", ITEM_PLACEHOLDER, items.len());
+            items.push(tool_def(cx, tool, first_tool + i)?);
+            Ok(quote!(pub const #placeholder: u8 = 0;))
         })
         .collect::<Result<Vec<_>>>()?;
     let consts: Vec<_> = service
@@ -191,93 +173,26 @@ fn generate_service(
     })
 }
 
-fn generate_tool_def(cx: &Context<'_>, tool: &Tool, index: usize) -> Result<TokenStream> {
-    let runtime = &cx.runtime;
-    let ident = format_ident!("{}", tool.const_name);
-    let doc = format!(" `{}`: `{}`.", tool.name, tool.rpc_path);
-    let name = &tool.name;
-    let title = &tool.title;
-    let description = &tool.description;
-    let rpc_path = &tool.rpc_path;
-    let input_type = &tool.input_type;
-    let output_type = &tool.output_type;
-    let kind = match tool.kind {
-        RpcKind::Unary => quote!(Unary),
-        RpcKind::ServerStreaming => quote!(ServerStreaming),
-        RpcKind::ClientStreaming => quote!(ClientStreaming),
-        RpcKind::Bidi => quote!(Bidi),
-    };
-    let (input_number, output_number) = cx.schemas.tool_numbers(index, &tool.name)?;
-    let input_schema = cx.schemas.expression(input_number);
-    let output_schema = cx.schemas.expression(output_number);
-    let annotations = generate_annotations(tool.annotations);
-    let json_names = cx.options.json_names;
-    let emit_defaults = cx.options.emit_defaults;
-    let timeout = match tool.timeout {
-        Some((seconds, nanos)) => {
-            let seconds = u64::try_from(seconds).unwrap_or(0);
-            let nanos = u32::try_from(nanos).unwrap_or(0);
-            quote!(::core::option::Option::Some(::core::time::Duration::new(#seconds, #nanos)))
+/// `path` as prettyplease prints it: segments joined by `::`, raw identifiers kept raw. A
+/// runtime crate path has no generic arguments; `written` is the option as given, for the error.
+fn path_text(path: &syn::Path, written: &str) -> Result<String> {
+    let mut out = String::new();
+    if path.leading_colon.is_some() {
+        out.push_str("::");
+    }
+    for (i, segment) in path.segments.iter().enumerate() {
+        if !segment.arguments.is_none() {
+            return Err(Error::Option {
+                option: format!("runtime_crate={written}"),
+                reason: "a crate path has no generic arguments".to_owned(),
+            });
         }
-        None => quote!(::core::option::Option::None),
-    };
-    let output_omitted = &tool.output_omitted;
-    // Small, so an ordinary raw-string token (the big schema texts bypass the formatter).
-    let meta: Literal = raw_string(&tool.meta.to_string())
-        .parse()
-        .map_err(|e| Error::Internal(format!("_meta literal of {}: {e}", tool.name)))?;
-    let max_messages = match tool.max_messages {
-        Some(n) => quote!(::core::option::Option::Some(#n)),
-        None => quote!(::core::option::Option::None),
-    };
-    let max_result_bytes = match tool.max_result_bytes {
-        Some(n) => {
-            let n = n as usize;
-            quote!(::core::option::Option::Some(#n))
+        if i > 0 {
+            out.push_str("::");
         }
-        None => quote!(::core::option::Option::None),
-    };
-    Ok(quote! {
-        #[doc = #doc]
-        pub const #ident: #runtime::codegen::ToolDef = #runtime::codegen::ToolDef {
-            name: #name,
-            title: #title,
-            description: #description,
-            rpc_path: #rpc_path,
-            kind: #runtime::codegen::RpcKind::#kind,
-            input_type: #input_type,
-            output_type: #output_type,
-            input_schema: #input_schema,
-            output_schema: #output_schema,
-            annotations: #runtime::codegen::ToolAnnotations #annotations,
-            json_names: #json_names,
-            emit_defaults: #emit_defaults,
-            timeout: #timeout,
-            max_messages: #max_messages,
-            max_result_bytes: #max_result_bytes,
-            output_omitted: &[#(#output_omitted),*],
-            meta: #meta,
-        };
-    })
-}
-
-fn generate_annotations(hints: Annotations) -> TokenStream {
-    let hint = |value: Option<bool>| match value {
-        Some(v) => quote!(::core::option::Option::Some(#v)),
-        None => quote!(::core::option::Option::None),
-    };
-    let (read_only, destructive, idempotent, open_world) = (
-        hint(hints.read_only),
-        hint(hints.destructive),
-        hint(hints.idempotent),
-        hint(hints.open_world),
-    );
-    quote!({
-        read_only: #read_only,
-        destructive: #destructive,
-        idempotent: #idempotent,
-        open_world: #open_world,
-    })
+        out.push_str(&segment.ident.to_string());
+    }
+    Ok(out)
 }
 
 fn doc_lines(lines: &[String]) -> TokenStream {

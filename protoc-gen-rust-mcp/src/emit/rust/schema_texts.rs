@@ -1,5 +1,5 @@
 //! The schema texts of a package and the placeholders that stand for big literals (schema
-//! texts, the descriptor set, directly written items) in the token tree until the formatted
+//! texts, the descriptor set, `ToolDef` items written as text) in the token tree until the formatted
 //! code is substituted.
 
 use proc_macro2::TokenStream;
@@ -31,10 +31,8 @@ pub(super) struct SchemaTexts {
 /// Placeholders are identifiers no proto element or comment is expected to contain. Both
 /// kinds start with [`MARKER`].
 const PLACEHOLDER: &str = "__rust_mcp_literal_9f1c_";
-/// A whole item written without syn and prettyplease (see [`direct_tool_def`]): the line of
-/// the placeholder constant is replaced by the item's text.
-///
-/// [`direct_tool_def`]: super::direct::direct_tool_def
+/// A whole item written without syn and prettyplease (a `ToolDef`, see [`mod@super::tool_def`]):
+/// the line of the placeholder constant is replaced by the item's text.
 pub(super) const ITEM_PLACEHOLDER: &str = "__rust_mcp_item_9f1c_";
 /// The common start of both placeholders.
 const MARKER: &str = "__rust_mcp_";
@@ -92,7 +90,8 @@ impl SchemaTexts {
     }
 
     /// The expression a `ToolDef` field holds: `super::MCP_SCHEMA_<n>` or the placeholder of
-    /// an inline literal.
+    /// an inline literal (for the tokens the tests format to check [`mod@super::tool_def`]'s text).
+    #[cfg(test)]
     pub(super) fn expression(&self, number: usize) -> TokenStream {
         match self.constant.get(number).copied().flatten() {
             Some(index) => {

@@ -1,0 +1,248 @@
+//! The text of [`tool_def()`] against prettyplease's printing of the same item's tokens.
+
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote};
+
+use super::super::literals::raw_string;
+use super::super::schema_texts::SchemaTexts;
+use super::super::{Context, path_text};
+use super::tool_def;
+use crate::error::{Error, Result};
+use crate::model::{Annotations, Package, RpcKind, Service, Tool};
+use crate::options::PluginOptions;
+
+/// The tokens of a `ToolDef` constant, as the emitter made them before it wrote text.
+fn tokens(cx: &Context<'_>, tool: &Tool, index: usize) -> Result<TokenStream> {
+    let runtime = &cx.runtime;
+    let ident = format_ident!("{}", tool.const_name);
+    let doc = format!(" `{}`: `{}`.", tool.name, tool.rpc_path);
+    let name = &tool.name;
+    let title = &tool.title;
+    let description = &tool.description;
+    let rpc_path = &tool.rpc_path;
+    let input_type = &tool.input_type;
+    let output_type = &tool.output_type;
+    let kind = match tool.kind {
+        RpcKind::Unary => quote!(Unary),
+        RpcKind::ServerStreaming => quote!(ServerStreaming),
+        RpcKind::ClientStreaming => quote!(ClientStreaming),
+        RpcKind::Bidi => quote!(Bidi),
+    };
+    let (input_number, output_number) = cx.schemas.tool_numbers(index, &tool.name)?;
+    let input_schema = cx.schemas.expression(input_number);
+    let output_schema = cx.schemas.expression(output_number);
+    let annotations = generate_annotations(tool.annotations);
+    let json_names = cx.options.tools.json_names;
+    let emit_defaults = cx.options.tools.emit_defaults;
+    let timeout = match tool.timeout {
+        Some((seconds, nanos)) => {
+            let seconds = u64::try_from(seconds).unwrap_or(0);
+            let nanos = u32::try_from(nanos).unwrap_or(0);
+            quote!(::core::option::Option::Some(::core::time::Duration::new(#seconds, #nanos)))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let output_omitted = &tool.output_omitted;
+    // Small, so an ordinary raw-string token (the big schema texts bypass the formatter).
+    let meta: Literal = raw_string(&tool.meta.to_string())
+        .parse()
+        .map_err(|e| Error::Internal(format!("_meta literal of {}: {e}", tool.name)))?;
+    let max_messages = match tool.max_messages {
+        Some(n) => quote!(::core::option::Option::Some(#n)),
+        None => quote!(::core::option::Option::None),
+    };
+    let max_result_bytes = match tool.max_result_bytes {
+        Some(n) => {
+            let n = n as usize;
+            quote!(::core::option::Option::Some(#n))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    Ok(quote! {
+        #[doc = #doc]
+        pub const #ident: #runtime::codegen::ToolDef = #runtime::codegen::ToolDef {
+            name: #name,
+            title: #title,
+            description: #description,
+            rpc_path: #rpc_path,
+            kind: #runtime::codegen::RpcKind::#kind,
+            input_type: #input_type,
+            output_type: #output_type,
+            input_schema: #input_schema,
+            output_schema: #output_schema,
+            annotations: #runtime::codegen::ToolAnnotations #annotations,
+            json_names: #json_names,
+            emit_defaults: #emit_defaults,
+            timeout: #timeout,
+            max_messages: #max_messages,
+            max_result_bytes: #max_result_bytes,
+            output_omitted: &[#(#output_omitted),*],
+            meta: #meta,
+        };
+    })
+}
+
+fn generate_annotations(hints: Annotations) -> TokenStream {
+    let hint = |value: Option<bool>| match value {
+        Some(v) => quote!(::core::option::Option::Some(#v)),
+        None => quote!(::core::option::Option::None),
+    };
+    let (read_only, destructive, idempotent, open_world) = (
+        hint(hints.read_only),
+        hint(hints.destructive),
+        hint(hints.idempotent),
+        hint(hints.open_world),
+    );
+    quote!({
+        read_only: #read_only,
+        destructive: #destructive,
+        idempotent: #idempotent,
+        open_world: #open_world,
+    })
+}
+
+fn tool(const_name: &str) -> Tool {
+    Tool {
+        name: format!("Svc_{const_name}"),
+        title: "A title".to_owned(),
+        description: "Says \"hi\"\nover two lines, with ünïcode and a tab\t.".to_owned(),
+        rpc_path: format!("/demo.v1.Svc/{const_name}"),
+        kind: RpcKind::Unary,
+        const_name: const_name.to_owned(),
+        input_type: "demo.v1.Request".to_owned(),
+        output_type: "demo.v1.Response".to_owned(),
+        annotations: Annotations::default(),
+        timeout: None,
+        max_messages: None,
+        max_result_bytes: None,
+        output_omitted: Vec::new(),
+        input_schema: r#"{"type":"object"}"#.to_owned(),
+        output_schema: format!(r#"{{"type":"object","title":"{const_name}"}}"#),
+        stderr_lines: Vec::new(),
+        operation_types: Vec::new(),
+        meta: serde_json::json!({"protoc-gen-rust-mcp/rpc": {"path": const_name}}),
+    }
+}
+
+/// Tools with every kind of field, around the layout's limits.
+fn tools() -> Vec<Tool> {
+    let mut tools = Vec::new();
+    let omitted = |n: usize, len: usize| -> Vec<String> {
+        (0..n)
+            .map(|i| format!("demo.v1.{}{i}", "f".repeat(len)))
+            .collect()
+    };
+    for (i, kind) in [
+        RpcKind::Unary,
+        RpcKind::ServerStreaming,
+        RpcKind::ClientStreaming,
+        RpcKind::Bidi,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut t = tool(&format!("KIND_{i}"));
+        t.kind = kind;
+        t.annotations = Annotations {
+            read_only: Some(i % 2 == 0),
+            destructive: (i > 1).then_some(true),
+            idempotent: Some(false),
+            open_world: None,
+        };
+        t.max_messages = (i > 0).then_some(u32::MAX - i as u32);
+        t.max_result_bytes = (i < 3).then_some(512 * i as u32);
+        tools.push(t);
+    }
+    let timeouts = [
+        (5, 0),
+        (2, 500_000_000),
+        (10, 5),
+        (1234, 123_456),
+        (99_999, 99),
+        (i64::MAX, 999_999_999),
+        (-1, -1),
+    ];
+    for (i, timeout) in timeouts.into_iter().enumerate() {
+        let mut t = tool(&format!("TIMEOUT_{i}"));
+        t.timeout = Some(timeout);
+        tools.push(t);
+    }
+    // Around the width where the array of omitted fields breaks.
+    for n in 1..4 {
+        for len in (0..60).step_by(3) {
+            let mut t = tool(&format!("OMITTED_{n}_{len}"));
+            t.output_omitted = omitted(n, len);
+            tools.push(t);
+        }
+    }
+    // First lines far over the margin.
+    for len in [40, 80, 120, 200] {
+        tools.push(tool(&"LONG_NAME_".repeat(len / 10)));
+    }
+    tools
+}
+
+fn compare(runtime_crate: &str) {
+    let options = PluginOptions {
+        runtime_crate: runtime_crate.to_owned(),
+        ..PluginOptions::default()
+    };
+    let tools = tools();
+    let package = Package {
+        name: "demo.v1".to_owned(),
+        files: Vec::new(),
+        services: vec![Service {
+            full_name: "demo.v1.Svc".to_owned(),
+            rust_name: "Svc".to_owned(),
+            server_mod: "svc_server".to_owned(),
+            mcp_mod: "svc_mcp".to_owned(),
+            tools,
+            omitted: Vec::new(),
+        }],
+        descriptor_set: Vec::new(),
+    };
+    let runtime: syn::Path = syn::parse_str(runtime_crate).unwrap();
+    let cx = Context {
+        runtime_text: path_text(&runtime, runtime_crate).unwrap(),
+        runtime,
+        options: &options,
+        schemas: SchemaTexts::new(&package),
+    };
+    let tools = &package.services[0].tools;
+    let items: Vec<TokenStream> = (0..tools.len())
+        .map(|i| tokens(&cx, &tools[i], i).unwrap())
+        .collect();
+    let file: syn::File = syn::parse2(quote!(pub mod svc_mcp { #(#items)* })).unwrap();
+    let printed = cx
+        .schemas
+        .substitute(&prettyplease::unparse(&file), "", &[])
+        .unwrap();
+    let mut written = String::from("pub mod svc_mcp {\n");
+    for (i, tool) in tools.iter().enumerate() {
+        written.push_str(&tool_def(&cx, tool, i).unwrap());
+    }
+    written.push_str("}\n");
+    for (printed, written) in printed.lines().zip(written.lines()) {
+        assert_eq!(printed, written, "runtime {runtime_crate}");
+    }
+    assert_eq!(printed, written, "runtime {runtime_crate}");
+}
+
+#[test]
+fn text_is_what_prettyplease_prints() {
+    for runtime in [
+        "::tonic_mcp",
+        "crate::mcp",
+        "r#async::x",
+        "::a_very_long_runtime_crate_name::with::several::segments::in_it",
+    ] {
+        compare(runtime);
+    }
+}
+
+#[test]
+fn a_runtime_path_with_generic_arguments_is_refused() {
+    let path: syn::Path = syn::parse_str("::a::<T>::b").unwrap();
+    let error = path_text(&path, "::a::<T>::b").unwrap_err().to_string();
+    assert!(error.contains("no generic arguments"), "{error}");
+}
