@@ -95,7 +95,7 @@ async fn shrunk_client(budget: usize) -> (scenario::Client, String) {
     assert!(!spec.shrunk.is_empty(), "the budget shrinks the schema");
     let schema = spec.input_schema.to_string();
     assert!(
-        schema.contains(tonic_mcp_schema::schema::NOT_EXPANDED),
+        schema.contains(tonic_mcp_schema::json_schema::NOT_EXPANDED),
         "{schema}"
     );
     let def: &'static tonic_mcp::codegen::ToolDef =

@@ -4,7 +4,7 @@
 use std::fmt::{self, Write as _};
 
 use tonic_mcp::DescriptorTools;
-use tonic_mcp_schema::schema::Direction;
+use tonic_mcp_schema::json_schema::Direction;
 use tonic_mcp_schema::{Context, RpcKind};
 
 use crate::args::Config;

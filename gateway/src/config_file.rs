@@ -23,11 +23,11 @@ use std::time::Duration;
 use serde::Deserialize;
 use toml::Spanned;
 
-use crate::args::values::{parse_bytes, parse_duration};
 use crate::backend::{Backend, ToolSettings};
 use crate::error::Error;
 use crate::headers::Headers;
 use crate::target::Target;
+use crate::values::{parse_bytes, parse_duration};
 
 /// The file.
 #[derive(Deserialize)]

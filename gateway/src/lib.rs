@@ -39,6 +39,7 @@ mod imports;
 mod metrics;
 pub mod target;
 pub mod traces;
+mod values;
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;

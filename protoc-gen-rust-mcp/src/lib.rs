@@ -32,7 +32,7 @@ mod compile_protos;
 mod emit;
 #[doc(hidden)]
 pub mod model;
-mod names;
+mod rust_names;
 mod write_modules;
 
 // Descriptor-to-tool logic shared with the runtime. `options` and `schema` are public for the
@@ -41,7 +41,7 @@ use tonic_mcp_schema::error;
 #[doc(hidden)]
 pub mod options;
 #[doc(hidden)]
-pub use tonic_mcp_schema::schema;
+pub use tonic_mcp_schema::json_schema;
 
 use prost::Message as _;
 use prost_types::compiler::{CodeGeneratorResponse, code_generator_response};
@@ -174,7 +174,7 @@ fn prepare(
     let inputs = model::Inputs::from_raw(request)?;
     let model = model::build(&inputs, &options)?;
     *notes = model.shrink_lines();
-    let prost_files = names::prost_plugin_files(
+    let prost_files = rust_names::prost_plugin_files(
         inputs.files(),
         &inputs.files_to_generate,
         options.flat_output_dir,
@@ -190,7 +190,7 @@ pub fn generate(
     options: &PluginOptions,
 ) -> Result<Vec<code_generator_response::File>> {
     let model = model::build(inputs, options)?;
-    let prost_files = names::prost_plugin_files(
+    let prost_files = rust_names::prost_plugin_files(
         inputs.files(),
         &inputs.files_to_generate,
         options.flat_output_dir,

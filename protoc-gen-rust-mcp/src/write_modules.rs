@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use prost_types::compiler::code_generator_response::File;
 
 use crate::build_error::BuildError;
-use crate::names;
+use crate::rust_names;
 
 /// The given output directory, or `OUT_DIR`.
 pub(crate) fn out_dir_or_env(out_dir: Option<PathBuf>) -> Result<PathBuf, BuildError> {
@@ -39,7 +39,7 @@ pub(crate) fn write_modules(
             continue;
         };
         let package = if stem == "_" { "" } else { stem };
-        let prost_path = out_dir.join(names::prost_build_file_name(package));
+        let prost_path = out_dir.join(rust_names::prost_build_file_name(package));
         let text = std::fs::read_to_string(&prost_path).map_err(|e| {
             BuildError::new(format!(
                 "cannot include {} from prost's file for package `{package}`, {}: {e} \

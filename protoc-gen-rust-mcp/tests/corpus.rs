@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use protoc_gen_rust_mcp::{PluginOptions, model, schema};
+use protoc_gen_rust_mcp::{PluginOptions, json_schema, model};
 
 const FILES: &[&str] = &[
     // Fields longer than 64 characters (they failed before aliases).
@@ -105,7 +105,7 @@ fn corpus_subset_generates_within_the_budget_and_portably() {
                     "{file}: {} {side} schema is {size} bytes, over {budget}",
                     tool.name
                 );
-                let problems = schema::portability::violations(schema);
+                let problems = json_schema::portability::violations(schema);
                 assert!(problems.is_empty(), "{file}: {}: {problems:?}", tool.name);
                 jsonschema::draft202012::meta::validate(schema)
                     .unwrap_or_else(|e| panic!("{file}: {} {side}: {e}", tool.name));

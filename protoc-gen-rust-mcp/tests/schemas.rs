@@ -65,7 +65,7 @@ fn every_schema_is_portable_and_valid_2020_12() {
                 // Building a validator resolves every `$ref`.
                 jsonschema::draft202012::new(schema)
                     .unwrap_or_else(|e| panic!("{at}: does not compile: {e}"));
-                let violations = protoc_gen_rust_mcp::schema::portability::violations(schema);
+                let violations = protoc_gen_rust_mcp::json_schema::portability::violations(schema);
                 assert!(violations.is_empty(), "{at}: {violations:?}");
                 // Every definition is used, and every reference is local.
                 let mut found = Vec::new();
@@ -249,7 +249,7 @@ fn the_budget_shrinks_in_steps_and_zero_turns_it_off() {
             }
             if shrunk[side]
                 .to_string()
-                .contains(protoc_gen_rust_mcp::schema::NOT_EXPANDED)
+                .contains(protoc_gen_rust_mcp::json_schema::NOT_EXPANDED)
             {
                 cut += 1;
             }

@@ -40,7 +40,7 @@ const NEXT_PAGE_FIELDS: &[&str] = &["next_page_token", "next_cursor", "continuat
 /// The JSON size of `value`, compact, as the text block carries it (the schema generator's
 /// measure of a schema, which is the same thing).
 pub(crate) fn json_size(value: &Value) -> usize {
-    tonic_mcp_schema::schema::minified_len(value)
+    tonic_mcp_schema::json_schema::minified_len(value)
 }
 
 /// Keeps the leading messages of a stream's batch whose JSON fits in `budget` bytes (with the

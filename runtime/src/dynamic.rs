@@ -17,7 +17,7 @@ use crate::{
     error::Error,
     grpc::BoxTransport,
     grpc_transport::Transport,
-    meta::ToolMeta,
+    tool_meta::ToolMeta,
     toolset::{Checks, ToolSet, ToolSetBuilder},
 };
 

@@ -37,8 +37,8 @@
 //!    (`discovery`).
 //! 3. **Engine**: tool sets (`toolset`, `def`, `dynamic`, and the `codegen` facade), the call
 //!    (`call`, with `collect`, `longrunning`, `outcome`, `progress`, `budget`, `context`,
-//!    `status`, `meta`) and the gRPC forwarding (`grpc`, `transport`); `metrics` and
-//!    `telemetry` record it.
+//!    `status`, `tool_meta`, `union_pool`) and the gRPC forwarding (`grpc`, `grpc_transport`);
+//!    `metrics` and `telemetry` record it.
 //! 4. **Codec**: JSON ↔ protobuf (`codec`), schema validation (`validate`), and the
 //!    byte-level message `guard` the transports run before any parser.
 //!
@@ -96,7 +96,6 @@ mod guard;
 mod http;
 mod http_response;
 mod longrunning;
-mod meta;
 #[cfg(feature = "metrics")]
 mod metrics;
 #[cfg(all(feature = "metrics", feature = "http-server"))]
@@ -111,6 +110,7 @@ mod status;
 mod stdio;
 mod stream_control;
 mod telemetry;
+mod tool_meta;
 mod toolset;
 mod union_pool;
 mod validate;
@@ -129,7 +129,6 @@ pub use error::Error;
 pub use http::McpHttpService;
 pub use http_response::HttpResponse;
 pub use longrunning::{FIRST_POLL, LONGEST_POLL};
-pub use meta::{RPC_META_KEY, STATUS_META_KEY};
 #[cfg(feature = "metrics")]
 pub use metrics::Metrics;
 pub use origin::LOOPBACK_ORIGINS;
@@ -142,6 +141,7 @@ pub use rmcp::model::CacheScope;
 pub use server::DEFAULT_TASK_TTL;
 pub use server::SessionLimits;
 pub use server::{McpServer, McpServerBuilder, SHUTDOWN_DRAIN};
+pub use tool_meta::{RPC_META_KEY, STATUS_META_KEY};
 pub use toolset::{
     DEFAULT_MAX_DECODING_MESSAGE_SIZE, DEFAULT_MAX_MESSAGES, DEFAULT_TIMEOUT, MAX_TOOL_NAME_LEN,
     ToolSet,

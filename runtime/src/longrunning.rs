@@ -31,7 +31,7 @@ use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::{Map, Value, json};
 use tonic::{Code, Status, metadata::MetadataMap};
 use tonic_mcp_schema::{
-    schema::PENDING_OPERATION_KEY,
+    json_schema::PENDING_OPERATION_KEY,
     tools::{CANCEL_OPERATION_PATH, GET_OPERATION_PATH, OPERATION},
 };
 use tracing::Instrument as _;

@@ -24,7 +24,7 @@ use std::time::Duration;
 use prometheus::{HistogramOpts, HistogramVec, IntCounterVec, IntGauge, Opts, Registry};
 
 use crate::Error;
-use crate::meta::STATUS_META_KEY;
+use crate::tool_meta::STATUS_META_KEY;
 
 /// Seconds: from a millisecond to two minutes, the longest tool deadlines.
 const BUCKETS: &[f64] = &[

@@ -9,7 +9,7 @@ use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::Value;
 use tonic::Code;
 
-use crate::{budget, meta::status_meta, status::code_name};
+use crate::{budget, status::code_name, tool_meta::status_meta};
 
 /// The result, and the gRPC code when the backend was reached (for telemetry).
 pub(crate) struct Outcome {

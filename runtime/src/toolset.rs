@@ -17,7 +17,7 @@ use crate::{
     error::Error,
     grpc::{BoxTransport, Endpoint, MessageLimits},
     longrunning::{LongRunning, Operations},
-    meta::ToolMeta,
+    tool_meta::ToolMeta,
     validate,
 };
 

@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 
 use prost_reflect::MessageDescriptor;
 use serde_json::Value;
-use tonic_mcp_schema::schema::NOT_EXPANDED;
+use tonic_mcp_schema::json_schema::NOT_EXPANDED;
 
 use crate::codec::path::{JsonPath, Problem, Seg};
 
@@ -83,14 +83,14 @@ fn full_schema(
     };
     let context = tonic_mcp_schema::Context::new(input.parent_pool(), &options);
     let cardinal = if streaming_input {
-        tonic_mcp_schema::schema::Cardinal::Stream
+        tonic_mcp_schema::json_schema::Cardinal::Stream
     } else {
-        tonic_mcp_schema::schema::Cardinal::One
+        tonic_mcp_schema::json_schema::Cardinal::One
     };
-    let schema = tonic_mcp_schema::schema::tool_schema(
+    let schema = tonic_mcp_schema::json_schema::tool_schema(
         context.schema_context(),
         input,
-        tonic_mcp_schema::schema::Direction::Input,
+        tonic_mcp_schema::json_schema::Direction::Input,
         cardinal,
     )
     .map_err(|e| e.to_string())?;

@@ -45,11 +45,11 @@ pub mod comments;
 #[doc(hidden)]
 pub mod extensions;
 #[doc(hidden)]
+pub mod json_schema;
+#[doc(hidden)]
 pub mod meta;
 #[doc(hidden)]
 pub mod names;
-#[doc(hidden)]
-pub mod schema;
 #[doc(hidden)]
 pub mod stream_control;
 #[doc(hidden)]
@@ -71,7 +71,7 @@ pub struct Context<'a> {
     options: &'a Options,
     extensions: extensions::Extensions,
     comments: std::borrow::Cow<'a, comments::Comments>,
-    cache: schema::SchemaCache,
+    cache: json_schema::SchemaCache,
 }
 
 impl<'a> Context<'a> {
@@ -81,7 +81,7 @@ impl<'a> Context<'a> {
             options,
             extensions: extensions::Extensions::new(pool),
             comments: std::borrow::Cow::Owned(comments::Comments::index(pool)),
-            cache: schema::SchemaCache::default(),
+            cache: json_schema::SchemaCache::default(),
         }
     }
 
@@ -97,14 +97,14 @@ impl<'a> Context<'a> {
             options,
             extensions: extensions::Extensions::new(pool),
             comments: std::borrow::Cow::Borrowed(comments),
-            cache: schema::SchemaCache::default(),
+            cache: json_schema::SchemaCache::default(),
         }
     }
 
     /// The borrowed form the schema generator takes.
     #[doc(hidden)]
-    pub fn schema_context(&self) -> schema::SchemaContext<'_> {
-        schema::SchemaContext {
+    pub fn schema_context(&self) -> json_schema::SchemaContext<'_> {
+        json_schema::SchemaContext {
             options: self.options,
             extensions: &self.extensions,
             comments: &self.comments,

@@ -7,14 +7,12 @@
 //! `.` inside). Ours is [`META_PREFIX`], the project's name, which is a valid one-label
 //! prefix that no other vendor uses; [`is_valid_meta_key`] checks a key against those rules.
 
-use serde_json::{Map, Value, json};
-
-use crate::tools::{RpcKind, ToolSpec};
+use crate::rpc_kind::RpcKind;
 
 /// The prefix of every `_meta` key this project writes.
 pub const META_PREFIX: &str = "protoc-gen-rust-mcp/";
 
-/// The tool `_meta` key holding the RPC's identity (see [`tool_meta`]): `path`, `inputType`,
+/// The tool `_meta` key holding the RPC's identity (see [`ToolSpec::meta`](crate::ToolSpec::meta)): `path`, `inputType`,
 /// `outputType`, `streaming`, `taskSupport`, and `category`, `confirm` and `longRunning` when
 /// set.
 pub const RPC_META_KEY: &str = "protoc-gen-rust-mcp/rpc";
@@ -84,62 +82,6 @@ impl RpcKind {
             RpcKind::Bidi => "bidi_streaming",
         }
     }
-}
-
-/// The `_meta` object of a tool:
-///
-/// ```json
-/// {"protoc-gen-rust-mcp/rpc": {
-///   "path": "/demo.v1.TaskService/GetTask",
-///   "inputType": "demo.v1.GetTaskRequest",
-///   "outputType": "demo.v1.Task",
-///   "streaming": "unary",
-///   "taskSupport": "forbidden",
-///   "category": "tasks",
-///   "requiredScopes": ["tasks.write"],
-///   "confirm": {"unconfirmed": "refuse"},
-///   "longRunning": {
-///     "responseType": "demo.v1.ArchiveTasksResponse",
-///     "metadataType": "demo.v1.ArchiveTasksMetadata",
-///     "wait": true
-///   }
-/// }}
-/// ```
-///
-/// `category`, `requiredScopes` and `confirm` are present only when set, `longRunning` only for an RPC that
-/// returns a `google.longrunning.Operation` with `operation_info` (`metadataType` when the
-/// descriptors define it; `wait` tells whether the call waits for the operation).
-pub fn tool_meta(tool: &ToolSpec) -> Value {
-    let mut rpc = Map::new();
-    rpc.insert("path".to_owned(), json!(tool.rpc_path));
-    rpc.insert("inputType".to_owned(), json!(tool.input_type));
-    rpc.insert("outputType".to_owned(), json!(tool.output_type));
-    rpc.insert("streaming".to_owned(), json!(tool.kind.as_str()));
-    rpc.insert("taskSupport".to_owned(), json!(tool.task_support.as_str()));
-    if let Some(category) = &tool.category {
-        rpc.insert("category".to_owned(), json!(category));
-    }
-    if !tool.required_scopes.is_empty() {
-        rpc.insert("requiredScopes".to_owned(), json!(tool.required_scopes));
-    }
-    if let Some(unconfirmed) = tool.confirm {
-        rpc.insert(
-            "confirm".to_owned(),
-            json!({ "unconfirmed": unconfirmed.as_str() }),
-        );
-    }
-    if let Some(lro) = &tool.long_running {
-        let mut long_running = Map::new();
-        long_running.insert("responseType".to_owned(), json!(lro.response_type));
-        if let Some(metadata) = &lro.metadata_type {
-            long_running.insert("metadataType".to_owned(), json!(metadata));
-        }
-        long_running.insert("wait".to_owned(), json!(lro.wait));
-        rpc.insert("longRunning".to_owned(), Value::Object(long_running));
-    }
-    let mut meta = Map::new();
-    meta.insert(RPC_META_KEY.to_owned(), Value::Object(rpc));
-    Value::Object(meta)
 }
 
 /// Whether `key` follows MCP's rules for `_meta` keys, and is not in a reserved namespace.

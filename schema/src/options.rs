@@ -69,7 +69,7 @@ pub struct Options {
     /// Only RPCs that carry a `(rust_mcp.tool)` option become tools.
     pub opt_in: bool,
     /// The most bytes of minified JSON an input or output schema may take before it is shrunk
-    /// ([`crate::schema::tool_schema_report`]); 0: no limit.
+    /// ([`crate::json_schema::tool_schema_report`]); 0: no limit.
     pub max_schema_bytes: usize,
     /// Whether tools of RPCs that return `google.longrunning.Operation` wait for it by default.
     pub long_running: LongRunning,

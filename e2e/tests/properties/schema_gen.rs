@@ -35,7 +35,7 @@ use serde_json::{Map, Number, Value};
 /// The Duration pattern of docs/design.md §4.7.
 const DURATION_PATTERN: &str = r"^-?[0-9]+(\.[0-9]{1,9})?s$";
 /// FieldMask strings: comma-separated paths of dot-separated field names.
-const FIELD_MASK_PATTERN: &str = tonic_mcp_schema::schema::wkt::FIELD_MASK_PATTERN;
+const FIELD_MASK_PATTERN: &str = tonic_mcp_schema::json_schema::wkt::FIELD_MASK_PATTERN;
 /// Signed 64-bit integers (and signed map keys).
 const SIGNED_PATTERN: &str = "^-?[0-9]+$";
 /// Unsigned 64-bit integers (and unsigned map keys).

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use clap::{Arg, ArgAction, Command};
 use tonic_mcp_schema::options::{OPTIONS, Scope, help_table};
 
-use super::values::parse_bytes;
 use crate::auth;
+use crate::values::parse_bytes;
 
 const ABOUT: &str = "Serve any gRPC server as MCP tools, with no code generation.\n\n\
 The gateway reads the server's descriptors through gRPC server reflection (v1, else v1alpha) \

@@ -14,10 +14,9 @@ use crate::headers::Headers;
 use crate::target::Target;
 
 mod command;
-pub(crate) mod values;
 
+use crate::values::{check_origin, parse_duration};
 use command::command;
-use values::{check_origin, parse_duration};
 
 /// Everything the command line (and the `--config` file it names) sets.
 #[derive(Debug, Clone)]

@@ -1,7 +1,7 @@
 //! Unit tests of the command line.
 
-use super::values::parse_bytes;
 use super::*;
+use crate::values::parse_bytes;
 use tonic_mcp_schema::options::ToolNames;
 use tonic_mcp_schema::options::{OPTIONS, Scope};
 

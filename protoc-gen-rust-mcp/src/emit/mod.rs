@@ -9,13 +9,13 @@ use prost_types::compiler::code_generator_response::File;
 
 use crate::error::Result;
 use crate::model::{Model, Package};
-use crate::names;
 use crate::options::PluginOptions;
+use crate::rust_names;
 
 /// Every output file for the model, in a deterministic order.
 ///
 /// `prost_files` maps each package to the file protoc-gen-prost writes for it (see
-/// [`names::prost_plugin_files`]), the target of `include_in_prost`.
+/// [`rust_names::prost_plugin_files`]), the target of `include_in_prost`.
 pub(crate) fn files(
     model: &Model,
     options: &PluginOptions,
@@ -35,8 +35,8 @@ pub(crate) fn package_files(
     prost_files: &BTreeMap<String, String>,
 ) -> Result<Vec<File>> {
     let mut files = Vec::new();
-    let dir = names::package_dir(&package.name, options.flat_output_dir);
-    let stem = names::package_file_stem(&package.name);
+    let dir = rust_names::package_dir(&package.name, options.flat_output_dir);
+    let stem = rust_names::package_file_stem(&package.name);
     if options.rust {
         let name = format!("{dir}{stem}.pb.mcp.rs");
         files.push(File {
@@ -48,7 +48,7 @@ pub(crate) fn package_files(
             let prost_file = prost_files
                 .get(&package.name)
                 .cloned()
-                .unwrap_or_else(|| format!("{dir}{}", names::prost_file_name(&package.name)));
+                .unwrap_or_else(|| format!("{dir}{}", rust_names::prost_file_name(&package.name)));
             files.push(File {
                 name: Some(prost_file),
                 insertion_point: Some("module".to_owned()),

@@ -16,8 +16,8 @@ use std::collections::BTreeMap;
 use tonic_mcp_schema::{Context, ToolSpec};
 
 use crate::error::{Error, Result};
-use crate::names;
 use crate::options::PluginOptions;
+use crate::rust_names;
 
 use self::descriptor_set::descriptor_set;
 use self::prost_services::{ProstService, prost_services};
@@ -137,7 +137,7 @@ pub fn build(inputs: &Inputs, options: &PluginOptions) -> Result<Model> {
             )));
         };
         let package = packages
-            .entry(names::rust_module(file.package_name()))
+            .entry(rust_names::rust_module(file.package_name()))
             .or_insert_with(|| Package {
                 name: file.package_name().to_owned(),
                 files: Vec::new(),
@@ -219,7 +219,7 @@ fn rust_service(
             });
         }
     }
-    let snake = names::tonic_snake_case(&prost.rust_name);
+    let snake = rust_names::tonic_snake_case(&prost.rust_name);
     Ok(Service {
         full_name: service.full_name().to_owned(),
         rust_name: prost.rust_name.clone(),
@@ -260,7 +260,7 @@ impl Tool {
             description: spec.description,
             rpc_path: spec.rpc_path,
             kind: spec.kind,
-            const_name: names::tool_const_name(rust_method),
+            const_name: rust_names::tool_const_name(rust_method),
             input_type: spec.input_type,
             output_type: spec.output_type,
             annotations: spec.annotations,

@@ -39,7 +39,7 @@ pub(crate) use challenge::Refused;
 pub(crate) use gate::{Gate, owner};
 use token::{Checks, Introspection};
 
-use crate::{error::Error, http_response::HttpResponse, meta::RPC_META_KEY};
+use crate::{error::Error, http_response::HttpResponse, tool_meta::RPC_META_KEY};
 
 /// The well-known path of protected resource metadata (RFC 9728 section 3).
 pub const PROTECTED_RESOURCE_METADATA_PATH: &str = "/.well-known/oauth-protected-resource";

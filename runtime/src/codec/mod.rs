@@ -97,7 +97,7 @@ pub(crate) fn field_prop(field: &FieldDescriptor, json_names: bool) -> Cow<'_, s
 
 /// The property name of a real oneof in the canonical shape (see [`field_prop`]).
 pub(crate) fn oneof_prop(oneof: &OneofDescriptor, json_names: bool) -> String {
-    tonic_mcp_schema::schema::oneof_property_key(oneof, json_names)
+    tonic_mcp_schema::json_schema::oneof_property_key(oneof, json_names)
 }
 
 /// A field by proto name, JSON name or property key (the alias of a long name).

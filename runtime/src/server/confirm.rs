@@ -26,7 +26,7 @@ use rmcp::{
 use tonic::Code;
 
 use super::Registered;
-use crate::{meta::Unconfirmed, outcome::with_status};
+use crate::{outcome::with_status, tool_meta::Unconfirmed};
 
 /// The key of the confirmation in an `InputRequiredResult`'s `inputRequests` and in the
 /// `inputResponses` of the call sent again.

@@ -7,8 +7,8 @@ use prost_reflect::MethodDescriptor;
 use super::{LongRunningSpec, OPERATION, RpcKind};
 use crate::error::{Error, Result};
 use crate::extensions::{OperationInfo, ToolOptions};
+use crate::json_schema::SchemaContext;
 use crate::options::LongRunning;
-use crate::schema::SchemaContext;
 
 /// The long-running operation `method` declares, and whether its tool waits for it.
 ///

@@ -15,13 +15,14 @@ use serde_json::Value;
 pub use crate::annotations::Annotations;
 use crate::error::{Error, Result};
 use crate::extensions::ToolOptions;
-use crate::meta::{self, TaskSupport, Unconfirmed};
+use crate::json_schema::{self as schema, Cardinal, Direction, SchemaContext, ShrinkReport};
+use crate::meta::{TaskSupport, Unconfirmed};
 use crate::names;
 use crate::options::ToolNames;
 pub use crate::rpc_kind::RpcKind;
-use crate::schema::{self, Cardinal, Direction, SchemaContext, ShrinkReport};
 
 mod long_running;
+mod tool_meta;
 
 use long_running::long_running;
 
@@ -107,13 +108,6 @@ pub struct ToolSpec {
     /// Generation notes for stderr beyond shrinking (a long-running RPC that cannot be waited
     /// for, and why).
     pub notes: Vec<String>,
-}
-
-impl ToolSpec {
-    /// The tool's MCP `_meta` object (see [`meta::tool_meta`]).
-    pub fn meta(&self) -> Value {
-        meta::tool_meta(self)
-    }
 }
 
 /// The tools of one service, and the RPCs that are not tools.

@@ -7,7 +7,7 @@ use serde_json::{Map, Value, json};
 use super::Generator;
 use crate::error::{Error, Result};
 use crate::extensions::FieldFacts;
-use crate::schema::{Direction, MAX_ENUM_COMMENTS_BYTES, object_of, rules, wkt};
+use crate::json_schema::{Direction, MAX_ENUM_COMMENTS_BYTES, object_of, rules, wkt};
 
 impl Generator<'_> {
     pub(super) fn field_schema(
