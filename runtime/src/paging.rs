@@ -57,9 +57,15 @@ impl Default for ListCache {
 
 const CURSOR: base64::engine::GeneralPurpose = base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
+/// What the listing for clients of revision 2025-11-25 adds to a tool that runs as a task
+/// (`tasks::sep1686`), counted in every page's bound so that those pages stay within it too.
+pub(crate) const TASK_EXECUTION: &str = r#","execution":{"taskSupport":"optional"}"#;
+
 /// The server's tools in `tools/list` order, and how to page them.
 pub(crate) struct Listing {
     tools: Vec<Tool>,
+    /// Which tools run as tasks (their pages may carry [`TASK_EXECUTION`]).
+    tasks: Vec<bool>,
     /// Each tool's JSON size (with its separating comma), measured when a page first reaches
     /// it: building a server with thousands of tools stays quick, and the first `tools/list`
     /// measures one page, not all of them.
@@ -79,11 +85,20 @@ impl Listing {
     ) -> Self {
         Self {
             sizes: tools.iter().map(|_| OnceLock::new()).collect(),
+            tasks: vec![false; tools.len()],
             tools,
             page_size: page_size.max(1),
             page_bytes,
             cache,
         }
+    }
+
+    /// Marks the tools that run as tasks, one flag per tool in listing order.
+    pub(crate) fn with_tasks(mut self, tasks: Vec<bool>) -> Self {
+        if tasks.len() == self.tools.len() {
+            self.tasks = tasks;
+        }
+        self
     }
 
     /// Every tool, sorted by name.
@@ -123,9 +138,12 @@ impl Listing {
         let (mut count, mut bytes) = (0, 0);
         let candidates = listing.get(start..).unwrap_or_default().iter();
         let sizes = self.sizes.get(start..).unwrap_or_default().iter();
-        for (tool, size) in candidates.zip(sizes).take(self.page_size) {
-            let size =
-                *size.get_or_init(|| serde_json::to_vec(tool).map_or(0, |json| json.len()) + 1);
+        let tasks = self.tasks.get(start..).unwrap_or_default().iter();
+        for ((tool, size), task) in candidates.zip(sizes).zip(tasks).take(self.page_size) {
+            let size = *size.get_or_init(|| {
+                let execution = if *task { TASK_EXECUTION.len() } else { 0 };
+                serde_json::to_vec(tool).map_or(0, |json| json.len()) + 1 + execution
+            });
             if count > 0 && bytes + size > self.page_bytes {
                 break;
             }
@@ -231,5 +249,26 @@ mod tests {
                 "{cursor}"
             );
         }
+    }
+
+    #[test]
+    fn the_byte_bound_leaves_room_for_the_execution_of_task_tools() {
+        let tools = listing(12);
+        let one = serde_json::to_vec(&tools[0]).unwrap().len() + 1;
+        let bound = (one + TASK_EXECUTION.len()) * 3;
+        // Without task tools, the bound holds more than three tools a page.
+        let plain = pages(&Listing::new(
+            tools.clone(),
+            500,
+            bound,
+            ListCache::default(),
+        ));
+        assert!(plain[0].len() > 3, "{}", plain[0].len());
+        // Every tool a task: three a page, so that the pages of revision 2025-11-25, which
+        // add `execution` to each, stay within the bound.
+        let tasks =
+            Listing::new(tools, 500, bound, ListCache::default()).with_tasks(vec![true; 12]);
+        let tasks = pages(&tasks);
+        assert!(tasks.iter().all(|page| page.len() == 3), "{tasks:?}");
     }
 }

@@ -10,6 +10,9 @@ use rmcp::model::{ErrorCode, PaginatedRequestParams, ProtocolVersion, Tool};
 use rmcp::service::{ClientLifecycleMode, ServiceError};
 use tonic_mcp::{CacheScope, DEFAULT_LIST_TTL, DEFAULT_PAGE_BYTES, DEFAULT_PAGE_SIZE, McpServer};
 
+/// What the listing for clients of revision 2025-11-25 adds to a tool that runs as a task.
+const TASK_EXECUTION: &str = r#","execution":{"taskSupport":"optional"}"#;
+
 /// A server with `copies` prefixed copies of the demo tool set (7 tools each).
 fn server(
     copies: usize,
@@ -100,8 +103,16 @@ async fn pages_are_bounded_by_their_json_size() -> TestResult {
     let expected: Vec<String> = server.tools().iter().map(|t| t.name.to_string()).collect();
     let (client, _) = connect(server).await?;
     let pages = pages(&client).await?;
-    let size =
-        |tool: &rmcp::model::Tool| -> TestResult<usize> { Ok(serde_json::to_vec(tool)?.len() + 1) };
+    // A tool's size as the bound counts it: its JSON and comma, plus the `execution` that the
+    // listing for clients of revision 2025-11-25 adds to a tool that runs as a task.
+    let size = |tool: &rmcp::model::Tool| -> TestResult<usize> {
+        let task = tool
+            .meta
+            .as_ref()
+            .is_some_and(|meta| meta.0[tonic_mcp::RPC_META_KEY]["taskSupport"] == "optional");
+        let execution = if task { TASK_EXECUTION.len() } else { 0 };
+        Ok(serde_json::to_vec(tool)?.len() + 1 + execution)
+    };
     for (index, page) in pages.iter().enumerate() {
         let bytes = page.iter().map(size).sum::<TestResult<usize>>()?;
         assert!(

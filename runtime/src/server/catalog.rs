@@ -110,6 +110,14 @@ impl Catalog {
             }
         };
         let task_tools = tools.values().any(|r| r.entry.tool.meta.tasks);
+        let runs_as_task: Vec<bool> = listing
+            .iter()
+            .map(|tool| {
+                tools
+                    .get(tool.name.as_ref())
+                    .is_some_and(|r| r.entry.tool.meta.tasks)
+            })
+            .collect();
         let types = UnionPool::new(
             tools
                 .values()
@@ -122,7 +130,8 @@ impl Catalog {
                 paging.page_size,
                 paging.page_bytes,
                 paging.list_cache,
-            ),
+            )
+            .with_tasks(runs_as_task),
             redeemer,
             types,
             discovery,
