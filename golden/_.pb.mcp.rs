@@ -28,6 +28,10 @@ pub mod greeter_mcp {
         max_messages: ::core::option::Option::None,
         max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
+        task_support: ::tonic_mcp::codegen::TaskSupport::Forbidden,
+        confirm: ::core::option::Option::None,
+        wait_for_operation: ::core::option::Option::None,
+        operation_metadata_type: ::core::option::Option::None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/Greeter/SayHello","inputType":"HelloRequest","outputType":"HelloReply","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// Every tool of `Greeter`, sorted by name.

@@ -32,6 +32,10 @@ pub mod document_service_mcp {
         max_messages: ::core::option::Option::None,
         max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
+        task_support: ::tonic_mcp::codegen::TaskSupport::Forbidden,
+        confirm: ::core::option::Option::None,
+        wait_for_operation: ::core::option::Option::None,
+        operation_metadata_type: ::core::option::Option::None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.comments.DocumentService/Check","inputType":"testdata.comments.Uncommented","outputType":"testdata.comments.Uncommented","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `DocumentService_Fetch`: `/testdata.comments.DocumentService/Fetch`.
@@ -57,6 +61,10 @@ pub mod document_service_mcp {
         max_messages: ::core::option::Option::None,
         max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
+        task_support: ::tonic_mcp::codegen::TaskSupport::Forbidden,
+        confirm: ::core::option::Option::None,
+        wait_for_operation: ::core::option::Option::None,
+        operation_metadata_type: ::core::option::Option::None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.comments.DocumentService/Fetch","inputType":"testdata.comments.Document","outputType":"testdata.comments.Document","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `DocumentService_Ping`: `/testdata.comments.DocumentService/Ping`.
@@ -82,6 +90,10 @@ pub mod document_service_mcp {
         max_messages: ::core::option::Option::None,
         max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
+        task_support: ::tonic_mcp::codegen::TaskSupport::Forbidden,
+        confirm: ::core::option::Option::None,
+        wait_for_operation: ::core::option::Option::None,
+        operation_metadata_type: ::core::option::Option::None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.comments.DocumentService/Ping","inputType":"testdata.comments.Uncommented","outputType":"testdata.comments.Uncommented","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `DocumentService_Store`: `/testdata.comments.DocumentService/Store`.
@@ -107,6 +119,10 @@ pub mod document_service_mcp {
         max_messages: ::core::option::Option::None,
         max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
+        task_support: ::tonic_mcp::codegen::TaskSupport::Forbidden,
+        confirm: ::core::option::Option::None,
+        wait_for_operation: ::core::option::Option::None,
+        operation_metadata_type: ::core::option::Option::None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.comments.DocumentService/Store","inputType":"testdata.comments.Document","outputType":"testdata.comments.Document","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// Every tool of `testdata.comments.DocumentService`, sorted by name.

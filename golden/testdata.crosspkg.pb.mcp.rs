@@ -32,6 +32,10 @@ pub mod project_service_mcp {
         max_messages: ::core::option::Option::None,
         max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
+        task_support: ::tonic_mcp::codegen::TaskSupport::Forbidden,
+        confirm: ::core::option::Option::None,
+        wait_for_operation: ::core::option::Option::None,
+        operation_metadata_type: ::core::option::Option::None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.crosspkg.ProjectService/EchoPage","inputType":"testdata.common.PageRequest","outputType":"testdata.common.PageRequest","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `ProjectService_ListProjects`: `/testdata.crosspkg.ProjectService/ListProjects`.
@@ -57,6 +61,10 @@ pub mod project_service_mcp {
         max_messages: ::core::option::Option::None,
         max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
+        task_support: ::tonic_mcp::codegen::TaskSupport::Forbidden,
+        confirm: ::core::option::Option::None,
+        wait_for_operation: ::core::option::Option::None,
+        operation_metadata_type: ::core::option::Option::None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.crosspkg.ProjectService/ListProjects","inputType":"testdata.crosspkg.ListProjectsRequest","outputType":"testdata.crosspkg.ListProjectsResponse","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `ProjectService_Resolve`: `/testdata.crosspkg.ProjectService/Resolve`.
@@ -82,6 +90,10 @@ pub mod project_service_mcp {
         max_messages: ::core::option::Option::None,
         max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
+        task_support: ::tonic_mcp::codegen::TaskSupport::Forbidden,
+        confirm: ::core::option::Option::None,
+        wait_for_operation: ::core::option::Option::None,
+        operation_metadata_type: ::core::option::Option::None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.crosspkg.ProjectService/Resolve","inputType":"testdata.common.ResourceRef","outputType":"testdata.common.ResourceRef","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// Every tool of `testdata.crosspkg.ProjectService`, sorted by name.

@@ -34,6 +34,10 @@ pub mod abc_service_x_mcp {
         max_messages: ::core::option::Option::None,
         max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
+        task_support: ::tonic_mcp::codegen::TaskSupport::Forbidden,
+        confirm: ::core::option::Option::None,
+        wait_for_operation: ::core::option::Option::None,
+        operation_metadata_type: ::core::option::Option::None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.keywords.ABCServiceX/EchoSelf","inputType":"testdata.keywords.Self","outputType":"testdata.keywords.Self","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `ABCServiceX_GetHTTPThing`: `/testdata.keywords.ABCServiceX/GetHTTPThing`.
@@ -59,6 +63,10 @@ pub mod abc_service_x_mcp {
         max_messages: ::core::option::Option::None,
         max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
+        task_support: ::tonic_mcp::codegen::TaskSupport::Forbidden,
+        confirm: ::core::option::Option::None,
+        wait_for_operation: ::core::option::Option::None,
+        operation_metadata_type: ::core::option::Option::None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.keywords.ABCServiceX/GetHTTPThing","inputType":"testdata.keywords.XMLHttpRequest","outputType":"testdata.keywords.XMLHttpRequest","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `ABCServiceX_Type`: `/testdata.keywords.ABCServiceX/Type`.
@@ -84,6 +92,10 @@ pub mod abc_service_x_mcp {
         max_messages: ::core::option::Option::None,
         max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
+        task_support: ::tonic_mcp::codegen::TaskSupport::Forbidden,
+        confirm: ::core::option::Option::None,
+        wait_for_operation: ::core::option::Option::None,
+        operation_metadata_type: ::core::option::Option::None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.keywords.ABCServiceX/Type","inputType":"testdata.keywords.Keywords","outputType":"testdata.keywords.Keywords","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// Every tool of `testdata.keywords.ABCServiceX`, sorted by name.

@@ -28,6 +28,10 @@ pub mod long_field_service_mcp {
         max_messages: ::core::option::Option::None,
         max_result_bytes: ::core::option::Option::None,
         output_omitted: &["testdata.long_fields.Deeper.secret"],
+        task_support: ::tonic_mcp::codegen::TaskSupport::Forbidden,
+        confirm: ::core::option::Option::None,
+        wait_for_operation: ::core::option::Option::None,
+        operation_metadata_type: ::core::option::Option::None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.long_fields.LongFieldService/Echo","inputType":"testdata.long_fields.Recommendation","outputType":"testdata.long_fields.Recommendation","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// Every tool of `testdata.long_fields.LongFieldService`, sorted by name.

@@ -30,6 +30,10 @@ pub mod very_long_and_descriptive_warehouse_inventory_reconciliation_service_mcp
         max_messages: ::core::option::Option::None,
         max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
+        task_support: ::tonic_mcp::codegen::TaskSupport::Forbidden,
+        confirm: ::core::option::Option::None,
+        wait_for_operation: ::core::option::Option::None,
+        operation_metadata_type: ::core::option::Option::None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.long_names.VeryLongAndDescriptiveWarehouseInventoryReconciliationService/ReconcileAllOutstandingInventoryDiscrepanciesForNorthernRegion","inputType":"testdata.long_names.Nothing","outputType":"testdata.long_names.Nothing","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `AllOutstandingInventoryDiscrepanciesForSouthernRegion_6638817f`: `/testdata.long_names.VeryLongAndDescriptiveWarehouseInventoryReconciliationService/ReconcileAllOutstandingInventoryDiscrepanciesForSouthernRegion`.
@@ -55,6 +59,10 @@ pub mod very_long_and_descriptive_warehouse_inventory_reconciliation_service_mcp
         max_messages: ::core::option::Option::None,
         max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
+        task_support: ::tonic_mcp::codegen::TaskSupport::Forbidden,
+        confirm: ::core::option::Option::None,
+        wait_for_operation: ::core::option::Option::None,
+        operation_metadata_type: ::core::option::Option::None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.long_names.VeryLongAndDescriptiveWarehouseInventoryReconciliationService/ReconcileAllOutstandingInventoryDiscrepanciesForSouthernRegion","inputType":"testdata.long_names.Nothing","outputType":"testdata.long_names.Nothing","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `DescriptiveWarehouseInventoryReconciliationService_Ping_84d16c52`: `/testdata.long_names.VeryLongAndDescriptiveWarehouseInventoryReconciliationService/Ping`.
@@ -80,6 +88,10 @@ pub mod very_long_and_descriptive_warehouse_inventory_reconciliation_service_mcp
         max_messages: ::core::option::Option::None,
         max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
+        task_support: ::tonic_mcp::codegen::TaskSupport::Forbidden,
+        confirm: ::core::option::Option::None,
+        wait_for_operation: ::core::option::Option::None,
+        operation_metadata_type: ::core::option::Option::None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.long_names.VeryLongAndDescriptiveWarehouseInventoryReconciliationService/Ping","inputType":"testdata.long_names.Nothing","outputType":"testdata.long_names.Nothing","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `VeryLongAndDescriptiveWarehouseInventoryReconciliationService_Go`: `/testdata.long_names.VeryLongAndDescriptiveWarehouseInventoryReconciliationService/Go`.
@@ -105,6 +117,10 @@ pub mod very_long_and_descriptive_warehouse_inventory_reconciliation_service_mcp
         max_messages: ::core::option::Option::None,
         max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
+        task_support: ::tonic_mcp::codegen::TaskSupport::Forbidden,
+        confirm: ::core::option::Option::None,
+        wait_for_operation: ::core::option::Option::None,
+        operation_metadata_type: ::core::option::Option::None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.long_names.VeryLongAndDescriptiveWarehouseInventoryReconciliationService/Go","inputType":"testdata.long_names.Nothing","outputType":"testdata.long_names.Nothing","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// Every tool of `testdata.long_names.VeryLongAndDescriptiveWarehouseInventoryReconciliationService`, sorted by name.

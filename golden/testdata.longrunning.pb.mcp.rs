@@ -34,6 +34,12 @@ pub mod report_service_mcp {
         max_messages: ::core::option::Option::None,
         max_result_bytes: ::core::option::Option::None,
         output_omitted: &["testdata.longrunning.Report.notes"],
+        task_support: ::tonic_mcp::codegen::TaskSupport::Optional,
+        confirm: ::core::option::Option::None,
+        wait_for_operation: ::core::option::Option::Some("testdata.longrunning.Report"),
+        operation_metadata_type: ::core::option::Option::Some(
+            "testdata.longrunning.BuildReportMetadata",
+        ),
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.longrunning.ReportService/BuildReport","inputType":"testdata.longrunning.BuildReportRequest","outputType":"google.longrunning.Operation","streaming":"unary","taskSupport":"optional","longRunning":{"responseType":"testdata.longrunning.Report","metadataType":"testdata.longrunning.BuildReportMetadata","wait":true}}}"#,
     };
     /// `ReportService_Compact`: `/testdata.longrunning.ReportService/Compact`.
@@ -59,6 +65,10 @@ pub mod report_service_mcp {
         max_messages: ::core::option::Option::None,
         max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
+        task_support: ::tonic_mcp::codegen::TaskSupport::Forbidden,
+        confirm: ::core::option::Option::None,
+        wait_for_operation: ::core::option::Option::None,
+        operation_metadata_type: ::core::option::Option::None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.longrunning.ReportService/Compact","inputType":"testdata.longrunning.DeleteReportRequest","outputType":"google.longrunning.Operation","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `ReportService_CountPages`: `/testdata.longrunning.ReportService/CountPages`.
@@ -84,6 +94,12 @@ pub mod report_service_mcp {
         max_messages: ::core::option::Option::None,
         max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
+        task_support: ::tonic_mcp::codegen::TaskSupport::Optional,
+        confirm: ::core::option::Option::None,
+        wait_for_operation: ::core::option::Option::Some("testdata.common.PageInfo"),
+        operation_metadata_type: ::core::option::Option::Some(
+            "testdata.longrunning.BuildReportMetadata",
+        ),
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.longrunning.ReportService/CountPages","inputType":"testdata.longrunning.DeleteReportRequest","outputType":"google.longrunning.Operation","streaming":"unary","taskSupport":"optional","longRunning":{"responseType":"testdata.common.PageInfo","metadataType":"testdata.longrunning.BuildReportMetadata","wait":true}}}"#,
     };
     /// `ReportService_DeleteReport`: `/testdata.longrunning.ReportService/DeleteReport`.
@@ -109,6 +125,12 @@ pub mod report_service_mcp {
         max_messages: ::core::option::Option::None,
         max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
+        task_support: ::tonic_mcp::codegen::TaskSupport::Optional,
+        confirm: ::core::option::Option::None,
+        wait_for_operation: ::core::option::Option::Some("google.protobuf.Empty"),
+        operation_metadata_type: ::core::option::Option::Some(
+            "testdata.longrunning.BuildReportMetadata",
+        ),
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.longrunning.ReportService/DeleteReport","inputType":"testdata.longrunning.DeleteReportRequest","outputType":"google.longrunning.Operation","streaming":"unary","taskSupport":"optional","longRunning":{"responseType":"google.protobuf.Empty","metadataType":"testdata.longrunning.BuildReportMetadata","wait":true}}}"#,
     };
     /// `ReportService_StartReport`: `/testdata.longrunning.ReportService/StartReport`.
@@ -134,6 +156,10 @@ pub mod report_service_mcp {
         max_messages: ::core::option::Option::None,
         max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
+        task_support: ::tonic_mcp::codegen::TaskSupport::Forbidden,
+        confirm: ::core::option::Option::None,
+        wait_for_operation: ::core::option::Option::None,
+        operation_metadata_type: ::core::option::Option::None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.longrunning.ReportService/StartReport","inputType":"testdata.longrunning.BuildReportRequest","outputType":"google.longrunning.Operation","streaming":"unary","taskSupport":"forbidden","longRunning":{"responseType":"testdata.longrunning.Report","metadataType":"testdata.longrunning.BuildReportMetadata","wait":false}}}"#,
     };
     /// Every tool of `testdata.longrunning.ReportService`, sorted by name.

@@ -40,6 +40,10 @@ pub mod recursion_service_mcp {
         max_messages: ::core::option::Option::None,
         max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
+        task_support: ::tonic_mcp::codegen::TaskSupport::Forbidden,
+        confirm: ::core::option::Option::None,
+        wait_for_operation: ::core::option::Option::None,
+        operation_metadata_type: ::core::option::Option::None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.recursion.RecursionService/EchoA","inputType":"testdata.recursion.A","outputType":"testdata.recursion.A","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `RecursionService_EchoForest`: `/testdata.recursion.RecursionService/EchoForest`.
@@ -65,6 +69,10 @@ pub mod recursion_service_mcp {
         max_messages: ::core::option::Option::None,
         max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
+        task_support: ::tonic_mcp::codegen::TaskSupport::Forbidden,
+        confirm: ::core::option::Option::None,
+        wait_for_operation: ::core::option::Option::None,
+        operation_metadata_type: ::core::option::Option::None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.recursion.RecursionService/EchoForest","inputType":"testdata.recursion.Forest","outputType":"testdata.recursion.Forest","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `RecursionService_EchoHolder`: `/testdata.recursion.RecursionService/EchoHolder`.
@@ -90,6 +98,10 @@ pub mod recursion_service_mcp {
         max_messages: ::core::option::Option::None,
         max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
+        task_support: ::tonic_mcp::codegen::TaskSupport::Forbidden,
+        confirm: ::core::option::Option::None,
+        wait_for_operation: ::core::option::Option::None,
+        operation_metadata_type: ::core::option::Option::None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.recursion.RecursionService/EchoHolder","inputType":"testdata.recursion.Holder","outputType":"testdata.recursion.Holder","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `RecursionService_EchoTransfer`: `/testdata.recursion.RecursionService/EchoTransfer`.
@@ -115,6 +127,10 @@ pub mod recursion_service_mcp {
         max_messages: ::core::option::Option::None,
         max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
+        task_support: ::tonic_mcp::codegen::TaskSupport::Forbidden,
+        confirm: ::core::option::Option::None,
+        wait_for_operation: ::core::option::Option::None,
+        operation_metadata_type: ::core::option::Option::None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.recursion.RecursionService/EchoTransfer","inputType":"testdata.recursion.Transfer","outputType":"testdata.recursion.Transfer","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `RecursionService_EchoTree`: `/testdata.recursion.RecursionService/EchoTree`.
@@ -140,6 +156,10 @@ pub mod recursion_service_mcp {
         max_messages: ::core::option::Option::None,
         max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
+        task_support: ::tonic_mcp::codegen::TaskSupport::Forbidden,
+        confirm: ::core::option::Option::None,
+        wait_for_operation: ::core::option::Option::None,
+        operation_metadata_type: ::core::option::Option::None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.recursion.RecursionService/EchoTree","inputType":"testdata.recursion.TreeNode","outputType":"testdata.recursion.TreeNode","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `RecursionService_Evaluate`: `/testdata.recursion.RecursionService/Evaluate`.
@@ -165,6 +185,10 @@ pub mod recursion_service_mcp {
         max_messages: ::core::option::Option::None,
         max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
+        task_support: ::tonic_mcp::codegen::TaskSupport::Forbidden,
+        confirm: ::core::option::Option::None,
+        wait_for_operation: ::core::option::Option::None,
+        operation_metadata_type: ::core::option::Option::None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.recursion.RecursionService/Evaluate","inputType":"testdata.recursion.Expr","outputType":"testdata.recursion.Expr","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// Every tool of `testdata.recursion.RecursionService`, sorted by name.

@@ -28,6 +28,10 @@ pub mod customer_service_mcp {
         max_messages: ::core::option::Option::None,
         max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
+        task_support: ::tonic_mcp::codegen::TaskSupport::Forbidden,
+        confirm: ::core::option::Option::None,
+        wait_for_operation: ::core::option::Option::None,
+        operation_metadata_type: ::core::option::Option::None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.required.CustomerService/Echo","inputType":"testdata.required.Customer","outputType":"testdata.required.Customer","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// Every tool of `testdata.required.CustomerService`, sorted by name.

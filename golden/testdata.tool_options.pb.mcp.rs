@@ -37,6 +37,10 @@ pub mod catalog_service_mcp {
         max_messages: ::core::option::Option::None,
         max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
+        task_support: ::tonic_mcp::codegen::TaskSupport::Forbidden,
+        confirm: ::core::option::Option::Some(::tonic_mcp::codegen::Unconfirmed::Refuse),
+        wait_for_operation: ::core::option::Option::None,
+        operation_metadata_type: ::core::option::Option::None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.tool_options.CatalogService/DeleteProduct","inputType":"testdata.tool_options.GetProductRequest","outputType":"google.protobuf.Empty","streaming":"unary","taskSupport":"forbidden","category":"catalog","requiredScopes":["catalog.write","catalog.delete"],"confirm":{"unconfirmed":"refuse"}}}"#,
     };
     /// `catalog_admin_CatalogService_SearchWeb`: `/testdata.tool_options.CatalogService/SearchWeb`.
@@ -62,6 +66,10 @@ pub mod catalog_service_mcp {
         max_messages: ::core::option::Option::None,
         max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
+        task_support: ::tonic_mcp::codegen::TaskSupport::Optional,
+        confirm: ::core::option::Option::None,
+        wait_for_operation: ::core::option::Option::None,
+        operation_metadata_type: ::core::option::Option::None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.tool_options.CatalogService/SearchWeb","inputType":"testdata.tool_options.SearchWebRequest","outputType":"testdata.tool_options.SearchWebResponse","streaming":"unary","taskSupport":"optional","category":"search"}}"#,
     };
     /// `catalog_admin_CatalogService_UpdateProduct`: `/testdata.tool_options.CatalogService/UpdateProduct`.
@@ -87,6 +95,10 @@ pub mod catalog_service_mcp {
         max_messages: ::core::option::Option::None,
         max_result_bytes: ::core::option::Option::Some(512usize),
         output_omitted: &["testdata.tool_options.Price.internal_cost_code"],
+        task_support: ::tonic_mcp::codegen::TaskSupport::Forbidden,
+        confirm: ::core::option::Option::None,
+        wait_for_operation: ::core::option::Option::None,
+        operation_metadata_type: ::core::option::Option::None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.tool_options.CatalogService/UpdateProduct","inputType":"testdata.tool_options.UpdateProductRequest","outputType":"testdata.tool_options.Product","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `catalog_admin_CatalogService_WatchProducts`: `/testdata.tool_options.CatalogService/WatchProducts`.
@@ -114,6 +126,10 @@ pub mod catalog_service_mcp {
         max_messages: ::core::option::Option::Some(20u32),
         max_result_bytes: ::core::option::Option::None,
         output_omitted: &["testdata.tool_options.Price.internal_cost_code"],
+        task_support: ::tonic_mcp::codegen::TaskSupport::Forbidden,
+        confirm: ::core::option::Option::None,
+        wait_for_operation: ::core::option::Option::None,
+        operation_metadata_type: ::core::option::Option::None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.tool_options.CatalogService/WatchProducts","inputType":"testdata.tool_options.WatchProductsRequest","outputType":"testdata.tool_options.Product","streaming":"server_streaming","taskSupport":"forbidden"}}"#,
     };
     /// `catalog_admin_get_product`: `/testdata.tool_options.CatalogService/GetProduct`.
@@ -139,6 +155,10 @@ pub mod catalog_service_mcp {
         max_messages: ::core::option::Option::None,
         max_result_bytes: ::core::option::Option::None,
         output_omitted: &["testdata.tool_options.Price.internal_cost_code"],
+        task_support: ::tonic_mcp::codegen::TaskSupport::Forbidden,
+        confirm: ::core::option::Option::None,
+        wait_for_operation: ::core::option::Option::None,
+        operation_metadata_type: ::core::option::Option::None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.tool_options.CatalogService/GetProduct","inputType":"testdata.tool_options.GetProductRequest","outputType":"testdata.tool_options.Product","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `catalog_admin_reindex_every_product_in_every_warehouse_right_now`: `/testdata.tool_options.CatalogService/Reindex`.
@@ -164,6 +184,12 @@ pub mod catalog_service_mcp {
         max_messages: ::core::option::Option::None,
         max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
+        task_support: ::tonic_mcp::codegen::TaskSupport::Forbidden,
+        confirm: ::core::option::Option::Some(
+            ::tonic_mcp::codegen::Unconfirmed::Proceed,
+        ),
+        wait_for_operation: ::core::option::Option::None,
+        operation_metadata_type: ::core::option::Option::None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.tool_options.CatalogService/Reindex","inputType":"google.protobuf.Empty","outputType":"google.protobuf.Empty","streaming":"unary","taskSupport":"forbidden","confirm":{"unconfirmed":"proceed"}}}"#,
     };
     /// Every tool of `testdata.tool_options.CatalogService`, sorted by name.

@@ -44,6 +44,10 @@ pub mod well_known_service_mcp {
         max_messages: ::core::option::Option::None,
         max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
+        task_support: ::tonic_mcp::codegen::TaskSupport::Forbidden,
+        confirm: ::core::option::Option::None,
+        wait_for_operation: ::core::option::Option::None,
+        operation_metadata_type: ::core::option::Option::None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.wkt.WellKnownService/Echo","inputType":"testdata.wkt.WellKnownTypes","outputType":"testdata.wkt.WellKnownTypes","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `WellKnownService_EchoAny`: `/testdata.wkt.WellKnownService/EchoAny`.
@@ -69,6 +73,10 @@ pub mod well_known_service_mcp {
         max_messages: ::core::option::Option::None,
         max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
+        task_support: ::tonic_mcp::codegen::TaskSupport::Forbidden,
+        confirm: ::core::option::Option::None,
+        wait_for_operation: ::core::option::Option::None,
+        operation_metadata_type: ::core::option::Option::None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.wkt.WellKnownService/EchoAny","inputType":"google.protobuf.Any","outputType":"google.protobuf.Any","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `WellKnownService_EchoFieldMask`: `/testdata.wkt.WellKnownService/EchoFieldMask`.
@@ -94,6 +102,10 @@ pub mod well_known_service_mcp {
         max_messages: ::core::option::Option::None,
         max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
+        task_support: ::tonic_mcp::codegen::TaskSupport::Forbidden,
+        confirm: ::core::option::Option::None,
+        wait_for_operation: ::core::option::Option::None,
+        operation_metadata_type: ::core::option::Option::None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.wkt.WellKnownService/EchoFieldMask","inputType":"google.protobuf.FieldMask","outputType":"google.protobuf.FieldMask","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `WellKnownService_EchoList`: `/testdata.wkt.WellKnownService/EchoList`.
@@ -119,6 +131,10 @@ pub mod well_known_service_mcp {
         max_messages: ::core::option::Option::None,
         max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
+        task_support: ::tonic_mcp::codegen::TaskSupport::Forbidden,
+        confirm: ::core::option::Option::None,
+        wait_for_operation: ::core::option::Option::None,
+        operation_metadata_type: ::core::option::Option::None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.wkt.WellKnownService/EchoList","inputType":"google.protobuf.ListValue","outputType":"google.protobuf.ListValue","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `WellKnownService_EchoStruct`: `/testdata.wkt.WellKnownService/EchoStruct`.
@@ -144,6 +160,10 @@ pub mod well_known_service_mcp {
         max_messages: ::core::option::Option::None,
         max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
+        task_support: ::tonic_mcp::codegen::TaskSupport::Forbidden,
+        confirm: ::core::option::Option::None,
+        wait_for_operation: ::core::option::Option::None,
+        operation_metadata_type: ::core::option::Option::None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.wkt.WellKnownService/EchoStruct","inputType":"google.protobuf.Struct","outputType":"google.protobuf.Struct","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `WellKnownService_EchoValue`: `/testdata.wkt.WellKnownService/EchoValue`.
@@ -169,6 +189,10 @@ pub mod well_known_service_mcp {
         max_messages: ::core::option::Option::None,
         max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
+        task_support: ::tonic_mcp::codegen::TaskSupport::Forbidden,
+        confirm: ::core::option::Option::None,
+        wait_for_operation: ::core::option::Option::None,
+        operation_metadata_type: ::core::option::Option::None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.wkt.WellKnownService/EchoValue","inputType":"google.protobuf.Value","outputType":"google.protobuf.Value","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `WellKnownService_Now`: `/testdata.wkt.WellKnownService/Now`.
@@ -194,6 +218,10 @@ pub mod well_known_service_mcp {
         max_messages: ::core::option::Option::None,
         max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
+        task_support: ::tonic_mcp::codegen::TaskSupport::Forbidden,
+        confirm: ::core::option::Option::None,
+        wait_for_operation: ::core::option::Option::None,
+        operation_metadata_type: ::core::option::Option::None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.wkt.WellKnownService/Now","inputType":"google.protobuf.Empty","outputType":"google.protobuf.Timestamp","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `WellKnownService_Shout`: `/testdata.wkt.WellKnownService/Shout`.
@@ -219,6 +247,10 @@ pub mod well_known_service_mcp {
         max_messages: ::core::option::Option::None,
         max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
+        task_support: ::tonic_mcp::codegen::TaskSupport::Forbidden,
+        confirm: ::core::option::Option::None,
+        wait_for_operation: ::core::option::Option::None,
+        operation_metadata_type: ::core::option::Option::None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.wkt.WellKnownService/Shout","inputType":"google.protobuf.StringValue","outputType":"google.protobuf.StringValue","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `WellKnownService_Sleep`: `/testdata.wkt.WellKnownService/Sleep`.
@@ -244,6 +276,10 @@ pub mod well_known_service_mcp {
         max_messages: ::core::option::Option::None,
         max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
+        task_support: ::tonic_mcp::codegen::TaskSupport::Forbidden,
+        confirm: ::core::option::Option::None,
+        wait_for_operation: ::core::option::Option::None,
+        operation_metadata_type: ::core::option::Option::None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.wkt.WellKnownService/Sleep","inputType":"google.protobuf.Duration","outputType":"google.protobuf.Empty","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// Every tool of `testdata.wkt.WellKnownService`, sorted by name.

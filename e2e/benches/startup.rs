@@ -277,6 +277,10 @@ fn generated_defs(pool: &DescriptorPool) -> Vec<(&'static [u8], &'static [ToolDe
                     max_messages: None,
                     max_result_bytes: None,
                     output_omitted: &[],
+                    task_support: spec.task_support,
+                    confirm: spec.confirm,
+                    wait_for_operation: None,
+                    operation_metadata_type: None,
                 })
                 .collect();
             out.push((set, &*Box::leak(defs.into_boxed_slice())));

@@ -11,7 +11,7 @@
 //! ```
 
 pub use crate::{
-    def::{RpcKind, ToolAnnotations, ToolDef},
+    def::{RpcKind, TaskSupport, ToolAnnotations, ToolDef, Unconfirmed},
     grpc::BoxTransport,
     grpc_transport::Transport,
     toolset::{ToolSetBuilder, tool_set},

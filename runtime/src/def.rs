@@ -3,7 +3,7 @@
 
 use std::{borrow::Cow, time::Duration};
 
-pub use tonic_mcp_schema::{Annotations as ToolAnnotations, RpcKind};
+pub use tonic_mcp_schema::{Annotations as ToolAnnotations, RpcKind, TaskSupport, Unconfirmed};
 
 /// The rmcp form of `annotations`; `None` when no hint is set.
 pub(crate) fn annotations_to_rmcp(
@@ -27,7 +27,7 @@ pub(crate) fn annotations_to_rmcp(
 /// with [`ToolSetBuilder`](crate::codegen::ToolSetBuilder)):
 ///
 /// ```
-/// use tonic_mcp::codegen::{RpcKind, ToolAnnotations, ToolDef};
+/// use tonic_mcp::codegen::{RpcKind, TaskSupport, ToolAnnotations, ToolDef};
 ///
 /// pub const DOUBLE: ToolDef = ToolDef {
 ///     name: "Calc_Double",
@@ -46,6 +46,10 @@ pub(crate) fn annotations_to_rmcp(
 ///     max_messages: None,
 ///     max_result_bytes: None,
 ///     output_omitted: &[],
+///     task_support: TaskSupport::Forbidden,
+///     confirm: None,
+///     wait_for_operation: None,
+///     operation_metadata_type: None,
 ///     meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/calc.v1.Calc/Double","inputType":"google.protobuf.Int64Value","outputType":"google.protobuf.Int64Value","streaming":"unary","taskSupport":"forbidden"}}"#,
 /// };
 /// ```
@@ -86,13 +90,20 @@ pub struct ToolDef {
     /// Full names of fields the output schema leaves out (`(rust_mcp.field).hidden` and
     /// `INPUT_ONLY` fields): they are cleared from responses before encoding.
     pub output_omitted: &'static [&'static str],
-    /// The tool's MCP `_meta` object as JSON (empty for none), listed with the tool. Its
-    /// `protoc-gen-rust-mcp/rpc` entry names the RPC (`path`, `inputType`, `outputType`,
-    /// `streaming`) and records serving choices the runtime follows: `taskSupport`
-    /// (`"optional"` lets calls run as MCP tasks), `confirm` (ask the user first) and
-    /// `longRunning` (with `"wait": true`, wait for the `google.longrunning.Operation` the RPC
-    /// returns and answer with its `responseType`; the descriptor set must define it and
+    /// Whether calls may run as MCP tasks (for clients that ask for them).
+    pub task_support: TaskSupport,
+    /// Ask the user before every call, and what to do when the client cannot be asked.
+    pub confirm: Option<Unconfirmed>,
+    /// Wait for the `google.longrunning.Operation` the RPC returns and answer with its
+    /// response, a message of this full proto name (the descriptor set must define it and
     /// `google.longrunning.GetOperationRequest`).
+    pub wait_for_operation: Option<&'static str>,
+    /// The full proto name of a waited operation's `metadata`, when the descriptors define it.
+    pub operation_metadata_type: Option<&'static str>,
+    /// The tool's MCP `_meta` object as JSON (empty for none), listed with the tool as it is.
+    /// The plugin writes there the RPC's identity (`protoc-gen-rust-mcp/rpc`: `path`,
+    /// `inputType`, `outputType`, `streaming`) and, for clients, the serving choices above;
+    /// the runtime acts on the typed fields, not on this text.
     pub meta: &'static str,
 }
 

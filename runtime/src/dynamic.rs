@@ -220,7 +220,7 @@ impl<'a> DescriptorTools<'a> {
     fn register(&self, builder: &mut ToolSetBuilder, mut spec: ToolSpec) -> Result<(), Error> {
         let name = self.served_name(&spec).to_owned();
         spec.name = name;
-        let meta = ToolMeta::from_value(&spec.name, spec.meta())?;
+        let meta = ToolMeta::of_spec(&spec);
         let ToolSpec {
             name,
             title,

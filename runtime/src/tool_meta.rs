@@ -1,16 +1,18 @@
-//! Tool and result `_meta`: the proto identity the plugin lists with every tool, the serving
-//! choices read back from it, and the gRPC status every result carries.
+//! Tool and result `_meta`: the object listed with every tool (the proto identity the plugin
+//! writes) beside the typed serving choices the runtime follows, and the gRPC status every
+//! result carries.
 //!
 //! Keys use the prefix `protoc-gen-rust-mcp/` (MCP reserves only prefixes whose second label is
 //! `modelcontextprotocol` or `mcp`). The tool object is written by the plugin (and by
-//! `tonic-mcp-schema` for tools built at run time); this module only reads what the runtime
-//! acts on.
+//! `tonic-mcp-schema` for tools built at run time) and listed as it is; the runtime does not
+//! read its serving choices back from it.
 
 use rmcp::model::{JsonObject, MetaObject};
 use serde_json::{Value, json};
 use tonic::Code;
+use tonic_mcp_schema::{TaskSupport, ToolSpec};
 
-use crate::{error::Error, status::code_name};
+use crate::{def::ToolDef, error::Error, status::code_name};
 
 pub(crate) use tonic_mcp_schema::meta::Unconfirmed;
 pub use tonic_mcp_schema::meta::{RPC_META_KEY, STATUS_META_KEY};
@@ -30,64 +32,51 @@ pub(crate) struct ToolMeta {
 }
 
 impl ToolMeta {
-    /// Parses a definition's `_meta` JSON (empty: none).
-    pub(crate) fn parse(tool: &str, text: &str) -> Result<Self, Error> {
-        if text.trim().is_empty() {
-            return Ok(Self::default());
-        }
-        let invalid = |message: String| Error::InvalidMeta {
-            tool: tool.to_owned(),
-            message,
-        };
-        let value = serde_json::from_str::<Value>(text).map_err(|e| invalid(e.to_string()))?;
-        Self::from_value(tool, value)
-    }
-
-    /// Reads a tool's `_meta` object, as `tonic-mcp-schema` makes it.
-    pub(crate) fn from_value(tool: &str, value: Value) -> Result<Self, Error> {
-        let invalid = |message: String| Error::InvalidMeta {
-            tool: tool.to_owned(),
-            message,
-        };
-        let Value::Object(object) = value else {
-            return Err(invalid("`_meta` must be a JSON object".to_owned()));
-        };
-        let rpc = object.get(RPC_META_KEY).and_then(Value::as_object);
-        let text_of = |key: &str| rpc.and_then(|rpc| rpc.get(key)).and_then(Value::as_str);
-        let tasks = match text_of("taskSupport") {
-            None | Some("forbidden") => false,
-            Some("optional") => true,
-            Some(other) => return Err(invalid(format!("unknown taskSupport `{other}`"))),
-        };
-        let confirm = match rpc.and_then(|rpc| rpc.get("confirm")) {
-            None => None,
-            Some(confirm) => match confirm.get("unconfirmed").and_then(Value::as_str) {
-                None | Some("refuse") => Some(Unconfirmed::Refuse),
-                Some("proceed") => Some(Unconfirmed::Proceed),
-                Some(other) => return Err(invalid(format!("unknown unconfirmed `{other}`"))),
-            },
-        };
-        let wait_for = match rpc.and_then(|rpc| rpc.get("longRunning")) {
-            None => None,
-            Some(lro) => {
-                let text = |key: &str| lro.get(key).and_then(Value::as_str).map(str::to_owned);
-                match lro.get("wait").and_then(Value::as_bool) {
-                    Some(true) => Some((
-                        text("responseType").ok_or_else(|| {
-                            invalid("`longRunning` has no `responseType`".to_owned())
-                        })?,
-                        text("metadataType"),
-                    )),
-                    _ => None,
-                }
+    /// A definition's `_meta` JSON (empty: none), listed as it is, and its typed serving
+    /// choices.
+    pub(crate) fn new(def: &ToolDef) -> Result<Self, Error> {
+        let object = if def.meta.trim().is_empty() {
+            None
+        } else {
+            let invalid = |message: String| Error::InvalidMeta {
+                tool: def.name.to_owned(),
+                message,
+            };
+            match serde_json::from_str::<Value>(def.meta).map_err(|e| invalid(e.to_string()))? {
+                Value::Object(object) => Some(object),
+                _ => return Err(invalid("`_meta` must be a JSON object".to_owned())),
             }
         };
         Ok(Self {
-            object: Some(object),
-            tasks,
-            confirm,
-            wait_for,
+            object,
+            tasks: def.task_support == TaskSupport::Optional,
+            confirm: def.confirm,
+            wait_for: def.wait_for_operation.map(|response| {
+                (
+                    response.to_owned(),
+                    def.operation_metadata_type.map(str::to_owned),
+                )
+            }),
         })
+    }
+
+    /// A tool built from descriptors at run time: its `_meta` object as the schema crate
+    /// makes it, and the serving choices it was made from.
+    pub(crate) fn of_spec(spec: &ToolSpec) -> Self {
+        let object = match spec.meta() {
+            Value::Object(object) => Some(object),
+            _ => None,
+        };
+        Self {
+            object,
+            tasks: spec.task_support == TaskSupport::Optional,
+            confirm: spec.confirm,
+            wait_for: spec
+                .long_running
+                .as_ref()
+                .filter(|lro| lro.wait)
+                .map(|lro| (lro.response_type.clone(), lro.metadata_type.clone())),
+        }
     }
 }
 

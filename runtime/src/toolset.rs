@@ -303,7 +303,9 @@ impl Default for ToolSet {
 /// lists them at once.
 ///
 /// ```
-/// use tonic_mcp::codegen::{BoxTransport, RpcKind, ToolAnnotations, ToolDef, ToolSetBuilder};
+/// use tonic_mcp::codegen::{
+///     BoxTransport, RpcKind, TaskSupport, ToolAnnotations, ToolDef, ToolSetBuilder,
+/// };
 ///
 /// const PING: ToolDef = ToolDef {
 ///     name: "Ping",
@@ -322,6 +324,10 @@ impl Default for ToolSet {
 ///     max_messages: None,
 ///     max_result_bytes: None,
 ///     output_omitted: &[],
+///     task_support: TaskSupport::Forbidden,
+///     confirm: None,
+///     wait_for_operation: None,
+///     operation_metadata_type: None,
 ///     meta: "", // no `_meta`
 /// };
 ///
@@ -448,7 +454,7 @@ impl ToolSetBuilder {
         let info = ToolInfo::from(def);
         let input_schema = parse_schema(&info.name, "input", def.input_schema)?;
         let output_schema = parse_schema(&info.name, "output", def.output_schema)?;
-        let meta = ToolMeta::parse(def.name, def.meta)?;
+        let meta = ToolMeta::new(def)?;
         self.register(info, input_schema, output_schema, checks, meta)
     }
 

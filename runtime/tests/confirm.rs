@@ -20,12 +20,13 @@ use rmcp::{
 use serde_json::{Value, json};
 use tonic_mcp::{
     McpServer,
-    codegen::{BoxTransport, ToolDef, ToolSetBuilder},
+    codegen::{BoxTransport, ToolDef, ToolSetBuilder, Unconfirmed},
 };
 
 /// `GetItem`, confirmed; a client that cannot be asked is refused.
 static CONFIRMED: ToolDef = ToolDef {
     name: "Confirmed",
+    confirm: Some(Unconfirmed::Refuse),
     meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/demo.v1.ItemService/GetItem","inputType":"demo.v1.GetItemRequest","outputType":"demo.v1.Item","streaming":"unary","taskSupport":"forbidden","confirm":{"unconfirmed":"refuse"}}}"#,
     ..pb::item_service_mcp::GET_ITEM
 };
@@ -33,6 +34,7 @@ static CONFIRMED: ToolDef = ToolDef {
 /// `GetItem`, confirmed; a client that cannot be asked gets the call.
 static CONFIRMED_OR_PROCEED: ToolDef = ToolDef {
     name: "ConfirmedOrProceed",
+    confirm: Some(Unconfirmed::Proceed),
     meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/demo.v1.ItemService/GetItem","inputType":"demo.v1.GetItemRequest","outputType":"demo.v1.Item","streaming":"unary","taskSupport":"forbidden","confirm":{"unconfirmed":"proceed"}}}"#,
     ..pb::item_service_mcp::GET_ITEM
 };

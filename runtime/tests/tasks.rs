@@ -17,7 +17,7 @@ use rmcp::{
 use serde_json::{Value, json};
 use tonic_mcp::{
     McpServer,
-    codegen::{BoxTransport, ToolDef, ToolSetBuilder},
+    codegen::{BoxTransport, TaskSupport, ToolDef, ToolSetBuilder},
 };
 
 type TaskClient = RunningService<RoleClient, ClientConfig>;
@@ -25,6 +25,7 @@ type TaskClient = RunningService<RoleClient, ClientConfig>;
 /// `Slow` with tasks allowed, as `task_support: TASK_SUPPORT_OPTIONAL` makes it.
 static SLOW_TASK: ToolDef = ToolDef {
     name: "SlowTask",
+    task_support: TaskSupport::Optional,
     meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/demo.v1.ItemService/Slow","inputType":"demo.v1.SlowRequest","outputType":"demo.v1.SlowResponse","streaming":"unary","taskSupport":"optional"}}"#,
     ..pb::item_service_mcp::SLOW
 };

@@ -151,7 +151,7 @@ static BAD_SCHEMA: ToolDef = ToolDef {
 
 static BAD_META: ToolDef = ToolDef {
     name: "BadMeta",
-    meta: r#"{"protoc-gen-rust-mcp/rpc": {"taskSupport": "sometimes"}}"#,
+    meta: r#"["protoc-gen-rust-mcp/rpc"]"#,
     ..item_service_mcp::GET_ITEM
 };
 
@@ -242,11 +242,11 @@ fn registration_errors_name_the_tool_and_what_is_wrong() -> TestResult {
     );
 
     let Err(error) = builder.add(&BAD_META) else {
-        return Err("an unknown taskSupport must be rejected".into());
+        return Err("a `_meta` that is not a JSON object must be rejected".into());
     };
     assert_eq!(
         error.to_string(),
-        "tool `BadMeta`: invalid `_meta`: unknown taskSupport `sometimes`"
+        "tool `BadMeta`: invalid `_meta`: `_meta` must be a JSON object"
     );
 
     builder.add(&item_service_mcp::GET_ITEM)?;

@@ -28,6 +28,10 @@ pub mod inventory_service_mcp {
         max_messages: ::core::option::Option::None,
         max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
+        task_support: crate::mcp::codegen::TaskSupport::Optional,
+        confirm: ::core::option::Option::None,
+        wait_for_operation: ::core::option::Option::None,
+        operation_metadata_type: ::core::option::Option::None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.streaming.InventoryService/Chat","inputType":"testdata.streaming.ChatMessage","outputType":"testdata.streaming.ChatMessage","streaming":"bidi_streaming","taskSupport":"optional"}}"#,
     };
     /// `InventoryService_GetItem`: `/testdata.streaming.InventoryService/GetItem`.
@@ -53,6 +57,10 @@ pub mod inventory_service_mcp {
         max_messages: ::core::option::Option::None,
         max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
+        task_support: crate::mcp::codegen::TaskSupport::Forbidden,
+        confirm: ::core::option::Option::None,
+        wait_for_operation: ::core::option::Option::None,
+        operation_metadata_type: ::core::option::Option::None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.streaming.InventoryService/GetItem","inputType":"testdata.streaming.GetItemRequest","outputType":"testdata.streaming.Item","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `InventoryService_ListItems`: `/testdata.streaming.InventoryService/ListItems`.
@@ -78,6 +86,10 @@ pub mod inventory_service_mcp {
         max_messages: ::core::option::Option::None,
         max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
+        task_support: crate::mcp::codegen::TaskSupport::Optional,
+        confirm: ::core::option::Option::None,
+        wait_for_operation: ::core::option::Option::None,
+        operation_metadata_type: ::core::option::Option::None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.streaming.InventoryService/ListItems","inputType":"testdata.streaming.ListItemsRequest","outputType":"testdata.streaming.Item","streaming":"server_streaming","taskSupport":"optional"}}"#,
     };
     /// `InventoryService_UploadItems`: `/testdata.streaming.InventoryService/UploadItems`.
@@ -103,6 +115,10 @@ pub mod inventory_service_mcp {
         max_messages: ::core::option::Option::None,
         max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
+        task_support: crate::mcp::codegen::TaskSupport::Forbidden,
+        confirm: ::core::option::Option::None,
+        wait_for_operation: ::core::option::Option::None,
+        operation_metadata_type: ::core::option::Option::None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.streaming.InventoryService/UploadItems","inputType":"testdata.streaming.Item","outputType":"testdata.streaming.UploadSummary","streaming":"client_streaming","taskSupport":"forbidden"}}"#,
     };
     /// Every tool of `testdata.streaming.InventoryService`, sorted by name.

@@ -28,6 +28,10 @@ pub mod search_service_mcp {
         max_messages: ::core::option::Option::None,
         max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
+        task_support: ::tonic_mcp::codegen::TaskSupport::Forbidden,
+        confirm: ::core::option::Option::None,
+        wait_for_operation: ::core::option::Option::None,
+        operation_metadata_type: ::core::option::Option::None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.oneofs.SearchService/Echo","inputType":"testdata.oneofs.SearchRequest","outputType":"testdata.oneofs.SearchRequest","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// Every tool of `testdata.oneofs.SearchService`, sorted by name.

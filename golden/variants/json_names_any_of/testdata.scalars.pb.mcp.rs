@@ -30,6 +30,10 @@ pub mod scalar_service_mcp {
         max_messages: ::core::option::Option::None,
         max_result_bytes: ::core::option::Option::None,
         output_omitted: &[],
+        task_support: ::tonic_mcp::codegen::TaskSupport::Forbidden,
+        confirm: ::core::option::Option::None,
+        wait_for_operation: ::core::option::Option::None,
+        operation_metadata_type: ::core::option::Option::None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.scalars.ScalarService/Echo","inputType":"testdata.scalars.AllScalars","outputType":"testdata.scalars.AllScalars","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// Every tool of `testdata.scalars.ScalarService`, sorted by name.

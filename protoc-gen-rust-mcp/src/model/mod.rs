@@ -23,7 +23,7 @@ use self::descriptor_set::descriptor_set;
 use self::prost_services::{ProstService, prost_services};
 
 pub use self::inputs::{Inputs, RawRequest};
-pub use tonic_mcp_schema::{Annotations, Omitted, RpcKind};
+pub use tonic_mcp_schema::{Annotations, Omitted, RpcKind, TaskSupport, Unconfirmed};
 
 /// Everything to emit for one request.
 #[derive(Debug)]
@@ -117,7 +117,14 @@ pub struct Tool {
     /// The types its long-running operation holds (`operation_info`'s response and metadata
     /// types), which the embedded descriptor set must hold too.
     pub operation_types: Vec<String>,
-    /// The tool's MCP `_meta` object (RPC identity and serving choices).
+    /// Whether calls may run as MCP tasks.
+    pub task_support: TaskSupport,
+    /// Ask the user before calling, and what to do when the client cannot be asked.
+    pub confirm: Option<Unconfirmed>,
+    /// The operation's response and metadata types, when calls wait for the
+    /// `google.longrunning.Operation` the RPC returns.
+    pub wait_for_operation: Option<(String, Option<String>)>,
+    /// The tool's MCP `_meta` object (RPC identity and serving choices), for the wire.
     pub meta: serde_json::Value,
 }
 
@@ -240,6 +247,11 @@ impl Tool {
             .cloned()
             .collect();
         let meta = spec.meta();
+        let wait_for_operation = spec
+            .long_running
+            .as_ref()
+            .filter(|lro| lro.wait)
+            .map(|lro| (lro.response_type.clone(), lro.metadata_type.clone()));
         // serde_json's writer into a byte buffer: `Value`'s `Display` goes through a
         // formatter adapter and costs about twice as much.
         let minified = |schema: &serde_json::Value| {
@@ -270,6 +282,9 @@ impl Tool {
             output_omitted: spec.output_omitted,
             input_schema,
             output_schema,
+            task_support: spec.task_support,
+            confirm: spec.confirm,
+            wait_for_operation,
             meta,
         })
     }

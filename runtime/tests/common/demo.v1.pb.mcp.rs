@@ -68,6 +68,10 @@ pub mod item_service_mcp {
         max_messages: None,
         max_result_bytes: None,
         output_omitted: &[],
+        task_support: ::tonic_mcp::codegen::TaskSupport::Forbidden,
+        confirm: None,
+        wait_for_operation: None,
+        operation_metadata_type: None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/demo.v1.ItemService/GetItem","inputType":"demo.v1.GetItemRequest","outputType":"demo.v1.Item","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `ItemService_ListItems`
@@ -127,6 +131,10 @@ pub mod item_service_mcp {
         max_messages: Some(5),
         max_result_bytes: None,
         output_omitted: &[],
+        task_support: ::tonic_mcp::codegen::TaskSupport::Optional,
+        confirm: None,
+        wait_for_operation: None,
+        operation_metadata_type: None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/demo.v1.ItemService/ListItems","inputType":"demo.v1.ListItemsRequest","outputType":"demo.v1.Item","streaming":"server_streaming","taskSupport":"optional"}}"#,
     };
     /// `ItemService_UploadItems`
@@ -184,6 +192,10 @@ pub mod item_service_mcp {
         max_messages: None,
         max_result_bytes: None,
         output_omitted: &[],
+        task_support: ::tonic_mcp::codegen::TaskSupport::Forbidden,
+        confirm: None,
+        wait_for_operation: None,
+        operation_metadata_type: None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/demo.v1.ItemService/UploadItems","inputType":"demo.v1.Item","outputType":"demo.v1.UploadSummary","streaming":"client_streaming","taskSupport":"forbidden"}}"#,
     };
     /// `ItemService_Chat`
@@ -224,6 +236,10 @@ pub mod item_service_mcp {
         max_messages: None,
         max_result_bytes: None,
         output_omitted: &[],
+        task_support: ::tonic_mcp::codegen::TaskSupport::Optional,
+        confirm: None,
+        wait_for_operation: None,
+        operation_metadata_type: None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/demo.v1.ItemService/Chat","inputType":"demo.v1.ChatMessage","outputType":"demo.v1.ChatMessage","streaming":"bidi_streaming","taskSupport":"optional"}}"#,
     };
     /// `ItemService_Echo` (schema covers a subset of `Everything`, with JSON names).
@@ -311,6 +327,10 @@ pub mod item_service_mcp {
         max_messages: None,
         max_result_bytes: None,
         output_omitted: &[],
+        task_support: ::tonic_mcp::codegen::TaskSupport::Forbidden,
+        confirm: None,
+        wait_for_operation: None,
+        operation_metadata_type: None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/demo.v1.ItemService/Echo","inputType":"demo.v1.Everything","outputType":"demo.v1.Everything","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `ItemService_After`
@@ -336,6 +356,10 @@ pub mod item_service_mcp {
         max_messages: None,
         max_result_bytes: None,
         output_omitted: &[],
+        task_support: ::tonic_mcp::codegen::TaskSupport::Forbidden,
+        confirm: None,
+        wait_for_operation: None,
+        operation_metadata_type: None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/demo.v1.ItemService/After","inputType":"google.protobuf.Duration","outputType":"google.protobuf.Timestamp","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// `ItemService_Slow`
@@ -361,6 +385,10 @@ pub mod item_service_mcp {
         max_messages: None,
         max_result_bytes: None,
         output_omitted: &[],
+        task_support: ::tonic_mcp::codegen::TaskSupport::Forbidden,
+        confirm: None,
+        wait_for_operation: None,
+        operation_metadata_type: None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/demo.v1.ItemService/Slow","inputType":"demo.v1.SlowRequest","outputType":"demo.v1.SlowResponse","streaming":"unary","taskSupport":"forbidden"}}"#,
     };
     /// Every tool of the service, in `tools/list` order.

@@ -39,7 +39,7 @@ use proc_macro2::Literal;
 use super::Context;
 use super::literals::raw_string;
 use crate::error::{Error, Result};
-use crate::model::{RpcKind, Tool};
+use crate::model::{RpcKind, TaskSupport, Tool, Unconfirmed};
 
 /// prettyplease's line width (`MARGIN` in its `lib.rs`).
 const MARGIN: usize = 89;
@@ -104,6 +104,29 @@ pub(super) fn tool_def(cx: &Context<'_>, tool: &Tool, index: usize) -> Result<St
     } else {
         bracketed(FIELD_INDENT, "output_omitted", "&[", &omitted, "]")
     };
+    let task_support = match tool.task_support {
+        TaskSupport::Forbidden => "Forbidden",
+        TaskSupport::Optional => "Optional",
+    };
+    let confirm = option(
+        "confirm",
+        tool.confirm.map(|unconfirmed| {
+            let variant = match unconfirmed {
+                Unconfirmed::Refuse => "Refuse",
+                Unconfirmed::Proceed => "Proceed",
+            };
+            format!("{runtime}::codegen::Unconfirmed::{variant}")
+        }),
+    );
+    let wait_for = tool.wait_for_operation.as_ref();
+    let wait_for_operation = option(
+        "wait_for_operation",
+        wait_for.map(|(response, _)| string(response)),
+    );
+    let operation_metadata_type = option(
+        "operation_metadata_type",
+        wait_for.and_then(|(_, metadata)| metadata.as_deref().map(string)),
+    );
     let hints = tool.annotations;
     let mut out = String::with_capacity(
         1024 + input_schema.len() + output_schema.len() + tool.description.len(),
@@ -134,6 +157,10 @@ pub(super) fn tool_def(cx: &Context<'_>, tool: &Tool, index: usize) -> Result<St
         \x20       {max_messages},\n\
         \x20       {max_result_bytes},\n\
         \x20       {output_omitted},\n\
+        \x20       task_support: {runtime}::codegen::TaskSupport::{task_support},\n\
+        \x20       {confirm},\n\
+        \x20       {wait_for_operation},\n\
+        \x20       {operation_metadata_type},\n\
         \x20       meta: {meta},\n\
         \x20   }};\n",
         const_name = tool.const_name,

@@ -8,7 +8,7 @@ use super::super::schema_texts::SchemaTexts;
 use super::super::{Context, path_text};
 use super::tool_def;
 use crate::error::{Error, Result};
-use crate::model::{Annotations, Package, RpcKind, Service, Tool};
+use crate::model::{Annotations, Package, RpcKind, Service, TaskSupport, Tool, Unconfirmed};
 use crate::options::PluginOptions;
 
 /// The tokens of a `ToolDef` constant, as the emitter made them before it wrote text.
@@ -47,6 +47,27 @@ fn tokens(cx: &Context<'_>, tool: &Tool, index: usize) -> Result<TokenStream> {
     let meta: Literal = raw_string(&tool.meta.to_string())
         .parse()
         .map_err(|e| Error::Internal(format!("_meta literal of {}: {e}", tool.name)))?;
+    let task_support = match tool.task_support {
+        TaskSupport::Forbidden => quote!(Forbidden),
+        TaskSupport::Optional => quote!(Optional),
+    };
+    let confirm = match tool.confirm {
+        Some(Unconfirmed::Refuse) => {
+            quote!(::core::option::Option::Some(#runtime::codegen::Unconfirmed::Refuse))
+        }
+        Some(Unconfirmed::Proceed) => {
+            quote!(::core::option::Option::Some(#runtime::codegen::Unconfirmed::Proceed))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let optional_text = |text: Option<&String>| match text {
+        Some(text) => quote!(::core::option::Option::Some(#text)),
+        None => quote!(::core::option::Option::None),
+    };
+    let wait_for = tool.wait_for_operation.as_ref();
+    let wait_for_operation = optional_text(wait_for.map(|(response, _)| response));
+    let operation_metadata_type =
+        optional_text(wait_for.and_then(|(_, metadata)| metadata.as_ref()));
     let max_messages = match tool.max_messages {
         Some(n) => quote!(::core::option::Option::Some(#n)),
         None => quote!(::core::option::Option::None),
@@ -77,6 +98,10 @@ fn tokens(cx: &Context<'_>, tool: &Tool, index: usize) -> Result<TokenStream> {
             max_messages: #max_messages,
             max_result_bytes: #max_result_bytes,
             output_omitted: &[#(#output_omitted),*],
+            task_support: #runtime::codegen::TaskSupport::#task_support,
+            confirm: #confirm,
+            wait_for_operation: #wait_for_operation,
+            operation_metadata_type: #operation_metadata_type,
             meta: #meta,
         };
     })
@@ -120,6 +145,9 @@ fn tool(const_name: &str) -> Tool {
         output_schema: format!(r#"{{"type":"object","title":"{const_name}"}}"#),
         stderr_lines: Vec::new(),
         operation_types: Vec::new(),
+        task_support: TaskSupport::Forbidden,
+        confirm: None,
+        wait_for_operation: None,
         meta: serde_json::json!({"protoc-gen-rust-mcp/rpc": {"path": const_name}}),
     }
 }
@@ -174,6 +202,23 @@ fn tools() -> Vec<Tool> {
             t.output_omitted = omitted(n, len);
             tools.push(t);
         }
+    }
+    // Serving choices, with operation types around the width where `Some(…)` breaks.
+    for (i, unconfirmed) in [Unconfirmed::Refuse, Unconfirmed::Proceed]
+        .into_iter()
+        .enumerate()
+    {
+        let mut t = tool(&format!("CONFIRM_{i}"));
+        t.task_support = TaskSupport::Optional;
+        t.confirm = Some(unconfirmed);
+        tools.push(t);
+    }
+    for len in (0..60).step_by(4) {
+        let mut t = tool(&format!("WAIT_{len}"));
+        let response = format!("demo.v1.{}Response", "R".repeat(len));
+        let metadata = (len % 8 == 0).then(|| format!("demo.v1.{}Metadata", "M".repeat(len)));
+        t.wait_for_operation = Some((response, metadata));
+        tools.push(t);
     }
     // First lines far over the margin.
     for len in [40, 80, 120, 200] {
