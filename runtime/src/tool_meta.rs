@@ -22,8 +22,8 @@ pub use tonic_mcp_schema::meta::{RPC_META_KEY, STATUS_META_KEY};
 pub(crate) struct ToolMeta {
     /// The listed object; `None` for a definition without `_meta`.
     pub(crate) object: Option<JsonObject>,
-    /// Calls may run as tasks.
-    pub(crate) tasks: bool,
+    /// Whether calls may, or must, run as tasks.
+    pub(crate) task_support: TaskSupport,
     /// Ask the user before calling.
     pub(crate) confirm: Option<Unconfirmed>,
     /// Wait for the `google.longrunning.Operation` the RPC returns: its `responseType` and
@@ -49,7 +49,7 @@ impl ToolMeta {
         };
         Ok(Self {
             object,
-            tasks: def.task_support == TaskSupport::Optional,
+            task_support: def.task_support,
             confirm: def.confirm,
             wait_for: def.wait_for_operation.map(|response| {
                 (
@@ -69,7 +69,7 @@ impl ToolMeta {
         };
         Self {
             object,
-            tasks: spec.task_support == TaskSupport::Optional,
+            task_support: spec.task_support,
             confirm: spec.confirm,
             wait_for: spec
                 .long_running

@@ -30,6 +30,14 @@ static SLOW_TASK: ToolDef = ToolDef {
     ..pb::item_service_mcp::SLOW
 };
 
+/// `Slow` whose calls must be tasks, as `task_support: TASK_SUPPORT_REQUIRED` makes it.
+static SLOW_REQUIRED: ToolDef = ToolDef {
+    name: "SlowRequired",
+    task_support: TaskSupport::Required,
+    meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/demo.v1.ItemService/Slow","inputType":"demo.v1.SlowRequest","outputType":"demo.v1.SlowResponse","streaming":"unary","taskSupport":"required"}}"#,
+    ..pb::item_service_mcp::SLOW
+};
+
 /// `ListItems` without the 5-message bound of its proto option: a stream of any length.
 static LIST_ITEMS_LONG: ToolDef = ToolDef {
     name: "ListItemsLong",
@@ -51,6 +59,7 @@ async fn server_with(task_ttl: Option<Duration>, search: bool) -> TestResult<(Mc
         BoxTransport::new(channel.clone()),
     )?;
     slow.add(&SLOW_TASK)?;
+    slow.add(&SLOW_REQUIRED)?;
     slow.add(&LIST_ITEMS_LONG)?;
     let mut builder = McpServer::builder("tasks", "0.1.0")
         .tool_set(pb::item_service_mcp::from_channel(channel)?)?
@@ -324,5 +333,89 @@ async fn a_task_belongs_to_the_session_that_started_it() -> TestResult {
         json!(format!("unknown task: {task_id}"))
     );
     serving.cancel();
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_tool_that_requires_tasks_refuses_calls_that_are_not_tasks() -> TestResult {
+    let (server, _backend) = server(None).await?;
+    // A client that declares the tasks extension gets a task.
+    let with_tasks = connect(server.clone(), true).await?;
+    let task = start(&with_tasks, "SlowRequired", json!({"sleep_ms": 1})).await?;
+    let (payload, _) = settle(&with_tasks, &task.task.task_id).await?;
+    assert!(!completed(payload)?.is_error.unwrap_or(false));
+    // One that does not is refused, and told how to ask.
+    let without = connect(server, false).await?;
+    let error = without
+        .call_tool(params("SlowRequired", json!({"sleep_ms": 1}))?)
+        .await
+        .err()
+        .ok_or("a call that is not a task must be refused")?;
+    let rmcp::service::ServiceError::McpError(error) = error else {
+        return Err(format!("expected a JSON-RPC error: {error:?}").into());
+    };
+    assert_eq!(error.code, rmcp::model::ErrorCode::METHOD_NOT_FOUND);
+    assert!(
+        error.message.contains("runs only as a task"),
+        "{}",
+        error.message
+    );
+    Ok(())
+}
+
+/// The same tool for a client of revision 2025-11-25, over the stdio transport: listed as
+/// `"execution": {"taskSupport": "required"}`, refused without `task`, a task with it.
+#[tokio::test]
+async fn a_tool_that_requires_tasks_on_revision_2025_11_25() -> TestResult {
+    use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _};
+    let (server, _backend) = server(None).await?;
+    let (read, mut write) = tokio::io::split(test_kit::serve_io_in_process(server));
+    let mut lines = tokio::io::BufReader::new(read).lines();
+    let mut exchange = async |message: Value| -> TestResult<Value> {
+        write.write_all(format!("{message}\n").as_bytes()).await?;
+        let Some(id) = message.get("id").cloned() else {
+            return Ok(Value::Null);
+        };
+        loop {
+            let line = lines.next_line().await?.ok_or("the server closed")?;
+            let answer: Value = serde_json::from_str(&line)?;
+            if answer["id"] == id {
+                return Ok(answer);
+            }
+        }
+    };
+    exchange(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {"tasks": {}},
+        "clientInfo": {"name": "raw", "version": "0"}}}),
+    )
+    .await?;
+    exchange(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await?;
+    let listed = exchange(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})).await?;
+    let execution = |name: &str| {
+        listed["result"]["tools"]
+            .as_array()
+            .and_then(|tools| tools.iter().find(|tool| tool["name"] == name))
+            .map(|tool| tool["execution"].clone())
+    };
+    assert_eq!(
+        execution("SlowRequired"),
+        Some(json!({"taskSupport": "required"}))
+    );
+    assert_eq!(
+        execution("SlowTask"),
+        Some(json!({"taskSupport": "optional"}))
+    );
+    let call = |id: u64, task: bool| {
+        let mut params = json!({"name": "SlowRequired", "arguments": {"sleep_ms": 1}});
+        if task {
+            params["task"] = json!({});
+        }
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
+    };
+    let refused = exchange(call(3, false)).await?;
+    assert_eq!(refused["error"]["code"], -32601, "{refused}");
+    let task = exchange(call(4, true)).await?;
+    assert_eq!(task["result"]["task"]["status"], "working", "{task}");
     Ok(())
 }

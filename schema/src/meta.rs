@@ -30,6 +30,8 @@ pub enum TaskSupport {
     Forbidden,
     /// Calls from clients that declare the tasks extension answer with a task.
     Optional,
+    /// Every call is a task; a client that does not ask for one is refused.
+    Required,
 }
 
 impl TaskSupport {
@@ -41,12 +43,18 @@ impl TaskSupport {
         }
     }
 
-    /// The name listed in `_meta` (`"forbidden"`, `"optional"`).
+    /// The name listed in `_meta` (`"forbidden"`, `"optional"`, `"required"`).
     pub fn as_str(self) -> &'static str {
         match self {
             TaskSupport::Forbidden => "forbidden",
             TaskSupport::Optional => "optional",
+            TaskSupport::Required => "required",
         }
+    }
+
+    /// Calls may run as tasks.
+    pub fn allows_tasks(self) -> bool {
+        self != TaskSupport::Forbidden
     }
 }
 

@@ -109,13 +109,15 @@ impl Catalog {
                 (discovery.listing().to_vec(), Some(discovery))
             }
         };
-        let task_tools = tools.values().any(|r| r.entry.tool.meta.tasks);
+        let task_tools = tools
+            .values()
+            .any(|r| r.entry.tool.meta.task_support.allows_tasks());
         let runs_as_task: Vec<bool> = listing
             .iter()
             .map(|tool| {
                 tools
                     .get(tool.name.as_ref())
-                    .is_some_and(|r| r.entry.tool.meta.tasks)
+                    .is_some_and(|r| r.entry.tool.meta.task_support.allows_tasks())
             })
             .collect();
         let types = UnionPool::new(

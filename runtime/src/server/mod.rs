@@ -49,6 +49,8 @@ pub(crate) enum Prepared {
 }
 
 use self::tasks::Tasks;
+use tonic_mcp_schema::TaskSupport;
+
 use crate::{
     call::{self, Limits},
     context::{CallContext, CallHook, Refusal},
@@ -429,6 +431,9 @@ impl ServerHandler for McpServer {
                 self.inner.task_ttl,
                 tasks::Shape::Extension,
             )));
+        }
+        if registered.entry.tool.meta.task_support == TaskSupport::Required {
+            return Err(tasks::required(&registered.entry.name));
         }
         self.call(&registered, request, context)
             .await

@@ -435,6 +435,7 @@ fn tool(
         None | Some(0) => TaskSupport::default_for(kind),
         Some(1) => TaskSupport::Forbidden,
         Some(2) => TaskSupport::Optional,
+        Some(3) => TaskSupport::Required,
         Some(other) => {
             return Err(invalid(
                 "(rust_mcp.tool).task_support",

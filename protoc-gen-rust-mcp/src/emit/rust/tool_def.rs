@@ -107,6 +107,7 @@ pub(super) fn tool_def(cx: &Context<'_>, tool: &Tool, index: usize) -> Result<St
     let task_support = match tool.task_support {
         TaskSupport::Forbidden => "Forbidden",
         TaskSupport::Optional => "Optional",
+        TaskSupport::Required => "Required",
     };
     let confirm = option(
         "confirm",

@@ -50,6 +50,7 @@ fn tokens(cx: &Context<'_>, tool: &Tool, index: usize) -> Result<TokenStream> {
     let task_support = match tool.task_support {
         TaskSupport::Forbidden => quote!(Forbidden),
         TaskSupport::Optional => quote!(Optional),
+        TaskSupport::Required => quote!(Required),
     };
     let confirm = match tool.confirm {
         Some(Unconfirmed::Refuse) => {
@@ -209,7 +210,7 @@ fn tools() -> Vec<Tool> {
         .enumerate()
     {
         let mut t = tool(&format!("CONFIRM_{i}"));
-        t.task_support = TaskSupport::Optional;
+        t.task_support = [TaskSupport::Optional, TaskSupport::Required][i];
         t.confirm = Some(unconfirmed);
         tools.push(t);
     }

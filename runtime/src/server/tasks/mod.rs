@@ -143,6 +143,20 @@ impl Tasks {
     }
 }
 
+/// The refusal of a call, not asked as a task, of a tool whose calls must be tasks
+/// (`TASK_SUPPORT_REQUIRED`).
+pub(crate) fn required(tool: &str) -> ErrorData {
+    ErrorData::new(
+        rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+        format!(
+            "tool `{tool}` runs only as a task: declare the MCP tasks extension \
+             (io.modelcontextprotocol/tasks), or on protocol revision 2025-11-25 call it with \
+             `task`"
+        ),
+        None,
+    )
+}
+
 /// rmcp's own answer for a task id it does not know, word for word.
 pub(crate) fn unknown(task_id: &str) -> ErrorData {
     ErrorData::invalid_params(format!("unknown task: {task_id}"), None)
@@ -165,7 +179,7 @@ fn caller(context: &RequestContext<RoleServer>) -> Option<String> {
 
 /// Whether this call becomes a task: the tool allows it and the client declared tasks.
 pub(crate) fn wanted(registered: &Registered, context: &RequestContext<RoleServer>) -> bool {
-    registered.entry.tool.meta.tasks
+    registered.entry.tool.meta.task_support.allows_tasks()
         && context
             .client_capabilities()
             .is_some_and(|capabilities| capabilities.supports_tasks())

@@ -176,7 +176,7 @@ async fn call(
     let ttl = requested.map_or(server.task_ttl(), |ttl| ttl.min(server.task_ttl()));
     // A tool named directly that cannot run as a task is refused before it is confirmed.
     if let Ok(registered) = server.registered(request.name.as_ref())
-        && !registered.entry.tool.meta.tasks
+        && !registered.entry.tool.meta.task_support.allows_tasks()
     {
         return Err(forbidden(request.name.as_ref()));
     }
@@ -191,7 +191,7 @@ async fn call(
             ));
         }
         Prepared::Ready(registered, request) => {
-            if !registered.entry.tool.meta.tasks {
+            if !registered.entry.tool.meta.task_support.allows_tasks() {
                 return Err(forbidden(&registered.entry.name));
             }
             super::start(server, request, context, ttl, super::Shape::Sep1686).task
@@ -332,13 +332,19 @@ fn tools_list(server: &McpServer, params: Option<Value>) -> Result<Value, ErrorD
         .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
     if let Some(Value::Array(tools)) = page.get_mut("tools") {
         for tool in tools {
-            let runs_as_task = tool
+            let support = tool
                 .get("name")
                 .and_then(Value::as_str)
                 .and_then(|name| server.registered(name).ok())
-                .is_some_and(|registered| registered.entry.tool.meta.tasks);
-            if runs_as_task && let Value::Object(tool) = tool {
-                tool.insert("execution".to_owned(), json!({"taskSupport": "optional"}));
+                .map(|registered| registered.entry.tool.meta.task_support)
+                .filter(|support| support.allows_tasks());
+            if let Some(support) = support
+                && let Value::Object(tool) = tool
+            {
+                tool.insert(
+                    "execution".to_owned(),
+                    json!({"taskSupport": support.as_str()}),
+                );
             }
         }
     }
