@@ -40,6 +40,19 @@ pub(crate) trait OpenSessions: Send + Sync {
     fn open(&self) -> usize;
 }
 
+/// A marker a transport set on a request: over stdio on the request itself, over streamable
+/// HTTP on the HTTP request parts.
+pub(crate) fn marker<T: Copy + Send + Sync + 'static>(
+    context: &RequestContext<RoleServer>,
+) -> Option<T> {
+    context.extensions.get::<T>().copied().or_else(|| {
+        context
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<T>().copied())
+    })
+}
+
 /// A `tools/call` checked up to where it runs ([`McpServer::prepare`]).
 pub(crate) enum Prepared {
     /// Answered without running: refused, a tool-search answer, or a declined confirmation.
@@ -293,19 +306,11 @@ impl McpServer {
         self.catalog().task_tools
     }
 
-    /// A `tools/list` page without caching hints (revisions before 2026-07-28).
-    pub(crate) fn list_page(&self, cursor: Option<&str>) -> Result<ListToolsResult, ErrorData> {
-        self.catalog().listing.page(cursor, false)
-    }
-
     /// The registered tool `name` in the tools served now, or JSON-RPC invalid params.
     pub(crate) fn registered(&self, name: &str) -> Result<Found, ErrorData> {
         found(self.catalog(), name)
     }
 
-    /// The `isError` result for a call whose `arguments` the message guard marked: nested too
-    /// deep to parse ([`TooDeep`]) or not an object ([`NotAnObject`]). Over stdio the marker is
-    /// on the request; over streamable HTTP on the HTTP request parts.
     /// A `tools/call` up to where it runs: answered already (arguments the guard refused, a
     /// tool-search answer, a declined confirmation), or the tool found and the request it runs
     /// with (tool search's `call_tool` becomes the call it names).
@@ -349,21 +354,13 @@ impl McpServer {
         Ok(Prepared::Ready(registered, request))
     }
 
+    /// The `isError` result for a call whose `arguments` the message guard marked: nested too
+    /// deep to parse ([`TooDeep`]) or not an object ([`NotAnObject`]).
     fn guarded_refusal(
         &self,
         name: &str,
         context: &RequestContext<RoleServer>,
     ) -> Option<CallToolResult> {
-        fn marker<T: Copy + Send + Sync + 'static>(
-            context: &RequestContext<RoleServer>,
-        ) -> Option<T> {
-            context.extensions.get::<T>().copied().or_else(|| {
-                context
-                    .extensions
-                    .get::<http::request::Parts>()
-                    .and_then(|parts| parts.extensions.get::<T>().copied())
-            })
-        }
         let outcome = if let Some(depth) =
             marker::<TooDeep>(context).and_then(|too_deep| too_deep.arguments_depth)
         {

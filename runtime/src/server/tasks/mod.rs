@@ -198,10 +198,7 @@ pub(crate) fn start(
     let owner = caller(context);
     let http = context.extensions.get::<http::request::Parts>().cloned();
     let meta = context.meta.0.0.clone();
-    let options = TaskOptions::new()
-        .with_ttl_ms(u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX))
-        .with_poll_interval_ms(u64::try_from(POLL_INTERVAL.as_millis()).unwrap_or(1000))
-        .with_status_message("the RPC is running");
+    let options = options(ttl).with_status_message("the RPC is running");
     let task = server
         .clone()
         .inner_tasks()
@@ -241,6 +238,13 @@ pub(crate) fn start(
     CreateTaskResult::new(task)
 }
 
+/// The options of a task living `ttl`, polled every [`POLL_INTERVAL`].
+fn options(ttl: Duration) -> TaskOptions {
+    TaskOptions::new()
+        .with_ttl_ms(u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX))
+        .with_poll_interval_ms(u64::try_from(POLL_INTERVAL.as_millis()).unwrap_or(1000))
+}
+
 /// A task of revision 2025-11-25 that is complete from the start with `answer` (a call
 /// answered without running: refused arguments, a declined confirmation).
 pub(crate) fn finished(
@@ -249,9 +253,7 @@ pub(crate) fn finished(
     context: &RequestContext<RoleServer>,
     ttl: Duration,
 ) -> Task {
-    let options = TaskOptions::new()
-        .with_ttl_ms(u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX))
-        .with_poll_interval_ms(u64::try_from(POLL_INTERVAL.as_millis()).unwrap_or(1000));
+    let options = options(ttl);
     let tasks = server.inner_tasks();
     let task = tasks
         .manager

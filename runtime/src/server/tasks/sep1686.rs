@@ -33,7 +33,10 @@ use rmcp::{
 };
 use serde_json::{Map, Value, json};
 
-use crate::{McpServer, server::Prepared};
+use crate::{
+    McpServer,
+    server::{Prepared, marker},
+};
 
 /// The protocol revision whose task shape this module serves.
 pub(crate) const REVISION: &str = "2025-11-25";
@@ -63,8 +66,9 @@ pub(crate) struct Routed;
 /// a byte scan decides before anything is parsed). `revision_2025` says the client
 /// negotiated revision 2025-11-25.
 pub(crate) fn route(bytes: &[u8], server: &McpServer, revision_2025: bool) -> Option<Vec<u8>> {
+    // `"task` starts both a `task` key and a `tasks/…` method: one scan for the two.
     let list = revision_2025 && contains(bytes, b"\"tools/list\"");
-    if !list && !contains(bytes, b"\"task\"") && !contains(bytes, b"\"tasks/") {
+    if !list && !contains(bytes, b"\"task") {
         return None;
     }
     let mut message: Value = serde_json::from_slice(bytes).ok()?;
@@ -95,11 +99,7 @@ fn contains(bytes: &[u8], needle: &[u8]) -> bool {
 
 /// Whether a transport marked this request [`Routed`].
 fn routed(context: &RequestContext<RoleServer>) -> bool {
-    context.extensions.get::<Routed>().is_some()
-        || context
-            .extensions
-            .get::<http::request::Parts>()
-            .is_some_and(|parts| parts.extensions.get::<Routed>().is_some())
+    marker::<Routed>(context).is_some()
 }
 
 /// Answers a custom request: one of this module's, or rmcp's own "method not found".
@@ -327,7 +327,11 @@ async fn cancel(
 fn tools_list(server: &McpServer, params: Option<Value>) -> Result<Value, ErrorData> {
     let params: Option<PaginatedRequestParams> =
         params.and_then(|params| serde_json::from_value(params).ok());
-    let page = server.list_page(params.as_ref().and_then(|p| p.cursor.as_deref()))?;
+    // One catalog for the page and its tools' task support.
+    let catalog = server.catalog();
+    let page = catalog
+        .listing
+        .page(params.as_ref().and_then(|p| p.cursor.as_deref()), false)?;
     let mut page = serde_json::to_value(page)
         .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
     if let Some(Value::Array(tools)) = page.get_mut("tools") {
@@ -335,7 +339,7 @@ fn tools_list(server: &McpServer, params: Option<Value>) -> Result<Value, ErrorD
             let support = tool
                 .get("name")
                 .and_then(Value::as_str)
-                .and_then(|name| server.registered(name).ok())
+                .and_then(|name| catalog.tools.get(name))
                 .map(|registered| registered.entry.tool.meta.task_support)
                 .filter(|support| support.allows_tasks());
             if let Some(support) = support
