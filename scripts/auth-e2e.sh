@@ -8,10 +8,7 @@
 # Needs: cargo, npm, Python >= 3.10 with venv and pip.
 set -euo pipefail
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$ROOT"
-TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
-case $TARGET in /*) ;; *) TARGET="$ROOT/$TARGET" ;; esac
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 log() { printf '[auth-e2e] %s\n' "$*" >&2; }
 

@@ -29,6 +29,8 @@ import subprocess
 import sys
 import time
 
+from compile_cost import cargo_toml
+
 # Fixed, deterministic selection: every .proto file directly in these directories (each one
 # package). Small and medium services as most users have them, plus two large APIs: Vertex AI
 # (aiplatform/v1, 345 RPCs over 40 service files) and Compute Engine (compute/v1, 993 RPCs in
@@ -211,21 +213,8 @@ def render(node, with_mcp, mcp_files):
 
 def write_crate(args, name, root, mcp, with_mcp):
     crate = os.path.join(args.work, name)
-    dep = f'tonic-mcp = {{ path = "{os.path.join(args.root, "runtime")}" }}\n' if with_mcp else ""
-    write(os.path.join(crate, "Cargo.toml"), f"""[package]
-name = "compile-cost-corpus-{name}"
-version = "0.0.0"
-edition = "2024"
-publish = false
-
-[workspace]
-
-[dependencies]
-prost = {{ version = "0.14", default-features = false, features = ["std", "derive"] }}
-prost-types = {{ version = "0.14", default-features = false, features = ["std"] }}
-tonic = {{ version = "0.14", default-features = false, features = ["codegen", "transport", "router"] }}
-tonic-prost = {{ version = "0.14", default-features = false }}
-{dep}""")
+    runtime = os.path.join(args.root, "runtime") if with_mcp else None
+    write(os.path.join(crate, "Cargo.toml"), cargo_toml(f"compile-cost-corpus-{name}", runtime))
     write(os.path.join(crate, "Cargo.lock"), open(os.path.join(args.root, "Cargo.lock")).read())
     mcp_files, calls = {}, []
     for stem, path in mcp:

@@ -26,12 +26,10 @@
 # Needs: cargo, git, python3 (and npm for --corpus).
 set -euo pipefail
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$ROOT"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 COPIES="${COPIES:-3}"
 REPS="${REPS:-3}"
 BEFORE="${BEFORE:-5f3e786}"
-log() { printf '[bench-compile] %s\n' "$*" >&2; }
 
 TARGET="$(cargo metadata --format-version 1 --no-deps |
   python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')"
@@ -62,7 +60,10 @@ git archive "$BEFORE" | tar -x -C "$WORK/before-src"
 
 export WORK OUT ROOT COPIES REPS TARGET
 exec python3 - <<'PY'
-import os, re, statistics, subprocess, time, shutil
+import os, re, statistics, subprocess, sys, time, shutil
+
+sys.path.insert(0, "scripts")
+from compile_cost import cargo_toml
 
 WORK, OUT, ROOT = os.environ["WORK"], os.environ["OUT"], os.environ["ROOT"]
 COPIES, REPS, TARGET = int(os.environ["COPIES"]), int(os.environ["REPS"]), os.environ["TARGET"]
@@ -118,21 +119,7 @@ def tools_in(golden_dir):
 def write_crate(name, runtime, golden_dir, style):
     crate = os.path.join(WORK, name)
     os.makedirs(os.path.join(crate, "src"), exist_ok=True)
-    mcp_dep = f'tonic-mcp = {{ path = "{runtime}" }}\n' if runtime else ""
-    open(os.path.join(crate, "Cargo.toml"), "w").write(f"""[package]
-name = "compile-cost-{name}"
-version = "0.0.0"
-edition = "2024"
-publish = false
-
-[workspace]
-
-[dependencies]
-prost = {{ version = "0.14", default-features = false, features = ["std", "derive"] }}
-prost-types = {{ version = "0.14", default-features = false, features = ["std"] }}
-tonic = {{ version = "0.14", default-features = false, features = ["codegen", "transport", "router"] }}
-tonic-prost = {{ version = "0.14", default-features = false }}
-{mcp_dep}""")
+    open(os.path.join(crate, "Cargo.toml"), "w").write(cargo_toml(f"compile-cost-{name}", runtime))
     shutil.copy(os.path.join(ROOT, "Cargo.lock"), os.path.join(crate, "Cargo.lock"))
     lib = "#![allow(warnings, clippy::all)]\n"
     for i in range(COPIES):

@@ -24,15 +24,12 @@
 # .tools/ with scripts/install-tools.sh prost-plugins.
 set -euo pipefail
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$ROOT"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 PACKAGES="${PACKAGES:-50}"
 SERVICES="${SERVICES:-10}"
 METHODS="${METHODS:-10}"
 REPS="${REPS:-5}"
 IMPORTS="${IMPORTS:-star}"
-
-log() { printf '[bench-plugin] %s\n' "$*" >&2; }
 
 log "building protoc-gen-rust-mcp (release) and the vendored protoc wrapper"
 cargo build --quiet --release -p protoc-gen-rust-mcp

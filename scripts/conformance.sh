@@ -10,15 +10,9 @@
 # Needs: cargo and npm (the suite and, on Node older than 22, Node 22 come from npm).
 set -euo pipefail
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$ROOT"
-TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
-case $TARGET in /*) ;; *) TARGET="$ROOT/$TARGET" ;; esac
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 BASELINE=scripts/conformance-baseline.yaml
 DOC=docs/conformance.md
-
-log() { printf '[conformance] %s\n' "$*" >&2; }
-die() { log "error: $*"; exit 1; }
 
 # Every scenario the baseline lists is explained in the docs.
 while read -r scenario; do

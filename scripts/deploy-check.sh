@@ -9,11 +9,8 @@
 # Needs: Python >= 3.10 with venv and pip.
 set -euo pipefail
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$ROOT"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 KUBERNETES_VERSION=1.33.0
-
-log() { printf '[deploy-check] %s\n' "$*" >&2; }
 
 scripts/install-tools.sh deploy
 venv=.tools/venv-deploy/bin

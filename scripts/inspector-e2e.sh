@@ -7,10 +7,7 @@
 # Needs: cargo, Node with npm, python3 (standard library only).
 set -euo pipefail
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$ROOT"
-TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
-case $TARGET in /*) ;; *) TARGET="$ROOT/$TARGET" ;; esac
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 log() { printf '[inspector-e2e] %s\n' "$*" >&2; }
 

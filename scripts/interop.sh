@@ -11,12 +11,7 @@
 # Needs: cargo, npm, apt-get (download only, no root needed), Python >= 3.10 with venv and pip.
 set -euo pipefail
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$ROOT"
-TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
-case $TARGET in /*) ;; *) TARGET="$ROOT/$TARGET" ;; esac
-
-log() { printf '[interop] %s\n' "$*" >&2; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 start=$SECONDS
 scripts/install-tools.sh python2 conformance interop metrics

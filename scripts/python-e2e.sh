@@ -10,10 +10,7 @@
 # Needs: cargo, Python >= 3.10 (PYTHON overrides `python3`) with venv and pip.
 set -euo pipefail
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$ROOT"
-TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
-case $TARGET in /*) ;; *) TARGET="$ROOT/$TARGET" ;; esac
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 log() { printf '[python-e2e] %s\n' "$*" >&2; }
 

@@ -35,15 +35,10 @@
 # Exits non-zero on the first failure.
 set -euo pipefail
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$ROOT"
-TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
-case $TARGET in /*) ;; *) TARGET="$ROOT/$TARGET" ;; esac
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 export CARGO_TARGET_DIR="$TARGET"
 WORK="$TARGET/readme-sh"
 FILES=(README.md examples/demo/README.md)
-
-die() { printf '[readme] error: %s\n' "$*" >&2; exit 1; }
 
 # Entries: `@@ language: action[ | action]...`, then the block's exact text (for `checked by`,
 # or its first lines and a line `...`). In the order of the files.

@@ -15,11 +15,9 @@
 # Ports: nginx on 127.0.0.1:${SCALE_OUT_PORT:-18080}, replicas on the next three.
 set -euo pipefail
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$ROOT"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # shellcheck source=scripts/nginx-conf.sh
 source scripts/nginx-conf.sh
-TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
 port=${SCALE_OUT_PORT:-18080}
 seconds=${SCALE_OUT_SECONDS:-10}
 work=$(mktemp -d)

@@ -3,10 +3,17 @@
 # workflows, every code block of README run or checked (scripts/readme.sh), the official Python
 # MCP SDK and the MCP Inspector's CLI against the demo, and the official MCP conformance suite
 # against the demo and the gateway.
-# Installs what it needs into .tools/.
+# Installs what it needs into .tools/. Exits non-zero on the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$SECONDS
+
+# Runs scripts/$1, headed by what it tests ($2).
+step() {
+  echo "== $2"
+  "scripts/$1"
+}
+
 echo "== corpus subset (googleapis from npm google-proto-files, pinned)"
 # protoc-gen-rust-mcp/tests/corpus.rs runs on a fixed subset of it; required here so that CI
 # cannot skip it silently.
@@ -14,36 +21,13 @@ scripts/corpus.sh install
 export RUST_MCP_CORPUS_REQUIRED=1
 echo "== cargo test --workspace"
 cargo test --workspace --all-features
-if [ -x scripts/workflows.sh ]; then
-  echo "== buf and protoc workflows"
-  scripts/workflows.sh
-fi
-if [ -x scripts/readme.sh ]; then
-  echo "== every code block of README: sh run as written, buf.gen.yaml, nginx, JSON against the real servers (or the test that checks it)"
-  scripts/readme.sh
-fi
-if [ -x scripts/python-e2e.sh ]; then
-  echo "== Python MCP SDK against the demo"
-  scripts/python-e2e.sh
-fi
-if [ -x scripts/inspector-e2e.sh ]; then
-  echo "== MCP Inspector CLI against the demo (2,301 tools, paginated)"
-  scripts/inspector-e2e.sh
-fi
-if [ -x scripts/auth-e2e.sh ]; then
-  echo "== MCP authorization: a real authorization server, the Python SDK as OAuth client"
-  scripts/auth-e2e.sh
-fi
-if [ -x scripts/interop.sh ]; then
-  echo "== third-party gRPC servers behind the gateway: etcd, grpcio, grpc-js"
-  scripts/interop.sh
-fi
-if [ -x scripts/deploy-check.sh ]; then
-  echo "== the deployment files: Kubernetes manifests against Kubernetes' schemas, the Dockerfile linted"
-  scripts/deploy-check.sh
-fi
-if [ -x scripts/conformance.sh ]; then
-  echo "== the official MCP conformance suite against the demo and the gateway (HTTP, both modes)"
-  scripts/conformance.sh
-fi
+
+step workflows.sh "buf and protoc workflows"
+step readme.sh "every code block of README: sh run as written, buf.gen.yaml, nginx, JSON against the real servers (or the test that checks it)"
+step python-e2e.sh "Python MCP SDK against the demo"
+step inspector-e2e.sh "MCP Inspector CLI against the demo (2,301 tools, paginated)"
+step auth-e2e.sh "MCP authorization: a real authorization server, the Python SDK as OAuth client"
+step interop.sh "third-party gRPC servers behind the gateway: etcd, grpcio, grpc-js"
+step deploy-check.sh "the deployment files: Kubernetes manifests against Kubernetes' schemas, the Dockerfile linted"
+step conformance.sh "the official MCP conformance suite against the demo and the gateway (HTTP, both modes)"
 echo "== all tests passed in $((SECONDS - start)) s"

@@ -32,18 +32,12 @@
 # scripts/install-tools.sh. Exits non-zero on the first failure.
 set -euo pipefail
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$ROOT"
-TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
-case $TARGET in /*) ;; *) TARGET="$ROOT/$TARGET" ;; esac
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 export CARGO_TARGET_DIR="$TARGET"
 WORK="$TARGET/workflows"
 TOOLS="$ROOT/.tools"
 PLUGIN="$TARGET/debug/protoc-gen-rust-mcp"
 NAMING="$ROOT/protoc-gen-rust-mcp/tests/naming"
-
-log() { printf '[workflows] %s\n' "$*" >&2; }
-die() { log "error: $*"; exit 1; }
 
 TIMINGS=()
 # Runs a step and records how long it took.

@@ -45,6 +45,14 @@ OPERATION_TOOLS = {
     "Operations_WaitOperation",
 }
 TOOLS = TASK_TOOLS | OPERATION_TOOLS
+# Annotations of demo tools as (readOnlyHint, destructiveHint, idempotentHint, openWorldHint):
+# known hints arrive explicitly, false included; unknown ones stay unset (None), so that the
+# spec's defaults apply. TaskService_AddComment has no annotations at all.
+EXPECTED_HINTS = {
+    "TaskService_GetTask": (True, False, True, None),
+    "TaskService_UpdateTask": (False, None, True, None),
+    "TaskService_DeleteTask": (False, True, True, None),
+}
 RPC_META = "protoc-gen-rust-mcp/rpc"
 STATUS_META = "protoc-gen-rust-mcp/status"
 PENDING = "google.longrunning.Operation"

@@ -33,6 +33,7 @@ from mcp.client.streamable_http import streamablehttp_client
 from demo_support import (
     COPIES,
     DEMO,
+    EXPECTED_HINTS,
     LOG_DIR,
     OPERATION_TOOLS,
     PAGE_SIZE,
@@ -205,18 +206,12 @@ class Scenario:
             "streaming": "server_streaming",
             "taskSupport": "optional",
         }, by_name["TaskService_ExportTasks"].meta
-        # Known hints arrive explicitly, false included; unknown ones stay unset (None), so
-        # that the spec's defaults apply.
         hints = {
             name: (a.readOnlyHint, a.destructiveHint, a.idempotentHint, a.openWorldHint)
-            for name in ("TaskService_GetTask", "TaskService_UpdateTask", "TaskService_DeleteTask")
+            for name in EXPECTED_HINTS
             for a in [by_name[name].annotations]
         }
-        assert hints == {
-            "TaskService_GetTask": (True, False, True, None),
-            "TaskService_UpdateTask": (False, None, True, None),
-            "TaskService_DeleteTask": (False, True, True, None),
-        }, hints
+        assert hints == EXPECTED_HINTS, hints
         assert by_name["TaskService_AddComment"].annotations is None
         # OUTPUT_ONLY fields are not inputs; REQUIRED ones are required.
         create = by_name["TaskService_CreateTask"].inputSchema
@@ -593,6 +588,11 @@ async def raw_stdio(version: str) -> None:
             if message.get("id") == request_id:
                 return message
 
+    async def call_tool(request_id: int, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        params = {"name": name, "arguments": arguments}
+        await send({"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params})
+        return (await receive(request_id))["result"]
+
     try:
         await send(
             {
@@ -615,28 +615,12 @@ async def raw_stdio(version: str) -> None:
         assert {t["name"] for t in tools} == TOOLS
         for tool in tools:
             check_portable(tool["inputSchema"], tool["name"])
-        await send(
-            {
-                "jsonrpc": "2.0",
-                "id": 3,
-                "method": "tools/call",
-                "params": {"name": "TaskService_GetTask", "arguments": {"id": "task-2"}},
-            }
-        )
-        result = (await receive(3))["result"]
+        result = await call_tool(3, "TaskService_GetTask", {"id": "task-2"})
         assert not result.get("isError"), result
         task = json.loads(result["content"][0]["text"])
         assert task["owner"] == {"case": "team", "value": "platform"}, task
         assert task["story_points"] == 0, task
-        await send(
-            {
-                "jsonrpc": "2.0",
-                "id": 4,
-                "method": "tools/call",
-                "params": {"name": "TaskService_DeleteTask", "arguments": {"id": "task-77"}},
-            }
-        )
-        result = (await receive(4))["result"]
+        result = await call_tool(4, "TaskService_DeleteTask", {"id": "task-77"})
         assert result["isError"] is True and "NOT_FOUND" in result["content"][0]["text"], result
         await send({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "Nope"}})
         assert (await receive(5))["error"]["code"] == -32602

@@ -33,6 +33,7 @@ from mcp.client.stdio import stdio_client
 from demo_support import (
     COPIES,
     DEMO,
+    EXPECTED_HINTS,
     OPERATION_TOOLS,
     PAGE_SIZE,
     PENDING,
@@ -148,17 +149,12 @@ async def tools(client: Client) -> None:
         assert tool.input_schema.get("type") == "object", f"{name} input schema"
         assert tool.output_schema is not None, f"{name} has no output schema"
         Draft202012Validator.check_schema(tool.output_schema)
-    # Known hints arrive explicitly, false included; unknown ones stay unset (None).
     hints = {
         name: (a.read_only_hint, a.destructive_hint, a.idempotent_hint, a.open_world_hint)
-        for name in ("TaskService_GetTask", "TaskService_UpdateTask", "TaskService_DeleteTask")
+        for name in EXPECTED_HINTS
         for a in [by_name[name].annotations]
     }
-    assert hints == {
-        "TaskService_GetTask": (True, False, True, None),
-        "TaskService_UpdateTask": (False, None, True, None),
-        "TaskService_DeleteTask": (False, True, True, None),
-    }, hints
+    assert hints == EXPECTED_HINTS, hints
     assert by_name["TaskService_AddComment"].annotations is None
 
 
