@@ -103,12 +103,16 @@ fn corpus_subset_generates_within_the_budget_and_portably() {
                 assert!(
                     size <= budget,
                     "{file}: {} {side} schema is {size} bytes, over {budget}",
-                    tool.name
+                    tool.spec.name
                 );
                 let problems = json_schema::portability::violations(schema);
-                assert!(problems.is_empty(), "{file}: {}: {problems:?}", tool.name);
+                assert!(
+                    problems.is_empty(),
+                    "{file}: {}: {problems:?}",
+                    tool.spec.name
+                );
                 jsonschema::draft202012::meta::validate(schema)
-                    .unwrap_or_else(|e| panic!("{file}: {} {side}: {e}", tool.name));
+                    .unwrap_or_else(|e| panic!("{file}: {} {side}: {e}", tool.spec.name));
             }
         }
         assert!(tools > 0, "{file}: no tools");

@@ -62,7 +62,7 @@ use prost_reflect::{DescriptorPool, ServiceDescriptor};
 pub use crate::error::{Error, Result};
 pub use crate::meta::{TaskSupport, Unconfirmed};
 pub use crate::options::Options;
-pub use crate::tools::{Annotations, Omitted, RpcKind, ServiceTools, ToolSpec};
+pub use crate::tools::{Annotations, LongRunningSpec, Omitted, RpcKind, ServiceTools, ToolSpec};
 
 /// What tool generation reads besides a service: options, extension readers and comments of
 /// one descriptor pool.

@@ -7,7 +7,7 @@ use crate::model::{Annotations, Package, Tool};
 /// The pretty-printed `{"tools": [...]}` document of a package, tools sorted by name.
 pub(crate) fn package(package: &Package) -> String {
     let mut tools: Vec<&Tool> = package.services.iter().flat_map(|s| &s.tools).collect();
-    tools.sort_by(|a, b| a.name.cmp(&b.name));
+    tools.sort_by(|a, b| a.spec.name.cmp(&b.spec.name));
     let tools: Vec<Value> = tools.into_iter().map(tool).collect();
     let mut text = serde_json::to_string_pretty(&json!({ "tools": tools }))
         .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
@@ -18,12 +18,12 @@ pub(crate) fn package(package: &Package) -> String {
 /// One tool as MCP's `Tool` object.
 pub(crate) fn tool(tool: &Tool) -> Value {
     let mut out = Map::new();
-    out.insert("name".to_owned(), json!(tool.name));
-    out.insert("title".to_owned(), json!(tool.title));
-    out.insert("description".to_owned(), json!(tool.description));
+    out.insert("name".to_owned(), json!(tool.spec.name));
+    out.insert("title".to_owned(), json!(tool.spec.title));
+    out.insert("description".to_owned(), json!(tool.spec.description));
     out.insert("inputSchema".to_owned(), parsed(&tool.input_schema));
     out.insert("outputSchema".to_owned(), parsed(&tool.output_schema));
-    let annotations = annotations(&tool.annotations);
+    let annotations = annotations(&tool.spec.annotations);
     if !annotations.is_empty() {
         out.insert("annotations".to_owned(), Value::Object(annotations));
     }

@@ -39,7 +39,7 @@ impl Model {
             .iter()
             .flat_map(|p| &p.services)
             .flat_map(|s| &s.tools)
-            .flat_map(|t| t.stderr_lines.iter().cloned())
+            .flat_map(|t| t.spec.stderr_lines())
             .collect()
     }
 }
@@ -76,54 +76,19 @@ pub struct Service {
     pub omitted: Vec<Omitted>,
 }
 
-/// One RPC as an MCP tool.
+/// One RPC as an MCP tool: the shared generator's definition, and what the Rust emitter adds.
 #[derive(Debug)]
 pub struct Tool {
-    /// The tool name, final (prefix applied, shortened if needed).
-    pub name: String,
-    /// Human-readable title.
-    pub title: String,
-    /// The description shown to the model.
-    pub description: String,
-    /// `/demo.v1.ItemService/GetItem`.
-    pub rpc_path: String,
-    /// How the RPC streams.
-    pub kind: RpcKind,
+    /// The tool as the schema generator defines it. Its `input_schema` and `output_schema`
+    /// trees are moved out into the minified text below (and left `null`): a package of
+    /// thousands of tools holds far less this way, and the emitters write text.
+    pub spec: ToolSpec,
     /// The `const` holding the tool definition (`GET_ITEM`, from prost's method name).
     pub const_name: String,
-    /// Full proto name of the request message.
-    pub input_type: String,
-    /// Full proto name of the response message.
-    pub output_type: String,
-    /// Hints.
-    pub annotations: Annotations,
-    /// Per-tool deadline as (seconds, nanos).
-    pub timeout: Option<(i64, i32)>,
-    /// Server-streaming collection bound.
-    pub max_messages: Option<u32>,
-    /// The tool's result budget in bytes of JSON.
-    pub max_result_bytes: Option<u32>,
-    /// Full names of fields reachable from the response that its schema leaves out (hidden or
-    /// `INPUT_ONLY`); the runtime clears them before encoding a result, sorted.
-    pub output_omitted: Vec<String>,
-    /// The input schema, as minified JSON. Text, not a `serde_json::Value`: a package of
-    /// thousands of tools holds far less this way, and the emitters write text.
+    /// The input schema, as minified JSON.
     pub input_schema: String,
     /// The output schema, as minified JSON.
     pub output_schema: String,
-    /// What stderr says about this tool: how the schema budget shrank it, and notes such as a
-    /// long-running RPC that cannot be waited for.
-    pub stderr_lines: Vec<String>,
-    /// The types its long-running operation holds (`operation_info`'s response and metadata
-    /// types), which the embedded descriptor set must hold too.
-    pub operation_types: Vec<String>,
-    /// Whether calls may run as MCP tasks.
-    pub task_support: TaskSupport,
-    /// Ask the user before calling, and what to do when the client cannot be asked.
-    pub confirm: Option<Unconfirmed>,
-    /// The operation's response and metadata types, when calls wait for the
-    /// `google.longrunning.Operation` the RPC returns.
-    pub wait_for_operation: Option<(String, Option<String>)>,
     /// The tool's MCP `_meta` object (RPC identity and serving choices), for the wire.
     pub meta: serde_json::Value,
 }
@@ -188,7 +153,9 @@ pub fn build(inputs: &Inputs, options: &PluginOptions) -> Result<Model> {
             .services
             .iter()
             .flat_map(|service| &service.tools)
-            .flat_map(|tool| tool.operation_types.iter().cloned())
+            .filter_map(|tool| tool.spec.long_running.as_ref())
+            .flat_map(|lro| std::iter::once(&lro.response_type).chain(&lro.metadata_type))
+            .cloned()
             .collect();
         package.descriptor_set = descriptor_set(inputs, &package.files, &operation_types);
     }
@@ -216,12 +183,12 @@ fn rust_service(
     // Two tools of one service would also collide as Rust constants.
     let mut consts = BTreeMap::new();
     for tool in &tools {
-        if let Some(other) = consts.insert(tool.const_name.clone(), &tool.rpc_path) {
+        if let Some(other) = consts.insert(tool.const_name.clone(), &tool.spec.rpc_path) {
             return Err(Error::Unsupported {
                 element: service.full_name().to_owned(),
                 reason: format!(
                     "{other} and {} both map to the Rust constant {}",
-                    tool.rpc_path, tool.const_name
+                    tool.spec.rpc_path, tool.const_name
                 ),
             });
         }
@@ -238,55 +205,32 @@ fn rust_service(
 }
 
 impl Tool {
-    fn new(spec: ToolSpec, rust_method: &str) -> Result<Tool> {
-        let stderr_lines = spec.stderr_lines();
-        let operation_types = spec
-            .long_running
-            .iter()
-            .flat_map(|lro| std::iter::once(&lro.response_type).chain(&lro.metadata_type))
-            .cloned()
-            .collect();
+    fn new(mut spec: ToolSpec, rust_method: &str) -> Result<Tool> {
         let meta = spec.meta();
-        let wait_for_operation = spec
-            .long_running
-            .as_ref()
-            .filter(|lro| lro.wait)
-            .map(|lro| (lro.response_type.clone(), lro.metadata_type.clone()));
         // serde_json's writer into a byte buffer: `Value`'s `Display` goes through a
         // formatter adapter and costs about twice as much.
-        let minified = |schema: &serde_json::Value| {
-            serde_json::to_string(schema).map_err(|e| {
-                Error::Internal(format!(
-                    "the schema of {} does not serialize: {e}",
-                    spec.name
-                ))
+        let name = &spec.name;
+        let minified = |schema: serde_json::Value| {
+            serde_json::to_string(&schema).map_err(|e| {
+                Error::Internal(format!("the schema of {name} does not serialize: {e}"))
             })
         };
-        let input_schema = minified(&spec.input_schema)?;
-        let output_schema = minified(&spec.output_schema)?;
+        let input_schema = minified(std::mem::take(&mut spec.input_schema))?;
+        let output_schema = minified(std::mem::take(&mut spec.output_schema))?;
         Ok(Tool {
-            stderr_lines,
-            operation_types,
-            name: spec.name,
-            title: spec.title,
-            description: spec.description,
-            rpc_path: spec.rpc_path,
-            kind: spec.kind,
             const_name: rust_names::tool_const_name(rust_method),
-            input_type: spec.input_type,
-            output_type: spec.output_type,
-            annotations: spec.annotations,
-            timeout: spec.timeout,
-            max_messages: spec.max_messages,
-            max_result_bytes: spec.max_result_bytes,
-            output_omitted: spec.output_omitted,
             input_schema,
             output_schema,
-            task_support: spec.task_support,
-            confirm: spec.confirm,
-            wait_for_operation,
             meta,
+            spec,
         })
+    }
+
+    /// The operation's response and metadata types, when calls wait for the
+    /// `google.longrunning.Operation` the RPC returns.
+    pub fn wait_for_operation(&self) -> Option<(&str, Option<&str>)> {
+        let lro = self.spec.long_running.as_ref().filter(|lro| lro.wait)?;
+        Some((&lro.response_type, lro.metadata_type.as_deref()))
     }
 }
 
@@ -297,11 +241,11 @@ fn check_collisions(packages: &[Package]) -> Result<()> {
         .flat_map(|p| &p.services)
         .flat_map(|s| &s.tools)
     {
-        if let Some(first) = seen.insert(&tool.name, &tool.rpc_path) {
+        if let Some(first) = seen.insert(&tool.spec.name, &tool.spec.rpc_path) {
             return Err(Error::ToolNameCollision {
-                name: tool.name.clone(),
+                name: tool.spec.name.clone(),
                 first: first.to_owned(),
-                second: tool.rpc_path.clone(),
+                second: tool.spec.rpc_path.clone(),
             });
         }
     }

@@ -170,6 +170,26 @@ fn collect_scalar(
     }
 }
 
+/// protovalidate's count bounds and the JSON Schema keyword each becomes, with its value as is.
+const COUNT_BOUNDS: [(&str, &str); 6] = [
+    ("min_len", "minLength"),
+    ("max_len", "maxLength"),
+    ("min_items", "minItems"),
+    ("max_items", "maxItems"),
+    ("min_pairs", "minProperties"),
+    ("max_pairs", "maxProperties"),
+];
+
+/// Writes the rule `name` into `keywords` when it is a count bound; says whether it was.
+fn collect_count_bound(name: &str, value: &Proto, keywords: &mut Map<String, Value>) -> bool {
+    let Proto::U64(n) = value else { return false };
+    let Some((_, keyword)) = COUNT_BOUNDS.iter().find(|(rule, _)| *rule == name) else {
+        return false;
+    };
+    keywords.insert((*keyword).to_owned(), json!(n));
+    true
+}
+
 fn collect_string(
     rules: &DynamicMessage,
     keywords: &mut Map<String, Value>,
@@ -177,18 +197,15 @@ fn collect_string(
 ) {
     for (field, value) in rules.fields() {
         let name = field.name();
+        if collect_count_bound(name, &value, keywords) {
+            continue;
+        }
         match (name, &value) {
             ("const", Proto::String(s)) => {
                 keywords.insert("const".to_owned(), json!(s));
             }
             ("len", Proto::U64(n)) => {
                 keywords.insert("minLength".to_owned(), json!(n));
-                keywords.insert("maxLength".to_owned(), json!(n));
-            }
-            ("min_len", Proto::U64(n)) => {
-                keywords.insert("minLength".to_owned(), json!(n));
-            }
-            ("max_len", Proto::U64(n)) => {
                 keywords.insert("maxLength".to_owned(), json!(n));
             }
             ("pattern", Proto::String(p)) => {
@@ -303,13 +320,10 @@ fn collect_repeated(
     notes: &mut Vec<String>,
 ) {
     for (field, value) in rules.fields() {
+        if collect_count_bound(field.name(), &value, keywords) {
+            continue;
+        }
         match (field.name(), &value) {
-            ("min_items", Proto::U64(n)) => {
-                keywords.insert("minItems".to_owned(), json!(n));
-            }
-            ("max_items", Proto::U64(n)) => {
-                keywords.insert("maxItems".to_owned(), json!(n));
-            }
             ("unique", Proto::Bool(true)) => {
                 keywords.insert("uniqueItems".to_owned(), json!(true));
             }
@@ -334,13 +348,10 @@ fn collect_map(
     notes: &mut Vec<String>,
 ) {
     for (field, value) in rules.fields() {
+        if collect_count_bound(field.name(), &value, keywords) {
+            continue;
+        }
         match (field.name(), &value) {
-            ("min_pairs", Proto::U64(n)) => {
-                keywords.insert("minProperties".to_owned(), json!(n));
-            }
-            ("max_pairs", Proto::U64(n)) => {
-                keywords.insert("maxProperties".to_owned(), json!(n));
-            }
             ("keys", Proto::Message(key_rules)) => {
                 let mut key_keywords = Map::new();
                 // Map keys are strings in JSON; only string rules carry over to `propertyNames`.

@@ -67,6 +67,18 @@ impl Tracker {
         )
     }
 
+    /// Adds `task` under the next id, created and last updated at `at`.
+    fn add_sample(&mut self, at: SystemTime, task: Task) {
+        let (n, id) = self.task_id();
+        let task = Task {
+            id,
+            create_time: Some(at.into()),
+            update_time: Some(at.into()),
+            ..task
+        };
+        self.tasks.insert(n, task);
+    }
+
     fn comment(&mut self, author: &str, text: &str, at: SystemTime) -> Comment {
         self.next_comment += 1;
         Comment {
@@ -114,15 +126,13 @@ impl TaskStore {
         let day = Duration::from_secs(24 * 60 * 60);
         let mut state = Tracker::default();
 
-        let (n, id) = state.task_id();
         let mut question = state.comment("Grace", "Should this cover the MCP tools too?", now);
         question
             .replies
             .push(state.comment("Ada", "Yes, with one example per tool.", now));
-        state.tasks.insert(
-            n,
+        state.add_sample(
+            now,
             Task {
-                id,
                 title: "Write the release notes".to_owned(),
                 description: "Summarise the changes since the last release.".to_owned(),
                 state: State::InProgress.into(),
@@ -136,17 +146,13 @@ impl TaskStore {
                 estimate: Some(duration(Duration::from_secs(90 * 60))),
                 story_points: Some(3),
                 comments: vec![question],
-                create_time: Some(now.into()),
-                update_time: Some(now.into()),
                 ..Task::default()
             },
         );
 
-        let (n, id) = state.task_id();
-        state.tasks.insert(
-            n,
+        state.add_sample(
+            now,
             Task {
-                id,
                 title: "Fix the flaky login test".to_owned(),
                 state: State::Todo.into(),
                 priority: Priority::Medium.into(),
@@ -157,17 +163,13 @@ impl TaskStore {
                 owner: Some(Owner::Team("platform".to_owned())),
                 // Zero is an estimate too: the wrapper type keeps it apart from "not estimated".
                 story_points: Some(0),
-                create_time: Some(now.into()),
-                update_time: Some(now.into()),
                 ..Task::default()
             },
         );
 
-        let (n, id) = state.task_id();
-        state.tasks.insert(
-            n,
+        state.add_sample(
+            now,
             Task {
-                id,
                 title: "Add a regression test for the login fix".to_owned(),
                 state: State::Done.into(),
                 priority: Priority::Low.into(),
@@ -176,8 +178,6 @@ impl TaskStore {
                     "Linus".to_owned(),
                     duration(Duration::from_secs(30 * 60)),
                 )]),
-                create_time: Some(now.into()),
-                update_time: Some(now.into()),
                 ..Task::default()
             },
         );

@@ -52,25 +52,25 @@ pub(super) fn tool_def(cx: &Context<'_>, tool: &Tool, index: usize) -> Result<St
     use std::fmt::Write as _;
 
     let runtime = &cx.runtime_text;
-    let doc = format!(" `{}`: `{}`.", tool.name, tool.rpc_path);
+    let doc = format!(" `{}`: `{}`.", tool.spec.name, tool.spec.rpc_path);
     if doc.contains('\n') {
         return Err(Error::Internal(format!(
             "the doc comment of tool {} would not be one `///` line",
-            tool.name
+            tool.spec.name
         )));
     }
-    let (input_number, output_number) = cx.schemas.tool_numbers(index, &tool.name)?;
+    let (input_number, output_number) = cx.schemas.tool_numbers(index, &tool.spec.name)?;
     let (Some(input_schema), Some(output_schema)) = (
         cx.schemas.source(input_number),
         cx.schemas.source(output_number),
     ) else {
         return Err(Error::Internal(format!(
             "no schema texts for tool {}",
-            tool.name
+            tool.spec.name
         )));
     };
     let string = |text: &str| Literal::string(text).to_string();
-    let kind = match tool.kind {
+    let kind = match tool.spec.kind {
         RpcKind::Unary => "Unary",
         RpcKind::ServerStreaming => "ServerStreaming",
         RpcKind::ClientStreaming => "ClientStreaming",
@@ -92,26 +92,26 @@ pub(super) fn tool_def(cx: &Context<'_>, tool: &Tool, index: usize) -> Result<St
     };
     let timeout = option(
         "timeout",
-        tool.timeout.map(|(seconds, nanos)| {
+        tool.spec.timeout.map(|(seconds, nanos)| {
             let seconds = u64::try_from(seconds).unwrap_or(0);
             let nanos = u32::try_from(nanos).unwrap_or(0);
             format!("::core::time::Duration::new({seconds}u64, {nanos}u32)")
         }),
     );
-    let omitted: Vec<String> = tool.output_omitted.iter().map(|f| string(f)).collect();
+    let omitted: Vec<String> = tool.spec.output_omitted.iter().map(|f| string(f)).collect();
     let output_omitted = if omitted.is_empty() {
         "output_omitted: &[]".to_owned()
     } else {
         bracketed(FIELD_INDENT, "output_omitted", "&[", &omitted, "]")
     };
-    let task_support = match tool.task_support {
+    let task_support = match tool.spec.task_support {
         TaskSupport::Forbidden => "Forbidden",
         TaskSupport::Optional => "Optional",
         TaskSupport::Required => "Required",
     };
     let confirm = option(
         "confirm",
-        tool.confirm.map(|unconfirmed| {
+        tool.spec.confirm.map(|unconfirmed| {
             let variant = match unconfirmed {
                 Unconfirmed::Refuse => "Refuse",
                 Unconfirmed::Proceed => "Proceed",
@@ -119,18 +119,18 @@ pub(super) fn tool_def(cx: &Context<'_>, tool: &Tool, index: usize) -> Result<St
             format!("{runtime}::codegen::Unconfirmed::{variant}")
         }),
     );
-    let wait_for = tool.wait_for_operation.as_ref();
+    let wait_for = tool.wait_for_operation();
     let wait_for_operation = option(
         "wait_for_operation",
         wait_for.map(|(response, _)| string(response)),
     );
     let operation_metadata_type = option(
         "operation_metadata_type",
-        wait_for.and_then(|(_, metadata)| metadata.as_deref().map(string)),
+        wait_for.and_then(|(_, metadata)| metadata.map(string)),
     );
-    let hints = tool.annotations;
+    let hints = tool.spec.annotations;
     let mut out = String::with_capacity(
-        1024 + input_schema.len() + output_schema.len() + tool.description.len(),
+        1024 + input_schema.len() + output_schema.len() + tool.spec.description.len(),
     );
     // Writing into a String cannot fail.
     let _ = write!(
@@ -165,22 +165,25 @@ pub(super) fn tool_def(cx: &Context<'_>, tool: &Tool, index: usize) -> Result<St
         \x20       meta: {meta},\n\
         \x20   }};\n",
         const_name = tool.const_name,
-        name = string(&tool.name),
-        title = string(&tool.title),
-        description = string(&tool.description),
-        rpc_path = string(&tool.rpc_path),
-        input_type = string(&tool.input_type),
-        output_type = string(&tool.output_type),
+        name = string(&tool.spec.name),
+        title = string(&tool.spec.title),
+        description = string(&tool.spec.description),
+        rpc_path = string(&tool.spec.rpc_path),
+        input_type = string(&tool.spec.input_type),
+        output_type = string(&tool.spec.output_type),
         read_only = hint("read_only", hints.read_only),
         destructive = hint("destructive", hints.destructive),
         idempotent = hint("idempotent", hints.idempotent),
         open_world = hint("open_world", hints.open_world),
         json_names = cx.options.tools.json_names,
         emit_defaults = cx.options.tools.emit_defaults,
-        max_messages = option("max_messages", tool.max_messages.map(|n| format!("{n}u32"))),
+        max_messages = option(
+            "max_messages",
+            tool.spec.max_messages.map(|n| format!("{n}u32"))
+        ),
         max_result_bytes = option(
             "max_result_bytes",
-            tool.max_result_bytes.map(|n| format!("{n}usize"))
+            tool.spec.max_result_bytes.map(|n| format!("{n}usize"))
         ),
         meta = raw_string(&tool.meta.to_string()),
     );

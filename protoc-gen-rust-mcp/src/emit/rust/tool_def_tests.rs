@@ -10,31 +10,32 @@ use super::tool_def;
 use crate::error::{Error, Result};
 use crate::model::{Annotations, Package, RpcKind, Service, TaskSupport, Tool, Unconfirmed};
 use crate::options::PluginOptions;
+use tonic_mcp_schema::{LongRunningSpec, ToolSpec};
 
 /// The tokens of a `ToolDef` constant, as the emitter made them before it wrote text.
 fn tokens(cx: &Context<'_>, tool: &Tool, index: usize) -> Result<TokenStream> {
     let runtime = &cx.runtime;
     let ident = format_ident!("{}", tool.const_name);
-    let doc = format!(" `{}`: `{}`.", tool.name, tool.rpc_path);
-    let name = &tool.name;
-    let title = &tool.title;
-    let description = &tool.description;
-    let rpc_path = &tool.rpc_path;
-    let input_type = &tool.input_type;
-    let output_type = &tool.output_type;
-    let kind = match tool.kind {
+    let doc = format!(" `{}`: `{}`.", tool.spec.name, tool.spec.rpc_path);
+    let name = &tool.spec.name;
+    let title = &tool.spec.title;
+    let description = &tool.spec.description;
+    let rpc_path = &tool.spec.rpc_path;
+    let input_type = &tool.spec.input_type;
+    let output_type = &tool.spec.output_type;
+    let kind = match tool.spec.kind {
         RpcKind::Unary => quote!(Unary),
         RpcKind::ServerStreaming => quote!(ServerStreaming),
         RpcKind::ClientStreaming => quote!(ClientStreaming),
         RpcKind::Bidi => quote!(Bidi),
     };
-    let (input_number, output_number) = cx.schemas.tool_numbers(index, &tool.name)?;
+    let (input_number, output_number) = cx.schemas.tool_numbers(index, &tool.spec.name)?;
     let input_schema = cx.schemas.expression(input_number);
     let output_schema = cx.schemas.expression(output_number);
-    let annotations = generate_annotations(tool.annotations);
+    let annotations = generate_annotations(tool.spec.annotations);
     let json_names = cx.options.tools.json_names;
     let emit_defaults = cx.options.tools.emit_defaults;
-    let timeout = match tool.timeout {
+    let timeout = match tool.spec.timeout {
         Some((seconds, nanos)) => {
             let seconds = u64::try_from(seconds).unwrap_or(0);
             let nanos = u32::try_from(nanos).unwrap_or(0);
@@ -42,17 +43,17 @@ fn tokens(cx: &Context<'_>, tool: &Tool, index: usize) -> Result<TokenStream> {
         }
         None => quote!(::core::option::Option::None),
     };
-    let output_omitted = &tool.output_omitted;
+    let output_omitted = &tool.spec.output_omitted;
     // Small, so an ordinary raw-string token (the big schema texts bypass the formatter).
     let meta: Literal = raw_string(&tool.meta.to_string())
         .parse()
-        .map_err(|e| Error::Internal(format!("_meta literal of {}: {e}", tool.name)))?;
-    let task_support = match tool.task_support {
+        .map_err(|e| Error::Internal(format!("_meta literal of {}: {e}", tool.spec.name)))?;
+    let task_support = match tool.spec.task_support {
         TaskSupport::Forbidden => quote!(Forbidden),
         TaskSupport::Optional => quote!(Optional),
         TaskSupport::Required => quote!(Required),
     };
-    let confirm = match tool.confirm {
+    let confirm = match tool.spec.confirm {
         Some(Unconfirmed::Refuse) => {
             quote!(::core::option::Option::Some(#runtime::codegen::Unconfirmed::Refuse))
         }
@@ -61,19 +62,18 @@ fn tokens(cx: &Context<'_>, tool: &Tool, index: usize) -> Result<TokenStream> {
         }
         None => quote!(::core::option::Option::None),
     };
-    let optional_text = |text: Option<&String>| match text {
+    let optional_text = |text: Option<&str>| match text {
         Some(text) => quote!(::core::option::Option::Some(#text)),
         None => quote!(::core::option::Option::None),
     };
-    let wait_for = tool.wait_for_operation.as_ref();
+    let wait_for = tool.wait_for_operation();
     let wait_for_operation = optional_text(wait_for.map(|(response, _)| response));
-    let operation_metadata_type =
-        optional_text(wait_for.and_then(|(_, metadata)| metadata.as_ref()));
-    let max_messages = match tool.max_messages {
+    let operation_metadata_type = optional_text(wait_for.and_then(|(_, metadata)| metadata));
+    let max_messages = match tool.spec.max_messages {
         Some(n) => quote!(::core::option::Option::Some(#n)),
         None => quote!(::core::option::Option::None),
     };
-    let max_result_bytes = match tool.max_result_bytes {
+    let max_result_bytes = match tool.spec.max_result_bytes {
         Some(n) => {
             let n = n as usize;
             quote!(::core::option::Option::Some(#n))
@@ -128,13 +128,13 @@ fn generate_annotations(hints: Annotations) -> TokenStream {
 }
 
 fn tool(const_name: &str) -> Tool {
-    Tool {
+    let spec = ToolSpec {
         name: format!("Svc_{const_name}"),
+        method: const_name.to_owned(),
         title: "A title".to_owned(),
         description: "Says \"hi\"\nover two lines, with ünïcode and a tab\t.".to_owned(),
         rpc_path: format!("/demo.v1.Svc/{const_name}"),
         kind: RpcKind::Unary,
-        const_name: const_name.to_owned(),
         input_type: "demo.v1.Request".to_owned(),
         output_type: "demo.v1.Response".to_owned(),
         annotations: Annotations::default(),
@@ -142,13 +142,21 @@ fn tool(const_name: &str) -> Tool {
         max_messages: None,
         max_result_bytes: None,
         output_omitted: Vec::new(),
-        input_schema: r#"{"type":"object"}"#.to_owned(),
-        output_schema: format!(r#"{{"type":"object","title":"{const_name}"}}"#),
-        stderr_lines: Vec::new(),
-        operation_types: Vec::new(),
+        input_schema: serde_json::Value::Null,
+        output_schema: serde_json::Value::Null,
+        shrunk: Vec::new(),
+        category: None,
+        required_scopes: Vec::new(),
         task_support: TaskSupport::Forbidden,
         confirm: None,
-        wait_for_operation: None,
+        long_running: None,
+        notes: Vec::new(),
+    };
+    Tool {
+        spec,
+        const_name: const_name.to_owned(),
+        input_schema: r#"{"type":"object"}"#.to_owned(),
+        output_schema: format!(r#"{{"type":"object","title":"{const_name}"}}"#),
         meta: serde_json::json!({"protoc-gen-rust-mcp/rpc": {"path": const_name}}),
     }
 }
@@ -171,15 +179,15 @@ fn tools() -> Vec<Tool> {
     .enumerate()
     {
         let mut t = tool(&format!("KIND_{i}"));
-        t.kind = kind;
-        t.annotations = Annotations {
+        t.spec.kind = kind;
+        t.spec.annotations = Annotations {
             read_only: Some(i % 2 == 0),
             destructive: (i > 1).then_some(true),
             idempotent: Some(false),
             open_world: None,
         };
-        t.max_messages = (i > 0).then_some(u32::MAX - i as u32);
-        t.max_result_bytes = (i < 3).then_some(512 * i as u32);
+        t.spec.max_messages = (i > 0).then_some(u32::MAX - i as u32);
+        t.spec.max_result_bytes = (i < 3).then_some(512 * i as u32);
         tools.push(t);
     }
     let timeouts = [
@@ -193,14 +201,14 @@ fn tools() -> Vec<Tool> {
     ];
     for (i, timeout) in timeouts.into_iter().enumerate() {
         let mut t = tool(&format!("TIMEOUT_{i}"));
-        t.timeout = Some(timeout);
+        t.spec.timeout = Some(timeout);
         tools.push(t);
     }
     // Around the width where the array of omitted fields breaks.
     for n in 1..4 {
         for len in (0..60).step_by(3) {
             let mut t = tool(&format!("OMITTED_{n}_{len}"));
-            t.output_omitted = omitted(n, len);
+            t.spec.output_omitted = omitted(n, len);
             tools.push(t);
         }
     }
@@ -210,15 +218,17 @@ fn tools() -> Vec<Tool> {
         .enumerate()
     {
         let mut t = tool(&format!("CONFIRM_{i}"));
-        t.task_support = [TaskSupport::Optional, TaskSupport::Required][i];
-        t.confirm = Some(unconfirmed);
+        t.spec.task_support = [TaskSupport::Optional, TaskSupport::Required][i];
+        t.spec.confirm = Some(unconfirmed);
         tools.push(t);
     }
     for len in (0..60).step_by(4) {
         let mut t = tool(&format!("WAIT_{len}"));
-        let response = format!("demo.v1.{}Response", "R".repeat(len));
-        let metadata = (len % 8 == 0).then(|| format!("demo.v1.{}Metadata", "M".repeat(len)));
-        t.wait_for_operation = Some((response, metadata));
+        t.spec.long_running = Some(LongRunningSpec {
+            response_type: format!("demo.v1.{}Response", "R".repeat(len)),
+            metadata_type: (len % 8 == 0).then(|| format!("demo.v1.{}Metadata", "M".repeat(len))),
+            wait: true,
+        });
         tools.push(t);
     }
     // First lines far over the margin.
