@@ -43,6 +43,46 @@ struct Frame {
     role: u8,
 }
 
+/// Where a byte of JSON text stands with respect to strings, from [`Strings::step`].
+enum Step {
+    /// Outside every string: structure, or a scalar.
+    Outside,
+    /// Part of a string, its opening quote included.
+    Inside,
+    /// The closing quote of the string whose text is `bytes[start..index]`.
+    Closed { start: usize },
+}
+
+/// Follows a byte scan of JSON text in and out of strings, escapes included. It never fails:
+/// malformed text is scanned as far as it goes.
+#[derive(Default)]
+struct Strings {
+    inside: bool,
+    escaped: bool,
+    start: usize,
+}
+
+impl Strings {
+    /// Takes the byte at `index`.
+    fn step(&mut self, index: usize, byte: u8) -> Step {
+        if !self.inside {
+            if byte != b'"' {
+                return Step::Outside;
+            }
+            self.inside = true;
+            self.start = index + 1;
+        } else if self.escaped {
+            self.escaped = false;
+        } else if byte == b'\\' {
+            self.escaped = true;
+        } else if byte == b'"' {
+            self.inside = false;
+            return Step::Closed { start: self.start };
+        }
+        Step::Inside
+    }
+}
+
 /// Scan `bytes` (a JSON document, possibly malformed: the scan never fails) and cut it if
 /// it nests deeper than `limit`.
 pub(crate) fn guard(bytes: &[u8], limit: usize) -> Guarded {
@@ -60,33 +100,24 @@ fn measure(bytes: &[u8], limit: usize) -> Option<TooDeep> {
     let mut stack: Vec<Frame> = Vec::new();
     let mut max_depth = 0;
     let mut arguments_depth: Option<usize> = None;
-    let mut in_string = false;
-    let mut escaped = false;
-    let mut string_start = 0;
+    let mut strings = Strings::default();
     let mut last_key: &[u8] = b"";
     for (index, &byte) in bytes.iter().enumerate() {
-        if in_string {
-            if escaped {
-                escaped = false;
-            } else if byte == b'\\' {
-                escaped = true;
-            } else if byte == b'"' {
-                in_string = false;
+        match strings.step(index, byte) {
+            Step::Outside => {}
+            Step::Inside => continue,
+            Step::Closed { start } => {
                 if let Some(frame) = stack.last_mut()
                     && frame.object
                     && frame.expecting_key
                 {
                     frame.expecting_key = false;
-                    last_key = &bytes[string_start..index];
+                    last_key = &bytes[start..index];
                 }
+                continue;
             }
-            continue;
         }
         match byte {
-            b'"' => {
-                in_string = true;
-                string_start = index + 1;
-            }
             b'{' | b'[' => {
                 let parent_role = stack.last().map(|frame| frame.role);
                 let keyed = stack.last().is_some_and(|frame| frame.object);
@@ -130,26 +161,17 @@ fn measure(bytes: &[u8], limit: usize) -> Option<TooDeep> {
 fn cut(bytes: &[u8], limit: usize) -> Vec<u8> {
     let mut out = Vec::with_capacity(bytes.len().min(64 * 1024));
     let mut depth = 0usize;
-    let mut in_string = false;
-    let mut escaped = false;
+    let mut strings = Strings::default();
     // Depth at which skipping started (the cut container's own depth), while skipping.
     let mut skipping: Option<usize> = None;
-    for &byte in bytes {
-        if in_string {
-            if escaped {
-                escaped = false;
-            } else if byte == b'\\' {
-                escaped = true;
-            } else if byte == b'"' {
-                in_string = false;
-            }
+    for (index, &byte) in bytes.iter().enumerate() {
+        if !matches!(strings.step(index, byte), Step::Outside) {
             if skipping.is_none() {
                 out.push(byte);
             }
             continue;
         }
         match byte {
-            b'"' => in_string = true,
             b'{' | b'[' => {
                 depth += 1;
                 if skipping.is_none() && depth > limit {
