@@ -73,6 +73,15 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+async def settle(ready: Callable[[], object], seconds: float = 1.0) -> None:
+    """Waits up to `seconds` for `ready()` to be true: notifications that travel before a result
+    may still be running in the SDK when the result is returned. The caller asserts after."""
+    for _ in range(int(seconds / 0.02)):
+        if ready():
+            return
+        await asyncio.sleep(0.02)
+
+
 def log(message: str) -> None:
     if VERBOSE:
         print(f"    {message}", flush=True)

@@ -46,6 +46,7 @@ from demo_support import (
     http_demo,
     log,
     main,
+    settle,
 )
 
 NEWEST = mcp.types.LATEST_PROTOCOL_VERSION
@@ -380,10 +381,7 @@ class Scenario:
         assert ids[:3] == ["task-1", "task-2", "task-3"], ids
         assert "truncated" not in exported, exported
         # Progress notifications travel before the result; give the SDK a moment to run them.
-        for _ in range(50):
-            if len(progress) >= len(ids):
-                break
-            await asyncio.sleep(0.02)
+        await settle(lambda: len(progress) >= len(ids))
         assert len(progress) == len(ids), f"{len(progress)} progress notifications for {len(ids)} messages"
         expect_error(await self.call("TaskService_ExportTasks", {"state": 7.5}), "state")
 
@@ -429,10 +427,7 @@ async def long_running(session: ClientSession) -> None:
         NEWEST,
     )
     assert [t["id"] for t in archived["tasks"]] == ["task-3"], archived
-    for _ in range(50):
-        if messages:
-            break
-        await asyncio.sleep(0.02)
+    await settle(lambda: messages)
     assert any(m.startswith("operation operations/") and '"total":1' in m for m in messages), messages
 
     failed = await scenario.call("TaskService_ArchiveTasks", {"state": "STATE_DONE"})

@@ -46,6 +46,7 @@ from demo_support import (
     log,
     log_path,
     main,
+    settle,
 )
 
 # The revision each mode must negotiate with the demo.
@@ -209,10 +210,7 @@ async def long_running(client: Client) -> None:
         archive,
     )
     assert [t["id"] for t in archived["tasks"]] == ["task-3"], archived
-    for _ in range(50):
-        if messages:
-            break
-        await asyncio.sleep(0.02)
+    await settle(lambda: messages)
     operations = [m for m in messages if m.startswith("operation operations/")]
     assert operations, f"no progress message names the operation: {messages}"
     # The message carries the unpacked ArchiveTasksMetadata as JSON after the operation name.
