@@ -8,7 +8,7 @@
 //! [`DEFAULT_PAGE_BYTES`]: clients bound the size of one message (the Python SDK 2.x refuses a
 //! server-sent event over 1 MiB), and tools with large schemas reach that long before 500.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use base64::Engine as _;
@@ -62,9 +62,38 @@ const CURSOR: base64::engine::GeneralPurpose = base64::engine::general_purpose::
 /// bound so that those pages stay within it too.
 pub(crate) const TASK_EXECUTION: &str = r#","execution":{"taskSupport":"optional"}"#;
 
+/// A tool as a listing holds it: its name, and its `tools/list` entry, made when a page is
+/// written. A served tool keeps its schemas as text and makes the JSON trees rmcp's [`Tool`]
+/// holds only then, so that a listing of thousands of tools does not hold them all.
+pub(crate) trait Listed: Send + Sync {
+    /// The tool's name.
+    fn name(&self) -> &str;
+    /// The tool as `tools/list` shows it.
+    fn tool(&self) -> Tool;
+}
+
+/// A tool made ahead, such as the discovery tools.
+impl Listed for Tool {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn tool(&self) -> Tool {
+        self.clone()
+    }
+}
+
+/// Whether two listings show the same tools, made and compared one pair at a time.
+pub(crate) fn same_tools(a: &[Arc<dyn Listed>], b: &[Arc<dyn Listed>]) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(a, b)| a.name() == b.name() && a.tool() == b.tool())
+}
+
 /// The server's tools in `tools/list` order, and how to page them.
 pub(crate) struct Listing {
-    tools: Vec<Tool>,
+    tools: Vec<Arc<dyn Listed>>,
     /// Which tools run as tasks (their pages may carry [`TASK_EXECUTION`]).
     tasks: Vec<bool>,
     /// Each tool's JSON size (with its separating comma), measured when a page first reaches
@@ -79,7 +108,7 @@ pub(crate) struct Listing {
 impl Listing {
     /// `tools` sorted by name, in pages of at most `page_size` tools and `page_bytes` bytes.
     pub(crate) fn new(
-        tools: Vec<Tool>,
+        tools: Vec<Arc<dyn Listed>>,
         page_size: usize,
         page_bytes: usize,
         cache: ListCache,
@@ -103,7 +132,7 @@ impl Listing {
     }
 
     /// Every tool, sorted by name.
-    pub(crate) fn tools(&self) -> &[Tool] {
+    pub(crate) fn tools(&self) -> &[Arc<dyn Listed>] {
         &self.tools
     }
 
@@ -131,33 +160,34 @@ impl Listing {
                     .and_then(|bytes| String::from_utf8(bytes).ok())
                     .ok_or_else(invalid)?;
                 let index = listing
-                    .binary_search_by(|tool| tool.name.as_ref().cmp(name.as_str()))
+                    .binary_search_by(|tool| tool.name().cmp(name.as_str()))
                     .map_err(|_| invalid())?;
                 index + 1
             }
         };
-        let (mut count, mut bytes) = (0, 0);
+        let mut bytes = 0;
+        let mut tools = Vec::new();
         let candidates = listing.get(start..).unwrap_or_default().iter();
         let sizes = self.sizes.get(start..).unwrap_or_default().iter();
         let tasks = self.tasks.get(start..).unwrap_or_default().iter();
-        for ((tool, size), task) in candidates.zip(sizes).zip(tasks).take(self.page_size) {
+        for ((listed, size), task) in candidates.zip(sizes).zip(tasks).take(self.page_size) {
+            let tool = listed.tool();
             let size = *size.get_or_init(|| {
                 let execution = if *task { TASK_EXECUTION.len() } else { 0 };
-                serde_json::to_vec(tool).map_or(0, |json| json.len()) + 1 + execution
+                serde_json::to_vec(&tool).map_or(0, |json| json.len()) + 1 + execution
             });
-            if count > 0 && bytes + size > self.page_bytes {
+            if !tools.is_empty() && bytes + size > self.page_bytes {
                 break;
             }
-            count += 1;
+            tools.push(tool);
             bytes += size;
         }
-        let end = start + count;
-        let tools = listing.get(start..end).unwrap_or_default().to_vec();
+        let end = start + tools.len();
         let mut result = ListToolsResult::with_all_items(tools);
         if end < listing.len()
             && let Some(last) = listing.get(end - 1)
         {
-            result.next_cursor = Some(CURSOR.encode(last.name.as_bytes()));
+            result.next_cursor = Some(CURSOR.encode(last.name().as_bytes()));
         }
         if hints {
             let ttl = u64::try_from(self.cache.ttl.as_millis()).unwrap_or(u64::MAX);
@@ -169,13 +199,14 @@ impl Listing {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use super::*;
 
-    fn listing(count: usize) -> Vec<Tool> {
+    fn listing(count: usize) -> Vec<Arc<dyn Listed>> {
         (0..count)
-            .map(|i| Tool::new(format!("t{i:04}"), "", Arc::new(Default::default())))
+            .map(|i| {
+                let tool = Tool::new(format!("t{i:04}"), "", Arc::new(Default::default()));
+                Arc::new(tool) as Arc<dyn Listed>
+            })
             .collect()
     }
 
@@ -201,7 +232,7 @@ mod tests {
     fn pages_cover_the_listing_once_in_order() {
         for (count, size) in [(0, 3), (1, 3), (3, 3), (7, 3), (2000, 500), (5, 1)] {
             let tools = listing(count);
-            let expected: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();
+            let expected: Vec<String> = tools.iter().map(|t| t.name().to_owned()).collect();
             let pages = pages(&Listing::new(
                 tools,
                 size,
@@ -221,8 +252,8 @@ mod tests {
     #[test]
     fn pages_end_before_their_json_passes_the_byte_bound() {
         let tools = listing(100);
-        let expected: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();
-        let one = serde_json::to_vec(&tools[0]).unwrap().len() + 1;
+        let expected: Vec<String> = tools.iter().map(|t| t.name().to_owned()).collect();
+        let one = serde_json::to_vec(&tools[0].tool()).unwrap().len() + 1;
         // Room for three tools and a half: pages of three.
         let pages = pages(&Listing::new(
             tools.clone(),
@@ -255,7 +286,7 @@ mod tests {
     #[test]
     fn the_byte_bound_leaves_room_for_the_execution_of_task_tools() {
         let tools = listing(12);
-        let one = serde_json::to_vec(&tools[0]).unwrap().len() + 1;
+        let one = serde_json::to_vec(&tools[0].tool()).unwrap().len() + 1;
         let bound = (one + TASK_EXECUTION.len()) * 3;
         // Without task tools, the bound holds more than three tools a page.
         let plain = pages(&Listing::new(

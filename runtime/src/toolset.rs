@@ -1,6 +1,7 @@
 //! Tool sets: compiled tools and the gRPC endpoint each one calls.
 
 use std::{
+    borrow::Cow,
     sync::{Arc, OnceLock},
     time::Duration,
 };
@@ -40,15 +41,20 @@ pub(crate) struct Validation {
     pub(crate) schema: Value,
 }
 
-/// One tool, ready to serve: descriptors resolved, schemas parsed and checked. The input
-/// validator is compiled on first use, so that a server with thousands of tools lists them
-/// at once.
+/// A tool schema as JSON text: a generated constant itself, or the schema generator's output.
+pub(crate) type SchemaText = Cow<'static, str>;
+
+/// One tool, ready to serve: descriptors resolved, schemas checked. The input validator is
+/// compiled on first use, so that a server with thousands of tools lists them at once.
 pub(crate) struct CompiledTool {
     pub(crate) def: ToolInfo,
     pub(crate) input: MessageDescriptor,
     pub(crate) output: MessageDescriptor,
-    pub(crate) input_schema: Arc<JsonObject>,
-    pub(crate) output_schema: Arc<JsonObject>,
+    /// The schemas are kept as text, a JSON object each: a JSON tree is made only while a
+    /// `tools/list` page or a `describe_tools` answer is written, and for the input schema's
+    /// validator on the first call. Trees of every schema would hold several times the text.
+    pub(crate) input_schema: SchemaText,
+    pub(crate) output_schema: SchemaText,
     pub(crate) meta: ToolMeta,
     pub(crate) endpoint: Endpoint,
     validation: OnceLock<Validation>,
@@ -66,7 +72,7 @@ impl CompiledTool {
     /// The compiled input validator (compiled now if this is the first call).
     pub(crate) fn validation(&self) -> &Validation {
         self.validation.get_or_init(|| {
-            let schema = Value::Object(JsonObject::clone(&self.input_schema));
+            let schema = serde_json::from_str(&self.input_schema).unwrap_or_default();
             Validation {
                 validator: validate::compile(&schema),
                 schema,
@@ -83,27 +89,30 @@ pub(crate) struct Entry {
 }
 
 impl Entry {
-    /// The tool as `tools/list` shows it. A tool that waits for a long-running operation
-    /// names `redeem_tool`, the served GetOperation tool, in its description.
+    /// The tool's description as listed. A tool that waits for a long-running operation
+    /// names `redeem_tool`, the served GetOperation tool, in it.
+    pub(crate) fn description(&self, redeem_tool: Option<&str>) -> Option<Cow<'static, str>> {
+        let def = &self.tool.def;
+        match redeem_tool.filter(|_| self.tool.long_running.is_some()) {
+            Some(redeem) => Some(Cow::Owned(format!(
+                "{}{}Here GetOperation is the tool `{redeem}`.",
+                def.description,
+                if def.description.is_empty() { "" } else { " " }
+            ))),
+            None => (!def.description.is_empty()).then(|| def.description.clone()),
+        }
+    }
+
+    /// The tool as `tools/list` shows it, its schemas made into JSON trees now; see
+    /// [`description`](Self::description) for `redeem_tool`.
     pub(crate) fn listing(&self, redeem_tool: Option<&str>) -> rmcp::model::Tool {
         let def = &self.tool.def;
-        let description = match redeem_tool.filter(|_| self.tool.long_running.is_some()) {
-            Some(redeem) => Some(
-                format!(
-                    "{}{}Here GetOperation is the tool `{redeem}`.",
-                    def.description,
-                    if def.description.is_empty() { "" } else { " " }
-                )
-                .into(),
-            ),
-            None => (!def.description.is_empty()).then(|| def.description.clone()),
-        };
         let mut tool = rmcp::model::Tool::new_with_raw(
             self.name.clone(),
-            description,
-            self.tool.input_schema.clone(),
+            self.description(redeem_tool),
+            Arc::new(schema_object(&self.tool.input_schema)),
         )
-        .with_raw_output_schema(self.tool.output_schema.clone());
+        .with_raw_output_schema(Arc::new(schema_object(&self.tool.output_schema)));
         if !def.title.is_empty() {
             tool = tool.with_title(def.title.as_ref());
         }
@@ -452,9 +461,8 @@ impl ToolSetBuilder {
     /// [`add`](Self::add), with the given schema checks.
     fn add_with(&mut self, def: &ToolDef, checks: Checks) -> Result<(), Error> {
         let info = ToolInfo::from(def);
-        let input_schema = parse_schema(&info.name, "input", def.input_schema)?;
-        let output_schema = parse_schema(&info.name, "output", def.output_schema)?;
         let meta = ToolMeta::new(def)?;
+        let (input_schema, output_schema) = (def.input_schema.into(), def.output_schema.into());
         self.register(info, input_schema, output_schema, checks, meta)
     }
 
@@ -470,8 +478,8 @@ impl ToolSetBuilder {
     pub(crate) fn register(
         &mut self,
         def: ToolInfo,
-        input_schema: JsonObject,
-        output_schema: JsonObject,
+        input_schema: SchemaText,
+        output_schema: SchemaText,
         checks: Checks,
         meta: ToolMeta,
     ) -> Result<(), Error> {
@@ -493,25 +501,17 @@ impl ToolSetBuilder {
         };
         let input = message(&def.input_type)?;
         let output = message(&def.output_type)?;
-        let checked = |which: &'static str, schema: JsonObject| {
-            let invalid = |message: String| Error::InvalidSchema {
+        let checked = |which: &'static str, schema: SchemaText| {
+            check_schema_text(&schema, checks).map_err(|message| Error::InvalidSchema {
                 tool: def.name.to_string(),
                 which,
                 message,
-            };
-            // Wrapping moves the map; nothing is copied.
-            let schema = Value::Object(schema);
-            if checks == Checks::MetaSchema {
-                validate::check_schema(&schema).map_err(invalid)?;
-            }
-            match schema {
-                Value::Object(object) => Ok(Arc::new(object)),
-                _ => Err(invalid("a tool schema must be a JSON object".to_owned())),
-            }
+            })?;
+            Ok::<_, Error>(schema)
         };
-        let deep = validate::DeepCheck::new(&input_schema);
         let input_schema = checked("input", input_schema)?;
         let output_schema = checked("output", output_schema)?;
+        let deep = validate::DeepCheck::new(&input_schema);
         let endpoint =
             Endpoint::new(&self.transport, def.rpc_path.clone(), def.kind).ok_or_else(|| {
                 Error::InvalidRpcPath {
@@ -555,14 +555,26 @@ impl ToolSetBuilder {
     }
 }
 
-fn parse_schema(tool: &str, which: &'static str, text: &str) -> Result<JsonObject, Error> {
-    let invalid = |message: String| Error::InvalidSchema {
-        tool: tool.to_owned(),
-        which,
-        message,
-    };
-    match serde_json::from_str(text).map_err(|e| invalid(e.to_string()))? {
-        Value::Object(object) => Ok(object),
-        _ => Err(invalid("a tool schema must be a JSON object".to_owned())),
+/// Checks that `text` is a JSON object, and with [`Checks::MetaSchema`] a valid draft 2020-12
+/// schema. Without, only the syntax is read, building nothing.
+fn check_schema_text(text: &str, checks: Checks) -> Result<(), String> {
+    const NOT_AN_OBJECT: &str = "a tool schema must be a JSON object";
+    if checks == Checks::MetaSchema {
+        let schema: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        if !schema.is_object() {
+            return Err(NOT_AN_OBJECT.to_owned());
+        }
+        return validate::check_schema(&schema);
     }
+    serde_json::from_str::<serde::de::IgnoredAny>(text).map_err(|e| e.to_string())?;
+    // Valid JSON text that opens with `{` is an object.
+    match text.trim_start().starts_with('{') {
+        true => Ok(()),
+        false => Err(NOT_AN_OBJECT.to_owned()),
+    }
+}
+
+/// The JSON object of a schema text that [`check_schema_text`] accepted at registration.
+pub(crate) fn schema_object(text: &str) -> JsonObject {
+    serde_json::from_str(text).unwrap_or_default()
 }

@@ -23,19 +23,11 @@ pub(crate) struct DeepCheck {
 }
 
 impl DeepCheck {
-    /// A check for a listed input schema: only shrunk schemas (which carry the
-    /// [`NOT_EXPANDED`] phrase) need one.
-    pub(crate) fn new(listed_schema: &serde_json::Map<String, Value>) -> DeepCheck {
-        fn mentions(value: &Value) -> bool {
-            match value {
-                Value::String(text) => text.contains(NOT_EXPANDED),
-                Value::Array(items) => items.iter().any(mentions),
-                Value::Object(map) => map.values().any(mentions),
-                _ => false,
-            }
-        }
+    /// A check for a listed input schema, given as JSON text: only shrunk schemas (which carry
+    /// the [`NOT_EXPANDED`] phrase, plain ASCII that JSON text holds unescaped) need one.
+    pub(crate) fn new(listed_schema: &str) -> DeepCheck {
         DeepCheck {
-            full: listed_schema.values().any(mentions).then(OnceLock::new),
+            full: listed_schema.contains(NOT_EXPANDED).then(OnceLock::new),
         }
     }
 

@@ -23,6 +23,7 @@ use serde_json::{Value, json};
 use tonic::Code;
 
 use crate::outcome::with_status;
+use crate::paging::Listed;
 use crate::toolset::CompiledTool;
 use index::{Document, Index};
 
@@ -77,6 +78,8 @@ struct Entry {
     /// The service's full name, lower-cased.
     service: String,
     read_only: bool,
+    /// The tool, for its title and annotations.
+    compiled: Arc<CompiledTool>,
 }
 
 /// The search side of a catalog: every served tool, indexed, with its full definition.
@@ -84,27 +87,26 @@ pub(crate) struct Discovery {
     index: Index,
     entries: Vec<Entry>,
     /// Every tool as `tools/list` would show it without discovery, sorted by name.
-    tools: Vec<Tool>,
+    tools: Vec<Arc<dyn Listed>>,
     /// What `tools/list` shows: the discovery tools and the pinned ones.
-    listing: Vec<Tool>,
+    listing: Vec<Arc<dyn Listed>>,
 }
 
 impl Discovery {
     /// Indexes every served tool: as listed without discovery, sorted by name, each with its
-    /// compiled form.
-    pub(crate) fn new<'a>(
+    /// listed description and its compiled form.
+    pub(crate) fn new(
         search: &ToolSearch,
-        served: impl Iterator<Item = (Tool, &'a CompiledTool)>,
+        served: impl Iterator<Item = (Arc<dyn Listed>, String, Arc<CompiledTool>)>,
     ) -> Discovery {
         let mut documents = Vec::new();
         let mut entries = Vec::new();
         let mut tools = Vec::new();
-        for (tool, compiled) in served {
+        for (tool, description, compiled) in served {
             let def = &compiled.def;
             let path = def.rpc_path.trim_start_matches('/');
             let (service_full, method) = path.split_once('/').unwrap_or((path, ""));
             let (package, service) = service_full.rsplit_once('.').unwrap_or(("", service_full));
-            let description = tool.description.as_deref().unwrap_or_default();
             // Joined neighbours of the service and method names (`keyring`).
             let mut words: Vec<(String, f32)> = [service, method]
                 .into_iter()
@@ -114,11 +116,11 @@ impl Discovery {
             let mut add = |text: &str, weight: f32| {
                 words.extend(index::words(text).into_iter().map(|word| (word, weight)));
             };
-            add(&tool.name, 3.0);
-            add(tool.title.as_deref().unwrap_or_default(), 2.0);
+            add(tool.name(), 3.0);
+            add(&def.title, 2.0);
             add(service, 2.0);
             add(method, 2.0);
-            add(description, 1.0);
+            add(&description, 1.0);
             for field in compiled.input.fields() {
                 add(field.name(), 1.0);
             }
@@ -132,20 +134,22 @@ impl Discovery {
             });
             entries.push(Entry {
                 family: family(&def.rpc_path),
-                summary: summary(description),
+                summary: summary(&description),
                 rpc: def.rpc_path.to_string(),
                 package: package.to_lowercase(),
                 service: service_full.to_lowercase(),
                 read_only: def.annotations.read_only == Some(true),
+                compiled: Arc::clone(&compiled),
             });
             tools.push(tool);
         }
         let listing = meta_tools()
             .into_iter()
+            .map(|tool| Arc::new(tool) as Arc<dyn Listed>)
             .chain(
                 tools
                     .iter()
-                    .filter(|tool| search.pinned.contains(tool.name.as_ref()))
+                    .filter(|tool| search.pinned.contains(tool.name()))
                     .cloned(),
             )
             .collect();
@@ -158,19 +162,19 @@ impl Discovery {
     }
 
     /// What `tools/list` shows.
-    pub(crate) fn listing(&self) -> &[Tool] {
+    pub(crate) fn listing(&self) -> &[Arc<dyn Listed>] {
         &self.listing
     }
 
     /// Every served tool, as listed without discovery, sorted by name.
-    pub(crate) fn tools(&self) -> &[Tool] {
+    pub(crate) fn tools(&self) -> &[Arc<dyn Listed>] {
         &self.tools
     }
 
-    /// The full definition of the tool `name`.
-    pub(crate) fn tool(&self, name: &str) -> Option<&Tool> {
+    /// The served tool `name`.
+    fn tool(&self, name: &str) -> Option<&Arc<dyn Listed>> {
         self.tools
-            .binary_search_by(|tool| tool.name.as_ref().cmp(name))
+            .binary_search_by(|tool| tool.name().cmp(name))
             .ok()
             .map(|index| &self.tools[index])
     }
@@ -241,7 +245,7 @@ impl Discovery {
                 .iter()
                 .position(|(first, _, _)| self.entries[*first].family == entry.family);
             match known {
-                Some(at) => families[at].2.push(self.tools[*id].name.as_ref()),
+                Some(at) => families[at].2.push(self.tools[*id].name()),
                 None if families.len() < limit => families.push((*id, *score, Vec::new())),
                 None => {}
             }
@@ -251,19 +255,18 @@ impl Discovery {
             .map(|(id, score, others)| {
                 let (entry, tool) = (&self.entries[*id], &self.tools[*id]);
                 let mut found = json!({
-                    "name": tool.name,
+                    "name": tool.name(),
                     "rpc": entry.rpc,
                     "score": (f64::from(*score) * 1000.0).round() / 1000.0,
                 });
-                if let Some(title) = tool.title.as_deref().filter(|t| !t.is_empty()) {
-                    found["title"] = json!(title);
+                let def = &entry.compiled.def;
+                if !def.title.is_empty() {
+                    found["title"] = json!(def.title);
                 }
                 if !entry.summary.is_empty() {
                     found["summary"] = json!(entry.summary);
                 }
-                if let Some(annotations) = tool
-                    .annotations
-                    .as_ref()
+                if let Some(annotations) = crate::def::annotations_to_rmcp(def.annotations)
                     .and_then(|a| serde_json::to_value(a).ok())
                 {
                     found["annotations"] = annotations;
@@ -315,7 +318,7 @@ impl Discovery {
         }
         let tools: Vec<Value> = names
             .iter()
-            .filter_map(|name| serde_json::to_value(self.tool(name)?).ok())
+            .filter_map(|name| serde_json::to_value(self.tool(name)?.tool()).ok())
             .collect();
         Ok(structured(json!({"tools": tools})))
     }

@@ -5,7 +5,10 @@
 //!
 //! [`McpServer::replace_tools`]: crate::McpServer::replace_tools
 
-use std::{collections::BTreeMap, sync::Arc};
+use std::{
+    collections::BTreeMap,
+    sync::{Arc, OnceLock},
+};
 
 use rmcp::model::Tool;
 
@@ -13,7 +16,7 @@ use crate::{
     discovery::{Discovery, ToolSearch},
     error::Error,
     longrunning::Redeemer,
-    paging::{ListCache, Listing},
+    paging::{ListCache, Listed, Listing},
     toolset::ToolSet,
     union_pool::UnionPool,
 };
@@ -78,6 +81,7 @@ pub(crate) fn register(
             Arc::new(Registered {
                 entry,
                 set: Arc::clone(&config),
+                definition: OnceLock::new(),
             }),
         );
     }
@@ -96,16 +100,27 @@ impl Catalog {
                 operations: Arc::clone(registered.entry.tool.operations.as_ref()?),
             })
         });
-        let listed = |registered: &Registered| {
-            registered
-                .entry
-                .listing(redeemer.as_ref().map(|r| r.tool.as_str()))
-        };
+        let redeem_tool: Option<Arc<str>> = redeemer.as_ref().map(|r| r.tool.as_str().into());
+        let served = tools.values().map(|registered| ServedTool {
+            registered: Arc::clone(registered),
+            redeem_tool: redeem_tool.clone(),
+        });
         let (listing, discovery) = match search {
-            None => (tools.values().map(|r| listed(r)).collect(), None),
+            None => (
+                served
+                    .map(|served| Arc::new(served) as Arc<dyn Listed>)
+                    .collect(),
+                None,
+            ),
             Some(search) => {
-                let discovery =
-                    Discovery::new(search, tools.values().map(|r| (listed(r), &*r.entry.tool)));
+                let discovery = Discovery::new(
+                    search,
+                    served.map(|served| {
+                        let description = served.description();
+                        let compiled = Arc::clone(&served.registered.entry.tool);
+                        (Arc::new(served) as Arc<dyn Listed>, description, compiled)
+                    }),
+                );
                 (discovery.listing().to_vec(), Some(discovery))
             }
         };
@@ -116,7 +131,7 @@ impl Catalog {
             .iter()
             .map(|tool| {
                 tools
-                    .get(tool.name.as_ref())
+                    .get(tool.name())
                     .is_some_and(|r| r.entry.tool.meta.task_support.allows_tasks())
             })
             .collect();
@@ -143,21 +158,46 @@ impl Catalog {
 
     /// The definition of the served tool `name`, listed or not.
     pub(crate) fn tool(&self, name: &str) -> Option<Tool> {
-        if let Some(discovery) = &self.discovery {
-            return discovery.tool(name).cloned();
-        }
-        let listing = self.listing.tools();
-        listing
-            .binary_search_by(|tool| tool.name.as_ref().cmp(name))
-            .ok()
-            .map(|index| listing[index].clone())
+        let registered = self.tools.get(name)?;
+        let redeem_tool = self.redeemer.as_ref().map(|r| r.tool.as_str());
+        let definition = registered
+            .definition
+            .get_or_init(|| registered.entry.listing(redeem_tool));
+        Some(definition.clone())
     }
 
-    /// Every served tool's definition, sorted by name, listed or not.
-    pub(crate) fn every_tool(&self) -> &[Tool] {
+    /// Every served tool, sorted by name, listed or not.
+    pub(crate) fn every_tool(&self) -> &[Arc<dyn Listed>] {
         match &self.discovery {
             Some(discovery) => discovery.tools(),
             None => self.listing.tools(),
         }
+    }
+}
+
+/// A served tool as a listing holds it: its registration, and the name of the catalog's
+/// GetOperation tool, which the description of a tool that waits for its operation names.
+struct ServedTool {
+    registered: Arc<Registered>,
+    redeem_tool: Option<Arc<str>>,
+}
+
+impl ServedTool {
+    fn description(&self) -> String {
+        self.registered
+            .entry
+            .description(self.redeem_tool.as_deref())
+            .unwrap_or_default()
+            .into_owned()
+    }
+}
+
+impl Listed for ServedTool {
+    fn name(&self) -> &str {
+        &self.registered.entry.name
+    }
+
+    fn tool(&self) -> Tool {
+        self.registered.entry.listing(self.redeem_tool.as_deref())
     }
 }

@@ -70,13 +70,17 @@ use crate::{
     discovery::{self, CALL_TOOL, ToolSearch},
     error::Error,
     guard::{NotAnObject, TooDeep},
-    paging::{self, ListCache},
+    paging::{self, ListCache, same_tools},
     toolset::{Entry, SetConfig, ToolSet},
 };
 
 pub(crate) struct Registered {
     pub(crate) entry: Entry,
     pub(crate) set: Arc<SetConfig>,
+    /// The tool's definition once asked for by name (rmcp's HTTP transport asks on each call
+    /// for the input schema, scopes are read from `_meta`): made once, for the tools that are
+    /// called, not for every listed one.
+    pub(crate) definition: std::sync::OnceLock<Tool>,
 }
 
 struct Inner {
@@ -150,7 +154,13 @@ impl McpServer {
     /// search the discovery tools and the pinned ones ([`served_tools`](Self::served_tools)
     /// gives every tool then).
     pub fn tools(&self) -> Vec<Tool> {
-        self.catalog().listing.tools().to_vec()
+        let catalog = self.catalog();
+        catalog
+            .listing
+            .tools()
+            .iter()
+            .map(|tool| tool.tool())
+            .collect()
     }
 
     /// The tools served now.
@@ -184,11 +194,11 @@ impl McpServer {
         ));
         // Compared outside the lock: calls keep looking tools up meanwhile.
         let before = self.catalog();
-        let served = before.every_tool() != catalog.every_tool();
+        let served = !same_tools(before.every_tool(), catalog.every_tool());
         // Without tool search the listing is every tool, compared already.
         let listed = match catalog.discovery {
             None => served,
-            Some(_) => before.listing.tools() != catalog.listing.tools(),
+            Some(_) => !same_tools(before.listing.tools(), catalog.listing.tools()),
         };
         *self
             .inner
@@ -253,7 +263,12 @@ impl McpServer {
     /// under tool search ([`McpServerBuilder::tool_search`]) the tools `tools/list` leaves to
     /// `search_tools`.
     pub fn served_tools(&self) -> Vec<Tool> {
-        self.catalog().every_tool().to_vec()
+        let catalog = self.catalog();
+        catalog
+            .every_tool()
+            .iter()
+            .map(|tool| tool.tool())
+            .collect()
     }
 
     /// Sessions open now on the streamable HTTP services made from this server.

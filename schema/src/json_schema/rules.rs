@@ -197,7 +197,7 @@ fn collect_string(
 ) {
     for (field, value) in rules.fields() {
         let name = field.name();
-        if collect_count_bound(name, &value, keywords) {
+        if collect_count_bound(name, value, keywords) {
             continue;
         }
         match (name, &value) {
@@ -320,7 +320,7 @@ fn collect_repeated(
     notes: &mut Vec<String>,
 ) {
     for (field, value) in rules.fields() {
-        if collect_count_bound(field.name(), &value, keywords) {
+        if collect_count_bound(field.name(), value, keywords) {
             continue;
         }
         match (field.name(), &value) {
@@ -348,7 +348,7 @@ fn collect_map(
     notes: &mut Vec<String>,
 ) {
     for (field, value) in rules.fields() {
-        if collect_count_bound(field.name(), &value, keywords) {
+        if collect_count_bound(field.name(), value, keywords) {
             continue;
         }
         match (field.name(), &value) {
