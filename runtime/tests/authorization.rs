@@ -10,7 +10,10 @@ mod common;
 
 use std::{sync::atomic::Ordering, time::Duration};
 
-use common::{TestResult, http_client::send};
+use common::{
+    TestResult,
+    http_client::{send, start_task_in_session},
+};
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::{Value, json};
 use tonic_mcp::ToolSearch;
@@ -265,10 +268,7 @@ fn b64(bytes: &[u8]) -> String {
 #[tokio::test]
 async fn a_tool_scope_the_token_lacks_is_a_403_naming_it() -> TestResult {
     let f = fixture(true).await?;
-    let read_only = format!(
-        "Bearer {}",
-        token(KEY_A, "a", f.claims(json!({"scope": "mcp"})))?
-    );
+    let read_only = f.bearer(json!({"scope": "mcp"}))?;
     // `ItemService_Slow` is not read-only: it needs `items.write`.
     let reply = f
         .call(&[("authorization", &read_only)], "ItemService_Slow")
@@ -321,10 +321,7 @@ async fn a_tool_scope_the_token_lacks_is_a_403_naming_it() -> TestResult {
 #[tokio::test]
 async fn call_tool_needs_the_scopes_of_the_tool_it_calls() -> TestResult {
     let f = fixture_with(true, Some(ToolSearch::new())).await?;
-    let read_only = format!(
-        "Bearer {}",
-        token(KEY_A, "a", f.claims(json!({"scope": "mcp"})))?
-    );
+    let read_only = f.bearer(json!({"scope": "mcp"}))?;
     let through = |name: &str| json!({"name": name, "arguments": {"id": "7"}});
     let reply = f
         .call_with(
@@ -406,10 +403,7 @@ async fn a_rotated_key_is_fetched_once_and_unknown_kids_are_rate_limited() -> Te
 async fn a_session_answers_only_to_the_caller_that_opened_it() -> TestResult {
     let f = fixture(false).await?;
     let alice = format!("Bearer {}", f.good_token()?);
-    let bob = format!(
-        "Bearer {}",
-        token(KEY_A, "a", f.claims(json!({"sub": "user-2"})))?
-    );
+    let bob = f.bearer(json!({"sub": "user-2"}))?;
     let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
     let reply = send(
@@ -454,27 +448,16 @@ async fn a_session_answers_only_to_the_caller_that_opened_it() -> TestResult {
 
 #[tokio::test]
 async fn a_task_belongs_to_the_token_that_started_it() -> TestResult {
-    use common::http_client::{open_session, session_send, task_capabilities};
-    let f = fixture(false).await?;
-    let alice = format!("Bearer {}", f.good_token()?);
-    let bob = format!(
-        "Bearer {}",
-        token(KEY_A, "a", f.claims(json!({"sub": "user-2"})))?
-    );
-    let alice_session =
-        open_session(f.addr, &[("authorization", &alice)], task_capabilities()).await?;
-    let bob_session = open_session(f.addr, &[("authorization", &bob)], task_capabilities()).await?;
+    use common::http_client::{session_send, task_capabilities};
+    let (f, alice, alice_session, bob, bob_session) = two_subjects(task_capabilities()).await?;
     let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
         "params": {"name": "ItemService_ListItems", "arguments": {}}});
-    let reply = session_send(f.addr, &[("authorization", &alice)], &alice_session, &call).await?;
-    let task_id = reply.last()["result"]["taskId"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned();
-    assert!(!task_id.is_empty(), "no task: {}", reply.body);
+    let as_alice = [("authorization", alice.as_str())];
+    let task_id =
+        start_task_in_session(f.addr, &as_alice, &alice_session, &call, "/taskId").await?;
     let get =
         json!({"jsonrpc": "2.0", "id": 2, "method": "tasks/get", "params": {"taskId": task_id}});
-    let reply = session_send(f.addr, &[("authorization", &alice)], &alice_session, &get).await?;
+    let reply = session_send(f.addr, &as_alice, &alice_session, &get).await?;
     assert_eq!(
         reply.last()["result"]["taskId"],
         json!(task_id),
@@ -482,22 +465,14 @@ async fn a_task_belongs_to_the_token_that_started_it() -> TestResult {
         reply.body
     );
     // Another subject, in its own session, is told the task does not exist.
-    for method in ["tasks/get", "tasks/cancel"] {
-        let message =
-            json!({"jsonrpc": "2.0", "id": 3, "method": method, "params": {"taskId": task_id}});
-        let reply =
-            session_send(f.addr, &[("authorization", &bob)], &bob_session, &message).await?;
-        assert_eq!(
-            reply.last()["error"]["code"],
-            json!(-32602),
-            "{method}: {}",
-            reply.body
-        );
-        assert_eq!(
-            reply.last()["error"]["message"],
-            json!(format!("unknown task: {task_id}"))
-        );
-    }
+    unknown_to(
+        &f,
+        &bob,
+        &bob_session,
+        &["tasks/get", "tasks/cancel"],
+        &task_id,
+    )
+    .await?;
     f.shutdown.cancel();
     Ok(())
 }
@@ -507,46 +482,60 @@ async fn a_task_belongs_to_the_token_that_started_it() -> TestResult {
 /// and its `tasks/list` leaves it out.
 #[tokio::test]
 async fn a_task_of_revision_2025_11_25_belongs_to_the_token_that_started_it() -> TestResult {
-    use common::http_client::{open_session, session_send};
-    let f = fixture(false).await?;
-    let alice = format!("Bearer {}", f.good_token()?);
-    let bob = format!(
-        "Bearer {}",
-        token(KEY_A, "a", f.claims(json!({"sub": "user-2"})))?
-    );
+    use common::http_client::session_send;
     let tasks = json!({"tasks": {"list": {}, "cancel": {}}});
-    let alice_session = open_session(f.addr, &[("authorization", &alice)], tasks.clone()).await?;
-    let bob_session = open_session(f.addr, &[("authorization", &bob)], tasks).await?;
+    let (f, alice, alice_session, bob, bob_session) = two_subjects(tasks).await?;
     let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
         "params": {"name": "ItemService_ListItems", "arguments": {}, "task": {"ttl": 60000}}});
-    let reply = session_send(f.addr, &[("authorization", &alice)], &alice_session, &call).await?;
-    let task_id = reply.last()["result"]["task"]["taskId"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned();
-    assert!(!task_id.is_empty(), "no task: {}", reply.body);
+    let as_alice = [("authorization", alice.as_str())];
+    let task_id =
+        start_task_in_session(f.addr, &as_alice, &alice_session, &call, "/task/taskId").await?;
     let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tasks/list"});
-    let reply = session_send(f.addr, &[("authorization", &alice)], &alice_session, &list).await?;
+    let reply = session_send(f.addr, &as_alice, &alice_session, &list).await?;
     assert_eq!(
         reply.last()["result"]["tasks"][0]["taskId"],
         json!(task_id),
         "{}",
         reply.body
     );
-    for method in ["tasks/get", "tasks/result", "tasks/cancel"] {
-        let message =
-            json!({"jsonrpc": "2.0", "id": 3, "method": method, "params": {"taskId": task_id}});
-        let reply =
-            session_send(f.addr, &[("authorization", &bob)], &bob_session, &message).await?;
-        assert_eq!(
-            reply.last()["error"]["message"],
-            json!(format!("unknown task: {task_id}")),
-            "{method}: {}",
-            reply.body
-        );
-    }
+    let methods = ["tasks/get", "tasks/result", "tasks/cancel"];
+    unknown_to(&f, &bob, &bob_session, &methods, &task_id).await?;
     let reply = session_send(f.addr, &[("authorization", &bob)], &bob_session, &list).await?;
     assert_eq!(reply.last()["result"]["tasks"], json!([]), "{}", reply.body);
     f.shutdown.cancel();
+    Ok(())
+}
+
+/// A stateful fixture and two subjects, each with its bearer header value and a session it
+/// opened declaring `capabilities`: `(fixture, alice, alice's session, bob, bob's session)`.
+async fn two_subjects(
+    capabilities: Value,
+) -> TestResult<(Fixture, String, String, String, String)> {
+    use common::http_client::open_session;
+    let f = fixture(false).await?;
+    let alice = f.bearer(json!({}))?;
+    let bob = f.bearer(json!({"sub": "user-2"}))?;
+    let alice_session =
+        open_session(f.addr, &[("authorization", &alice)], capabilities.clone()).await?;
+    let bob_session = open_session(f.addr, &[("authorization", &bob)], capabilities).await?;
+    Ok((f, alice, alice_session, bob, bob_session))
+}
+
+/// Asserts that each of `methods` (`tasks/get` and the like), sent by `bearer` in `session`
+/// about `task_id`, is answered as if the task did not exist.
+async fn unknown_to(
+    f: &Fixture,
+    bearer: &str,
+    session: &str,
+    methods: &[&str],
+    task_id: &str,
+) -> TestResult {
+    use common::http_client::{assert_unknown_task, session_send};
+    for method in methods {
+        let message =
+            json!({"jsonrpc": "2.0", "id": 3, "method": method, "params": {"taskId": task_id}});
+        let reply = session_send(f.addr, &[("authorization", bearer)], session, &message).await?;
+        assert_unknown_task(&reply, task_id, method);
+    }
     Ok(())
 }

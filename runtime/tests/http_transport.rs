@@ -118,11 +118,7 @@ async fn forwarded_and_static_metadata_reach_the_backend_over_http() -> TestResu
 
 #[tokio::test]
 async fn server_streaming_over_http_reports_progress_then_the_result() -> TestResult {
-    let (backend_addr, _backend) = start_backend().await?;
-    let channel = common::channel(backend_addr).await?;
-    let server = McpServer::builder("demo", "0.1.0")
-        .tool_set(pb::item_service_mcp::from_channel(channel)?)?
-        .build();
+    let (server, _backend) = common::grpc_server().await?;
     let serving = test_kit::HttpServing::start(server, McpServer::stateless_http_config()).await?;
     let addr = serving.addr;
 
@@ -154,11 +150,7 @@ async fn server_streaming_over_http_reports_progress_then_the_result() -> TestRe
 
 #[tokio::test]
 async fn closing_the_http_request_cancels_the_grpc_call() -> TestResult {
-    let (backend_addr, backend) = start_backend().await?;
-    let channel = common::channel(backend_addr).await?;
-    let server = McpServer::builder("demo", "0.1.0")
-        .tool_set(pb::item_service_mcp::from_channel(channel)?)?
-        .build();
+    let (server, backend) = common::grpc_server().await?;
     let serving = test_kit::HttpServing::start(server, McpServer::stateless_http_config()).await?;
     let addr = serving.addr;
 

@@ -217,12 +217,10 @@ async fn a_task_past_its_time_to_live_fails_and_cancels_the_call() -> TestResult
         error["message"].as_str().is_some_and(|m| m.contains("TTL")),
         "{error:?}"
     );
-    assert!(
-        backend
-            .observed
-            .wait_cancelled(1, Duration::from_secs(3))
-            .await
-    );
+    backend
+        .observed
+        .assert_cancelled(1, Duration::from_secs(3))
+        .await;
     Ok(())
 }
 
@@ -298,7 +296,9 @@ async fn cancelling_a_streaming_task_completes_it_with_what_it_collected() -> Te
 /// session is told it does not exist.
 #[tokio::test]
 async fn a_task_belongs_to_the_session_that_started_it() -> TestResult {
-    use common::http_client::{open_session, session_send, task_capabilities};
+    use common::http_client::{
+        assert_unknown_task, open_session, session_send, start_task_in_session, task_capabilities,
+    };
     let (server, _backend) = server(None).await?;
     let serving = test_kit::HttpServing::start(server, McpServer::session_http_config()).await?;
     let addr = serving.addr;
@@ -306,12 +306,7 @@ async fn a_task_belongs_to_the_session_that_started_it() -> TestResult {
     let second = open_session(addr, &[], task_capabilities()).await?;
     let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
         "params": {"name": "SlowTask", "arguments": {"sleepMs": 50}}});
-    let reply = session_send(addr, &[], &first, &call).await?;
-    let task_id = reply.last()["result"]["taskId"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned();
-    assert!(!task_id.is_empty(), "no task: {}", reply.body);
+    let task_id = start_task_in_session(addr, &[], &first, &call, "/taskId").await?;
     let get =
         json!({"jsonrpc": "2.0", "id": 2, "method": "tasks/get", "params": {"taskId": task_id}});
     let reply = session_send(addr, &[], &first, &get).await?;
@@ -322,16 +317,7 @@ async fn a_task_belongs_to_the_session_that_started_it() -> TestResult {
         reply.body
     );
     let reply = session_send(addr, &[], &second, &get).await?;
-    assert_eq!(
-        reply.last()["error"]["code"],
-        json!(-32602),
-        "{}",
-        reply.body
-    );
-    assert_eq!(
-        reply.last()["error"]["message"],
-        json!(format!("unknown task: {task_id}"))
-    );
+    assert_unknown_task(&reply, &task_id, "tasks/get in another session");
     serving.cancel();
     Ok(())
 }

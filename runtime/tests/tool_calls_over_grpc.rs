@@ -442,12 +442,10 @@ async fn the_deadline_is_enforced_and_cancels_the_backend() -> TestResult {
     assert!(text.starts_with("gRPC error DEADLINE_EXCEEDED"), "{text}");
     assert!(elapsed >= Duration::from_millis(250), "{elapsed:?}");
     assert!(elapsed < Duration::from_millis(1300), "{elapsed:?}");
-    assert!(
-        backend
-            .observed
-            .wait_cancelled(1, Duration::from_secs(2))
-            .await
-    );
+    backend
+        .observed
+        .assert_cancelled(1, Duration::from_secs(2))
+        .await;
     // The grpc-timeout header reached the backend.
     let metadata = backend.observed.last_metadata();
     assert!(metadata.get("grpc-timeout").is_some(), "{metadata:?}");

@@ -40,12 +40,10 @@ async fn from_service_calls_the_implementation_in_process() -> TestResult {
 
     // Cancellation drops the handler future in-process too.
     common::drop_slow_call(&client, Duration::from_millis(100)).await;
-    assert!(
-        backend
-            .observed
-            .wait_cancelled(1, Duration::from_secs(3))
-            .await
-    );
+    backend
+        .observed
+        .assert_cancelled(1, Duration::from_secs(3))
+        .await;
     Ok(())
 }
 
@@ -72,12 +70,10 @@ async fn a_tool_deadline_overrides_the_set_deadline() -> TestResult {
         "gRPC error DEADLINE_EXCEEDED: the call did not complete within its deadline of 150 ms"
     );
     assert!(started.elapsed() < Duration::from_secs(2));
-    assert!(
-        backend
-            .observed
-            .wait_cancelled(1, Duration::from_secs(2))
-            .await
-    );
+    backend
+        .observed
+        .assert_cancelled(1, Duration::from_secs(2))
+        .await;
     Ok(())
 }
 

@@ -128,6 +128,15 @@ impl Fixture {
         token(KEY_A, "a", self.good.clone())
     }
 
+    /// An `Authorization` header value: `Bearer` and a token signed with key A whose claims
+    /// are those of a good token with `changes` applied (see [`Fixture::claims`]).
+    pub(crate) fn bearer(&self, changes: Value) -> TestResult<String> {
+        Ok(format!(
+            "Bearer {}",
+            token(KEY_A, "a", self.claims(changes))?
+        ))
+    }
+
     pub(crate) fn backend_calls(&self) -> usize {
         self.backend
             .observed

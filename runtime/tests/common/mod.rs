@@ -82,6 +82,15 @@ impl Observed {
             }
         }
     }
+
+    /// Asserts that `count` slow calls are cancelled within `within` (see
+    /// [`Observed::wait_cancelled`]).
+    pub async fn assert_cancelled(&self, count: usize, within: Duration) {
+        assert!(
+            self.wait_cancelled(count, within).await,
+            "fewer than {count} calls were cancelled within {within:?}"
+        );
+    }
 }
 
 #[derive(Debug, Clone, Default)]
