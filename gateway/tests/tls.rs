@@ -9,8 +9,10 @@ use std::net::SocketAddr;
 use std::path::Path;
 
 use grpc_mcp_gateway::{Config, Gateway};
-use tonic::transport::server::TcpIncoming;
-use tonic::transport::{Certificate, Identity, Server, ServerTlsConfig};
+use support::{Reflection, serve_scalars};
+use tonic::transport::{Certificate, Identity, ServerTlsConfig};
+
+mod support;
 
 fn fixture(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -27,29 +29,23 @@ async fn serve_tls() -> SocketAddr {
 
 /// As [`serve_tls`], with `tls` (client certificate requirements) for the server's TLS.
 async fn serve_tls_with(tls: ServerTlsConfig) -> SocketAddr {
-    let incoming = TcpIncoming::bind(SocketAddr::from(([127, 0, 0, 1], 0))).expect("bind");
-    let addr = incoming.local_addr().expect("addr");
     let identity = Identity::from_pem(
         std::fs::read(fixture("server.pem")).expect("server.pem"),
         std::fs::read(fixture("server.key")).expect("server.key"),
     );
-    let router = Server::builder()
-        .tls_config(tls.identity(identity))
-        .expect("server TLS")
-        .add_service(
-            e2e::testdata::scalars::scalar_service_server::ScalarServiceServer::new(
-                e2e::services::Scalars,
-            ),
-        )
-        .add_service(
-            tonic_reflection::server::Builder::configure()
-                .register_encoded_file_descriptor_set(e2e::TESTDATA_DESCRIPTOR_SET)
-                .with_service_name("testdata.scalars.ScalarService")
-                .build_v1()
-                .expect("reflection"),
-        );
-    tokio::spawn(router.serve_with_incoming(incoming));
-    addr
+    serve_scalars(Reflection::V1, Some(tls.identity(identity))).await
+}
+
+/// As [`serve_tls`], for a server that requires a client certificate issued by
+/// `client-ca.pem`.
+async fn serve_mutual_tls() -> SocketAddr {
+    let client_ca = std::fs::read(fixture("client-ca.pem")).expect("client-ca.pem");
+    serve_tls_with(ServerTlsConfig::new().client_ca_root(Certificate::from_pem(client_ca))).await
+}
+
+/// The gateway's configuration for `--target target` and the further `args`.
+fn gateway_config(target: &str, args: &[&str]) -> Config {
+    Config::parse(["--target", target].into_iter().chain(args.iter().copied())).expect("config")
 }
 
 #[tokio::test]
@@ -58,15 +54,10 @@ async fn verifies_the_server_against_the_given_ca() {
     let target = format!("https://127.0.0.1:{}", addr.port());
     let ca = fixture("ca.pem");
     // The certificate names localhost, the URL an IP address: --tls-server-name bridges them.
-    let config = Config::parse([
-        "--target",
+    let config = gateway_config(
         &target,
-        "--tls-ca",
-        &ca,
-        "--tls-server-name",
-        "localhost",
-    ])
-    .expect("config");
+        &["--tls-ca", &ca, "--tls-server-name", "localhost"],
+    );
     let gateway = Gateway::connect(&config).await.expect("gateway over TLS");
     let names: Vec<String> = gateway
         .server
@@ -77,15 +68,10 @@ async fn verifies_the_server_against_the_given_ca() {
     assert_eq!(names, ["ScalarService_Echo"]);
 
     // The system roots do not know the test CA: the handshake fails and nothing is served.
-    let untrusted = Config::parse([
-        "--target",
+    let untrusted = gateway_config(
         &target,
-        "--tls-server-name",
-        "localhost",
-        "--connect-timeout",
-        "5s",
-    ])
-    .expect("config");
+        &["--tls-server-name", "localhost", "--connect-timeout", "5s"],
+    );
     let error = Gateway::connect(&untrusted).await.unwrap_err().to_string();
     assert!(
         error.contains("UnknownIssuer") && error.contains("--tls-ca"),
@@ -93,17 +79,17 @@ async fn verifies_the_server_against_the_given_ca() {
     );
 
     // Nor does a certificate for another name pass.
-    let wrong_name = Config::parse([
-        "--target",
+    let wrong_name = gateway_config(
         &target,
-        "--tls-ca",
-        &ca,
-        "--tls-server-name",
-        "grpc.example.com",
-        "--connect-timeout",
-        "5s",
-    ])
-    .expect("config");
+        &[
+            "--tls-ca",
+            &ca,
+            "--tls-server-name",
+            "grpc.example.com",
+            "--connect-timeout",
+            "5s",
+        ],
+    );
     let error = Gateway::connect(&wrong_name).await.unwrap_err().to_string();
     assert!(
         error.contains("not valid for name") && error.contains("--tls-server-name"),
@@ -116,10 +102,7 @@ async fn verifies_the_server_against_the_given_ca() {
 /// a certificate is what is missing.
 #[tokio::test]
 async fn presents_a_client_certificate_to_a_server_that_requires_one() {
-    let client_ca = std::fs::read(fixture("client-ca.pem")).expect("client-ca.pem");
-    let addr =
-        serve_tls_with(ServerTlsConfig::new().client_ca_root(Certificate::from_pem(client_ca)))
-            .await;
+    let addr = serve_mutual_tls().await;
     let target = format!("https://127.0.0.1:{}", addr.port());
     let (ca, cert, key) = (
         fixture("ca.pem"),
@@ -207,65 +190,38 @@ async fn calls_that_fail_in_tls_name_the_cause() {
     let ca = fixture("ca.pem");
 
     let plain = serve_tls().await;
-    let target = format!("https://127.0.0.1:{}", plain.port());
-    let untrusted = Config::parse([
-        "--target",
-        &target,
-        "--descriptor-set",
-        &set,
-        "--service",
-        "testdata.scalars.ScalarService",
-        "--tls-server-name",
-        "localhost",
-    ])
-    .expect("config");
-    let (is_error, text) = echo_text(Gateway::connect(&untrusted).await.expect("gateway")).await;
-    assert!(
-        is_error && text.contains("not signed by a trusted authority"),
-        "{text}"
-    );
-
-    let client_ca = std::fs::read(fixture("client-ca.pem")).expect("client-ca.pem");
-    let mutual =
-        serve_tls_with(ServerTlsConfig::new().client_ca_root(Certificate::from_pem(client_ca)))
-            .await;
-    let target = format!("https://127.0.0.1:{}", mutual.port());
-    let no_identity = Config::parse([
-        "--target",
-        &target,
-        "--descriptor-set",
-        &set,
-        "--service",
-        "testdata.scalars.ScalarService",
-        "--tls-ca",
-        &ca,
-        "--tls-server-name",
-        "localhost",
-    ])
-    .expect("config");
-    let (is_error, text) = echo_text(Gateway::connect(&no_identity).await.expect("gateway")).await;
-    assert!(
-        is_error && text.contains("requires a client certificate"),
-        "{text}"
-    );
-
-    // Plain text to the TLS port.
-    let target = format!("http://127.0.0.1:{}", plain.port());
-    let wrong_scheme = Config::parse([
-        "--target",
-        &target,
-        "--descriptor-set",
-        &set,
-        "--service",
-        "testdata.scalars.ScalarService",
-        "--connect-timeout",
-        "5s",
-    ])
-    .expect("config");
-    let (is_error, text) = echo_text(Gateway::connect(&wrong_scheme).await.expect("gateway")).await;
-    assert!(
-        is_error && text.contains("an http:// target for a TLS server"),
-        "{text}"
-    );
+    let mutual = serve_mutual_tls().await;
+    let cases: [(String, &[&str], &str); 3] = [
+        (
+            format!("https://127.0.0.1:{}", plain.port()),
+            &["--tls-server-name", "localhost"],
+            "not signed by a trusted authority",
+        ),
+        (
+            format!("https://127.0.0.1:{}", mutual.port()),
+            &["--tls-ca", &ca, "--tls-server-name", "localhost"],
+            "requires a client certificate",
+        ),
+        // Plain text to the TLS port.
+        (
+            format!("http://127.0.0.1:{}", plain.port()),
+            &["--connect-timeout", "5s"],
+            "an http:// target for a TLS server",
+        ),
+    ];
+    for (target, args, expect) in cases {
+        let from_file = [
+            "--descriptor-set",
+            &set,
+            "--service",
+            "testdata.scalars.ScalarService",
+        ];
+        let args: Vec<&str> = from_file.into_iter().chain(args.iter().copied()).collect();
+        let gateway = Gateway::connect(&gateway_config(&target, &args))
+            .await
+            .expect("gateway");
+        let (is_error, text) = echo_text(gateway).await;
+        assert!(is_error && text.contains(expect), "{target}: {text}");
+    }
     std::fs::remove_dir_all(&dir).ok();
 }
