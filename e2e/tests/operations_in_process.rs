@@ -29,11 +29,42 @@ use tonic_mcp::{DescriptorTools, McpServer, ToolSet, schema::Options};
 
 const OPERATION_NAME: &str = "operations/report-1";
 
+/// A tonic service implementation: `stubs` lists the methods this test never calls, which
+/// answer `UNIMPLEMENTED`; the methods after them are written out.
+macro_rules! service_impl {
+    (
+        impl $service:ident for $type:ty {
+            stubs { $($stub:ident($request:ty) -> $response:ty;)* }
+            $($methods:tt)*
+        }
+    ) => {
+        #[tonic::async_trait]
+        impl $service for $type {
+            $(
+                async fn $stub(
+                    &self,
+                    _request: Request<$request>,
+                ) -> Result<Response<$response>, Status> {
+                    Err(Status::unimplemented("not in this test"))
+                }
+            )*
+            $($methods)*
+        }
+    };
+}
+
 /// `BuildReport` starts an operation that is not done yet.
 struct Reports;
 
-#[tonic::async_trait]
+service_impl! {
 impl ReportService for Reports {
+    stubs {
+        start_report(BuildReportRequest) -> Operation;
+        delete_report(DeleteReportRequest) -> Operation;
+        count_pages(DeleteReportRequest) -> Operation;
+        compact(DeleteReportRequest) -> Operation;
+    }
+
     async fn build_report(
         &self,
         _request: Request<BuildReportRequest>,
@@ -43,34 +74,7 @@ impl ReportService for Reports {
             ..Operation::default()
         }))
     }
-
-    async fn start_report(
-        &self,
-        _request: Request<BuildReportRequest>,
-    ) -> Result<Response<Operation>, Status> {
-        Err(Status::unimplemented("not in this test"))
-    }
-
-    async fn delete_report(
-        &self,
-        _request: Request<DeleteReportRequest>,
-    ) -> Result<Response<Operation>, Status> {
-        Err(Status::unimplemented("not in this test"))
-    }
-
-    async fn count_pages(
-        &self,
-        _request: Request<DeleteReportRequest>,
-    ) -> Result<Response<Operation>, Status> {
-        Err(Status::unimplemented("not in this test"))
-    }
-
-    async fn compact(
-        &self,
-        _request: Request<DeleteReportRequest>,
-    ) -> Result<Response<Operation>, Status> {
-        Err(Status::unimplemented("not in this test"))
-    }
+}
 }
 
 /// The operation is done with a report from the second GetOperation on, unless it was
@@ -81,13 +85,12 @@ struct Store {
     cancels: Arc<Mutex<Vec<String>>>,
 }
 
-#[tonic::async_trait]
+service_impl! {
 impl Operations for Store {
-    async fn list_operations(
-        &self,
-        _request: Request<ListOperationsRequest>,
-    ) -> Result<Response<ListOperationsResponse>, Status> {
-        Err(Status::unimplemented("not in this test"))
+    stubs {
+        list_operations(ListOperationsRequest) -> ListOperationsResponse;
+        delete_operation(DeleteOperationRequest) -> ();
+        wait_operation(WaitOperationRequest) -> Operation;
     }
 
     async fn get_operation(
@@ -119,13 +122,6 @@ impl Operations for Store {
         Ok(Response::new(answer))
     }
 
-    async fn delete_operation(
-        &self,
-        _request: Request<DeleteOperationRequest>,
-    ) -> Result<Response<()>, Status> {
-        Err(Status::unimplemented("not in this test"))
-    }
-
     async fn cancel_operation(
         &self,
         request: Request<CancelOperationRequest>,
@@ -136,13 +132,7 @@ impl Operations for Store {
             .push(request.into_inner().name);
         Ok(Response::new(()))
     }
-
-    async fn wait_operation(
-        &self,
-        _request: Request<WaitOperationRequest>,
-    ) -> Result<Response<Operation>, Status> {
-        Err(Status::unimplemented("not in this test"))
-    }
+}
 }
 
 /// The google.longrunning.Operations tools over `transport`, built from the e2e descriptors.
@@ -171,14 +161,17 @@ fn reports() -> ToolSet {
         .with_timeout(Duration::from_secs(10))
 }
 
-async fn build_report(client: &Client) -> CallToolResult {
+/// The `tools/call` parameters of `ReportService_BuildReport` for a one-page report "Q3".
+fn build_report_params() -> CallToolRequestParams {
     let Value::Object(arguments) = json!({"title": "Q3", "pages": 1}) else {
         unreachable!("an object");
     };
+    CallToolRequestParams::new("ReportService_BuildReport").with_arguments(arguments)
+}
+
+async fn build_report(client: &Client) -> CallToolResult {
     client
-        .call_tool(
-            CallToolRequestParams::new("ReportService_BuildReport").with_arguments(arguments),
-        )
+        .call_tool(build_report_params())
         .await
         .expect("tools/call")
 }
@@ -225,13 +218,10 @@ async fn a_waited_response_over_the_result_budget_is_refused() {
 async fn a_cancelled_call_cancels_through_the_served_operations_tools() {
     let store = Store::default();
     let client = with_operations(reports(), &store).await;
-    let Value::Object(arguments) = json!({"title": "Q3", "pages": 1}) else {
-        unreachable!("an object");
-    };
     let handle = client
         .send_cancellable_request(
             rmcp::model::ClientRequest::CallToolRequest(rmcp::model::CallToolRequest::new(
-                CallToolRequestParams::new("ReportService_BuildReport").with_arguments(arguments),
+                build_report_params(),
             )),
             rmcp::service::PeerRequestOptions::no_options(),
         )

@@ -10,8 +10,8 @@ mod support;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader, Lines};
-use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::io::{AsyncWriteExt as _, BufReader, Lines};
+use tokio::process::{Child, ChildStdin, ChildStdout};
 
 const SLOW: &str = "InventoryService_ListItems";
 const FORBIDDEN: &str = "catalog_admin_CatalogService_WatchProducts";
@@ -34,14 +34,7 @@ enum Raw {
 
 impl Raw {
     fn stdio() -> Raw {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_e2e-server"))
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("spawn e2e-server");
-        let stdin = child.stdin.take().expect("stdin");
-        let lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+        let (child, stdin, lines) = support::spawn_stdio(&[]);
         Raw::Stdio(Box::new(Stdio {
             _child: child,
             stdin,
@@ -59,11 +52,7 @@ impl Raw {
                 line.push('\n');
                 stdin.write_all(line.as_bytes()).await.expect("write");
                 loop {
-                    let line = tokio::time::timeout(Duration::from_secs(20), lines.next_line())
-                        .await
-                        .expect("an answer in time")
-                        .expect("read")
-                        .expect("a line");
+                    let line = support::next_line_within(lines, Duration::from_secs(20)).await;
                     let answer: Value = serde_json::from_str(&line).expect("JSON");
                     if answer["id"] == json!(id) {
                         return answer;

@@ -34,6 +34,40 @@ pub async fn spawn_http(extra: &[&str]) -> HttpServer {
     HttpServer { child, addr }
 }
 
+/// Spawn `e2e-server ARGS…` over stdio, killed on drop: the child, its stdin, and the lines of
+/// its stdout.
+pub fn spawn_stdio(
+    args: &[&str],
+) -> (
+    Child,
+    tokio::process::ChildStdin,
+    tokio::io::Lines<tokio::io::BufReader<tokio::process::ChildStdout>>,
+) {
+    use tokio::io::AsyncBufReadExt as _;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_e2e-server"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn e2e-server");
+    let stdin = child.stdin.take().expect("stdin");
+    let lines = tokio::io::BufReader::new(child.stdout.take().expect("stdout")).lines();
+    (child, stdin, lines)
+}
+
+/// The next line of `lines`, which must come within `within`.
+pub async fn next_line_within<R: tokio::io::AsyncBufRead + Unpin>(
+    lines: &mut tokio::io::Lines<R>,
+    within: Duration,
+) -> String {
+    tokio::time::timeout(within, lines.next_line())
+        .await
+        .unwrap_or_else(|_| panic!("a line within {within:?}"))
+        .expect("read")
+        .expect("a line")
+}
+
 /// A raw HTTP/1.1 response.
 #[derive(Debug)]
 pub struct RawResponse {
