@@ -265,15 +265,28 @@ fn b64(bytes: &[u8]) -> String {
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
 }
 
+/// Asserts that `reply` refused a call of `ItemService_Slow` with 403, naming the scope it
+/// needs, and that no call has reached the backend.
+fn slow_needs_items_write(f: &Fixture, reply: &common::http_client::Reply) {
+    assert_eq!(reply.status, http::StatusCode::FORBIDDEN, "{}", reply.body);
+    assert!(
+        reply
+            .body
+            .contains("tool `ItemService_Slow` needs scope `items.write`"),
+        "{}",
+        reply.body
+    );
+    assert_eq!(f.backend_calls(), 0);
+}
+
 #[tokio::test]
 async fn a_tool_scope_the_token_lacks_is_a_403_naming_it() -> TestResult {
     let f = fixture(true).await?;
     let read_only = f.bearer(json!({"scope": "mcp"}))?;
+    let as_read_only = [("authorization", read_only.as_str())];
     // `ItemService_Slow` is not read-only: it needs `items.write`.
-    let reply = f
-        .call(&[("authorization", &read_only)], "ItemService_Slow")
-        .await?;
-    assert_eq!(reply.status, http::StatusCode::FORBIDDEN, "{}", reply.body);
+    let reply = f.call(&as_read_only, "ItemService_Slow").await?;
+    slow_needs_items_write(&f, &reply);
     let challenge = reply.header("www-authenticate");
     assert!(
         challenge.contains("error=\"insufficient_scope\""),
@@ -283,18 +296,8 @@ async fn a_tool_scope_the_token_lacks_is_a_403_naming_it() -> TestResult {
         challenge.contains("scope=\"mcp items.write\""),
         "{challenge}"
     );
-    assert!(
-        reply
-            .body
-            .contains("tool `ItemService_Slow` needs scope `items.write`"),
-        "{}",
-        reply.body
-    );
-    assert_eq!(f.backend_calls(), 0);
     // Read-only tools (`readOnlyHint`) and listing need only the scope every request needs.
-    let reply = f
-        .call(&[("authorization", &read_only)], "ItemService_GetItem")
-        .await?;
+    let reply = f.call(&as_read_only, "ItemService_GetItem").await?;
     assert_eq!(reply.status, http::StatusCode::OK, "{}", reply.body);
     assert_eq!(f.backend_calls(), 1);
     let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
@@ -302,7 +305,7 @@ async fn a_tool_scope_the_token_lacks_is_a_403_naming_it() -> TestResult {
         f.addr,
         http::Method::POST,
         "/mcp",
-        &[("authorization", &read_only)],
+        &as_read_only,
         Some(&list),
     )
     .await?;
@@ -322,29 +325,14 @@ async fn a_tool_scope_the_token_lacks_is_a_403_naming_it() -> TestResult {
 async fn call_tool_needs_the_scopes_of_the_tool_it_calls() -> TestResult {
     let f = fixture_with(true, Some(ToolSearch::new())).await?;
     let read_only = f.bearer(json!({"scope": "mcp"}))?;
+    let as_read_only = [("authorization", read_only.as_str())];
     let through = |name: &str| json!({"name": name, "arguments": {"id": "7"}});
     let reply = f
-        .call_with(
-            &[("authorization", &read_only)],
-            "call_tool",
-            through("ItemService_Slow"),
-        )
+        .call_with(&as_read_only, "call_tool", through("ItemService_Slow"))
         .await?;
-    assert_eq!(reply.status, http::StatusCode::FORBIDDEN, "{}", reply.body);
-    assert!(
-        reply
-            .body
-            .contains("tool `ItemService_Slow` needs scope `items.write`"),
-        "{}",
-        reply.body
-    );
-    assert_eq!(f.backend_calls(), 0);
+    slow_needs_items_write(&f, &reply);
     let reply = f
-        .call_with(
-            &[("authorization", &read_only)],
-            "call_tool",
-            through("ItemService_GetItem"),
-        )
+        .call_with(&as_read_only, "call_tool", through("ItemService_GetItem"))
         .await?;
     assert_eq!(reply.status, http::StatusCode::OK, "{}", reply.body);
     assert_ne!(reply.last()["result"]["isError"], true, "{}", reply.body);

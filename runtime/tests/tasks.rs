@@ -77,6 +77,13 @@ async fn connect(server: McpServer, tasks: bool) -> TestResult<TaskClient> {
     Ok(test_kit::connect_as(server, test_kit::client_config("tasks-test", tasks)).await?)
 }
 
+/// A client that declares the tasks extension, connected to [`server`] without a task TTL,
+/// and the backend.
+async fn task_client() -> TestResult<(TaskClient, Backend)> {
+    let (server, backend) = server(None).await?;
+    Ok((connect(server, true).await?, backend))
+}
+
 fn params(name: &str, arguments: Value) -> TestResult<CallToolRequestParams> {
     let Value::Object(arguments) = arguments else {
         return Err("arguments must be an object".into());
@@ -102,8 +109,7 @@ fn completed(payload: TaskPayload) -> TestResult<CallToolResult> {
 
 #[tokio::test]
 async fn tasks_are_advertised_and_listed_per_tool() -> TestResult {
-    let (server, _backend) = server(None).await?;
-    let client = connect(server, true).await?;
+    let (client, _backend) = task_client().await?;
     let info = client.peer_info().ok_or("server info")?;
     assert!(
         info.capabilities.supports_tasks(),
@@ -128,8 +134,7 @@ async fn tasks_are_advertised_and_listed_per_tool() -> TestResult {
 
 #[tokio::test]
 async fn a_streaming_task_reports_progress_and_completes_with_the_result() -> TestResult {
-    let (server, _backend) = server(None).await?;
-    let client = connect(server, true).await?;
+    let (client, _backend) = task_client().await?;
     let task = start(
         &client,
         "ItemService_ListItems",
@@ -177,8 +182,7 @@ async fn call_tool_of_a_task_tool_starts_a_task() -> TestResult {
 
 #[tokio::test]
 async fn cancelling_a_task_cancels_the_grpc_call() -> TestResult {
-    let (server, backend) = server(None).await?;
-    let client = connect(server, true).await?;
+    let (client, backend) = task_client().await?;
     let task = start(&client, "SlowTask", json!({"sleep_ms": 20_000})).await?;
     let id = task.task.task_id.clone();
     // Running: the RPC is in flight.
@@ -251,8 +255,7 @@ async fn tools_without_tasks_and_clients_without_tasks_get_plain_results() -> Te
 
 #[tokio::test]
 async fn an_unknown_task_is_invalid_params() -> TestResult {
-    let (server, _backend) = server(None).await?;
-    let client = connect(server, true).await?;
+    let (client, _backend) = task_client().await?;
     let error = client
         .get_task(GetTaskParams::new("no-such-task".to_owned()))
         .await;
@@ -267,8 +270,7 @@ async fn an_unknown_task_is_invalid_params() -> TestResult {
 /// it ends the collection, and the task completes with what it received, truncated.
 #[tokio::test]
 async fn cancelling_a_streaming_task_completes_it_with_what_it_collected() -> TestResult {
-    let (server, _backend) = server(None).await?;
-    let client = connect(server, true).await?;
+    let (client, _backend) = task_client().await?;
     let task = start(
         &client,
         "ListItemsLong",

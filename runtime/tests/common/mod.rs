@@ -409,6 +409,23 @@ pub async fn call_err(client: &Client, name: &str, arguments: Value) -> TestResu
     Ok(test_kit::expect_err(name, &result))
 }
 
+/// [`call_err`], asserting that the text contains each of `expected`; returns the text.
+pub async fn call_err_containing(
+    client: &Client,
+    name: &str,
+    arguments: Value,
+    expected: &[&str],
+) -> TestResult<String> {
+    let text = call_err(client, name, arguments).await?;
+    for expected in expected {
+        assert!(
+            text.contains(expected),
+            "{name}: {expected:?} not in {text}"
+        );
+    }
+    Ok(text)
+}
+
 /// Starts a 10 s `ItemService_Slow` call and drops it unfinished after `after` (rmcp's client
 /// then sends `notifications/cancelled`).
 pub async fn drop_slow_call(client: &Client, after: Duration) {
@@ -418,6 +435,13 @@ pub async fn drop_slow_call(client: &Client, after: Duration) {
         serde_json::json!({"sleep_ms": 10_000}),
     );
     assert!(tokio::time::timeout(after, call).await.is_err());
+}
+
+/// A client of [`grpc_server`], over an in-process pipe, and the backend.
+pub async fn grpc_client() -> TestResult<(Client, Backend)> {
+    let (server, backend) = grpc_server().await?;
+    let (client, _) = connect(server).await?;
+    Ok((client, backend))
 }
 
 /// A server with the demo tools forwarding to a backend on loopback.
