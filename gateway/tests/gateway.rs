@@ -14,7 +14,7 @@ use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _};
 mod support;
 
 use e2e::SERVICES;
-use support::{GATEWAY, spawn_http};
+use support::{GATEWAY, spawn_http, tool_names};
 
 use test_kit::Client;
 
@@ -158,9 +158,7 @@ async fn call(client: &Client, name: &str, arguments: &Value) -> Value {
 /// Calls every tool through both servers and compares the whole results (structured content,
 /// text content, isError). Returns how many results carried structured content.
 async fn same_results(gateway: &Client, generated: &Client) -> usize {
-    let listed = gateway.list_all_tools().await.expect("gateway tools/list");
-    let mut names: Vec<String> = listed.iter().map(|t| t.name.to_string()).collect();
-    names.sort();
+    let names = tool_names(gateway).await;
     let calls = calls();
     for name in &names {
         assert!(
@@ -293,9 +291,7 @@ async fn descriptor_set_over_http_answers_as_generated_code() {
 
     // Without --include_source_info there are no comments, hence no descriptions; names,
     // schemas' structure and annotations are the generated ones.
-    let listed = gateway.list_all_tools().await.expect("tools/list");
-    let mut names: Vec<String> = listed.iter().map(|t| t.name.to_string()).collect();
-    names.sort();
+    let names = tool_names(&gateway).await;
     let mut expected: Vec<String> = generated_tools(&generated)
         .await
         .iter()

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use grpc_mcp_gateway::{Config, Gateway, Headers, descriptors};
 use serde_json::json;
-use support::{Reflection, serve_scalars};
+use support::{Reflection, connect_error, serve_scalars};
 
 mod support;
 
@@ -83,14 +83,7 @@ async fn a_server_without_reflection_points_to_descriptor_sets() {
 async fn a_stopped_server_is_named_as_unavailable() {
     // A port that was free a moment ago: nothing listens there.
     let addr = SocketAddr::from(([127, 0, 0, 1], test_kit::free_port()));
-    let config = Config::parse([
-        "--target",
-        &format!("http://{addr}"),
-        "--connect-timeout",
-        "2s",
-    ])
-    .expect("config");
-    let error = Gateway::connect(&config).await.unwrap_err().to_string();
+    let error = connect_error(&format!("http://{addr}"), &["--connect-timeout", "2s"]).await;
     assert!(
         error.contains("gRPC reflection failed") && error.contains("is the server running"),
         "{error}"
@@ -100,13 +93,10 @@ async fn a_stopped_server_is_named_as_unavailable() {
 #[tokio::test]
 async fn an_unknown_service_lists_the_known_ones() {
     let addr = serve(true).await;
-    let config = Config::parse([
-        "--target",
+    let error = connect_error(
         &format!("http://{addr}"),
-        "--service",
-        "testdata.scalars.NoSuchService",
-    ])
-    .expect("config");
-    let error = Gateway::connect(&config).await.unwrap_err().to_string();
+        &["--service", "testdata.scalars.NoSuchService"],
+    )
+    .await;
     assert!(error.contains("testdata.scalars.NoSuchService"), "{error}");
 }

@@ -8,8 +8,8 @@
 use std::net::SocketAddr;
 use std::path::Path;
 
-use grpc_mcp_gateway::{Config, Gateway};
-use support::{Reflection, serve_scalars};
+use grpc_mcp_gateway::Gateway;
+use support::{Reflection, connect_error, gateway_config, serve_scalars};
 use tonic::transport::{Certificate, Identity, ServerTlsConfig};
 
 mod support;
@@ -43,11 +43,6 @@ async fn serve_mutual_tls() -> SocketAddr {
     serve_tls_with(ServerTlsConfig::new().client_ca_root(Certificate::from_pem(client_ca))).await
 }
 
-/// The gateway's configuration for `--target target` and the further `args`.
-fn gateway_config(target: &str, args: &[&str]) -> Config {
-    Config::parse(["--target", target].into_iter().chain(args.iter().copied())).expect("config")
-}
-
 #[tokio::test]
 async fn verifies_the_server_against_the_given_ca() {
     let addr = serve_tls().await;
@@ -68,18 +63,18 @@ async fn verifies_the_server_against_the_given_ca() {
     assert_eq!(names, ["ScalarService_Echo"]);
 
     // The system roots do not know the test CA: the handshake fails and nothing is served.
-    let untrusted = gateway_config(
+    let error = connect_error(
         &target,
         &["--tls-server-name", "localhost", "--connect-timeout", "5s"],
-    );
-    let error = Gateway::connect(&untrusted).await.unwrap_err().to_string();
+    )
+    .await;
     assert!(
         error.contains("UnknownIssuer") && error.contains("--tls-ca"),
         "{error}"
     );
 
     // Nor does a certificate for another name pass.
-    let wrong_name = gateway_config(
+    let error = connect_error(
         &target,
         &[
             "--tls-ca",
@@ -89,8 +84,8 @@ async fn verifies_the_server_against_the_given_ca() {
             "--connect-timeout",
             "5s",
         ],
-    );
-    let error = Gateway::connect(&wrong_name).await.unwrap_err().to_string();
+    )
+    .await;
     assert!(
         error.contains("not valid for name") && error.contains("--tls-server-name"),
         "{error}"
@@ -110,8 +105,6 @@ async fn presents_a_client_certificate_to_a_server_that_requires_one() {
         fixture("client.key"),
     );
     let base = [
-        "--target",
-        &target,
         "--tls-ca",
         &ca,
         "--tls-server-name",
@@ -120,20 +113,13 @@ async fn presents_a_client_certificate_to_a_server_that_requires_one() {
         "5s",
     ];
 
-    let with_identity = Config::parse(base.iter().copied().chain([
-        "--tls-cert",
-        cert.as_str(),
-        "--tls-key",
-        key.as_str(),
-    ]))
-    .expect("config");
-    let gateway = Gateway::connect(&with_identity)
+    let with_identity = [&base[..], &["--tls-cert", &cert, "--tls-key", &key]].concat();
+    let gateway = Gateway::connect(&gateway_config(&target, &with_identity))
         .await
         .expect("gateway over mutual TLS");
     assert_eq!(gateway.server.tools().len(), 1);
 
-    let without = Config::parse(base).expect("config");
-    let error = Gateway::connect(&without).await.unwrap_err().to_string();
+    let error = connect_error(&target, &base).await;
     assert!(
         error.to_lowercase().contains("certificate") && error.contains("--tls-cert"),
         "{error}"
@@ -144,14 +130,11 @@ async fn presents_a_client_certificate_to_a_server_that_requires_one() {
     std::fs::write(&empty, "not a certificate\n").expect("write");
     let empty = empty.display().to_string();
     for flag in ["--tls-ca", "--tls-cert"] {
-        let mut args: Vec<&str> = vec!["--target", &target, flag, &empty];
+        let mut args: Vec<&str> = vec![flag, &empty];
         if flag == "--tls-cert" {
             args.extend(["--tls-key", &key]);
         }
-        let error = Gateway::connect(&Config::parse(args).expect("config"))
-            .await
-            .unwrap_err()
-            .to_string();
+        let error = connect_error(&target, &args).await;
         assert!(
             error.contains(flag) && error.contains("holds no PEM CERTIFICATE"),
             "{error}"

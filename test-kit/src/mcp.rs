@@ -96,8 +96,8 @@ pub async fn call<H: ClientHandler>(
 /// # Errors
 ///
 /// When `tools/list` gets a JSON-RPC error.
-pub async fn tool_names<H: ClientHandler>(
-    client: &RunningService<RoleClient, H>,
+pub async fn tool_names<S: rmcp::Service<RoleClient>>(
+    client: &RunningService<RoleClient, S>,
 ) -> Result<Vec<String>, ServiceError> {
     let tools = client.list_all_tools().await?;
     Ok(tools.iter().map(|tool| tool.name.to_string()).collect())

@@ -136,13 +136,7 @@ pub(crate) async fn echo<S: rmcp::Service<rmcp::RoleClient>>(
 pub(crate) async fn tool_names<S: rmcp::Service<rmcp::RoleClient>>(
     client: &rmcp::service::RunningService<rmcp::RoleClient, S>,
 ) -> Vec<String> {
-    let mut names: Vec<String> = client
-        .list_all_tools()
-        .await
-        .expect("tools/list")
-        .iter()
-        .map(|t| t.name.to_string())
-        .collect();
+    let mut names = test_kit::tool_names(client).await.expect("tools/list");
     names.sort();
     names
 }
@@ -192,4 +186,18 @@ pub(crate) async fn serve_scalars(
         .add_optional_service(v1alpha);
     tokio::spawn(router.serve_with_incoming(incoming));
     addr
+}
+
+/// The gateway's configuration for `--target target` and the further `args`.
+pub(crate) fn gateway_config(target: &str, args: &[&str]) -> grpc_mcp_gateway::Config {
+    grpc_mcp_gateway::Config::parse(["--target", target].into_iter().chain(args.iter().copied()))
+        .expect("config")
+}
+
+/// Why a gateway configured as [`gateway_config`] does cannot start: connecting must fail.
+pub(crate) async fn connect_error(target: &str, args: &[&str]) -> String {
+    match grpc_mcp_gateway::Gateway::connect(&gateway_config(target, args)).await {
+        Ok(_) => panic!("the gateway for {target} {args:?} started"),
+        Err(error) => error.to_string(),
+    }
 }
