@@ -146,13 +146,19 @@ fn operation_tools<T: tonic_mcp::codegen::Transport>(transport: T) -> ToolSet {
 
 /// `reports` and the Operations tools served by `store`, in one server, with a client.
 async fn with_operations(reports: ToolSet, store: &Store) -> Client {
-    let server = McpServer::builder("in-process", "0")
+    let operations = operation_tools(OperationsServer::new(store.clone()));
+    serve(reports, Some(operations)).await
+}
+
+/// `reports` and, when given, the Operations tools `operations`, in one server, with a client.
+async fn serve(reports: ToolSet, operations: Option<ToolSet>) -> Client {
+    let mut server = McpServer::builder("in-process", "0")
         .tool_set(reports)
-        .expect("tools")
-        .tool_set(operation_tools(OperationsServer::new(store.clone())))
-        .expect("tools")
-        .build();
-    connect(server).await
+        .expect("tools");
+    if let Some(operations) = operations {
+        server = server.tool_set(operations).expect("tools");
+    }
+    connect(server.build()).await
 }
 
 fn reports() -> ToolSet {
@@ -174,6 +180,14 @@ async fn build_report(client: &Client) -> CallToolResult {
         .call_tool(build_report_params())
         .await
         .expect("tools/call")
+}
+
+/// The text of the `isError` result of [`build_report`] through `client`, which is then closed.
+async fn build_report_error(client: Client) -> String {
+    let result = build_report(&client).await;
+    assert_eq!(result.is_error, Some(true));
+    client.cancel().await.expect("close");
+    text(&result)
 }
 
 #[tokio::test]
@@ -248,14 +262,7 @@ async fn a_cancelled_call_cancels_through_the_served_operations_tools() {
 
 #[tokio::test]
 async fn without_operations_the_error_says_what_to_serve() {
-    let server = McpServer::builder("in-process", "0")
-        .tool_set(reports())
-        .expect("tools")
-        .build();
-    let client = connect(server).await;
-    let result = build_report(&client).await;
-    assert_eq!(result.is_error, Some(true));
-    let message = text(&result);
+    let message = build_report_error(serve(reports(), None).await).await;
     assert!(
         message.contains("Waiting for the operation `operations/report-1` failed")
             && message
@@ -263,19 +270,10 @@ async fn without_operations_the_error_says_what_to_serve() {
             && message.contains("the generated `from_service` of google.longrunning.Operations"),
         "{message}"
     );
-    client.cancel().await.expect("close");
 
     // The Operations tools call a transport that does not serve Operations either.
-    let server = McpServer::builder("in-process", "0")
-        .tool_set(reports())
-        .expect("tools")
-        .tool_set(operation_tools(ReportServiceServer::new(Reports)))
-        .expect("tools")
-        .build();
-    let client = connect(server).await;
-    let result = build_report(&client).await;
-    assert_eq!(result.is_error, Some(true));
-    let message = text(&result);
+    let unserved = operation_tools(ReportServiceServer::new(Reports));
+    let message = build_report_error(serve(reports(), Some(unserved)).await).await;
     assert!(
         message.contains(
             "Neither this tool's transport nor that of the tool `Operations_GetOperation` serves \
@@ -283,5 +281,4 @@ async fn without_operations_the_error_says_what_to_serve() {
         ),
         "{message}"
     );
-    client.cancel().await.expect("close");
 }
