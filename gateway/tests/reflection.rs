@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use grpc_mcp_gateway::{Config, Gateway, Headers, descriptors};
 use serde_json::json;
-use support::{Reflection, connect_error, serve_scalars};
+use support::{Reflection, connect_error, serve_scalars, serves_only_scalar_echo};
 
 mod support;
 
@@ -46,13 +46,7 @@ async fn falls_back_to_v1alpha() {
 
     let config = Config::parse(["--target", &format!("http://{addr}")]).expect("config");
     let gateway = Gateway::new(&config, found, channel(addr)).expect("gateway");
-    let names: Vec<String> = gateway
-        .server
-        .tools()
-        .iter()
-        .map(|t| t.name.to_string())
-        .collect();
-    assert_eq!(names, ["ScalarService_Echo"]);
+    serves_only_scalar_echo(&gateway);
 
     let client = test_kit::connect(gateway.server).await;
     let result = test_kit::call(

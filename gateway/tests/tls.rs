@@ -9,7 +9,7 @@ use std::net::SocketAddr;
 use std::path::Path;
 
 use grpc_mcp_gateway::Gateway;
-use support::{Reflection, connect_error, gateway_config, serve_scalars};
+use support::{Reflection, connect_error, gateway_config, serve_scalars, serves_only_scalar_echo};
 use tonic::transport::{Certificate, Identity, ServerTlsConfig};
 
 mod support;
@@ -54,13 +54,7 @@ async fn verifies_the_server_against_the_given_ca() {
         &["--tls-ca", &ca, "--tls-server-name", "localhost"],
     );
     let gateway = Gateway::connect(&config).await.expect("gateway over TLS");
-    let names: Vec<String> = gateway
-        .server
-        .tools()
-        .iter()
-        .map(|t| t.name.to_string())
-        .collect();
-    assert_eq!(names, ["ScalarService_Echo"]);
+    serves_only_scalar_echo(&gateway);
 
     // The system roots do not know the test CA: the handshake fails and nothing is served.
     let error = connect_error(

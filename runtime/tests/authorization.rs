@@ -54,10 +54,8 @@ async fn protected_resource_metadata_is_served_at_both_well_known_paths() -> Tes
 #[tokio::test]
 async fn a_good_token_calls_tools_and_the_backend_sees_claims_not_the_token() -> TestResult {
     let f = fixture(true).await?;
-    let bearer = format!("Bearer {}", f.good_token()?);
-    let reply = f
-        .call(&[("authorization", &bearer)], "ItemService_GetItem")
-        .await?;
+    let bearer = f.bearer(json!({}))?;
+    let reply = f.get_item_as(&bearer).await?;
     assert_eq!(reply.status, http::StatusCode::OK, "{}", reply.body);
     assert_eq!(
         reply.last()["result"]["structuredContent"]["id"],
@@ -196,8 +194,8 @@ async fn the_bad_token_catalogue_is_refused_before_the_backend() -> TestResult {
         (
             "two Authorization headers",
             vec![
-                ("authorization", format!("Bearer {}", f.good_token()?)),
-                ("authorization", format!("Bearer {}", f.good_token()?)),
+                ("authorization", f.bearer(json!({}))?),
+                ("authorization", f.bearer(json!({}))?),
             ],
             http::StatusCode::UNAUTHORIZED,
             "more than one",
@@ -344,29 +342,20 @@ async fn call_tool_needs_the_scopes_of_the_tool_it_calls() -> TestResult {
 #[tokio::test]
 async fn a_rotated_key_is_fetched_once_and_unknown_kids_are_rate_limited() -> TestResult {
     let f = fixture(true).await?;
-    let bearer = format!("Bearer {}", f.good_token()?);
-    assert_eq!(
-        f.call(&[("authorization", &bearer)], "ItemService_GetItem")
-            .await?
-            .status,
-        http::StatusCode::OK
-    );
+    let bearer = f.bearer(json!({}))?;
+    assert_eq!(f.get_item_as(&bearer).await?.status, http::StatusCode::OK);
     assert_eq!(f.keys.fetches.load(Ordering::SeqCst), 1);
     // The server rotates to key B.
     *f.keys.jwks.lock().map_err(|e| e.to_string())? = json!({"keys": [jwk(KEY_B, "b")?]});
     tokio::time::sleep(Duration::from_millis(350)).await;
     let rotated = format!("Bearer {}", token(KEY_B, "b", f.good.clone())?);
-    let reply = f
-        .call(&[("authorization", &rotated)], "ItemService_GetItem")
-        .await?;
+    let reply = f.get_item_as(&rotated).await?;
     assert_eq!(reply.status, http::StatusCode::OK, "{}", reply.body);
     assert_eq!(f.keys.fetches.load(Ordering::SeqCst), 2);
     // A burst of tokens naming unknown keys fetches nothing more within the interval.
     for kid in ["x1", "x2", "x3", "x4", "x5"] {
         let forged = format!("Bearer {}", token(KEY_B, kid, f.good.clone())?);
-        let reply = f
-            .call(&[("authorization", &forged)], "ItemService_GetItem")
-            .await?;
+        let reply = f.get_item_as(&forged).await?;
         assert_eq!(
             reply.status,
             http::StatusCode::UNAUTHORIZED,
@@ -390,7 +379,7 @@ async fn a_rotated_key_is_fetched_once_and_unknown_kids_are_rate_limited() -> Te
 #[tokio::test]
 async fn a_session_answers_only_to_the_caller_that_opened_it() -> TestResult {
     let f = fixture(false).await?;
-    let alice = format!("Bearer {}", f.good_token()?);
+    let alice = f.bearer(json!({}))?;
     let bob = f.bearer(json!({"sub": "user-2"}))?;
     let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});

@@ -201,3 +201,14 @@ pub(crate) async fn connect_error(target: &str, args: &[&str]) -> String {
         Err(error) => error.to_string(),
     }
 }
+
+/// Asserts that `gateway` serves `ScalarService_Echo` and nothing else.
+pub(crate) fn serves_only_scalar_echo(gateway: &grpc_mcp_gateway::Gateway) {
+    let names: Vec<String> = gateway
+        .server
+        .tools()
+        .iter()
+        .map(|t| t.name.to_string())
+        .collect();
+    assert_eq!(names, ["ScalarService_Echo"]);
+}

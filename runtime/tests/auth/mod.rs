@@ -154,6 +154,15 @@ impl Fixture {
         self.call_with(headers, tool, json!({"id": "7"})).await
     }
 
+    /// `ItemService_GetItem` of item 7, with `bearer` as the `Authorization` header.
+    pub(crate) async fn get_item_as(
+        &self,
+        bearer: &str,
+    ) -> TestResult<crate::common::http_client::Reply> {
+        self.call(&[("authorization", bearer)], "ItemService_GetItem")
+            .await
+    }
+
     pub(crate) async fn call_with(
         &self,
         headers: &[(&str, &str)],
