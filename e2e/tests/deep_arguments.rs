@@ -9,8 +9,6 @@ mod support;
 
 use std::time::Duration;
 
-use rmcp::ServiceExt as _;
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt as _;
 
@@ -60,9 +58,7 @@ async fn deep_call_within_a_minute_then_close(client: scenario::Client) {
 
 #[tokio::test]
 async fn stdio_answers_a_call_nested_past_the_parser_bound() {
-    let command = tokio::process::Command::new(env!("CARGO_BIN_EXE_e2e-server"));
-    let transport = TokioChildProcess::new(command).expect("spawn e2e-server");
-    let client = ().serve(transport).await.expect("handshake over stdio");
+    let client = support::stdio_client(()).await;
     deep_call_within_a_minute_then_close(client).await;
 }
 
@@ -70,9 +66,7 @@ async fn stdio_answers_a_call_nested_past_the_parser_bound() {
 async fn streamable_http_answers_a_call_nested_past_the_parser_bound() {
     for mode in [&[][..], &["--stateless"][..]] {
         let server = support::spawn_http(mode).await;
-        let transport =
-            StreamableHttpClientTransport::from_uri(format!("http://{}/mcp", server.addr));
-        let client = ().serve(transport).await.expect("handshake over HTTP");
+        let client = support::http_client((), server.addr).await;
         deep_call_within_a_minute_then_close(client).await;
     }
 }
