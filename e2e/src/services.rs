@@ -47,15 +47,12 @@ impl Drop for CancelGuard {
     }
 }
 
-/// Implements the tonic service trait `$service` for `$type`: each method of `echo` answers its
-/// request unchanged; the methods after the list are written out.
+/// Implements tonic service traits whose methods of `echo` answer their request unchanged:
+/// either for unit structs it also defines (`pub struct Name: path::Trait { method(Message); }`,
+/// as many as given), or for a type of its own with further methods written out after the
+/// `echo { … }` list.
 macro_rules! echo_service {
-    (
-        $type:ty: $service:path {
-            echo { $($method:ident($message:ty);)* }
-            $($methods:tt)*
-        }
-    ) => {
+    (@impl $type:ty: $service:path { $($method:ident($message:ty);)* } $($methods:tt)*) => {
         #[tonic::async_trait]
         impl $service for $type {
             $(
@@ -69,14 +66,44 @@ macro_rules! echo_service {
             $($methods)*
         }
     };
+    ($(pub struct $type:ident: $service:path { $($method:ident($message:ty);)* })*) => {
+        $(
+            #[derive(Debug, Default, Clone)]
+            pub struct $type;
+
+            echo_service!(@impl $type: $service { $($method($message);)* });
+        )*
+    };
+    (
+        $type:ty: $service:path {
+            echo { $($method:ident($message:ty);)* }
+            $($methods:tt)*
+        }
+    ) => {
+        echo_service!(@impl $type: $service { $($method($message);)* } $($methods)*);
+    };
 }
 
-#[derive(Debug, Default, Clone)]
-pub struct Scalars;
-
 echo_service! {
-    Scalars: testdata::scalars::scalar_service_server::ScalarService {
-        echo { echo(testdata::scalars::AllScalars); }
+    pub struct Scalars: testdata::scalars::scalar_service_server::ScalarService {
+        echo(testdata::scalars::AllScalars);
+    }
+    pub struct Search: testdata::oneofs::search_service_server::SearchService {
+        echo(testdata::oneofs::SearchRequest);
+    }
+    pub struct LongFields: testdata::long_fields::long_field_service_server::LongFieldService {
+        echo(testdata::long_fields::Recommendation);
+    }
+    pub struct Maps: testdata::maps::map_service_server::MapService {
+        echo(testdata::maps::Maps);
+    }
+    pub struct Recursion: testdata::recursion::recursion_service_server::RecursionService {
+        echo_tree(testdata::recursion::TreeNode);
+        echo_forest(testdata::recursion::Forest);
+        echo_a(testdata::recursion::A);
+        evaluate(testdata::recursion::Expr);
+        echo_transfer(testdata::recursion::Transfer);
+        echo_holder(testdata::recursion::Holder);
     }
 }
 
@@ -115,49 +142,6 @@ echo_service! {
             tokio::time::sleep(wait).await;
             guard.done = true;
             Ok(Response::new(()))
-        }
-    }
-}
-
-#[derive(Debug, Default, Clone)]
-pub struct Search;
-
-echo_service! {
-    Search: testdata::oneofs::search_service_server::SearchService {
-        echo { echo(testdata::oneofs::SearchRequest); }
-    }
-}
-
-#[derive(Debug, Default, Clone)]
-pub struct LongFields;
-
-echo_service! {
-    LongFields: testdata::long_fields::long_field_service_server::LongFieldService {
-        echo { echo(testdata::long_fields::Recommendation); }
-    }
-}
-
-#[derive(Debug, Default, Clone)]
-pub struct Maps;
-
-echo_service! {
-    Maps: testdata::maps::map_service_server::MapService {
-        echo { echo(testdata::maps::Maps); }
-    }
-}
-
-#[derive(Debug, Default, Clone)]
-pub struct Recursion;
-
-echo_service! {
-    Recursion: testdata::recursion::recursion_service_server::RecursionService {
-        echo {
-            echo_tree(testdata::recursion::TreeNode);
-            echo_forest(testdata::recursion::Forest);
-            echo_a(testdata::recursion::A);
-            evaluate(testdata::recursion::Expr);
-            echo_transfer(testdata::recursion::Transfer);
-            echo_holder(testdata::recursion::Holder);
         }
     }
 }

@@ -120,6 +120,13 @@ impl Raw {
     }
 }
 
+impl Raw {
+    /// Sends a request that must be refused: the code and message of its JSON-RPC error.
+    async fn refused(&mut self, id: u64, method: &str, params: Value) -> (i64, String) {
+        error(&self.request(id, method, params).await)
+    }
+}
+
 fn result(answer: &Value) -> &Value {
     assert!(answer.get("error").is_none(), "unexpected error: {answer}");
     &answer["result"]
@@ -237,11 +244,9 @@ async fn scenario(client: &mut Raw) {
         .map(|task| &task["taskId"])
         .collect();
     assert!(ids.contains(&&json!(id)), "{listed}");
-    let (code, message) = error(
-        &client
-            .request(303, "tasks/cancel", json!({"taskId": id}))
-            .await,
-    );
+    let (code, message) = client
+        .refused(303, "tasks/cancel", json!({"taskId": id}))
+        .await;
     assert_eq!(code, -32602);
     assert!(message.contains("already completed"), "{message}");
 
@@ -253,11 +258,9 @@ async fn scenario(client: &mut Raw) {
         .await;
     assert_task_shape(result(&cancelled));
     assert_eq!(result(&cancelled)["status"], "cancelled", "{cancelled}");
-    let (code, message) = error(
-        &client
-            .request(306, "tasks/result", json!({"taskId": id}))
-            .await,
-    );
+    let (code, message) = client
+        .refused(306, "tasks/result", json!({"taskId": id}))
+        .await;
     assert_eq!(code, -32602);
     assert!(message.contains("cancelled"), "{message}");
 
@@ -272,18 +275,14 @@ async fn scenario(client: &mut Raw) {
     let (code, message) = error(&refused);
     assert_eq!(code, -32601);
     assert!(message.contains("call it without `task`"), "{message}");
-    let (code, message) = error(
-        &client
-            .request(308, "tasks/result", json!({"taskId": "nope"}))
-            .await,
-    );
+    let (code, message) = client
+        .refused(308, "tasks/result", json!({"taskId": "nope"}))
+        .await;
     assert_eq!((code, message.as_str()), (-32602, "unknown task: nope"));
     let internal = "protoc-gen-rust-mcp/2025-11-25/tools/call";
-    let (code, _) = error(
-        &client
-            .request(309, internal, json!({"name": SLOW, "arguments": {}}))
-            .await,
-    );
+    let (code, _) = client
+        .refused(309, internal, json!({"name": SLOW, "arguments": {}}))
+        .await;
     assert_eq!(code, -32601, "a client cannot name the internal methods");
 
     // Arguments the call refuses: a task that is complete with the refusal.
@@ -326,13 +325,11 @@ async fn tasks_2025_11_25_over_streamable_http() {
         session: None,
     };
     other.initialize().await;
-    let (code, message) = error(&other.request(2, "tasks/get", json!({"taskId": id})).await);
+    let (code, message) = other.refused(2, "tasks/get", json!({"taskId": id})).await;
     assert_eq!((code, message), (-32602, format!("unknown task: {id}")));
-    let (code, _) = error(
-        &other
-            .request(3, "tasks/result", json!({"taskId": id}))
-            .await,
-    );
+    let (code, _) = other
+        .refused(3, "tasks/result", json!({"taskId": id}))
+        .await;
     assert_eq!(code, -32602);
     let listed = other.request(4, "tasks/list", json!({})).await;
     assert_eq!(result(&listed)["tasks"], json!([]), "{listed}");
