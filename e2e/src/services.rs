@@ -47,20 +47,40 @@ impl Drop for CancelGuard {
     }
 }
 
-/// Implements tonic service traits whose methods of `echo` answer their request unchanged:
-/// either for unit structs it also defines (`pub struct Name: path::Trait { method(Message); }`,
-/// as many as given), or for a type of its own with further methods written out after the
-/// `echo { … }` list.
-macro_rules! echo_service {
-    (@impl $type:ty: $service:path { $($method:ident($message:ty);)* } $($methods:tt)*) => {
-        #[tonic::async_trait]
+/// Implements tonic service traits for the test services, in one of two forms.
+///
+/// `pub struct Name: path::Trait { method(Message); … }`, as many as given: defines each unit
+/// struct (`Debug`, `Default`, `Clone`) and implements the trait with every listed method
+/// answering its request unchanged.
+///
+/// `Type: path::Trait { echo { method(Message); … } stubs { method(Request) -> Response; … }
+/// further methods }`: the `echo` methods answer their request unchanged, the `stubs` answer
+/// `UNIMPLEMENTED` ("not in this test"), and the further methods are written out.
+#[macro_export]
+macro_rules! service_impl {
+    (
+        @impl $type:ty: $service:path {
+            echo { $($method:ident($message:ty);)* }
+            stubs { $($stub:ident($request:ty) -> $response:ty;)* }
+        }
+        $($methods:tt)*
+    ) => {
+        #[::tonic::async_trait]
         impl $service for $type {
             $(
                 async fn $method(
                     &self,
-                    request: Request<$message>,
-                ) -> Result<Response<$message>, Status> {
-                    Ok(Response::new(request.into_inner()))
+                    request: ::tonic::Request<$message>,
+                ) -> ::std::result::Result<::tonic::Response<$message>, ::tonic::Status> {
+                    Ok(::tonic::Response::new(request.into_inner()))
+                }
+            )*
+            $(
+                async fn $stub(
+                    &self,
+                    _request: ::tonic::Request<$request>,
+                ) -> ::std::result::Result<::tonic::Response<$response>, ::tonic::Status> {
+                    Err(::tonic::Status::unimplemented("not in this test"))
                 }
             )*
             $($methods)*
@@ -71,20 +91,29 @@ macro_rules! echo_service {
             #[derive(Debug, Default, Clone)]
             pub struct $type;
 
-            echo_service!(@impl $type: $service { $($method($message);)* });
+            $crate::service_impl!(
+                @impl $type: $service { echo { $($method($message);)* } stubs {} }
+            );
         )*
     };
     (
         $type:ty: $service:path {
             echo { $($method:ident($message:ty);)* }
+            stubs { $($stub:ident($request:ty) -> $response:ty;)* }
             $($methods:tt)*
         }
     ) => {
-        echo_service!(@impl $type: $service { $($method($message);)* } $($methods)*);
+        $crate::service_impl!(
+            @impl $type: $service {
+                echo { $($method($message);)* }
+                stubs { $($stub($request) -> $response;)* }
+            }
+            $($methods)*
+        );
     };
 }
 
-echo_service! {
+service_impl! {
     pub struct Scalars: testdata::scalars::scalar_service_server::ScalarService {
         echo(testdata::scalars::AllScalars);
     }
@@ -112,7 +141,7 @@ pub struct WellKnown {
     pub observed: Arc<Observed>,
 }
 
-echo_service! {
+service_impl! {
     WellKnown: testdata::wkt::well_known_service_server::WellKnownService {
         echo {
             echo(testdata::wkt::WellKnownTypes);
@@ -123,6 +152,7 @@ echo_service! {
             echo_field_mask(prost_types::FieldMask);
             echo_list(prost_types::ListValue);
         }
+        stubs {}
 
         async fn now(&self, _: Request<()>) -> Result<Response<prost_types::Timestamp>, Status> {
             Ok(Response::new(prost_types::Timestamp {

@@ -29,35 +29,12 @@ use tonic_mcp::{DescriptorTools, McpServer, ToolSet, schema::Options};
 
 const OPERATION_NAME: &str = "operations/report-1";
 
-/// A tonic service implementation: `stubs` lists the methods this test never calls, which
-/// answer `UNIMPLEMENTED`; the methods after them are written out.
-macro_rules! service_impl {
-    (
-        impl $service:ident for $type:ty {
-            stubs { $($stub:ident($request:ty) -> $response:ty;)* }
-            $($methods:tt)*
-        }
-    ) => {
-        #[tonic::async_trait]
-        impl $service for $type {
-            $(
-                async fn $stub(
-                    &self,
-                    _request: Request<$request>,
-                ) -> Result<Response<$response>, Status> {
-                    Err(Status::unimplemented("not in this test"))
-                }
-            )*
-            $($methods)*
-        }
-    };
-}
-
 /// `BuildReport` starts an operation that is not done yet.
 struct Reports;
 
-service_impl! {
-impl ReportService for Reports {
+e2e::service_impl! {
+Reports: ReportService {
+    echo {}
     stubs {
         start_report(BuildReportRequest) -> Operation;
         delete_report(DeleteReportRequest) -> Operation;
@@ -85,8 +62,9 @@ struct Store {
     cancels: Arc<Mutex<Vec<String>>>,
 }
 
-service_impl! {
-impl Operations for Store {
+e2e::service_impl! {
+Store: Operations {
+    echo {}
     stubs {
         list_operations(ListOperationsRequest) -> ListOperationsResponse;
         delete_operation(DeleteOperationRequest) -> ();
