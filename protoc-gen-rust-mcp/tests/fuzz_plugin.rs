@@ -250,15 +250,15 @@ fn mutate(
                     }
                 }
                 1 => {
-                    if let Some(message) = item(file, "message_type", rng.below(messages)) {
-                        if let Some(field) = pick(message, "field", rng) {
-                            let key = if rng.below(2) == 0 {
-                                "name"
-                            } else {
-                                "json_name"
-                            };
-                            set_string(field, key, name);
-                        }
+                    if let Some(message) = item(file, "message_type", rng.below(messages))
+                        && let Some(field) = pick(message, "field", rng)
+                    {
+                        let key = if rng.below(2) == 0 {
+                            "name"
+                        } else {
+                            "json_name"
+                        };
+                        set_string(field, key, name);
                     }
                 }
                 2 => {
@@ -267,10 +267,10 @@ fn mutate(
                     }
                 }
                 3 => {
-                    if let Some(service) = item(file, "service", rng.below(services)) {
-                        if let Some(method) = pick(service, "method", rng) {
-                            set_string(method, "name", name);
-                        }
+                    if let Some(service) = item(file, "service", rng.below(services))
+                        && let Some(method) = pick(service, "method", rng)
+                    {
+                        set_string(method, "name", name);
                     }
                 }
                 _ => set_string(file, "package", name),
