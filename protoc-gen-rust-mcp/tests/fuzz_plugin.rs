@@ -481,14 +481,8 @@ fn names_of(files: &[DynamicMessage]) -> Vec<String> {
 
 #[test]
 fn fuzz_code_generator_requests() {
-    let executions: usize = std::env::var("FUZZ_PLUGIN_EXECUTIONS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(400);
-    let seed: u64 = std::env::var("FUZZ_SEED")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1);
+    let executions: usize = test_kit::env_or("FUZZ_PLUGIN_EXECUTIONS", 400);
+    let seed: u64 = test_kit::env_or("FUZZ_SEED", 1);
     let bound = Duration::from_secs(30);
     let corpus = corpus();
     let targets = common::testdata_files();
