@@ -44,13 +44,6 @@ use tonic_mcp::{
 
 const SERVICES_PER_PACKAGE: usize = 10;
 
-fn env_usize(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
 fn field(
     name: &str,
     number: i32,
@@ -326,8 +319,8 @@ async fn first_list(server: McpServer) -> usize {
 }
 
 fn child(mode: &str) {
-    let packages = env_usize("PACKAGES", 10);
-    let methods = env_usize("METHODS", 100);
+    let packages = test_kit::env_or("PACKAGES", 10);
+    let methods = test_kit::env_or("METHODS", 100);
     let set = FileDescriptorSet {
         file: (0..packages).map(|i| package_file(i, methods)).collect(),
     }

@@ -49,15 +49,10 @@ const CONCURRENCY: [usize; 2] = [1, 16];
 const SCALARS_TOOL: &str = "ScalarService_Echo";
 const SEARCH_TOOL: &str = "SearchService_Echo";
 
-/// An `AllScalars` with every field set and a few elements in each repeated field.
+/// An `AllScalars` with every field set and a few elements in each repeated field:
+/// `profile_call`'s message and the rest.
 fn scalars_message() -> AllScalars {
     AllScalars {
-        f_double: 1234.5678,
-        f_float: 0.25,
-        f_int32: -42,
-        f_int64: 9_007_199_254_740_993,
-        f_uint32: 4_000_000_000,
-        f_uint64: 18_446_744_073_709_551_615,
         f_sint32: -7,
         f_sint64: -9_007_199_254_740_993,
         f_fixed32: 123_456,
@@ -65,19 +60,14 @@ fn scalars_message() -> AllScalars {
         f_sfixed32: -123_456,
         f_sfixed64: -1_234_567_890_123,
         f_bool: true,
-        f_string: "The quick brown fox jumps over the lazy dog".to_owned(),
-        f_bytes: b"\x00\x01\x02binary payload\xfe\xff".to_vec(),
-        r_int32: vec![1, -2, 3, -4, 5, -6, 7, -8],
         r_int64: vec![1, -2, 9_007_199_254_740_993, -4],
         r_uint64: vec![1, 2, 18_446_744_073_709_551_615],
         r_double: vec![0.5, -1.5, 3.25, 1e100],
-        r_string: vec!["alpha".to_owned(), "beta".to_owned(), "gamma".to_owned()],
         r_bytes: vec![b"one".to_vec(), b"two".to_vec()],
         r_bool: vec![true, false, true],
-        color: Color::Green as i32,
         colors: vec![Color::Red as i32, Color::Blue as i32],
-        nickname: Some("foxy".to_owned()),
         maybe_count: Some(3),
+        ..common::light_scalars()
     }
 }
 
@@ -242,23 +232,13 @@ fn per_call(c: &mut Criterion) {
             black_box(client.echo(scalars_message()).await.expect("echo"));
         });
     });
-    let arguments = scalars_arguments();
-    for (transport, client) in &fixture.mcp {
-        group.bench_function(*transport, |b| {
-            b.to_async(&rt).iter(|| async {
-                black_box(call_tool(client.peer(), SCALARS_TOOL, &arguments).await)
-            });
-        });
-    }
-    let call = common::RawCall::new(SCALARS_TOOL, &arguments);
-    group.bench_function("raw_duplex", |b| {
-        b.to_async(&rt)
-            .iter(|| async { black_box(fixture.raw_duplex.call(&call).await) });
-    });
-    group.bench_function("raw_http_stateless", |b| {
-        b.to_async(&rt)
-            .iter(|| async { black_box(fixture.raw_http[0].lock().await.call(&call).await) });
-    });
+    mcp_variants(
+        &mut group,
+        &rt,
+        &fixture,
+        SCALARS_TOOL,
+        &scalars_arguments(),
+    );
     group.finish();
 
     let mut group = c.benchmark_group("per_call/search_echo");
@@ -268,26 +248,36 @@ fn per_call(c: &mut Criterion) {
             black_box(client.echo(search_message()).await.expect("echo"));
         });
     });
-    let arguments = search_arguments();
-    for (transport, client) in &fixture.mcp {
-        group.bench_function(*transport, |b| {
-            b.to_async(&rt).iter(|| async {
-                black_box(call_tool(client.peer(), SEARCH_TOOL, &arguments).await)
-            });
-        });
-    }
-    let call = common::RawCall::new(SEARCH_TOOL, &arguments);
-    group.bench_function("raw_duplex", |b| {
-        b.to_async(&rt)
-            .iter(|| async { black_box(fixture.raw_duplex.call(&call).await) });
-    });
-    group.bench_function("raw_http_stateless", |b| {
-        b.to_async(&rt)
-            .iter(|| async { black_box(fixture.raw_http[0].lock().await.call(&call).await) });
-    });
+    mcp_variants(&mut group, &rt, &fixture, SEARCH_TOOL, &search_arguments());
     group.finish();
 
     rt.block_on(close(fixture));
+}
+
+/// The MCP variants of one `per_call` group: a `tools/call` of `tool` with `arguments` through
+/// each of rmcp's transports, then the raw duplex and raw stateless HTTP clients.
+fn mcp_variants(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    rt: &Runtime,
+    fixture: &Fixture,
+    tool: &'static str,
+    arguments: &serde_json::Map<String, Value>,
+) {
+    for (transport, client) in &fixture.mcp {
+        group.bench_function(*transport, |b| {
+            b.to_async(rt)
+                .iter(|| async { black_box(call_tool(client.peer(), tool, arguments).await) });
+        });
+    }
+    let call = common::RawCall::new(tool, arguments);
+    group.bench_function("raw_duplex", |b| {
+        b.to_async(rt)
+            .iter(|| async { black_box(fixture.raw_duplex.call(&call).await) });
+    });
+    group.bench_function("raw_http_stateless", |b| {
+        b.to_async(rt)
+            .iter(|| async { black_box(fixture.raw_http[0].lock().await.call(&call).await) });
+    });
 }
 
 /// `n` concurrent `ScalarService.Echo` calls per iteration, each in its own task; criterion

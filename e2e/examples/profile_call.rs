@@ -21,27 +21,8 @@ mod common;
 
 use e2e::testdata::scalars::scalar_service_client::ScalarServiceClient;
 use e2e::testdata::scalars::scalar_service_server::ScalarServiceServer;
-use e2e::testdata::scalars::{AllScalars, Color};
 use serde_json::json;
 use tonic_mcp::McpServer;
-
-fn message() -> AllScalars {
-    AllScalars {
-        f_double: 1234.5678,
-        f_float: 0.25,
-        f_int32: -42,
-        f_int64: 9_007_199_254_740_993,
-        f_uint32: 4_000_000_000,
-        f_uint64: u64::MAX,
-        f_string: "The quick brown fox jumps over the lazy dog".to_owned(),
-        f_bytes: b"\x00\x01\x02binary payload\xfe\xff".to_vec(),
-        r_int32: vec![1, -2, 3, -4, 5, -6, 7, -8],
-        r_string: vec!["alpha".to_owned(), "beta".to_owned(), "gamma".to_owned()],
-        color: Color::Green as i32,
-        nickname: Some("foxy".to_owned()),
-        ..Default::default()
-    }
-}
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -69,7 +50,11 @@ fn main() {
         if mode == "direct" {
             let mut client = ScalarServiceClient::new(channel);
             for _ in 0..calls {
-                let echoed = client.echo(message()).await.expect("echo").into_inner();
+                let echoed = client
+                    .echo(common::light_scalars())
+                    .await
+                    .expect("echo")
+                    .into_inner();
                 assert_eq!(echoed.f_int64, 9_007_199_254_740_993);
             }
         } else {

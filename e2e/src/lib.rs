@@ -106,20 +106,7 @@ pub async fn start_backend_reflecting(
         |builder, service| builder.with_service_name(*service),
     );
     let router = Server::builder()
-        .add_service(scalars::scalar_service_server::ScalarServiceServer::new(
-            services::Scalars,
-        ))
-        .add_service(wkt::well_known_service_server::WellKnownServiceServer::new(
-            services::WellKnown {
-                observed: observed.clone(),
-            },
-        ))
-        .add_service(oneofs::search_service_server::SearchServiceServer::new(
-            services::Search,
-        ))
-        .add_service(maps::map_service_server::MapServiceServer::new(
-            services::Maps,
-        ))
+        .add_routes(echo_routes(&observed))
         .add_service(
             long_fields::long_field_service_server::LongFieldServiceServer::new(
                 services::LongFields,
@@ -141,6 +128,26 @@ pub async fn start_backend_reflecting(
         metadata,
         stop,
     })
+}
+
+/// The echo services every test backend runs: scalars, well-known types (reporting cancelled
+/// sleeps to `observed`), oneofs and maps.
+pub fn echo_routes(observed: &Arc<services::Observed>) -> tonic::service::Routes {
+    use testdata::*;
+    tonic::service::Routes::new(scalars::scalar_service_server::ScalarServiceServer::new(
+        services::Scalars,
+    ))
+    .add_service(wkt::well_known_service_server::WellKnownServiceServer::new(
+        services::WellKnown {
+            observed: observed.clone(),
+        },
+    ))
+    .add_service(oneofs::search_service_server::SearchServiceServer::new(
+        services::Search,
+    ))
+    .add_service(maps::map_service_server::MapServiceServer::new(
+        services::Maps,
+    ))
 }
 
 /// A channel to the backend.

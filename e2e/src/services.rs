@@ -47,16 +47,92 @@ impl Drop for CancelGuard {
     }
 }
 
-#[derive(Debug, Default, Clone)]
-pub struct Scalars;
+/// Implements tonic service traits for the test services, in one of two forms.
+///
+/// `pub struct Name: path::Trait { method(Message); … }`, as many as given: defines each unit
+/// struct (`Debug`, `Default`, `Clone`) and implements the trait with every listed method
+/// answering its request unchanged.
+///
+/// `Type: path::Trait { echo { method(Message); … } stubs { method(Request) -> Response; … }
+/// further methods }`: the `echo` methods answer their request unchanged, the `stubs` answer
+/// `UNIMPLEMENTED` ("not in this test"), and the further methods are written out.
+#[macro_export]
+macro_rules! service_impl {
+    (
+        @impl $type:ty: $service:path {
+            echo { $($method:ident($message:ty);)* }
+            stubs { $($stub:ident($request:ty) -> $response:ty;)* }
+        }
+        $($methods:tt)*
+    ) => {
+        #[::tonic::async_trait]
+        impl $service for $type {
+            $(
+                async fn $method(
+                    &self,
+                    request: ::tonic::Request<$message>,
+                ) -> ::std::result::Result<::tonic::Response<$message>, ::tonic::Status> {
+                    Ok(::tonic::Response::new(request.into_inner()))
+                }
+            )*
+            $(
+                async fn $stub(
+                    &self,
+                    _request: ::tonic::Request<$request>,
+                ) -> ::std::result::Result<::tonic::Response<$response>, ::tonic::Status> {
+                    Err(::tonic::Status::unimplemented("not in this test"))
+                }
+            )*
+            $($methods)*
+        }
+    };
+    ($(pub struct $type:ident: $service:path { $($method:ident($message:ty);)* })*) => {
+        $(
+            #[derive(Debug, Default, Clone)]
+            pub struct $type;
 
-#[tonic::async_trait]
-impl testdata::scalars::scalar_service_server::ScalarService for Scalars {
-    async fn echo(
-        &self,
-        request: Request<testdata::scalars::AllScalars>,
-    ) -> Result<Response<testdata::scalars::AllScalars>, Status> {
-        Ok(Response::new(request.into_inner()))
+            $crate::service_impl!(
+                @impl $type: $service { echo { $($method($message);)* } stubs {} }
+            );
+        )*
+    };
+    (
+        $type:ty: $service:path {
+            echo { $($method:ident($message:ty);)* }
+            stubs { $($stub:ident($request:ty) -> $response:ty;)* }
+            $($methods:tt)*
+        }
+    ) => {
+        $crate::service_impl!(
+            @impl $type: $service {
+                echo { $($method($message);)* }
+                stubs { $($stub($request) -> $response;)* }
+            }
+            $($methods)*
+        );
+    };
+}
+
+service_impl! {
+    pub struct Scalars: testdata::scalars::scalar_service_server::ScalarService {
+        echo(testdata::scalars::AllScalars);
+    }
+    pub struct Search: testdata::oneofs::search_service_server::SearchService {
+        echo(testdata::oneofs::SearchRequest);
+    }
+    pub struct LongFields: testdata::long_fields::long_field_service_server::LongFieldService {
+        echo(testdata::long_fields::Recommendation);
+    }
+    pub struct Maps: testdata::maps::map_service_server::MapService {
+        echo(testdata::maps::Maps);
+    }
+    pub struct Recursion: testdata::recursion::recursion_service_server::RecursionService {
+        echo_tree(testdata::recursion::TreeNode);
+        echo_forest(testdata::recursion::Forest);
+        echo_a(testdata::recursion::A);
+        evaluate(testdata::recursion::Expr);
+        echo_transfer(testdata::recursion::Transfer);
+        echo_holder(testdata::recursion::Holder);
     }
 }
 
@@ -65,156 +141,38 @@ pub struct WellKnown {
     pub observed: Arc<Observed>,
 }
 
-#[tonic::async_trait]
-impl testdata::wkt::well_known_service_server::WellKnownService for WellKnown {
-    async fn echo(
-        &self,
-        request: Request<testdata::wkt::WellKnownTypes>,
-    ) -> Result<Response<testdata::wkt::WellKnownTypes>, Status> {
-        Ok(Response::new(request.into_inner()))
-    }
+service_impl! {
+    WellKnown: testdata::wkt::well_known_service_server::WellKnownService {
+        echo {
+            echo(testdata::wkt::WellKnownTypes);
+            shout(String);
+            echo_value(prost_types::Value);
+            echo_struct(prost_types::Struct);
+            echo_any(prost_types::Any);
+            echo_field_mask(prost_types::FieldMask);
+            echo_list(prost_types::ListValue);
+        }
+        stubs {}
 
-    async fn shout(&self, request: Request<String>) -> Result<Response<String>, Status> {
-        Ok(Response::new(request.into_inner()))
-    }
+        async fn now(&self, _: Request<()>) -> Result<Response<prost_types::Timestamp>, Status> {
+            Ok(Response::new(prost_types::Timestamp {
+                seconds: 1_700_000_000,
+                nanos: 500_000_000,
+            }))
+        }
 
-    async fn echo_value(
-        &self,
-        request: Request<prost_types::Value>,
-    ) -> Result<Response<prost_types::Value>, Status> {
-        Ok(Response::new(request.into_inner()))
-    }
-
-    async fn echo_struct(
-        &self,
-        request: Request<prost_types::Struct>,
-    ) -> Result<Response<prost_types::Struct>, Status> {
-        Ok(Response::new(request.into_inner()))
-    }
-
-    async fn echo_any(
-        &self,
-        request: Request<prost_types::Any>,
-    ) -> Result<Response<prost_types::Any>, Status> {
-        Ok(Response::new(request.into_inner()))
-    }
-
-    async fn echo_field_mask(
-        &self,
-        request: Request<prost_types::FieldMask>,
-    ) -> Result<Response<prost_types::FieldMask>, Status> {
-        Ok(Response::new(request.into_inner()))
-    }
-
-    async fn echo_list(
-        &self,
-        request: Request<prost_types::ListValue>,
-    ) -> Result<Response<prost_types::ListValue>, Status> {
-        Ok(Response::new(request.into_inner()))
-    }
-
-    async fn now(&self, _: Request<()>) -> Result<Response<prost_types::Timestamp>, Status> {
-        Ok(Response::new(prost_types::Timestamp {
-            seconds: 1_700_000_000,
-            nanos: 500_000_000,
-        }))
-    }
-
-    /// Sleeps for the given duration; a dropped call counts as cancelled.
-    async fn sleep(&self, request: Request<prost_types::Duration>) -> Result<Response<()>, Status> {
-        let d = request.into_inner();
-        let wait = Duration::new(d.seconds.max(0) as u64, d.nanos.max(0) as u32);
-        let mut guard = CancelGuard::new(&self.observed);
-        tokio::time::sleep(wait).await;
-        guard.done = true;
-        Ok(Response::new(()))
-    }
-}
-
-#[derive(Debug, Default, Clone)]
-pub struct Search;
-
-#[tonic::async_trait]
-impl testdata::oneofs::search_service_server::SearchService for Search {
-    async fn echo(
-        &self,
-        request: Request<testdata::oneofs::SearchRequest>,
-    ) -> Result<Response<testdata::oneofs::SearchRequest>, Status> {
-        Ok(Response::new(request.into_inner()))
-    }
-}
-
-#[derive(Debug, Default, Clone)]
-pub struct LongFields;
-
-#[tonic::async_trait]
-impl testdata::long_fields::long_field_service_server::LongFieldService for LongFields {
-    async fn echo(
-        &self,
-        request: Request<testdata::long_fields::Recommendation>,
-    ) -> Result<Response<testdata::long_fields::Recommendation>, Status> {
-        Ok(Response::new(request.into_inner()))
-    }
-}
-
-#[derive(Debug, Default, Clone)]
-pub struct Maps;
-
-#[tonic::async_trait]
-impl testdata::maps::map_service_server::MapService for Maps {
-    async fn echo(
-        &self,
-        request: Request<testdata::maps::Maps>,
-    ) -> Result<Response<testdata::maps::Maps>, Status> {
-        Ok(Response::new(request.into_inner()))
-    }
-}
-
-#[derive(Debug, Default, Clone)]
-pub struct Recursion;
-
-#[tonic::async_trait]
-impl testdata::recursion::recursion_service_server::RecursionService for Recursion {
-    async fn echo_tree(
-        &self,
-        request: Request<testdata::recursion::TreeNode>,
-    ) -> Result<Response<testdata::recursion::TreeNode>, Status> {
-        Ok(Response::new(request.into_inner()))
-    }
-
-    async fn echo_forest(
-        &self,
-        request: Request<testdata::recursion::Forest>,
-    ) -> Result<Response<testdata::recursion::Forest>, Status> {
-        Ok(Response::new(request.into_inner()))
-    }
-
-    async fn echo_a(
-        &self,
-        request: Request<testdata::recursion::A>,
-    ) -> Result<Response<testdata::recursion::A>, Status> {
-        Ok(Response::new(request.into_inner()))
-    }
-
-    async fn evaluate(
-        &self,
-        request: Request<testdata::recursion::Expr>,
-    ) -> Result<Response<testdata::recursion::Expr>, Status> {
-        Ok(Response::new(request.into_inner()))
-    }
-
-    async fn echo_transfer(
-        &self,
-        request: Request<testdata::recursion::Transfer>,
-    ) -> Result<Response<testdata::recursion::Transfer>, Status> {
-        Ok(Response::new(request.into_inner()))
-    }
-
-    async fn echo_holder(
-        &self,
-        request: Request<testdata::recursion::Holder>,
-    ) -> Result<Response<testdata::recursion::Holder>, Status> {
-        Ok(Response::new(request.into_inner()))
+        /// Sleeps for the given duration; a dropped call counts as cancelled.
+        async fn sleep(
+            &self,
+            request: Request<prost_types::Duration>,
+        ) -> Result<Response<()>, Status> {
+            let d = request.into_inner();
+            let wait = Duration::new(d.seconds.max(0) as u64, d.nanos.max(0) as u32);
+            let mut guard = CancelGuard::new(&self.observed);
+            tokio::time::sleep(wait).await;
+            guard.done = true;
+            Ok(Response::new(()))
+        }
     }
 }
 

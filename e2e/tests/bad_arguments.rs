@@ -34,20 +34,7 @@ async fn counted_backend() -> (std::net::SocketAddr, Arc<AtomicUsize>) {
                 Ok(request)
             },
         ))
-        .add_service(scalars::scalar_service_server::ScalarServiceServer::new(
-            services::Scalars,
-        ))
-        .add_service(wkt::well_known_service_server::WellKnownServiceServer::new(
-            services::WellKnown {
-                observed: observed.clone(),
-            },
-        ))
-        .add_service(oneofs::search_service_server::SearchServiceServer::new(
-            services::Search,
-        ))
-        .add_service(maps::map_service_server::MapServiceServer::new(
-            services::Maps,
-        ))
+        .add_routes(e2e::echo_routes(&observed))
         .add_service(
             streaming::inventory_service_server::InventoryServiceServer::new(services::Inventory {
                 observed,
@@ -442,11 +429,7 @@ async fn arguments_that_are_not_an_object() {
         if message.get("id").is_none() {
             return Value::Null;
         }
-        let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
-            .await
-            .expect("an answer")
-            .expect("read")
-            .expect("a line");
+        let line = support::next_line_within(&mut lines, Duration::from_secs(30)).await;
         serde_json::from_str(&line).expect("JSON")
     };
     exchange(support::initialize(0)).await;
@@ -457,15 +440,11 @@ async fn arguments_that_are_not_an_object() {
         (json!(5), "$: expected an object, got a number"),
         (json!(true), "$: expected an object, got a boolean"),
     ];
-    let mut id = 1;
+    let mut id: u64 = 1;
     for (arguments, expected) in cases {
         let request = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "SearchService_Echo", "arguments": arguments}});
         let answer = exchange(request).await;
-        assert_eq!(answer["id"], id, "{answer}");
-        assert_eq!(answer["result"]["isError"], true, "{answer}");
-        let text = answer["result"]["content"][0]["text"]
-            .as_str()
-            .unwrap_or_default();
+        let text = refusal_text(&answer, id);
         assert!(
             text.contains("Invalid arguments for tool `SearchService_Echo`"),
             "{answer}"
@@ -481,11 +460,7 @@ async fn arguments_that_are_not_an_object() {
         let answer =
             exchange(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}))
                 .await;
-        assert_eq!(answer["id"], id, "{answer}");
-        assert_eq!(answer["result"]["isError"], true, "{answer}");
-        let text = answer["result"]["content"][0]["text"]
-            .as_str()
-            .unwrap_or_default();
+        let text = refusal_text(&answer, id);
         assert!(
             text.contains("$:") || text.contains("$.destination"),
             "{answer}"
@@ -497,6 +472,15 @@ async fn arguments_that_are_not_an_object() {
         0,
         "the backend was never called"
     );
+}
+
+/// The text of `answer`, asserting that it answers request `id` with an `isError` result.
+fn refusal_text(answer: &Value, id: u64) -> &str {
+    assert_eq!(answer["id"], id, "{answer}");
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    answer["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
 }
 
 /// The same refusal over streamable HTTP, from the spawned binary.

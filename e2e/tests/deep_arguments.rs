@@ -7,13 +7,10 @@
 mod scenario;
 mod support;
 
-use std::process::Stdio;
 use std::time::Duration;
 
-use rmcp::ServiceExt as _;
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _};
+use tokio::io::AsyncWriteExt as _;
 
 /// 70 levels of `{"children": [...]}` around a leaf: 141 levels of arguments.
 const LEVELS: usize = 70;
@@ -47,11 +44,9 @@ async fn deep_call_is_refused_and_the_server_keeps_serving(client: &scenario::Cl
     assert_eq!(out, support::nested_tree(3));
 }
 
-#[tokio::test]
-async fn stdio_answers_a_call_nested_past_the_parser_bound() {
-    let command = tokio::process::Command::new(env!("CARGO_BIN_EXE_e2e-server"));
-    let transport = TokioChildProcess::new(command).expect("spawn e2e-server");
-    let client = ().serve(transport).await.expect("handshake over stdio");
+/// [`deep_call_is_refused_and_the_server_keeps_serving`] through `client`, every call answered
+/// within a minute; then closes the client.
+async fn deep_call_within_a_minute_then_close(client: scenario::Client) {
     tokio::time::timeout(
         Duration::from_secs(60),
         deep_call_is_refused_and_the_server_keeps_serving(&client),
@@ -62,19 +57,17 @@ async fn stdio_answers_a_call_nested_past_the_parser_bound() {
 }
 
 #[tokio::test]
+async fn stdio_answers_a_call_nested_past_the_parser_bound() {
+    let client = support::stdio_client(()).await;
+    deep_call_within_a_minute_then_close(client).await;
+}
+
+#[tokio::test]
 async fn streamable_http_answers_a_call_nested_past_the_parser_bound() {
     for mode in [&[][..], &["--stateless"][..]] {
         let server = support::spawn_http(mode).await;
-        let transport =
-            StreamableHttpClientTransport::from_uri(format!("http://{}/mcp", server.addr));
-        let client = ().serve(transport).await.expect("handshake over HTTP");
-        tokio::time::timeout(
-            Duration::from_secs(60),
-            deep_call_is_refused_and_the_server_keeps_serving(&client),
-        )
-        .await
-        .expect("every call is answered");
-        client.cancel().await.expect("close");
+        let client = support::http_client((), server.addr).await;
+        deep_call_within_a_minute_then_close(client).await;
     }
 }
 
@@ -83,20 +76,9 @@ async fn streamable_http_answers_a_call_nested_past_the_parser_bound() {
 /// answer); the server goes on, and exits 0 when stdin closes.
 #[tokio::test]
 async fn stdio_raw_lines() {
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_e2e-server"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn e2e-server");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let mut lines = tokio::io::BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let (mut child, mut stdin, mut lines) = support::spawn_stdio(&[]);
     let mut next = async || -> Value {
-        let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
-            .await
-            .expect("an answer within 30 s")
-            .expect("read")
-            .expect("a line");
+        let line = support::next_line_within(&mut lines, Duration::from_secs(30)).await;
         serde_json::from_str(&line).expect("JSON-RPC")
     };
     let mut send = async |message: String| {

@@ -40,11 +40,7 @@ async fn backend(port: u16) -> (Child, Lines<BufReader<ChildStdout>>) {
 }
 
 async fn next_line(lines: &mut Lines<BufReader<ChildStdout>>) -> String {
-    tokio::time::timeout(Duration::from_secs(30), lines.next_line())
-        .await
-        .expect("a line within 30 s")
-        .expect("read")
-        .expect("a line")
+    support::next_line_within(lines, Duration::from_secs(30)).await
 }
 
 /// Wait for the backend to report `started` and `cancelled` counts of at least these.
@@ -168,15 +164,7 @@ async fn a_client_that_disconnects_mid_call_cancels_the_backend_call() {
     assert!(response.body.contains("item-2"), "{response:?}");
 
     // Over stdio: stdin closes while the call runs; the server exits 0.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_e2e-server"))
-        .args(["--backend", &url])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let mut out = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let (mut child, mut stdin, mut out) = support::spawn_stdio(&["--backend", &url]);
     for message in [
         support::initialize(0),
         json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),

@@ -277,14 +277,8 @@ fn mutate(rng: &mut Rng, value: &mut Value) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fuzz_tool_arguments() {
-    let executions: usize = std::env::var("FUZZ_RUNTIME_EXECUTIONS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1_500);
-    let seed: u64 = std::env::var("FUZZ_SEED")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1);
+    let executions: usize = test_kit::env_or("FUZZ_RUNTIME_EXECUTIONS", 1_500);
+    let seed: u64 = test_kit::env_or("FUZZ_SEED", 1);
     let bound = Duration::from_secs(10);
 
     let backend = e2e::start_backend().await.expect("backend");

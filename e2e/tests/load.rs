@@ -99,10 +99,7 @@ async fn load(mode: &[&str], label: &str) {
     let second = started.elapsed();
     let rss_second = support::rss_kib(pid);
     // More rounds on request (LOAD_EXTRA_ROUNDS), to tell growth that continues from warm-up.
-    let extra: usize = std::env::var("LOAD_EXTRA_ROUNDS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0);
+    let extra: usize = test_kit::env_or("LOAD_EXTRA_ROUNDS", 0);
     for index in 0..extra {
         let failed = round(server.addr, calls).await;
         eprintln!(

@@ -32,8 +32,16 @@ const OPERATION_NAME: &str = "operations/report-1";
 /// `BuildReport` starts an operation that is not done yet.
 struct Reports;
 
-#[tonic::async_trait]
-impl ReportService for Reports {
+e2e::service_impl! {
+Reports: ReportService {
+    echo {}
+    stubs {
+        start_report(BuildReportRequest) -> Operation;
+        delete_report(DeleteReportRequest) -> Operation;
+        count_pages(DeleteReportRequest) -> Operation;
+        compact(DeleteReportRequest) -> Operation;
+    }
+
     async fn build_report(
         &self,
         _request: Request<BuildReportRequest>,
@@ -43,34 +51,7 @@ impl ReportService for Reports {
             ..Operation::default()
         }))
     }
-
-    async fn start_report(
-        &self,
-        _request: Request<BuildReportRequest>,
-    ) -> Result<Response<Operation>, Status> {
-        Err(Status::unimplemented("not in this test"))
-    }
-
-    async fn delete_report(
-        &self,
-        _request: Request<DeleteReportRequest>,
-    ) -> Result<Response<Operation>, Status> {
-        Err(Status::unimplemented("not in this test"))
-    }
-
-    async fn count_pages(
-        &self,
-        _request: Request<DeleteReportRequest>,
-    ) -> Result<Response<Operation>, Status> {
-        Err(Status::unimplemented("not in this test"))
-    }
-
-    async fn compact(
-        &self,
-        _request: Request<DeleteReportRequest>,
-    ) -> Result<Response<Operation>, Status> {
-        Err(Status::unimplemented("not in this test"))
-    }
+}
 }
 
 /// The operation is done with a report from the second GetOperation on, unless it was
@@ -81,13 +62,13 @@ struct Store {
     cancels: Arc<Mutex<Vec<String>>>,
 }
 
-#[tonic::async_trait]
-impl Operations for Store {
-    async fn list_operations(
-        &self,
-        _request: Request<ListOperationsRequest>,
-    ) -> Result<Response<ListOperationsResponse>, Status> {
-        Err(Status::unimplemented("not in this test"))
+e2e::service_impl! {
+Store: Operations {
+    echo {}
+    stubs {
+        list_operations(ListOperationsRequest) -> ListOperationsResponse;
+        delete_operation(DeleteOperationRequest) -> ();
+        wait_operation(WaitOperationRequest) -> Operation;
     }
 
     async fn get_operation(
@@ -119,13 +100,6 @@ impl Operations for Store {
         Ok(Response::new(answer))
     }
 
-    async fn delete_operation(
-        &self,
-        _request: Request<DeleteOperationRequest>,
-    ) -> Result<Response<()>, Status> {
-        Err(Status::unimplemented("not in this test"))
-    }
-
     async fn cancel_operation(
         &self,
         request: Request<CancelOperationRequest>,
@@ -136,13 +110,7 @@ impl Operations for Store {
             .push(request.into_inner().name);
         Ok(Response::new(()))
     }
-
-    async fn wait_operation(
-        &self,
-        _request: Request<WaitOperationRequest>,
-    ) -> Result<Response<Operation>, Status> {
-        Err(Status::unimplemented("not in this test"))
-    }
+}
 }
 
 /// The google.longrunning.Operations tools over `transport`, built from the e2e descriptors.
@@ -156,13 +124,19 @@ fn operation_tools<T: tonic_mcp::codegen::Transport>(transport: T) -> ToolSet {
 
 /// `reports` and the Operations tools served by `store`, in one server, with a client.
 async fn with_operations(reports: ToolSet, store: &Store) -> Client {
-    let server = McpServer::builder("in-process", "0")
+    let operations = operation_tools(OperationsServer::new(store.clone()));
+    serve(reports, Some(operations)).await
+}
+
+/// `reports` and, when given, the Operations tools `operations`, in one server, with a client.
+async fn serve(reports: ToolSet, operations: Option<ToolSet>) -> Client {
+    let mut server = McpServer::builder("in-process", "0")
         .tool_set(reports)
-        .expect("tools")
-        .tool_set(operation_tools(OperationsServer::new(store.clone())))
-        .expect("tools")
-        .build();
-    connect(server).await
+        .expect("tools");
+    if let Some(operations) = operations {
+        server = server.tool_set(operations).expect("tools");
+    }
+    connect(server.build()).await
 }
 
 fn reports() -> ToolSet {
@@ -171,16 +145,27 @@ fn reports() -> ToolSet {
         .with_timeout(Duration::from_secs(10))
 }
 
-async fn build_report(client: &Client) -> CallToolResult {
+/// The `tools/call` parameters of `ReportService_BuildReport` for a one-page report "Q3".
+fn build_report_params() -> CallToolRequestParams {
     let Value::Object(arguments) = json!({"title": "Q3", "pages": 1}) else {
         unreachable!("an object");
     };
+    CallToolRequestParams::new("ReportService_BuildReport").with_arguments(arguments)
+}
+
+async fn build_report(client: &Client) -> CallToolResult {
     client
-        .call_tool(
-            CallToolRequestParams::new("ReportService_BuildReport").with_arguments(arguments),
-        )
+        .call_tool(build_report_params())
         .await
         .expect("tools/call")
+}
+
+/// The text of the `isError` result of [`build_report`] through `client`, which is then closed.
+async fn build_report_error(client: Client) -> String {
+    let result = build_report(&client).await;
+    assert_eq!(result.is_error, Some(true));
+    client.cancel().await.expect("close");
+    text(&result)
 }
 
 #[tokio::test]
@@ -225,13 +210,10 @@ async fn a_waited_response_over_the_result_budget_is_refused() {
 async fn a_cancelled_call_cancels_through_the_served_operations_tools() {
     let store = Store::default();
     let client = with_operations(reports(), &store).await;
-    let Value::Object(arguments) = json!({"title": "Q3", "pages": 1}) else {
-        unreachable!("an object");
-    };
     let handle = client
         .send_cancellable_request(
             rmcp::model::ClientRequest::CallToolRequest(rmcp::model::CallToolRequest::new(
-                CallToolRequestParams::new("ReportService_BuildReport").with_arguments(arguments),
+                build_report_params(),
             )),
             rmcp::service::PeerRequestOptions::no_options(),
         )
@@ -258,14 +240,7 @@ async fn a_cancelled_call_cancels_through_the_served_operations_tools() {
 
 #[tokio::test]
 async fn without_operations_the_error_says_what_to_serve() {
-    let server = McpServer::builder("in-process", "0")
-        .tool_set(reports())
-        .expect("tools")
-        .build();
-    let client = connect(server).await;
-    let result = build_report(&client).await;
-    assert_eq!(result.is_error, Some(true));
-    let message = text(&result);
+    let message = build_report_error(serve(reports(), None).await).await;
     assert!(
         message.contains("Waiting for the operation `operations/report-1` failed")
             && message
@@ -273,19 +248,10 @@ async fn without_operations_the_error_says_what_to_serve() {
             && message.contains("the generated `from_service` of google.longrunning.Operations"),
         "{message}"
     );
-    client.cancel().await.expect("close");
 
     // The Operations tools call a transport that does not serve Operations either.
-    let server = McpServer::builder("in-process", "0")
-        .tool_set(reports())
-        .expect("tools")
-        .tool_set(operation_tools(ReportServiceServer::new(Reports)))
-        .expect("tools")
-        .build();
-    let client = connect(server).await;
-    let result = build_report(&client).await;
-    assert_eq!(result.is_error, Some(true));
-    let message = text(&result);
+    let unserved = operation_tools(ReportServiceServer::new(Reports));
+    let message = build_report_error(serve(reports(), Some(unserved)).await).await;
     assert!(
         message.contains(
             "Neither this tool's transport nor that of the tool `Operations_GetOperation` serves \
@@ -293,5 +259,4 @@ async fn without_operations_the_error_says_what_to_serve() {
         ),
         "{message}"
     );
-    client.cancel().await.expect("close");
 }

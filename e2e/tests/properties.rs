@@ -28,10 +28,7 @@ use serde_json::Value;
 const CASES: u32 = 64;
 
 fn cases() -> u32 {
-    std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(CASES)
+    test_kit::env_or("PROPTEST_CASES", CASES)
 }
 
 /// Nested `$ref`s followed on any path of a generated value.

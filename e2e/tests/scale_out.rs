@@ -22,10 +22,7 @@ fn now_ms() -> u128 {
 async fn calls_through_the_load_balancer_survive_a_replica_kill() {
     let url = std::env::var("SCALE_OUT_URL").expect("SCALE_OUT_URL");
     let kill_file = std::env::var("SCALE_OUT_KILL_FILE").expect("SCALE_OUT_KILL_FILE");
-    let seconds: u64 = std::env::var("SCALE_OUT_SECONDS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(10);
+    let seconds: u64 = test_kit::env_or("SCALE_OUT_SECONDS", 10);
     let clients = 8;
     let until = Instant::now() + Duration::from_secs(seconds);
     let tasks: Vec<_> = (0..clients)

@@ -6,13 +6,12 @@ mod support;
 
 use std::time::Duration;
 
-use rmcp::ServiceExt as _;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientConfig, ProtocolVersion,
     TaskPayload,
 };
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt as _, RoleClient, RunningService};
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::transport::StreamableHttpClientTransport;
 use serde_json::{Value, json};
 use test_kit::{settle, start_task};
 
@@ -82,9 +81,7 @@ async fn scenario(client: &Client) {
 
 #[tokio::test]
 async fn tasks_over_stdio() {
-    let command = tokio::process::Command::new(env!("CARGO_BIN_EXE_e2e-server"));
-    let transport = TokioChildProcess::new(command).expect("spawn e2e-server");
-    let client = tasks_client().serve(transport).await.expect("handshake");
+    let client = support::stdio_client(tasks_client()).await;
     scenario(&client).await;
     client.cancel().await.expect("close");
 }
@@ -92,8 +89,7 @@ async fn tasks_over_stdio() {
 #[tokio::test]
 async fn tasks_over_streamable_http() {
     let mut server = support::spawn_http(&[]).await;
-    let transport = StreamableHttpClientTransport::from_uri(format!("http://{}/mcp", server.addr));
-    let client = tasks_client().serve(transport).await.expect("handshake");
+    let client = support::http_client(tasks_client(), server.addr).await;
     scenario(&client).await;
     client.cancel().await.expect("close");
     server.child.kill().await.ok();

@@ -10,8 +10,8 @@ mod support;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader, Lines};
-use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::io::{AsyncWriteExt as _, BufReader, Lines};
+use tokio::process::{Child, ChildStdin, ChildStdout};
 
 const SLOW: &str = "InventoryService_ListItems";
 const FORBIDDEN: &str = "catalog_admin_CatalogService_WatchProducts";
@@ -34,14 +34,7 @@ enum Raw {
 
 impl Raw {
     fn stdio() -> Raw {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_e2e-server"))
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("spawn e2e-server");
-        let stdin = child.stdin.take().expect("stdin");
-        let lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+        let (child, stdin, lines) = support::spawn_stdio(&[]);
         Raw::Stdio(Box::new(Stdio {
             _child: child,
             stdin,
@@ -59,11 +52,7 @@ impl Raw {
                 line.push('\n');
                 stdin.write_all(line.as_bytes()).await.expect("write");
                 loop {
-                    let line = tokio::time::timeout(Duration::from_secs(20), lines.next_line())
-                        .await
-                        .expect("an answer in time")
-                        .expect("read")
-                        .expect("a line");
+                    let line = support::next_line_within(lines, Duration::from_secs(20)).await;
                     let answer: Value = serde_json::from_str(&line).expect("JSON");
                     if answer["id"] == json!(id) {
                         return answer;
@@ -128,6 +117,13 @@ impl Raw {
         );
         self.notify("notifications/initialized").await;
         answer["result"]["capabilities"].clone()
+    }
+}
+
+impl Raw {
+    /// Sends a request that must be refused: the code and message of its JSON-RPC error.
+    async fn refused(&mut self, id: u64, method: &str, params: Value) -> (i64, String) {
+        error(&self.request(id, method, params).await)
     }
 }
 
@@ -248,11 +244,9 @@ async fn scenario(client: &mut Raw) {
         .map(|task| &task["taskId"])
         .collect();
     assert!(ids.contains(&&json!(id)), "{listed}");
-    let (code, message) = error(
-        &client
-            .request(303, "tasks/cancel", json!({"taskId": id}))
-            .await,
-    );
+    let (code, message) = client
+        .refused(303, "tasks/cancel", json!({"taskId": id}))
+        .await;
     assert_eq!(code, -32602);
     assert!(message.contains("already completed"), "{message}");
 
@@ -264,11 +258,9 @@ async fn scenario(client: &mut Raw) {
         .await;
     assert_task_shape(result(&cancelled));
     assert_eq!(result(&cancelled)["status"], "cancelled", "{cancelled}");
-    let (code, message) = error(
-        &client
-            .request(306, "tasks/result", json!({"taskId": id}))
-            .await,
-    );
+    let (code, message) = client
+        .refused(306, "tasks/result", json!({"taskId": id}))
+        .await;
     assert_eq!(code, -32602);
     assert!(message.contains("cancelled"), "{message}");
 
@@ -283,18 +275,14 @@ async fn scenario(client: &mut Raw) {
     let (code, message) = error(&refused);
     assert_eq!(code, -32601);
     assert!(message.contains("call it without `task`"), "{message}");
-    let (code, message) = error(
-        &client
-            .request(308, "tasks/result", json!({"taskId": "nope"}))
-            .await,
-    );
+    let (code, message) = client
+        .refused(308, "tasks/result", json!({"taskId": "nope"}))
+        .await;
     assert_eq!((code, message.as_str()), (-32602, "unknown task: nope"));
     let internal = "protoc-gen-rust-mcp/2025-11-25/tools/call";
-    let (code, _) = error(
-        &client
-            .request(309, internal, json!({"name": SLOW, "arguments": {}}))
-            .await,
-    );
+    let (code, _) = client
+        .refused(309, internal, json!({"name": SLOW, "arguments": {}}))
+        .await;
     assert_eq!(code, -32601, "a client cannot name the internal methods");
 
     // Arguments the call refuses: a task that is complete with the refusal.
@@ -337,13 +325,11 @@ async fn tasks_2025_11_25_over_streamable_http() {
         session: None,
     };
     other.initialize().await;
-    let (code, message) = error(&other.request(2, "tasks/get", json!({"taskId": id})).await);
+    let (code, message) = other.refused(2, "tasks/get", json!({"taskId": id})).await;
     assert_eq!((code, message), (-32602, format!("unknown task: {id}")));
-    let (code, _) = error(
-        &other
-            .request(3, "tasks/result", json!({"taskId": id}))
-            .await,
-    );
+    let (code, _) = other
+        .refused(3, "tasks/result", json!({"taskId": id}))
+        .await;
     assert_eq!(code, -32602);
     let listed = other.request(4, "tasks/list", json!({})).await;
     assert_eq!(result(&listed)["tasks"], json!([]), "{listed}");

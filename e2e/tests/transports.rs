@@ -5,9 +5,6 @@
 mod scenario;
 mod support;
 
-use rmcp::ServiceExt;
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
-
 #[tokio::test]
 async fn in_process_duplex() {
     let client = scenario::connect_in_process().await;
@@ -17,9 +14,7 @@ async fn in_process_duplex() {
 
 #[tokio::test]
 async fn stdio_against_the_spawned_binary() {
-    let command = tokio::process::Command::new(env!("CARGO_BIN_EXE_e2e-server"));
-    let transport = TokioChildProcess::new(command).expect("spawn e2e-server");
-    let client = ().serve(transport).await.expect("handshake over stdio");
+    let client = support::stdio_client(()).await;
     scenario::run(&client).await;
     client.cancel().await.expect("close");
 }
@@ -27,8 +22,7 @@ async fn stdio_against_the_spawned_binary() {
 #[tokio::test]
 async fn streamable_http_against_the_spawned_binary() {
     let mut server = support::spawn_http(&[]).await;
-    let transport = StreamableHttpClientTransport::from_uri(format!("http://{}/mcp", server.addr));
-    let client = ().serve(transport).await.expect("handshake over HTTP");
+    let client = support::http_client((), server.addr).await;
     scenario::run(&client).await;
     client.cancel().await.expect("close");
     server.child.kill().await.ok();

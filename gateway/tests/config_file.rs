@@ -6,13 +6,11 @@
 use std::process::Stdio;
 
 use rmcp::ServiceExt as _;
-use rmcp::model::CallToolRequestParams;
-use rmcp::transport::TokioChildProcess;
 use serde_json::json;
 
 mod support;
 
-use support::{GATEWAY, temp_dir, tool_names};
+use support::{GATEWAY, stdio_logging_to, temp_dir, tool_names};
 use test_kit::free_port;
 
 #[tokio::test]
@@ -60,11 +58,7 @@ connect_timeout = "500ms"
         .arg(&config)
         .env("GATEWAY_CONFIG_TEST_TOKEN", "Bearer not-logged")
         .env("RUST_LOG", "info");
-    let (transport, _) = TokioChildProcess::builder(command)
-        .stderr(Stdio::from(std::fs::File::create(&log).expect("log")))
-        .spawn()
-        .expect("spawn the gateway");
-    let client = ().serve(transport).await.expect("handshake over stdio");
+    let client = ().serve(stdio_logging_to(command, &log)).await.expect("handshake over stdio");
 
     assert_eq!(
         tool_names(&client).await,
@@ -75,12 +69,7 @@ connect_timeout = "500ms"
             "b_InventoryService_ListItems",
         ]
     );
-    let call = |name: &str, arguments: serde_json::Value| {
-        let mut params = CallToolRequestParams::new(name.to_owned());
-        params.arguments = arguments.as_object().cloned();
-        client.call_tool(params)
-    };
-    let echoed = call("a_ScalarService_Echo", json!({"f_string": "hé"}))
+    let echoed = test_kit::call(&client, "a_ScalarService_Echo", json!({"f_string": "hé"}))
         .await
         .expect("call");
     assert_eq!(echoed.is_error, Some(false), "{echoed:?}");
@@ -88,12 +77,13 @@ connect_timeout = "500ms"
         echoed.structured_content.expect("structured")["f_string"],
         "hé"
     );
-    let item = call("b_InventoryService_GetItem", json!({"id": "3"}))
+    let item = test_kit::call(&client, "b_InventoryService_GetItem", json!({"id": "3"}))
         .await
         .expect("call");
     assert_eq!(item.is_error, Some(false), "{item:?}");
     // The backend's own bound on collected messages.
-    let listed = call(
+    let listed = test_kit::call(
+        &client,
         "b_InventoryService_ListItems",
         json!({"name_prefix": "item"}),
     )

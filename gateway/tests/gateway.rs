@@ -14,7 +14,7 @@ use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _};
 mod support;
 
 use e2e::SERVICES;
-use support::{GATEWAY, spawn_http};
+use support::{GATEWAY, spawn_http, tool_names};
 
 use test_kit::Client;
 
@@ -158,9 +158,7 @@ async fn call(client: &Client, name: &str, arguments: &Value) -> Value {
 /// Calls every tool through both servers and compares the whole results (structured content,
 /// text content, isError). Returns how many results carried structured content.
 async fn same_results(gateway: &Client, generated: &Client) -> usize {
-    let listed = gateway.list_all_tools().await.expect("gateway tools/list");
-    let mut names: Vec<String> = listed.iter().map(|t| t.name.to_string()).collect();
-    names.sort();
+    let names = tool_names(gateway).await;
     let calls = calls();
     for name in &names {
         assert!(
@@ -207,13 +205,18 @@ async fn reflection_over_stdio_answers_as_generated_code() {
     let generated = generated(&backend).await;
     let mut command = tokio::process::Command::new(GATEWAY);
     command.args(["--target", &format!("http://{}", backend.addr)]);
+    // Reflection serves the files with their comments and custom options, so the tools are
+    // the generated ones, field for field.
+    stdio_answers_as_generated(command, generated).await;
+}
+
+/// Starts the gateway of `command` over stdio and checks it against `generated`: the same
+/// tools, field for field, and the same answers (see [`same_answers`]).
+async fn stdio_answers_as_generated(command: tokio::process::Command, generated: Client) {
     let gateway =
         ().serve(TokioChildProcess::new(command).expect("spawn the gateway"))
             .await
             .expect("handshake over stdio");
-
-    // Reflection serves the files with their comments and custom options, so the tools are
-    // the generated ones, field for field.
     let listed: Vec<Value> = gateway
         .list_all_tools()
         .await
@@ -222,7 +225,11 @@ async fn reflection_over_stdio_answers_as_generated_code() {
         .map(|t| serde_json::to_value(t).expect("tool serializes"))
         .collect();
     assert_eq!(listed, generated_tools(&generated).await);
+    same_answers(gateway, generated).await;
+}
 
+/// [`same_results`], with structured content in at least 25 of them; closes both clients.
+async fn same_answers(gateway: Client, generated: Client) {
     let structured = same_results(&gateway, &generated).await;
     assert!(
         structured >= 25,
@@ -284,9 +291,7 @@ async fn descriptor_set_over_http_answers_as_generated_code() {
 
     // Without --include_source_info there are no comments, hence no descriptions; names,
     // schemas' structure and annotations are the generated ones.
-    let listed = gateway.list_all_tools().await.expect("tools/list");
-    let mut names: Vec<String> = listed.iter().map(|t| t.name.to_string()).collect();
-    names.sort();
+    let names = tool_names(&gateway).await;
     let mut expected: Vec<String> = generated_tools(&generated)
         .await
         .iter()
@@ -295,13 +300,7 @@ async fn descriptor_set_over_http_answers_as_generated_code() {
     expected.sort();
     assert_eq!(names, expected);
 
-    let structured = same_results(&gateway, &generated).await;
-    assert!(
-        structured >= 25,
-        "only {structured} calls had structured content"
-    );
-    gateway.cancel().await.expect("close");
-    generated.cancel().await.expect("close");
+    same_answers(gateway, generated).await;
     child.kill().await.ok();
     std::fs::remove_dir_all(&dir).ok();
 }
@@ -410,26 +409,8 @@ async fn buf_descriptor_set_gives_the_generated_tools_and_answers() {
         .arg("--descriptor-set")
         .arg(&set)
         .args(SERVICES.iter().flat_map(|service| ["--service", service]));
-    let gateway =
-        ().serve(TokioChildProcess::new(command).expect("spawn the gateway"))
-            .await
-            .expect("handshake over stdio");
     // buf keeps comments (source info) and custom options: the generated tools, field for field.
-    let listed: Vec<Value> = gateway
-        .list_all_tools()
-        .await
-        .expect("tools/list")
-        .iter()
-        .map(|t| serde_json::to_value(t).expect("tool serializes"))
-        .collect();
-    assert_eq!(listed, generated_tools(&generated).await);
-    let structured = same_results(&gateway, &generated).await;
-    assert!(
-        structured >= 25,
-        "only {structured} calls had structured content"
-    );
-    gateway.cancel().await.expect("close");
-    generated.cancel().await.expect("close");
+    stdio_answers_as_generated(command, generated).await;
     std::fs::remove_dir_all(&dir).ok();
 }
 

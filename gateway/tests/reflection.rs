@@ -6,29 +6,19 @@ use std::time::Duration;
 
 use grpc_mcp_gateway::{Config, Gateway, Headers, descriptors};
 use serde_json::json;
-use tonic::transport::Server;
-use tonic::transport::server::TcpIncoming;
+use support::{Reflection, connect_error, serve_scalars, serves_only_scalar_echo};
+
+mod support;
 
 /// Serves `ScalarService`, with gRPC reflection v1alpha only (no v1) when asked, on a free
 /// loopback port.
 async fn serve(reflection_v1alpha: bool) -> SocketAddr {
-    let incoming = TcpIncoming::bind(SocketAddr::from(([127, 0, 0, 1], 0))).expect("bind");
-    let addr = incoming.local_addr().expect("addr");
-    let scalars = e2e::testdata::scalars::scalar_service_server::ScalarServiceServer::new(
-        e2e::services::Scalars,
-    );
-    let mut router = Server::builder().add_service(scalars);
-    if reflection_v1alpha {
-        router = router.add_service(
-            tonic_reflection::server::Builder::configure()
-                .register_encoded_file_descriptor_set(e2e::TESTDATA_DESCRIPTOR_SET)
-                .with_service_name("testdata.scalars.ScalarService")
-                .build_v1alpha()
-                .expect("reflection"),
-        );
-    }
-    tokio::spawn(router.serve_with_incoming(incoming));
-    addr
+    let reflection = if reflection_v1alpha {
+        Reflection::V1Alpha
+    } else {
+        Reflection::Off
+    };
+    serve_scalars(reflection, None).await
 }
 
 fn channel(addr: SocketAddr) -> tonic::transport::Channel {
@@ -37,28 +27,26 @@ fn channel(addr: SocketAddr) -> tonic::transport::Channel {
         .connect_lazy()
 }
 
-#[tokio::test]
-async fn falls_back_to_v1alpha() {
-    let addr = serve(true).await;
-    let found = descriptors::from_reflection(
+/// The descriptors the gateway's reflection client reads from the server at `addr`.
+async fn reflect(addr: SocketAddr) -> Result<descriptors::Descriptors, grpc_mcp_gateway::Error> {
+    descriptors::from_reflection(
         channel(addr),
         &Headers::default(),
         Duration::from_secs(10),
         &[],
     )
     .await
-    .expect("reflection v1alpha");
+}
+
+#[tokio::test]
+async fn falls_back_to_v1alpha() {
+    let addr = serve(true).await;
+    let found = reflect(addr).await.expect("reflection v1alpha");
     assert_eq!(found.services, ["testdata.scalars.ScalarService"]);
 
     let config = Config::parse(["--target", &format!("http://{addr}")]).expect("config");
     let gateway = Gateway::new(&config, found, channel(addr)).expect("gateway");
-    let names: Vec<String> = gateway
-        .server
-        .tools()
-        .iter()
-        .map(|t| t.name.to_string())
-        .collect();
-    assert_eq!(names, ["ScalarService_Echo"]);
+    serves_only_scalar_echo(&gateway);
 
     let client = test_kit::connect(gateway.server).await;
     let result = test_kit::call(
@@ -78,15 +66,7 @@ async fn falls_back_to_v1alpha() {
 #[tokio::test]
 async fn a_server_without_reflection_points_to_descriptor_sets() {
     let addr = serve(false).await;
-    let error = descriptors::from_reflection(
-        channel(addr),
-        &Headers::default(),
-        Duration::from_secs(10),
-        &[],
-    )
-    .await
-    .unwrap_err()
-    .to_string();
+    let error = reflect(addr).await.unwrap_err().to_string();
     assert!(
         error.contains("does not offer gRPC reflection") && error.contains("--descriptor-set"),
         "{error}"
@@ -97,14 +77,7 @@ async fn a_server_without_reflection_points_to_descriptor_sets() {
 async fn a_stopped_server_is_named_as_unavailable() {
     // A port that was free a moment ago: nothing listens there.
     let addr = SocketAddr::from(([127, 0, 0, 1], test_kit::free_port()));
-    let config = Config::parse([
-        "--target",
-        &format!("http://{addr}"),
-        "--connect-timeout",
-        "2s",
-    ])
-    .expect("config");
-    let error = Gateway::connect(&config).await.unwrap_err().to_string();
+    let error = connect_error(&format!("http://{addr}"), &["--connect-timeout", "2s"]).await;
     assert!(
         error.contains("gRPC reflection failed") && error.contains("is the server running"),
         "{error}"
@@ -114,13 +87,10 @@ async fn a_stopped_server_is_named_as_unavailable() {
 #[tokio::test]
 async fn an_unknown_service_lists_the_known_ones() {
     let addr = serve(true).await;
-    let config = Config::parse([
-        "--target",
+    let error = connect_error(
         &format!("http://{addr}"),
-        "--service",
-        "testdata.scalars.NoSuchService",
-    ])
-    .expect("config");
-    let error = Gateway::connect(&config).await.unwrap_err().to_string();
+        &["--service", "testdata.scalars.NoSuchService"],
+    )
+    .await;
     assert!(error.contains("testdata.scalars.NoSuchService"), "{error}");
 }

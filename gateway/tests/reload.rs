@@ -4,14 +4,12 @@
 
 mod support;
 
-use std::process::Stdio;
 use std::time::Duration;
 
 use rmcp::ServiceExt as _;
 use rmcp::model::CallToolRequestParams;
-use rmcp::transport::TokioChildProcess;
 use serde_json::json;
-use support::{Changes, GATEWAY, echo, metrics, temp_dir, tool_names};
+use support::{Changes, GATEWAY, echo, metrics, stdio_logging_to, temp_dir, tool_names};
 use test_kit::free_port;
 
 /// Live descriptors: a backend down at start gets its tools once it answers (the interval),
@@ -64,13 +62,7 @@ services = ["testdata.scalars.ScalarService"]
         if interval == "300ms" {
             command.args(["--metrics-addr", &format!("127.0.0.1:{metrics_port}")]);
         }
-        let (transport, _) = TokioChildProcess::builder(command)
-            .stderr(Stdio::from(
-                std::fs::File::create(dir.join(format!("gateway-{interval}.log"))).expect("log"),
-            ))
-            .spawn()
-            .expect("spawn the gateway");
-        transport
+        stdio_logging_to(command, &dir.join(format!("gateway-{interval}.log")))
     };
 
     // On an interval: `later` starts answering after the gateway did.
@@ -196,12 +188,7 @@ connect_timeout = "300ms"
         .arg("--config")
         .arg(&config)
         .args(["--reload-interval", "200ms"]);
-    let (transport, _) = TokioChildProcess::builder(command)
-        .stderr(Stdio::from(
-            std::fs::File::create(dir.join("gateway.log")).expect("log"),
-        ))
-        .spawn()
-        .expect("spawn the gateway");
+    let transport = stdio_logging_to(command, &dir.join("gateway.log"));
     let changes = Changes::default();
     let client = changes.clone().serve(transport).await.expect("handshake");
     let before = tool_names(&client).await;

@@ -8,9 +8,11 @@
 use std::net::SocketAddr;
 use std::path::Path;
 
-use grpc_mcp_gateway::{Config, Gateway};
-use tonic::transport::server::TcpIncoming;
-use tonic::transport::{Certificate, Identity, Server, ServerTlsConfig};
+use grpc_mcp_gateway::Gateway;
+use support::{Reflection, connect_error, gateway_config, serve_scalars, serves_only_scalar_echo};
+use tonic::transport::{Certificate, Identity, ServerTlsConfig};
+
+mod support;
 
 fn fixture(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -27,29 +29,18 @@ async fn serve_tls() -> SocketAddr {
 
 /// As [`serve_tls`], with `tls` (client certificate requirements) for the server's TLS.
 async fn serve_tls_with(tls: ServerTlsConfig) -> SocketAddr {
-    let incoming = TcpIncoming::bind(SocketAddr::from(([127, 0, 0, 1], 0))).expect("bind");
-    let addr = incoming.local_addr().expect("addr");
     let identity = Identity::from_pem(
         std::fs::read(fixture("server.pem")).expect("server.pem"),
         std::fs::read(fixture("server.key")).expect("server.key"),
     );
-    let router = Server::builder()
-        .tls_config(tls.identity(identity))
-        .expect("server TLS")
-        .add_service(
-            e2e::testdata::scalars::scalar_service_server::ScalarServiceServer::new(
-                e2e::services::Scalars,
-            ),
-        )
-        .add_service(
-            tonic_reflection::server::Builder::configure()
-                .register_encoded_file_descriptor_set(e2e::TESTDATA_DESCRIPTOR_SET)
-                .with_service_name("testdata.scalars.ScalarService")
-                .build_v1()
-                .expect("reflection"),
-        );
-    tokio::spawn(router.serve_with_incoming(incoming));
-    addr
+    serve_scalars(Reflection::V1, Some(tls.identity(identity))).await
+}
+
+/// As [`serve_tls`], for a server that requires a client certificate issued by
+/// `client-ca.pem`.
+async fn serve_mutual_tls() -> SocketAddr {
+    let client_ca = std::fs::read(fixture("client-ca.pem")).expect("client-ca.pem");
+    serve_tls_with(ServerTlsConfig::new().client_ca_root(Certificate::from_pem(client_ca))).await
 }
 
 #[tokio::test]
@@ -58,53 +49,37 @@ async fn verifies_the_server_against_the_given_ca() {
     let target = format!("https://127.0.0.1:{}", addr.port());
     let ca = fixture("ca.pem");
     // The certificate names localhost, the URL an IP address: --tls-server-name bridges them.
-    let config = Config::parse([
-        "--target",
+    let config = gateway_config(
         &target,
-        "--tls-ca",
-        &ca,
-        "--tls-server-name",
-        "localhost",
-    ])
-    .expect("config");
+        &["--tls-ca", &ca, "--tls-server-name", "localhost"],
+    );
     let gateway = Gateway::connect(&config).await.expect("gateway over TLS");
-    let names: Vec<String> = gateway
-        .server
-        .tools()
-        .iter()
-        .map(|t| t.name.to_string())
-        .collect();
-    assert_eq!(names, ["ScalarService_Echo"]);
+    serves_only_scalar_echo(&gateway);
 
     // The system roots do not know the test CA: the handshake fails and nothing is served.
-    let untrusted = Config::parse([
-        "--target",
+    let error = connect_error(
         &target,
-        "--tls-server-name",
-        "localhost",
-        "--connect-timeout",
-        "5s",
-    ])
-    .expect("config");
-    let error = Gateway::connect(&untrusted).await.unwrap_err().to_string();
+        &["--tls-server-name", "localhost", "--connect-timeout", "5s"],
+    )
+    .await;
     assert!(
         error.contains("UnknownIssuer") && error.contains("--tls-ca"),
         "{error}"
     );
 
     // Nor does a certificate for another name pass.
-    let wrong_name = Config::parse([
-        "--target",
+    let error = connect_error(
         &target,
-        "--tls-ca",
-        &ca,
-        "--tls-server-name",
-        "grpc.example.com",
-        "--connect-timeout",
-        "5s",
-    ])
-    .expect("config");
-    let error = Gateway::connect(&wrong_name).await.unwrap_err().to_string();
+        &[
+            "--tls-ca",
+            &ca,
+            "--tls-server-name",
+            "grpc.example.com",
+            "--connect-timeout",
+            "5s",
+        ],
+    )
+    .await;
     assert!(
         error.contains("not valid for name") && error.contains("--tls-server-name"),
         "{error}"
@@ -116,10 +91,7 @@ async fn verifies_the_server_against_the_given_ca() {
 /// a certificate is what is missing.
 #[tokio::test]
 async fn presents_a_client_certificate_to_a_server_that_requires_one() {
-    let client_ca = std::fs::read(fixture("client-ca.pem")).expect("client-ca.pem");
-    let addr =
-        serve_tls_with(ServerTlsConfig::new().client_ca_root(Certificate::from_pem(client_ca)))
-            .await;
+    let addr = serve_mutual_tls().await;
     let target = format!("https://127.0.0.1:{}", addr.port());
     let (ca, cert, key) = (
         fixture("ca.pem"),
@@ -127,8 +99,6 @@ async fn presents_a_client_certificate_to_a_server_that_requires_one() {
         fixture("client.key"),
     );
     let base = [
-        "--target",
-        &target,
         "--tls-ca",
         &ca,
         "--tls-server-name",
@@ -137,20 +107,13 @@ async fn presents_a_client_certificate_to_a_server_that_requires_one() {
         "5s",
     ];
 
-    let with_identity = Config::parse(base.iter().copied().chain([
-        "--tls-cert",
-        cert.as_str(),
-        "--tls-key",
-        key.as_str(),
-    ]))
-    .expect("config");
-    let gateway = Gateway::connect(&with_identity)
+    let with_identity = [&base[..], &["--tls-cert", &cert, "--tls-key", &key]].concat();
+    let gateway = Gateway::connect(&gateway_config(&target, &with_identity))
         .await
         .expect("gateway over mutual TLS");
     assert_eq!(gateway.server.tools().len(), 1);
 
-    let without = Config::parse(base).expect("config");
-    let error = Gateway::connect(&without).await.unwrap_err().to_string();
+    let error = connect_error(&target, &base).await;
     assert!(
         error.to_lowercase().contains("certificate") && error.contains("--tls-cert"),
         "{error}"
@@ -161,14 +124,11 @@ async fn presents_a_client_certificate_to_a_server_that_requires_one() {
     std::fs::write(&empty, "not a certificate\n").expect("write");
     let empty = empty.display().to_string();
     for flag in ["--tls-ca", "--tls-cert"] {
-        let mut args: Vec<&str> = vec!["--target", &target, flag, &empty];
+        let mut args: Vec<&str> = vec![flag, &empty];
         if flag == "--tls-cert" {
             args.extend(["--tls-key", &key]);
         }
-        let error = Gateway::connect(&Config::parse(args).expect("config"))
-            .await
-            .unwrap_err()
-            .to_string();
+        let error = connect_error(&target, &args).await;
         assert!(
             error.contains(flag) && error.contains("holds no PEM CERTIFICATE"),
             "{error}"
@@ -207,65 +167,38 @@ async fn calls_that_fail_in_tls_name_the_cause() {
     let ca = fixture("ca.pem");
 
     let plain = serve_tls().await;
-    let target = format!("https://127.0.0.1:{}", plain.port());
-    let untrusted = Config::parse([
-        "--target",
-        &target,
-        "--descriptor-set",
-        &set,
-        "--service",
-        "testdata.scalars.ScalarService",
-        "--tls-server-name",
-        "localhost",
-    ])
-    .expect("config");
-    let (is_error, text) = echo_text(Gateway::connect(&untrusted).await.expect("gateway")).await;
-    assert!(
-        is_error && text.contains("not signed by a trusted authority"),
-        "{text}"
-    );
-
-    let client_ca = std::fs::read(fixture("client-ca.pem")).expect("client-ca.pem");
-    let mutual =
-        serve_tls_with(ServerTlsConfig::new().client_ca_root(Certificate::from_pem(client_ca)))
-            .await;
-    let target = format!("https://127.0.0.1:{}", mutual.port());
-    let no_identity = Config::parse([
-        "--target",
-        &target,
-        "--descriptor-set",
-        &set,
-        "--service",
-        "testdata.scalars.ScalarService",
-        "--tls-ca",
-        &ca,
-        "--tls-server-name",
-        "localhost",
-    ])
-    .expect("config");
-    let (is_error, text) = echo_text(Gateway::connect(&no_identity).await.expect("gateway")).await;
-    assert!(
-        is_error && text.contains("requires a client certificate"),
-        "{text}"
-    );
-
-    // Plain text to the TLS port.
-    let target = format!("http://127.0.0.1:{}", plain.port());
-    let wrong_scheme = Config::parse([
-        "--target",
-        &target,
-        "--descriptor-set",
-        &set,
-        "--service",
-        "testdata.scalars.ScalarService",
-        "--connect-timeout",
-        "5s",
-    ])
-    .expect("config");
-    let (is_error, text) = echo_text(Gateway::connect(&wrong_scheme).await.expect("gateway")).await;
-    assert!(
-        is_error && text.contains("an http:// target for a TLS server"),
-        "{text}"
-    );
+    let mutual = serve_mutual_tls().await;
+    let cases: [(String, &[&str], &str); 3] = [
+        (
+            format!("https://127.0.0.1:{}", plain.port()),
+            &["--tls-server-name", "localhost"],
+            "not signed by a trusted authority",
+        ),
+        (
+            format!("https://127.0.0.1:{}", mutual.port()),
+            &["--tls-ca", &ca, "--tls-server-name", "localhost"],
+            "requires a client certificate",
+        ),
+        // Plain text to the TLS port.
+        (
+            format!("http://127.0.0.1:{}", plain.port()),
+            &["--connect-timeout", "5s"],
+            "an http:// target for a TLS server",
+        ),
+    ];
+    for (target, args, expect) in cases {
+        let from_file = [
+            "--descriptor-set",
+            &set,
+            "--service",
+            "testdata.scalars.ScalarService",
+        ];
+        let args: Vec<&str> = from_file.into_iter().chain(args.iter().copied()).collect();
+        let gateway = Gateway::connect(&gateway_config(&target, &args))
+            .await
+            .expect("gateway");
+        let (is_error, text) = echo_text(gateway).await;
+        assert!(is_error && text.contains(expect), "{target}: {text}");
+    }
     std::fs::remove_dir_all(&dir).ok();
 }

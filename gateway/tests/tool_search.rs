@@ -5,10 +5,8 @@
 mod support;
 
 use rmcp::ServiceExt as _;
-use rmcp::model::CallToolRequestParams;
-use rmcp::transport::TokioChildProcess;
-use serde_json::{Value, json};
-use support::{GATEWAY, temp_dir, tool_names};
+use serde_json::json;
+use support::{GATEWAY, stdio_logging_to, temp_dir, tool_names};
 
 #[tokio::test]
 async fn the_gateway_serves_tool_search() {
@@ -30,13 +28,7 @@ async fn the_gateway_serves_tool_search() {
         ]);
     let dir = temp_dir("tool-search");
     let log = dir.join("gateway.log");
-    let (transport, _) = TokioChildProcess::builder(command)
-        .stderr(std::process::Stdio::from(
-            std::fs::File::create(&log).expect("log"),
-        ))
-        .spawn()
-        .expect("spawn the gateway");
-    let client = ().serve(transport).await.expect("handshake");
+    let client = ().serve(stdio_logging_to(command, &log)).await.expect("handshake");
     assert_eq!(
         tool_names(&client).await,
         [
@@ -46,12 +38,8 @@ async fn the_gateway_serves_tool_search() {
             "search_tools"
         ]
     );
-    let call = |name: &str, arguments: Value| {
-        let mut params = CallToolRequestParams::new(name.to_owned());
-        params.arguments = arguments.as_object().cloned();
-        client.call_tool(params)
-    };
-    let found = call(
+    let found = test_kit::call(
+        &client,
         "search_tools",
         json!({"query": "show me every item in the inventory"}),
     )
@@ -62,10 +50,11 @@ async fn the_gateway_serves_tool_search() {
         found["tools"][0]["name"], "InventoryService_ListItems",
         "{found}"
     );
-    let direct = call("InventoryService_GetItem", json!({"id": "2"}))
+    let direct = test_kit::call(&client, "InventoryService_GetItem", json!({"id": "2"}))
         .await
         .expect("direct");
-    let through = call(
+    let through = test_kit::call(
+        &client,
         "call_tool",
         json!({"name": "InventoryService_GetItem", "arguments": {"id": "2"}}),
     )

@@ -158,6 +158,17 @@ fn item<'a>(
     }
 }
 
+/// A random element of `message.field`: the index drawn from `rng` (one draw, even when the
+/// list is empty and there is nothing to pick).
+fn pick<'a>(
+    message: &'a mut DynamicMessage,
+    field: &str,
+    rng: &mut Rng,
+) -> Option<&'a mut DynamicMessage> {
+    let len = list_len(message, field);
+    item(message, field, rng.below(len))
+}
+
 fn set_string(message: &mut DynamicMessage, field: &str, value: String) {
     let _ = message.try_set_field_by_name(field, Value::String(value));
 }
@@ -195,8 +206,7 @@ fn mutate(
             let Some(message) = item(file, "message_type", index) else {
                 return "none";
             };
-            let fields = list_len(message, "field");
-            let Some(field) = item(message, "field", rng.below(fields)) else {
+            let Some(field) = pick(message, "field", rng) else {
                 return "none";
             };
             let name = match rng.below(4) {
@@ -214,8 +224,7 @@ fn mutate(
             let Some(service) = item(file, "service", rng.below(services)) else {
                 return "none";
             };
-            let methods = list_len(service, "method");
-            let Some(method) = item(service, "method", rng.below(methods)) else {
+            let Some(method) = pick(service, "method", rng) else {
                 return "none";
             };
             let which = if rng.below(2) == 0 {
@@ -241,16 +250,15 @@ fn mutate(
                     }
                 }
                 1 => {
-                    if let Some(message) = item(file, "message_type", rng.below(messages)) {
-                        let fields = list_len(message, "field");
-                        if let Some(field) = item(message, "field", rng.below(fields)) {
-                            let key = if rng.below(2) == 0 {
-                                "name"
-                            } else {
-                                "json_name"
-                            };
-                            set_string(field, key, name);
-                        }
+                    if let Some(message) = item(file, "message_type", rng.below(messages))
+                        && let Some(field) = pick(message, "field", rng)
+                    {
+                        let key = if rng.below(2) == 0 {
+                            "name"
+                        } else {
+                            "json_name"
+                        };
+                        set_string(field, key, name);
                     }
                 }
                 2 => {
@@ -259,11 +267,10 @@ fn mutate(
                     }
                 }
                 3 => {
-                    if let Some(service) = item(file, "service", rng.below(services)) {
-                        let methods = list_len(service, "method");
-                        if let Some(method) = item(service, "method", rng.below(methods)) {
-                            set_string(method, "name", name);
-                        }
+                    if let Some(service) = item(file, "service", rng.below(services))
+                        && let Some(method) = pick(service, "method", rng)
+                    {
+                        set_string(method, "name", name);
                     }
                 }
                 _ => set_string(file, "package", name),
@@ -313,16 +320,14 @@ fn mutate(
                     let Some(service) = item(file, "service", rng.below(services)) else {
                         return "none";
                     };
-                    let methods = list_len(service, "method");
-                    ("MethodOptions", item(service, "method", rng.below(methods)))
+                    ("MethodOptions", pick(service, "method", rng))
                 }
                 1 => ("ServiceOptions", item(file, "service", rng.below(services))),
                 _ => {
                     let Some(message) = item(file, "message_type", rng.below(messages)) else {
                         return "none";
                     };
-                    let fields = list_len(message, "field");
-                    ("FieldOptions", item(message, "field", rng.below(fields)))
+                    ("FieldOptions", pick(message, "field", rng))
                 }
             };
             let Some(holder) = holder else {
@@ -342,8 +347,7 @@ fn mutate(
             let Some(message) = item(file, "message_type", rng.below(messages)) else {
                 return "none";
             };
-            let fields = list_len(message, "field");
-            let Some(field) = item(message, "field", rng.below(fields)) else {
+            let Some(field) = pick(message, "field", rng) else {
                 return "none";
             };
             match rng.below(3) {
@@ -477,14 +481,8 @@ fn names_of(files: &[DynamicMessage]) -> Vec<String> {
 
 #[test]
 fn fuzz_code_generator_requests() {
-    let executions: usize = std::env::var("FUZZ_PLUGIN_EXECUTIONS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(400);
-    let seed: u64 = std::env::var("FUZZ_SEED")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1);
+    let executions: usize = test_kit::env_or("FUZZ_PLUGIN_EXECUTIONS", 400);
+    let seed: u64 = test_kit::env_or("FUZZ_SEED", 1);
     let bound = Duration::from_secs(30);
     let corpus = corpus();
     let targets = common::testdata_files();

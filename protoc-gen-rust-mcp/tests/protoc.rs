@@ -20,25 +20,16 @@ fn default_layout_nests_by_package_like_protoc_gen_prost() {
 fn include_in_prost_targets_the_module_insertion_point() {
     // Without protoc-gen-prost in the same run there is no file to insert into, so protoc must
     // refuse; the message names the prost file the insertion was meant for.
-    let out = common::tempfile_path("protoc-insert");
-    let output = common::run_protoc(
-        &out,
-        "include_in_prost,flat_output_dir",
-        &["scalars.proto".to_owned()],
-    );
-    std::fs::remove_dir_all(&out).ok();
-    assert!(!output.status.success());
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let (success, stderr) =
+        common::protoc_stderr("include_in_prost,flat_output_dir", &["scalars.proto"]);
+    assert!(!success);
     assert!(stderr.contains("testdata.scalars.rs"), "{stderr}");
 }
 
 #[test]
 fn protoc_reports_plugin_errors_against_the_input() {
-    let out = common::tempfile_path("protoc-err");
-    let output = common::run_protoc(&out, "no_such_option", &["scalars.proto".to_owned()]);
-    std::fs::remove_dir_all(&out).ok();
-    assert!(!output.status.success());
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let (success, stderr) = common::protoc_stderr("no_such_option", &["scalars.proto"]);
+    assert!(!success);
     assert!(
         stderr.contains("unknown option `no_such_option`"),
         "{stderr}"
@@ -184,16 +175,12 @@ fn packages_sharing_a_rust_module_share_one_mcp_module() {
 fn include_in_prost_names_the_prost_file_of_a_keyword_package() {
     // Real protoc refuses the insertion when protoc-gen-prost is not in the run, naming the file
     // the insertion was meant for: prost's module directory, the package as written.
-    let out = common::tempfile_path("protoc-insert-naming");
-    let output = common::run_protoc_in(
+    let (success, stderr) = common::protoc_stderr_in(
         common::NAMING_INCLUDES,
-        &out,
         "include_in_prost",
-        &["edge/type/foo_bar.proto".to_owned()],
+        &["edge/type/foo_bar.proto"],
     );
-    std::fs::remove_dir_all(&out).ok();
-    assert!(!output.status.success());
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!success);
     assert!(
         stderr.contains("edge/r#type/foo_bar/edge.type.Foo_Bar.rs"),
         "{stderr}"
@@ -202,15 +189,11 @@ fn include_in_prost_names_the_prost_file_of_a_keyword_package() {
 
 #[test]
 fn the_binary_reports_every_shrunk_tool_on_stderr() {
-    let out = common::tempfile_path("protoc-shrink");
-    let output = common::run_protoc(
-        &out,
+    let (success, stderr) = common::protoc_stderr(
         "max_schema_bytes=300,rust=false,tools_json",
-        &["recursion.proto".to_owned()],
+        &["recursion.proto"],
     );
-    std::fs::remove_dir_all(&out).ok();
-    assert!(output.status.success());
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(success);
     let lines: Vec<&str> = stderr
         .lines()
         .filter(|l| l.starts_with("protoc-gen-rust-mcp: shrank "))

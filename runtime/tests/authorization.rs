@@ -10,7 +10,10 @@ mod common;
 
 use std::{sync::atomic::Ordering, time::Duration};
 
-use common::{TestResult, http_client::send};
+use common::{
+    TestResult,
+    http_client::{send, start_task_in_session},
+};
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::{Value, json};
 use tonic_mcp::ToolSearch;
@@ -51,10 +54,8 @@ async fn protected_resource_metadata_is_served_at_both_well_known_paths() -> Tes
 #[tokio::test]
 async fn a_good_token_calls_tools_and_the_backend_sees_claims_not_the_token() -> TestResult {
     let f = fixture(true).await?;
-    let bearer = format!("Bearer {}", f.good_token()?);
-    let reply = f
-        .call(&[("authorization", &bearer)], "ItemService_GetItem")
-        .await?;
+    let bearer = f.bearer(json!({}))?;
+    let reply = f.get_item_as(&bearer).await?;
     assert_eq!(reply.status, http::StatusCode::OK, "{}", reply.body);
     assert_eq!(
         reply.last()["result"]["structuredContent"]["id"],
@@ -193,8 +194,8 @@ async fn the_bad_token_catalogue_is_refused_before_the_backend() -> TestResult {
         (
             "two Authorization headers",
             vec![
-                ("authorization", format!("Bearer {}", f.good_token()?)),
-                ("authorization", format!("Bearer {}", f.good_token()?)),
+                ("authorization", f.bearer(json!({}))?),
+                ("authorization", f.bearer(json!({}))?),
             ],
             http::StatusCode::UNAUTHORIZED,
             "more than one",
@@ -262,18 +263,28 @@ fn b64(bytes: &[u8]) -> String {
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
 }
 
+/// Asserts that `reply` refused a call of `ItemService_Slow` with 403, naming the scope it
+/// needs, and that no call has reached the backend.
+fn slow_needs_items_write(f: &Fixture, reply: &common::http_client::Reply) {
+    assert_eq!(reply.status, http::StatusCode::FORBIDDEN, "{}", reply.body);
+    assert!(
+        reply
+            .body
+            .contains("tool `ItemService_Slow` needs scope `items.write`"),
+        "{}",
+        reply.body
+    );
+    assert_eq!(f.backend_calls(), 0);
+}
+
 #[tokio::test]
 async fn a_tool_scope_the_token_lacks_is_a_403_naming_it() -> TestResult {
     let f = fixture(true).await?;
-    let read_only = format!(
-        "Bearer {}",
-        token(KEY_A, "a", f.claims(json!({"scope": "mcp"})))?
-    );
+    let read_only = f.bearer(json!({"scope": "mcp"}))?;
+    let as_read_only = [("authorization", read_only.as_str())];
     // `ItemService_Slow` is not read-only: it needs `items.write`.
-    let reply = f
-        .call(&[("authorization", &read_only)], "ItemService_Slow")
-        .await?;
-    assert_eq!(reply.status, http::StatusCode::FORBIDDEN, "{}", reply.body);
+    let reply = f.call(&as_read_only, "ItemService_Slow").await?;
+    slow_needs_items_write(&f, &reply);
     let challenge = reply.header("www-authenticate");
     assert!(
         challenge.contains("error=\"insufficient_scope\""),
@@ -283,18 +294,8 @@ async fn a_tool_scope_the_token_lacks_is_a_403_naming_it() -> TestResult {
         challenge.contains("scope=\"mcp items.write\""),
         "{challenge}"
     );
-    assert!(
-        reply
-            .body
-            .contains("tool `ItemService_Slow` needs scope `items.write`"),
-        "{}",
-        reply.body
-    );
-    assert_eq!(f.backend_calls(), 0);
     // Read-only tools (`readOnlyHint`) and listing need only the scope every request needs.
-    let reply = f
-        .call(&[("authorization", &read_only)], "ItemService_GetItem")
-        .await?;
+    let reply = f.call(&as_read_only, "ItemService_GetItem").await?;
     assert_eq!(reply.status, http::StatusCode::OK, "{}", reply.body);
     assert_eq!(f.backend_calls(), 1);
     let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
@@ -302,7 +303,7 @@ async fn a_tool_scope_the_token_lacks_is_a_403_naming_it() -> TestResult {
         f.addr,
         http::Method::POST,
         "/mcp",
-        &[("authorization", &read_only)],
+        &as_read_only,
         Some(&list),
     )
     .await?;
@@ -321,33 +322,15 @@ async fn a_tool_scope_the_token_lacks_is_a_403_naming_it() -> TestResult {
 #[tokio::test]
 async fn call_tool_needs_the_scopes_of_the_tool_it_calls() -> TestResult {
     let f = fixture_with(true, Some(ToolSearch::new())).await?;
-    let read_only = format!(
-        "Bearer {}",
-        token(KEY_A, "a", f.claims(json!({"scope": "mcp"})))?
-    );
+    let read_only = f.bearer(json!({"scope": "mcp"}))?;
+    let as_read_only = [("authorization", read_only.as_str())];
     let through = |name: &str| json!({"name": name, "arguments": {"id": "7"}});
     let reply = f
-        .call_with(
-            &[("authorization", &read_only)],
-            "call_tool",
-            through("ItemService_Slow"),
-        )
+        .call_with(&as_read_only, "call_tool", through("ItemService_Slow"))
         .await?;
-    assert_eq!(reply.status, http::StatusCode::FORBIDDEN, "{}", reply.body);
-    assert!(
-        reply
-            .body
-            .contains("tool `ItemService_Slow` needs scope `items.write`"),
-        "{}",
-        reply.body
-    );
-    assert_eq!(f.backend_calls(), 0);
+    slow_needs_items_write(&f, &reply);
     let reply = f
-        .call_with(
-            &[("authorization", &read_only)],
-            "call_tool",
-            through("ItemService_GetItem"),
-        )
+        .call_with(&as_read_only, "call_tool", through("ItemService_GetItem"))
         .await?;
     assert_eq!(reply.status, http::StatusCode::OK, "{}", reply.body);
     assert_ne!(reply.last()["result"]["isError"], true, "{}", reply.body);
@@ -359,29 +342,20 @@ async fn call_tool_needs_the_scopes_of_the_tool_it_calls() -> TestResult {
 #[tokio::test]
 async fn a_rotated_key_is_fetched_once_and_unknown_kids_are_rate_limited() -> TestResult {
     let f = fixture(true).await?;
-    let bearer = format!("Bearer {}", f.good_token()?);
-    assert_eq!(
-        f.call(&[("authorization", &bearer)], "ItemService_GetItem")
-            .await?
-            .status,
-        http::StatusCode::OK
-    );
+    let bearer = f.bearer(json!({}))?;
+    assert_eq!(f.get_item_as(&bearer).await?.status, http::StatusCode::OK);
     assert_eq!(f.keys.fetches.load(Ordering::SeqCst), 1);
     // The server rotates to key B.
     *f.keys.jwks.lock().map_err(|e| e.to_string())? = json!({"keys": [jwk(KEY_B, "b")?]});
     tokio::time::sleep(Duration::from_millis(350)).await;
     let rotated = format!("Bearer {}", token(KEY_B, "b", f.good.clone())?);
-    let reply = f
-        .call(&[("authorization", &rotated)], "ItemService_GetItem")
-        .await?;
+    let reply = f.get_item_as(&rotated).await?;
     assert_eq!(reply.status, http::StatusCode::OK, "{}", reply.body);
     assert_eq!(f.keys.fetches.load(Ordering::SeqCst), 2);
     // A burst of tokens naming unknown keys fetches nothing more within the interval.
     for kid in ["x1", "x2", "x3", "x4", "x5"] {
         let forged = format!("Bearer {}", token(KEY_B, kid, f.good.clone())?);
-        let reply = f
-            .call(&[("authorization", &forged)], "ItemService_GetItem")
-            .await?;
+        let reply = f.get_item_as(&forged).await?;
         assert_eq!(
             reply.status,
             http::StatusCode::UNAUTHORIZED,
@@ -405,11 +379,8 @@ async fn a_rotated_key_is_fetched_once_and_unknown_kids_are_rate_limited() -> Te
 #[tokio::test]
 async fn a_session_answers_only_to_the_caller_that_opened_it() -> TestResult {
     let f = fixture(false).await?;
-    let alice = format!("Bearer {}", f.good_token()?);
-    let bob = format!(
-        "Bearer {}",
-        token(KEY_A, "a", f.claims(json!({"sub": "user-2"})))?
-    );
+    let alice = f.bearer(json!({}))?;
+    let bob = f.bearer(json!({"sub": "user-2"}))?;
     let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
     let reply = send(
@@ -454,27 +425,16 @@ async fn a_session_answers_only_to_the_caller_that_opened_it() -> TestResult {
 
 #[tokio::test]
 async fn a_task_belongs_to_the_token_that_started_it() -> TestResult {
-    use common::http_client::{open_session, session_send, task_capabilities};
-    let f = fixture(false).await?;
-    let alice = format!("Bearer {}", f.good_token()?);
-    let bob = format!(
-        "Bearer {}",
-        token(KEY_A, "a", f.claims(json!({"sub": "user-2"})))?
-    );
-    let alice_session =
-        open_session(f.addr, &[("authorization", &alice)], task_capabilities()).await?;
-    let bob_session = open_session(f.addr, &[("authorization", &bob)], task_capabilities()).await?;
+    use common::http_client::{session_send, task_capabilities};
+    let (f, alice, alice_session, bob, bob_session) = two_subjects(task_capabilities()).await?;
     let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
         "params": {"name": "ItemService_ListItems", "arguments": {}}});
-    let reply = session_send(f.addr, &[("authorization", &alice)], &alice_session, &call).await?;
-    let task_id = reply.last()["result"]["taskId"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned();
-    assert!(!task_id.is_empty(), "no task: {}", reply.body);
+    let as_alice = [("authorization", alice.as_str())];
+    let task_id =
+        start_task_in_session(f.addr, &as_alice, &alice_session, &call, "/taskId").await?;
     let get =
         json!({"jsonrpc": "2.0", "id": 2, "method": "tasks/get", "params": {"taskId": task_id}});
-    let reply = session_send(f.addr, &[("authorization", &alice)], &alice_session, &get).await?;
+    let reply = session_send(f.addr, &as_alice, &alice_session, &get).await?;
     assert_eq!(
         reply.last()["result"]["taskId"],
         json!(task_id),
@@ -482,22 +442,14 @@ async fn a_task_belongs_to_the_token_that_started_it() -> TestResult {
         reply.body
     );
     // Another subject, in its own session, is told the task does not exist.
-    for method in ["tasks/get", "tasks/cancel"] {
-        let message =
-            json!({"jsonrpc": "2.0", "id": 3, "method": method, "params": {"taskId": task_id}});
-        let reply =
-            session_send(f.addr, &[("authorization", &bob)], &bob_session, &message).await?;
-        assert_eq!(
-            reply.last()["error"]["code"],
-            json!(-32602),
-            "{method}: {}",
-            reply.body
-        );
-        assert_eq!(
-            reply.last()["error"]["message"],
-            json!(format!("unknown task: {task_id}"))
-        );
-    }
+    unknown_to(
+        &f,
+        &bob,
+        &bob_session,
+        &["tasks/get", "tasks/cancel"],
+        &task_id,
+    )
+    .await?;
     f.shutdown.cancel();
     Ok(())
 }
@@ -507,46 +459,60 @@ async fn a_task_belongs_to_the_token_that_started_it() -> TestResult {
 /// and its `tasks/list` leaves it out.
 #[tokio::test]
 async fn a_task_of_revision_2025_11_25_belongs_to_the_token_that_started_it() -> TestResult {
-    use common::http_client::{open_session, session_send};
-    let f = fixture(false).await?;
-    let alice = format!("Bearer {}", f.good_token()?);
-    let bob = format!(
-        "Bearer {}",
-        token(KEY_A, "a", f.claims(json!({"sub": "user-2"})))?
-    );
+    use common::http_client::session_send;
     let tasks = json!({"tasks": {"list": {}, "cancel": {}}});
-    let alice_session = open_session(f.addr, &[("authorization", &alice)], tasks.clone()).await?;
-    let bob_session = open_session(f.addr, &[("authorization", &bob)], tasks).await?;
+    let (f, alice, alice_session, bob, bob_session) = two_subjects(tasks).await?;
     let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
         "params": {"name": "ItemService_ListItems", "arguments": {}, "task": {"ttl": 60000}}});
-    let reply = session_send(f.addr, &[("authorization", &alice)], &alice_session, &call).await?;
-    let task_id = reply.last()["result"]["task"]["taskId"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned();
-    assert!(!task_id.is_empty(), "no task: {}", reply.body);
+    let as_alice = [("authorization", alice.as_str())];
+    let task_id =
+        start_task_in_session(f.addr, &as_alice, &alice_session, &call, "/task/taskId").await?;
     let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tasks/list"});
-    let reply = session_send(f.addr, &[("authorization", &alice)], &alice_session, &list).await?;
+    let reply = session_send(f.addr, &as_alice, &alice_session, &list).await?;
     assert_eq!(
         reply.last()["result"]["tasks"][0]["taskId"],
         json!(task_id),
         "{}",
         reply.body
     );
-    for method in ["tasks/get", "tasks/result", "tasks/cancel"] {
-        let message =
-            json!({"jsonrpc": "2.0", "id": 3, "method": method, "params": {"taskId": task_id}});
-        let reply =
-            session_send(f.addr, &[("authorization", &bob)], &bob_session, &message).await?;
-        assert_eq!(
-            reply.last()["error"]["message"],
-            json!(format!("unknown task: {task_id}")),
-            "{method}: {}",
-            reply.body
-        );
-    }
+    let methods = ["tasks/get", "tasks/result", "tasks/cancel"];
+    unknown_to(&f, &bob, &bob_session, &methods, &task_id).await?;
     let reply = session_send(f.addr, &[("authorization", &bob)], &bob_session, &list).await?;
     assert_eq!(reply.last()["result"]["tasks"], json!([]), "{}", reply.body);
     f.shutdown.cancel();
+    Ok(())
+}
+
+/// A stateful fixture and two subjects, each with its bearer header value and a session it
+/// opened declaring `capabilities`: `(fixture, alice, alice's session, bob, bob's session)`.
+async fn two_subjects(
+    capabilities: Value,
+) -> TestResult<(Fixture, String, String, String, String)> {
+    use common::http_client::open_session;
+    let f = fixture(false).await?;
+    let alice = f.bearer(json!({}))?;
+    let bob = f.bearer(json!({"sub": "user-2"}))?;
+    let alice_session =
+        open_session(f.addr, &[("authorization", &alice)], capabilities.clone()).await?;
+    let bob_session = open_session(f.addr, &[("authorization", &bob)], capabilities).await?;
+    Ok((f, alice, alice_session, bob, bob_session))
+}
+
+/// Asserts that each of `methods` (`tasks/get` and the like), sent by `bearer` in `session`
+/// about `task_id`, is answered as if the task did not exist.
+async fn unknown_to(
+    f: &Fixture,
+    bearer: &str,
+    session: &str,
+    methods: &[&str],
+    task_id: &str,
+) -> TestResult {
+    use common::http_client::{assert_unknown_task, session_send};
+    for method in methods {
+        let message =
+            json!({"jsonrpc": "2.0", "id": 3, "method": method, "params": {"taskId": task_id}});
+        let reply = session_send(f.addr, &[("authorization", bearer)], session, &message).await?;
+        assert_unknown_task(&reply, task_id, method);
+    }
     Ok(())
 }

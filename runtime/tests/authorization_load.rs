@@ -22,10 +22,7 @@ fn rss_kib() -> Option<u64> {
 /// figure is the same test with `AUTH_LOAD_CALLS=1000`.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_authorized_calls_fetch_the_keys_once() -> TestResult {
-    let calls: usize = std::env::var("AUTH_LOAD_CALLS")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(100);
+    let calls: usize = test_kit::env_or("AUTH_LOAD_CALLS", 100);
     let f = Arc::new(fixture(true).await?);
     let started = std::time::Instant::now();
     let mut clients = tokio::task::JoinSet::new();

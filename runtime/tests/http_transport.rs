@@ -43,6 +43,13 @@ async fn post_all(
     Ok((reply.status, reply.messages))
 }
 
+/// [`common::grpc_server`] over stateless streamable HTTP on loopback, and its backend.
+async fn serve_stateless() -> TestResult<(test_kit::HttpServing, common::Backend)> {
+    let (server, backend) = common::grpc_server().await?;
+    let serving = test_kit::HttpServing::start(server, McpServer::stateless_http_config()).await?;
+    Ok((serving, backend))
+}
+
 fn tools_call(id: u64, name: &str, arguments: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": arguments}})
 }
@@ -118,12 +125,7 @@ async fn forwarded_and_static_metadata_reach_the_backend_over_http() -> TestResu
 
 #[tokio::test]
 async fn server_streaming_over_http_reports_progress_then_the_result() -> TestResult {
-    let (backend_addr, _backend) = start_backend().await?;
-    let channel = common::channel(backend_addr).await?;
-    let server = McpServer::builder("demo", "0.1.0")
-        .tool_set(pb::item_service_mcp::from_channel(channel)?)?
-        .build();
-    let serving = test_kit::HttpServing::start(server, McpServer::stateless_http_config()).await?;
+    let (serving, _backend) = serve_stateless().await?;
     let addr = serving.addr;
 
     let mut message = tools_call(1, "ItemService_ListItems", json!({"count": 3}));
@@ -154,12 +156,7 @@ async fn server_streaming_over_http_reports_progress_then_the_result() -> TestRe
 
 #[tokio::test]
 async fn closing_the_http_request_cancels_the_grpc_call() -> TestResult {
-    let (backend_addr, backend) = start_backend().await?;
-    let channel = common::channel(backend_addr).await?;
-    let server = McpServer::builder("demo", "0.1.0")
-        .tool_set(pb::item_service_mcp::from_channel(channel)?)?
-        .build();
-    let serving = test_kit::HttpServing::start(server, McpServer::stateless_http_config()).await?;
+    let (serving, backend) = serve_stateless().await?;
     let addr = serving.addr;
 
     // The client gives up (drops the connection) long before the call would finish.

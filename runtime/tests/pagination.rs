@@ -63,9 +63,7 @@ async fn two_thousand_tools_are_listed_in_pages_each_once() -> TestResult {
     assert!(first.next_cursor.is_some());
 
     // rmcp's client follows the cursors: every tool once, in order.
-    let all = client.list_all_tools().await?;
-    let names: Vec<String> = all.iter().map(|t| t.name.to_string()).collect();
-    assert_eq!(names, expected);
+    assert_eq!(test_kit::tool_names(&client).await?, expected);
 
     // By hand: five pages, the last without a cursor.
     let pages: Vec<usize> = pages(&client).await?.iter().map(Vec::len).collect();

@@ -77,6 +77,13 @@ async fn connect(server: McpServer, tasks: bool) -> TestResult<TaskClient> {
     Ok(test_kit::connect_as(server, test_kit::client_config("tasks-test", tasks)).await?)
 }
 
+/// A client that declares the tasks extension, connected to [`server`] without a task TTL,
+/// and the backend.
+async fn task_client() -> TestResult<(TaskClient, Backend)> {
+    let (server, backend) = server(None).await?;
+    Ok((connect(server, true).await?, backend))
+}
+
 fn params(name: &str, arguments: Value) -> TestResult<CallToolRequestParams> {
     let Value::Object(arguments) = arguments else {
         return Err("arguments must be an object".into());
@@ -102,8 +109,7 @@ fn completed(payload: TaskPayload) -> TestResult<CallToolResult> {
 
 #[tokio::test]
 async fn tasks_are_advertised_and_listed_per_tool() -> TestResult {
-    let (server, _backend) = server(None).await?;
-    let client = connect(server, true).await?;
+    let (client, _backend) = task_client().await?;
     let info = client.peer_info().ok_or("server info")?;
     assert!(
         info.capabilities.supports_tasks(),
@@ -128,8 +134,7 @@ async fn tasks_are_advertised_and_listed_per_tool() -> TestResult {
 
 #[tokio::test]
 async fn a_streaming_task_reports_progress_and_completes_with_the_result() -> TestResult {
-    let (server, _backend) = server(None).await?;
-    let client = connect(server, true).await?;
+    let (client, _backend) = task_client().await?;
     let task = start(
         &client,
         "ItemService_ListItems",
@@ -177,8 +182,7 @@ async fn call_tool_of_a_task_tool_starts_a_task() -> TestResult {
 
 #[tokio::test]
 async fn cancelling_a_task_cancels_the_grpc_call() -> TestResult {
-    let (server, backend) = server(None).await?;
-    let client = connect(server, true).await?;
+    let (client, backend) = task_client().await?;
     let task = start(&client, "SlowTask", json!({"sleep_ms": 20_000})).await?;
     let id = task.task.task_id.clone();
     // Running: the RPC is in flight.
@@ -217,12 +221,10 @@ async fn a_task_past_its_time_to_live_fails_and_cancels_the_call() -> TestResult
         error["message"].as_str().is_some_and(|m| m.contains("TTL")),
         "{error:?}"
     );
-    assert!(
-        backend
-            .observed
-            .wait_cancelled(1, Duration::from_secs(3))
-            .await
-    );
+    backend
+        .observed
+        .assert_cancelled(1, Duration::from_secs(3))
+        .await;
     Ok(())
 }
 
@@ -253,8 +255,7 @@ async fn tools_without_tasks_and_clients_without_tasks_get_plain_results() -> Te
 
 #[tokio::test]
 async fn an_unknown_task_is_invalid_params() -> TestResult {
-    let (server, _backend) = server(None).await?;
-    let client = connect(server, true).await?;
+    let (client, _backend) = task_client().await?;
     let error = client
         .get_task(GetTaskParams::new("no-such-task".to_owned()))
         .await;
@@ -269,8 +270,7 @@ async fn an_unknown_task_is_invalid_params() -> TestResult {
 /// it ends the collection, and the task completes with what it received, truncated.
 #[tokio::test]
 async fn cancelling_a_streaming_task_completes_it_with_what_it_collected() -> TestResult {
-    let (server, _backend) = server(None).await?;
-    let client = connect(server, true).await?;
+    let (client, _backend) = task_client().await?;
     let task = start(
         &client,
         "ListItemsLong",
@@ -298,7 +298,9 @@ async fn cancelling_a_streaming_task_completes_it_with_what_it_collected() -> Te
 /// session is told it does not exist.
 #[tokio::test]
 async fn a_task_belongs_to_the_session_that_started_it() -> TestResult {
-    use common::http_client::{open_session, session_send, task_capabilities};
+    use common::http_client::{
+        assert_unknown_task, open_session, session_send, start_task_in_session, task_capabilities,
+    };
     let (server, _backend) = server(None).await?;
     let serving = test_kit::HttpServing::start(server, McpServer::session_http_config()).await?;
     let addr = serving.addr;
@@ -306,12 +308,7 @@ async fn a_task_belongs_to_the_session_that_started_it() -> TestResult {
     let second = open_session(addr, &[], task_capabilities()).await?;
     let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
         "params": {"name": "SlowTask", "arguments": {"sleepMs": 50}}});
-    let reply = session_send(addr, &[], &first, &call).await?;
-    let task_id = reply.last()["result"]["taskId"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned();
-    assert!(!task_id.is_empty(), "no task: {}", reply.body);
+    let task_id = start_task_in_session(addr, &[], &first, &call, "/taskId").await?;
     let get =
         json!({"jsonrpc": "2.0", "id": 2, "method": "tasks/get", "params": {"taskId": task_id}});
     let reply = session_send(addr, &[], &first, &get).await?;
@@ -322,16 +319,7 @@ async fn a_task_belongs_to_the_session_that_started_it() -> TestResult {
         reply.body
     );
     let reply = session_send(addr, &[], &second, &get).await?;
-    assert_eq!(
-        reply.last()["error"]["code"],
-        json!(-32602),
-        "{}",
-        reply.body
-    );
-    assert_eq!(
-        reply.last()["error"]["message"],
-        json!(format!("unknown task: {task_id}"))
-    );
+    assert_unknown_task(&reply, &task_id, "tasks/get in another session");
     serving.cancel();
     Ok(())
 }

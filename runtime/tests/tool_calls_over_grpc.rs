@@ -4,15 +4,17 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{TestResult, call, call_err, call_ok, connect, grpc_server, pb, start_backend};
+use common::{
+    TestResult, call, call_err, call_err_containing, call_ok, connect, grpc_client, grpc_server,
+    pb, start_backend,
+};
 use rmcp::{ServiceError, model::ErrorCode};
 use serde_json::json;
 use tonic_mcp::McpServer;
 
 #[tokio::test]
 async fn tools_are_listed_sorted_with_schemas_titles_and_annotations() -> TestResult {
-    let (server, _backend) = grpc_server().await?;
-    let (client, _) = connect(server).await?;
+    let (client, _backend) = grpc_client().await?;
     let tools = client.list_all_tools().await?;
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
     assert_eq!(
@@ -47,8 +49,7 @@ async fn tools_are_listed_sorted_with_schemas_titles_and_annotations() -> TestRe
 
 #[tokio::test]
 async fn unary_round_trip_keeps_int64_exact_and_reads_url_safe_bytes() -> TestResult {
-    let (server, _backend) = grpc_server().await?;
-    let (client, _) = connect(server).await?;
+    let (client, _backend) = grpc_client().await?;
     let item = call_ok(
         &client,
         "ItemService_GetItem",
@@ -73,8 +74,7 @@ async fn unary_round_trip_keeps_int64_exact_and_reads_url_safe_bytes() -> TestRe
 
 #[tokio::test]
 async fn every_oneof_form_is_accepted() -> TestResult {
-    let (server, _backend) = grpc_server().await?;
-    let (client, _) = connect(server).await?;
+    let (client, _backend) = grpc_client().await?;
     for arguments in [
         json!({"id": "1", "filter": {"case": "author_id", "value": "7"}}),
         json!({"id": "1", "filter": {"author_id": "7"}}),
@@ -105,8 +105,7 @@ async fn every_oneof_form_is_accepted() -> TestResult {
 
 #[tokio::test]
 async fn two_oneof_members_are_rejected_naming_both() -> TestResult {
-    let (server, _backend) = grpc_server().await?;
-    let (client, _) = connect(server).await?;
+    let (client, _backend) = grpc_client().await?;
     let text = call_err(
         &client,
         "ItemService_GetItem",
@@ -122,33 +121,28 @@ async fn two_oneof_members_are_rejected_naming_both() -> TestResult {
 
 #[tokio::test]
 async fn unknown_properties_are_rejected_with_the_allowed_names() -> TestResult {
-    let (server, _backend) = grpc_server().await?;
-    let (client, _) = connect(server).await?;
-    let text = call_err(&client, "ItemService_GetItem", json!({"idd": "1"})).await?;
-    assert!(
-        text.contains("- $.idd: unknown property `idd`; allowed: id, filter, token, note"),
-        "{text}"
-    );
+    let (client, _backend) = grpc_client().await?;
+    call_err_containing(
+        &client,
+        "ItemService_GetItem",
+        json!({"idd": "1"}),
+        &["- $.idd: unknown property `idd`; allowed: id, filter, token, note"],
+    )
+    .await?;
     // Nested, behind a `$ref`, with JSON names.
-    let text = call_err(
+    call_err_containing(
         &client,
         "ItemService_Echo",
         json!({"tree": {"label": "a", "children": [{"lable": "b"}]}}),
+        &["- $.tree.children[0].lable: unknown property `lable`; allowed: label, children"],
     )
     .await?;
-    assert!(
-        text.contains(
-            "- $.tree.children[0].lable: unknown property `lable`; allowed: label, children"
-        ),
-        "{text}"
-    );
     Ok(())
 }
 
 #[tokio::test]
 async fn every_problem_is_reported_with_its_path() -> TestResult {
-    let (server, _backend) = grpc_server().await?;
-    let (client, _) = connect(server).await?;
+    let (client, _backend) = grpc_client().await?;
     let text = call_err(
         &client,
         "ItemService_GetItem",
@@ -169,8 +163,7 @@ async fn every_problem_is_reported_with_its_path() -> TestResult {
 
 #[tokio::test]
 async fn grpc_errors_become_readable_tool_errors_and_later_calls_work() -> TestResult {
-    let (server, _backend) = grpc_server().await?;
-    let (client, _) = connect(server).await?;
+    let (client, _backend) = grpc_client().await?;
     let text = call_err(&client, "ItemService_GetItem", json!({"id": "404"})).await?;
     assert_eq!(text, "gRPC error NOT_FOUND: item 404 does not exist");
     let text = call_err(&client, "ItemService_GetItem", json!({"id": "400"})).await?;
@@ -185,8 +178,7 @@ async fn grpc_errors_become_readable_tool_errors_and_later_calls_work() -> TestR
 
 #[tokio::test]
 async fn every_result_carries_its_grpc_status_in_meta() -> TestResult {
-    let (server, _backend) = grpc_server().await?;
-    let (client, _) = connect(server).await?;
+    let (client, _backend) = grpc_client().await?;
     let cases = [
         (json!({"id": "1"}), json!({"code": 0, "name": "OK"})),
         (
@@ -211,8 +203,7 @@ async fn every_result_carries_its_grpc_status_in_meta() -> TestResult {
 
 #[tokio::test]
 async fn an_unknown_tool_is_invalid_params() -> TestResult {
-    let (server, _backend) = grpc_server().await?;
-    let (client, _) = connect(server).await?;
+    let (client, _backend) = grpc_client().await?;
     let error = call(&client, "NoSuchTool", json!({})).await;
     let Err(error) = error else {
         return Err("an unknown tool must be a protocol error".into());
@@ -263,8 +254,7 @@ async fn server_streaming_truncates_at_the_bound_and_reports_progress() -> TestR
 
 #[tokio::test]
 async fn an_error_mid_stream_reports_the_status_and_the_messages_so_far() -> TestResult {
-    let (server, _backend) = grpc_server().await?;
-    let (client, _) = connect(server).await?;
+    let (client, _backend) = grpc_client().await?;
     let text = call_err(
         &client,
         "ItemService_ListItems",
@@ -345,8 +335,7 @@ async fn a_stream_with_nothing_by_the_deadline_is_an_empty_batch() -> TestResult
 
 #[tokio::test]
 async fn client_streaming_and_bidi_send_every_message() -> TestResult {
-    let (server, _backend) = grpc_server().await?;
-    let (client, _) = connect(server).await?;
+    let (client, _backend) = grpc_client().await?;
     let summary = call_ok(
         &client,
         "ItemService_UploadItems",
@@ -357,16 +346,13 @@ async fn client_streaming_and_bidi_send_every_message() -> TestResult {
         summary,
         json!({"count": 3, "ids": ["1", "2", "9007199254740993"]})
     );
-    let text = call_err(
+    call_err_containing(
         &client,
         "ItemService_UploadItems",
         json!({"messages": [{"id": "1"}, {"id": "x"}]}),
+        &["- $.messages[1].id: \"x\" is not an integer; int64 takes a decimal string"],
     )
     .await?;
-    assert!(
-        text.contains("- $.messages[1].id: \"x\" is not an integer; int64 takes a decimal string"),
-        "{text}"
-    );
 
     let chat = call_ok(
         &client,
@@ -383,22 +369,22 @@ async fn client_streaming_and_bidi_send_every_message() -> TestResult {
 
 #[tokio::test]
 async fn well_known_types_at_the_root_are_value_wrapped() -> TestResult {
-    let (server, _backend) = grpc_server().await?;
-    let (client, _) = connect(server).await?;
+    let (client, _backend) = grpc_client().await?;
     let result = call_ok(&client, "ItemService_After", json!({"value": "90.5s"})).await?;
     assert_eq!(result, json!({"value": "1970-01-01T00:01:30.500Z"}));
-    let text = call_err(&client, "ItemService_After", json!({})).await?;
-    assert!(
-        text.contains("- $: missing required property `value`"),
-        "{text}"
-    );
+    call_err_containing(
+        &client,
+        "ItemService_After",
+        json!({}),
+        &["- $: missing required property `value`"],
+    )
+    .await?;
     Ok(())
 }
 
 #[tokio::test]
 async fn json_names_any_recursion_and_value_round_trip() -> TestResult {
-    let (server, _backend) = grpc_server().await?;
-    let (client, _) = connect(server).await?;
+    let (client, _backend) = grpc_client().await?;
     let result = call_ok(
         &client,
         "ItemService_Echo",
@@ -442,12 +428,10 @@ async fn the_deadline_is_enforced_and_cancels_the_backend() -> TestResult {
     assert!(text.starts_with("gRPC error DEADLINE_EXCEEDED"), "{text}");
     assert!(elapsed >= Duration::from_millis(250), "{elapsed:?}");
     assert!(elapsed < Duration::from_millis(1300), "{elapsed:?}");
-    assert!(
-        backend
-            .observed
-            .wait_cancelled(1, Duration::from_secs(2))
-            .await
-    );
+    backend
+        .observed
+        .assert_cancelled(1, Duration::from_secs(2))
+        .await;
     // The grpc-timeout header reached the backend.
     let metadata = backend.observed.last_metadata();
     assert!(metadata.get("grpc-timeout").is_some(), "{metadata:?}");
@@ -459,8 +443,7 @@ async fn the_deadline_is_enforced_and_cancels_the_backend() -> TestResult {
 
 #[tokio::test]
 async fn cancelling_the_mcp_request_cancels_the_grpc_call() -> TestResult {
-    let (server, backend) = grpc_server().await?;
-    let (client, _) = connect(server).await?;
+    let (client, backend) = grpc_client().await?;
     // Dropping rmcp's call future sends notifications/cancelled.
     common::drop_slow_call(&client, Duration::from_millis(200)).await;
     assert!(
@@ -486,30 +469,32 @@ async fn oversized_and_overdeep_arguments_are_refused() -> TestResult {
         .tool_set(pb::item_service_mcp::from_channel(channel)?)?
         .build();
     let (client, _) = connect(server).await?;
-    let text = call_err(
+    call_err_containing(
         &client,
         "ItemService_GetItem",
         json!({"note": "x".repeat(2000)}),
+        &["arguments are too large"],
     )
     .await?;
-    assert!(text.contains("arguments are too large"), "{text}");
     let mut deep = json!({"label": "leaf"});
     for _ in 0..20 {
         deep = json!({"children": [deep]});
     }
-    let text = call_err(&client, "ItemService_Echo", json!({ "tree": deep })).await?;
-    assert!(
-        text.contains("nest 42 levels deep; the limit is 8 levels"),
-        "{text}"
-    );
+    call_err_containing(
+        &client,
+        "ItemService_Echo",
+        json!({ "tree": deep }),
+        &["nest 42 levels deep; the limit is 8 levels"],
+    )
+    .await?;
     // Hidden in a string, the depth is still caught before recursion.
-    let text = call_err(
+    call_err_containing(
         &client,
         "ItemService_Echo",
         json!({ "tree": deep.to_string() }),
+        &["deeper than the limit of 8 levels"],
     )
     .await?;
-    assert!(text.contains("deeper than the limit of 8 levels"), "{text}");
     Ok(())
 }
 
@@ -594,8 +579,7 @@ async fn an_intercepted_channel_is_a_transport() -> TestResult {
 
 #[tokio::test]
 async fn integers_that_are_not_integers_say_what_is_accepted_once() -> TestResult {
-    let (server, _backend) = grpc_server().await?;
-    let (client, _) = connect(server).await?;
+    let (client, _backend) = grpc_client().await?;
     // int64 takes strings and integer numbers: a fraction, a boolean or a word says so, not
     // "expected string" (the schema's type), and once per path.
     let text = call_err(
@@ -613,14 +597,13 @@ async fn integers_that_are_not_integers_say_what_is_accepted_once() -> TestResul
     }
     // A map key made of digits is one path, whether the normaliser or the schema finds the
     // problem (a JSON pointer reads `7` as an index).
-    let text = call_err(
+    call_err_containing(
         &client,
         "ItemService_UploadItems",
         json!({"messages": [{"id": "1", "counts": {"7": "x"}}]}),
+        &["(1 problem)", r#"- $.messages[0].counts["7"]: "#],
     )
     .await?;
-    assert!(text.contains("(1 problem)"), "{text}");
-    assert!(text.contains(r#"- $.messages[0].counts["7"]: "#), "{text}");
     Ok(())
 }
 

@@ -23,6 +23,15 @@ async fn servers() -> TestResult<(Client, Client, common::Backend)> {
     Ok((plain, searching, backend))
 }
 
+/// Calls `tool` through `client` with `arguments` and asserts an `isError` result that says
+/// `says`.
+async fn refused(client: &Client, tool: &str, arguments: Value, says: &str) -> TestResult {
+    let refused = call(client, tool, arguments).await?;
+    assert_eq!(refused.is_error, Some(true));
+    assert!(text(&refused).contains(says), "{}", text(&refused));
+    Ok(())
+}
+
 fn names(found: &Value) -> Vec<&str> {
     found["tools"]
         .as_array()
@@ -33,12 +42,7 @@ fn names(found: &Value) -> Vec<&str> {
 #[tokio::test]
 async fn the_listing_is_the_discovery_tools_and_the_pinned_ones() -> TestResult {
     let (plain, searching, _backend) = servers().await?;
-    let listed: Vec<String> = searching
-        .list_all_tools()
-        .await?
-        .iter()
-        .map(|tool| tool.name.to_string())
-        .collect();
+    let listed = test_kit::tool_names(&searching).await?;
     assert_eq!(
         listed,
         [
@@ -127,9 +131,7 @@ async fn search_ranks_by_plain_words_and_filters() -> TestResult {
             "unknown argument `colour`",
         ),
     ] {
-        let refused = call(&searching, "search_tools", arguments).await?;
-        assert_eq!(refused.is_error, Some(true));
-        assert!(text(&refused).contains(says), "{}", text(&refused));
+        refused(&searching, "search_tools", arguments, says).await?;
     }
     Ok(())
 }
@@ -146,18 +148,13 @@ async fn describe_gives_what_the_plain_listing_gives() -> TestResult {
         .map(serde_json::to_value)
         .collect::<Result<_, _>>()?;
     assert_eq!(described["tools"], Value::Array(expected));
-    let unknown = call(
+    refused(
         &searching,
         "describe_tools",
         json!({"names": ["ItemService_GetItem", "Nope"]}),
+        "no tool is named `Nope`",
     )
     .await?;
-    assert_eq!(unknown.is_error, Some(true));
-    assert!(
-        text(&unknown).contains("no tool is named `Nope`"),
-        "{}",
-        text(&unknown)
-    );
     Ok(())
 }
 
@@ -195,9 +192,7 @@ async fn call_tool_answers_as_the_direct_call() -> TestResult {
             "`arguments` must be an object",
         ),
     ] {
-        let refused = call(&searching, "call_tool", arguments).await?;
-        assert_eq!(refused.is_error, Some(true));
-        assert!(text(&refused).contains(says), "{}", text(&refused));
+        refused(&searching, "call_tool", arguments, says).await?;
     }
     Ok(())
 }

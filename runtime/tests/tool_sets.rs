@@ -40,12 +40,10 @@ async fn from_service_calls_the_implementation_in_process() -> TestResult {
 
     // Cancellation drops the handler future in-process too.
     common::drop_slow_call(&client, Duration::from_millis(100)).await;
-    assert!(
-        backend
-            .observed
-            .wait_cancelled(1, Duration::from_secs(3))
-            .await
-    );
+    backend
+        .observed
+        .assert_cancelled(1, Duration::from_secs(3))
+        .await;
     Ok(())
 }
 
@@ -72,12 +70,10 @@ async fn a_tool_deadline_overrides_the_set_deadline() -> TestResult {
         "gRPC error DEADLINE_EXCEEDED: the call did not complete within its deadline of 150 ms"
     );
     assert!(started.elapsed() < Duration::from_secs(2));
-    assert!(
-        backend
-            .observed
-            .wait_cancelled(1, Duration::from_secs(2))
-            .await
-    );
+    backend
+        .observed
+        .assert_cancelled(1, Duration::from_secs(2))
+        .await;
     Ok(())
 }
 
@@ -210,44 +206,41 @@ fn registration_errors_name_the_tool_and_what_is_wrong() -> TestResult {
     let transport = BoxTransport::new(ItemServiceServer::new(Backend::default()));
     let mut builder = ToolSetBuilder::new(pb::MCP_FILE_DESCRIPTOR_SET, transport)?;
 
-    let Err(error) = builder.add(&WRONG_TYPE) else {
-        return Err("unknown type must be rejected".into());
-    };
-    assert_eq!(
-        error.to_string(),
-        "tool `Wrong`: message type `demo.v1.Missing` is not in the file descriptor set"
-    );
-    let Err(error) = builder.add(&BAD_SCHEMA) else {
-        return Err("invalid schema must be rejected".into());
-    };
-    assert!(
-        error
-            .to_string()
-            .starts_with("tool `Bad`: invalid input schema"),
-        "{error}"
-    );
-    let Err(error) = builder.add(&NOT_AN_OBJECT) else {
-        return Err("a schema that is not an object must be rejected".into());
-    };
-    assert_eq!(
-        error.to_string(),
-        "tool `NotAnObject`: invalid output schema: a tool schema must be a JSON object"
-    );
-    let Err(error) = builder.add(&BAD_PATH) else {
-        return Err("a path without the leading slash must be rejected".into());
-    };
-    assert_eq!(
-        error.to_string(),
-        "tool `BadPath`: `demo.v1.ItemService/GetItem` is not a gRPC path of the form /package.Service/Method"
-    );
-
-    let Err(error) = builder.add(&BAD_META) else {
-        return Err("a `_meta` that is not a JSON object must be rejected".into());
-    };
-    assert_eq!(
-        error.to_string(),
-        "tool `BadMeta`: invalid `_meta`: `_meta` must be a JSON object"
-    );
+    // Each malformed definition is refused naming the tool and what is wrong: the whole
+    // message, or how it starts where the rest is the JSON Schema compiler's own words.
+    let refused: [(&ToolDef, &str, bool); 5] = [
+        (
+            &WRONG_TYPE,
+            "tool `Wrong`: message type `demo.v1.Missing` is not in the file descriptor set",
+            true,
+        ),
+        (&BAD_SCHEMA, "tool `Bad`: invalid input schema", false),
+        (
+            &NOT_AN_OBJECT,
+            "tool `NotAnObject`: invalid output schema: a tool schema must be a JSON object",
+            true,
+        ),
+        (
+            &BAD_PATH,
+            "tool `BadPath`: `demo.v1.ItemService/GetItem` is not a gRPC path of the form /package.Service/Method",
+            true,
+        ),
+        (
+            &BAD_META,
+            "tool `BadMeta`: invalid `_meta`: `_meta` must be a JSON object",
+            true,
+        ),
+    ];
+    for (def, expected, whole) in refused {
+        let Err(error) = builder.add(def) else {
+            return Err(format!("`{}` must be rejected", def.name).into());
+        };
+        if whole {
+            assert_eq!(error.to_string(), expected);
+        } else {
+            assert!(error.to_string().starts_with(expected), "{error}");
+        }
+    }
 
     builder.add(&item_service_mcp::GET_ITEM)?;
     let Err(error) = builder.add(&item_service_mcp::GET_ITEM) else {

@@ -86,12 +86,7 @@ async fn clients_are_told_and_calls_in_flight_finish() -> TestResult {
         until(|| changes.0.load(Ordering::SeqCst) == 1).await,
         "no list_changed"
     );
-    let names: Vec<String> = client
-        .list_all_tools()
-        .await?
-        .iter()
-        .map(|t| t.name.to_string())
-        .collect();
+    let names = test_kit::tool_names(&client).await?;
     assert!(
         names.iter().all(|name| name.starts_with("v2_")),
         "{names:?}"

@@ -44,6 +44,15 @@ impl Rng {
     }
 }
 
+/// The environment variable `name` parsed as a `T`, or `default` when it is unset or does
+/// not parse: how the fuzz, load and property tests take their sizes and seeds.
+pub fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|value| value.parse().ok())
+        .unwrap_or(default)
+}
+
 /// A loopback port nothing listens on: bound, then released.
 ///
 /// # Panics

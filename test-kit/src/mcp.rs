@@ -91,6 +91,18 @@ pub async fn call<H: ClientHandler>(
     client.call_tool(params).await
 }
 
+/// The names of the tools `client` is offered, every page, in the order listed.
+///
+/// # Errors
+///
+/// When `tools/list` gets a JSON-RPC error.
+pub async fn tool_names<S: rmcp::Service<RoleClient>>(
+    client: &RunningService<RoleClient, S>,
+) -> Result<Vec<String>, ServiceError> {
+    let tools = client.list_all_tools().await?;
+    Ok(tools.iter().map(|tool| tool.name.to_string()).collect())
+}
+
 /// One `tools/call` of `name` through `peer`, as the benchmarks make it (no copy of the name);
 /// the result, which must be complete and not `isError`.
 ///

@@ -183,3 +183,24 @@ impl RawHttp {
         self.post(Bytes::from(call.line(id))).await
     }
 }
+
+/// The `AllScalars` that `profile_call` sends: a dozen fields set, a few elements in two
+/// repeated fields. The `tool_call` benchmark's message is this with every other field set.
+pub fn light_scalars() -> e2e::testdata::scalars::AllScalars {
+    use e2e::testdata::scalars::{AllScalars, Color};
+    AllScalars {
+        f_double: 1234.5678,
+        f_float: 0.25,
+        f_int32: -42,
+        f_int64: 9_007_199_254_740_993,
+        f_uint32: 4_000_000_000,
+        f_uint64: u64::MAX,
+        f_string: "The quick brown fox jumps over the lazy dog".to_owned(),
+        f_bytes: b"\x00\x01\x02binary payload\xfe\xff".to_vec(),
+        r_int32: vec![1, -2, 3, -4, 5, -6, 7, -8],
+        r_string: vec!["alpha".to_owned(), "beta".to_owned(), "gamma".to_owned()],
+        color: Color::Green as i32,
+        nickname: Some("foxy".to_owned()),
+        ..Default::default()
+    }
+}

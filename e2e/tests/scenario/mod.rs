@@ -32,6 +32,17 @@ pub async fn err(client: &Client, name: &str, arguments: Value) -> String {
     test_kit::expect_err(name, &result)
 }
 
+/// [`err`], asserting that the text contains each of `expected`.
+pub async fn err_containing(client: &Client, name: &str, arguments: Value, expected: &[&str]) {
+    let text = err(client, name, arguments).await;
+    for expected in expected {
+        assert!(
+            text.contains(expected),
+            "{name}: {expected:?} not in {text}"
+        );
+    }
+}
+
 /// Every tool of the checked-in `golden/*.mcp.json` files.
 fn golden_tools() -> Vec<Value> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../golden");
@@ -173,23 +184,20 @@ pub async fn run(client: &Client) {
     }
 
     // Map keys are checked against their type and must not name one entry twice.
-    let range = err(
+    err_containing(
         client,
         "MapService_Echo",
         json!({"int32_to_string": {"2147483648": "x"}}),
+        &["$.int32_to_string", "out of range for int32"],
     )
     .await;
-    assert!(
-        range.contains("$.int32_to_string") && range.contains("out of range for int32"),
-        "{range}"
-    );
-    let twice = err(
+    err_containing(
         client,
         "MapService_Echo",
         json!({"int32_to_string": {"7": "a", "07": "b"}}),
+        &["same map key"],
     )
     .await;
-    assert!(twice.contains("same map key"), "{twice}");
     // Lower-case RFC 3339 separators are accepted.
     let lower = ok(
         client,
@@ -217,39 +225,38 @@ pub async fn run(client: &Client) {
             "{alternate}"
         );
     }
-    let both = err(
+    err_containing(
         client,
         "SearchService_Echo",
         json!({"destination": {"case": "inline", "value": true}, "author_id": "5", "tag": "x"}),
+        &["author_id", "tag"],
     )
     .await;
-    assert!(both.contains("author_id") && both.contains("tag"), "{both}");
 
     // Unknown fields list the allowed ones; wrong types name the path.
-    let unknown = err(client, "ScalarService_Echo", json!({"f_int33": 1})).await;
-    assert!(
-        unknown.contains("f_int33") && unknown.contains("f_int32"),
-        "{unknown}"
-    );
-    let wrong = err(
+    err_containing(
+        client,
+        "ScalarService_Echo",
+        json!({"f_int33": 1}),
+        &["f_int33", "f_int32"],
+    )
+    .await;
+    err_containing(
         client,
         "SearchService_Echo",
         json!({"destination": {"case": "inline", "value": "yes"}}),
+        &["$.destination.value", "boolean"],
     )
     .await;
-    assert!(
-        wrong.contains("$.destination.value") && wrong.contains("boolean"),
-        "{wrong}"
-    );
 
     // A hidden field is unknown to the model; an overridden name is callable.
-    let hidden = err(
+    err_containing(
         client,
         "catalog_admin_CatalogService_UpdateProduct",
         json!({"product": {"id": "p1"}, "etag": "x"}),
+        &["etag"],
     )
     .await;
-    assert!(hidden.contains("etag"), "{hidden}");
     // UpdateProduct's own result budget (`max_result_bytes: 512`) wins over the server's.
     let stored = ok(
         client,
@@ -258,16 +265,13 @@ pub async fn run(client: &Client) {
     )
     .await;
     assert_eq!(stored, json!({"id": "p2", "name": "Kettle"}));
-    let over = err(
+    err_containing(
         client,
         "catalog_admin_CatalogService_UpdateProduct",
         json!({"product": {"id": "p2", "name": "k".repeat(600)}}),
+        &["over this MCP server's budget of 512 bytes"],
     )
     .await;
-    assert!(
-        over.contains("over this MCP server's budget of 512 bytes"),
-        "{over}"
-    );
     let product = ok(client, "catalog_admin_get_product", json!({"id": "p1"})).await;
     assert_eq!(
         product["price"],
@@ -276,16 +280,20 @@ pub async fn run(client: &Client) {
     );
 
     // gRPC errors reach the model with code, message and details.
-    let not_found = err(client, "InventoryService_GetItem", json!({"id": "42"})).await;
-    assert!(
-        not_found.contains("NOT_FOUND") && not_found.contains("item 42 not found"),
-        "{not_found}"
-    );
-    let invalid = err(client, "InventoryService_GetItem", json!({"id": ""})).await;
-    assert!(
-        invalid.contains("INVALID_ARGUMENT") && invalid.contains("must not be empty"),
-        "{invalid}"
-    );
+    err_containing(
+        client,
+        "InventoryService_GetItem",
+        json!({"id": "42"}),
+        &["NOT_FOUND", "item 42 not found"],
+    )
+    .await;
+    err_containing(
+        client,
+        "InventoryService_GetItem",
+        json!({"id": ""}),
+        &["INVALID_ARGUMENT", "must not be empty"],
+    )
+    .await;
     // After a failed backend call the next one still works.
     assert_eq!(
         ok(client, "InventoryService_GetItem", json!({"id": "3"})).await["name"],

@@ -34,6 +34,65 @@ pub async fn spawn_http(extra: &[&str]) -> HttpServer {
     HttpServer { child, addr }
 }
 
+/// rmcp's client with `handler`, after the handshake with a spawned `e2e-server` over stdio.
+pub async fn stdio_client<H: rmcp::Service<rmcp::RoleClient>>(
+    handler: H,
+) -> rmcp::service::RunningService<rmcp::RoleClient, H> {
+    use rmcp::ServiceExt as _;
+    let command = Command::new(env!("CARGO_BIN_EXE_e2e-server"));
+    let transport = rmcp::transport::TokioChildProcess::new(command).expect("spawn e2e-server");
+    handler
+        .serve(transport)
+        .await
+        .expect("handshake over stdio")
+}
+
+/// rmcp's client with `handler`, after the handshake over streamable HTTP with the server at
+/// `addr`.
+pub async fn http_client<H: rmcp::Service<rmcp::RoleClient>>(
+    handler: H,
+    addr: SocketAddr,
+) -> rmcp::service::RunningService<rmcp::RoleClient, H> {
+    use rmcp::ServiceExt as _;
+    let transport =
+        rmcp::transport::StreamableHttpClientTransport::from_uri(format!("http://{addr}/mcp"));
+    handler.serve(transport).await.expect("handshake over HTTP")
+}
+
+/// Spawn `e2e-server ARGS…` over stdio, killed on drop: the child, its stdin, and the lines of
+/// its stdout.
+pub fn spawn_stdio(
+    args: &[&str],
+) -> (
+    Child,
+    tokio::process::ChildStdin,
+    tokio::io::Lines<tokio::io::BufReader<tokio::process::ChildStdout>>,
+) {
+    use tokio::io::AsyncBufReadExt as _;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_e2e-server"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn e2e-server");
+    let stdin = child.stdin.take().expect("stdin");
+    let lines = tokio::io::BufReader::new(child.stdout.take().expect("stdout")).lines();
+    (child, stdin, lines)
+}
+
+/// The next line of `lines`, which must come within `within`.
+pub async fn next_line_within<R: tokio::io::AsyncBufRead + Unpin>(
+    lines: &mut tokio::io::Lines<R>,
+    within: Duration,
+) -> String {
+    tokio::time::timeout(within, lines.next_line())
+        .await
+        .unwrap_or_else(|_| panic!("a line within {within:?}"))
+        .expect("read")
+        .expect("a line")
+}
+
 /// A raw HTTP/1.1 response.
 #[derive(Debug)]
 pub struct RawResponse {
@@ -67,11 +126,40 @@ impl RawResponse {
 
 /// POST `body` to `http://addr/mcp` with `headers`, on a fresh connection.
 pub async fn post(addr: SocketAddr, headers: &[(&str, &str)], body: &[u8]) -> RawResponse {
-    let mut head = format!(
+    let head = format!(
         "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
         addr.port(),
         body.len()
     );
+    send_raw(addr, head, headers, body).await
+}
+
+/// DELETE `/mcp` with `headers` on a fresh connection.
+pub async fn delete(addr: SocketAddr, headers: &[(&str, &str)]) -> RawResponse {
+    let head = format!(
+        "DELETE /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n",
+        addr.port()
+    );
+    send_raw(addr, head, headers, b"").await
+}
+
+/// GET `path` on a fresh connection.
+pub async fn get(addr: SocketAddr, path: &str) -> RawResponse {
+    let head = format!(
+        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n",
+        addr.port()
+    );
+    send_raw(addr, head, &[], b"").await
+}
+
+/// Sends `head` (the request line and fixed headers, each line ending in CRLF), then
+/// `headers`, the blank line and `body`, on a fresh connection; returns the response.
+async fn send_raw(
+    addr: SocketAddr,
+    mut head: String,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> RawResponse {
     for (name, value) in headers {
         head.push_str(&format!("{name}: {value}\r\n"));
     }
@@ -79,32 +167,6 @@ pub async fn post(addr: SocketAddr, headers: &[(&str, &str)], body: &[u8]) -> Ra
     let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
     stream.write_all(head.as_bytes()).await.expect("write head");
     stream.write_all(body).await.expect("write body");
-    read_response(&mut stream).await
-}
-
-/// DELETE `/mcp` with `headers` on a fresh connection.
-pub async fn delete(addr: SocketAddr, headers: &[(&str, &str)]) -> RawResponse {
-    let mut request = format!(
-        "DELETE /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n",
-        addr.port()
-    );
-    for (name, value) in headers {
-        request.push_str(&format!("{name}: {value}\r\n"));
-    }
-    request.push_str("\r\n");
-    let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
-    stream.write_all(request.as_bytes()).await.expect("write");
-    read_response(&mut stream).await
-}
-
-/// GET `path` on a fresh connection.
-pub async fn get(addr: SocketAddr, path: &str) -> RawResponse {
-    let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
-    let request = format!(
-        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n\r\n",
-        addr.port()
-    );
-    stream.write_all(request.as_bytes()).await.expect("write");
     read_response(&mut stream).await
 }
 

@@ -344,13 +344,23 @@ async fn through_the_gateway(tasks: bool) -> (Client, tokio::process::Child) {
     (client, demo)
 }
 
+/// The task scenario when `tasks` (the client was connected declaring tasks), else the plain
+/// one, through `client`; then closes it.
+async fn scenario_then_close(client: Client, tasks: bool) {
+    if tasks {
+        task_scenario(&client).await;
+    } else {
+        plain_scenario(&client).await;
+    }
+    client.cancel().await.expect("close");
+}
+
 /// With no generated code, the gateway waits for ArchiveTasks' operation the same way: the
 /// same `_meta`, description, results, failure, pending result and redemption.
 #[tokio::test]
 async fn operations_through_the_gateway() {
     let (client, _demo) = through_the_gateway(false).await;
-    plain_scenario(&client).await;
-    client.cancel().await.expect("close");
+    scenario_then_close(client, false).await;
 }
 
 /// As tasks through the gateway: progress in the status message, and a cancelled task
@@ -358,8 +368,7 @@ async fn operations_through_the_gateway() {
 #[tokio::test]
 async fn operation_tasks_through_the_gateway() {
     let (client, _demo) = through_the_gateway(true).await;
-    task_scenario(&client).await;
-    client.cancel().await.expect("close");
+    scenario_then_close(client, true).await;
 }
 
 /// On protocol 2026-07-28 (no `initialize`; capabilities and version in every request's
@@ -367,22 +376,19 @@ async fn operation_tasks_through_the_gateway() {
 #[tokio::test]
 async fn operations_on_2026_07_28_over_streamable_http() {
     let (client, _child) = over_http_on(false, true).await;
-    plain_scenario(&client).await;
-    client.cancel().await.expect("close");
+    scenario_then_close(client, false).await;
 }
 
 #[tokio::test]
 async fn operation_tasks_on_2026_07_28_over_stdio() {
     let client = over_stdio_on(true, true, &[]).await;
-    task_scenario(&client).await;
-    client.cancel().await.expect("close");
+    scenario_then_close(client, true).await;
 }
 
 #[tokio::test]
 async fn operations_over_stdio() {
     let client = over_stdio(false).await;
-    plain_scenario(&client).await;
-    client.cancel().await.expect("close");
+    scenario_then_close(client, false).await;
 }
 
 /// In process (`--in-process`), each tool set calls its own service through `from_service`:
@@ -391,35 +397,30 @@ async fn operations_over_stdio() {
 #[tokio::test]
 async fn operations_in_process() {
     let client = over_stdio_with(false, &["--in-process"]).await;
-    plain_scenario(&client).await;
-    client.cancel().await.expect("close");
+    scenario_then_close(client, false).await;
 }
 
 /// In process, a cancelled task cancels the operation through the Operations tools' service.
 #[tokio::test]
 async fn operation_tasks_in_process() {
     let client = over_stdio_with(true, &["--in-process"]).await;
-    task_scenario(&client).await;
-    client.cancel().await.expect("close");
+    scenario_then_close(client, true).await;
 }
 
 #[tokio::test]
 async fn operation_tasks_over_stdio() {
     let client = over_stdio(true).await;
-    task_scenario(&client).await;
-    client.cancel().await.expect("close");
+    scenario_then_close(client, true).await;
 }
 
 #[tokio::test]
 async fn operations_over_streamable_http() {
     let (client, _child) = over_http(false).await;
-    plain_scenario(&client).await;
-    client.cancel().await.expect("close");
+    scenario_then_close(client, false).await;
 }
 
 #[tokio::test]
 async fn operation_tasks_over_streamable_http() {
     let (client, _child) = over_http(true).await;
-    task_scenario(&client).await;
-    client.cancel().await.expect("close");
+    scenario_then_close(client, true).await;
 }

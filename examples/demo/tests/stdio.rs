@@ -125,19 +125,15 @@ fn bad_input_on_stdio_gets_the_documented_answers() {
     assert!(status.success(), "{status}: {stderr}");
     let messages = messages(&stdout);
 
-    let not_an_object = answer(&messages, serde_json::json!(2));
-    assert_eq!(not_an_object["result"]["isError"], true, "{not_an_object}");
-    let text = not_an_object["result"]["content"][0]["text"]
-        .as_str()
-        .unwrap_or_default();
-    assert!(text.contains("object"), "{text}");
-
-    let deep = answer(&messages, serde_json::json!(3));
-    assert_eq!(deep["result"]["isError"], true, "{deep}");
-    let text = deep["result"]["content"][0]["text"]
-        .as_str()
-        .unwrap_or_default();
-    assert!(text.contains("levels deep"), "{text}");
+    // Requests 2 and 3: isError results saying what is wrong.
+    for (id, says) in [(2, "object"), (3, "levels deep")] {
+        let refused = answer(&messages, serde_json::json!(id));
+        assert_eq!(refused["result"]["isError"], true, "{refused}");
+        let text = refused["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(text.contains(says), "{text}");
+    }
 
     let parse_errors: Vec<&serde_json::Value> = messages
         .iter()

@@ -9,6 +9,14 @@ fn run(args: &[&str]) -> Result<Config, Error> {
     Config::parse(args.iter().copied())
 }
 
+/// The error of [`run`], which must fail.
+fn refused(args: &[&str]) -> String {
+    match run(args) {
+        Ok(_) => panic!("{args:?} must be refused"),
+        Err(error) => error.to_string(),
+    }
+}
+
 #[test]
 fn flags_and_opts_merge_into_plugin_options() {
     let config = run(&[
@@ -65,17 +73,13 @@ fn codegen_only_options_are_refused_by_name() {
         "rust=false",
         "json_names,flat_output_dir",
     ] {
-        let error = run(&["--target", "http://x:1", "--opt", opt])
-            .unwrap_err()
-            .to_string();
+        let error = refused(&["--target", "http://x:1", "--opt", opt]);
         assert!(
             error.contains("the gateway generates none"),
             "{opt}: {error}"
         );
     }
-    let error = run(&["--target", "http://x:1", "--opt", "json_name"])
-        .unwrap_err()
-        .to_string();
+    let error = refused(&["--target", "http://x:1", "--opt", "json_name"]);
     assert!(error.contains("unknown option `json_name`"), "{error}");
 }
 
@@ -102,43 +106,38 @@ fn allowed_origins_are_checked() {
         "https://[::1]x",
         "*",
     ] {
-        let error = run(&[&http[..], &["--allowed-origin", origin]].concat())
-            .unwrap_err()
-            .to_string();
+        let error = refused(&[&http[..], &["--allowed-origin", origin]].concat());
         assert!(
             error.contains(&format!("--allowed-origin `{origin}`")),
             "{origin}: {error}"
         );
     }
-    let error = run(&["--target", "http://x:1", "--allowed-origin", "null"])
-        .unwrap_err()
-        .to_string();
+    let error = refused(&["--target", "http://x:1", "--allowed-origin", "null"]);
     assert!(error.contains("--http"), "{error}");
 }
 
 #[test]
 fn usage_errors() {
-    assert!(run(&[]).unwrap_err().to_string().contains("--target"));
-    let error = run(&["--target", "http://x:1", "--stateless"])
-        .unwrap_err()
-        .to_string();
-    assert!(error.contains("--http"), "{error}");
-    let error = run(&["--target", "http://x:1", "--timeout", "soon"])
-        .unwrap_err()
-        .to_string();
-    assert!(error.contains("--timeout soon"), "{error}");
-    let error = run(&[
-        "--target",
-        "http://x:1",
-        "--header-env",
-        "authorization: GATEWAY_TEST_UNSET_VARIABLE",
-    ])
-    .unwrap_err()
-    .to_string();
-    assert!(
-        error.contains("GATEWAY_TEST_UNSET_VARIABLE is not set"),
-        "{error}"
-    );
+    for (args, expected) in [
+        (&[][..], "--target"),
+        (&["--target", "http://x:1", "--stateless"][..], "--http"),
+        (
+            &["--target", "http://x:1", "--timeout", "soon"][..],
+            "--timeout soon",
+        ),
+        (
+            &[
+                "--target",
+                "http://x:1",
+                "--header-env",
+                "authorization: GATEWAY_TEST_UNSET_VARIABLE",
+            ][..],
+            "GATEWAY_TEST_UNSET_VARIABLE is not set",
+        ),
+    ] {
+        let error = refused(args);
+        assert!(error.contains(expected), "{args:?}: {error}");
+    }
 }
 
 #[test]

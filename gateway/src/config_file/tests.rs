@@ -15,6 +15,28 @@ fn load_text(label: &str, text: &str) -> (Result<Vec<Backend>, Error>, PathBuf) 
     (load(&path).map(|loaded| loaded.backends), path)
 }
 
+/// One `[[backend]]` table, for the tests of the other tables.
+const BACKEND: &str = "[[backend]]\nname = \"a\"\ntarget = \"http://x:1\"\n";
+
+/// Writes `text` as a config file (see [`load_text`]) and returns its path as `--config`
+/// takes it.
+fn config_path(label: &str, text: &str) -> String {
+    load_text(label, text).1.display().to_string()
+}
+
+/// The command line `--config path` and `args`, parsed.
+fn parse_with(path: &str, args: &[&str]) -> Result<crate::Config, Error> {
+    crate::Config::parse([&["--config", path][..], args].concat())
+}
+
+/// The error of [`parse_with`], which must fail.
+fn parse_error(path: &str, args: &[&str]) -> String {
+    match parse_with(path, args) {
+        Ok(_) => panic!("--config {path} {args:?} must be refused"),
+        Err(error) => error.to_string(),
+    }
+}
+
 fn error(label: &str, text: &str) -> String {
     let (result, path) = load_text(label, text);
     let message = result.unwrap_err().to_string();
@@ -202,25 +224,20 @@ fn every_mistake_names_the_line_and_the_key() {
 
 #[test]
 fn a_backend_flag_with_config_is_an_error() {
-    let (_, path) = load_text(
-        "flags",
-        "[[backend]]\nname = \"a\"\ntarget = \"http://x:1\"\n",
-    );
-    let path = path.display().to_string();
+    let path = config_path("flags", BACKEND);
     for flag in [
         &["--target", "http://y:2"][..],
         &["--connect-timeout", "1s"],
         &["--prefix", "p"],
         &["--opt", "json_names"],
     ] {
-        let args = [&["--config", path.as_str()][..], flag].concat();
-        let message = crate::Config::parse(args).unwrap_err().to_string();
+        let message = parse_error(&path, flag);
         assert!(
             message.contains(&format!("{} conflicts with --config", flag[0])),
             "{flag:?}: {message}"
         );
     }
-    let config = crate::Config::parse(["--config", path.as_str(), "--name", "n"]).unwrap();
+    let config = parse_with(&path, &["--name", "n"]).unwrap();
     assert_eq!(config.backends.len(), 1);
     assert_eq!(config.name, "n");
 }
@@ -263,14 +280,11 @@ fn readmes_example_loads() {
 
 #[test]
 fn the_metrics_table_sets_what_the_flags_do() {
-    let backend = "[[backend]]\nname = \"a\"\ntarget = \"http://x:1\"\n";
-    let (_, path) = load_text(
+    let shown = config_path(
         "metrics",
-        &format!("{backend}\n[metrics]\non_http = true\naddr = \"127.0.0.1:9090\"\n"),
+        &format!("{BACKEND}\n[metrics]\non_http = true\naddr = \"127.0.0.1:9090\"\n"),
     );
-    let shown = path.display().to_string();
-    let config =
-        crate::Config::parse(["--config", shown.as_str(), "--http", "127.0.0.1:0"]).unwrap();
+    let config = parse_with(&shown, &["--http", "127.0.0.1:0"]).unwrap();
     assert!(config.metrics);
     assert_eq!(config.metrics_addr, Some("127.0.0.1:9090".parse().unwrap()));
     // Said twice, or on_http without an HTTP listener: errors.
@@ -281,97 +295,74 @@ fn the_metrics_table_sets_what_the_flags_do() {
         ),
         (&[][..], "[metrics] on_http needs --http"),
     ] {
-        let all = [&["--config", shown.as_str()][..], args].concat();
-        let message = crate::Config::parse(all).unwrap_err().to_string();
+        let message = parse_error(&shown, args);
         assert!(message.contains(expected), "{message}");
     }
     let message = error(
         "metrics-typo",
-        &format!("{backend}\n[metrics]\nadress = \"x\"\n"),
+        &format!("{BACKEND}\n[metrics]\nadress = \"x\"\n"),
     );
     assert!(message.contains("unknown field `adress`"), "{message}");
 }
 
 #[test]
 fn the_traces_table_sets_what_the_flag_does() {
-    let backend = "[[backend]]\nname = \"a\"\ntarget = \"http://x:1\"\n";
-    let (_, path) = load_text(
+    let shown = config_path(
         "traces",
-        &format!("{backend}\n[traces]\notlp_endpoint = \"http://collector:4317\"\n"),
+        &format!("{BACKEND}\n[traces]\notlp_endpoint = \"http://collector:4317\"\n"),
     );
-    let shown = path.display().to_string();
-    let config = crate::Config::parse(["--config", shown.as_str()]).unwrap();
+    let config = parse_with(&shown, &[]).unwrap();
     assert_eq!(
         config.otlp_endpoint.as_deref(),
         Some("http://collector:4317")
     );
     // Said twice: an error.
-    let message = crate::Config::parse([
-        "--config",
-        shown.as_str(),
-        "--otlp-endpoint",
-        "http://other:4317",
-    ])
-    .unwrap_err()
-    .to_string();
+    let message = parse_error(&shown, &["--otlp-endpoint", "http://other:4317"]);
     assert!(
         message.contains("conflicts with the [traces] table"),
         "{message}"
     );
     // Not a URL the exporter takes, or a typo: errors.
-    let (_, path) = load_text(
+    let shown = config_path(
         "traces-scheme",
-        &format!("{backend}\n[traces]\notlp_endpoint = \"collector:4317\"\n"),
+        &format!("{BACKEND}\n[traces]\notlp_endpoint = \"collector:4317\"\n"),
     );
-    let shown = path.display().to_string();
-    let message = crate::Config::parse(["--config", shown.as_str()])
-        .unwrap_err()
-        .to_string();
+    let message = parse_error(&shown, &[]);
     assert!(
         message.contains("expects an http:// or https:// URL"),
         "{message}"
     );
     let message = error(
         "traces-typo",
-        &format!("{backend}\n[traces]\nendpoint = \"http://c:4317\"\n"),
+        &format!("{BACKEND}\n[traces]\nendpoint = \"http://c:4317\"\n"),
     );
     assert!(message.contains("unknown field `endpoint`"), "{message}");
 }
 
 #[test]
 fn the_tool_search_table_sets_what_the_flags_do() {
-    let backend = "[[backend]]\nname = \"a\"\ntarget = \"http://x:1\"\n";
-    let (_, path) = load_text(
+    let shown = config_path(
         "search",
-        &format!("{backend}\n[tool_search]\npin = [\"A_Get\", \"A_List\"]\n"),
+        &format!("{BACKEND}\n[tool_search]\npin = [\"A_Get\", \"A_List\"]\n"),
     );
-    let shown = path.display().to_string();
-    let config = crate::Config::parse(["--config", shown.as_str()]).unwrap();
+    let config = parse_with(&shown, &[]).unwrap();
     assert_eq!(
         config.tool_search,
         Some(tonic_mcp::ToolSearch::new().pin("A_Get").pin("A_List"))
     );
-    let message = crate::Config::parse(["--config", shown.as_str(), "--tool-search"])
-        .unwrap_err()
-        .to_string();
+    let message = parse_error(&shown, &["--tool-search"]);
     assert!(
         message.contains("conflicts with the [tool_search] table"),
         "{message}"
     );
     let message = error(
         "search-typo",
-        &format!("{backend}\n[tool_search]\npinned = []\n"),
+        &format!("{BACKEND}\n[tool_search]\npinned = []\n"),
     );
     assert!(message.contains("unknown field `pinned`"), "{message}");
     // Without the table or the flag, every tool is listed; --pin needs --tool-search.
-    let (_, path) = load_text("no-search", backend);
-    let shown = path.display().to_string();
-    assert_eq!(
-        crate::Config::parse(["--config", shown.as_str()])
-            .unwrap()
-            .tool_search,
-        None
-    );
+    let shown = config_path("no-search", BACKEND);
+    assert_eq!(parse_with(&shown, &[]).unwrap().tool_search, None);
     assert!(crate::Config::parse(["--target", "http://x:1", "--pin", "A"]).is_err());
 }
 

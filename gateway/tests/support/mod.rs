@@ -46,6 +46,19 @@ pub(crate) async fn stdio_with_logs(
     (gateway, logs)
 }
 
+/// The stdio transport to the gateway of `command`, started with its stderr written to the
+/// file `log` (created afresh).
+pub(crate) fn stdio_logging_to(
+    command: tokio::process::Command,
+    log: &std::path::Path,
+) -> rmcp::transport::TokioChildProcess {
+    let (transport, _) = rmcp::transport::TokioChildProcess::builder(command)
+        .stderr(Stdio::from(std::fs::File::create(log).expect("log")))
+        .spawn()
+        .expect("spawn the gateway");
+    transport
+}
+
 /// A fresh directory for one test's files.
 pub(crate) fn temp_dir(label: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!(
@@ -123,13 +136,79 @@ pub(crate) async fn echo<S: rmcp::Service<rmcp::RoleClient>>(
 pub(crate) async fn tool_names<S: rmcp::Service<rmcp::RoleClient>>(
     client: &rmcp::service::RunningService<rmcp::RoleClient, S>,
 ) -> Vec<String> {
-    let mut names: Vec<String> = client
-        .list_all_tools()
-        .await
-        .expect("tools/list")
+    let mut names = test_kit::tool_names(client).await.expect("tools/list");
+    names.sort();
+    names
+}
+
+/// Which gRPC reflection service a [`serve_scalars`] server offers.
+pub(crate) enum Reflection {
+    /// None: the gateway must be given descriptor sets.
+    Off,
+    /// `grpc.reflection.v1`.
+    V1,
+    /// `grpc.reflection.v1alpha` only, for the gateway's fallback.
+    V1Alpha,
+}
+
+/// Serves `ScalarService` on a free loopback port, with `reflection` (for that service alone)
+/// and, when `tls` is given, over TLS with it.
+pub(crate) async fn serve_scalars(
+    reflection: Reflection,
+    tls: Option<tonic::transport::ServerTlsConfig>,
+) -> std::net::SocketAddr {
+    let incoming = tonic::transport::server::TcpIncoming::bind(std::net::SocketAddr::from((
+        [127, 0, 0, 1],
+        0,
+    )))
+    .expect("bind");
+    let addr = incoming.local_addr().expect("addr");
+    let configure = || {
+        tonic_reflection::server::Builder::configure()
+            .register_encoded_file_descriptor_set(e2e::TESTDATA_DESCRIPTOR_SET)
+            .with_service_name("testdata.scalars.ScalarService")
+    };
+    let v1 =
+        matches!(reflection, Reflection::V1).then(|| configure().build_v1().expect("reflection"));
+    let v1alpha = matches!(reflection, Reflection::V1Alpha)
+        .then(|| configure().build_v1alpha().expect("reflection"));
+    let mut server = tonic::transport::Server::builder();
+    if let Some(tls) = tls {
+        server = server.tls_config(tls).expect("server TLS");
+    }
+    let router = server
+        .add_service(
+            e2e::testdata::scalars::scalar_service_server::ScalarServiceServer::new(
+                e2e::services::Scalars,
+            ),
+        )
+        .add_optional_service(v1)
+        .add_optional_service(v1alpha);
+    tokio::spawn(router.serve_with_incoming(incoming));
+    addr
+}
+
+/// The gateway's configuration for `--target target` and the further `args`.
+pub(crate) fn gateway_config(target: &str, args: &[&str]) -> grpc_mcp_gateway::Config {
+    grpc_mcp_gateway::Config::parse(["--target", target].into_iter().chain(args.iter().copied()))
+        .expect("config")
+}
+
+/// Why a gateway configured as [`gateway_config`] does cannot start: connecting must fail.
+pub(crate) async fn connect_error(target: &str, args: &[&str]) -> String {
+    match grpc_mcp_gateway::Gateway::connect(&gateway_config(target, args)).await {
+        Ok(_) => panic!("the gateway for {target} {args:?} started"),
+        Err(error) => error.to_string(),
+    }
+}
+
+/// Asserts that `gateway` serves `ScalarService_Echo` and nothing else.
+pub(crate) fn serves_only_scalar_echo(gateway: &grpc_mcp_gateway::Gateway) {
+    let names: Vec<String> = gateway
+        .server
+        .tools()
         .iter()
         .map(|t| t.name.to_string())
         .collect();
-    names.sort();
-    names
+    assert_eq!(names, ["ScalarService_Echo"]);
 }

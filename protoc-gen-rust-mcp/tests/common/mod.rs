@@ -201,6 +201,24 @@ pub fn protoc_generate_in(
     found
 }
 
+/// Runs real protoc with the built plugin binary and `includes` into a fresh directory, removed
+/// afterwards: whether protoc succeeded, and its stderr.
+pub fn protoc_stderr_in(includes: &[&str], parameter: &str, files: &[&str]) -> (bool, String) {
+    let out = tempfile_path("protoc-stderr");
+    let files: Vec<String> = files.iter().map(|&file| file.to_owned()).collect();
+    let output = run_protoc_in(includes, &out, parameter, &files);
+    std::fs::remove_dir_all(&out).ok();
+    (
+        output.status.success(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// [`protoc_stderr_in`] over `testdata/`.
+pub fn protoc_stderr(parameter: &str, files: &[&str]) -> (bool, String) {
+    protoc_stderr_in(TESTDATA_INCLUDES, parameter, files)
+}
+
 /// Runs real protoc with the built plugin binary into `out`.
 pub fn run_protoc(out: &Path, parameter: &str, files: &[String]) -> std::process::Output {
     run_protoc_in(TESTDATA_INCLUDES, out, parameter, files)

@@ -128,6 +128,15 @@ impl Fixture {
         token(KEY_A, "a", self.good.clone())
     }
 
+    /// An `Authorization` header value: `Bearer` and a token signed with key A whose claims
+    /// are those of a good token with `changes` applied (see [`Fixture::claims`]).
+    pub(crate) fn bearer(&self, changes: Value) -> TestResult<String> {
+        Ok(format!(
+            "Bearer {}",
+            token(KEY_A, "a", self.claims(changes))?
+        ))
+    }
+
     pub(crate) fn backend_calls(&self) -> usize {
         self.backend
             .observed
@@ -143,6 +152,15 @@ impl Fixture {
         tool: &str,
     ) -> TestResult<crate::common::http_client::Reply> {
         self.call_with(headers, tool, json!({"id": "7"})).await
+    }
+
+    /// `ItemService_GetItem` of item 7, with `bearer` as the `Authorization` header.
+    pub(crate) async fn get_item_as(
+        &self,
+        bearer: &str,
+    ) -> TestResult<crate::common::http_client::Reply> {
+        self.call(&[("authorization", bearer)], "ItemService_GetItem")
+            .await
     }
 
     pub(crate) async fn call_with(

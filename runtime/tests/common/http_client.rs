@@ -131,3 +131,40 @@ pub async fn session_send(
 pub fn task_capabilities() -> Value {
     serde_json::json!({"extensions": {"io.modelcontextprotocol/tasks": {}}})
 }
+
+/// Sends the `tools/call` message `call` in `session` with `headers` and returns the id of
+/// the task it started, read at the JSON `pointer` of the answer's `result` (`/taskId` under
+/// the tasks extension, `/task/taskId` under revision 2025-11-25); fails when there is none.
+pub async fn start_task_in_session(
+    addr: SocketAddr,
+    headers: &[(&str, &str)],
+    session: &str,
+    call: &Value,
+    pointer: &str,
+) -> TestResult<String> {
+    let reply = session_send(addr, headers, session, call).await?;
+    let task_id = reply.last()["result"]
+        .pointer(pointer)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    assert!(!task_id.is_empty(), "no task: {}", reply.body);
+    Ok(task_id)
+}
+
+/// Asserts that `reply` answers as if `task_id` did not exist: the JSON-RPC error -32602 with
+/// the message `unknown task: <task_id>`. `context` names the request in a failure.
+pub fn assert_unknown_task(reply: &Reply, task_id: &str, context: &str) {
+    assert_eq!(
+        reply.last()["error"]["code"],
+        serde_json::json!(-32602),
+        "{context}: {}",
+        reply.body
+    );
+    assert_eq!(
+        reply.last()["error"]["message"],
+        serde_json::json!(format!("unknown task: {task_id}")),
+        "{context}: {}",
+        reply.body
+    );
+}

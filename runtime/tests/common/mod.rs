@@ -82,6 +82,15 @@ impl Observed {
             }
         }
     }
+
+    /// Asserts that `count` slow calls are cancelled within `within` (see
+    /// [`Observed::wait_cancelled`]).
+    pub async fn assert_cancelled(&self, count: usize, within: Duration) {
+        assert!(
+            self.wait_cancelled(count, within).await,
+            "fewer than {count} calls were cancelled within {within:?}"
+        );
+    }
 }
 
 #[derive(Debug, Clone, Default)]
@@ -400,6 +409,23 @@ pub async fn call_err(client: &Client, name: &str, arguments: Value) -> TestResu
     Ok(test_kit::expect_err(name, &result))
 }
 
+/// [`call_err`], asserting that the text contains each of `expected`; returns the text.
+pub async fn call_err_containing(
+    client: &Client,
+    name: &str,
+    arguments: Value,
+    expected: &[&str],
+) -> TestResult<String> {
+    let text = call_err(client, name, arguments).await?;
+    for expected in expected {
+        assert!(
+            text.contains(expected),
+            "{name}: {expected:?} not in {text}"
+        );
+    }
+    Ok(text)
+}
+
 /// Starts a 10 s `ItemService_Slow` call and drops it unfinished after `after` (rmcp's client
 /// then sends `notifications/cancelled`).
 pub async fn drop_slow_call(client: &Client, after: Duration) {
@@ -409,6 +435,13 @@ pub async fn drop_slow_call(client: &Client, after: Duration) {
         serde_json::json!({"sleep_ms": 10_000}),
     );
     assert!(tokio::time::timeout(after, call).await.is_err());
+}
+
+/// A client of [`grpc_server`], over an in-process pipe, and the backend.
+pub async fn grpc_client() -> TestResult<(Client, Backend)> {
+    let (server, backend) = grpc_server().await?;
+    let (client, _) = connect(server).await?;
+    Ok((client, backend))
 }
 
 /// A server with the demo tools forwarding to a backend on loopback.
