@@ -199,7 +199,7 @@ impl Gateway {
             builder = builder.metrics(metrics, config.metrics);
         }
         let server = builder.build();
-        if server.served_tools().is_empty() {
+        if server.served_tool_names().is_empty() {
             return Err(Error::new(
                 "no tools: every RPC of the selected services is excluded or skipped",
             ));

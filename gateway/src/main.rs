@@ -111,11 +111,11 @@ async fn run(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
     let gateway = std::sync::Arc::new(Gateway::connect(config).await?);
     tokio::spawn(reload(std::sync::Arc::clone(&gateway), config.clone()));
     let server = gateway.server.clone();
-    let served = server.served_tools();
+    let served = server.served_tool_names();
     let tools = served.len();
     // A pinned name no tool has is most likely a typo; it is listed once such a tool appears.
     for name in config.tool_search.iter().flat_map(|search| search.pinned()) {
-        if !served.iter().any(|tool| tool.name == name) {
+        if !served.iter().any(|tool| tool == name) {
             tracing::warn!(tool = name, "--pin names no tool served now");
         }
     }
@@ -221,7 +221,7 @@ async fn reload(gateway: std::sync::Arc<Gateway>, config: Config) {
         match gateway.reload(&config).await {
             Ok(true) => tracing::info!(
                 cause,
-                tools = gateway.server.served_tools().len(),
+                tools = gateway.server.served_tool_names().len(),
                 "the tools changed"
             ),
             Ok(false) => tracing::debug!(cause, "reloaded; the tools are the same"),

@@ -212,6 +212,22 @@ async fn tools_added_at_run_time_are_found_at_once() -> TestResult {
         .await?;
     assert!(changed, "replace_tools says the served tools changed");
     assert_eq!(server.tools().len(), 3);
+    // Every served tool, listed or not, by name: the same as the full definitions give.
+    let served: Vec<String> = server
+        .served_tools()
+        .iter()
+        .map(|tool| tool.name.to_string())
+        .collect();
+    assert!(served.len() > 3, "{served:?}");
+    assert_eq!(server.served_tool_names(), served);
+    // The same tools again: nothing changed.
+    let again = server
+        .replace_tools([pb::item_service_mcp::from_channel(channel(addr).await?)?])
+        .await?;
+    assert!(
+        !again,
+        "replace_tools with the same tools says nothing changed"
+    );
     let after = call(&client, "search_tools", json!({"query": "fetch one item"})).await?;
     let after = after.structured_content.ok_or("structured")?;
     assert_eq!(

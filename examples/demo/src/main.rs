@@ -289,7 +289,7 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     match listener {
         None => {
             tracing::info!(
-                tools = server.served_tools().len(),
+                tools = server.served_tool_names().len(),
                 "serving MCP over stdio"
             );
             // The runtime's stdio transport: every line gets an answer (bad arguments an
@@ -313,7 +313,7 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             });
             let addr = listener.local_addr()?;
             tracing::info!(
-                tools = server.served_tools().len(),
+                tools = server.served_tool_names().len(),
                 stateless = args.stateless,
                 "serving MCP over streamable HTTP at http://{addr}/mcp"
             );

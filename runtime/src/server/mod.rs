@@ -261,13 +261,25 @@ impl McpServer {
 
     /// Every served tool's definition, sorted by name: what [`tools`](Self::tools) gives, and
     /// under tool search ([`McpServerBuilder::tool_search`]) the tools `tools/list` leaves to
-    /// `search_tools`.
+    /// `search_tools`. Each definition's schemas are made into JSON trees for the call: to
+    /// count or name the tools, [`served_tool_names`](Self::served_tool_names) is far cheaper.
     pub fn served_tools(&self) -> Vec<Tool> {
         let catalog = self.catalog();
         catalog
             .every_tool()
             .iter()
             .map(|tool| tool.tool())
+            .collect()
+    }
+
+    /// The names of every served tool, sorted: those of [`served_tools`](Self::served_tools),
+    /// without making their definitions.
+    pub fn served_tool_names(&self) -> Vec<String> {
+        let catalog = self.catalog();
+        catalog
+            .every_tool()
+            .iter()
+            .map(|tool| tool.name().to_owned())
             .collect()
     }
 
