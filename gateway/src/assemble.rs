@@ -36,8 +36,9 @@ pub(crate) fn backend_sets(
         .map_err(|e| backend.locate(e))?;
     // Two versions of one API in one descriptor set are the normal case: their tools are
     // qualified by package instead of refused as duplicates.
-    let tools = DescriptorTools::new(&descriptors.pool, &backend.options)
-        .unique_names(services.iter().map(String::as_str));
+    let tools =
+        DescriptorTools::with_comments(&descriptors.pool, &descriptors.comments, &backend.options)
+            .unique_names(services.iter().map(String::as_str));
     // One watcher for every service: the target's state changes are logged once.
     let up = backend_up.map(|family| backend_state::Up {
         family: family.clone(),

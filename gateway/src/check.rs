@@ -56,13 +56,18 @@ pub async fn check(config: &Config) -> Result<Report, Error> {
         ..
     } in &loaded
     {
-        let context = Context::new(&descriptors.pool, &backend.options);
+        let context =
+            Context::with_comments(&descriptors.pool, &backend.options, &descriptors.comments);
         let services = descriptors
             .select(&backend.services)
             .map_err(|e| backend.locate(e))?;
         // The names the tools are served under (qualified by package where they collide).
-        let naming = DescriptorTools::new(&descriptors.pool, &backend.options)
-            .unique_names(services.iter().map(String::as_str));
+        let naming = DescriptorTools::with_comments(
+            &descriptors.pool,
+            &descriptors.comments,
+            &backend.options,
+        )
+        .unique_names(services.iter().map(String::as_str));
         for name in services {
             let Some(service) = descriptors.pool.get_service_by_name(&name) else {
                 continue;

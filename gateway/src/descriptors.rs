@@ -16,6 +16,7 @@ use prost::Message as _;
 use prost_reflect::DescriptorPool;
 use tonic::transport::Channel;
 use tonic::{Code, Status};
+use tonic_mcp::schema::{comments::Comments, source_info};
 
 use crate::error::Error;
 use crate::headers::Headers;
@@ -28,8 +29,13 @@ pub const SKIPPED_BY_DEFAULT: &[&str] = &["grpc.reflection.", "grpc.health."];
 /// Linked descriptors and the services found in them.
 #[derive(Debug, Clone)]
 pub struct Descriptors {
-    /// Every file the services need, with its imports.
+    /// Every file the services need, with its imports, without source info (see
+    /// [`comments`](Self::comments)).
     pub pool: DescriptorPool,
+    /// The files' comments, indexed from their source info before the pool was built without
+    /// it: source info is read only for descriptions, and it is most of a descriptor set with
+    /// comments (three quarters of googleapis'), which a pool would hold twice.
+    pub comments: Comments,
     /// Full names of the services: those the server listed (reflection) or those defined in
     /// the file (descriptor set), in that order.
     pub services: Vec<String>,
@@ -46,20 +52,23 @@ impl Descriptors {
         let shown = path.display();
         let bytes = std::fs::read(path)
             .map_err(|e| Error::new(format!("--descriptor-set {shown}: cannot read it ({e})")))?;
-        // prost-reflect panics on an editions file: refuse it first, by name.
-        if let Ok(set) = prost_types::FileDescriptorSet::decode(bytes.as_slice()) {
-            let files = set.file.iter().map(|f| (f.name(), f.syntax.as_deref()));
-            tonic_mcp_schema::syntax::check(files)
-                .map_err(|e| Error::new(format!("--descriptor-set {shown}: {e}")))?;
-        }
-        let pool = DescriptorPool::decode(bytes.as_slice()).map_err(|e| {
-            Error::new(format!(
-                "--descriptor-set {shown}: not a complete FileDescriptorSet ({e}); write it with \
-                 `protoc --include_imports --descriptor_set_out=FILE` or `buf build -o FILE`"
-            ))
-        })?;
+        let (pool, comments) = pool_and_comments(
+            &bytes,
+            |e| Error::new(format!("--descriptor-set {shown}: {e}")),
+            |e| {
+                Error::new(format!(
+                    "--descriptor-set {shown}: not a complete FileDescriptorSet ({e}); write it \
+                     with `protoc --include_imports --descriptor_set_out=FILE` or `buf build -o \
+                     FILE`"
+                ))
+            },
+        )?;
         let services = pool.services().map(|s| s.full_name().to_owned()).collect();
-        Ok(Descriptors { pool, services })
+        Ok(Descriptors {
+            pool,
+            comments,
+            services,
+        })
     }
 
     /// The services to serve: those named (each must exist), or else every service except
@@ -364,8 +373,12 @@ pub async fn from_reflection(
         }
     }
     tracing::debug!(files = files.len(), "reflection sent every file");
-    let pool = link(files.into_values())?;
-    Ok(Descriptors { pool, services })
+    let (pool, comments) = link(files.into_values())?;
+    Ok(Descriptors {
+        pool,
+        comments,
+        services,
+    })
 }
 
 /// Records received files and their imports; a file sent twice keeps its first copy.
@@ -424,7 +437,7 @@ fn well_known_file(name: &str) -> Option<Vec<u8>> {
 
 /// Links encoded file descriptors, in any order, into a pool that keeps their custom options;
 /// imports a file uses without declaring them are added first (see [`imports`]).
-fn link(files: impl IntoIterator<Item = Vec<u8>>) -> Result<DescriptorPool, Error> {
+fn link(files: impl IntoIterator<Item = Vec<u8>>) -> Result<(DescriptorPool, Comments), Error> {
     let mut files: Vec<Vec<u8>> = files.into_iter().collect();
     let added = imports::add_undeclared(&mut files);
     if !added.is_empty() {
@@ -439,19 +452,35 @@ fn link(files: impl IntoIterator<Item = Vec<u8>>) -> Result<DescriptorPool, Erro
     for bytes in &files {
         prost::encoding::bytes::encode(1, bytes, &mut set);
     }
-    // prost-reflect panics on an editions file: refuse it first, by name.
-    if let Ok(decoded) = prost_types::FileDescriptorSet::decode(set.as_slice()) {
-        let files = decoded.file.iter().map(|f| (f.name(), f.syntax.as_deref()));
-        tonic_mcp_schema::syntax::check(files)
-            .map_err(|e| Error::new(format!("gRPC reflection answered {e}")))?;
-    }
-    DescriptorPool::decode(set.as_slice()).map_err(|e| {
-        Error::new(format!(
-            "the descriptors from gRPC reflection do not link: {e}; a type the server uses is \
-             in none of the files it sent: pass complete descriptors with --descriptor-set FILE \
-             (protoc --include_imports --descriptor_set_out=FILE, or buf build -o FILE)"
-        ))
-    })
+    pool_and_comments(
+        &set,
+        |e| Error::new(format!("gRPC reflection answered {e}")),
+        |e| {
+            Error::new(format!(
+                "the descriptors from gRPC reflection do not link: {e}; a type the server uses \
+                 is in none of the files it sent: pass complete descriptors with --descriptor-set \
+                 FILE (protoc --include_imports --descriptor_set_out=FILE, or buf build -o FILE)"
+            ))
+        },
+    )
+}
+
+/// The pool of the encoded `FileDescriptorSet` `bytes`, built without the files' source info,
+/// and the comments indexed from that source info first (see [`Descriptors::comments`]).
+/// Editions files are refused by name before the pool is built (prost-reflect panics on them),
+/// worded by `syntax_error`; sets that do not decode or link are worded by `link_error`.
+fn pool_and_comments(
+    bytes: &[u8],
+    syntax_error: impl Fn(String) -> Error,
+    link_error: impl Fn(String) -> Error,
+) -> Result<(DescriptorPool, Comments), Error> {
+    let split = source_info::split_set(bytes).map_err(|e| link_error(e.to_string()))?;
+    let files = split.files.iter();
+    tonic_mcp_schema::syntax::check(files.map(|(name, syntax)| (name.as_str(), syntax.as_deref())))
+        .map_err(|e| syntax_error(e.to_string()))?;
+    let pool =
+        DescriptorPool::decode(split.set.as_slice()).map_err(|e| link_error(e.to_string()))?;
+    Ok((pool, split.comments))
 }
 
 #[cfg(test)]
@@ -492,7 +521,7 @@ mod tests {
     #[test]
     fn well_known_files_come_from_the_built_in_pool() {
         let bytes = well_known_file("google/protobuf/timestamp.proto").unwrap();
-        let pool = link([bytes]).unwrap();
+        let (pool, _) = link([bytes]).unwrap();
         assert!(
             pool.get_message_by_name("google.protobuf.Timestamp")
                 .is_some()
@@ -501,9 +530,43 @@ mod tests {
     }
 
     #[test]
+    fn comments_are_indexed_and_the_pool_holds_no_source_info() {
+        use prost_types::{DescriptorProto, FileDescriptorProto, SourceCodeInfo, source_code_info};
+        let file = FileDescriptorProto {
+            name: Some("acme/v1/acme.proto".to_owned()),
+            package: Some("acme.v1".to_owned()),
+            syntax: Some("proto3".to_owned()),
+            message_type: vec![DescriptorProto {
+                name: Some("Order".to_owned()),
+                ..Default::default()
+            }],
+            source_code_info: Some(SourceCodeInfo {
+                location: vec![source_code_info::Location {
+                    path: vec![4, 0],
+                    span: vec![2, 0, 14],
+                    leading_comments: Some(" An order of goods.\n".to_owned()),
+                    ..Default::default()
+                }],
+            }),
+            ..Default::default()
+        };
+        let (pool, comments) = link([file.encode_to_vec()]).unwrap();
+        assert_eq!(
+            comments.get("acme/v1/acme.proto", &[4, 0]),
+            Some("An order of goods.")
+        );
+        assert!(pool.get_message_by_name("acme.v1.Order").is_some());
+        assert!(
+            pool.file_descriptor_protos()
+                .all(|file| file.source_code_info.is_none())
+        );
+    }
+
+    #[test]
     fn default_selection_skips_reflection_and_health() {
         let descriptors = Descriptors {
             pool: DescriptorPool::new(),
+            comments: Comments::default(),
             services: vec![
                 "grpc.reflection.v1.ServerReflection".to_owned(),
                 "grpc.health.v1.Health".to_owned(),

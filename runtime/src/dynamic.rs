@@ -10,7 +10,9 @@ use std::{
 
 use prost_reflect::DescriptorPool;
 use serde_json::Value;
-use tonic_mcp_schema::{Context, Options, ToolSpec, names, options::ToolNames, tools};
+use tonic_mcp_schema::{
+    Context, Options, ToolSpec, comments::Comments, names, options::ToolNames, tools,
+};
 
 use crate::{
     def::ToolInfo,
@@ -75,6 +77,25 @@ impl<'a> DescriptorTools<'a> {
             pool: pool.clone(),
             options,
             context: Context::new(pool, options),
+            renamed: HashMap::new(),
+        }
+    }
+
+    /// As [`new`](Self::new), with the pool's comments indexed beforehand: for a pool built
+    /// without source info. Source info is read only for descriptions, and it is most of a
+    /// descriptor set with comments (three quarters of googleapis'), which a pool holds twice.
+    /// Index it from the decoded `FileDescriptorSet` with
+    /// [`Comments::add_file`](tonic_mcp_schema::comments::Comments::add_file), take it out of
+    /// the files, then build the pool (`DescriptorPool::from_file_descriptor_set`).
+    pub fn with_comments(
+        pool: &DescriptorPool,
+        comments: &'a Comments,
+        options: &'a Options,
+    ) -> Self {
+        Self {
+            pool: pool.clone(),
+            options,
+            context: Context::with_comments(pool, options, comments),
             renamed: HashMap::new(),
         }
     }

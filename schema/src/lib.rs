@@ -51,6 +51,8 @@ pub mod meta;
 #[doc(hidden)]
 pub mod names;
 #[doc(hidden)]
+pub mod source_info;
+#[doc(hidden)]
 pub mod stream_control;
 #[doc(hidden)]
 pub mod syntax;

@@ -5,7 +5,7 @@
 use prost::Message as _;
 use prost_reflect::DescriptorPool;
 use prost_types::{FileDescriptorProto, FileDescriptorSet};
-use tonic_mcp_schema::comments::Comments;
+use tonic_mcp_schema::{comments::Comments, source_info};
 
 use crate::error::{Error, Result};
 
@@ -46,31 +46,6 @@ struct FileName {
     syntax: Option<String>,
 }
 
-/// The source info of an encoded `FileDescriptorProto`, every other field skipped.
-#[derive(Clone, PartialEq, prost::Message)]
-struct SourceInfo {
-    #[prost(message, optional, tag = "9")]
-    source_code_info: Option<Locations>,
-}
-
-/// `SourceCodeInfo` with only what comments need: spans and detached comments are skipped.
-#[derive(Clone, PartialEq, prost::Message)]
-struct Locations {
-    #[prost(message, repeated, tag = "1")]
-    location: Vec<Location>,
-}
-
-/// `SourceCodeInfo.Location`: its path and comments.
-#[derive(Clone, PartialEq, prost::Message)]
-struct Location {
-    #[prost(int32, repeated, tag = "1")]
-    path: Vec<i32>,
-    #[prost(string, optional, tag = "3")]
-    leading_comments: Option<String>,
-    #[prost(string, optional, tag = "4")]
-    trailing_comments: Option<String>,
-}
-
 impl Inputs {
     /// Decodes the files of a request and builds the descriptor pool, consuming the request:
     /// each file's bytes are freed once the pool has them.
@@ -94,25 +69,13 @@ impl Inputs {
         for (bytes, header) in files.into_iter().zip(names) {
             let bytes = bytes.as_ref();
             let name = header.name();
-            let info =
-                SourceInfo::decode(bytes).map_err(|e| Error::Descriptor(format!("{name}: {e}")))?;
-            let stripped = without_source_info(bytes);
+            source_info::index_comments(bytes, &mut comments)
+                .map_err(|e| Error::Descriptor(format!("{name}: {e}")))?;
+            let stripped = source_info::without_source_info(bytes);
             guard_panic(name, || {
                 pool.decode_file_descriptor_proto(stripped.as_slice())
             })?
             .map_err(|e| Error::Descriptor(format!("{name}: {e}")))?;
-            if let Some(info) = &info.source_code_info {
-                comments.add_locations(
-                    name,
-                    info.location.iter().map(|l| {
-                        (
-                            l.path.as_slice(),
-                            l.leading_comments.as_deref(),
-                            l.trailing_comments.as_deref(),
-                        )
-                    }),
-                );
-            }
         }
         Ok(Inputs {
             files_to_generate,
@@ -144,54 +107,6 @@ impl Inputs {
     pub fn files(&self) -> impl ExactSizeIterator<Item = &FileDescriptorProto> + '_ {
         self.pool.file_descriptor_protos()
     }
-}
-
-/// An encoded `FileDescriptorProto` without its `source_code_info` (field 9), every other
-/// field byte for byte (extension options included). Bytes that do not scan as protobuf are
-/// returned whole, for the pool to report.
-fn without_source_info(bytes: &[u8]) -> Vec<u8> {
-    const SOURCE_CODE_INFO: u64 = 9;
-    fn varint(bytes: &[u8], at: &mut usize) -> Option<u64> {
-        let mut value = 0u64;
-        for shift in (0..64).step_by(7) {
-            let byte = *bytes.get(*at)?;
-            *at += 1;
-            value |= u64::from(byte & 0x7f) << shift;
-            if byte & 0x80 == 0 {
-                return Some(value);
-            }
-        }
-        None
-    }
-    let scan = || -> Option<Vec<u8>> {
-        let mut out = Vec::with_capacity(bytes.len());
-        let mut at = 0;
-        while at < bytes.len() {
-            let start = at;
-            let key = varint(bytes, &mut at)?;
-            match key & 7 {
-                0 => {
-                    varint(bytes, &mut at)?;
-                }
-                1 => at = at.checked_add(8)?,
-                2 => {
-                    let len = usize::try_from(varint(bytes, &mut at)?).ok()?;
-                    at = at.checked_add(len)?;
-                }
-                5 => at = at.checked_add(4)?,
-                // Groups never appear in a descriptor; leave such bytes to the pool.
-                _ => return None,
-            }
-            if at > bytes.len() {
-                return None;
-            }
-            if key != (SOURCE_CODE_INFO << 3 | 2) {
-                out.extend_from_slice(&bytes[start..at]);
-            }
-        }
-        Some(out)
-    };
-    scan().unwrap_or_else(|| bytes.to_vec())
 }
 
 /// Runs prost-reflect on a descriptor `element`. prost-reflect 0.16 can panic while it

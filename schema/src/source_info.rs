@@ -1,0 +1,209 @@
+//! Source info kept out of descriptor pools. Descriptions are the only thing read from it, and
+//! it is most of a descriptor set with comments (three quarters of googleapis'), which a pool
+//! would hold twice. So the comments are indexed from the encoded files first, and the pool is
+//! built from the files without it. prost-types cannot do this: it drops the extension options
+//! (`google.api.*`, `rust_mcp.*`, `buf.validate`) that the generator reads, so the files stay
+//! bytes and field 9 is cut from them on the wire.
+
+use prost::Message as _;
+
+use crate::comments::Comments;
+
+/// An encoded `FileDescriptorSet` with its files kept as bytes.
+#[derive(Clone, PartialEq, prost::Message)]
+struct EncodedFiles {
+    #[prost(bytes = "vec", repeated, tag = "1")]
+    file: Vec<Vec<u8>>,
+}
+
+/// The name, syntax and source info of an encoded `FileDescriptorProto`, every other field
+/// skipped.
+#[derive(Clone, PartialEq, prost::Message)]
+struct SourceInfo {
+    #[prost(string, optional, tag = "1")]
+    name: Option<String>,
+    #[prost(message, optional, tag = "9")]
+    source_code_info: Option<Locations>,
+    #[prost(string, optional, tag = "12")]
+    syntax: Option<String>,
+}
+
+impl SourceInfo {
+    fn add_to(&self, comments: &mut Comments) {
+        if let Some(locations) = &self.source_code_info {
+            comments.add_locations(
+                self.name(),
+                locations.location.iter().map(|l| {
+                    (
+                        l.path.as_slice(),
+                        l.leading_comments.as_deref(),
+                        l.trailing_comments.as_deref(),
+                    )
+                }),
+            );
+        }
+    }
+}
+
+/// An encoded `FileDescriptorSet` split by [`split_set`].
+#[derive(Debug)]
+pub struct SplitSet {
+    /// The set, its files without source info.
+    pub set: Vec<u8>,
+    /// The comments of every file.
+    pub comments: Comments,
+    /// Each file's name and `syntax`, in order: check them (`syntax::check`) before building a
+    /// pool, which prost-reflect cannot do for editions files.
+    pub files: Vec<(String, Option<String>)>,
+}
+
+/// `SourceCodeInfo` with only what comments need: spans and detached comments are skipped.
+#[derive(Clone, PartialEq, prost::Message)]
+struct Locations {
+    #[prost(message, repeated, tag = "1")]
+    location: Vec<Location>,
+}
+
+/// `SourceCodeInfo.Location`: its path and comments.
+#[derive(Clone, PartialEq, prost::Message)]
+struct Location {
+    #[prost(int32, repeated, tag = "1")]
+    path: Vec<i32>,
+    #[prost(string, optional, tag = "3")]
+    leading_comments: Option<String>,
+    #[prost(string, optional, tag = "4")]
+    trailing_comments: Option<String>,
+}
+
+/// Indexes the comments of one encoded `FileDescriptorProto` into `comments`.
+///
+/// # Errors
+///
+/// The bytes do not decode as a `FileDescriptorProto`.
+pub fn index_comments(file: &[u8], comments: &mut Comments) -> Result<(), prost::DecodeError> {
+    SourceInfo::decode(file)?.add_to(comments);
+    Ok(())
+}
+
+/// An encoded `FileDescriptorProto` without its `source_code_info` (field 9), every other
+/// field byte for byte (extension options included). Bytes that do not scan as protobuf are
+/// returned whole, for the pool to report.
+pub fn without_source_info(file: &[u8]) -> Vec<u8> {
+    strip_field(file, 9).unwrap_or_else(|| file.to_vec())
+}
+
+/// An encoded `FileDescriptorSet` split into the set without source info, the comments, and
+/// each file's name and syntax: build the pool from [`SplitSet::set`] (`DescriptorPool::decode`)
+/// and generate with [`SplitSet::comments`]. No file is decoded whole.
+///
+/// # Errors
+///
+/// The bytes, or one of the files, do not decode.
+pub fn split_set(set: &[u8]) -> Result<SplitSet, prost::DecodeError> {
+    let encoded = EncodedFiles::decode(set)?;
+    let mut split = SplitSet {
+        set: Vec::with_capacity(set.len() / 4),
+        comments: Comments::default(),
+        files: Vec::with_capacity(encoded.file.len()),
+    };
+    for file in &encoded.file {
+        let info = SourceInfo::decode(file.as_slice())?;
+        info.add_to(&mut split.comments);
+        prost::encoding::bytes::encode(1, &without_source_info(file), &mut split.set);
+        split.files.push((info.name().to_owned(), info.syntax));
+    }
+    Ok(split)
+}
+
+/// `bytes` without the length-delimited field `number`, or `None` when they do not scan as
+/// protobuf.
+fn strip_field(bytes: &[u8], number: u64) -> Option<Vec<u8>> {
+    fn varint(bytes: &[u8], at: &mut usize) -> Option<u64> {
+        let mut value = 0u64;
+        for shift in (0..64).step_by(7) {
+            let byte = *bytes.get(*at)?;
+            *at += 1;
+            value |= u64::from(byte & 0x7f) << shift;
+            if byte & 0x80 == 0 {
+                return Some(value);
+            }
+        }
+        None
+    }
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut at = 0;
+    while at < bytes.len() {
+        let start = at;
+        let key = varint(bytes, &mut at)?;
+        match key & 7 {
+            0 => {
+                varint(bytes, &mut at)?;
+            }
+            1 => at = at.checked_add(8)?,
+            2 => {
+                let len = usize::try_from(varint(bytes, &mut at)?).ok()?;
+                at = at.checked_add(len)?;
+            }
+            5 => at = at.checked_add(4)?,
+            // Groups never appear in a descriptor; leave such bytes to the pool.
+            _ => return None,
+        }
+        if at > bytes.len() {
+            return None;
+        }
+        if key != (number << 3 | 2) {
+            out.extend_from_slice(&bytes[start..at]);
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use prost_types::{
+        DescriptorProto, FileDescriptorProto, FileDescriptorSet, SourceCodeInfo, source_code_info,
+    };
+
+    use super::*;
+
+    #[test]
+    fn a_set_loses_its_source_info_and_keeps_its_comments_and_every_other_byte() {
+        let file = FileDescriptorProto {
+            name: Some("acme/v1/acme.proto".to_owned()),
+            package: Some("acme.v1".to_owned()),
+            message_type: vec![DescriptorProto {
+                name: Some("Order".to_owned()),
+                ..Default::default()
+            }],
+            source_code_info: Some(SourceCodeInfo {
+                location: vec![source_code_info::Location {
+                    path: vec![4, 0],
+                    span: vec![2, 0, 14],
+                    leading_comments: Some(" An order of goods.\n".to_owned()),
+                    ..Default::default()
+                }],
+            }),
+            ..Default::default()
+        };
+        let set = FileDescriptorSet {
+            file: vec![file.clone()],
+        }
+        .encode_to_vec();
+        let split = split_set(&set).unwrap();
+        assert_eq!(
+            split.comments.get("acme/v1/acme.proto", &[4, 0]),
+            Some("An order of goods.")
+        );
+        assert_eq!(split.files, [("acme/v1/acme.proto".to_owned(), None)]);
+        let bare = FileDescriptorProto {
+            source_code_info: None,
+            ..file
+        };
+        assert_eq!(
+            split.set,
+            FileDescriptorSet { file: vec![bare] }.encode_to_vec()
+        );
+        // Bytes that do not scan are left whole.
+        assert_eq!(without_source_info(&[0x0f]), [0x0f]);
+    }
+}
