@@ -11,7 +11,7 @@ use std::{
 use prost_reflect::DescriptorPool;
 use serde_json::Value;
 use tonic_mcp_schema::{
-    Context, Options, ToolSpec, comments::Comments, names, options::ToolNames, tools,
+    Context, Options, ToolSpec, comments::Comments, names, options::ToolNames, source_info, tools,
 };
 
 use crate::{
@@ -52,6 +52,21 @@ pub struct DescriptorTools<'a> {
     renamed: HashMap<String, (String, String)>,
 }
 
+/// A descriptor set decoded for tool generation by [`DescriptorTools::decode`]: its pool, built
+/// without the files' source info, and the comments that source info held, for descriptions.
+#[derive(Debug, Clone)]
+pub struct DecodedDescriptors {
+    pool: DescriptorPool,
+    comments: Comments,
+}
+
+impl DecodedDescriptors {
+    /// The pool, without source info.
+    pub fn pool(&self) -> &DescriptorPool {
+        &self.pool
+    }
+}
+
 impl<'a> DescriptorTools<'a> {
     /// Decodes an encoded `FileDescriptorSet` (with its imports) into a pool. Editions files
     /// are refused by name first: prost-reflect cannot read them (and 0.16 panics while it
@@ -68,6 +83,38 @@ impl<'a> DescriptorTools<'a> {
         tonic_mcp_schema::syntax::check(set.file.iter().map(|f| (f.name(), f.syntax.as_deref())))
             .map_err(|e| Error::DescriptorSet(e.to_string()))?;
         DescriptorPool::decode(bytes).map_err(|e| Error::DescriptorSet(e.to_string()))
+    }
+
+    /// As [`decode_pool`](Self::decode_pool), with the pool built without the files' source
+    /// info and their comments kept beside it, for descriptions: build the tool sets with
+    /// [`of`](Self::of). Source info is most of a descriptor set with comments (three quarters
+    /// of googleapis'), and a pool holds it twice, so a large set takes about half the memory
+    /// this way (the gateway on every googleapis service: 827 MiB instead of 1,427 MiB). The
+    /// tools are the same.
+    ///
+    /// # Errors
+    ///
+    /// As for [`decode_pool`](Self::decode_pool).
+    pub fn decode(bytes: &[u8]) -> Result<DecodedDescriptors, Error> {
+        let invalid = |message: String| Error::DescriptorSet(message);
+        let split = source_info::split_set(bytes).map_err(|e| invalid(e.to_string()))?;
+        let files = split.files.iter();
+        tonic_mcp_schema::syntax::check(
+            files.map(|(name, syntax)| (name.as_str(), syntax.as_deref())),
+        )
+        .map_err(|e| invalid(e.to_string()))?;
+        let pool =
+            DescriptorPool::decode(split.set.as_slice()).map_err(|e| invalid(e.to_string()))?;
+        Ok(DecodedDescriptors {
+            pool,
+            comments: split.comments,
+        })
+    }
+
+    /// Index `decoded` for tool generation under `options`: [`new`](Self::new) for what
+    /// [`decode`](Self::decode) gives.
+    pub fn of(decoded: &'a DecodedDescriptors, options: &'a Options) -> Self {
+        Self::with_comments(&decoded.pool, &decoded.comments, options)
     }
 
     /// Index `pool` for tool generation under `options` (the plugin's options: naming,
@@ -405,5 +452,59 @@ mod tests {
             .service("billing.v1.Accounts", transport())
             .unwrap();
         assert_eq!(names_of(&one), ["g_Accounts_Get", "g_Accounts_List"]);
+    }
+
+    #[tokio::test]
+    async fn decoded_descriptors_give_the_same_tools_from_a_pool_without_source_info() {
+        use prost_types::{SourceCodeInfo, source_code_info::Location};
+        let mut with_comments = file("billing.v1");
+        // The service's first method (path: service 0, method 0) has a leading comment.
+        with_comments.source_code_info = Some(SourceCodeInfo {
+            location: vec![Location {
+                path: vec![6, 0, 2, 0],
+                span: vec![1, 0, 10],
+                leading_comments: Some(" Fetch one account.\n".to_owned()),
+                ..Default::default()
+            }],
+        });
+        let bytes = FileDescriptorSet {
+            file: vec![with_comments],
+        }
+        .encode_to_vec();
+        let options = Options::default();
+        let transport = || {
+            crate::grpc::BoxTransport::new(
+                tonic::transport::Endpoint::from_static("http://127.0.0.1:1").connect_lazy(),
+            )
+        };
+        let decoded = DescriptorTools::decode(&bytes).unwrap();
+        assert!(
+            decoded
+                .pool()
+                .file_descriptor_protos()
+                .all(|f| f.source_code_info.is_none())
+        );
+        let lean = DescriptorTools::of(&decoded, &options)
+            .services(["billing.v1.Accounts"], transport())
+            .unwrap();
+        let pool = DescriptorTools::decode_pool(&bytes).unwrap();
+        let full = DescriptorTools::new(&pool, &options)
+            .services(["billing.v1.Accounts"], transport())
+            .unwrap();
+        assert_eq!(lean.tools(), full.tools());
+        let get = lean.tools().into_iter().find(|t| t.name == "Accounts_Get");
+        assert_eq!(
+            get.and_then(|t| t.description).as_deref(),
+            Some("Fetch one account.")
+        );
+        // Editions files are refused by name, as by decode_pool.
+        let mut editions = file("ed.v1");
+        editions.syntax = Some("editions".to_owned());
+        let bytes = FileDescriptorSet {
+            file: vec![editions],
+        }
+        .encode_to_vec();
+        let error = DescriptorTools::decode(&bytes).unwrap_err().to_string();
+        assert!(error.contains("editions"), "{error}");
     }
 }

@@ -124,7 +124,7 @@ pub use budget::DEFAULT_MAX_RESULT_BYTES;
 pub use call::Limits;
 pub use context::{CallContext, Refusal, forward_headers};
 pub use discovery::{CALL_TOOL, DEFAULT_SEARCH_LIMIT, DESCRIBE_TOOLS, SEARCH_TOOLS, ToolSearch};
-pub use dynamic::DescriptorTools;
+pub use dynamic::{DecodedDescriptors, DescriptorTools};
 pub use error::Error;
 pub use http::McpHttpService;
 pub use http_response::HttpResponse;
