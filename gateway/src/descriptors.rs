@@ -16,7 +16,8 @@ use prost::Message as _;
 use prost_reflect::DescriptorPool;
 use tonic::transport::Channel;
 use tonic::{Code, Status};
-use tonic_mcp::schema::{comments::Comments, source_info};
+use tonic_mcp::schema::comments::Comments;
+use tonic_mcp::schema::source_info::{self, SetError};
 
 use crate::error::Error;
 use crate::headers::Headers;
@@ -466,21 +467,18 @@ fn link(files: impl IntoIterator<Item = Vec<u8>>) -> Result<(DescriptorPool, Com
 }
 
 /// The pool of the encoded `FileDescriptorSet` `bytes`, built without the files' source info,
-/// and the comments indexed from that source info first (see [`Descriptors::comments`]).
-/// Editions files are refused by name before the pool is built (prost-reflect panics on them),
-/// worded by `syntax_error`; sets that do not decode or link are worded by `link_error`.
+/// and the comments indexed from that source info first (see [`Descriptors::comments`]), with
+/// an editions file worded by `syntax_error` and a set that does not decode or link by
+/// `link_error`.
 fn pool_and_comments(
     bytes: &[u8],
     syntax_error: impl Fn(String) -> Error,
     link_error: impl Fn(String) -> Error,
 ) -> Result<(DescriptorPool, Comments), Error> {
-    let split = source_info::split_set(bytes).map_err(|e| link_error(e.to_string()))?;
-    let files = split.files.iter();
-    tonic_mcp_schema::syntax::check(files.map(|(name, syntax)| (name.as_str(), syntax.as_deref())))
-        .map_err(|e| syntax_error(e.to_string()))?;
-    let pool =
-        DescriptorPool::decode(split.set.as_slice()).map_err(|e| link_error(e.to_string()))?;
-    Ok((pool, split.comments))
+    source_info::decode_set(bytes).map_err(|e| match e {
+        SetError::Syntax(message) => syntax_error(message),
+        SetError::Link(message) => link_error(message),
+    })
 }
 
 #[cfg(test)]

@@ -96,19 +96,12 @@ impl<'a> DescriptorTools<'a> {
     ///
     /// As for [`decode_pool`](Self::decode_pool).
     pub fn decode(bytes: &[u8]) -> Result<DecodedDescriptors, Error> {
-        let invalid = |message: String| Error::DescriptorSet(message);
-        let split = source_info::split_set(bytes).map_err(|e| invalid(e.to_string()))?;
-        let files = split.files.iter();
-        tonic_mcp_schema::syntax::check(
-            files.map(|(name, syntax)| (name.as_str(), syntax.as_deref())),
-        )
-        .map_err(|e| invalid(e.to_string()))?;
-        let pool =
-            DescriptorPool::decode(split.set.as_slice()).map_err(|e| invalid(e.to_string()))?;
-        Ok(DecodedDescriptors {
-            pool,
-            comments: split.comments,
-        })
+        let (pool, comments) = source_info::decode_set(bytes).map_err(|e| match e {
+            source_info::SetError::Syntax(message) | source_info::SetError::Link(message) => {
+                Error::DescriptorSet(message)
+            }
+        })?;
+        Ok(DecodedDescriptors { pool, comments })
     }
 
     /// Index `decoded` for tool generation under `options`: [`new`](Self::new) for what

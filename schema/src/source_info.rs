@@ -6,6 +6,7 @@
 //! bytes and field 9 is cut from them on the wire.
 
 use prost::Message as _;
+use prost_reflect::DescriptorPool;
 
 use crate::comments::Comments;
 
@@ -113,6 +114,32 @@ pub fn split_set(set: &[u8]) -> Result<SplitSet, prost::DecodeError> {
         split.files.push((info.name().to_owned(), info.syntax));
     }
     Ok(split)
+}
+
+/// Why an encoded `FileDescriptorSet` did not become a pool, in [`decode_set`]: callers word the
+/// two cases differently.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SetError {
+    /// A file is an editions file, refused by name (prost-reflect cannot read it).
+    Syntax(String),
+    /// The bytes do not decode, or the files do not link.
+    Link(String),
+}
+
+/// The pool of an encoded `FileDescriptorSet`, built without the files' source info, and the
+/// comments that source info held ([`split_set`]); editions files are refused by name first.
+///
+/// # Errors
+///
+/// See [`SetError`].
+pub fn decode_set(bytes: &[u8]) -> Result<(DescriptorPool, Comments), SetError> {
+    let split = split_set(bytes).map_err(|e| SetError::Link(e.to_string()))?;
+    let files = split.files.iter();
+    crate::syntax::check(files.map(|(name, syntax)| (name.as_str(), syntax.as_deref())))
+        .map_err(|e| SetError::Syntax(e.to_string()))?;
+    let pool =
+        DescriptorPool::decode(split.set.as_slice()).map_err(|e| SetError::Link(e.to_string()))?;
+    Ok((pool, split.comments))
 }
 
 /// `bytes` without the length-delimited field `number`, or `None` when they do not scan as
