@@ -400,6 +400,35 @@ impl McpServer {
     }
 }
 
+impl McpServer {
+    /// `tools/call`, the body of [`ServerHandler::call_tool`].
+    async fn call_tool_unboxed(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let (registered, request) = match self.prepare(request, &context).await? {
+            Prepared::Answered(answer) => return Ok(answer),
+            Prepared::Ready(registered, request) => (registered, request),
+        };
+        if tasks::wanted(&registered, &context) {
+            return Ok(CallToolResponse::Task(tasks::start(
+                self,
+                request,
+                &context,
+                self.inner.task_ttl,
+                tasks::Shape::Extension,
+            )));
+        }
+        if registered.entry.tool.meta.task_support == TaskSupport::Required {
+            return Err(tasks::required(&registered.entry.name));
+        }
+        self.call(&registered, request, context)
+            .await
+            .map(CallToolResponse::Complete)
+    }
+}
+
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
         self.inner.info.clone()
@@ -443,25 +472,11 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let (registered, request) = match self.prepare(request, &context).await? {
-            Prepared::Answered(answer) => return Ok(answer),
-            Prepared::Ready(registered, request) => (registered, request),
-        };
-        if tasks::wanted(&registered, &context) {
-            return Ok(CallToolResponse::Task(tasks::start(
-                self,
-                request,
-                &context,
-                self.inner.task_ttl,
-                tasks::Shape::Extension,
-            )));
-        }
-        if registered.entry.tool.meta.task_support == TaskSupport::Required {
-            return Err(tasks::required(&registered.entry.name));
-        }
-        self.call(&registered, request, context)
-            .await
-            .map(CallToolResponse::Complete)
+        // Boxed, like `on_custom_request`: rmcp keeps every handler's future inside the one
+        // future of each request, which it moves into a task of its own, so a call's state (the
+        // gRPC exchange, a long-running wait) would make every request's future large and be
+        // copied at each move. Boxed, it is a pointer.
+        Box::pin(self.call_tool_unboxed(request, context)).await
     }
 
     // Prompts, resources and completions are not offered (nor declared). Hosts that ask for
@@ -504,7 +519,13 @@ impl ServerHandler for McpServer {
         request: CustomRequest,
         context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
-        tasks::sep1686::answer(self, &request.method, request.params, &context).await
+        Box::pin(tasks::sep1686::answer(
+            self,
+            &request.method,
+            request.params,
+            &context,
+        ))
+        .await
     }
 
     async fn get_task(
