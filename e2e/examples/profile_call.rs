@@ -10,6 +10,10 @@
 //! callgrind_annotate --inclusive=yes target/callgrind.mcp | head -60
 //! ```
 //!
+//! `stdio` is `mcp` through the runtime's own line transport (`McpServer::serve_io`, what
+//! `serve_stdio` runs: the message guard, and the direct read of a `tools/call` line) instead
+//! of rmcp's transport for a pipe.
+//!
 //! `direct` calls the tonic echo server through the generated tonic client; `mcp` sends the
 //! same message as pre-serialised `tools/call` requests from a raw JSON-RPC client on an
 //! in-process duplex pipe to `McpServer`, whose tool calls the same server over a channel. Both
@@ -64,7 +68,11 @@ fn main() {
                 .tool_set(tools)
                 .expect("tool set")
                 .build();
-            let client = common::RawDuplex::connect(server).await;
+            let client = if mode == "stdio" {
+                common::RawDuplex::connect_lines(server).await
+            } else {
+                common::RawDuplex::connect(server).await
+            };
             let arguments = json!({
                 "f_double": 1234.5678, "f_float": 0.25, "f_int32": -42,
                 "f_int64": "9007199254740993", "f_uint32": 4_000_000_000u32,

@@ -14,8 +14,9 @@ use std::sync::Arc;
 use rmcp::{
     RoleServer,
     model::{
-        ClientJsonRpcMessage, ClientRequest, ErrorCode, ErrorData, GetExtensions as _,
-        ServerJsonRpcMessage, ServerResult,
+        CallToolRequest, CallToolRequestMethod, CallToolRequestParams, ClientJsonRpcMessage,
+        ClientRequest, ErrorCode, ErrorData, GetExtensions as _, JsonRpcRequest, JsonRpcVersion2_0,
+        RequestId, ServerJsonRpcMessage, ServerResult,
     },
     transport::Transport,
 };
@@ -199,6 +200,37 @@ async fn write_bytes<W: AsyncWrite + Unpin>(
 }
 
 /// The id of a JSON-RPC message, read leniently from a value.
+/// A `tools/call` line, as rmcp reads it, without rmcp's general parse.
+///
+/// rmcp reads every message as an untagged union whose request and parameters are flattened:
+/// serde buffers the whole line as generic content and tries the message kinds and methods one
+/// after another, which cost more per call than the arguments' own transcoding. This reads the
+/// one shape a `tools/call` has, straight from the text. It gives the very message rmcp's parse
+/// gives (`_meta` moves to the request's extensions, as rmcp's `Request` deserializer moves
+/// it), and `None` for any other line, or a `tools/call` this shape does not read: those take
+/// the general parse, which also words the errors.
+fn parse_tools_call(text: &[u8]) -> Option<ClientJsonRpcMessage> {
+    #[derive(serde::Deserialize)]
+    struct Line {
+        #[allow(dead_code, reason = "checked by its type: \"2.0\" or no match")]
+        jsonrpc: JsonRpcVersion2_0,
+        id: RequestId,
+        #[allow(dead_code, reason = "checked by its type: \"tools/call\" or no match")]
+        method: CallToolRequestMethod,
+        params: CallToolRequestParams,
+    }
+    let Line { id, mut params, .. } = serde_json::from_slice::<Line>(text).ok()?;
+    let meta = params.meta.take();
+    let mut request = CallToolRequest::new(params);
+    if let Some(meta) = meta {
+        request.extensions.insert(meta);
+    }
+    Some(ClientJsonRpcMessage::Request(JsonRpcRequest::new(
+        id,
+        ClientRequest::CallToolRequest(request),
+    )))
+}
+
 fn request_id(value: &serde_json::Value) -> Option<rmcp::model::RequestId> {
     serde_json::from_value(value.get("id")?.clone()).ok()
 }
@@ -297,6 +329,9 @@ where
                     continue;
                 }
             }
+            if let Some(message) = parse_tools_call(text) {
+                return Some(message);
+            }
             match serde_json::from_slice::<ClientJsonRpcMessage>(text) {
                 Ok(message) => {
                     if let ClientJsonRpcMessage::Request(request) = &message
@@ -341,5 +376,62 @@ where
             writer.flush().await?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fast read of a `tools/call` line gives what rmcp's general parse gives, `_meta`
+    /// included, and leaves every other line to it.
+    #[test]
+    fn a_tools_call_line_reads_as_rmcp_reads_it() {
+        let calls = [
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"T","arguments":{"a":1,"b":[true,null],"c":{"d":"x"}}}}"#,
+            r#"{"params":{"arguments":{},"name":"T"},"method":"tools/call","id":"s-1","jsonrpc":"2.0"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"T","_meta":{"progressToken":3,"k":"v"}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"T","arguments":{"x":1},"_meta":null,"extra":5},"other":1}"#,
+        ];
+        for line in calls {
+            let fast = parse_tools_call(line.as_bytes())
+                .unwrap_or_else(|| panic!("not read as a tools/call: {line}"));
+            let general: ClientJsonRpcMessage =
+                serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+            let (ClientJsonRpcMessage::Request(fast), ClientJsonRpcMessage::Request(general)) =
+                (&fast, &general)
+            else {
+                panic!("not requests: {line}");
+            };
+            assert_eq!(fast.id, general.id, "{line}");
+            let (ClientRequest::CallToolRequest(fast), ClientRequest::CallToolRequest(general)) =
+                (&fast.request, &general.request)
+            else {
+                panic!("not tools/call: {line}");
+            };
+            assert_eq!(fast.params, general.params, "{line}");
+            assert_eq!(
+                fast.extensions.get::<rmcp::model::RequestMetaObject>(),
+                general.extensions.get::<rmcp::model::RequestMetaObject>(),
+                "{line}"
+            );
+            assert_eq!(
+                serde_json::to_value(fast).ok(),
+                serde_json::to_value(general).ok(),
+                "{line}"
+            );
+        }
+        let others = [
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            r#"{"jsonrpc":"1.0","id":1,"method":"tools/call","params":{"name":"T"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"T","arguments":[1]}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+            "not json",
+        ];
+        for line in others {
+            assert!(parse_tools_call(line.as_bytes()).is_none(), "{line}");
+        }
     }
 }

@@ -58,10 +58,24 @@ fn response_id(line: &[u8]) -> Option<u64> {
 }
 
 impl RawDuplex {
+    /// Served by rmcp's own transport for an `AsyncRead + AsyncWrite` (`ServiceExt::serve`).
     pub async fn connect(server: McpServer) -> RawDuplex {
+        Self::connect_with(server, false).await
+    }
+
+    /// Served by the runtime's line transport (`McpServer::serve_io`), the one
+    /// `serve_stdio` runs, with its message guard.
+    pub async fn connect_lines(server: McpServer) -> RawDuplex {
+        Self::connect_with(server, true).await
+    }
+
+    async fn connect_with(server: McpServer, lines: bool) -> RawDuplex {
         let (server_io, client_io) = tokio::io::duplex(1 << 16);
         tokio::spawn(async move {
-            if let Ok(running) = server.serve(server_io).await {
+            if lines {
+                let (read, write) = tokio::io::split(server_io);
+                let _ = server.serve_io(read, write).await;
+            } else if let Ok(running) = server.serve(server_io).await {
                 let _ = running.waiting().await;
             }
         });
