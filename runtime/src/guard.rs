@@ -86,6 +86,12 @@ impl Strings {
 /// Scan `bytes` (a JSON document, possibly malformed: the scan never fails) and cut it if
 /// it nests deeper than `limit`.
 pub(crate) fn guard(bytes: &[u8], limit: usize) -> Guarded {
+    // Nearly every message: it cannot nest deeper than it has opening brackets, strings
+    // included, and counting them is far cheaper than following strings.
+    let opening = bytes.iter().filter(|&&b| b == b'{' || b == b'[').count();
+    if opening <= limit {
+        return Guarded::Pass;
+    }
     let Some(too_deep) = measure(bytes, limit) else {
         return Guarded::Pass;
     };
@@ -208,7 +214,7 @@ pub(crate) struct NotAnObject {
 
 /// Whether `bytes` may be a `tools/call` (a cheap test before parsing).
 pub(crate) fn mentions_tools_call(bytes: &[u8]) -> bool {
-    bytes.windows(10).any(|window| window == b"tools/call")
+    memchr::memmem::find(bytes, b"tools/call").is_some()
 }
 
 /// A `tools/call` message whose `arguments` is neither an object nor `null`: the message
@@ -242,7 +248,7 @@ pub(crate) fn take_non_object_arguments(bytes: &[u8]) -> Option<(Vec<u8>, NotAnO
 /// key otherwise, is left to the parser. `false` means "parse to find out".
 fn arguments_are_objects(bytes: &[u8]) -> bool {
     const KEY: &[u8] = b"\"arguments\"";
-    if bytes.windows(2).any(|window| window == b"\\u") {
+    if memchr::memmem::find(bytes, b"\\u").is_some() {
         return false;
     }
     fn skip_space(rest: &[u8]) -> &[u8] {
@@ -253,7 +259,7 @@ fn arguments_are_objects(bytes: &[u8]) -> bool {
         &rest[start..]
     }
     let mut rest = bytes;
-    while let Some(at) = rest.windows(KEY.len()).position(|window| window == KEY) {
+    while let Some(at) = memchr::memmem::find(rest, KEY) {
         rest = &rest[at + KEY.len()..];
         let Some(value) = skip_space(rest).strip_prefix(b":") else {
             continue;

@@ -94,7 +94,7 @@ pub(crate) fn route(bytes: &[u8], server: &McpServer, revision_2025: bool) -> Op
 }
 
 fn contains(bytes: &[u8], needle: &[u8]) -> bool {
-    bytes.windows(needle.len()).any(|window| window == needle)
+    memchr::memmem::find(bytes, needle).is_some()
 }
 
 /// Whether a transport marked this request [`Routed`].
