@@ -10,7 +10,7 @@
 //!
 //! Every failure the model can act on becomes an `isError` result; nothing here panics.
 
-use std::{fmt::Write as _, io, time::Instant};
+use std::{fmt::Write as _, time::Instant};
 
 use bytes::Bytes;
 use prost::Message as _;
@@ -24,7 +24,8 @@ use crate::{
     budget,
     codec::{
         from_json::{message_from_json, root_from_json},
-        normalize::{NormalizeOptions, json_depth, normalize_arguments},
+        measure,
+        normalize::{NormalizeOptions, normalize_arguments},
         path::{JsonPath, Problem},
         to_json::{ToJsonOptions, message_to_json, root_to_json},
     },
@@ -107,39 +108,13 @@ fn invalid_arguments(tool: &str, problems: &[Problem]) -> Outcome {
     local_failure(Code::InvalidArgument, text)
 }
 
-/// Counts serialized bytes and stops the serializer once past `limit`.
-struct SizeCounter {
-    written: usize,
-    limit: usize,
-}
-
-impl io::Write for SizeCounter {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.written += buf.len();
-        if self.written > self.limit {
-            Err(io::Error::other("argument size limit exceeded"))
-        } else {
-            Ok(buf.len())
-        }
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
 fn check_limits(args: &JsonObject, limits: Limits) -> Result<(), String> {
-    let mut counter = SizeCounter {
-        written: 0,
-        limit: limits.max_argument_bytes,
-    };
-    if serde_json::to_writer(&mut counter, args).is_err() {
+    let Some(depth) = measure::depth_within(args, limits.max_argument_bytes) else {
         return Err(format!(
             "arguments are too large: more than {} bytes of JSON (the limit is {})",
             limits.max_argument_bytes, limits.max_argument_bytes
         ));
-    }
-    let depth = 1 + args.values().map(json_depth).max().unwrap_or(0);
+    };
     if depth > limits.max_depth {
         return Err(depth_message(depth, limits));
     }

@@ -15,6 +15,7 @@
 //! Every walker is descriptor-driven and checks the nesting depth before it recurses.
 
 pub(crate) mod from_json;
+pub(crate) mod measure;
 pub(crate) mod normalize;
 pub(crate) mod path;
 pub(crate) mod to_json;
