@@ -489,7 +489,11 @@ impl ToolSetBuilder {
         meta: ToolMeta,
     ) -> Result<(), Error> {
         check_tool_name(&def.name)?;
-        if let Some(first) = self.names.get(&*def.name).and_then(|&at| self.tools.get(at)) {
+        if let Some(first) = self
+            .names
+            .get(&*def.name)
+            .and_then(|&at| self.tools.get(at))
+        {
             return Err(Error::DuplicateTool {
                 name: def.name.into_owned(),
                 first: first.tool.def.rpc_path.to_string(),

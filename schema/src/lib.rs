@@ -103,6 +103,19 @@ impl<'a> Context<'a> {
         }
     }
 
+    /// A context for another thread: the same options and comments (borrowed from this one),
+    /// its own extension readers and schema cache, which are not shared across threads. The
+    /// tools it makes are the same as this context's.
+    #[doc(hidden)]
+    pub fn fork(&self, pool: &DescriptorPool) -> Context<'_> {
+        Context {
+            options: self.options,
+            extensions: extensions::Extensions::new(pool),
+            comments: std::borrow::Cow::Borrowed(&*self.comments),
+            cache: json_schema::SchemaCache::default(),
+        }
+    }
+
     /// The borrowed form the schema generator takes.
     #[doc(hidden)]
     pub fn schema_context(&self) -> json_schema::SchemaContext<'_> {

@@ -2,24 +2,21 @@
 //! generates, made by the same code (`tonic-mcp-schema`) from a descriptor pool, registered
 //! through the same path as generated `ToolDef`s.
 
-use std::{
-    borrow::Cow,
-    collections::{BTreeMap, HashMap},
-    time::Duration,
-};
+use std::collections::{BTreeMap, HashMap};
 
 use prost_reflect::DescriptorPool;
-use serde_json::Value;
 use tonic_mcp_schema::{
     Context, Options, ToolSpec, comments::Comments, names, options::ToolNames, source_info, tools,
 };
 
+mod make;
+
+use make::{MAX_THREADS, Made, Maker, make_run, runs, served_name};
+
 use crate::{
-    def::ToolInfo,
     error::Error,
     grpc::BoxTransport,
     grpc_transport::Transport,
-    tool_meta::ToolMeta,
     toolset::{Checks, ToolSet, ToolSetBuilder},
 };
 
@@ -172,28 +169,71 @@ impl<'a> DescriptorTools<'a> {
     }
 
     /// The tools of the named services, in one set (not generic: every caller boxes first).
+    ///
+    /// The tools are made on several threads when there are many (one per core, at most 8),
+    /// each with its own schema cache; they are registered in order, so the set, and the
+    /// first error, are those of making them one after another.
     pub fn services<'n>(
         &self,
         full_names: impl IntoIterator<Item = &'n str>,
         transport: BoxTransport,
     ) -> Result<ToolSet, Error> {
+        let names: Vec<&str> = full_names.into_iter().collect();
+        let threads = std::thread::available_parallelism().map_or(1, usize::from);
         let mut builder = ToolSetBuilder::with_pool(self.pool.clone(), transport);
-        for full_name in full_names {
-            let service =
-                self.pool
-                    .get_service_by_name(full_name)
-                    .ok_or_else(|| Error::UnknownService {
-                        name: full_name.to_owned(),
-                    })?;
-            let tools = self
-                .context
-                .service_tools(&service)
-                .map_err(|e| Error::ToolGeneration(e.to_string()))?;
-            for spec in tools.tools {
-                self.register(&mut builder, spec)?;
+        for made in self.make(&names, threads) {
+            for tool in made? {
+                builder.register(
+                    tool.info,
+                    tool.input_schema,
+                    tool.output_schema,
+                    Checks::Trusted,
+                    tool.meta,
+                )?;
             }
         }
         Ok(builder.build())
+    }
+
+    /// The tools of each of `names`, in order, made on up to `threads` threads. A run of
+    /// services given to one thread stops at its first error, which is then the last item of
+    /// that run: the caller stops there too.
+    fn make(&self, names: &[&str], threads: usize) -> Vec<Result<Vec<Made>, Error>> {
+        let runs = runs(&self.pool, names, threads.min(MAX_THREADS));
+        if runs.len() <= 1 {
+            return make_run(&self.context, self.maker(), names);
+        }
+        let forks: Vec<Context<'_>> = runs[1..]
+            .iter()
+            .map(|_| self.context.fork(&self.pool))
+            .collect();
+        std::thread::scope(|scope| {
+            let others: Vec<_> = runs[1..]
+                .iter()
+                .zip(forks)
+                .map(|(run, context)| {
+                    let maker = self.maker();
+                    scope.spawn(move || make_run(&context, maker, run))
+                })
+                .collect();
+            let mut made = make_run(&self.context, self.maker(), runs[0]);
+            for other in others {
+                match other.join() {
+                    Ok(run) => made.extend(run),
+                    // A panic in the schema generator is a bug; it surfaces as one here.
+                    Err(panic) => std::panic::resume_unwind(panic),
+                }
+            }
+            made
+        })
+    }
+
+    fn maker(&self) -> Maker<'_> {
+        Maker {
+            pool: &self.pool,
+            options: self.options,
+            renamed: &self.renamed,
+        }
     }
 
     /// Gives the tools of `services` names that do not collide: where two RPCs of these services
@@ -272,74 +312,7 @@ impl<'a> DescriptorTools<'a> {
     /// The name `spec`'s tool is served under: its own, or the one
     /// [`unique_names`](Self::unique_names) gave it.
     pub fn served_name<'s>(&'s self, spec: &'s ToolSpec) -> &'s str {
-        match self.renamed.get(&spec.rpc_path) {
-            Some((taken, unique)) if *taken == spec.name => unique,
-            _ => &spec.name,
-        }
-    }
-
-    fn register(&self, builder: &mut ToolSetBuilder, mut spec: ToolSpec) -> Result<(), Error> {
-        let name = self.served_name(&spec).to_owned();
-        spec.name = name;
-        let meta = ToolMeta::of_spec(&spec);
-        let ToolSpec {
-            name,
-            title,
-            description,
-            rpc_path,
-            kind,
-            input_type,
-            output_type,
-            annotations,
-            timeout,
-            max_messages,
-            max_result_bytes,
-            output_omitted,
-            input_schema,
-            output_schema,
-            ..
-        } = spec;
-        // Kept as text (see `CompiledTool`); serde_json's writer, not `Display`, which goes
-        // through a formatter adapter at about twice the cost.
-        let schema = |which: &'static str, value: Value| {
-            let invalid = |message: String| Error::InvalidSchema {
-                tool: name.clone(),
-                which,
-                message,
-            };
-            if !value.is_object() {
-                return Err(invalid("a tool schema must be a JSON object".to_owned()));
-            }
-            serde_json::to_string(&value)
-                .map(Cow::Owned)
-                .map_err(|e| invalid(e.to_string()))
-        };
-        let input_schema = schema("input", input_schema)?;
-        let output_schema = schema("output", output_schema)?;
-        let info = ToolInfo {
-            name: Cow::Owned(name),
-            title: Cow::Owned(title),
-            description: Cow::Owned(description),
-            rpc_path: Cow::Owned(rpc_path),
-            kind,
-            input_type: Cow::Owned(input_type),
-            output_type: Cow::Owned(output_type),
-            annotations,
-            json_names: self.options.json_names,
-            emit_defaults: self.options.emit_defaults,
-            // As the plugin writes it: `Duration::new(seconds, nanos)`, negatives as zero.
-            timeout: timeout.map(|(seconds, nanos)| {
-                Duration::new(
-                    u64::try_from(seconds).unwrap_or(0),
-                    u32::try_from(nanos).unwrap_or(0),
-                )
-            }),
-            max_messages,
-            max_result_bytes: max_result_bytes.map(|bytes| bytes as usize),
-            output_omitted: output_omitted.into_iter().map(Cow::Owned).collect(),
-        };
-        // The generator's schemas are tested to compile; each compiles on its tool's first call.
-        builder.register(info, input_schema, output_schema, Checks::Trusted, meta)
+        served_name(&self.renamed, spec)
     }
 }
 
@@ -394,6 +367,120 @@ mod tests {
             }],
             ..Default::default()
         }
+    }
+
+    /// Services of 300 methods each over two messages that hold each other, in `packages`.
+    fn large_pool(packages: &[&str]) -> DescriptorPool {
+        use prost_types::{
+            FieldDescriptorProto,
+            field_descriptor_proto::{Label, Type},
+        };
+        let field =
+            |name: &str, number: i32, kind: Type, type_name: Option<String>, label: Label| {
+                FieldDescriptorProto {
+                    name: Some(name.to_owned()),
+                    number: Some(number),
+                    r#type: Some(kind as i32),
+                    type_name,
+                    label: Some(label as i32),
+                    ..Default::default()
+                }
+            };
+        let files = packages.iter().map(|package| {
+            let a = format!(".{package}.A");
+            let b = format!(".{package}.B");
+            let method = |i: usize| MethodDescriptorProto {
+                name: Some(format!("Do{i}")),
+                input_type: Some(if i % 2 == 0 { a.clone() } else { b.clone() }),
+                output_type: Some(if i % 3 == 0 { a.clone() } else { b.clone() }),
+                ..Default::default()
+            };
+            FileDescriptorProto {
+                name: Some(format!("{}.proto", package.replace('.', "/"))),
+                package: Some((*package).to_owned()),
+                syntax: Some("proto3".to_owned()),
+                message_type: vec![
+                    DescriptorProto {
+                        name: Some("A".to_owned()),
+                        field: vec![
+                            field("s", 1, Type::String, None, Label::Optional),
+                            field("b", 2, Type::Message, Some(b.clone()), Label::Optional),
+                            field("bs", 3, Type::Message, Some(b.clone()), Label::Repeated),
+                        ],
+                        ..Default::default()
+                    },
+                    DescriptorProto {
+                        name: Some("B".to_owned()),
+                        field: vec![
+                            field("n", 1, Type::Int64, None, Label::Optional),
+                            field("a", 2, Type::Message, Some(a.clone()), Label::Optional),
+                        ],
+                        ..Default::default()
+                    },
+                ],
+                service: vec![ServiceDescriptorProto {
+                    name: Some("Large".to_owned()),
+                    method: (0..300).map(method).collect(),
+                    ..Default::default()
+                }],
+                ..Default::default()
+            }
+        });
+        let set = FileDescriptorSet {
+            file: files.collect(),
+        };
+        DescriptorPool::decode(set.encode_to_vec().as_slice()).unwrap()
+    }
+
+    /// Tools made on several threads, each with its own schema cache, are the tools made on
+    /// one, in the same order; so is the first error.
+    #[test]
+    fn tools_made_on_several_threads_are_the_tools_made_on_one() {
+        let packages = ["p1", "p2", "p3", "p4"];
+        let pool = large_pool(&packages);
+        let options = Options::default();
+        let tools = DescriptorTools::new(&pool, &options);
+        let names: Vec<String> = packages.iter().map(|p| format!("{p}.Large")).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        assert_eq!(
+            runs(&pool, &names, 4).len(),
+            4,
+            "the test must use four threads"
+        );
+        let text = |made: Vec<Result<Vec<Made>, Error>>| -> Vec<String> {
+            made.into_iter()
+                .flat_map(|tools| tools.unwrap())
+                .map(|t| {
+                    format!(
+                        "{:?}\n{}\n{}\n{:?}",
+                        t.info, t.input_schema, t.output_schema, t.meta
+                    )
+                })
+                .collect()
+        };
+        let one = text(tools.make(&names, 1));
+        assert_eq!(one.len(), 1200);
+        assert_eq!(text(tools.make(&names, 4)), one);
+
+        // An unknown service in the third run: the results stop there, as on one thread.
+        let mut with_unknown = names.clone();
+        with_unknown.insert(2, "p9.Missing");
+        let errors = |made: &[Result<Vec<Made>, Error>]| -> Vec<String> {
+            made.iter()
+                .filter_map(|r| r.as_ref().err().map(ToString::to_string))
+                .collect()
+        };
+        let on_one = tools.make(&with_unknown, 1);
+        let on_four = tools.make(&with_unknown, 4);
+        assert_eq!(on_one.len(), 3);
+        assert_eq!(errors(&on_one), errors(&on_four));
+        assert!(
+            errors(&on_one)[0].contains("p9.Missing"),
+            "{:?}",
+            errors(&on_one)
+        );
+        let first = |made: &[Result<Vec<Made>, Error>]| made.iter().position(Result::is_err);
+        assert_eq!(first(&on_one), first(&on_four));
     }
 
     fn names_of(set: &ToolSet) -> Vec<String> {

@@ -1,0 +1,182 @@
+//! Making the tools of many services, on several threads: each thread makes the tools of a run
+//! of services with its own schema context, and the caller registers them in order.
+
+use std::{borrow::Cow, collections::HashMap, time::Duration};
+
+use prost_reflect::DescriptorPool;
+use serde_json::Value;
+use tonic_mcp_schema::{Context, Options, ToolSpec};
+
+use crate::{def::ToolInfo, error::Error, tool_meta::ToolMeta, toolset::SchemaText};
+
+/// Most threads [`DescriptorTools::services`] makes tools on.
+pub(super) const MAX_THREADS: usize = 8;
+
+/// Fewest methods worth a thread of their own.
+const METHODS_PER_THREAD: usize = 256;
+
+/// What making a tool reads besides its spec: shared, read-only, by every thread.
+#[derive(Clone, Copy)]
+pub(super) struct Maker<'a> {
+    pub(super) pool: &'a DescriptorPool,
+    pub(super) options: &'a Options,
+    pub(super) renamed: &'a HashMap<String, (String, String)>,
+}
+
+/// A tool made ready for [`ToolSetBuilder::register`].
+pub(super) struct Made {
+    pub(super) info: ToolInfo,
+    pub(super) input_schema: SchemaText,
+    pub(super) output_schema: SchemaText,
+    pub(super) meta: ToolMeta,
+}
+
+/// `names` cut into at most `threads` runs of about the same number of methods, in order.
+pub(super) fn runs<'n, 's>(
+    pool: &DescriptorPool,
+    names: &'s [&'n str],
+    threads: usize,
+) -> Vec<&'s [&'n str]> {
+    let methods: Vec<usize> = names
+        .iter()
+        .map(|name| {
+            pool.get_service_by_name(name)
+                .map_or(0, |s| s.methods().len())
+        })
+        .collect();
+    let total: usize = methods.iter().sum();
+    let threads = threads.min(total / METHODS_PER_THREAD).max(1);
+    let share = total.div_ceil(threads).max(1);
+    let mut runs = Vec::with_capacity(threads);
+    let (mut start, mut sum) = (0, 0);
+    for (at, count) in methods.iter().enumerate() {
+        sum += count;
+        if sum >= share && runs.len() + 1 < threads {
+            runs.push(&names[start..=at]);
+            start = at + 1;
+            sum = 0;
+        }
+    }
+    if start < names.len() || runs.is_empty() {
+        runs.push(&names[start..]);
+    }
+    runs
+}
+
+/// The tools of each of `names` in order, up to and including the first error.
+pub(super) fn make_run(
+    context: &Context<'_>,
+    maker: Maker<'_>,
+    names: &[&str],
+) -> Vec<Result<Vec<Made>, Error>> {
+    let mut made = Vec::with_capacity(names.len());
+    for name in names {
+        let tools = maker
+            .pool
+            .get_service_by_name(name)
+            .ok_or_else(|| Error::UnknownService {
+                name: (*name).to_owned(),
+            })
+            .and_then(|service| {
+                context
+                    .service_tools(&service)
+                    .map_err(|e| Error::ToolGeneration(e.to_string()))
+            })
+            .and_then(|tools| {
+                tools
+                    .tools
+                    .into_iter()
+                    .map(|spec| maker.made(spec))
+                    .collect()
+            });
+        let failed = tools.is_err();
+        made.push(tools);
+        if failed {
+            break;
+        }
+    }
+    made
+}
+
+/// The name `spec`'s tool is served under (see [`DescriptorTools::served_name`]).
+pub(super) fn served_name<'s>(
+    renamed: &'s HashMap<String, (String, String)>,
+    spec: &'s ToolSpec,
+) -> &'s str {
+    match renamed.get(&spec.rpc_path) {
+        Some((taken, unique)) if *taken == spec.name => unique,
+        _ => &spec.name,
+    }
+}
+
+impl Maker<'_> {
+    /// `spec` as it is registered: served under its unique name, its schemas as text.
+    pub(super) fn made(&self, mut spec: ToolSpec) -> Result<Made, Error> {
+        let name = served_name(self.renamed, &spec).to_owned();
+        spec.name = name;
+        let meta = ToolMeta::of_spec(&spec);
+        let ToolSpec {
+            name,
+            title,
+            description,
+            rpc_path,
+            kind,
+            input_type,
+            output_type,
+            annotations,
+            timeout,
+            max_messages,
+            max_result_bytes,
+            output_omitted,
+            input_schema,
+            output_schema,
+            ..
+        } = spec;
+        // Kept as text (see `CompiledTool`); serde_json's writer, not `Display`, which goes
+        // through a formatter adapter at about twice the cost.
+        let schema = |which: &'static str, value: Value| {
+            let invalid = |message: String| Error::InvalidSchema {
+                tool: name.clone(),
+                which,
+                message,
+            };
+            if !value.is_object() {
+                return Err(invalid("a tool schema must be a JSON object".to_owned()));
+            }
+            serde_json::to_string(&value)
+                .map(Cow::Owned)
+                .map_err(|e| invalid(e.to_string()))
+        };
+        let input_schema = schema("input", input_schema)?;
+        let output_schema = schema("output", output_schema)?;
+        let info = ToolInfo {
+            name: Cow::Owned(name),
+            title: Cow::Owned(title),
+            description: Cow::Owned(description),
+            rpc_path: Cow::Owned(rpc_path),
+            kind,
+            input_type: Cow::Owned(input_type),
+            output_type: Cow::Owned(output_type),
+            annotations,
+            json_names: self.options.json_names,
+            emit_defaults: self.options.emit_defaults,
+            // As the plugin writes it: `Duration::new(seconds, nanos)`, negatives as zero.
+            timeout: timeout.map(|(seconds, nanos)| {
+                Duration::new(
+                    u64::try_from(seconds).unwrap_or(0),
+                    u32::try_from(nanos).unwrap_or(0),
+                )
+            }),
+            max_messages,
+            max_result_bytes: max_result_bytes.map(|bytes| bytes as usize),
+            output_omitted: output_omitted.into_iter().map(Cow::Owned).collect(),
+        };
+        // The generator's schemas are tested to compile; each compiles on its tool's first call.
+        Ok(Made {
+            info,
+            input_schema,
+            output_schema,
+            meta,
+        })
+    }
+}
