@@ -53,10 +53,11 @@ pub(crate) fn backend_sets(
         sets: Vec::new(),
         services: Vec::new(),
     };
-    for service in &services {
-        let set = tools
-            .service(service, transport.clone())
-            .map_err(|e| backend.locate(e))?;
+    // Made on several threads for many services; the first error is the first in order.
+    let sets = tools
+        .service_sets(services.iter().map(String::as_str), transport)
+        .map_err(|e| backend.locate(e))?;
+    for (service, set) in services.iter().zip(sets) {
         if set.is_empty() {
             tracing::warn!(backend = %backend.name, service = %service, "no RPC of this service is selected; it has no tools");
             continue;

@@ -7,7 +7,12 @@ use prost_reflect::DescriptorPool;
 use serde_json::Value;
 use tonic_mcp_schema::{Context, Options, ToolSpec};
 
-use crate::{def::ToolInfo, error::Error, tool_meta::ToolMeta, toolset::SchemaText};
+use crate::{
+    def::ToolInfo,
+    error::Error,
+    tool_meta::ToolMeta,
+    toolset::{Checks, SchemaText, ToolSetBuilder},
+};
 
 /// Most threads [`DescriptorTools::services`] makes tools on.
 pub(super) const MAX_THREADS: usize = 8;
@@ -29,6 +34,20 @@ pub(super) struct Made {
     pub(super) input_schema: SchemaText,
     pub(super) output_schema: SchemaText,
     pub(super) meta: ToolMeta,
+}
+
+impl Made {
+    /// Registers the tool in `builder`. The generator's schemas are tested to compile; each
+    /// compiles on its tool's first call.
+    pub(super) fn register(self, builder: &mut ToolSetBuilder) -> Result<(), Error> {
+        builder.register(
+            self.info,
+            self.input_schema,
+            self.output_schema,
+            Checks::Trusted,
+            self.meta,
+        )
+    }
 }
 
 /// `names` cut into at most `threads` runs of about the same number of methods, in order.
@@ -171,7 +190,6 @@ impl Maker<'_> {
             max_result_bytes: max_result_bytes.map(|bytes| bytes as usize),
             output_omitted: output_omitted.into_iter().map(Cow::Owned).collect(),
         };
-        // The generator's schemas are tested to compile; each compiles on its tool's first call.
         Ok(Made {
             info,
             input_schema,

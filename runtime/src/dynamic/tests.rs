@@ -1,0 +1,280 @@
+//! Tools from descriptors: naming, threads, pools without source info.
+
+use prost::Message as _;
+use prost_types::{
+    DescriptorProto, FileDescriptorProto, FileDescriptorSet, MethodDescriptorProto,
+    ServiceDescriptorProto,
+};
+
+use super::*;
+
+/// One file of `package` with a message `M` and a service `Accounts { Get, List }`.
+fn file(package: &str) -> FileDescriptorProto {
+    let method = |name: &str| MethodDescriptorProto {
+        name: Some(name.to_owned()),
+        input_type: Some(format!(".{package}.M")),
+        output_type: Some(format!(".{package}.M")),
+        ..Default::default()
+    };
+    FileDescriptorProto {
+        name: Some(format!("{}.proto", package.replace('.', "/"))),
+        package: Some(package.to_owned()),
+        syntax: Some("proto3".to_owned()),
+        message_type: vec![DescriptorProto {
+            name: Some("M".to_owned()),
+            ..Default::default()
+        }],
+        service: vec![ServiceDescriptorProto {
+            name: Some("Accounts".to_owned()),
+            method: vec![method("Get"), method("List")],
+            ..Default::default()
+        }],
+        ..Default::default()
+    }
+}
+
+/// Services of 300 methods each over two messages that hold each other, in `packages`.
+fn large_pool(packages: &[&str]) -> DescriptorPool {
+    use prost_types::{
+        FieldDescriptorProto,
+        field_descriptor_proto::{Label, Type},
+    };
+    let field = |name: &str, number: i32, kind: Type, type_name: Option<String>, label: Label| {
+        FieldDescriptorProto {
+            name: Some(name.to_owned()),
+            number: Some(number),
+            r#type: Some(kind as i32),
+            type_name,
+            label: Some(label as i32),
+            ..Default::default()
+        }
+    };
+    let files = packages.iter().map(|package| {
+        let a = format!(".{package}.A");
+        let b = format!(".{package}.B");
+        let method = |i: usize| MethodDescriptorProto {
+            name: Some(format!("Do{i}")),
+            input_type: Some(if i % 2 == 0 { a.clone() } else { b.clone() }),
+            output_type: Some(if i % 3 == 0 { a.clone() } else { b.clone() }),
+            ..Default::default()
+        };
+        FileDescriptorProto {
+            name: Some(format!("{}.proto", package.replace('.', "/"))),
+            package: Some((*package).to_owned()),
+            syntax: Some("proto3".to_owned()),
+            message_type: vec![
+                DescriptorProto {
+                    name: Some("A".to_owned()),
+                    field: vec![
+                        field("s", 1, Type::String, None, Label::Optional),
+                        field("b", 2, Type::Message, Some(b.clone()), Label::Optional),
+                        field("bs", 3, Type::Message, Some(b.clone()), Label::Repeated),
+                    ],
+                    ..Default::default()
+                },
+                DescriptorProto {
+                    name: Some("B".to_owned()),
+                    field: vec![
+                        field("n", 1, Type::Int64, None, Label::Optional),
+                        field("a", 2, Type::Message, Some(a.clone()), Label::Optional),
+                    ],
+                    ..Default::default()
+                },
+            ],
+            service: vec![ServiceDescriptorProto {
+                name: Some("Large".to_owned()),
+                method: (0..300).map(method).collect(),
+                ..Default::default()
+            }],
+            ..Default::default()
+        }
+    });
+    let set = FileDescriptorSet {
+        file: files.collect(),
+    };
+    DescriptorPool::decode(set.encode_to_vec().as_slice()).unwrap()
+}
+
+/// Tools made on several threads, each with its own schema cache, are the tools made on
+/// one, in the same order; so is the first error.
+#[test]
+fn tools_made_on_several_threads_are_the_tools_made_on_one() {
+    let packages = ["p1", "p2", "p3", "p4"];
+    let pool = large_pool(&packages);
+    let options = Options::default();
+    let tools = DescriptorTools::new(&pool, &options);
+    let names: Vec<String> = packages.iter().map(|p| format!("{p}.Large")).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    assert_eq!(
+        runs(&pool, &names, 4).len(),
+        4,
+        "the test must use four threads"
+    );
+    let text = |made: Vec<Result<Vec<Made>, Error>>| -> Vec<String> {
+        made.into_iter()
+            .flat_map(|tools| tools.unwrap())
+            .map(|t| {
+                format!(
+                    "{:?}\n{}\n{}\n{:?}",
+                    t.info, t.input_schema, t.output_schema, t.meta
+                )
+            })
+            .collect()
+    };
+    let one = text(tools.make(&names, 1));
+    assert_eq!(one.len(), 1200);
+    assert_eq!(text(tools.make(&names, 4)), one);
+
+    // An unknown service in the third run: the results stop there, as on one thread.
+    let mut with_unknown = names.clone();
+    with_unknown.insert(2, "p9.Missing");
+    let errors = |made: &[Result<Vec<Made>, Error>]| -> Vec<String> {
+        made.iter()
+            .filter_map(|r| r.as_ref().err().map(ToString::to_string))
+            .collect()
+    };
+    let on_one = tools.make(&with_unknown, 1);
+    let on_four = tools.make(&with_unknown, 4);
+    assert_eq!(on_one.len(), 3);
+    assert_eq!(errors(&on_one), errors(&on_four));
+    assert!(
+        errors(&on_one)[0].contains("p9.Missing"),
+        "{:?}",
+        errors(&on_one)
+    );
+    let first = |made: &[Result<Vec<Made>, Error>]| made.iter().position(Result::is_err);
+    assert_eq!(first(&on_one), first(&on_four));
+}
+
+/// A set per service, as `service` gives each, in order; the first error is `service`'s.
+#[tokio::test]
+async fn service_sets_are_the_sets_of_each_service() {
+    let packages = ["p1", "p2", "p3", "p4"];
+    let pool = large_pool(&packages);
+    let options = Options::default();
+    let tools = DescriptorTools::new(&pool, &options);
+    let channel = tonic::transport::Endpoint::from_static("http://127.0.0.1:1").connect_lazy();
+    let names: Vec<String> = packages.iter().map(|p| format!("{p}.Large")).collect();
+    let sets = tools
+        .service_sets(names.iter().map(String::as_str), channel.clone())
+        .unwrap();
+    assert_eq!(sets.len(), 4);
+    for (name, set) in names.iter().zip(&sets) {
+        let one = tools.service(name, channel.clone()).unwrap();
+        assert_eq!(
+            set.names().collect::<Vec<_>>(),
+            one.names().collect::<Vec<_>>()
+        );
+        assert_eq!(set.len(), 300);
+    }
+    let error = tools
+        .service_sets(["p1.Large", "p9.Missing", "p2.Large"], channel.clone())
+        .unwrap_err();
+    let expected = tools.service("p9.Missing", channel).unwrap_err();
+    assert_eq!(error.to_string(), expected.to_string());
+}
+
+fn names_of(set: &ToolSet) -> Vec<String> {
+    let mut names: Vec<String> = set.names().map(str::to_owned).collect();
+    names.sort();
+    names
+}
+
+#[tokio::test]
+async fn tools_of_one_name_in_several_packages_are_qualified_by_package() {
+    let set = FileDescriptorSet {
+        file: vec![
+            file("ads.v22.services"),
+            file("ads.v23.services"),
+            file("billing.v1"),
+        ],
+    };
+    let pool = DescriptorPool::decode(set.encode_to_vec().as_slice()).unwrap();
+    let options = Options {
+        prefix: Some("g".to_owned()),
+        ..Options::default()
+    };
+    let services = [
+        "ads.v22.services.Accounts",
+        "ads.v23.services.Accounts",
+        "billing.v1.Accounts",
+    ];
+    let tools = DescriptorTools::new(&pool, &options).unique_names(services);
+    let transport = || {
+        crate::grpc::BoxTransport::new(
+            tonic::transport::Endpoint::from_static("http://127.0.0.1:1").connect_lazy(),
+        )
+    };
+    let all = tools.services(services, transport()).unwrap();
+    assert_eq!(
+        names_of(&all),
+        [
+            "g_billing_v1_Accounts_Get",
+            "g_billing_v1_Accounts_List",
+            "g_v22_services_Accounts_Get",
+            "g_v22_services_Accounts_List",
+            "g_v23_services_Accounts_Get",
+            "g_v23_services_Accounts_List",
+        ]
+    );
+    // Without the collision, names are as before.
+    let one = DescriptorTools::new(&pool, &options)
+        .unique_names(["billing.v1.Accounts"])
+        .service("billing.v1.Accounts", transport())
+        .unwrap();
+    assert_eq!(names_of(&one), ["g_Accounts_Get", "g_Accounts_List"]);
+}
+
+#[tokio::test]
+async fn decoded_descriptors_give_the_same_tools_from_a_pool_without_source_info() {
+    use prost_types::{SourceCodeInfo, source_code_info::Location};
+    let mut with_comments = file("billing.v1");
+    // The service's first method (path: service 0, method 0) has a leading comment.
+    with_comments.source_code_info = Some(SourceCodeInfo {
+        location: vec![Location {
+            path: vec![6, 0, 2, 0],
+            span: vec![1, 0, 10],
+            leading_comments: Some(" Fetch one account.\n".to_owned()),
+            ..Default::default()
+        }],
+    });
+    let bytes = FileDescriptorSet {
+        file: vec![with_comments],
+    }
+    .encode_to_vec();
+    let options = Options::default();
+    let transport = || {
+        crate::grpc::BoxTransport::new(
+            tonic::transport::Endpoint::from_static("http://127.0.0.1:1").connect_lazy(),
+        )
+    };
+    let decoded = DescriptorTools::decode(&bytes).unwrap();
+    assert!(
+        decoded
+            .pool()
+            .file_descriptor_protos()
+            .all(|f| f.source_code_info.is_none())
+    );
+    let lean = DescriptorTools::of(&decoded, &options)
+        .services(["billing.v1.Accounts"], transport())
+        .unwrap();
+    let pool = DescriptorTools::decode_pool(&bytes).unwrap();
+    let full = DescriptorTools::new(&pool, &options)
+        .services(["billing.v1.Accounts"], transport())
+        .unwrap();
+    assert_eq!(lean.tools(), full.tools());
+    let get = lean.tools().into_iter().find(|t| t.name == "Accounts_Get");
+    assert_eq!(
+        get.and_then(|t| t.description).as_deref(),
+        Some("Fetch one account.")
+    );
+    // Editions files are refused by name, as by decode_pool.
+    let mut editions = file("ed.v1");
+    editions.syntax = Some("editions".to_owned());
+    let bytes = FileDescriptorSet {
+        file: vec![editions],
+    }
+    .encode_to_vec();
+    let error = DescriptorTools::decode(&bytes).unwrap_err().to_string();
+    assert!(error.contains("editions"), "{error}");
+}
