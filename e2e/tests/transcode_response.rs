@@ -1,0 +1,321 @@
+//! The single-pass response decoder (`codec::fast_to_json`) against the old path
+//! (`DynamicMessage::decode`, `clear_omitted`, protojson, canonical reshaping): for every
+//! message type of `testdata/`, random messages, their merges (two encodings concatenated),
+//! truncated and mutated bytes, with every option combination, as a root and as a stream
+//! element, and with an omitted field. Where the old path answers, the new one must answer
+//! the same text byte for byte, or `None` for a documented reason only; it must never answer
+//! where the old path fails, nor differ, nor panic.
+
+#[path = "support/random_message.rs"]
+mod random_message;
+
+use std::collections::BTreeMap;
+
+use prost::Message as _;
+use prost_reflect::{DescriptorPool, DynamicMessage, MessageDescriptor};
+use tonic_mcp::__response_transcoder::Transcoder;
+
+use random_message::{old_path_reason, random_message};
+
+/// Message types the new decoder leaves to the old path whatever their content. The
+/// content-driven reasons (`Any`, maps with two or more keys) are found by
+/// [`old_path_reason`].
+const UNSUPPORTED_TYPES: &[&str] = &[];
+
+#[derive(Default, Debug)]
+struct Tally {
+    cases: u64,
+    same: u64,
+    /// Old path answered, new left it, by reason.
+    left: BTreeMap<&'static str, u64>,
+    old_failed: u64,
+    mutated: u64,
+    mutated_same: u64,
+    mutated_left: u64,
+    failures: Vec<String>,
+}
+
+impl Tally {
+    fn fail(&mut self, text: String) {
+        if self.failures.len() < 20 {
+            self.failures.push(text);
+        }
+    }
+}
+
+/// The eight transcoders of a type: json_names × emit_defaults × root.
+fn transcoders(desc: &MessageDescriptor, omitted: &[&str]) -> Vec<(String, Transcoder)> {
+    let mut out = Vec::with_capacity(8);
+    for json_names in [false, true] {
+        for emit_defaults in [false, true] {
+            for root in [false, true] {
+                let label = format!(
+                    "json_names={json_names} emit_defaults={emit_defaults} root={root} omitted={omitted:?}"
+                );
+                out.push((
+                    label,
+                    Transcoder::build(desc, json_names, emit_defaults, root, omitted),
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// A valid encoding of `message`: the new path must equal the old one, or leave it for
+/// `reason`.
+fn check_valid(
+    tally: &mut Tally,
+    name: &str,
+    label: &str,
+    transcoder: &Transcoder,
+    bytes: &[u8],
+    reason: Option<&'static str>,
+) {
+    tally.cases += 1;
+    let old = transcoder.old(bytes).map(|v| v.to_string());
+    let new = transcoder.new(bytes).map(|v| v.to_string());
+    match (old, new) {
+        (Ok(old), Some(new)) if old == new => tally.same += 1,
+        (Ok(old), Some(new)) => tally.fail(format!(
+            "{name} {label} bytes={}\n  old: {old}\n  new: {new}",
+            short(bytes)
+        )),
+        (Ok(old), None) => {
+            let why = if UNSUPPORTED_TYPES.contains(&name) {
+                Some("unsupported type")
+            } else {
+                reason
+            };
+            match why {
+                Some(why) => *tally.left.entry(why).or_default() += 1,
+                None => tally.fail(format!(
+                    "{name} {label}: new path gave None without a documented reason\n  bytes={}\n  old: {old}",
+                    short(bytes)
+                )),
+            }
+        }
+        (Err(_), None) => tally.old_failed += 1,
+        (Err(error), Some(new)) => tally.fail(format!(
+            "{name} {label}: old path failed ({error}) but new answered {new}\n  bytes={}",
+            short(bytes)
+        )),
+    }
+}
+
+/// Damaged bytes: the new path may leave them, never answer differently.
+fn check_mutated(
+    tally: &mut Tally,
+    name: &str,
+    label: &str,
+    transcoder: &Transcoder,
+    bytes: &[u8],
+) {
+    tally.mutated += 1;
+    let new = transcoder.new(bytes).map(|v| v.to_string());
+    let Some(new) = new else {
+        tally.mutated_left += 1;
+        return;
+    };
+    match transcoder.old(bytes).map(|v| v.to_string()) {
+        Ok(old) if old == new => tally.mutated_same += 1,
+        Ok(old) => tally.fail(format!(
+            "{name} {label} mutated bytes={}\n  old: {old}\n  new: {new}",
+            short(bytes)
+        )),
+        Err(error) => tally.fail(format!(
+            "{name} {label}: mutated bytes, old path failed ({error}) but new answered {new}\n  bytes={}",
+            short(bytes)
+        )),
+    }
+}
+
+/// The bytes in hex, cut after 96.
+fn short(bytes: &[u8]) -> String {
+    let hex: String = bytes.iter().take(96).map(|b| format!("{b:02x}")).collect();
+    if bytes.len() > 96 {
+        format!("{hex}… ({} bytes)", bytes.len())
+    } else {
+        hex
+    }
+}
+
+fn mutate(bytes: &[u8], rng: &mut test_kit::Rng) -> Vec<u8> {
+    let mut out = bytes.to_vec();
+    match rng.below(4) {
+        0 => out.truncate(rng.below(out.len() + 1)),
+        1 if !out.is_empty() => {
+            let at = rng.below(out.len());
+            if let Some(byte) = out.get_mut(at) {
+                *byte ^= 1 << rng.below(8);
+            }
+        }
+        2 => {
+            let at = rng.below(out.len() + 1);
+            out.insert(at, rng.next() as u8);
+        }
+        _ if !out.is_empty() => {
+            out.remove(rng.below(out.len()));
+        }
+        _ => {}
+    }
+    out
+}
+
+/// A field full name somewhere under `desc` to omit (its own fields or a nested message's).
+fn some_field(desc: &MessageDescriptor, rng: &mut test_kit::Rng) -> Option<String> {
+    let fields: Vec<_> = desc.fields().collect();
+    let field = rng.pick(&fields).clone();
+    if let prost_reflect::Kind::Message(inner) = field.kind()
+        && !inner.full_name().starts_with("google.protobuf.")
+        && rng.chance(40)
+        && inner.fields().len() > 0
+    {
+        return some_field(&inner, rng);
+    }
+    Some(field.full_name().to_owned())
+}
+
+fn run(pool: &DescriptorPool, types: &[MessageDescriptor], seeds: u64) -> Tally {
+    let mut tally = Tally::default();
+    for desc in types {
+        let name = desc.full_name();
+        let plain = transcoders(desc, &[]);
+        let mut rng = test_kit::Rng(0x5eed ^ name.len() as u64);
+        let omitted_name = if desc.fields().len() > 0 {
+            some_field(desc, &mut rng)
+        } else {
+            None
+        };
+        let omitted: Vec<&str> = omitted_name.as_deref().into_iter().collect();
+        let with_omitted = transcoders(desc, &omitted);
+        for seed in 0..seeds {
+            let mut rng = test_kit::Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0xabcd);
+            let first = random_message(desc, &mut rng);
+            let second = random_message(desc, &mut rng);
+            let bytes = first.encode_to_vec();
+            // Two encodings concatenated: the merge (last scalar wins, messages merge, lists
+            // append, a later oneof member clears an earlier one).
+            let mut merged_bytes = bytes.clone();
+            merged_bytes.extend(second.encode_to_vec());
+            let merged = DynamicMessage::decode(desc.clone(), merged_bytes.as_slice())
+                .expect("a concatenation decodes");
+            let reason = old_path_reason(&first);
+            let merged_reason = old_path_reason(&merged);
+            for (label, transcoder) in &plain {
+                check_valid(&mut tally, name, label, transcoder, &bytes, reason);
+                check_valid(
+                    &mut tally,
+                    name,
+                    label,
+                    transcoder,
+                    &merged_bytes,
+                    merged_reason,
+                );
+                let damaged = mutate(&merged_bytes, &mut rng);
+                check_mutated(&mut tally, name, label, transcoder, &damaged);
+            }
+            if !omitted.is_empty() {
+                let (label, transcoder) = &with_omitted[(seed % 8) as usize];
+                check_valid(&mut tally, name, label, transcoder, &bytes, reason);
+            }
+        }
+    }
+    let _ = pool;
+    tally
+}
+
+fn message_types(pool: &DescriptorPool) -> Vec<MessageDescriptor> {
+    pool.all_messages().filter(|m| !m.is_map_entry()).collect()
+}
+
+fn report(tally: &Tally) {
+    eprintln!(
+        "transcode: {} valid cases, {} identical, {} left to the old path {:?}, {} where the old path failed; {} mutated, {} identical, {} left",
+        tally.cases,
+        tally.same,
+        tally.left.values().sum::<u64>(),
+        tally.left,
+        tally.old_failed,
+        tally.mutated,
+        tally.mutated_same,
+        tally.mutated_left,
+    );
+    assert!(
+        tally.failures.is_empty(),
+        "{} failure(s), first ones:\n{}",
+        tally.failures.len(),
+        tally.failures.join("\n")
+    );
+}
+
+#[test]
+fn new_decoder_matches_old_path_on_testdata() {
+    let pool = DescriptorPool::decode(e2e::TESTDATA_DESCRIPTOR_SET).expect("testdata pool");
+    let types = message_types(&pool);
+    assert!(types.len() > 20, "{} types", types.len());
+    let seeds = test_kit::env_or("TRANSCODE_CASES", 200u64);
+    let tally = run(&pool, &types, seeds);
+    report(&tally);
+    // The fast path must really answer.
+    assert!(tally.same * 2 > tally.cases, "{tally:?}");
+}
+
+/// `TRANSCODE_DESCRIPTORS=path/to/set.binpb cargo test -p e2e --test transcode_response --
+/// --ignored descriptor_set`: the same over another descriptor set, `TRANSCODE_TYPES`
+/// types (2000) sampled evenly, `TRANSCODE_SEEDS` seeds each (5).
+#[test]
+#[ignore = "needs TRANSCODE_DESCRIPTORS"]
+fn new_decoder_matches_old_path_on_descriptor_set() {
+    let path = std::env::var("TRANSCODE_DESCRIPTORS").expect("TRANSCODE_DESCRIPTORS");
+    let bytes = std::fs::read(&path).expect("read the descriptor set");
+    let pool = DescriptorPool::decode(bytes.as_slice()).expect("a descriptor set");
+    let all = message_types(&pool);
+    let wanted = test_kit::env_or("TRANSCODE_TYPES", 2000usize).max(1);
+    let step = all.len().div_ceil(wanted).max(1);
+    let types: Vec<_> = all.iter().step_by(step).cloned().collect();
+    eprintln!("{} of {} message types", types.len(), all.len());
+    let tally = run(&pool, &types, test_kit::env_or("TRANSCODE_SEEDS", 5u64));
+    report(&tally);
+}
+
+/// ns per response, old path vs new, over a populated `testdata.scalars.AllScalars`
+/// (run with `--release --ignored timing`).
+#[test]
+#[ignore = "timing figures"]
+fn timing() {
+    let pool = DescriptorPool::decode(e2e::TESTDATA_DESCRIPTOR_SET).expect("testdata pool");
+    let desc = pool
+        .get_message_by_name("testdata.scalars.AllScalars")
+        .expect("AllScalars");
+    let mut message = DynamicMessage::new(desc.clone());
+    let mut rng = test_kit::Rng(7);
+    // Every field set, lists with a few items.
+    while message.fields().count() < desc.fields().len() / 2 {
+        message = random_message(&desc, &mut rng);
+    }
+    let bytes = message.encode_to_vec();
+    let transcoder = Transcoder::build(&desc, false, false, true, &[]);
+    assert_eq!(
+        transcoder.old(&bytes).map(|v| v.to_string()).ok(),
+        transcoder.new(&bytes).map(|v| v.to_string())
+    );
+    let iterations = test_kit::env_or("TRANSCODE_ITERATIONS", 100_000u32);
+    let start = std::time::Instant::now();
+    for _ in 0..iterations {
+        std::hint::black_box(transcoder.old(std::hint::black_box(&bytes)).ok());
+    }
+    let old = start.elapsed();
+    let start = std::time::Instant::now();
+    for _ in 0..iterations {
+        std::hint::black_box(transcoder.new(std::hint::black_box(&bytes)));
+    }
+    let new = start.elapsed();
+    eprintln!(
+        "AllScalars ({} bytes, {} fields set): old {:.0} ns/op, new {:.0} ns/op",
+        bytes.len(),
+        message.fields().count(),
+        old.as_nanos() as f64 / f64::from(iterations),
+        new.as_nanos() as f64 / f64::from(iterations),
+    );
+}
