@@ -73,8 +73,8 @@ fn check_valid(
     reason: Option<&'static str>,
 ) {
     tally.cases += 1;
-    let old = transcoder.old(bytes).map(|v| v.to_string());
-    let new = transcoder.new(bytes).map(|v| v.to_string());
+    let old = transcoder.old_path(bytes).map(|v| v.to_string());
+    let new = transcoder.fast_path(bytes).map(|v| v.to_string());
     match (old, new) {
         (Ok(old), Some(new)) if old == new => tally.same += 1,
         (Ok(old), Some(new)) => tally.fail(format!(
@@ -112,12 +112,12 @@ fn check_mutated(
     bytes: &[u8],
 ) {
     tally.mutated += 1;
-    let new = transcoder.new(bytes).map(|v| v.to_string());
+    let new = transcoder.fast_path(bytes).map(|v| v.to_string());
     let Some(new) = new else {
         tally.mutated_left += 1;
         return;
     };
-    match transcoder.old(bytes).map(|v| v.to_string()) {
+    match transcoder.old_path(bytes).map(|v| v.to_string()) {
         Ok(old) if old == new => tally.mutated_same += 1,
         Ok(old) => tally.fail(format!(
             "{name} {label} mutated bytes={}\n  old: {old}\n  new: {new}",
@@ -261,6 +261,139 @@ fn new_decoder_matches_old_path_on_testdata() {
     assert!(tally.same * 2 > tally.cases, "{tally:?}");
 }
 
+fn put_varint(out: &mut Vec<u8>, mut value: u64) {
+    while value >= 0x80 {
+        out.push((value as u8) | 0x80);
+        value >>= 7;
+    }
+    out.push(value as u8);
+}
+
+fn get_varint(bytes: &[u8], at: &mut usize) -> Option<u64> {
+    let mut value = 0u64;
+    for shift in 0..10 {
+        let byte = *bytes.get(*at)?;
+        *at += 1;
+        value |= u64::from(byte & 0x7f) << (7 * shift);
+        if byte < 0x80 {
+            return Some(value);
+        }
+    }
+    None
+}
+
+/// The top level of a valid encoding with every packed list written unpacked, one key per
+/// element (prost-reflect reads both).
+fn unpacked(desc: &MessageDescriptor, bytes: &[u8]) -> Option<Vec<u8>> {
+    use prost_reflect::Kind;
+    let mut out = Vec::with_capacity(bytes.len() * 2);
+    let mut at = 0;
+    while at < bytes.len() {
+        let start = at;
+        let key = get_varint(bytes, &mut at)?;
+        let (number, wire_type) = ((key >> 3) as u32, key & 7);
+        let end = match wire_type {
+            0 => {
+                get_varint(bytes, &mut at)?;
+                at
+            }
+            1 => at + 8,
+            5 => at + 4,
+            2 => {
+                let len = get_varint(bytes, &mut at)? as usize;
+                at + len
+            }
+            _ => return None,
+        };
+        let field = desc.get_field(number);
+        let element = field
+            .as_ref()
+            .filter(|f| f.is_list() && wire_type == 2)
+            .and_then(|f| match f.kind() {
+                Kind::Double | Kind::Fixed64 | Kind::Sfixed64 => Some(1u64),
+                Kind::Float | Kind::Fixed32 | Kind::Sfixed32 => Some(5),
+                Kind::String | Kind::Bytes | Kind::Message(_) => None,
+                _ => Some(0),
+            });
+        match element {
+            Some(element_wire) => {
+                let payload = bytes.get(at..end)?;
+                let mut inner = 0;
+                while inner < payload.len() {
+                    put_varint(&mut out, (u64::from(number) << 3) | element_wire);
+                    let from = inner;
+                    match element_wire {
+                        0 => {
+                            get_varint(payload, &mut inner)?;
+                        }
+                        1 => inner += 8,
+                        _ => inner += 4,
+                    }
+                    out.extend_from_slice(payload.get(from..inner)?);
+                }
+            }
+            None => out.extend_from_slice(bytes.get(start..end)?),
+        }
+        at = end;
+    }
+    Some(out)
+}
+
+/// Unknown fields of every wire type, before and after the known ones: skipped.
+fn with_unknown_fields(desc: &MessageDescriptor, bytes: &[u8]) -> Vec<u8> {
+    let unused = desc.fields().map(|f| f.number()).max().unwrap_or(0) + 1000;
+    let unused = if desc.extension_ranges().any(|r| r.contains(&unused)) {
+        536_870_000
+    } else {
+        unused
+    };
+    let mut unknown = Vec::new();
+    for (wire_type, payload) in [
+        (0u64, vec![0xff, 0x01]),
+        (1, vec![1; 8]),
+        (2, vec![3, b'a', 0xff, b'c']),
+        (5, vec![2; 4]),
+    ] {
+        put_varint(&mut unknown, (u64::from(unused) << 3) | wire_type);
+        unknown.extend(payload);
+    }
+    let mut out = unknown.clone();
+    out.extend_from_slice(bytes);
+    out.extend(unknown);
+    out
+}
+
+/// Unpacked lists and unknown fields, which encodings by other implementations hold.
+#[test]
+fn new_decoder_matches_old_path_on_unpacked_lists_and_unknown_fields() {
+    let pool = DescriptorPool::decode(e2e::TESTDATA_DESCRIPTOR_SET).expect("testdata pool");
+    let seeds = test_kit::env_or("TRANSCODE_CASES", 200u64) / 4 + 1;
+    let mut tally = Tally::default();
+    let mut unpacked_differs = 0;
+    for desc in message_types(&pool) {
+        let name = desc.full_name();
+        let plain = transcoders(&desc, &[]);
+        for seed in 0..seeds {
+            let mut rng = test_kit::Rng(seed.wrapping_mul(0x2545_f491_4f6c_dd1d) ^ 77);
+            let message = random_message(&desc, &mut rng);
+            let bytes = message.encode_to_vec();
+            let reason = old_path_reason(&message);
+            let unpacked = unpacked(&desc, &bytes).expect("a valid encoding parses");
+            if unpacked != bytes {
+                unpacked_differs += 1;
+            }
+            let unknown = with_unknown_fields(&desc, &bytes);
+            for (label, transcoder) in &plain {
+                check_valid(&mut tally, name, label, transcoder, &unpacked, reason);
+                check_valid(&mut tally, name, label, transcoder, &unknown, reason);
+            }
+        }
+    }
+    eprintln!("{unpacked_differs} encodings with packed lists unpacked");
+    assert!(unpacked_differs > 0);
+    report(&tally);
+}
+
 /// `TRANSCODE_DESCRIPTORS=path/to/set.binpb cargo test -p e2e --test transcode_response --
 /// --ignored descriptor_set`: the same over another descriptor set, `TRANSCODE_TYPES`
 /// types (2000) sampled evenly, `TRANSCODE_SEEDS` seeds each (5).
@@ -297,18 +430,18 @@ fn timing() {
     let bytes = message.encode_to_vec();
     let transcoder = Transcoder::build(&desc, false, false, true, &[]);
     assert_eq!(
-        transcoder.old(&bytes).map(|v| v.to_string()).ok(),
-        transcoder.new(&bytes).map(|v| v.to_string())
+        transcoder.old_path(&bytes).map(|v| v.to_string()).ok(),
+        transcoder.fast_path(&bytes).map(|v| v.to_string())
     );
     let iterations = test_kit::env_or("TRANSCODE_ITERATIONS", 100_000u32);
     let start = std::time::Instant::now();
     for _ in 0..iterations {
-        std::hint::black_box(transcoder.old(std::hint::black_box(&bytes)).ok());
+        std::hint::black_box(transcoder.old_path(std::hint::black_box(&bytes)).ok());
     }
     let old = start.elapsed();
     let start = std::time::Instant::now();
     for _ in 0..iterations {
-        std::hint::black_box(transcoder.new(std::hint::black_box(&bytes)));
+        std::hint::black_box(transcoder.fast_path(std::hint::black_box(&bytes)));
     }
     let new = start.elapsed();
     eprintln!(

@@ -9,8 +9,8 @@ use serde_json::Value;
 use super::DecodePlan;
 use crate::codec::to_json::{self, ToJsonOptions};
 
-/// A response type with its options, made once: [`Transcoder::old`] runs the current path
-/// (decode, `clear_omitted`, protojson, canonical reshaping), [`Transcoder::new`] the
+/// A response type with its options, made once: [`Transcoder::old_path`] runs the current path
+/// (decode, `clear_omitted`, protojson, canonical reshaping), [`Transcoder::fast_path`] the
 /// single-pass decoder.
 #[derive(Debug)]
 pub struct Transcoder {
@@ -48,7 +48,7 @@ impl Transcoder {
     }
 
     /// The old path's value, or its error text.
-    pub fn old(&self, bytes: &[u8]) -> Result<Value, String> {
+    pub fn old_path(&self, bytes: &[u8]) -> Result<Value, String> {
         let mut message =
             DynamicMessage::decode(self.desc.clone(), bytes).map_err(|e| format!("decode: {e}"))?;
         if !self.omitted.is_empty() {
@@ -62,7 +62,7 @@ impl Transcoder {
     }
 
     /// The single-pass decoder's value, or `None` when it leaves the bytes to the old path.
-    pub fn new(&self, bytes: &[u8]) -> Option<Value> {
+    pub fn fast_path(&self, bytes: &[u8]) -> Option<Value> {
         if self.root {
             super::root_to_json(&self.plan, bytes, self.options)
         } else {
@@ -82,7 +82,7 @@ pub fn both(
 ) -> (Result<String, String>, Option<String>) {
     let transcoder = Transcoder::build(desc, json_names, emit_defaults, root, omitted);
     (
-        transcoder.old(bytes).map(|v| v.to_string()),
-        transcoder.new(bytes).map(|v| v.to_string()),
+        transcoder.old_path(bytes).map(|v| v.to_string()),
+        transcoder.fast_path(bytes).map(|v| v.to_string()),
     )
 }
