@@ -271,7 +271,7 @@ fn single(kind: &Kind, rng: &mut Rng, depth: usize) -> Option<Value> {
             Value::U32(*rng.pick(&[0, 1, u32::MAX, r as u32, (r % 1000) as u32]))
         }
         Kind::Uint64 | Kind::Fixed64 => Value::U64(*rng.pick(&[0, 1, u64::MAX, r, r % 1000])),
-        Kind::Bool => Value::Bool(r % 2 == 0),
+        Kind::Bool => Value::Bool(r.is_multiple_of(2)),
         Kind::String => Value::String(string(rng)),
         Kind::Bytes => Value::Bytes(
             (0..rng.below(7))
