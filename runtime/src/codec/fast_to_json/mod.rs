@@ -19,6 +19,10 @@
 //! as `prost_types` holds them in a `BTreeMap`), Value and ListValue (integral numbers as
 //! integers).
 //!
+//! What the old path decodes and then drops (an omitted field, a oneof member a later one
+//! replaced, each part of a merged message) is still decoded here, for its errors only, so
+//! that bytes the old path refuses are never answered.
+//!
 //! It answers `None`, and the caller runs the old path (which also words the errors), for:
 //! malformed wire data of any kind; groups; extension fields on the wire; `Any` (its payload
 //! type is resolved through the pool and the server's union pool); a map with two or more
