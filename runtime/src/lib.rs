@@ -121,6 +121,11 @@ pub use auth::{
     DEFAULT_LEEWAY, MAX_TOKEN_BYTES, PROTECTED_RESOURCE_METADATA_PATH, Principal, forward_claims,
 };
 pub use budget::DEFAULT_MAX_RESULT_BYTES;
+/// Test hook: the response decoders side by side (not an API).
+#[doc(hidden)]
+pub mod __response_transcoder {
+    pub use crate::codec::fast_to_json::{Transcoder, both};
+}
 pub use call::Limits;
 pub use context::{CallContext, Refusal, forward_headers};
 pub use discovery::{CALL_TOOL, DEFAULT_SEARCH_LIMIT, DESCRIBE_TOOLS, SEARCH_TOOLS, ToolSearch};

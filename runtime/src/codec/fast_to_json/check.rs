@@ -1,0 +1,88 @@
+//! The test hook: the old path and the new one side by side, for the differential tests
+//! (`e2e/tests/transcode_response.rs`), through `tonic_mcp::__response_transcoder`.
+
+use std::borrow::Cow;
+
+use prost_reflect::{DynamicMessage, MessageDescriptor};
+use serde_json::Value;
+
+use super::DecodePlan;
+use crate::codec::to_json::{self, ToJsonOptions};
+
+/// A response type with its options, made once: [`Transcoder::old_path`] runs the current path
+/// (decode, `clear_omitted`, protojson, canonical reshaping), [`Transcoder::fast_path`] the
+/// single-pass decoder.
+#[derive(Debug)]
+pub struct Transcoder {
+    desc: MessageDescriptor,
+    omitted: Vec<Cow<'static, str>>,
+    plan: DecodePlan,
+    options: ToJsonOptions,
+    root: bool,
+}
+
+impl Transcoder {
+    /// For responses of `desc`, written with these options, as a tool root or a stream
+    /// element, with the fields named (full names) in `omitted` cleared.
+    pub fn build(
+        desc: &MessageDescriptor,
+        json_names: bool,
+        emit_defaults: bool,
+        root: bool,
+        omitted: &[&str],
+    ) -> Self {
+        let omitted: Vec<Cow<'static, str>> = omitted
+            .iter()
+            .map(|s| Cow::Owned((*s).to_owned()))
+            .collect();
+        Self {
+            plan: DecodePlan::new(desc, &omitted),
+            desc: desc.clone(),
+            omitted,
+            options: ToJsonOptions {
+                json_names,
+                emit_defaults,
+            },
+            root,
+        }
+    }
+
+    /// The old path's value, or its error text.
+    pub fn old_path(&self, bytes: &[u8]) -> Result<Value, String> {
+        let mut message =
+            DynamicMessage::decode(self.desc.clone(), bytes).map_err(|e| format!("decode: {e}"))?;
+        if !self.omitted.is_empty() {
+            crate::outcome::clear_omitted(&mut message, &self.omitted);
+        }
+        if self.root {
+            to_json::root_to_json(&message, self.options)
+        } else {
+            to_json::message_to_json(&message, self.options)
+        }
+    }
+
+    /// The single-pass decoder's value, or `None` when it leaves the bytes to the old path.
+    pub fn fast_path(&self, bytes: &[u8]) -> Option<Value> {
+        if self.root {
+            super::root_to_json(&self.plan, bytes, self.options)
+        } else {
+            super::message_to_json(&self.plan, bytes, self.options)
+        }
+    }
+}
+
+/// The old path's text (or error) and the new one's, for `bytes` of `desc`.
+pub fn both(
+    desc: &MessageDescriptor,
+    bytes: &[u8],
+    json_names: bool,
+    emit_defaults: bool,
+    root: bool,
+    omitted: &[&str],
+) -> (Result<String, String>, Option<String>) {
+    let transcoder = Transcoder::build(desc, json_names, emit_defaults, root, omitted);
+    (
+        transcoder.old_path(bytes).map(|v| v.to_string()),
+        transcoder.fast_path(bytes).map(|v| v.to_string()),
+    )
+}

@@ -1,0 +1,87 @@
+//! Encoded response bytes → the canonical JSON shape in one pass, without a `DynamicMessage`.
+//!
+//! The old path ([`super::to_json`]) decodes a `DynamicMessage`, clears the omitted fields,
+//! has prost-reflect write protojson into a `serde_json::Value`, then reshapes it. This
+//! decoder reads the wire once and writes the very same `Value` (key order included: the
+//! workspace's `serde_json` preserves it), from a [`DecodePlan`] made once per output type:
+//! every reachable message's fields in number order (the order prost-reflect writes), their
+//! output keys (aliases of long names included) made in advance, enum names by number.
+//!
+//! What it reproduces of prost-reflect: the last of repeated singular scalars wins; a
+//! singular message seen twice is the merge of both (decoded as their concatenation, which
+//! the wire format defines as the merge); a oneof member clears the others; packed and
+//! unpacked repeated scalars; unknown fields skipped; enums by name, unknown numbers as
+//! numbers, `NullValue` as `null`; 64-bit integers and non-finite floats as strings; bytes as
+//! padded standard base64; defaults skipped unless `emit_defaults` (presence fields only when
+//! set, even then); omitted fields cleared (an implicit-presence one then comes out as its
+//! default with `emit_defaults`, as the old path does); Timestamp, Duration, FieldMask, the
+//! wrappers (a NaN `FloatValue`/`DoubleValue` is `null` there), Empty, Struct (keys sorted,
+//! as `prost_types` holds them in a `BTreeMap`), Value and ListValue (integral numbers as
+//! integers).
+//!
+//! What the old path decodes and then drops (an omitted field, a oneof member a later one
+//! replaced, each part of a merged message) is still decoded here, for its errors only, so
+//! that bytes the old path refuses are never answered.
+//!
+//! It answers `None`, and the caller runs the old path (which also words the errors), for:
+//! malformed wire data of any kind; groups; extension fields on the wire; `Any` (its payload
+//! type is resolved through the pool and the server's union pool); a map with two or more
+//! distinct keys (prost-reflect keeps maps in a `HashMap`, so the old path's key order is not
+//! deterministic: no byte-identical answer exists); a non-finite `Value` number, an
+//! out-of-range Timestamp or Duration and a FieldMask path that does not round-trip (the old
+//! path fails on them); messages nested deeper than 64; a message whose field's JSON name is
+//! another field's proto name.
+
+mod check;
+mod decode;
+mod plan;
+mod wire;
+mod wkt;
+
+pub use check::{Transcoder, both};
+pub(crate) use plan::DecodePlan;
+
+use serde_json::{Map, Value};
+
+use super::Wkt;
+use super::to_json::ToJsonOptions;
+use decode::Ctx;
+use plan::ROOT;
+
+/// A tool root: `Some` of exactly what [`super::to_json::root_to_json`] writes after
+/// `clear_omitted`, or `None` when this decoder cannot guarantee it (see the module).
+pub(crate) fn root_to_json(
+    plan: &DecodePlan,
+    bytes: &[u8],
+    options: ToJsonOptions,
+) -> Option<Value> {
+    let value = message_to_json(plan, bytes, options)?;
+    let wrapped = plan
+        .messages
+        .get(ROOT)?
+        .wkt
+        .is_some_and(Wkt::is_value_wrapped_root);
+    Some(if wrapped {
+        let mut root = Map::with_capacity(1);
+        root.insert("value".to_owned(), value);
+        Value::Object(root)
+    } else {
+        value
+    })
+}
+
+/// One message (not a tool root), e.g. an element of a server stream: as
+/// [`super::to_json::message_to_json`] writes it, or `None`.
+pub(crate) fn message_to_json(
+    plan: &DecodePlan,
+    bytes: &[u8],
+    options: ToJsonOptions,
+) -> Option<Value> {
+    let ctx = Ctx {
+        plan,
+        json_names: options.json_names,
+        emit_defaults: options.emit_defaults,
+        validating: false,
+    };
+    decode::message(ctx, ROOT, bytes, 0)
+}
