@@ -23,6 +23,7 @@ use tracing::Instrument as _;
 use crate::{
     budget,
     codec::{
+        fast_to_json,
         from_json::{message_from_json, root_from_json},
         measure,
         normalize::{NormalizeOptions, normalize_arguments},
@@ -356,6 +357,19 @@ fn encode_response(
         json_names: tool.def.json_names,
         emit_defaults: tool.def.emit_defaults,
     };
+    // The single-pass decoder when it can answer exactly; else the prost-reflect path, which
+    // also words the errors.
+    if output == &tool.output {
+        let plan = tool.decode_plan();
+        let fast = if tool.def.kind.streams_responses() {
+            fast_to_json::message_to_json(plan, bytes, options)
+        } else {
+            fast_to_json::root_to_json(plan, bytes, options)
+        };
+        if let Some(value) = fast {
+            return Ok(value);
+        }
+    }
     let mut message = DynamicMessage::decode(output.clone(), bytes.clone()).map_err(|e| {
         format!(
             "the backend's response could not be decoded as {}: {e}",
