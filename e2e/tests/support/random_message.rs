@@ -296,37 +296,46 @@ fn single(kind: &Kind, rng: &mut Rng, depth: usize) -> Option<Value> {
     })
 }
 
-/// Why the new decoder may leave this (valid) message to the old path, if it may: a map
-/// with two or more keys (prost-reflect's `HashMap` order is not deterministic) or an
-/// `Any`, anywhere in it.
+/// A valid message holding an `Any` anywhere: the new decoder leaves it to the old path.
+pub const ANY: &str = "Any";
+
+/// A valid message holding a map of two or more keys (not a `Struct`'s) anywhere: the old path
+/// writes its keys in a `HashMap`'s order, which changes from call to call, so the answers are
+/// compared as JSON, where the order of an object's keys does not count.
+pub const UNORDERED_MAP: &str = "map with two or more keys";
+
+/// What in this (valid) message changes how the new decoder's answer is checked: [`ANY`]
+/// first, else [`UNORDERED_MAP`], else nothing.
 pub fn old_path_reason(message: &DynamicMessage) -> Option<&'static str> {
-    let desc = message.descriptor();
-    if desc.full_name() == "google.protobuf.Any" {
-        return Some("Any");
+    if holds(message, &|m, _| {
+        m.descriptor().full_name() == "google.protobuf.Any"
+    }) {
+        return Some(ANY);
     }
-    let in_struct = desc.full_name() == "google.protobuf.Struct";
-    for (_, value) in message.fields() {
-        let reason = match value {
-            Value::Message(inner) => old_path_reason(inner),
-            Value::List(items) => items.iter().find_map(|item| match item {
-                Value::Message(inner) => old_path_reason(inner),
-                _ => None,
-            }),
-            Value::Map(entries) => {
-                if entries.len() >= 2 && !in_struct {
-                    Some("map with two or more keys")
-                } else {
-                    entries.values().find_map(|item| match item {
-                        Value::Message(inner) => old_path_reason(inner),
-                        _ => None,
-                    })
-                }
+    let multi_key_map = |m: &DynamicMessage, value: &Value| {
+        matches!(value, Value::Map(entries) if entries.len() >= 2)
+            && m.descriptor().full_name() != "google.protobuf.Struct"
+    };
+    holds(message, &multi_key_map).then_some(UNORDERED_MAP)
+}
+
+/// Whether `test` holds for `message` (with a null value) or for any message and field value
+/// in it, at any depth.
+fn holds(message: &DynamicMessage, test: &dyn Fn(&DynamicMessage, &Value) -> bool) -> bool {
+    if test(message, &Value::Bool(false)) {
+        return true;
+    }
+    message.fields().any(|(_, value)| {
+        test(message, value)
+            || match value {
+                Value::Message(inner) => holds(inner, test),
+                Value::List(items) => items
+                    .iter()
+                    .any(|item| matches!(item, Value::Message(inner) if holds(inner, test))),
+                Value::Map(entries) => entries
+                    .values()
+                    .any(|item| matches!(item, Value::Message(inner) if holds(inner, test))),
+                _ => false,
             }
-            _ => None,
-        };
-        if reason.is_some() {
-            return reason;
-        }
-    }
-    None
+    })
 }

@@ -48,7 +48,7 @@ pub(super) enum Slot<'a> {
     /// A singular message seen more than once: merged, as their concatenation is.
     Msgs(Vec<&'a [u8]>),
     List(Vec<Value>),
-    /// Map entries, keys as written; a second distinct key ends the fast path.
+    /// Map entries, keys as written, in the order of the wire.
     Map(Vec<(String, Value)>),
 }
 
@@ -274,14 +274,10 @@ fn field_json(
             (ctx.emit_defaults || !items.is_empty()).then_some(Value::Array(items))
         }
         (Slot::Empty, Shape::List, _) => ctx.emit_defaults.then(|| Value::Array(Vec::new())),
-        (Slot::Map(entries), Shape::Map(..), _) => {
-            if entries.len() > 1 && !ctx.validating {
-                // prost-reflect's map is a HashMap: its order is not deterministic.
-                return None;
-            }
-            (ctx.emit_defaults || !entries.is_empty())
-                .then(|| Value::Object(entries.into_iter().collect()))
-        }
+        // In the order of the wire. prost-reflect keeps a map in a `HashMap`, so the old
+        // path's order is not deterministic: its result is JSON-equal, in another order.
+        (Slot::Map(entries), Shape::Map(..), _) => (ctx.emit_defaults || !entries.is_empty())
+            .then(|| Value::Object(entries.into_iter().collect())),
         (Slot::Empty, Shape::Map(..), _) => ctx.emit_defaults.then(|| Value::Object(Map::new())),
         _ => return None,
     })
@@ -425,13 +421,9 @@ pub(super) fn scan<'a>(
                 let Slot::Map(entries) = slot else {
                     return None;
                 };
-                if let Some(entry) = entries.iter_mut().find(|(k, _)| *k == key) {
-                    entry.1 = value;
-                } else if entries.is_empty() || ctx.validating {
-                    entries.push((key, value));
-                } else {
-                    return None;
-                }
+                // A key seen again keeps its place and takes the later value when the
+                // object is made (`Map::insert`).
+                entries.push((key, value));
             }
         }
     }

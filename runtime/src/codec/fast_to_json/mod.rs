@@ -7,6 +7,11 @@
 //! every reachable message's fields in number order (the order prost-reflect writes), their
 //! output keys (aliases of long names included) made in advance, enum names by number.
 //!
+//! Map entries come in the order of the wire (a key seen again keeps its place and takes the
+//! later value). prost-reflect keeps a map in a `HashMap`, so the old path wrote a map of two
+//! or more keys in an order that changed from call to call: the result is JSON-equal, and now
+//! deterministic.
+//!
 //! What it reproduces of prost-reflect: the last of repeated singular scalars wins; a
 //! singular message seen twice is the merge of both (decoded as their concatenation, which
 //! the wire format defines as the merge); a oneof member clears the others; packed and
@@ -25,9 +30,7 @@
 //!
 //! It answers `None`, and the caller runs the old path (which also words the errors), for:
 //! malformed wire data of any kind; groups; extension fields on the wire; `Any` (its payload
-//! type is resolved through the pool and the server's union pool); a map with two or more
-//! distinct keys (prost-reflect keeps maps in a `HashMap`, so the old path's key order is not
-//! deterministic: no byte-identical answer exists); a non-finite `Value` number, an
+//! type is resolved through the pool and the server's union pool); a non-finite `Value` number, an
 //! out-of-range Timestamp or Duration and a FieldMask path that does not round-trip (the old
 //! path fails on them); messages nested deeper than 64; a message whose field's JSON name is
 //! another field's proto name.
