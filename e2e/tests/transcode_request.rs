@@ -1,0 +1,625 @@
+//! Differential tests of the single-pass request encoder (`codec/fast_from_json`) against the
+//! old path (`root_from_json` / `message_from_json` → `DynamicMessage` → `encode_to_vec`):
+//!
+//! 1. **Valid input:** arguments generated from every testdata tool's `inputSchema`
+//!    (`properties/schema_gen.rs`), normalised by the runtime's normaliser. Where the old path
+//!    encodes, the new encoder must give the same bytes; it may give up (`None`) only for tools
+//!    whose input reaches a type of [`UNSUPPORTED`].
+//! 2. **Adversarial input:** the same arguments with values replaced by wrong types, numbers
+//!    out of range, 64-bit numbers as JSON numbers, `"1e3"`, bad base64, unknown keys, nulls,
+//!    bad timestamps…: the new encoder gives up or agrees with the old path's bytes; it never
+//!    encodes what the old path refuses, and never panics.
+//!
+//! "The same bytes" is up to the order of map entries: prost-reflect writes a map from a
+//! `HashMap`, in an order that changes from one message to the next, so bytes that differ are
+//! compared again with the entries of every map field sorted (`canonical`).
+//!
+//! `TRANSCODE_CASES` sets the cases per tool. The ignored `descriptor_set_from_env` runs the
+//! same over the descriptor set at `TRANSCODE_DESCRIPTORS` (e.g. googleapis).
+
+#[path = "properties/schema_gen.rs"]
+mod schema_gen;
+
+use std::collections::HashSet;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::time::Instant;
+
+use proptest::strategy::{Strategy, ValueTree};
+use proptest::test_runner::TestRunner;
+use prost_reflect::{DescriptorPool, Kind, MessageDescriptor};
+use serde_json::{Map, Value, json};
+use tonic_mcp::__request_transcoder::{Transcoder, normalize};
+
+/// Types for which the new encoder gives up on valid input; a tool whose input reaches none
+/// of them must always be encoded.
+const UNSUPPORTED: &[&str] = &["google.protobuf.Any"];
+
+/// Nested `$ref`s followed on any path of a generated value.
+const REF_BUDGET: u32 = 4;
+
+fn cases() -> u32 {
+    test_kit::env_or("TRANSCODE_CASES", 96)
+}
+
+struct Tool {
+    name: String,
+    input: MessageDescriptor,
+    schema: Value,
+    streaming: bool,
+    transcoder: Transcoder,
+    /// The input reaches a type of [`UNSUPPORTED`].
+    may_give_up: bool,
+}
+
+fn tools_of(pool: &DescriptorPool) -> Vec<Tool> {
+    let options = tonic_mcp_schema::Options::default();
+    let cx = tonic_mcp_schema::Context::new(pool, &options);
+    let mut tools = Vec::new();
+    for service in pool.services() {
+        let Ok(service_tools) = cx.service_tools(&service) else {
+            continue;
+        };
+        for spec in service_tools.tools {
+            let Some(input) = pool.get_message_by_name(&spec.input_type) else {
+                continue;
+            };
+            tools.push(Tool {
+                name: spec.name,
+                may_give_up: reaches_unsupported(&input),
+                transcoder: Transcoder::new(&input),
+                input,
+                schema: spec.input_schema,
+                streaming: spec.kind.streams_requests(),
+            });
+        }
+    }
+    tools
+}
+
+fn reaches_unsupported(desc: &MessageDescriptor) -> bool {
+    let mut seen = HashSet::new();
+    let mut stack = vec![desc.clone()];
+    while let Some(message) = stack.pop() {
+        if UNSUPPORTED.contains(&message.full_name()) {
+            return true;
+        }
+        if !seen.insert(message.full_name().to_owned()) {
+            continue;
+        }
+        for field in message.fields() {
+            if let Kind::Message(m) = field.kind() {
+                stack.push(m);
+            }
+        }
+    }
+    false
+}
+
+// ---------------------------------------------------------------------------------------------
+// Byte comparison up to the order of map entries.
+
+#[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Payload {
+    Raw(Vec<u8>),
+    Message(Vec<(u32, Payload)>),
+    Map(Vec<Vec<(u32, Payload)>>),
+}
+
+fn varint(bytes: &mut &[u8]) -> Option<u64> {
+    prost::encoding::decode_varint(bytes).ok()
+}
+
+fn take<'a>(bytes: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
+    if bytes.len() < n {
+        return None;
+    }
+    let (head, tail) = bytes.split_at(n);
+    *bytes = tail;
+    Some(head)
+}
+
+/// `bytes` as a message of `desc`, every map field's entries sorted.
+fn canonical(desc: &MessageDescriptor, mut bytes: &[u8]) -> Option<Vec<(u32, Payload)>> {
+    let mut out: Vec<(u32, Payload)> = Vec::new();
+    while !bytes.is_empty() {
+        let key = varint(&mut bytes)?;
+        let number = u32::try_from(key >> 3).ok()?;
+        let payload = match key & 7 {
+            0 => {
+                let before = bytes;
+                varint(&mut bytes)?;
+                Payload::Raw(before[..before.len() - bytes.len()].to_vec())
+            }
+            1 => Payload::Raw(take(&mut bytes, 8)?.to_vec()),
+            5 => Payload::Raw(take(&mut bytes, 4)?.to_vec()),
+            2 => {
+                let len = usize::try_from(varint(&mut bytes)?).ok()?;
+                let body = take(&mut bytes, len)?;
+                match desc.get_field(number).map(|f| (f.is_map(), f.kind())) {
+                    Some((is_map, Kind::Message(m))) => {
+                        let sub = canonical(&m, body)?;
+                        if is_map {
+                            if let Some((n, Payload::Map(entries))) = out.last_mut()
+                                && *n == number
+                            {
+                                entries.push(sub);
+                                continue;
+                            }
+                            Payload::Map(vec![sub])
+                        } else {
+                            Payload::Message(sub)
+                        }
+                    }
+                    _ => Payload::Raw(body.to_vec()),
+                }
+            }
+            _ => return None,
+        };
+        out.push((number, payload));
+    }
+    for (_, payload) in &mut out {
+        if let Payload::Map(entries) = payload {
+            entries.sort();
+        }
+    }
+    Some(out)
+}
+
+fn same(desc: &MessageDescriptor, old: &[u8], new: &[u8]) -> bool {
+    old == new || {
+        let a = canonical(desc, old);
+        a.is_some() && a == canonical(desc, new)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The comparison of one canonical value.
+
+#[derive(Default, Debug)]
+struct Tally {
+    compared: u64,
+    identical: u64,
+    gave_up_expected: u64,
+    both_refused: u64,
+    /// The old path refused a schema-valid value (reported, not a failure of the encoder).
+    old_refused_valid: u64,
+    mismatches: Vec<String>,
+}
+
+impl Tally {
+    fn check(&mut self, tool: &Tool, canonical: &Value, root: bool, valid: bool) {
+        let old = tool.transcoder.old(canonical, root);
+        let new = catch_unwind(AssertUnwindSafe(|| {
+            tool.transcoder.new_path(canonical, root)
+        }));
+        self.compared += 1;
+        let problem = match (&old, new) {
+            (_, Err(_)) => Some("the new encoder panicked".to_owned()),
+            (Ok(old), Ok(Some(new))) => {
+                if same(&tool.input, old, &new) {
+                    self.identical += 1;
+                    None
+                } else {
+                    Some(format!("bytes differ:\n old {old:02x?}\n new {new:02x?}"))
+                }
+            }
+            (Ok(_), Ok(None)) => {
+                if !valid {
+                    None
+                } else if tool.may_give_up && holds_any(canonical) {
+                    self.gave_up_expected += 1;
+                    None
+                } else {
+                    Some("the new encoder gave up on a valid value".to_owned())
+                }
+            }
+            (Err(e), Ok(Some(_))) => Some(format!(
+                "the new encoder encodes what the old path refuses ({e})"
+            )),
+            (Err(e), Ok(None)) => {
+                self.both_refused += 1;
+                if valid {
+                    self.old_refused_valid += 1;
+                    if self.old_refused_valid <= 3 {
+                        eprintln!("{}: the old path refuses a valid value: {e}", tool.name);
+                    }
+                }
+                None
+            }
+        };
+        if let Some(problem) = problem
+            && self.mismatches.len() < 20
+        {
+            self.mismatches.push(format!(
+                "{} ({}): {problem}\ncanonical: {canonical}",
+                tool.name,
+                if valid { "valid" } else { "adversarial" }
+            ));
+        }
+    }
+
+    /// Every message of one tool call: the root, or each of `"messages"`.
+    fn check_call(&mut self, tool: &Tool, canonical: &Value, valid: bool) {
+        if tool.streaming {
+            if let Some(Value::Array(items)) = canonical.get("messages") {
+                for item in items {
+                    self.check(tool, item, false, valid);
+                }
+            }
+        } else {
+            self.check(tool, canonical, true, valid);
+        }
+    }
+}
+
+/// Whether `value` holds an `Any` in its canonical `{type_url, value}` form.
+fn holds_any(value: &Value) -> bool {
+    match value {
+        Value::Object(object) => object.contains_key("type_url") || object.values().any(holds_any),
+        Value::Array(items) => items.iter().any(holds_any),
+        _ => false,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Adversarial mutations.
+
+/// xorshift64*: deterministic, dependency-free.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+fn replacements() -> Vec<Value> {
+    vec![
+        Value::Null,
+        json!("1e3"),
+        json!(1e3),
+        json!(1.5),
+        json!(-1),
+        json!(0),
+        json!(-0.0),
+        json!(4_294_967_296_u64),
+        json!(9_007_199_254_740_993_u64),
+        json!(18_446_744_073_709_551_615_u64),
+        json!(-9_223_372_036_854_775_808_i64),
+        json!(1e300),
+        json!("18446744073709551616"),
+        json!("-0"),
+        json!("+1"),
+        json!("007"),
+        json!(" 1"),
+        json!("NaN"),
+        json!("Infinity"),
+        json!("-Infinity"),
+        json!("inf"),
+        json!("nan"),
+        json!("1e39"),
+        json!("!!!"),
+        json!("AAA="),
+        json!("YQ"),
+        json!("a-_b"),
+        json!("+/+/"),
+        json!("-_-_"),
+        json!("YWJj=="),
+        json!(true),
+        json!("true"),
+        json!(""),
+        json!([]),
+        json!([null]),
+        json!([1, "2", null]),
+        json!({}),
+        json!({"case": "nope"}),
+        json!({"case": "nope", "value": 1}),
+        json!({"unknown_key": 1}),
+        json!("2019-03-26t14:00:00Z"),
+        json!("2019-03-26T14:00:00+24:00"),
+        json!("2019-03-26T14:00:00z"),
+        json!("2019-03-26T14:00:00+01:00"),
+        json!("2019-03-26T14:00:00-0100"),
+        json!("2019-03-26 14:00:00Z"),
+        json!("2019-03-26T14:00:00.Z"),
+        json!("10000-01-01T00:00:00Z"),
+        json!("0000-01-01T00:00:00Z"),
+        json!("2019-02-30T00:00:00Z"),
+        json!("1972-06-30T23:59:60Z"),
+        json!("2019-03-26T14:00:00.123456789123Z"),
+        json!("1.5s"),
+        json!("-0.000000001s"),
+        json!("315576000001s"),
+        json!("1.0000000001s"),
+        json!("fooBar,baz.quxQuux"),
+        json!("foo_bar"),
+        json!("A"),
+        json!("NULL_VALUE"),
+    ]
+}
+
+/// Replacement keys (`+`, `0`, `-` and ` ` are prefixed to the key they replace).
+const KEYS: &[&str] = &[
+    "+",
+    "0",
+    "-",
+    " ",
+    "01",
+    "00",
+    "-0",
+    "1",
+    "-1",
+    "True",
+    "false",
+    "1.0",
+    "4294967296",
+    "18446744073709551616",
+    "",
+    "value",
+    "case",
+    "type_url",
+    "@type",
+];
+
+/// Pointers to every node of `value`.
+fn pointers(value: &Value, at: String, out: &mut Vec<String>) {
+    out.push(at.clone());
+    match value {
+        Value::Object(object) => {
+            for (key, value) in object {
+                let escaped = key.replace('~', "~0").replace('/', "~1");
+                pointers(value, format!("{at}/{escaped}"), out);
+            }
+        }
+        Value::Array(items) => {
+            for (index, value) in items.iter().enumerate() {
+                pointers(value, format!("{at}/{index}"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `value` with one to three nodes replaced, a 64-bit string made a number, or a key added.
+fn mutate(value: &Value, rng: &mut Rng, pool: &[Value]) -> Value {
+    let mut out = value.clone();
+    let mut paths = Vec::new();
+    pointers(&out, String::new(), &mut paths);
+    for _ in 0..=rng.below(3) {
+        let path = &paths[rng.below(paths.len())];
+        let Some(node) = out.pointer_mut(path) else {
+            continue;
+        };
+        match rng.below(7) {
+            0 => {
+                // Numeric strings as JSON numbers (64-bit ints, floats).
+                if let Value::String(s) = node
+                    && let Ok(n) = s.parse::<serde_json::Number>()
+                {
+                    *node = Value::Number(n);
+                } else {
+                    *node = pool[rng.below(pool.len())].clone();
+                }
+            }
+            2 => {
+                // A key renamed: integer map keys not in canonical form, bool keys, names.
+                if let Value::Object(object) = node
+                    && !object.is_empty()
+                {
+                    let old = object.keys().nth(rng.below(object.len())).cloned();
+                    let new = KEYS[rng.below(KEYS.len())];
+                    // Renamed, or added beside the original (two keys for one entry).
+                    let value = match &old {
+                        Some(old) if rng.below(2) == 0 => object.remove(old),
+                        Some(old) => object.get(old).cloned(),
+                        None => None,
+                    };
+                    if let Some(old) = old
+                        && let Some(value) = value
+                    {
+                        let new = match new {
+                            "+" | "0" | "-" | " " => format!("{new}{old}"),
+                            _ => new.to_owned(),
+                        };
+                        object.insert(new, value);
+                    }
+                } else {
+                    *node = pool[rng.below(pool.len())].clone();
+                }
+            }
+            1 => {
+                if let Value::Object(object) = node {
+                    let key = if object.is_empty() || rng.below(2) == 0 {
+                        "zz_unknown".to_owned()
+                    } else {
+                        object
+                            .keys()
+                            .nth(rng.below(object.len()))
+                            .cloned()
+                            .unwrap_or_default()
+                    };
+                    object.insert(key, pool[rng.below(pool.len())].clone());
+                } else {
+                    *node = pool[rng.below(pool.len())].clone();
+                }
+            }
+            _ => *node = pool[rng.below(pool.len())].clone(),
+        }
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------------
+// Drivers.
+
+/// Generated arguments for `tool`, or `None` when the generator cannot handle its schema.
+fn generate(tool: &Tool, runner: &mut TestRunner) -> Option<Value> {
+    catch_unwind(AssertUnwindSafe(|| {
+        let strategy = schema_gen::strategy(&tool.schema, REF_BUDGET);
+        strategy.new_tree(runner).ok().map(|tree| tree.current())
+    }))
+    .ok()
+    .flatten()
+}
+
+fn run(tools: &[Tool], cases: u32, adversarial_per_case: u32) -> (Tally, Tally, usize) {
+    let mut valid = Tally::default();
+    let mut adversarial = Tally::default();
+    let mut skipped = 0;
+    let mut runner = TestRunner::deterministic();
+    let pool = replacements();
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    for tool in tools {
+        for _ in 0..cases {
+            let Some(Value::Object(mut arguments)) = generate(tool, &mut runner) else {
+                skipped += 1;
+                break;
+            };
+            // Taken off by the runtime before the arguments are read (stream control).
+            arguments.remove(tonic_mcp_schema::stream_control::STREAM_CONTROL_KEY);
+            let (canonical, problems) = normalize(&tool.input, arguments, false, tool.streaming);
+            if problems.is_empty() {
+                valid.check_call(tool, &canonical, true);
+            }
+            for _ in 0..adversarial_per_case {
+                let mutated = mutate(&canonical, &mut rng, &pool);
+                adversarial.check_call(tool, &mutated, false);
+            }
+        }
+    }
+    (valid, adversarial, skipped)
+}
+
+fn report(what: &str, tally: &Tally) {
+    eprintln!(
+        "{what}: {} compared, {} identical, {} given up (expected), {} refused by both ({} valid ones refused by the old path), {} mismatches",
+        tally.compared,
+        tally.identical,
+        tally.gave_up_expected,
+        tally.both_refused,
+        tally.old_refused_valid,
+        tally.mismatches.len()
+    );
+}
+
+fn assert_clean(valid: &Tally, adversarial: &Tally) {
+    let mismatches: Vec<&String> = valid
+        .mismatches
+        .iter()
+        .chain(&adversarial.mismatches)
+        .collect();
+    assert!(
+        mismatches.is_empty(),
+        "{} mismatches, first ones:\n{}",
+        mismatches.len(),
+        mismatches
+            .iter()
+            .take(8)
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>()
+            .join("\n\n")
+    );
+}
+
+#[test]
+fn testdata_tools() {
+    let started = Instant::now();
+    let pool = DescriptorPool::decode(e2e::TESTDATA_DESCRIPTOR_SET).expect("testdata descriptors");
+    let tools = tools_of(&pool);
+    assert!(tools.len() > 10, "only {} testdata tools", tools.len());
+    let (valid, adversarial, skipped) = run(&tools, cases(), 4);
+    eprintln!(
+        "{} tools, {} cases each, {skipped} skipped, in {:.2?}",
+        tools.len(),
+        cases(),
+        started.elapsed()
+    );
+    report("valid", &valid);
+    report("adversarial", &adversarial);
+    assert_clean(&valid, &adversarial);
+    // The checks can fail: most valid values are encoded, and some adversarial ones refused.
+    assert!(valid.identical * 10 > valid.compared * 8, "{valid:?}");
+    assert!(adversarial.both_refused > 0, "{adversarial:?}");
+    // The new encoder gives up on valid input only for tools reaching UNSUPPORTED, and does
+    // for some of them (else the list is stale).
+    assert!(valid.gave_up_expected > 0, "no tool needed the old path");
+}
+
+/// Known answers: the encoder must not give up on these, and the old path must agree.
+#[test]
+fn handwritten_values() {
+    let pool = DescriptorPool::decode(e2e::TESTDATA_DESCRIPTOR_SET).expect("testdata descriptors");
+    let tools = tools_of(&pool);
+    let mut tally = Tally::default();
+    for tool in &tools {
+        let args = match tool.input.full_name() {
+            "testdata.scalars.AllScalars" => e2e::workload::scalars_arguments(),
+            _ => continue,
+        };
+        let (canonical, problems) = normalize(&tool.input, args, false, tool.streaming);
+        assert!(problems.is_empty(), "{problems:?}");
+        tally.check_call(tool, &canonical, true);
+        let mut object: Map<String, Value> = Map::new();
+        object.insert("zz_unknown".to_owned(), json!(1));
+        tally.check_call(tool, &Value::Object(object), false);
+    }
+    assert!(tally.identical > 0, "{tally:?}");
+    assert!(tally.mismatches.is_empty(), "{:#?}", tally.mismatches);
+}
+
+/// The same over a descriptor set given by path: `TRANSCODE_DESCRIPTORS` (a binary
+/// FileDescriptorSet), `TRANSCODE_RPCS` RPCs sampled evenly (default 2000), `TRANSCODE_CASES`
+/// cases each (default 5).
+#[test]
+#[ignore = "needs TRANSCODE_DESCRIPTORS"]
+fn descriptor_set_from_env() {
+    let path = std::env::var("TRANSCODE_DESCRIPTORS").expect("TRANSCODE_DESCRIPTORS");
+    let bytes = std::fs::read(&path).expect("read the descriptor set");
+    let pool = DescriptorPool::decode(bytes.as_slice()).expect("decode the descriptor set");
+    let started = Instant::now();
+    let all = tools_of(&pool);
+    let wanted: usize = test_kit::env_or("TRANSCODE_RPCS", 2000);
+    let stride = (all.len() / wanted.max(1)).max(1);
+    let tools: Vec<Tool> = all.into_iter().step_by(stride).take(wanted).collect();
+    let (valid, adversarial, skipped) = run(&tools, test_kit::env_or("TRANSCODE_CASES", 5), 2);
+    eprintln!(
+        "{} tools sampled, {skipped} skipped (schema the generator does not know), in {:.2?}",
+        tools.len(),
+        started.elapsed()
+    );
+    report("valid", &valid);
+    report("adversarial", &adversarial);
+    assert_clean(&valid, &adversarial);
+}
+
+/// ns/op of the old path and the new encoder on `testdata.scalars.AllScalars` (figures only:
+/// run with `--release --ignored --nocapture`).
+#[test]
+#[ignore = "timing figures, not a check"]
+fn timing_all_scalars() {
+    let pool = DescriptorPool::decode(e2e::TESTDATA_DESCRIPTOR_SET).expect("testdata descriptors");
+    let desc = pool
+        .get_message_by_name("testdata.scalars.AllScalars")
+        .expect("AllScalars");
+    let (canonical, _) = normalize(&desc, e2e::workload::scalars_arguments(), false, false);
+    let transcoder = Transcoder::new(&desc);
+    let iterations: u32 = test_kit::env_or("TRANSCODE_ITERATIONS", 100_000);
+    let time = |f: &dyn Fn() -> usize| {
+        let started = Instant::now();
+        let mut total = 0;
+        for _ in 0..iterations {
+            total += f();
+        }
+        (started.elapsed().as_nanos() / u128::from(iterations), total)
+    };
+    let (old, a) = time(&|| transcoder.old(&canonical, true).map_or(0, |b| b.len()));
+    let (new, b) = time(&|| transcoder.new_path(&canonical, true).map_or(0, |b| b.len()));
+    assert_eq!(a, b);
+    eprintln!("AllScalars: old path {old} ns/op, new encoder {new} ns/op");
+}
