@@ -34,6 +34,10 @@ use self::plan::{FieldPlan, MessagePlan, Scalar, Shape, Target, ValueKind};
 
 pub(crate) use self::plan::EncodePlan;
 
+/// The key and value fields of a map entry (`descriptor.proto`, `MessageOptions.map_entry`).
+const MAP_KEY: u32 = 1;
+const MAP_VALUE: u32 = 2;
+
 /// Message nesting this encoder follows; deeper input is left to the old path.
 pub(crate) const MAX_DEPTH: usize = 48;
 
@@ -226,7 +230,7 @@ impl<'p, 'v> Encoder<'p, 'v> {
                     encode_key(field.number, WireType::LengthDelimited, &mut self.buf);
                     let start = self.open();
                     self.map_key(*key, *key_presence, entry_key)?;
-                    self.single(2, value_kind, *value_presence, entry_value)?;
+                    self.single(MAP_VALUE, value_kind, *value_presence, entry_value)?;
                     self.close(start)?;
                 }
                 Some(())
@@ -235,7 +239,7 @@ impl<'p, 'v> Encoder<'p, 'v> {
     }
 
     fn map_key(&mut self, key: Scalar, presence: bool, text: &str) -> Option<()> {
-        let number = 1;
+        let number = MAP_KEY;
         match key {
             Scalar::String => {
                 if presence || !text.is_empty() {

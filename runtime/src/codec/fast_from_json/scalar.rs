@@ -253,3 +253,113 @@ pub(super) fn canonical_integer_key(key: &str) -> bool {
         _ => false,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn integers_read_as_prost_reflect_reads_them() {
+        let cases: &[(Value, Option<i32>)] = &[
+            (json!(1), Some(1)),
+            (json!(1.0), Some(1)),
+            (json!(1e3), Some(1000)),
+            (json!(-0.0), Some(0)),
+            (json!(1.5), None),
+            (json!(2_147_483_648_u64), None),
+            (json!(-2_147_483_648_i64), Some(i32::MIN)),
+            (json!("7"), Some(7)),
+            (json!("+7"), Some(7)),
+            (json!("007"), Some(7)),
+            (json!("1e3"), None),
+            (json!(" 7"), None),
+            (json!(true), None),
+            (Value::Null, None),
+        ];
+        for (value, expected) in cases {
+            assert_eq!(int32(value), *expected, "{value}");
+        }
+        // The range check compares with `u64::MAX as f64` (2^64), which the cast saturates.
+        assert_eq!(uint64(&json!(18_446_744_073_709_551_616.0)), Some(u64::MAX));
+        assert_eq!(
+            int64(&json!(9_007_199_254_740_993_u64)),
+            Some(9_007_199_254_740_993)
+        );
+        assert_eq!(uint32(&json!(-1)), None);
+    }
+
+    #[test]
+    fn floats_read_as_prost_reflect_reads_them() {
+        assert_eq!(float(&json!(1e39)), None);
+        assert_eq!(float(&json!("1e39")), Some(f32::INFINITY));
+        assert_eq!(double(&json!("-Infinity")), Some(f64::NEG_INFINITY));
+        assert_eq!(double(&json!("inf")), Some(f64::INFINITY));
+        assert!(double(&json!("NaN")).is_some_and(f64::is_nan));
+        // A u64 goes to f32 directly, not through f64.
+        assert_eq!(float(&json!(16_777_217_u64)), Some(16_777_217_u64 as f32));
+    }
+
+    #[test]
+    fn base64_standard_then_url_safe_padding_optional() {
+        let cases: &[(&str, Option<&[u8]>)] = &[
+            ("YQ==", Some(b"a")),
+            ("YQ", Some(b"a")),
+            ("YWJj", Some(b"abc")),
+            ("-_8", Some(&[0xfb, 0xff])),
+            ("+/8", Some(&[0xfb, 0xff])),
+            ("+_8", None),
+            ("!!", None),
+        ];
+        for (text, expected) in cases {
+            let mut out = Vec::new();
+            let got = bytes(text, &mut out).map(|()| out);
+            assert_eq!(got.as_deref(), *expected, "{text}");
+        }
+    }
+
+    #[test]
+    fn rfc3339_is_strict() {
+        for ok in [
+            "1972-06-30T23:59:60Z",
+            "2019-03-26T14:00:00.9Z",
+            "2019-03-26T14:00:00.4999+10:00",
+        ] {
+            assert!(strict_rfc3339(ok), "{ok}");
+        }
+        for bad in [
+            "2019-03-26t14:00:00Z",
+            "2019-03-26T14:00:00z",
+            "2019-03-26T14:00:00,999Z",
+            "2019-03-26T10:00:00-0400",
+            "2019-03-26T14:00:00.Z",
+            "2019-03-26 14:00:00Z",
+            "+2019-03-26T14:00:00Z",
+            "2019-03-26",
+        ] {
+            assert!(!strict_rfc3339(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn field_mask_paths_and_map_keys() {
+        let mut out = String::new();
+        assert_eq!(field_mask_path("fooBar.bazQux", &mut out), Some(()));
+        assert_eq!(out, "foo_bar.baz_qux");
+        assert_eq!(field_mask_path("foo_bar", &mut String::new()), None);
+        for (key, canonical) in [
+            ("0", true),
+            ("10", true),
+            ("-1", true),
+            ("-0", false),
+            ("01", false),
+            ("+1", false),
+            ("", false),
+            ("-", false),
+            ("1.0", false),
+        ] {
+            assert_eq!(canonical_integer_key(key), canonical, "{key}");
+        }
+    }
+}

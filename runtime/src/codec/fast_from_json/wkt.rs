@@ -10,6 +10,27 @@ use super::plan::MessagePlan;
 use super::{Encoder, scalar};
 use crate::codec::Wkt;
 
+/// Field numbers of `google/protobuf/struct.proto`, `field_mask.proto` and `wrappers.proto`.
+mod number {
+    /// `Struct.fields`, a `map<string, Value>`.
+    pub(super) const STRUCT_FIELDS: u32 = 1;
+    /// `ListValue.values`.
+    pub(super) const LIST_VALUES: u32 = 1;
+    /// `FieldMask.paths`.
+    pub(super) const FIELD_MASK_PATHS: u32 = 1;
+    /// `DoubleValue.value` and the other wrappers'.
+    pub(super) const WRAPPER_VALUE: u32 = 1;
+    /// The members of `Value.kind`.
+    pub(super) const NULL_VALUE: u32 = 1;
+    pub(super) const NUMBER_VALUE: u32 = 2;
+    pub(super) const STRING_VALUE: u32 = 3;
+    pub(super) const BOOL_VALUE: u32 = 4;
+    pub(super) const STRUCT_VALUE: u32 = 5;
+    pub(super) const LIST_VALUE: u32 = 6;
+}
+
+use super::{MAP_KEY, MAP_VALUE};
+
 impl<'p, 'v> Encoder<'p, 'v> {
     pub(super) fn well_known(
         &mut self,
@@ -51,7 +72,7 @@ impl<'p, 'v> Encoder<'p, 'v> {
             Wkt::Wrapper => {
                 let kind = message.wrapped?;
                 // Wrappers read with `deserialize_any`: the scalar readers as for a field.
-                self.scalar_value(1, kind, false, value)
+                self.scalar_value(number::WRAPPER_VALUE, kind, false, value)
             }
             Wkt::FieldMask => {
                 let Value::String(s) = value else {
@@ -61,7 +82,11 @@ impl<'p, 'v> Encoder<'p, 'v> {
                 for part in s.split(',').filter(|p| !p.is_empty()) {
                     path.clear();
                     scalar::field_mask_path(part, &mut path)?;
-                    encode_key(1, WireType::LengthDelimited, &mut self.buf);
+                    encode_key(
+                        number::FIELD_MASK_PATHS,
+                        WireType::LengthDelimited,
+                        &mut self.buf,
+                    );
                     encode_varint(path.len() as u64, &mut self.buf);
                     self.buf.extend_from_slice(path.as_bytes());
                 }
@@ -82,14 +107,19 @@ impl<'p, 'v> Encoder<'p, 'v> {
             return None;
         };
         for (key, value) in object {
-            encode_key(1, WireType::LengthDelimited, &mut self.buf);
+            encode_key(
+                number::STRUCT_FIELDS,
+                WireType::LengthDelimited,
+                &mut self.buf,
+            );
             let entry = self.open();
+            // The entry's key has implicit presence: "" is left out.
             if !key.is_empty() {
-                encode_key(1, WireType::LengthDelimited, &mut self.buf);
+                encode_key(MAP_KEY, WireType::LengthDelimited, &mut self.buf);
                 encode_varint(key.len() as u64, &mut self.buf);
                 self.buf.extend_from_slice(key.as_bytes());
             }
-            encode_key(2, WireType::LengthDelimited, &mut self.buf);
+            encode_key(MAP_VALUE, WireType::LengthDelimited, &mut self.buf);
             let start = self.open();
             self.nested_value(value)?;
             self.close(start)?;
@@ -103,7 +133,11 @@ impl<'p, 'v> Encoder<'p, 'v> {
             return None;
         };
         for item in items {
-            encode_key(1, WireType::LengthDelimited, &mut self.buf);
+            encode_key(
+                number::LIST_VALUES,
+                WireType::LengthDelimited,
+                &mut self.buf,
+            );
             let start = self.open();
             self.nested_value(item)?;
             self.close(start)?;
@@ -122,24 +156,32 @@ impl<'p, 'v> Encoder<'p, 'v> {
     fn value_body(&mut self, value: &Value) -> Option<()> {
         match value {
             Value::Null => {
-                encode_key(1, WireType::Varint, &mut self.buf);
+                encode_key(number::NULL_VALUE, WireType::Varint, &mut self.buf);
                 self.buf.push(0);
             }
             Value::Number(n) => {
-                encode_key(2, WireType::SixtyFourBit, &mut self.buf);
+                encode_key(number::NUMBER_VALUE, WireType::SixtyFourBit, &mut self.buf);
                 self.buf.extend_from_slice(&n.as_f64()?.to_le_bytes());
             }
             Value::String(s) => {
-                encode_key(3, WireType::LengthDelimited, &mut self.buf);
+                encode_key(
+                    number::STRING_VALUE,
+                    WireType::LengthDelimited,
+                    &mut self.buf,
+                );
                 encode_varint(s.len() as u64, &mut self.buf);
                 self.buf.extend_from_slice(s.as_bytes());
             }
             Value::Bool(b) => {
-                encode_key(4, WireType::Varint, &mut self.buf);
+                encode_key(number::BOOL_VALUE, WireType::Varint, &mut self.buf);
                 self.buf.push(u8::from(*b));
             }
             Value::Object(_) => {
-                encode_key(5, WireType::LengthDelimited, &mut self.buf);
+                encode_key(
+                    number::STRUCT_VALUE,
+                    WireType::LengthDelimited,
+                    &mut self.buf,
+                );
                 let start = self.open();
                 self.enter()?;
                 self.struct_body(value)?;
@@ -147,7 +189,7 @@ impl<'p, 'v> Encoder<'p, 'v> {
                 self.close(start)?;
             }
             Value::Array(_) => {
-                encode_key(6, WireType::LengthDelimited, &mut self.buf);
+                encode_key(number::LIST_VALUE, WireType::LengthDelimited, &mut self.buf);
                 let start = self.open();
                 self.enter()?;
                 self.list_body(value)?;
