@@ -63,8 +63,9 @@ pub(crate) fn encode_root(plan: &EncodePlan, canonical: &Value) -> Option<Vec<u8
 pub(crate) fn encode_message(plan: &EncodePlan, canonical: &Value) -> Option<Vec<u8>> {
     let mut encoder = Encoder {
         plan,
-        buf: Vec::with_capacity(128),
-        scratch: Vec::new(),
+        // Most requests fit: one allocation, rarely a second.
+        buf: Vec::with_capacity(512),
+        scratch: Vec::with_capacity(32),
         depth: 0,
     };
     encoder.message(0, canonical)?;

@@ -2,10 +2,54 @@
 //! the property keys of each resolved exactly as the old path resolves them.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use prost_reflect::{EnumDescriptor, FieldDescriptor, Kind, MessageDescriptor};
 
 use super::super::{Wkt, field_prop, find_field, find_member, find_oneof, lower_camel, oneof_prop};
+
+/// The property-key tables: short keys, looked up once per property of every call, hashed
+/// with FxHash (rustc's: a multiply and a rotate a word) rather than SipHash. The keys are the
+/// schema's own, so no flooding to defend against.
+pub(super) type KeyMap<V> = HashMap<Box<str>, V, BuildHasherDefault<FxHasher>>;
+
+#[derive(Default, Clone, Copy)]
+pub(super) struct FxHasher(u64);
+
+impl FxHasher {
+    const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(Self::SEED);
+    }
+}
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(word));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut word = [0u8; 8];
+            if let Some(head) = word.get_mut(..rest.len()) {
+                head.copy_from_slice(rest);
+            }
+            self.add(u64::from_le_bytes(word));
+        }
+    }
+
+    fn write_u8(&mut self, byte: u8) {
+        self.add(u64::from(byte));
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
 
 /// A scalar protobuf type: how its JSON is read and how it is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -111,9 +155,9 @@ pub(super) struct MessagePlan {
     pub(super) wrapped: Option<Scalar>,
     /// Sorted by field number (the order prost-reflect writes them in).
     pub(super) fields: Vec<FieldPlan>,
-    pub(super) keys: HashMap<Box<str>, Target>,
+    pub(super) keys: KeyMap<Target>,
     /// Per real oneof: member key → index into `fields`.
-    pub(super) oneofs: Vec<HashMap<Box<str>, usize>>,
+    pub(super) oneofs: Vec<KeyMap<usize>>,
 }
 
 /// Built once per tool input type (keep it in a `OnceLock`): the plans of every message type
@@ -188,7 +232,7 @@ impl Builder {
             wkt,
             wrapped: None,
             fields: Vec::new(),
-            keys: HashMap::new(),
+            keys: KeyMap::default(),
             oneofs: Vec::new(),
         };
         if let Some(wkt) = wkt {
@@ -288,7 +332,7 @@ impl Builder {
             }
         }
         for oneof in &oneofs {
-            let mut members = HashMap::new();
+            let mut members = KeyMap::default();
             for member in oneof.fields() {
                 for key in [
                     member.name().to_owned(),
