@@ -83,6 +83,8 @@ mod auth;
 mod budget;
 mod call;
 pub(crate) mod codec;
+#[doc(hidden)]
+pub use codec::fast_from_json::check as __request_transcoder;
 pub mod codegen;
 mod collect;
 mod context;

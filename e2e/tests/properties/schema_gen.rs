@@ -13,6 +13,7 @@
 //! | `type: integer` | within `minimum`/`maximum`, else inside the 32-bit range both int32 and uint32 accept; sometimes as `5.0` |
 //! | `type: number` | finite doubles of every magnitude (within `minimum`/`maximum`), zeros of both signs |
 //! | `type: boolean` | either |
+//! | `type: null` | `null` |
 //! | `enum`, `const` | one of the values, the value |
 //! | `{}` (no type) | any JSON value: null, bool, finite number, string, small arrays and objects |
 //! | `$ref` (`#`, `#/$defs/…`) | the target, within a depth budget so recursion terminates |
@@ -145,6 +146,8 @@ impl Generator<'_> {
             Some("integer") => Some(integer(schema)),
             Some("number") => Some(number(schema).prop_map(Value::Number).boxed()),
             Some("boolean") => Some(any::<bool>().prop_map(Value::Bool).boxed()),
+            // google.protobuf.NullValue
+            Some("null") => Some(Just(Value::Null).boxed()),
             Some(other) => panic!("unsupported type `{other}`"),
         }
     }

@@ -1,0 +1,530 @@
+//! Differential tests of the single-pass request encoder (`codec/fast_from_json`) against the
+//! old path (`root_from_json` / `message_from_json` → `DynamicMessage` → `encode_to_vec`):
+//!
+//! 1. **Valid input:** arguments generated from every testdata tool's `inputSchema`
+//!    (`properties/schema_gen.rs`), normalised by the runtime's normaliser. Where the old path
+//!    encodes, the new encoder must give the same bytes; it may give up (`None`) only for tools
+//!    whose input reaches a type of [`UNSUPPORTED`].
+//! 2. **Adversarial input:** the same arguments with values replaced by wrong types, numbers
+//!    out of range, 64-bit numbers as JSON numbers, `"1e3"`, bad base64, unknown keys, nulls,
+//!    bad timestamps…: the new encoder gives up or agrees with the old path's bytes; it never
+//!    encodes what the old path refuses, and never panics.
+//!
+//! "The same bytes" is up to the order of map entries: prost-reflect writes a map from a
+//! `HashMap`, in an order that changes from one message to the next, so bytes that differ are
+//! compared again with the entries of every map field sorted (`canonical`).
+//!
+//! `TRANSCODE_CASES` sets the cases per tool. The ignored `descriptor_set_from_env` runs the
+//! same over the descriptor set at `TRANSCODE_DESCRIPTORS` (e.g. googleapis).
+
+#[path = "transcode_request/mutate.rs"]
+mod mutate;
+#[path = "properties/schema_gen.rs"]
+mod schema_gen;
+#[path = "transcode_request/wire.rs"]
+mod wire;
+
+use std::collections::HashSet;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::time::Instant;
+
+use proptest::strategy::{Strategy, ValueTree};
+use proptest::test_runner::TestRunner;
+use prost_reflect::{DescriptorPool, Kind, MessageDescriptor};
+use serde_json::{Map, Value, json};
+use tonic_mcp::__request_transcoder::{Transcoder, normalize};
+
+/// Types for which the new encoder gives up on valid input (when the value holds one). The
+/// other case where it gives up on valid input: a field whose proto name is a sibling's JSON
+/// name (proto2 allows it), which the old path's deserializer resolves to the sibling; see
+/// [`clashing_names`]. Everything else must be encoded.
+const UNSUPPORTED: &[&str] = &["google.protobuf.Any"];
+
+/// Nested `$ref`s followed on any path of a generated value.
+const REF_BUDGET: u32 = 4;
+
+fn cases() -> u32 {
+    test_kit::env_or("TRANSCODE_CASES", 96)
+}
+
+struct Tool {
+    name: String,
+    input: MessageDescriptor,
+    schema: Value,
+    streaming: bool,
+    transcoder: Transcoder,
+    /// The input reaches a type of [`UNSUPPORTED`].
+    may_give_up: bool,
+    /// Proto names of reachable fields that are a sibling's JSON name.
+    clashing: HashSet<String>,
+}
+
+fn tools_of(pool: &DescriptorPool) -> Vec<Tool> {
+    tools_sampled(pool, usize::MAX)
+}
+
+/// At most `wanted` tools of `pool`, sampled evenly over its RPCs.
+fn tools_sampled(pool: &DescriptorPool, wanted: usize) -> Vec<Tool> {
+    let options = tonic_mcp_schema::Options::default();
+    let cx = tonic_mcp_schema::Context::new(pool, &options);
+    let mut specs = Vec::new();
+    for service in pool.services() {
+        if let Ok(service_tools) = cx.service_tools(&service) {
+            specs.extend(service_tools.tools);
+        }
+    }
+    let stride = (specs.len() / wanted.max(1)).max(1);
+    specs
+        .into_iter()
+        .step_by(stride)
+        .take(wanted)
+        .filter_map(|spec| {
+            let input = pool.get_message_by_name(&spec.input_type)?;
+            Some(Tool {
+                name: spec.name,
+                may_give_up: reaches_unsupported(&input),
+                clashing: clashing_names(&input),
+                transcoder: Transcoder::new(&input),
+                input,
+                schema: spec.input_schema,
+                streaming: spec.kind.streams_requests(),
+            })
+        })
+        .collect()
+}
+
+fn reaches_unsupported(desc: &MessageDescriptor) -> bool {
+    let mut seen = HashSet::new();
+    let mut stack = vec![desc.clone()];
+    while let Some(message) = stack.pop() {
+        if UNSUPPORTED.contains(&message.full_name()) {
+            return true;
+        }
+        if !seen.insert(message.full_name().to_owned()) {
+            continue;
+        }
+        for field in message.fields() {
+            if let Kind::Message(m) = field.kind() {
+                stack.push(m);
+            }
+        }
+    }
+    false
+}
+
+/// Proto names of fields reachable from `desc` that are the JSON name of a sibling.
+fn clashing_names(desc: &MessageDescriptor) -> HashSet<String> {
+    let mut seen = HashSet::new();
+    let mut out = HashSet::new();
+    let mut stack = vec![desc.clone()];
+    while let Some(message) = stack.pop() {
+        if !seen.insert(message.full_name().to_owned()) {
+            continue;
+        }
+        for field in message.fields() {
+            if message
+                .get_field_by_json_name(field.name())
+                .is_some_and(|other| other.number() != field.number())
+            {
+                out.insert(field.name().to_owned());
+            }
+            if let Kind::Message(m) = field.kind() {
+                stack.push(m);
+            }
+        }
+    }
+    out
+}
+
+/// Whether `value` has one of `keys` as a property anywhere.
+fn holds_key(value: &Value, keys: &HashSet<String>) -> bool {
+    match value {
+        Value::Object(object) => object
+            .iter()
+            .any(|(key, value)| keys.contains(key) || holds_key(value, keys)),
+        Value::Array(items) => items.iter().any(|item| holds_key(item, keys)),
+        _ => false,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The comparison of one canonical value.
+
+#[derive(Default, Debug)]
+struct Tally {
+    compared: u64,
+    identical: u64,
+    gave_up_expected: u64,
+    both_refused: u64,
+    /// The old path refused a schema-valid value (reported, not a failure of the encoder).
+    old_refused_valid: u64,
+    mismatches: Vec<String>,
+}
+
+impl Tally {
+    fn check(&mut self, tool: &Tool, canonical: &Value, root: bool, valid: bool) {
+        let old = tool.transcoder.old(canonical, root);
+        let new = catch_unwind(AssertUnwindSafe(|| {
+            tool.transcoder.new_path(canonical, root)
+        }));
+        self.compared += 1;
+        let problem = match (&old, new) {
+            (_, Err(_)) => Some("the new encoder panicked".to_owned()),
+            (Ok(old), Ok(Some(new))) => {
+                if wire::same(&tool.input, old, &new) {
+                    self.identical += 1;
+                    None
+                } else {
+                    Some(format!("bytes differ:\n old {old:02x?}\n new {new:02x?}"))
+                }
+            }
+            (Ok(_), Ok(None)) => {
+                if !valid {
+                    None
+                } else if (tool.may_give_up && holds_any(canonical))
+                    || holds_key(canonical, &tool.clashing)
+                {
+                    self.gave_up_expected += 1;
+                    None
+                } else {
+                    Some("the new encoder gave up on a valid value".to_owned())
+                }
+            }
+            (Err(e), Ok(Some(_))) => Some(format!(
+                "the new encoder encodes what the old path refuses ({e})"
+            )),
+            (Err(e), Ok(None)) => {
+                self.both_refused += 1;
+                if valid {
+                    self.old_refused_valid += 1;
+                    if self.old_refused_valid <= 3 {
+                        eprintln!("{}: the old path refuses a valid value: {e}", tool.name);
+                    }
+                }
+                None
+            }
+        };
+        if let Some(problem) = problem
+            && self.mismatches.len() < 20
+        {
+            self.mismatches.push(format!(
+                "{} ({}): {problem}\ncanonical: {canonical}",
+                tool.name,
+                if valid { "valid" } else { "adversarial" }
+            ));
+        }
+    }
+
+    /// Every message of one tool call: the root, or each of `"messages"`.
+    fn check_call(&mut self, tool: &Tool, canonical: &Value, valid: bool) {
+        if tool.streaming {
+            if let Some(Value::Array(items)) = canonical.get("messages") {
+                for item in items {
+                    self.check(tool, item, false, valid);
+                }
+            }
+        } else {
+            self.check(tool, canonical, true, valid);
+        }
+    }
+}
+
+/// Whether `value` holds an `Any` in its canonical `{type_url, value}` form.
+fn holds_any(value: &Value) -> bool {
+    match value {
+        Value::Object(object) => object.contains_key("type_url") || object.values().any(holds_any),
+        Value::Array(items) => items.iter().any(holds_any),
+        _ => false,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Drivers.
+
+/// Generated arguments for `tool`, or `None` when the generator cannot handle its schema.
+fn generate(tool: &Tool, runner: &mut TestRunner) -> Option<Value> {
+    catch_unwind(AssertUnwindSafe(|| {
+        let strategy = schema_gen::strategy(&tool.schema, REF_BUDGET);
+        strategy.new_tree(runner).ok().map(|tree| tree.current())
+    }))
+    .ok()
+    .flatten()
+}
+
+fn run(tools: &[Tool], cases: u32, adversarial_per_case: u32) -> (Tally, Tally, usize) {
+    let mut valid = Tally::default();
+    let mut adversarial = Tally::default();
+    let mut skipped = 0;
+    let mut runner = TestRunner::deterministic();
+    let pool = mutate::replacements();
+    let mut rng = mutate::Rng(0x9E37_79B9_7F4A_7C15);
+    for tool in tools {
+        for _ in 0..cases {
+            let Some(Value::Object(mut arguments)) = generate(tool, &mut runner) else {
+                skipped += 1;
+                break;
+            };
+            // Taken off by the runtime before the arguments are read (stream control).
+            arguments.remove(tonic_mcp_schema::stream_control::STREAM_CONTROL_KEY);
+            let (canonical, problems) = normalize(&tool.input, arguments, false, tool.streaming);
+            if problems.is_empty() {
+                valid.check_call(tool, &canonical, true);
+            }
+            for _ in 0..adversarial_per_case {
+                let mutated = mutate::mutate(&canonical, &mut rng, &pool);
+                adversarial.check_call(tool, &mutated, false);
+            }
+        }
+    }
+    (valid, adversarial, skipped)
+}
+
+fn report(what: &str, tally: &Tally) {
+    eprintln!(
+        "{what}: {} compared, {} identical, {} given up (expected), {} refused by both ({} valid ones refused by the old path), {} mismatches",
+        tally.compared,
+        tally.identical,
+        tally.gave_up_expected,
+        tally.both_refused,
+        tally.old_refused_valid,
+        tally.mismatches.len()
+    );
+}
+
+fn assert_clean(valid: &Tally, adversarial: &Tally) {
+    let mismatches: Vec<&String> = valid
+        .mismatches
+        .iter()
+        .chain(&adversarial.mismatches)
+        .collect();
+    assert!(
+        mismatches.is_empty(),
+        "{} mismatches, first ones:\n{}",
+        mismatches.len(),
+        mismatches
+            .iter()
+            .take(8)
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>()
+            .join("\n\n")
+    );
+}
+
+#[test]
+fn testdata_tools() {
+    let started = Instant::now();
+    let pool = DescriptorPool::decode(e2e::TESTDATA_DESCRIPTOR_SET).expect("testdata descriptors");
+    let tools = tools_of(&pool);
+    assert!(tools.len() > 10, "only {} testdata tools", tools.len());
+    let (valid, adversarial, skipped) = run(&tools, cases(), 4);
+    eprintln!(
+        "{} tools, {} cases each, {skipped} skipped, in {:.2?}",
+        tools.len(),
+        cases(),
+        started.elapsed()
+    );
+    report("valid", &valid);
+    report("adversarial", &adversarial);
+    assert_clean(&valid, &adversarial);
+    // The checks can fail: most valid values are encoded, and some adversarial ones refused.
+    assert!(valid.identical * 10 > valid.compared * 8, "{valid:?}");
+    assert!(adversarial.both_refused > 0, "{adversarial:?}");
+    // The new encoder gives up on valid input only for tools reaching UNSUPPORTED, and does
+    // for some of them (else the list is stale).
+    assert!(valid.gave_up_expected > 0, "no tool needed the old path");
+}
+
+/// Known answers: the encoder must not give up on these, and the old path must agree.
+#[test]
+fn handwritten_values() {
+    let pool = DescriptorPool::decode(e2e::TESTDATA_DESCRIPTOR_SET).expect("testdata descriptors");
+    let tools = tools_of(&pool);
+    let mut tally = Tally::default();
+    for tool in &tools {
+        let args = match tool.input.full_name() {
+            "testdata.scalars.AllScalars" => e2e::workload::scalars_arguments(),
+            _ => continue,
+        };
+        let (canonical, problems) = normalize(&tool.input, args, false, tool.streaming);
+        assert!(problems.is_empty(), "{problems:?}");
+        tally.check_call(tool, &canonical, true);
+        let mut object: Map<String, Value> = Map::new();
+        object.insert("zz_unknown".to_owned(), json!(1));
+        tally.check_call(tool, &Value::Object(object), false);
+    }
+    assert!(tally.identical > 0, "{tally:?}");
+    assert!(tally.mismatches.is_empty(), "{:#?}", tally.mismatches);
+}
+
+/// proto2 and proto3 features testdata does not have: custom defaults, required, unpacked and
+/// packed lists, map entries with presence, `NullValue` fields, proto3 `optional`, a
+/// `json_name` equal to a sibling's proto name.
+const SYNTHETIC: &str = r#"
+syntax = "proto2";
+package synthetic;
+import "google/protobuf/struct.proto";
+import "google/protobuf/wrappers.proto";
+enum Color { RED = 1; GREEN = 2; }
+enum Zeroed { ZERO = 0; ONE = 1; }
+message P2 {
+  optional int32 a = 1 [default = 5];
+  required string b = 2;
+  repeated int32 c = 3;
+  repeated sint64 d = 4 [packed = true];
+  map<int32, int32> m = 5;
+  optional google.protobuf.NullValue n = 6;
+  repeated google.protobuf.NullValue ns = 7;
+  optional Color e = 8;
+  oneof o { int32 oa = 10; string ob = 11; Color oc = 15; }
+  optional double f = 12 [default = -0.0];
+  map<string, Zeroed> mc = 13;
+  optional bytes by = 14 [default = "x"];
+  repeated Color es = 16;
+  repeated google.protobuf.Int64Value ws = 17;
+  optional P2 child = 18;
+  optional int32 clash = 19 [json_name = "other"];
+  optional int32 other = 20 [json_name = "renamed"];
+}
+service S2 { rpc Echo(P2) returns (P2); }
+"#;
+
+const SYNTHETIC3: &str = r#"
+syntax = "proto3";
+package synthetic3;
+import "google/protobuf/struct.proto";
+message P3 {
+  optional int32 a = 1;
+  google.protobuf.NullValue n = 2;
+  repeated google.protobuf.NullValue ns = 3;
+  repeated double ds = 4 [packed = false];
+  map<bool, google.protobuf.Value> mv = 5;
+  optional float fl = 8;
+  repeated google.protobuf.Value vs = 9;
+  map<uint64, P3> children = 10;
+  oneof pick { google.protobuf.NullValue pn = 11; google.protobuf.Value pv = 12; }
+}
+service S3 { rpc Echo(P3) returns (P3); rpc Stream(stream P3) returns (P3); }
+"#;
+
+/// `SYNTHETIC` and `SYNTHETIC3` compiled by the vendored protoc.
+fn synthetic_pool() -> DescriptorPool {
+    let dir = std::env::temp_dir().join(format!("transcode-synthetic-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("synthetic")).expect("temp dir");
+    std::fs::write(dir.join("synthetic/p2.proto"), SYNTHETIC).expect("write");
+    std::fs::write(dir.join("synthetic/p3.proto"), SYNTHETIC3).expect("write");
+    let out = dir.join("set.bin");
+    let status =
+        std::process::Command::new(protoc_bin_vendored::protoc_bin_path().expect("protoc"))
+            .arg(format!("-I{}", dir.display()))
+            .arg(format!(
+                "-I{}",
+                protoc_bin_vendored::include_path()
+                    .expect("includes")
+                    .display()
+            ))
+            .arg("--include_imports")
+            .arg(format!("--descriptor_set_out={}", out.display()))
+            .arg("synthetic/p2.proto")
+            .arg("synthetic/p3.proto")
+            .status()
+            .expect("run protoc");
+    assert!(status.success(), "protoc failed");
+    let bytes = std::fs::read(&out).expect("read the set");
+    let _ = std::fs::remove_dir_all(&dir);
+    DescriptorPool::decode(bytes.as_slice()).expect("decode the set")
+}
+
+#[test]
+fn synthetic_proto2_and_proto3() {
+    let pool = synthetic_pool();
+    let tools = tools_of(&pool);
+    assert_eq!(
+        tools.len(),
+        3,
+        "{:?}",
+        tools.iter().map(|t| &t.name).collect::<Vec<_>>()
+    );
+    let (valid, adversarial, skipped) = run(&tools, cases() * 2, 4);
+    eprintln!("synthetic: {skipped} skipped");
+    report("valid", &valid);
+    report("adversarial", &adversarial);
+    assert_clean(&valid, &adversarial);
+    assert_eq!(skipped, 0);
+    assert!(valid.compared > 0 && adversarial.identical > 0, "{valid:?}");
+
+    // The clash the encoder leaves to the old path: `"other"` is found by proto name, then
+    // prost-reflect's deserializer, which looks JSON names up first, sets `clash` (19).
+    let p2 = tools
+        .iter()
+        .find(|t| t.input.full_name() == "synthetic.P2")
+        .expect("P2");
+    let (old, new) = p2.transcoder.both(&json!({"b": "", "other": 7}), true);
+    assert_eq!(old, Ok(vec![0x12, 0x00, 0x98, 0x01, 0x07]));
+    assert_eq!(new, None);
+
+    // `null` for a repeated `google.protobuf.Value`: prost-reflect's deserializer makes it one
+    // null `Value`, `set_field` takes a message for the list field (the value is checked
+    // against the kind only) and the encoder writes it as one element: the old path sends
+    // `[null]`. The normaliser and the schema keep it from a tool call; the encoder leaves it
+    // to the old path.
+    let p3 = tools
+        .iter()
+        .find(|t| t.input.full_name() == "synthetic3.P3" && !t.streaming)
+        .expect("P3");
+    let (old, new) = p3.transcoder.both(&json!({"vs": null}), true);
+    assert_eq!(old, Ok(vec![0x4a, 0x02, 0x08, 0x00]));
+    assert_eq!(new, None);
+}
+
+/// The same over a descriptor set given by path: `TRANSCODE_DESCRIPTORS` (a binary
+/// FileDescriptorSet), `TRANSCODE_RPCS` RPCs sampled evenly (default 2000), `TRANSCODE_CASES`
+/// cases each (default 5).
+#[test]
+#[ignore = "needs TRANSCODE_DESCRIPTORS"]
+fn descriptor_set_from_env() {
+    let path = std::env::var("TRANSCODE_DESCRIPTORS").expect("TRANSCODE_DESCRIPTORS");
+    let bytes = std::fs::read(&path).expect("read the descriptor set");
+    let pool = DescriptorPool::decode(bytes.as_slice()).expect("decode the descriptor set");
+    let started = Instant::now();
+    let tools = tools_sampled(&pool, test_kit::env_or("TRANSCODE_RPCS", 2000));
+    let (valid, adversarial, skipped) = run(&tools, test_kit::env_or("TRANSCODE_CASES", 5), 2);
+    eprintln!(
+        "{} tools sampled, {skipped} skipped (schema the generator does not know), in {:.2?}",
+        tools.len(),
+        started.elapsed()
+    );
+    report("valid", &valid);
+    report("adversarial", &adversarial);
+    assert_clean(&valid, &adversarial);
+}
+
+/// ns/op of the old path and the new encoder on `testdata.scalars.AllScalars` (figures only:
+/// run with `--release --ignored --nocapture`).
+#[test]
+#[ignore = "timing figures, not a check"]
+fn timing_all_scalars() {
+    let pool = DescriptorPool::decode(e2e::TESTDATA_DESCRIPTOR_SET).expect("testdata descriptors");
+    let desc = pool
+        .get_message_by_name("testdata.scalars.AllScalars")
+        .expect("AllScalars");
+    let (canonical, _) = normalize(&desc, e2e::workload::scalars_arguments(), false, false);
+    let transcoder = Transcoder::new(&desc);
+    let iterations: u32 = test_kit::env_or("TRANSCODE_ITERATIONS", 100_000);
+    let time = |f: &dyn Fn() -> usize| {
+        let started = Instant::now();
+        let mut total = 0;
+        for _ in 0..iterations {
+            total += f();
+        }
+        (started.elapsed().as_nanos() / u128::from(iterations), total)
+    };
+    let (old, a) = time(&|| transcoder.old(&canonical, true).map_or(0, |b| b.len()));
+    let (new, b) = time(&|| transcoder.new_path(&canonical, true).map_or(0, |b| b.len()));
+    // The old path takes the value by value: its clone here is not part of the call's cost.
+    let (clone, _) = time(&|| canonical.clone().as_object().map_or(0, Map::len));
+    assert_eq!(a, b);
+    eprintln!(
+        "AllScalars: old path {old} ns/op (of which {clone} ns cloning the arguments), new encoder {new} ns/op, {} bytes",
+        transcoder.new_path(&canonical, true).map_or(0, |b| b.len())
+    );
+}

@@ -1,0 +1,105 @@
+//! The differential test hook (`tonic_mcp::__request_transcoder`): the old path's bytes next
+//! to this encoder's, and the normaliser in front of both. Not an API.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use prost::Message as _;
+use prost_reflect::MessageDescriptor;
+use serde_json::{Map, Value};
+
+use super::{EncodePlan, encode_message, encode_root};
+use crate::codec::{
+    from_json::{message_from_json, root_from_json},
+    normalize::{NormalizeOptions, normalize_arguments},
+};
+
+/// An encode plan for one input type.
+#[derive(Debug)]
+pub struct Transcoder {
+    desc: MessageDescriptor,
+    plan: EncodePlan,
+}
+
+impl Transcoder {
+    /// Plans the encoding of `desc` (done once per tool input type).
+    pub fn new(desc: &MessageDescriptor) -> Self {
+        Self {
+            desc: desc.clone(),
+            plan: EncodePlan::new(desc),
+        }
+    }
+
+    /// The old path: `root_from_json` (or `message_from_json`) then `encode_to_vec`; a panic
+    /// inside it is an error too (`"panic: …"`).
+    pub fn old(&self, canonical: &Value, root: bool) -> Result<Vec<u8>, String> {
+        let run = || {
+            let message = if root {
+                root_from_json(&self.desc, canonical.clone())
+            } else {
+                message_from_json(&self.desc, canonical.clone())
+            };
+            message.map(|m| m.encode_to_vec())
+        };
+        catch_unwind(AssertUnwindSafe(run)).unwrap_or_else(|panic| {
+            let text = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+                .unwrap_or_default();
+            Err(format!("panic: {text}"))
+        })
+    }
+
+    /// This encoder.
+    pub fn new_path(&self, canonical: &Value, root: bool) -> Option<Vec<u8>> {
+        if root {
+            encode_root(&self.plan, canonical)
+        } else {
+            encode_message(&self.plan, canonical)
+        }
+    }
+
+    /// Both: the old path's bytes (or error) and this encoder's.
+    pub fn both(
+        &self,
+        canonical: &Value,
+        root: bool,
+    ) -> (Result<Vec<u8>, String>, Option<Vec<u8>>) {
+        (self.old(canonical, root), self.new_path(canonical, root))
+    }
+}
+
+/// The old path's bytes (or error) and the new encoder's, for one canonical value of `desc`
+/// (`root`: a tool root, else one message as `message_from_json` reads it).
+pub fn both(
+    desc: &MessageDescriptor,
+    canonical: &Value,
+    root: bool,
+) -> (Result<Vec<u8>, String>, Option<Vec<u8>>) {
+    Transcoder::new(desc).both(canonical, root)
+}
+
+/// The runtime's normaliser: loose tool arguments → the canonical value and the problems it
+/// reported (as text).
+pub fn normalize(
+    desc: &MessageDescriptor,
+    args: Map<String, Value>,
+    json_names: bool,
+    streaming_input: bool,
+) -> (Value, Vec<String>) {
+    let normalized = normalize_arguments(
+        desc,
+        args,
+        NormalizeOptions {
+            json_names,
+            max_depth: 64,
+            streaming_input,
+        },
+    );
+    let problems = normalized
+        .problems
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    (normalized.value, problems)
+}

@@ -1,0 +1,357 @@
+//! The encode plan: every message type reachable from a tool's input type, indexed once, with
+//! the property keys of each resolved exactly as the old path resolves them.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use prost_reflect::{EnumDescriptor, FieldDescriptor, Kind, MessageDescriptor};
+
+use super::super::{Wkt, field_prop, find_field, find_member, find_oneof, lower_camel, oneof_prop};
+
+/// The property-key tables: short keys, looked up once per property of every call, hashed
+/// with FxHash (rustc's: a multiply and a rotate a word) rather than SipHash. The keys are the
+/// schema's own, so no flooding to defend against.
+pub(super) type KeyMap<V> = HashMap<Box<str>, V, BuildHasherDefault<FxHasher>>;
+
+#[derive(Default, Clone, Copy)]
+pub(super) struct FxHasher(u64);
+
+impl FxHasher {
+    const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(Self::SEED);
+    }
+}
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(word));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut word = [0u8; 8];
+            if let Some(head) = word.get_mut(..rest.len()) {
+                head.copy_from_slice(rest);
+            }
+            self.add(u64::from_le_bytes(word));
+        }
+    }
+
+    fn write_u8(&mut self, byte: u8) {
+        self.add(u64::from(byte));
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// A scalar protobuf type: how its JSON is read and how it is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Scalar {
+    Double,
+    Float,
+    Int32,
+    Int64,
+    Uint32,
+    Uint64,
+    Sint32,
+    Sint64,
+    Fixed32,
+    Fixed64,
+    Sfixed32,
+    Sfixed64,
+    Bool,
+    String,
+    Bytes,
+}
+
+impl Scalar {
+    fn of(kind: &Kind) -> Option<Self> {
+        Some(match kind {
+            Kind::Double => Self::Double,
+            Kind::Float => Self::Float,
+            Kind::Int32 => Self::Int32,
+            Kind::Int64 => Self::Int64,
+            Kind::Uint32 => Self::Uint32,
+            Kind::Uint64 => Self::Uint64,
+            Kind::Sint32 => Self::Sint32,
+            Kind::Sint64 => Self::Sint64,
+            Kind::Fixed32 => Self::Fixed32,
+            Kind::Fixed64 => Self::Fixed64,
+            Kind::Sfixed32 => Self::Sfixed32,
+            Kind::Sfixed64 => Self::Sfixed64,
+            Kind::Bool => Self::Bool,
+            Kind::String => Self::String,
+            Kind::Bytes => Self::Bytes,
+            Kind::Message(_) | Kind::Enum(_) => return None,
+        })
+    }
+}
+
+/// What one value of a field is.
+#[derive(Debug, Clone)]
+pub(super) enum ValueKind {
+    Scalar(Scalar),
+    Enum {
+        desc: EnumDescriptor,
+        /// `google.protobuf.NullValue`: read from `null` or `"NULL_VALUE"` only.
+        null_value: bool,
+        /// The number an implicit-presence field omits.
+        default: i32,
+    },
+    /// Index into [`EncodePlan::messages`].
+    Message(usize),
+}
+
+/// How many values a field holds.
+#[derive(Debug, Clone)]
+pub(super) enum Shape {
+    Single,
+    List {
+        packed: bool,
+    },
+    Map {
+        key: Scalar,
+        key_presence: bool,
+        value: ValueKind,
+        value_presence: bool,
+    },
+}
+
+#[derive(Debug, Clone)]
+pub(super) struct FieldPlan {
+    pub(super) number: u32,
+    /// The kind of a single or list field (for a map, the value kind is in `shape`).
+    pub(super) kind: ValueKind,
+    pub(super) shape: Shape,
+    /// Explicit presence: written even when it holds the default.
+    pub(super) presence: bool,
+    /// Index of its real oneof in [`MessagePlan::oneofs`].
+    pub(super) oneof: Option<usize>,
+    /// JSON `null` is a value (a `google.protobuf.Value` or `NullValue`), not "absent".
+    pub(super) null_is_value: bool,
+    /// False for groups and for fields whose proto name the deserializer would resolve to
+    /// another field (a `json_name` equal to a sibling's proto name): left to the old path.
+    pub(super) usable: bool,
+}
+
+/// A property key of a message: a field, or a real oneof in the `{case, value}` form.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Target {
+    Field(usize),
+    Oneof(usize),
+}
+
+#[derive(Debug, Clone)]
+pub(super) struct MessagePlan {
+    pub(super) wkt: Option<Wkt>,
+    /// The `value` field of a wrapper.
+    pub(super) wrapped: Option<Scalar>,
+    /// Sorted by field number (the order prost-reflect writes them in).
+    pub(super) fields: Vec<FieldPlan>,
+    pub(super) keys: KeyMap<Target>,
+    /// Per real oneof: member key → index into `fields`.
+    pub(super) oneofs: Vec<KeyMap<usize>>,
+}
+
+/// Built once per tool input type (keep it in a `OnceLock`): the plans of every message type
+/// reachable from the input type, indexed, so that encoding does no lookup by descriptor
+/// name and takes no lock. Property keys (proto name, JSON name, the alias `field_prop`
+/// gives, oneof keys and member keys as `find_field`/`find_oneof`/`find_member` accept them)
+/// are resolved beforehand into a table per message.
+#[derive(Debug, Clone)]
+pub(crate) struct EncodePlan {
+    /// Index 0 is the input type.
+    pub(super) messages: Vec<MessagePlan>,
+    pub(super) root_wrapped: bool,
+}
+
+impl EncodePlan {
+    pub(crate) fn new(desc: &MessageDescriptor) -> Self {
+        let mut builder = Builder::default();
+        builder.index(desc);
+        let mut next = 0;
+        while let Some(message) = builder.pending.get(next).cloned() {
+            let plan = builder.message(&message);
+            builder.messages.push(plan);
+            next += 1;
+        }
+        Self {
+            messages: builder.messages,
+            root_wrapped: super::super::is_value_wrapped_root(desc),
+        }
+    }
+}
+
+#[derive(Default)]
+struct Builder {
+    by_name: HashMap<String, usize>,
+    pending: Vec<MessageDescriptor>,
+    messages: Vec<MessagePlan>,
+}
+
+impl Builder {
+    /// The index of `desc`'s plan, queueing it the first time.
+    fn index(&mut self, desc: &MessageDescriptor) -> usize {
+        if let Some(&index) = self.by_name.get(desc.full_name()) {
+            return index;
+        }
+        let index = self.pending.len();
+        self.by_name.insert(desc.full_name().to_owned(), index);
+        self.pending.push(desc.clone());
+        index
+    }
+
+    fn value_kind(&mut self, field: &FieldDescriptor, kind: &Kind) -> ValueKind {
+        match kind {
+            Kind::Message(message) => ValueKind::Message(self.index(message)),
+            Kind::Enum(desc) => {
+                let default = match prost_reflect::Value::default_value_for_field(field) {
+                    prost_reflect::Value::EnumNumber(number) => number,
+                    _ => 0,
+                };
+                ValueKind::Enum {
+                    null_value: desc.full_name() == "google.protobuf.NullValue",
+                    desc: desc.clone(),
+                    default,
+                }
+            }
+            scalar => ValueKind::Scalar(Scalar::of(scalar).unwrap_or(Scalar::Bytes)),
+        }
+    }
+
+    fn message(&mut self, desc: &MessageDescriptor) -> MessagePlan {
+        let wkt = Wkt::of(desc);
+        let mut plan = MessagePlan {
+            wkt,
+            wrapped: None,
+            fields: Vec::new(),
+            keys: KeyMap::default(),
+            oneofs: Vec::new(),
+        };
+        if let Some(wkt) = wkt {
+            if wkt == Wkt::Wrapper {
+                plan.wrapped = desc
+                    .get_field_by_name("value")
+                    .and_then(|field| Scalar::of(&field.kind()));
+            }
+            return plan;
+        }
+        let mut fields: Vec<FieldDescriptor> = desc.fields().collect();
+        fields.sort_by_key(FieldDescriptor::number);
+        let oneofs: Vec<_> = desc.oneofs().filter(|o| !o.is_synthetic()).collect();
+        let position = |number: u32| fields.iter().position(|f| f.number() == number);
+        for field in &fields {
+            let kind = field.kind();
+            let shape = if field.is_map() {
+                match &kind {
+                    Kind::Message(entry) => {
+                        let key = entry.map_entry_key_field();
+                        let value = entry.map_entry_value_field();
+                        Shape::Map {
+                            key: Scalar::of(&key.kind()).unwrap_or(Scalar::Bytes),
+                            key_presence: key.supports_presence(),
+                            value: self.value_kind(&value, &value.kind()),
+                            value_presence: value.supports_presence(),
+                        }
+                    }
+                    _ => Shape::Single,
+                }
+            } else if field.is_list() {
+                Shape::List {
+                    packed: field.is_packed(),
+                }
+            } else {
+                Shape::Single
+            };
+            let value_kind = match &shape {
+                Shape::Map { value, .. } => value.clone(),
+                _ => self.value_kind(field, &kind),
+            };
+            // A null map is absent; a null list of `Value`s is refused (or worse) by the old path.
+            let null_is_value = match (&shape, &value_kind) {
+                (Shape::Map { .. }, _) => false,
+                (_, ValueKind::Message(_)) => super::super::holds_value(&kind),
+                (_, ValueKind::Enum { null_value, .. }) => *null_value,
+                (_, ValueKind::Scalar(_)) => false,
+            };
+            let resolved = desc
+                .get_field_by_json_name(field.name())
+                .or_else(|| desc.get_field_by_name(field.name()));
+            let usable = !field.is_group()
+                && resolved.is_some_and(|r| r.number() == field.number())
+                && !(field.is_map() && matches!(shape, Shape::Single));
+            plan.fields.push(FieldPlan {
+                number: field.number(),
+                kind: value_kind,
+                shape,
+                presence: field.supports_presence(),
+                oneof: super::super::real_oneof(field)
+                    .and_then(|o| oneofs.iter().position(|x| x.name() == o.name())),
+                null_is_value,
+                usable,
+            });
+        }
+        // Property keys, each resolved as the old path resolves it: a field first, then a
+        // real oneof.
+        let mut candidates: Vec<String> = Vec::new();
+        for field in &fields {
+            candidates.push(field.name().to_owned());
+            candidates.push(field.json_name().to_owned());
+            candidates.push(field_prop(field, false).into_owned());
+            candidates.push(field_prop(field, true).into_owned());
+        }
+        for oneof in &oneofs {
+            candidates.push(oneof.name().to_owned());
+            candidates.push(lower_camel(oneof.name()));
+            candidates.push(oneof_prop(oneof, false));
+            candidates.push(oneof_prop(oneof, true));
+        }
+        for key in candidates {
+            if plan.keys.contains_key(key.as_str()) {
+                continue;
+            }
+            let target = if let Some(field) = find_field(desc, &key) {
+                position(field.number()).map(Target::Field)
+            } else if let Some(oneof) = find_oneof(desc, &key) {
+                oneofs
+                    .iter()
+                    .position(|o| o.name() == oneof.name())
+                    .map(Target::Oneof)
+            } else {
+                None
+            };
+            if let Some(target) = target {
+                plan.keys.insert(key.into_boxed_str(), target);
+            }
+        }
+        for oneof in &oneofs {
+            let mut members = KeyMap::default();
+            for member in oneof.fields() {
+                for key in [
+                    member.name().to_owned(),
+                    member.json_name().to_owned(),
+                    field_prop(&member, false).into_owned(),
+                    field_prop(&member, true).into_owned(),
+                ] {
+                    if members.contains_key(key.as_str()) {
+                        continue;
+                    }
+                    if let Some(index) =
+                        find_member(oneof, &key).and_then(|found| position(found.number()))
+                    {
+                        members.insert(key.into_boxed_str(), index);
+                    }
+                }
+            }
+            plan.oneofs.push(members);
+        }
+        plan
+    }
+}
