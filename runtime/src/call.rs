@@ -23,7 +23,7 @@ use tracing::Instrument as _;
 use crate::{
     budget,
     codec::{
-        fast_to_json,
+        fast_from_json, fast_to_json,
         from_json::{message_from_json, root_from_json},
         measure,
         normalize::{NormalizeOptions, normalize_arguments},
@@ -321,7 +321,13 @@ pub(crate) async fn run(call: Call<'_>, arguments: Option<JsonObject>) -> Outcom
 /// Canonical arguments → encoded request messages.
 fn encode_requests(tool: &CompiledTool, canonical: Value) -> Result<Vec<Bytes>, Problem> {
     let undecodable = |path: JsonPath, message: String| Problem { path, message };
+    // The single-pass encoder when it can answer exactly; else the prost-reflect path, which
+    // also words the errors.
+    let plan = tool.plans.encode(&tool.input);
     if !tool.def.kind.streams_requests() {
+        if let Some(bytes) = fast_from_json::encode_root(plan, &canonical) {
+            return Ok(vec![Bytes::from(bytes)]);
+        }
         let message = root_from_json(&tool.input, canonical)
             .map_err(|e| undecodable(JsonPath::default(), e))?;
         return Ok(vec![Bytes::from(message.encode_to_vec())]);
@@ -340,6 +346,9 @@ fn encode_requests(tool: &CompiledTool, canonical: Value) -> Result<Vec<Bytes>, 
             let mut path = JsonPath::default();
             path.push_key("messages");
             path.push_index(index);
+            if let Some(bytes) = fast_from_json::encode_message(plan, &item) {
+                return Ok(Bytes::from(bytes));
+            }
             message_from_json(&tool.input, item)
                 .map(|message| Bytes::from(message.encode_to_vec()))
                 .map_err(|e| undecodable(path, e))
@@ -360,7 +369,7 @@ fn encode_response(
     // The single-pass decoder when it can answer exactly; else the prost-reflect path, which
     // also words the errors.
     if output == &tool.output {
-        let plan = tool.decode_plan();
+        let plan = tool.plans.decode(&tool.output, &tool.def.output_omitted);
         let fast = if tool.def.kind.streams_responses() {
             fast_to_json::message_to_json(plan, bytes, options)
         } else {

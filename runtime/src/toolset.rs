@@ -14,7 +14,7 @@ use tonic::metadata::MetadataMap;
 use tonic_mcp_schema::tools::GET_OPERATION_PATH;
 
 use crate::{
-    codec::fast_to_json::DecodePlan,
+    codec::plans::Plans,
     context::{CallContext, CallHook, Refusal},
     def::{ToolDef, ToolInfo},
     error::Error,
@@ -60,8 +60,8 @@ pub(crate) struct CompiledTool {
     pub(crate) meta: ToolMeta,
     pub(crate) endpoint: Endpoint,
     validation: OnceLock<Validation>,
-    /// The single-pass decoder's plan of the output type, made on the first response.
-    decode_plan: OnceLock<DecodePlan>,
+    /// The single-pass transcoders' plans of the input and output types.
+    pub(crate) plans: Plans,
     /// The full-schema check of a tool whose listed input schema was shrunk.
     pub(crate) deep: validate::DeepCheck,
     /// What a tool that waits for its `google.longrunning.Operation` needs.
@@ -73,12 +73,6 @@ pub(crate) struct CompiledTool {
 }
 
 impl CompiledTool {
-    /// The plan of the single-pass response decoder (made now if this is the first response).
-    pub(crate) fn decode_plan(&self) -> &DecodePlan {
-        self.decode_plan
-            .get_or_init(|| DecodePlan::new(&self.output, &self.def.output_omitted))
-    }
-
     /// The compiled input validator (compiled now if this is the first call).
     pub(crate) fn validation(&self) -> &Validation {
         self.validation.get_or_init(|| {
@@ -564,7 +558,7 @@ impl ToolSetBuilder {
                 output_schema,
                 endpoint,
                 validation: OnceLock::new(),
-                decode_plan: OnceLock::new(),
+                plans: Plans::default(),
                 deep,
                 meta,
                 long_running,

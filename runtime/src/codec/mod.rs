@@ -20,6 +20,7 @@ pub(crate) mod from_json;
 pub(crate) mod measure;
 pub(crate) mod normalize;
 pub(crate) mod path;
+pub(crate) mod plans;
 pub(crate) mod to_json;
 
 use std::borrow::Cow;

@@ -1,0 +1,31 @@
+//! The single-pass transcoders' plans of one tool, each made on first use.
+
+use std::{borrow::Cow, sync::OnceLock};
+
+use prost_reflect::MessageDescriptor;
+
+use super::{fast_from_json::EncodePlan, fast_to_json::DecodePlan};
+
+/// The plans of a tool's request and response types: made on its first call, so that a
+/// server of many tools pays only for those that are called.
+#[derive(Debug, Default)]
+pub(crate) struct Plans {
+    encode: OnceLock<EncodePlan>,
+    decode: OnceLock<DecodePlan>,
+}
+
+impl Plans {
+    /// The request encoder's plan of `input`.
+    pub(crate) fn encode(&self, input: &MessageDescriptor) -> &EncodePlan {
+        self.encode.get_or_init(|| EncodePlan::new(input))
+    }
+
+    /// The response decoder's plan of `output`, clearing the `omitted` fields.
+    pub(crate) fn decode(
+        &self,
+        output: &MessageDescriptor,
+        omitted: &[Cow<'static, str>],
+    ) -> &DecodePlan {
+        self.decode.get_or_init(|| DecodePlan::new(output, omitted))
+    }
+}
