@@ -2,18 +2,19 @@
 //!
 //! 1. limits (argument size, nesting depth);
 //! 2. call hooks (metadata, refusals);
-//! 3. normalise to the canonical shape, validate against the compiled schema;
-//! 4. decode to a `DynamicMessage` and encode it to protobuf bytes;
+//! 3. arguments to request messages ([`arguments`]): validated against the compiled schema and
+//!    encoded to protobuf bytes in one pass when they are in the canonical shape, else
+//!    normalised to it first;
 //! 5. send the bytes through `tonic::client::Grpc` with a deadline sent as `grpc-timeout` and
 //!    enforced locally;
-//! 6. decode the response bytes to `DynamicMessage`s and encode them to the output shape.
+//! 6. decode the response bytes to the output shape, in one pass where it can
+//!    ([`fast_to_json`]), else through `DynamicMessage`.
 //!
 //! Every failure the model can act on becomes an `isError` result; nothing here panics.
 
 use std::{fmt::Write as _, time::Instant};
 
 use bytes::Bytes;
-use prost::Message as _;
 use prost_reflect::DynamicMessage;
 use rmcp::model::JsonObject;
 use serde_json::{Map, Value};
@@ -21,12 +22,10 @@ use tonic::Code;
 use tracing::Instrument as _;
 
 use crate::{
+    arguments::{self, invalid_arguments},
     budget,
     codec::{
-        fast_from_json, fast_to_json,
-        from_json::{message_from_json, root_from_json},
-        measure,
-        normalize::{NormalizeOptions, normalize_arguments},
+        fast_to_json, measure,
         path::{JsonPath, Problem},
         to_json::{ToJsonOptions, message_to_json, root_to_json},
     },
@@ -43,7 +42,6 @@ use crate::{
     telemetry,
     toolset::{CompiledTool, SetConfig},
     union_pool::UnionPool,
-    validate,
 };
 
 /// Bounds on tool arguments, checked before anything else, and on results.
@@ -95,18 +93,6 @@ pub(crate) struct Call<'a> {
     /// Where the gRPC part of the call is timed.
     #[cfg(feature = "metrics")]
     pub(crate) metrics: Option<&'a crate::Metrics>,
-}
-
-fn invalid_arguments(tool: &str, problems: &[Problem]) -> Outcome {
-    let count = problems.len();
-    let mut text = format!(
-        "Invalid arguments for tool `{tool}` ({count} problem{}):",
-        if count == 1 { "" } else { "s" }
-    );
-    for problem in problems {
-        let _ = write!(text, "\n- {problem}");
-    }
-    local_failure(Code::InvalidArgument, text)
 }
 
 fn check_limits(args: &JsonObject, limits: Limits) -> Result<(), String> {
@@ -182,50 +168,9 @@ pub(crate) async fn run(call: Call<'_>, arguments: Option<JsonObject>) -> Outcom
         }
     }
 
-    let normalized = normalize_arguments(
-        &tool.input,
-        args,
-        NormalizeOptions {
-            json_names: def.json_names,
-            max_depth: call.limits.max_depth,
-            streaming_input: def.kind.streams_requests(),
-        },
-    );
-    let mut problems = normalized.problems;
-    let validation = tool.validation();
-    let validator = match &validation.validator {
-        Ok(validator) => validator,
-        Err(message) => {
-            return local_failure(
-                Code::Internal,
-                format!(
-                    "tool `{name}` cannot be called: its input schema does not compile: {message}"
-                ),
-            );
-        }
-    };
-    problems.extend(validate::problems(
-        validator,
-        &validation.schema,
-        &normalized.value,
-        &normalized.suppressed,
-    ));
-    let deep = tool.deep.problems(
-        &tool.input,
-        def.kind.streams_requests(),
-        def.json_names,
-        &normalized.value,
-        &normalized.suppressed,
-        &problems,
-    );
-    problems.extend(deep);
-    if !problems.is_empty() {
-        return invalid_arguments(name, &problems);
-    }
-
-    let requests = match encode_requests(tool, normalized.value) {
+    let requests = match arguments::requests(tool, args, call.limits.max_depth, name, true) {
         Ok(requests) => requests,
-        Err(problem) => return invalid_arguments(name, &[problem]),
+        Err(refusal) => return *refusal,
     };
     // Checked here: over the limit, tonic's encoder fails inside HTTP/2 with a reset that no
     // longer says why.
@@ -316,44 +261,6 @@ pub(crate) async fn run(call: Call<'_>, arguments: Option<JsonObject>) -> Outcom
         return longrunning::wait(wait, operation).await;
     }
     respond(tool, collected, call.types, budget)
-}
-
-/// Canonical arguments → encoded request messages.
-fn encode_requests(tool: &CompiledTool, canonical: Value) -> Result<Vec<Bytes>, Problem> {
-    let undecodable = |path: JsonPath, message: String| Problem { path, message };
-    // The single-pass encoder when it can answer exactly; else the prost-reflect path, which
-    // also words the errors.
-    let plan = tool.plans.encode(&tool.input);
-    if !tool.def.kind.streams_requests() {
-        if let Some(bytes) = fast_from_json::encode_root(plan, &canonical) {
-            return Ok(vec![Bytes::from(bytes)]);
-        }
-        let message = root_from_json(&tool.input, canonical)
-            .map_err(|e| undecodable(JsonPath::default(), e))?;
-        return Ok(vec![Bytes::from(message.encode_to_vec())]);
-    }
-    let messages = match canonical {
-        Value::Object(mut object) => object.remove("messages"),
-        _ => None,
-    };
-    let Some(Value::Array(items)) = messages else {
-        return Ok(Vec::new());
-    };
-    items
-        .into_iter()
-        .enumerate()
-        .map(|(index, item)| {
-            let mut path = JsonPath::default();
-            path.push_key("messages");
-            path.push_index(index);
-            if let Some(bytes) = fast_from_json::encode_message(plan, &item) {
-                return Ok(Bytes::from(bytes));
-            }
-            message_from_json(&tool.input, item)
-                .map(|message| Bytes::from(message.encode_to_vec()))
-                .map_err(|e| undecodable(path, e))
-        })
-        .collect()
 }
 
 /// One response message as JSON, decoded as `output`; the error says what failed.

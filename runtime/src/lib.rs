@@ -78,11 +78,14 @@
 
 #![warn(missing_docs)]
 
+mod arguments;
 #[cfg(feature = "auth")]
 mod auth;
 mod budget;
 mod call;
 pub(crate) mod codec;
+#[doc(hidden)]
+pub use arguments::both as __arguments_both;
 #[doc(hidden)]
 pub use codec::fast_from_json::check as __request_transcoder;
 pub mod codegen;

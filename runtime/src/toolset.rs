@@ -280,6 +280,14 @@ impl ToolSet {
         self
     }
 
+    /// The tool named `name`.
+    pub(crate) fn compiled(&self, name: &str) -> Option<&CompiledTool> {
+        self.tools
+            .iter()
+            .find(|entry| entry.name == name)
+            .map(|entry| &*entry.tool)
+    }
+
     /// Tool names as they will be listed, in registration order.
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.tools.iter().map(|e| e.name.as_str())

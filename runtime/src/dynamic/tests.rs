@@ -54,8 +54,16 @@ fn large_pool(packages: &[&str]) -> DescriptorPool {
         let b = format!(".{package}.B");
         let method = |i: usize| MethodDescriptorProto {
             name: Some(format!("Do{i}")),
-            input_type: Some(if i.is_multiple_of(2) { a.clone() } else { b.clone() }),
-            output_type: Some(if i.is_multiple_of(3) { a.clone() } else { b.clone() }),
+            input_type: Some(if i.is_multiple_of(2) {
+                a.clone()
+            } else {
+                b.clone()
+            }),
+            output_type: Some(if i.is_multiple_of(3) {
+                a.clone()
+            } else {
+                b.clone()
+            }),
             ..Default::default()
         };
         FileDescriptorProto {

@@ -156,10 +156,13 @@ pub(super) fn enum_number(
 }
 
 /// Standard base64, or URL-safe when the standard alphabet fails on `-` or `_`; padding
-/// optional, trailing bits allowed (prost-reflect's `BytesVisitor`).
+/// optional (prost-reflect's `BytesVisitor`). Text whose last character carries bits past the
+/// bytes (`"1e3"`) is left to the old path: prost-reflect drops them, but the normaliser
+/// refuses it, and arguments encoded as they came must not get through what the whole way
+/// refuses (`arguments.rs`).
 pub(super) fn bytes(s: &str, out: &mut Vec<u8>) -> Option<()> {
     const CONFIG: GeneralPurposeConfig = GeneralPurposeConfig::new()
-        .with_decode_allow_trailing_bits(true)
+        .with_decode_allow_trailing_bits(false)
         .with_decode_padding_mode(DecodePaddingMode::Indifferent);
     const STANDARD: GeneralPurpose = GeneralPurpose::new(&alphabet::STANDARD, CONFIG);
     const URL_SAFE: GeneralPurpose = GeneralPurpose::new(&alphabet::URL_SAFE, CONFIG);
@@ -311,6 +314,9 @@ mod tests {
             ("+/8", Some(&[0xfb, 0xff])),
             ("+_8", None),
             ("!!", None),
+            // Bits past the last byte: left to the old path.
+            ("1e3", None),
+            ("YR", None),
         ];
         for (text, expected) in cases {
             let mut out = Vec::new();

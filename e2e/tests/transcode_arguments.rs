@@ -1,0 +1,342 @@
+//! The two ways from a call's arguments to its request messages (`runtime/src/arguments.rs`)
+//! give one answer: canonical arguments validated and encoded as they came (how calls are
+//! served) against every call normalised, validated and encoded (the whole way).
+//!
+//! For every tool of every `testdata/` service: arguments generated from its listed
+//! `inputSchema` (`properties/schema_gen.rs`), and the same arguments mutated into loose forms
+//! and wrong ones (`transcode_request/mutate.rs`: wrong types, numbers out of range, 64-bit
+//! numbers as JSON numbers, bad base64, unknown keys, nulls, bad timestamps…). Both ways must
+//! give the same request bytes (up to the order of map entries, which prost-reflect does not
+//! keep), or the same `isError` text.
+
+#[path = "transcode_request/mutate.rs"]
+mod mutate;
+#[path = "properties/schema_gen.rs"]
+mod schema_gen;
+#[path = "transcode_request/wire.rs"]
+mod wire;
+
+use std::collections::HashMap;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use proptest::strategy::{Strategy, ValueTree};
+use proptest::test_runner::TestRunner;
+use prost_reflect::{DescriptorPool, DynamicMessage, MessageDescriptor};
+use serde_json::Value;
+use tonic_mcp::{__arguments_both, DescriptorTools, ToolSet};
+
+/// Nested `$ref`s followed on any path of a generated value.
+const REF_BUDGET: u32 = 4;
+
+#[derive(Default, Debug)]
+struct Tally {
+    compared: u64,
+    same_bytes: u64,
+    same_refusal: u64,
+    mismatches: Vec<String>,
+}
+
+impl Tally {
+    fn check(
+        &mut self,
+        types: &HashMap<String, MessageDescriptor>,
+        set: &ToolSet,
+        tool: &str,
+        arguments: &Value,
+    ) {
+        let Value::Object(object) = arguments else {
+            return;
+        };
+        let Some((served, whole_way)) = __arguments_both(set, tool, object) else {
+            self.mismatches.push(format!("{tool}: not in its set"));
+            return;
+        };
+        self.compared += 1;
+        let same = match (&served, &whole_way) {
+            (Ok(a), Ok(b)) => {
+                let desc = types.get(tool);
+                let equal = a.len() == b.len()
+                    && a.iter().zip(b).all(|(a, b)| match desc {
+                        Some(desc) => {
+                            wire::same(desc, b, a)
+                                || (holds_any(arguments) && same_decoded(desc, a, b))
+                        }
+                        None => a == b,
+                    });
+                if equal {
+                    self.same_bytes += 1;
+                }
+                equal
+            }
+            (Err(a), Err(b)) => {
+                if a == b {
+                    self.same_refusal += 1;
+                }
+                a == b
+            }
+            _ => false,
+        };
+        if !same && self.mismatches.len() < 20 {
+            self.mismatches.push(format!(
+                "{tool}: arguments {arguments}\n  served:    {served:02x?}\n  whole way: {whole_way:02x?}"
+            ));
+        }
+    }
+}
+
+/// Whether the arguments hold an `Any` (its canonical `{type_url, value}` form).
+fn holds_any(value: &Value) -> bool {
+    match value {
+        Value::Object(object) => object.contains_key("type_url") || object.values().any(holds_any),
+        Value::Array(items) => items.iter().any(holds_any),
+        _ => false,
+    }
+}
+
+/// Two encodings of `desc` equal as protojson, `Any` payloads decoded: the map entries inside
+/// an `Any`'s bytes come in a `HashMap`'s order on the whole way, which [`wire::same`] cannot
+/// see past.
+fn same_decoded(desc: &MessageDescriptor, a: &[u8], b: &[u8]) -> bool {
+    let json = |bytes: &[u8]| {
+        DynamicMessage::decode(desc.clone(), bytes)
+            .ok()
+            .and_then(|message| serde_json::to_value(&message).ok())
+    };
+    matches!((json(a), json(b)), (Some(a), Some(b)) if a == b)
+}
+
+/// The request type of each tool, by name, for comparing bytes up to the order of map entries.
+fn input_types(pool: &DescriptorPool) -> HashMap<String, MessageDescriptor> {
+    let options = tonic_mcp::schema::Options::default();
+    let cx = tonic_mcp::schema::Context::new(pool, &options);
+    let mut types = HashMap::new();
+    for service in pool.services() {
+        for spec in cx
+            .service_tools(&service)
+            .map(|t| t.tools)
+            .unwrap_or_default()
+        {
+            if let Some(input) = pool.get_message_by_name(&spec.input_type) {
+                types.insert(spec.name, input);
+            }
+        }
+    }
+    types
+}
+
+#[test]
+fn canonical_arguments_taken_as_they_came_give_what_the_whole_way_gives() {
+    let pool = DescriptorPool::decode(e2e::TESTDATA_DESCRIPTOR_SET).expect("testdata pool");
+    let options = tonic_mcp::schema::Options::default();
+    let tools = DescriptorTools::new(&pool, &options);
+    // A lazy channel that no call uses; making it needs a runtime.
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let _entered = runtime.enter();
+    let channel = tonic::transport::Endpoint::from_static("http://127.0.0.1:1").connect_lazy();
+    let names: Vec<String> = pool.services().map(|s| s.full_name().to_owned()).collect();
+    let sets = tools
+        .service_sets(names.iter().map(String::as_str), channel)
+        .expect("testdata tools");
+    let cases = test_kit::env_or("TRANSCODE_CASES", 48u32);
+    let mut valid = Tally::default();
+    let mut mutated = Tally::default();
+    let mut runner = TestRunner::deterministic();
+    let replacements = mutate::replacements();
+    let mut rng = mutate::Rng(0x5DEE_CE66_D1CE_4E5B);
+    let types = input_types(&pool);
+    let mut tools_run = 0;
+    for set in &sets {
+        for listed in set.tools() {
+            let schema = Value::Object((*listed.input_schema).clone());
+            tools_run += 1;
+            for _ in 0..cases {
+                let generated = catch_unwind(AssertUnwindSafe(|| {
+                    schema_gen::strategy(&schema, REF_BUDGET)
+                        .new_tree(&mut runner)
+                        .ok()
+                        .map(|tree| tree.current())
+                }));
+                let Ok(Some(arguments)) = generated else {
+                    break;
+                };
+                valid.check(&types, set, &listed.name, &arguments);
+                for _ in 0..4 {
+                    let changed = mutate::mutate(&arguments, &mut rng, &replacements);
+                    mutated.check(&types, set, &listed.name, &changed);
+                }
+            }
+        }
+    }
+    eprintln!("{tools_run} tools; valid: {valid:?}\nmutated: {mutated:?}");
+    assert!(tools_run > 40, "{tools_run} tools");
+    for tally in [&valid, &mutated] {
+        assert!(
+            tally.mismatches.is_empty(),
+            "{} mismatch(es):\n{}",
+            tally.mismatches.len(),
+            tally.mismatches.join("\n")
+        );
+    }
+    // The generated arguments are canonical: most of them must encode.
+    assert!(valid.same_bytes * 10 > valid.compared * 8, "{valid:?}");
+    // The mutations must reach refusals too.
+    assert!(mutated.same_refusal > 100, "{mutated:?}");
+}
+
+/// The loose forms a model sends (docs/design.md §4.3, §4.5, §4.7) take the whole way and are
+/// answered as before: each gives the same bytes or the same refusal both ways, and the ones
+/// the runtime accepts are accepted.
+#[test]
+fn loose_forms_take_the_whole_way() {
+    let pool = DescriptorPool::decode(e2e::TESTDATA_DESCRIPTOR_SET).expect("testdata pool");
+    let options = tonic_mcp::schema::Options::default();
+    let tools = DescriptorTools::new(&pool, &options);
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let _entered = runtime.enter();
+    let channel = tonic::transport::Endpoint::from_static("http://127.0.0.1:1").connect_lazy();
+    let names: Vec<String> = pool.services().map(|s| s.full_name().to_owned()).collect();
+    let sets = tools
+        .service_sets(names.iter().map(String::as_str), channel)
+        .expect("testdata tools");
+    let set_of = |tool: &str| {
+        sets.iter()
+            .find(|set| set.names().any(|name| name == tool))
+            .unwrap_or_else(|| panic!("no tool {tool}"))
+    };
+    let types = input_types(&pool);
+    // (tool, arguments, accepted by the runtime)
+    let cases: &[(&str, Value, bool)] = &[
+        ("ScalarService_Echo", serde_json::json!({"color": 2}), true),
+        (
+            "ScalarService_Echo",
+            serde_json::json!({"color": "color_green"}),
+            true,
+        ),
+        (
+            "ScalarService_Echo",
+            serde_json::json!({"f_int64": 12}),
+            true,
+        ),
+        (
+            "ScalarService_Echo",
+            serde_json::json!({"f_int64": "12", "f_uint64": 7}),
+            true,
+        ),
+        (
+            "ScalarService_Echo",
+            serde_json::json!({"f_bytes": "-_-_"}),
+            true,
+        ),
+        (
+            "ScalarService_Echo",
+            serde_json::json!({"f_bytes": "YQ"}),
+            true,
+        ),
+        (
+            "ScalarService_Echo",
+            serde_json::json!({"f_bytes": " YWJj "}),
+            true,
+        ),
+        (
+            "ScalarService_Echo",
+            serde_json::json!({"f_bytes": "1e3"}),
+            false,
+        ),
+        (
+            "ScalarService_Echo",
+            serde_json::json!({"f_string": null, "f_int32": null}),
+            true,
+        ),
+        (
+            "ScalarService_Echo",
+            serde_json::json!({"f_float": 1e39}),
+            false,
+        ),
+        (
+            "ScalarService_Echo",
+            serde_json::json!({"f_float": "NaN"}),
+            true,
+        ),
+        (
+            "ScalarService_Echo",
+            serde_json::json!({"f_int32": "7"}),
+            true,
+        ),
+        (
+            "ScalarService_Echo",
+            serde_json::json!({"f_int32": 3_000_000_000u64}),
+            false,
+        ),
+        (
+            "SearchService_Echo",
+            serde_json::json!({"author_id": "12", "inline": true}),
+            true,
+        ),
+        (
+            "SearchService_Echo",
+            serde_json::json!({"filter": {"case": "tag", "value": "x"}, "inline": true}),
+            true,
+        ),
+        (
+            "SearchService_Echo",
+            serde_json::json!({"filter": "{\"case\":\"tag\",\"value\":\"x\"}", "inline": true}),
+            true,
+        ),
+        (
+            "SearchService_Echo",
+            serde_json::json!({"query": "q"}),
+            false,
+        ),
+        (
+            "SearchService_Echo",
+            serde_json::json!({"tag": "x", "author_id": "1", "inline": true}),
+            false,
+        ),
+        (
+            "WellKnownService_Echo",
+            serde_json::json!({"field_mask": ["display_name", "a.b_c"]}),
+            true,
+        ),
+        (
+            "WellKnownService_Echo",
+            serde_json::json!({"field_mask": "displayName,b"}),
+            true,
+        ),
+        (
+            "WellKnownService_Echo",
+            serde_json::json!({"timestamp": "2024-01-02T03:04:05z"}),
+            true,
+        ),
+        (
+            "WellKnownService_Echo",
+            serde_json::json!({"duration": "1.5s"}),
+            true,
+        ),
+        (
+            "WellKnownService_Echo",
+            serde_json::json!({"struct_value": "{\"a\": 1}"}),
+            true,
+        ),
+    ];
+    let mut tally = Tally::default();
+    let mut accepted = 0;
+    for (tool, arguments, expected) in cases {
+        let before = tally.same_bytes;
+        tally.check(&types, set_of(tool), tool, arguments);
+        let encoded = tally.same_bytes > before;
+        if encoded {
+            accepted += 1;
+        }
+        if encoded != *expected && tally.mismatches.len() < 20 {
+            tally.mismatches.push(format!(
+                "{tool} {arguments}: accepted {encoded}, expected {expected}"
+            ));
+        }
+    }
+    assert!(
+        tally.mismatches.is_empty(),
+        "{}",
+        tally.mismatches.join("\n")
+    );
+    assert!(accepted >= 15, "{accepted} accepted: {tally:?}");
+}

@@ -1,0 +1,202 @@
+//! A call's arguments → its request messages, or the `isError` that says what is wrong with
+//! them.
+//!
+//! Two ways, one answer:
+//!
+//! - **Canonical arguments** (the shape the listed schema describes, which a model that follows
+//!   the schema sends) are validated as they came and encoded in one pass
+//!   ([`fast_from_json`]). Normalisation would give them back unchanged, in bytes.
+//! - **Anything else** — loose forms (enum numbers, `null` for absent, URL-safe base64, a flat
+//!   oneof, JSON sent as a string…), arguments with problems, or what the one-pass encoder
+//!   leaves — takes the whole way: normalise to the canonical shape (reporting what cannot
+//!   be), validate, and encode, in one pass when it can, else through prost-reflect, which also
+//!   words the errors.
+//!
+//! The first way is taken only when it gives the very bytes of the second; a differential test
+//! (`e2e/tests/transcode_arguments.rs`, through [`both`]) holds it to that.
+
+use std::fmt::Write as _;
+
+use bytes::Bytes;
+use prost::Message as _;
+use rmcp::model::JsonObject;
+use serde_json::Value;
+use tonic::Code;
+
+use crate::{
+    codec::{
+        fast_from_json,
+        from_json::{message_from_json, root_from_json},
+        normalize::{NormalizeOptions, normalize_arguments},
+        path::{JsonPath, Problem},
+    },
+    outcome::{Outcome, local_failure},
+    toolset::{CompiledTool, ToolSet},
+    validate,
+};
+
+/// The `isError` of arguments with `problems`, each with its JSON path.
+pub(crate) fn invalid_arguments(tool: &str, problems: &[Problem]) -> Outcome {
+    let count = problems.len();
+    let mut text = format!(
+        "Invalid arguments for tool `{tool}` ({count} problem{}):",
+        if count == 1 { "" } else { "s" }
+    );
+    for problem in problems {
+        let _ = write!(text, "\n- {problem}");
+    }
+    local_failure(Code::InvalidArgument, text)
+}
+
+/// The request messages of `args` for `tool` (called `name`), or the refusal to send. With
+/// `canonical_first`, canonical arguments are validated and encoded as they came (see the
+/// module); without, every call takes the whole way.
+pub(crate) fn requests(
+    tool: &CompiledTool,
+    args: JsonObject,
+    max_depth: usize,
+    name: &str,
+    canonical_first: bool,
+) -> Result<Vec<Bytes>, Box<Outcome>> {
+    let validation = tool.validation();
+    let validator = validation.validator.as_ref().map_err(|message| {
+        Box::new(local_failure(
+            Code::Internal,
+            format!("tool `{name}` cannot be called: its input schema does not compile: {message}"),
+        ))
+    })?;
+    let streaming = tool.def.kind.streams_requests();
+    let args = if canonical_first {
+        let value = Value::Object(args);
+        let valid = validate::problems(validator, &validation.schema, &value, &[]).is_empty()
+            && tool
+                .deep
+                .problems(
+                    &tool.input,
+                    streaming,
+                    tool.def.json_names,
+                    &value,
+                    &[],
+                    &[],
+                )
+                .is_empty();
+        if valid && let Some(requests) = encode_in_one_pass(tool, &value) {
+            return Ok(requests);
+        }
+        match value {
+            Value::Object(args) => args,
+            _ => JsonObject::new(),
+        }
+    } else {
+        args
+    };
+
+    let normalized = normalize_arguments(
+        &tool.input,
+        args,
+        NormalizeOptions {
+            json_names: tool.def.json_names,
+            max_depth,
+            streaming_input: streaming,
+        },
+    );
+    let mut problems = normalized.problems;
+    problems.extend(validate::problems(
+        validator,
+        &validation.schema,
+        &normalized.value,
+        &normalized.suppressed,
+    ));
+    let deep = tool.deep.problems(
+        &tool.input,
+        streaming,
+        tool.def.json_names,
+        &normalized.value,
+        &normalized.suppressed,
+        &problems,
+    );
+    problems.extend(deep);
+    if !problems.is_empty() {
+        return Err(Box::new(invalid_arguments(name, &problems)));
+    }
+    encode_requests(tool, normalized.value)
+        .map_err(|problem| Box::new(invalid_arguments(name, &[problem])))
+}
+
+/// Canonical arguments encoded by the one-pass encoder, or `None` where it leaves them.
+fn encode_in_one_pass(tool: &CompiledTool, canonical: &Value) -> Option<Vec<Bytes>> {
+    let plan = tool.plans.encode(&tool.input);
+    if !tool.def.kind.streams_requests() {
+        return fast_from_json::encode_root(plan, canonical).map(|bytes| vec![Bytes::from(bytes)]);
+    }
+    match canonical.get("messages") {
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|item| fast_from_json::encode_message(plan, item).map(Bytes::from))
+            .collect(),
+        _ => Some(Vec::new()),
+    }
+}
+
+/// Canonical arguments → encoded request messages.
+fn encode_requests(tool: &CompiledTool, canonical: Value) -> Result<Vec<Bytes>, Problem> {
+    let undecodable = |path: JsonPath, message: String| Problem { path, message };
+    // The single-pass encoder when it can answer exactly; else the prost-reflect path, which
+    // also words the errors.
+    let plan = tool.plans.encode(&tool.input);
+    if !tool.def.kind.streams_requests() {
+        if let Some(bytes) = fast_from_json::encode_root(plan, &canonical) {
+            return Ok(vec![Bytes::from(bytes)]);
+        }
+        let message = root_from_json(&tool.input, canonical)
+            .map_err(|e| undecodable(JsonPath::default(), e))?;
+        return Ok(vec![Bytes::from(message.encode_to_vec())]);
+    }
+    let messages = match canonical {
+        Value::Object(mut object) => object.remove("messages"),
+        _ => None,
+    };
+    let Some(Value::Array(items)) = messages else {
+        return Ok(Vec::new());
+    };
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(index, item)| {
+            let mut path = JsonPath::default();
+            path.push_key("messages");
+            path.push_index(index);
+            if let Some(bytes) = fast_from_json::encode_message(plan, &item) {
+                return Ok(Bytes::from(bytes));
+            }
+            message_from_json(&tool.input, item)
+                .map(|message| Bytes::from(message.encode_to_vec()))
+                .map_err(|e| undecodable(path, e))
+        })
+        .collect()
+}
+
+/// For the differential test: the request messages of `args` for the tool `tool` of `set`,
+/// canonical arguments taken as they came (as calls are served) and every call taking the whole
+/// way; each as its messages' bytes, or the `isError` text. `None`: no such tool.
+#[doc(hidden)]
+#[allow(clippy::type_complexity)]
+pub fn both(
+    set: &ToolSet,
+    tool: &str,
+    args: &JsonObject,
+) -> Option<(Result<Vec<Vec<u8>>, String>, Result<Vec<Vec<u8>>, String>)> {
+    let compiled = set.compiled(tool)?;
+    let run = |canonical_first: bool| {
+        requests(compiled, args.clone(), 64, tool, canonical_first)
+            .map(|requests| requests.iter().map(|bytes| bytes.to_vec()).collect())
+            .map_err(|refusal| {
+                let blocks = refusal.result.content.iter();
+                blocks
+                    .filter_map(|block| block.as_text().map(|text| text.text.clone()))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            })
+    };
+    Some((run(true), run(false)))
+}
