@@ -36,8 +36,9 @@
 //!    `confirm` and `tasks` (both task shapes); listing and paging (`paging`) and tool search
 //!    (`discovery`).
 //! 3. **Engine**: tool sets (`toolset`, `def`, `dynamic`, and the `codegen` facade), the call
-//!    (`call`, with `collect`, `longrunning`, `outcome`, `progress`, `budget`, `context`,
-//!    `status`, `tool_meta`, `union_pool`) and the gRPC forwarding (`grpc`, `grpc_transport`);
+//!    (`call`, with `arguments`, `collect`, `longrunning`, `outcome`, `progress`, `budget`,
+//!    `context`, `status`, `tool_meta`, `union_pool`) and the gRPC forwarding (`grpc`,
+//!    `grpc_transport`);
 //!    `metrics` and `telemetry` record it.
 //! 4. **Codec**: JSON ↔ protobuf (`codec`), schema validation (`validate`), and the
 //!    byte-level message `guard` the transports run before any parser.
@@ -46,19 +47,23 @@
 //!
 //! 1. **Limits**: arguments larger than [`Limits::max_argument_bytes`] or nested deeper than
 //!    [`Limits::max_depth`] are refused.
-//! 2. **Normalise** the model's JSON by the descriptors to the shape the schema describes.
-//!    Accepted alternates: 64-bit integers as JSON numbers, numeric strings, `1.0` for
-//!    integers, URL-safe or unpadded base64, enum numbers, every oneof form (`{case, value}`,
-//!    the member under its own name, redpanda's `which`, protojson's flat member), `Any` in
-//!    protojson's `@type` form, `null` as absent, objects and arrays sent as JSON strings.
+//! 2. **Normalise** the model's JSON by the descriptors to the shape the schema describes, unless
+//!    it is in that shape already (what a model that follows the schema sends). Accepted
+//!    alternates: 64-bit integers as JSON numbers, numeric strings, `1.0` for integers, URL-safe
+//!    or unpadded base64, enum numbers, every oneof form (`{case, value}`, the member under its
+//!    own name, redpanda's `which`, protojson's flat member), `Any` in protojson's `@type` form,
+//!    `null` as absent, objects and arrays sent as JSON strings.
 //! 3. **Validate** against the tool's input schema, compiled once, on the tool's first call.
 //!    Every problem is reported with its JSON path and what was expected.
-//! 4. **Decode** to a `DynamicMessage` and encode it to protobuf bytes.
+//! 4. **Encode** to protobuf bytes in one pass, from a plan of the input type made on the tool's
+//!    first call; what that encoder cannot write exactly as prost-reflect would (an `Any`)
+//!    goes through a `DynamicMessage`.
 //! 5. **Call** through `tonic::client::Grpc` with those bytes (no prost type is built), with a
 //!    deadline (30 s by default) sent as `grpc-timeout` and enforced locally. A cancelled MCP
 //!    request (or a closed HTTP stream) cancels the RPC.
-//! 6. **Decode** the response bytes to a `DynamicMessage` and encode it in the output schema's
-//!    shape, returned as `structuredContent` and as text.
+//! 6. **Decode** the response bytes in the output schema's shape in one pass (else through a
+//!    `DynamicMessage`, as for requests), returned as `structuredContent` and as text. A map's
+//!    entries come in the order of the wire.
 //!
 //! gRPC errors become `isError` results with the code name, the message and the decoded
 //! `google.rpc` details. An unknown tool is JSON-RPC error -32602.
