@@ -205,122 +205,76 @@ fn loose_forms_take_the_whole_way() {
     };
     let types = input_types(&pool);
     // (tool, arguments, accepted by the runtime)
-    let cases: &[(&str, Value, bool)] = &[
-        ("ScalarService_Echo", serde_json::json!({"color": 2}), true),
+    let cases: &[(&str, &str, bool)] = &[
+        ("ScalarService_Echo", r#"{"color": 2}"#, true),
+        ("ScalarService_Echo", r#"{"color": "color_green"}"#, true),
+        ("ScalarService_Echo", r#"{"f_int64": 12}"#, true),
         (
             "ScalarService_Echo",
-            serde_json::json!({"color": "color_green"}),
+            r#"{"f_int64": "12", "f_uint64": 7}"#,
             true,
         ),
+        ("ScalarService_Echo", r#"{"f_bytes": "-_-_"}"#, true),
+        ("ScalarService_Echo", r#"{"f_bytes": "YQ"}"#, true),
+        ("ScalarService_Echo", r#"{"f_bytes": " YWJj "}"#, true),
+        ("ScalarService_Echo", r#"{"f_bytes": "1e3"}"#, false),
         (
             "ScalarService_Echo",
-            serde_json::json!({"f_int64": 12}),
+            r#"{"f_string": null, "f_int32": null}"#,
             true,
         ),
-        (
-            "ScalarService_Echo",
-            serde_json::json!({"f_int64": "12", "f_uint64": 7}),
-            true,
-        ),
-        (
-            "ScalarService_Echo",
-            serde_json::json!({"f_bytes": "-_-_"}),
-            true,
-        ),
-        (
-            "ScalarService_Echo",
-            serde_json::json!({"f_bytes": "YQ"}),
-            true,
-        ),
-        (
-            "ScalarService_Echo",
-            serde_json::json!({"f_bytes": " YWJj "}),
-            true,
-        ),
-        (
-            "ScalarService_Echo",
-            serde_json::json!({"f_bytes": "1e3"}),
-            false,
-        ),
-        (
-            "ScalarService_Echo",
-            serde_json::json!({"f_string": null, "f_int32": null}),
-            true,
-        ),
-        (
-            "ScalarService_Echo",
-            serde_json::json!({"f_float": 1e39}),
-            false,
-        ),
-        (
-            "ScalarService_Echo",
-            serde_json::json!({"f_float": "NaN"}),
-            true,
-        ),
-        (
-            "ScalarService_Echo",
-            serde_json::json!({"f_int32": "7"}),
-            true,
-        ),
-        (
-            "ScalarService_Echo",
-            serde_json::json!({"f_int32": 3_000_000_000u64}),
-            false,
-        ),
+        ("ScalarService_Echo", r#"{"f_float": 1e39}"#, false),
+        ("ScalarService_Echo", r#"{"f_float": "NaN"}"#, true),
+        ("ScalarService_Echo", r#"{"f_int32": "7"}"#, true),
+        ("ScalarService_Echo", r#"{"f_int32": 3000000000}"#, false),
         (
             "SearchService_Echo",
-            serde_json::json!({"author_id": "12", "inline": true}),
+            r#"{"author_id": "12", "inline": true}"#,
             true,
         ),
         (
             "SearchService_Echo",
-            serde_json::json!({"filter": {"case": "tag", "value": "x"}, "inline": true}),
+            r#"{"filter": {"case": "tag", "value": "x"}, "inline": true}"#,
             true,
         ),
         (
             "SearchService_Echo",
-            serde_json::json!({"filter": "{\"case\":\"tag\",\"value\":\"x\"}", "inline": true}),
+            r#"{"filter": "{\"case\":\"tag\",\"value\":\"x\"}", "inline": true}"#,
             true,
         ),
+        ("SearchService_Echo", r#"{"query": "q"}"#, false),
         (
             "SearchService_Echo",
-            serde_json::json!({"query": "q"}),
-            false,
-        ),
-        (
-            "SearchService_Echo",
-            serde_json::json!({"tag": "x", "author_id": "1", "inline": true}),
+            r#"{"tag": "x", "author_id": "1", "inline": true}"#,
             false,
         ),
         (
             "WellKnownService_Echo",
-            serde_json::json!({"field_mask": ["display_name", "a.b_c"]}),
+            r#"{"field_mask": ["display_name", "a.b_c"]}"#,
             true,
         ),
         (
             "WellKnownService_Echo",
-            serde_json::json!({"field_mask": "displayName,b"}),
+            r#"{"field_mask": "displayName,b"}"#,
             true,
         ),
         (
             "WellKnownService_Echo",
-            serde_json::json!({"timestamp": "2024-01-02T03:04:05z"}),
+            r#"{"timestamp": "2024-01-02T03:04:05z"}"#,
             true,
         ),
+        ("WellKnownService_Echo", r#"{"duration": "1.5s"}"#, true),
         (
             "WellKnownService_Echo",
-            serde_json::json!({"duration": "1.5s"}),
-            true,
-        ),
-        (
-            "WellKnownService_Echo",
-            serde_json::json!({"struct_value": "{\"a\": 1}"}),
+            r#"{"struct_value": "{\"a\": 1}"}"#,
             true,
         ),
     ];
     let mut tally = Tally::default();
     let mut accepted = 0;
     for (tool, arguments, expected) in cases {
+        let arguments: Value = serde_json::from_str(arguments).expect("a case is JSON");
+        let arguments = &arguments;
         let before = tally.same_bytes;
         tally.check(&types, set_of(tool), tool, arguments);
         let encoded = tally.same_bytes > before;

@@ -74,6 +74,17 @@ impl Wkt {
     }
 }
 
+/// `value` as a tool root: wrapped as `{"value": …}` when `wrapped` (a value-like well-known
+/// type, see [`Wkt::is_value_wrapped_root`]), else itself.
+pub(crate) fn as_root(value: Value, wrapped: bool) -> Value {
+    if !wrapped {
+        return value;
+    }
+    let mut root = serde_json::Map::with_capacity(1);
+    root.insert("value".to_owned(), value);
+    Value::Object(root)
+}
+
 /// Whether the tool root for `desc` is `{"value": <json>}` rather than the message itself.
 pub(crate) fn is_value_wrapped_root(desc: &MessageDescriptor) -> bool {
     Wkt::of(desc).is_some_and(Wkt::is_value_wrapped_root)

@@ -33,13 +33,7 @@ pub(crate) fn root_to_json(
 ) -> Result<Value, String> {
     let desc = message.descriptor();
     let value = message_to_json(message, options)?;
-    Ok(if is_value_wrapped_root(&desc) {
-        let mut root = Map::with_capacity(1);
-        root.insert("value".to_owned(), value);
-        Value::Object(root)
-    } else {
-        value
-    })
+    Ok(super::as_root(value, is_value_wrapped_root(&desc)))
 }
 
 /// Encode one message (not a tool root), e.g. an element of a server stream.

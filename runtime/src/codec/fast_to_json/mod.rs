@@ -44,7 +44,7 @@ mod wkt;
 pub use check::{Transcoder, both};
 pub(crate) use plan::DecodePlan;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::Wkt;
 use super::to_json::ToJsonOptions;
@@ -64,13 +64,7 @@ pub(crate) fn root_to_json(
         .get(ROOT)?
         .wkt
         .is_some_and(Wkt::is_value_wrapped_root);
-    Some(if wrapped {
-        let mut root = Map::with_capacity(1);
-        root.insert("value".to_owned(), value);
-        Value::Object(root)
-    } else {
-        value
-    })
+    Some(super::as_root(value, wrapped))
 }
 
 /// One message (not a tool root), e.g. an element of a server stream: as
