@@ -21,6 +21,7 @@ pub(crate) mod measure;
 pub(crate) mod normalize;
 pub(crate) mod path;
 pub(crate) mod plans;
+pub(crate) mod scalar_kind;
 pub(crate) mod to_json;
 
 use std::borrow::Cow;

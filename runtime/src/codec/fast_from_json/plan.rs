@@ -52,47 +52,7 @@ impl Hasher for FxHasher {
 }
 
 /// A scalar protobuf type: how its JSON is read and how it is written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Scalar {
-    Double,
-    Float,
-    Int32,
-    Int64,
-    Uint32,
-    Uint64,
-    Sint32,
-    Sint64,
-    Fixed32,
-    Fixed64,
-    Sfixed32,
-    Sfixed64,
-    Bool,
-    String,
-    Bytes,
-}
-
-impl Scalar {
-    fn of(kind: &Kind) -> Option<Self> {
-        Some(match kind {
-            Kind::Double => Self::Double,
-            Kind::Float => Self::Float,
-            Kind::Int32 => Self::Int32,
-            Kind::Int64 => Self::Int64,
-            Kind::Uint32 => Self::Uint32,
-            Kind::Uint64 => Self::Uint64,
-            Kind::Sint32 => Self::Sint32,
-            Kind::Sint64 => Self::Sint64,
-            Kind::Fixed32 => Self::Fixed32,
-            Kind::Fixed64 => Self::Fixed64,
-            Kind::Sfixed32 => Self::Sfixed32,
-            Kind::Sfixed64 => Self::Sfixed64,
-            Kind::Bool => Self::Bool,
-            Kind::String => Self::String,
-            Kind::Bytes => Self::Bytes,
-            Kind::Message(_) | Kind::Enum(_) => return None,
-        })
-    }
-}
+pub(super) use super::super::scalar_kind::ScalarKind as Scalar;
 
 /// What one value of a field is.
 #[derive(Debug, Clone)]

@@ -4,6 +4,7 @@
 use base64::{Engine as _, prelude::BASE64_STANDARD};
 use serde_json::{Map, Value};
 
+use super::super::scalar_kind::ScalarKind;
 use super::plan::{DecodePlan, EnumPlan, FieldPlan, MessagePlan, Scalar, Shape, Ty};
 use super::wire::{FIXED32, FIXED64, LEN, Reader, VARINT};
 
@@ -54,52 +55,52 @@ pub(super) enum Slot<'a> {
 
 pub(super) fn read_scalar<'a>(r: &mut Reader<'a>, kind: Scalar, wire_type: u8) -> Option<Raw<'a>> {
     let expected = match kind {
-        Scalar::Double | Scalar::Fixed64 | Scalar::Sfixed64 => FIXED64,
-        Scalar::Float | Scalar::Fixed32 | Scalar::Sfixed32 => FIXED32,
-        Scalar::String | Scalar::Bytes => LEN,
+        Scalar::Kind(ScalarKind::Double | ScalarKind::Fixed64 | ScalarKind::Sfixed64) => FIXED64,
+        Scalar::Kind(ScalarKind::Float | ScalarKind::Fixed32 | ScalarKind::Sfixed32) => FIXED32,
+        Scalar::Kind(ScalarKind::String | ScalarKind::Bytes) => LEN,
         _ => VARINT,
     };
     if wire_type != expected {
         return None;
     }
     Some(match kind {
-        Scalar::Int32 => Raw::I32(r.varint()? as i32),
-        Scalar::Int64 => Raw::I64(r.varint()? as i64),
-        Scalar::Uint32 => Raw::U32(r.varint()? as u32),
-        Scalar::Uint64 => Raw::U64(r.varint()?),
-        Scalar::Sint32 => {
+        Scalar::Kind(ScalarKind::Int32) => Raw::I32(r.varint()? as i32),
+        Scalar::Kind(ScalarKind::Int64) => Raw::I64(r.varint()? as i64),
+        Scalar::Kind(ScalarKind::Uint32) => Raw::U32(r.varint()? as u32),
+        Scalar::Kind(ScalarKind::Uint64) => Raw::U64(r.varint()?),
+        Scalar::Kind(ScalarKind::Sint32) => {
             let v = r.varint()? as u32;
             Raw::I32(((v >> 1) as i32) ^ (-((v & 1) as i32)))
         }
-        Scalar::Sint64 => {
+        Scalar::Kind(ScalarKind::Sint64) => {
             let v = r.varint()?;
             Raw::I64(((v >> 1) as i64) ^ (-((v & 1) as i64)))
         }
-        Scalar::Bool => Raw::Bool(r.varint()? != 0),
+        Scalar::Kind(ScalarKind::Bool) => Raw::Bool(r.varint()? != 0),
         Scalar::Enum(_) => Raw::Enum(r.varint()? as i32),
-        Scalar::Fixed32 => Raw::U32(r.fixed32()?),
-        Scalar::Sfixed32 => Raw::I32(r.fixed32()? as i32),
-        Scalar::Float => Raw::F32(f32::from_bits(r.fixed32()?)),
-        Scalar::Fixed64 => Raw::U64(r.fixed64()?),
-        Scalar::Sfixed64 => Raw::I64(r.fixed64()? as i64),
-        Scalar::Double => Raw::F64(f64::from_bits(r.fixed64()?)),
-        Scalar::String => Raw::Str(std::str::from_utf8(r.len_delimited()?).ok()?),
-        Scalar::Bytes => Raw::Bytes(r.len_delimited()?),
+        Scalar::Kind(ScalarKind::Fixed32) => Raw::U32(r.fixed32()?),
+        Scalar::Kind(ScalarKind::Sfixed32) => Raw::I32(r.fixed32()? as i32),
+        Scalar::Kind(ScalarKind::Float) => Raw::F32(f32::from_bits(r.fixed32()?)),
+        Scalar::Kind(ScalarKind::Fixed64) => Raw::U64(r.fixed64()?),
+        Scalar::Kind(ScalarKind::Sfixed64) => Raw::I64(r.fixed64()? as i64),
+        Scalar::Kind(ScalarKind::Double) => Raw::F64(f64::from_bits(r.fixed64()?)),
+        Scalar::Kind(ScalarKind::String) => Raw::Str(std::str::from_utf8(r.len_delimited()?).ok()?),
+        Scalar::Kind(ScalarKind::Bytes) => Raw::Bytes(r.len_delimited()?),
     })
 }
 
 /// The default of an implicit-presence scalar.
 fn zero(plan: &DecodePlan, kind: Scalar) -> Raw<'static> {
     match kind {
-        Scalar::Int32 | Scalar::Sint32 | Scalar::Sfixed32 => Raw::I32(0),
-        Scalar::Int64 | Scalar::Sint64 | Scalar::Sfixed64 => Raw::I64(0),
-        Scalar::Uint32 | Scalar::Fixed32 => Raw::U32(0),
-        Scalar::Uint64 | Scalar::Fixed64 => Raw::U64(0),
-        Scalar::Float => Raw::F32(0.0),
-        Scalar::Double => Raw::F64(0.0),
-        Scalar::Bool => Raw::Bool(false),
-        Scalar::String => Raw::Str(""),
-        Scalar::Bytes => Raw::Bytes(&[]),
+        Scalar::Kind(ScalarKind::Int32 | ScalarKind::Sint32 | ScalarKind::Sfixed32) => Raw::I32(0),
+        Scalar::Kind(ScalarKind::Int64 | ScalarKind::Sint64 | ScalarKind::Sfixed64) => Raw::I64(0),
+        Scalar::Kind(ScalarKind::Uint32 | ScalarKind::Fixed32) => Raw::U32(0),
+        Scalar::Kind(ScalarKind::Uint64 | ScalarKind::Fixed64) => Raw::U64(0),
+        Scalar::Kind(ScalarKind::Float) => Raw::F32(0.0),
+        Scalar::Kind(ScalarKind::Double) => Raw::F64(0.0),
+        Scalar::Kind(ScalarKind::Bool) => Raw::Bool(false),
+        Scalar::Kind(ScalarKind::String) => Raw::Str(""),
+        Scalar::Kind(ScalarKind::Bytes) => Raw::Bytes(&[]),
         Scalar::Enum(e) => Raw::Enum(plan.enums.get(e).map_or(0, |e| e.default)),
     }
 }
@@ -388,8 +389,12 @@ pub(super) fn scan<'a>(
                     Ty::Scalar(kind) if wire_type == LEN && kind.packable() => {
                         let mut packed = Reader::new(r.len_delimited()?);
                         let element_wire = match kind {
-                            Scalar::Double | Scalar::Fixed64 | Scalar::Sfixed64 => FIXED64,
-                            Scalar::Float | Scalar::Fixed32 | Scalar::Sfixed32 => FIXED32,
+                            Scalar::Kind(
+                                ScalarKind::Double | ScalarKind::Fixed64 | ScalarKind::Sfixed64,
+                            ) => FIXED64,
+                            Scalar::Kind(
+                                ScalarKind::Float | ScalarKind::Fixed32 | ScalarKind::Sfixed32,
+                            ) => FIXED32,
                             _ => VARINT,
                         };
                         while !packed.is_empty() {

@@ -6,26 +6,13 @@ use std::collections::HashMap;
 
 use prost_reflect::{Cardinality, EnumDescriptor, FieldDescriptor, Kind, MessageDescriptor};
 
-use super::super::{Wkt, field_prop, find_field, oneof_prop, real_oneof};
+use super::super::{Wkt, field_prop, find_field, oneof_prop, real_oneof, scalar_kind::ScalarKind};
 
 /// The wire-level kind of a scalar, and what JSON it becomes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Scalar {
-    Double,
-    Float,
-    Int32,
-    Int64,
-    Uint32,
-    Uint64,
-    Sint32,
-    Sint64,
-    Fixed32,
-    Fixed64,
-    Sfixed32,
-    Sfixed64,
-    Bool,
-    String,
-    Bytes,
+    /// One of protobuf's fifteen scalar types.
+    Kind(ScalarKind),
     /// An enum: the index of its [`EnumPlan`].
     Enum(usize),
 }
@@ -33,7 +20,7 @@ pub(super) enum Scalar {
 impl Scalar {
     /// Whether a repeated field of this kind may come packed.
     pub(super) fn packable(self) -> bool {
-        !matches!(self, Self::String | Self::Bytes)
+        !matches!(self, Self::Kind(ScalarKind::String | ScalarKind::Bytes))
     }
 }
 
@@ -220,25 +207,10 @@ impl Builder<'_> {
     }
 
     fn scalar(&mut self, kind: &Kind) -> Option<Scalar> {
-        Some(match kind {
-            Kind::Double => Scalar::Double,
-            Kind::Float => Scalar::Float,
-            Kind::Int32 => Scalar::Int32,
-            Kind::Int64 => Scalar::Int64,
-            Kind::Uint32 => Scalar::Uint32,
-            Kind::Uint64 => Scalar::Uint64,
-            Kind::Sint32 => Scalar::Sint32,
-            Kind::Sint64 => Scalar::Sint64,
-            Kind::Fixed32 => Scalar::Fixed32,
-            Kind::Fixed64 => Scalar::Fixed64,
-            Kind::Sfixed32 => Scalar::Sfixed32,
-            Kind::Sfixed64 => Scalar::Sfixed64,
-            Kind::Bool => Scalar::Bool,
-            Kind::String => Scalar::String,
-            Kind::Bytes => Scalar::Bytes,
-            Kind::Enum(desc) => Scalar::Enum(self.enumeration(desc)),
-            Kind::Message(_) => return None,
-        })
+        match kind {
+            Kind::Enum(desc) => Some(Scalar::Enum(self.enumeration(desc))),
+            other => ScalarKind::of(other).map(Scalar::Kind),
+        }
     }
 
     fn ty(&mut self, kind: &Kind) -> Ty {

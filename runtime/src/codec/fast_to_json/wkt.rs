@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use super::super::Wkt;
+use super::super::scalar_kind::ScalarKind;
 use super::decode::{Ctx, Raw, Slot, message, scalar_json, scan_cleared};
 use super::plan::{MessagePlan, Scalar, Shape, Ty};
 use super::wire::{LEN, Reader};
@@ -112,15 +113,15 @@ pub(super) fn decode(
 
 fn zero_of(kind: Scalar) -> Option<Raw<'static>> {
     Some(match kind {
-        Scalar::Int32 => Raw::I32(0),
-        Scalar::Int64 => Raw::I64(0),
-        Scalar::Uint32 => Raw::U32(0),
-        Scalar::Uint64 => Raw::U64(0),
-        Scalar::Float => Raw::F32(0.0),
-        Scalar::Double => Raw::F64(0.0),
-        Scalar::Bool => Raw::Bool(false),
-        Scalar::String => Raw::Str(""),
-        Scalar::Bytes => Raw::Bytes(&[]),
+        Scalar::Kind(ScalarKind::Int32) => Raw::I32(0),
+        Scalar::Kind(ScalarKind::Int64) => Raw::I64(0),
+        Scalar::Kind(ScalarKind::Uint32) => Raw::U32(0),
+        Scalar::Kind(ScalarKind::Uint64) => Raw::U64(0),
+        Scalar::Kind(ScalarKind::Float) => Raw::F32(0.0),
+        Scalar::Kind(ScalarKind::Double) => Raw::F64(0.0),
+        Scalar::Kind(ScalarKind::Bool) => Raw::Bool(false),
+        Scalar::Kind(ScalarKind::String) => Raw::Str(""),
+        Scalar::Kind(ScalarKind::Bytes) => Raw::Bytes(&[]),
         _ => return None,
     })
 }
@@ -168,7 +169,9 @@ fn integral(number: f64) -> Option<Value> {
 /// written sorted by key, the last of equal keys winning.
 fn decode_struct(ctx: Ctx<'_>, plan: &MessagePlan, bytes: &[u8], depth: usize) -> Option<Value> {
     let field = plan.fields.first()?;
-    let Shape::Map(key_kind @ Scalar::String, value_ty @ Ty::Message(_)) = field.shape else {
+    let Shape::Map(key_kind @ Scalar::Kind(ScalarKind::String), value_ty @ Ty::Message(_)) =
+        field.shape
+    else {
         return None;
     };
     // Omitted: decoded for its errors only, written empty.
