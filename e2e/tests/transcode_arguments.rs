@@ -124,12 +124,12 @@ fn input_types(pool: &DescriptorPool) -> HashMap<String, MessageDescriptor> {
     types
 }
 
-#[test]
-fn canonical_arguments_taken_as_they_came_give_what_the_whole_way_gives() {
+/// The testdata pool, and a tool set per service of it, calling a channel no call uses.
+fn testdata_sets() -> (DescriptorPool, Vec<ToolSet>) {
     let pool = DescriptorPool::decode(e2e::TESTDATA_DESCRIPTOR_SET).expect("testdata pool");
     let options = tonic_mcp::schema::Options::default();
     let tools = DescriptorTools::new(&pool, &options);
-    // A lazy channel that no call uses; making it needs a runtime.
+    // A lazy channel needs a runtime to be made, not to be kept.
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     let _entered = runtime.enter();
     let channel = tonic::transport::Endpoint::from_static("http://127.0.0.1:1").connect_lazy();
@@ -137,6 +137,12 @@ fn canonical_arguments_taken_as_they_came_give_what_the_whole_way_gives() {
     let sets = tools
         .service_sets(names.iter().map(String::as_str), channel)
         .expect("testdata tools");
+    (pool, sets)
+}
+
+#[test]
+fn canonical_arguments_taken_as_they_came_give_what_the_whole_way_gives() {
+    let (pool, sets) = testdata_sets();
     let cases = test_kit::env_or("TRANSCODE_CASES", 48u32);
     let mut valid = Tally::default();
     let mut mutated = Tally::default();
@@ -188,16 +194,7 @@ fn canonical_arguments_taken_as_they_came_give_what_the_whole_way_gives() {
 /// the runtime accepts are accepted.
 #[test]
 fn loose_forms_take_the_whole_way() {
-    let pool = DescriptorPool::decode(e2e::TESTDATA_DESCRIPTOR_SET).expect("testdata pool");
-    let options = tonic_mcp::schema::Options::default();
-    let tools = DescriptorTools::new(&pool, &options);
-    let runtime = tokio::runtime::Runtime::new().expect("runtime");
-    let _entered = runtime.enter();
-    let channel = tonic::transport::Endpoint::from_static("http://127.0.0.1:1").connect_lazy();
-    let names: Vec<String> = pool.services().map(|s| s.full_name().to_owned()).collect();
-    let sets = tools
-        .service_sets(names.iter().map(String::as_str), channel)
-        .expect("testdata tools");
+    let (pool, sets) = testdata_sets();
     let set_of = |tool: &str| {
         sets.iter()
             .find(|set| set.names().any(|name| name == tool))
