@@ -106,9 +106,11 @@ fn same_decoded(desc: &MessageDescriptor, a: &[u8], b: &[u8]) -> bool {
 }
 
 /// The request type of each tool, by name, for comparing bytes up to the order of map entries.
-fn input_types(pool: &DescriptorPool) -> HashMap<String, MessageDescriptor> {
-    let options = tonic_mcp::schema::Options::default();
-    let cx = tonic_mcp::schema::Context::new(pool, &options);
+fn input_types(
+    pool: &DescriptorPool,
+    options: &tonic_mcp::schema::Options,
+) -> HashMap<String, MessageDescriptor> {
+    let cx = tonic_mcp::schema::Context::new(pool, options);
     let mut types = HashMap::new();
     for service in pool.services() {
         for spec in cx
@@ -127,54 +129,62 @@ fn input_types(pool: &DescriptorPool) -> HashMap<String, MessageDescriptor> {
 /// The testdata pool, and a tool set per service of it, calling a channel no call uses.
 fn testdata_sets() -> (DescriptorPool, Vec<ToolSet>) {
     let pool = DescriptorPool::decode(e2e::TESTDATA_DESCRIPTOR_SET).expect("testdata pool");
-    let options = tonic_mcp::schema::Options::default();
-    let tools = DescriptorTools::new(&pool, &options);
+    let sets = sets_of(&pool, &tonic_mcp::schema::Options::default());
+    (pool, sets)
+}
+
+/// A tool set per service of `pool`, calling a channel no call uses.
+fn sets_of(pool: &DescriptorPool, options: &tonic_mcp::schema::Options) -> Vec<ToolSet> {
+    let tools = DescriptorTools::new(pool, options);
     // A lazy channel needs a runtime to be made, not to be kept.
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     let _entered = runtime.enter();
     let channel = tonic::transport::Endpoint::from_static("http://127.0.0.1:1").connect_lazy();
     let names: Vec<String> = pool.services().map(|s| s.full_name().to_owned()).collect();
-    let sets = tools
+    tools
         .service_sets(names.iter().map(String::as_str), channel)
-        .expect("testdata tools");
-    (pool, sets)
+        .expect("tools of every service")
 }
 
-#[test]
-fn canonical_arguments_taken_as_they_came_give_what_the_whole_way_gives() {
-    let (pool, sets) = testdata_sets();
-    let cases = test_kit::env_or("TRANSCODE_CASES", 48u32);
+/// Every `stride`-th tool of `sets`: `cases` generated arguments each, and four mutations of
+/// each, compared both ways.
+fn compare(
+    sets: &[ToolSet],
+    types: &HashMap<String, MessageDescriptor>,
+    cases: u32,
+    stride: usize,
+) -> (usize, Tally, Tally) {
     let mut valid = Tally::default();
     let mut mutated = Tally::default();
     let mut runner = TestRunner::deterministic();
     let replacements = mutate::replacements();
     let mut rng = mutate::Rng(0x5DEE_CE66_D1CE_4E5B);
-    let types = input_types(&pool);
     let mut tools_run = 0;
-    for set in &sets {
-        for listed in set.tools() {
-            let schema = Value::Object((*listed.input_schema).clone());
-            tools_run += 1;
-            for _ in 0..cases {
-                let generated = catch_unwind(AssertUnwindSafe(|| {
-                    schema_gen::strategy(&schema, REF_BUDGET)
-                        .new_tree(&mut runner)
-                        .ok()
-                        .map(|tree| tree.current())
-                }));
-                let Ok(Some(arguments)) = generated else {
-                    break;
-                };
-                valid.check(&types, set, &listed.name, &arguments);
-                for _ in 0..4 {
-                    let changed = mutate::mutate(&arguments, &mut rng, &replacements);
-                    mutated.check(&types, set, &listed.name, &changed);
-                }
+    let tools = sets
+        .iter()
+        .flat_map(|set| set.tools().into_iter().map(move |tool| (set, tool)))
+        .step_by(stride.max(1));
+    for (set, listed) in tools {
+        let schema = Value::Object((*listed.input_schema).clone());
+        tools_run += 1;
+        for _ in 0..cases {
+            let generated = catch_unwind(AssertUnwindSafe(|| {
+                schema_gen::strategy(&schema, REF_BUDGET)
+                    .new_tree(&mut runner)
+                    .ok()
+                    .map(|tree| tree.current())
+            }));
+            let Ok(Some(arguments)) = generated else {
+                break;
+            };
+            valid.check(types, set, &listed.name, &arguments);
+            for _ in 0..4 {
+                let changed = mutate::mutate(&arguments, &mut rng, &replacements);
+                mutated.check(types, set, &listed.name, &changed);
             }
         }
     }
     eprintln!("{tools_run} tools; valid: {valid:?}\nmutated: {mutated:?}");
-    assert!(tools_run > 40, "{tools_run} tools");
     for tally in [&valid, &mutated] {
         assert!(
             tally.mismatches.is_empty(),
@@ -183,10 +193,43 @@ fn canonical_arguments_taken_as_they_came_give_what_the_whole_way_gives() {
             tally.mismatches.join("\n")
         );
     }
+    (tools_run, valid, mutated)
+}
+
+#[test]
+fn canonical_arguments_taken_as_they_came_give_what_the_whole_way_gives() {
+    let (pool, sets) = testdata_sets();
+    let types = input_types(&pool, &tonic_mcp::schema::Options::default());
+    let cases = test_kit::env_or("TRANSCODE_CASES", 48u32);
+    let (tools_run, valid, mutated) = compare(&sets, &types, cases, 1);
+    assert!(tools_run > 40, "{tools_run} tools");
     // The generated arguments are canonical: most of them must encode.
     assert!(valid.same_bytes * 10 > valid.compared * 8, "{valid:?}");
     // The mutations must reach refusals too.
     assert!(mutated.same_refusal > 100, "{mutated:?}");
+}
+
+/// The same over the descriptor set at `TRANSCODE_DESCRIPTORS` (e.g. every googleapis service,
+/// tools named by package), `TRANSCODE_RPCS` tools sampled evenly (default 1,000),
+/// `TRANSCODE_CASES` arguments each (default 5).
+#[test]
+#[ignore = "needs TRANSCODE_DESCRIPTORS"]
+fn canonical_arguments_on_a_descriptor_set() {
+    let path = std::env::var("TRANSCODE_DESCRIPTORS").expect("TRANSCODE_DESCRIPTORS");
+    let bytes = std::fs::read(&path).expect("the descriptor set");
+    let pool = DescriptorPool::decode(bytes.as_slice()).expect("a descriptor pool");
+    let options = tonic_mcp::schema::Options::parse("tool_names=package").expect("options");
+    let sets = sets_of(&pool, &options);
+    let types = input_types(&pool, &options);
+    let total: usize = sets.iter().map(ToolSet::len).sum();
+    let wanted = test_kit::env_or("TRANSCODE_RPCS", 1000usize);
+    let cases = test_kit::env_or("TRANSCODE_CASES", 5u32);
+    let (tools_run, valid, _) = compare(&sets, &types, cases, total / wanted.max(1));
+    assert!(
+        tools_run >= wanted.min(total) / 2,
+        "{tools_run} of {total} tools"
+    );
+    assert!(valid.same_bytes * 10 > valid.compared * 8, "{valid:?}");
 }
 
 /// The loose forms a model sends (docs/design.md §4.3, §4.5, §4.7) take the whole way and are
@@ -200,7 +243,7 @@ fn loose_forms_take_the_whole_way() {
             .find(|set| set.names().any(|name| name == tool))
             .unwrap_or_else(|| panic!("no tool {tool}"))
     };
-    let types = input_types(&pool);
+    let types = input_types(&pool, &tonic_mcp::schema::Options::default());
     // (tool, arguments, accepted by the runtime)
     let cases: &[(&str, &str, bool)] = &[
         ("ScalarService_Echo", r#"{"color": 2}"#, true),
