@@ -23,7 +23,7 @@ use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
 use prost_reflect::{DescriptorPool, DynamicMessage, MessageDescriptor};
 use serde_json::Value;
-use tonic_mcp::{__arguments_both, DescriptorTools, ToolSet};
+use tonic_mcp::{__differential::arguments as both_ways, DescriptorTools, ToolSet};
 
 /// Nested `$ref`s followed on any path of a generated value.
 const REF_BUDGET: u32 = 4;
@@ -47,7 +47,7 @@ impl Tally {
         let Value::Object(object) = arguments else {
             return;
         };
-        let Some((served, whole_way)) = __arguments_both(set, tool, object) else {
+        let Some((served, whole_way)) = both_ways(set, tool, object) else {
             self.mismatches.push(format!("{tool}: not in its set"));
             return;
         };

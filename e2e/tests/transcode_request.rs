@@ -32,7 +32,7 @@ use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
 use prost_reflect::{DescriptorPool, Kind, MessageDescriptor};
 use serde_json::{Map, Value, json};
-use tonic_mcp::__request_transcoder::{Transcoder, normalize};
+use tonic_mcp::__differential::request::{Transcoder, normalize};
 
 /// Types for which the new encoder gives up on valid input (when the value holds one). The
 /// other case where it gives up on valid input: a field whose proto name is a sibling's JSON

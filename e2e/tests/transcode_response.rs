@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 
 use prost::Message as _;
 use prost_reflect::{DescriptorPool, DynamicMessage, MessageDescriptor};
-use tonic_mcp::__response_transcoder::Transcoder;
+use tonic_mcp::__differential::response::Transcoder;
 
 use random_message::{ANY, UNORDERED_MAP, old_path_reason, random_message};
 

@@ -89,10 +89,6 @@ mod auth;
 mod budget;
 mod call;
 pub(crate) mod codec;
-#[doc(hidden)]
-pub use arguments::both as __arguments_both;
-#[doc(hidden)]
-pub use codec::fast_from_json::check as __request_transcoder;
 pub mod codegen;
 mod collect;
 mod context;
@@ -131,10 +127,13 @@ pub use auth::{
     DEFAULT_LEEWAY, MAX_TOKEN_BYTES, PROTECTED_RESOURCE_METADATA_PATH, Principal, forward_claims,
 };
 pub use budget::DEFAULT_MAX_RESULT_BYTES;
-/// Test hook: the response decoders side by side (not an API).
+/// The hooks of the differential tests (`e2e/tests/transcode_*.rs`), which hold the one-pass
+/// transcoders to the prost-reflect path: not part of the API.
 #[doc(hidden)]
-pub mod __response_transcoder {
-    pub use crate::codec::fast_to_json::{Transcoder, both};
+pub mod __differential {
+    pub use crate::arguments::both as arguments;
+    pub use crate::codec::fast_from_json::check as request;
+    pub use crate::codec::fast_to_json::check as response;
 }
 pub use call::Limits;
 pub use context::{CallContext, Refusal, forward_headers};

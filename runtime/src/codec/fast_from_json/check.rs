@@ -1,4 +1,4 @@
-//! The differential test hook (`tonic_mcp::__request_transcoder`): the old path's bytes next
+//! The differential test hook (`tonic_mcp::__differential::request`): the old path's bytes next
 //! to this encoder's, and the normaliser in front of both. Not an API.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};

@@ -1,5 +1,5 @@
 //! The test hook: the old path and the new one side by side, for the differential tests
-//! (`e2e/tests/transcode_response.rs`), through `tonic_mcp::__response_transcoder`.
+//! (`e2e/tests/transcode_response.rs`), through `tonic_mcp::__differential::response`.
 
 use std::borrow::Cow;
 

@@ -35,13 +35,12 @@
 //! path fails on them); messages nested deeper than 64; a message whose field's JSON name is
 //! another field's proto name.
 
-mod check;
+pub mod check;
 mod decode;
 mod plan;
 mod wire;
 mod wkt;
 
-pub use check::{Transcoder, both};
 pub(crate) use plan::DecodePlan;
 
 use serde_json::Value;
