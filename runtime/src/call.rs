@@ -5,9 +5,9 @@
 //! 3. arguments to request messages ([`arguments`]): validated against the compiled schema and
 //!    encoded to protobuf bytes in one pass when they are in the canonical shape, else
 //!    normalised to it first;
-//! 5. send the bytes through `tonic::client::Grpc` with a deadline sent as `grpc-timeout` and
+//! 4. send the bytes through `tonic::client::Grpc` with a deadline sent as `grpc-timeout` and
 //!    enforced locally;
-//! 6. decode the response bytes to the output shape, in one pass where it can
+//! 5. decode the response bytes to the output shape, in one pass where it can
 //!    ([`fast_to_json`]), else through `DynamicMessage`.
 //!
 //! Every failure the model can act on becomes an `isError` result; nothing here panics.

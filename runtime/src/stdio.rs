@@ -199,7 +199,6 @@ async fn write_bytes<W: AsyncWrite + Unpin>(
     writer.flush().await
 }
 
-/// The id of a JSON-RPC message, read leniently from a value.
 /// A `tools/call` line, as rmcp reads it, without rmcp's general parse.
 ///
 /// rmcp reads every message as an untagged union whose request and parameters are flattened:
@@ -231,6 +230,7 @@ fn parse_tools_call(text: &[u8]) -> Option<ClientJsonRpcMessage> {
     )))
 }
 
+/// The id of a JSON-RPC message, read leniently from a value.
 fn request_id(value: &serde_json::Value) -> Option<rmcp::model::RequestId> {
     serde_json::from_value(value.get("id")?.clone()).ok()
 }

@@ -398,9 +398,7 @@ impl McpServer {
         tracing::debug!(tool = %name, "tool call refused: arguments not readable");
         Some(outcome.result)
     }
-}
 
-impl McpServer {
     /// `tools/call`, the body of [`ServerHandler::call_tool`].
     async fn call_tool_unboxed(
         &self,
