@@ -14,6 +14,8 @@
 //!   plain JSON responses).
 //! - `raw_duplex`: a raw JSON-RPC client on the duplex pipe: requests serialised once,
 //!   responses read as bytes (the client's parsing is not counted).
+//! - `raw_lines`: the same client, the server on the runtime's own line transport
+//!   (`McpServer::serve_io`, what `serve_stdio` runs) instead of rmcp's.
 //! - `raw_http_stateless`: a raw keep-alive HTTP/1.1 client (hyper) posting pre-serialised
 //!   requests to the stateless endpoint, responses read as bytes.
 //!
@@ -98,8 +100,10 @@ struct Fixture {
     search: SearchServiceClient<Channel>,
     /// Named MCP clients, in report order. Kept alive for the whole run.
     mcp: Vec<(&'static str, Client)>,
-    /// The raw JSON-RPC client on its own duplex pipe.
+    /// The raw JSON-RPC client on its own duplex pipe, served by rmcp's transport.
     raw_duplex: common::RawDuplex,
+    /// The same, served by the runtime's line transport (what `serve_stdio` runs).
+    raw_lines: common::RawDuplex,
     /// Keep-alive connections to a stateless HTTP endpoint, one per call in flight.
     raw_http: Vec<tokio::sync::Mutex<common::RawHttp>>,
 }
@@ -123,6 +127,9 @@ impl Fixture {
 
         let raw_duplex =
             common::RawDuplex::connect(e2e::mcp_server(&backend).await.expect("MCP server")).await;
+        let raw_lines =
+            common::RawDuplex::connect_lines(e2e::mcp_server(&backend).await.expect("MCP server"))
+                .await;
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind");
@@ -145,6 +152,7 @@ impl Fixture {
                 ("mcp_http_stateless", stateless),
             ],
             raw_duplex,
+            raw_lines,
             raw_http,
         }
     }
@@ -186,8 +194,13 @@ impl Fixture {
         ] {
             let call = common::RawCall::new(tool, &arguments);
             let duplex = self.raw_duplex.call(&call).await;
+            let lines = self.raw_lines.call(&call).await;
             let http = self.raw_http[0].lock().await.call(&call).await;
-            for (transport, bytes) in [("raw_duplex", duplex), ("raw_http_stateless", http)] {
+            for (transport, bytes) in [
+                ("raw_duplex", duplex),
+                ("raw_lines", lines),
+                ("raw_http_stateless", http),
+            ] {
                 let response: Value = serde_json::from_slice(&bytes).expect("JSON-RPC response");
                 let out = &response["result"]["structuredContent"];
                 for (key, value) in &arguments {
@@ -274,6 +287,10 @@ fn mcp_variants(
         b.to_async(rt)
             .iter(|| async { black_box(fixture.raw_duplex.call(&call).await) });
     });
+    group.bench_function("raw_lines", |b| {
+        b.to_async(rt)
+            .iter(|| async { black_box(fixture.raw_lines.call(&call).await) });
+    });
     group.bench_function("raw_http_stateless", |b| {
         b.to_async(rt)
             .iter(|| async { black_box(fixture.raw_http[0].lock().await.call(&call).await) });
@@ -327,6 +344,11 @@ fn throughput(c: &mut Criterion) {
         group.bench_with_input(BenchmarkId::new("raw_duplex", n), &n, |b, &n| {
             b.to_async(&rt).iter(|| async {
                 futures_util::future::join_all((0..n).map(|_| fixture.raw_duplex.call(&call))).await
+            });
+        });
+        group.bench_with_input(BenchmarkId::new("raw_lines", n), &n, |b, &n| {
+            b.to_async(&rt).iter(|| async {
+                futures_util::future::join_all((0..n).map(|_| fixture.raw_lines.call(&call))).await
             });
         });
         group.bench_with_input(BenchmarkId::new("raw_http_stateless", n), &n, |b, &n| {
