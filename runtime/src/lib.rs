@@ -35,11 +35,10 @@
 //! 2. **Protocol**: `server`, which answers MCP's methods through rmcp, with its children
 //!    `confirm` and `tasks` (both task shapes); listing and paging (`paging`) and tool search
 //!    (`discovery`).
-//! 3. **Engine**: tool sets (`toolset`, `def`, `dynamic`, and the `codegen` facade), the call
-//!    (`call`, with `arguments`, `collect`, `longrunning`, `outcome`, `progress`, `budget`,
-//!    `context`, `status`, `tool_meta`, `union_pool`) and the gRPC forwarding (`grpc`,
-//!    `grpc_transport`);
-//!    `metrics` and `telemetry` record it.
+//! 3. **Engine**: tool sets (`toolset`, `def`, `descriptor_pools`, `dynamic`, and the `codegen`
+//!    facade), the call (`call`, with `arguments`, `collect`, `longrunning`, `outcome`,
+//!    `progress`, `budget`, `context`, `status`, `tool_meta`, `union_pool`) and the gRPC
+//!    forwarding (`grpc`, `grpc_transport`); `metrics` and `telemetry` record it.
 //! 4. **Codec**: JSON ↔ protobuf (`codec`), schema validation (`validate`), and the
 //!    byte-level message `guard` the transports run before any parser.
 //!
@@ -93,6 +92,7 @@ pub mod codegen;
 mod collect;
 mod context;
 mod def;
+mod descriptor_pools;
 mod discovery;
 mod dynamic;
 mod error;

@@ -17,6 +17,7 @@ use crate::{
     codec::plans::Plans,
     context::{CallContext, CallHook, Refusal},
     def::{ToolDef, ToolInfo},
+    descriptor_pools,
     error::Error,
     grpc::{BoxTransport, Endpoint, MessageLimits},
     longrunning::{LongRunning, Operations},
@@ -396,41 +397,12 @@ pub fn tool_set(
     tools: &[ToolDef],
     transport: BoxTransport,
 ) -> Result<ToolSet, Error> {
-    let mut builder = ToolSetBuilder::with_pool(shared_pool(descriptor_set)?, transport);
+    let mut builder =
+        ToolSetBuilder::with_pool(descriptor_pools::shared(descriptor_set)?, transport);
     for def in tools {
         builder.add_with(def, Checks::Trusted)?;
     }
     Ok(builder.build())
-}
-
-/// Decoded descriptor sets, by the address and length of their `'static` bytes.
-type PoolCache = std::sync::Mutex<Vec<((usize, usize), DescriptorPool)>>;
-
-fn shared_pool(descriptor_set: &'static [u8]) -> Result<DescriptorPool, Error> {
-    static POOLS: OnceLock<PoolCache> = OnceLock::new();
-    let key = (descriptor_set.as_ptr() as usize, descriptor_set.len());
-    let pools = POOLS.get_or_init(PoolCache::default);
-    // A poisoned lock only means another thread panicked while holding it: the cache is intact.
-    let mut pools = pools
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    if let Some((_, pool)) = pools.iter().find(|(k, _)| *k == key) {
-        return Ok(pool.clone());
-    }
-    let pool = decode_pool(descriptor_set)?;
-    pools.push((key, pool.clone()));
-    Ok(pool)
-}
-
-/// Decodes an encoded `FileDescriptorSet` on top of the well-known types, which it may leave
-/// out: the plugin embeds neither the well-known types nor `descriptor.proto` (prost-reflect
-/// carries them), only the files that define the package's types and the custom options they
-/// use.
-fn decode_pool(descriptor_set: &[u8]) -> Result<DescriptorPool, Error> {
-    let mut pool = DescriptorPool::global();
-    pool.decode_file_descriptor_set(descriptor_set)
-        .map_err(|e| Error::DescriptorSet(e.to_string()))?;
-    Ok(pool)
 }
 
 /// Whether registration checks schemas against the meta-schema.
@@ -452,7 +424,10 @@ impl ToolSetBuilder {
     ///
     /// [`Error::DescriptorSet`] when the bytes do not decode into a linked descriptor pool.
     pub fn new(descriptor_set: &[u8], transport: BoxTransport) -> Result<Self, Error> {
-        Ok(Self::with_pool(decode_pool(descriptor_set)?, transport))
+        Ok(Self::with_pool(
+            descriptor_pools::decode(descriptor_set)?,
+            transport,
+        ))
     }
 
     pub(crate) fn with_pool(pool: DescriptorPool, transport: BoxTransport) -> Self {
