@@ -329,7 +329,10 @@ where
                     continue;
                 }
             }
-            if let Some(message) = parse_tools_call(text) {
+            // Other lines (they never mention the method) go straight to the general parse.
+            if guard::mentions_tools_call(text)
+                && let Some(message) = parse_tools_call(text)
+            {
                 return Some(message);
             }
             match serde_json::from_slice::<ClientJsonRpcMessage>(text) {
