@@ -10,8 +10,8 @@
 //! | `type: object` with neither | a small JSON object with random keys and values (`Struct`) |
 //! | `type: array` + `items` | 0–3 items (within `minItems`/`maxItems`) |
 //! | `type: string` | plain text; `pattern` `^-?[0-9]+$` / `^[0-9]+$` → 64-bit digit strings; the Duration pattern → `"-3.5s"`; `format: date-time` → RFC 3339; `contentEncoding: base64` → standard base64 |
-//! | `type: integer` | within `minimum`/`maximum`, else inside the 32-bit range both int32 and uint32 accept; sometimes as `5.0` |
-//! | `type: number` | finite doubles of every magnitude (within `minimum`/`maximum`), zeros of both signs |
+//! | `type: integer` | within `minimum`/`maximum`, else the range of its `format` (`int32`, `uint32`); sometimes as `5.0` |
+//! | `type: number` | finite doubles of every magnitude (within `minimum`/`maximum`, or a `float`'s range with `format: float`), zeros of both signs |
 //! | `type: boolean` | either |
 //! | `type: null` | `null` |
 //! | `enum`, `const` | one of the values, the value |
@@ -23,8 +23,8 @@
 //!
 //! Exclusions (values the schema allows but the generator does not produce, because the schema
 //! cannot say what the protobuf type needs) are marked `EXCLUSION` below: the `Any` payload
-//! type, ranges of 32-bit integers without bounds, of 64-bit digit strings and integer map keys,
-//! and the Duration and Timestamp ranges.
+//! type, ranges of 64-bit digit strings and integer map keys, and the Duration and Timestamp
+//! ranges.
 
 use std::collections::HashMap;
 
@@ -477,16 +477,17 @@ fn days_in_month(year: u32, month: u32) -> u32 {
     }
 }
 
-/// Integers within `minimum`/`maximum`. Now and then one is written as an integral float
-/// (`5.0`), which JSON Schema counts as an integer.
-///
-/// EXCLUSION (32-bit ranges). Without bounds the schema does not say int32 or uint32
-/// (docs/design.md §4.3), so a missing bound is the one both accept: `i32::MIN`/`i32::MAX` (with `minimum: 0`
-/// that is `0..=i32::MAX`).
+/// Integers within `minimum`/`maximum`, or else the range its `format` names (`int32`,
+/// `uint32`). Now and then one is written as an integral float (`5.0`), which JSON Schema
+/// counts as an integer.
 fn integer(schema: &Map<String, Value>) -> BoxedStrategy<Value> {
     let bound = |key: &str| schema.get(key).map(|b| b.as_i64().expect("integral bound"));
-    let min = bound("minimum").unwrap_or(i64::from(i32::MIN));
-    let max = bound("maximum").unwrap_or(i64::from(i32::MAX));
+    let (low, high) = match schema.get("format").and_then(Value::as_str) {
+        Some("uint32") => (0, i64::from(u32::MAX)),
+        _ => (i64::from(i32::MIN), i64::from(i32::MAX)),
+    };
+    let min = bound("minimum").unwrap_or(low);
+    let max = bound("maximum").unwrap_or(high);
     assert!(min <= max, "empty integer range");
     let n = prop_oneof![
         min..=max,
@@ -506,13 +507,18 @@ fn integer(schema: &Map<String, Value>) -> BoxedStrategy<Value> {
         .boxed()
 }
 
-/// Finite doubles within `minimum`/`maximum`: zeros of both signs, small integers and
-/// decimals, and every magnitude down to subnormals. Out-of-bounds draws are clamped.
+/// Finite doubles within `minimum`/`maximum`, or a `float`'s range (`format: float`): zeros
+/// of both signs, small integers and decimals, and every magnitude down to subnormals.
+/// Out-of-bounds draws are clamped.
 fn number(schema: &Map<String, Value>) -> BoxedStrategy<Number> {
     use proptest::num::f64 as float;
     let bound = |key: &str| schema.get(key).map(|b| b.as_f64().expect("numeric bound"));
-    let min = bound("minimum").unwrap_or(f64::MIN);
-    let max = bound("maximum").unwrap_or(f64::MAX);
+    let range = match schema.get("format").and_then(Value::as_str) {
+        Some("float") => f64::from(f32::MAX),
+        _ => f64::MAX,
+    };
+    let min = bound("minimum").unwrap_or(-range);
+    let max = bound("maximum").unwrap_or(range);
     assert!(min <= max, "empty number range");
     prop_oneof![
         Just(0.0),

@@ -54,6 +54,9 @@ fn merge(
     if keywords.is_empty() {
         return;
     }
+    if format_implied(schema, &keywords) {
+        schema.remove("format");
+    }
     if ignore_if_zero {
         let description = schema.remove("description");
         let base = std::mem::take(schema);
@@ -229,6 +232,29 @@ fn collect_string(
             _ => notes.push(phrase(name, value)),
         }
     }
+}
+
+/// Whether the rule's `keywords` list the values (`const`, `enum`) or bound them on both sides
+/// within the range that the schema's `format` names (`int32`, `uint32`, `float`), which then
+/// says nothing more.
+fn format_implied(schema: &Map<String, Value>, keywords: &Map<String, Value>) -> bool {
+    let (low, high) = match schema.get("format").and_then(Value::as_str) {
+        Some("int32") => (f64::from(i32::MIN), f64::from(i32::MAX)),
+        Some("uint32") => (0.0, f64::from(u32::MAX)),
+        Some("float") => (f64::from(f32::MIN), f64::from(f32::MAX)),
+        _ => return false,
+    };
+    if keywords.contains_key("const") || keywords.contains_key("enum") {
+        return true;
+    }
+    let within = |names: [&str; 2]| {
+        let bounds: Vec<f64> = names
+            .iter()
+            .filter_map(|name| keywords.get(*name).and_then(Value::as_f64))
+            .collect();
+        !bounds.is_empty() && bounds.iter().all(|b| (low..=high).contains(b))
+    };
+    within(["minimum", "exclusiveMinimum"]) && within(["maximum", "exclusiveMaximum"])
 }
 
 fn collect_number(

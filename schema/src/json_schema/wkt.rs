@@ -76,19 +76,25 @@ pub fn schema(message: &MessageDescriptor) -> Option<Value> {
     })
 }
 
+// The 32-bit and float ranges are named by `format` (the OpenAPI names, which Gemini's schema
+// subset also reads) rather than spelled out as `minimum`/`maximum`: a model knows what `int32`
+// holds, and the bounds cost about three times the tokens on every such field. The runtime
+// still refuses a value out of range, with the same words (its normaliser checks every 32-bit
+// and float value), and a `buf.validate` bound is still written as `minimum`/`maximum`.
+
 /// `int32`, `sint32`, `sfixed32`: an integer within the 32-bit range.
 pub fn int32_schema() -> Value {
-    json!({"type": "integer", "minimum": i32::MIN, "maximum": i32::MAX})
+    json!({"type": "integer", "format": "int32"})
 }
 
 /// `uint32`, `fixed32`: a non-negative integer within the 32-bit range.
 pub fn uint32_schema() -> Value {
-    json!({"type": "integer", "minimum": 0, "maximum": u32::MAX})
+    json!({"type": "integer", "format": "uint32"})
 }
 
 /// `float`: a number within the finite range of an IEEE 754 single (larger values do not fit).
 pub fn float_schema() -> Value {
-    json!({"type": "number", "minimum": f32::MIN, "maximum": f32::MAX})
+    json!({"type": "number", "format": "float"})
 }
 
 fn any_schema() -> Value {

@@ -78,6 +78,15 @@ impl Normalizer {
                 self.problem(format!("{i} is out of range for {name}"));
                 value
             }
+            // A whole number past 2^53 (`1e308`): JSON Schema's `integer`, far out of any
+            // 32-bit range (the schema names the range by `format`, which it does not check).
+            None if value
+                .as_f64()
+                .is_some_and(|f| f.is_finite() && f.fract() == 0.0) =>
+            {
+                self.problem(format!("{} is out of range for {name}", describe(&value)));
+                value
+            }
             Some(i) => i64::try_from(i).map_or(value, Value::from),
             None => value,
         }
