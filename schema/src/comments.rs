@@ -4,7 +4,7 @@
 //! Detached comments are never used. Lines that are tool directives (`buf:lint:ignore …`,
 //! `@ignore-comment`, `protolint:…`) are dropped, and the common indentation is removed.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use prost_reflect::DescriptorPool;
 use prost_types::SourceCodeInfo;

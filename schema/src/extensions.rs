@@ -5,8 +5,8 @@
 //! from a prost-reflect `DescriptorPool` built from the raw request bytes. An extension that no
 //! file in the request declares is simply absent: nothing can set it.
 
+use foldhash::HashMap;
 use std::cell::RefCell;
-use std::collections::HashMap;
 
 use prost_reflect::{
     DescriptorPool, DynamicMessage, ExtensionDescriptor, FieldDescriptor, MethodDescriptor,

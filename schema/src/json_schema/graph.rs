@@ -7,7 +7,9 @@
 //! has two or more incoming edges or belongs to a cycle (a strongly connected component with more
 //! than one node, or a self-edge). The root of a unary schema never does: it is referenced as `#`.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use foldhash::HashMap;
 
 use prost_reflect::{EnumDescriptor, Kind, MessageDescriptor};
 
@@ -31,9 +33,9 @@ impl MessageGraph {
     ) -> MessageGraph {
         let mut nodes: BTreeMap<String, MessageDescriptor> = BTreeMap::new();
         let mut edges: BTreeMap<String, Vec<String>> = BTreeMap::new();
-        let mut incoming: HashMap<String, usize> = HashMap::new();
+        let mut incoming: HashMap<String, usize> = HashMap::default();
         let mut queue = Vec::new();
-        let mut enum_uses: HashMap<String, usize> = HashMap::new();
+        let mut enum_uses: HashMap<String, usize> = HashMap::default();
         if !wkt::is_well_known(start) {
             if !root_is_node {
                 *incoming.entry(start.full_name().to_owned()).or_default() += 1;

@@ -33,8 +33,8 @@ mod property_key;
 mod rules;
 pub mod wkt;
 
+use foldhash::HashMap;
 use prost_reflect::MessageDescriptor;
-use std::collections::HashMap;
 
 use serde_json::{Map, Value, json};
 
