@@ -9,6 +9,11 @@ use tracing_subscriber::layer::SubscriberExt as _;
 use tracing_subscriber::util::SubscriberInitExt as _;
 use tracing_subscriber::{EnvFilter, Layer as _};
 
+/// mimalloc rather than the system allocator: building the tools of a large descriptor set is
+/// mostly allocating and freeing small JSON trees (BENCHMARKS.md, the gateway on googleapis).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[tokio::main]
 async fn main() -> ExitCode {
     let config = match grpc_mcp_gateway::parse_args(std::env::args_os().skip(1)) {
