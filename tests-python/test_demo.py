@@ -106,6 +106,11 @@ async def session_over(
 # --- checks -----------------------------------------------------------------------------
 
 
+# The formats Gemini's schema subset takes, by type; it answers HTTP 400 to any other.
+GEMINI_FORMATS = {"string": ("date-time", "enum"), "integer": ("int32", "int64"),
+                  "number": ("float", "double")}
+
+
 def check_portable(schema: dict[str, Any], where: str) -> None:
     """The 2020-12 meta-schema, plus the portability rules of docs/design.md §4.10."""
     Draft202012Validator.check_schema(schema)
@@ -124,6 +129,9 @@ def check_portable(schema: dict[str, Any], where: str) -> None:
             assert "items" in node, f"{where}{path}: array without items"
         if "properties" in node or "required" in node:
             assert node.get("type") == "object", f"{where}{path}: properties on a non-object"
+        if "format" in node:
+            assert node["format"] in GEMINI_FORMATS.get(node.get("type"), ()), \
+                f"{where}{path}: format {node['format']!r} on {node.get('type')!r}, which Gemini refuses"
         ref = node.get("$ref")
         if ref is not None:
             assert ref == "#" or ref.removeprefix("#/$defs/") in defs, f"{where}{path}: dangling {ref}"

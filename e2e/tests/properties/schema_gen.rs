@@ -10,7 +10,7 @@
 //! | `type: object` with neither | a small JSON object with random keys and values (`Struct`) |
 //! | `type: array` + `items` | 0–3 items (within `minItems`/`maxItems`) |
 //! | `type: string` | plain text; `pattern` `^-?[0-9]+$` / `^[0-9]+$` → 64-bit digit strings; the Duration pattern → `"-3.5s"`; `format: date-time` → RFC 3339; `contentEncoding: base64` → standard base64 |
-//! | `type: integer` | within `minimum`/`maximum`, else the range of its `format` (`int32`, `uint32`); sometimes as `5.0` |
+//! | `type: integer` | within `minimum`/`maximum` (`uint32` has both), else the `int32` range (`format: int32`); sometimes as `5.0` |
 //! | `type: number` | finite doubles of every magnitude (within `minimum`/`maximum`, or a `float`'s range with `format: float`), zeros of both signs |
 //! | `type: boolean` | either |
 //! | `type: null` | `null` |
@@ -477,17 +477,13 @@ fn days_in_month(year: u32, month: u32) -> u32 {
     }
 }
 
-/// Integers within `minimum`/`maximum`, or else the range its `format` names (`int32`,
-/// `uint32`). Now and then one is written as an integral float (`5.0`), which JSON Schema
-/// counts as an integer.
+/// Integers within `minimum`/`maximum`; a side without a bound is `int32`'s (the schema's
+/// `format`, or a `buf.validate` rule's one-sided bound on an `int32`). Now and then one is
+/// written as an integral float (`5.0`), which JSON Schema counts as an integer.
 fn integer(schema: &Map<String, Value>) -> BoxedStrategy<Value> {
     let bound = |key: &str| schema.get(key).map(|b| b.as_i64().expect("integral bound"));
-    let (low, high) = match schema.get("format").and_then(Value::as_str) {
-        Some("uint32") => (0, i64::from(u32::MAX)),
-        _ => (i64::from(i32::MIN), i64::from(i32::MAX)),
-    };
-    let min = bound("minimum").unwrap_or(low);
-    let max = bound("maximum").unwrap_or(high);
+    let min = bound("minimum").unwrap_or(i64::from(i32::MIN));
+    let max = bound("maximum").unwrap_or(i64::from(i32::MAX));
     assert!(min <= max, "empty integer range");
     let n = prop_oneof![
         min..=max,

@@ -120,6 +120,24 @@ impl<'a> Walker<'a> {
         if kind == Some("array") && !has_items {
             self.report("an array without `items`");
         }
+        if let Some(format) = schema.get("format") {
+            let accepted = match kind {
+                Some("string") => ["date-time", "enum"].as_slice(),
+                Some("integer") => &["int32", "int64"],
+                Some("number") => &["float", "double"],
+                _ => &[],
+            };
+            if !format.as_str().is_some_and(|f| accepted.contains(&f)) {
+                self.report(format_args!(
+                    "`format` {format} is not one Gemini takes for this type ({})",
+                    if accepted.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        accepted.join(", ")
+                    }
+                ));
+            }
+        }
         if let Some(Value::Object(properties)) = properties {
             for key in properties.keys() {
                 if !is_portable_property_key(key) {
@@ -189,6 +207,9 @@ mod tests {
             "properties": {
                 "a": {"type": "array", "items": {"$ref": "#/$defs/x.Y"}},
                 "b": {"$ref": "#", "description": "self"},
+                "c": {"type": "integer", "format": "int32"},
+                "d": {"type": "number", "format": "float"},
+                "e": {"type": "string", "format": "date-time"},
             },
             "additionalProperties": false,
             "$defs": {"x.Y": {"type": "object", "properties": {}, "additionalProperties": false}},
@@ -231,6 +252,18 @@ mod tests {
             (
                 json!({"type": "object", "properties": {"a": {"$ref": "#", "type": "string"}}}),
                 "beside `$ref`",
+            ),
+            (
+                json!({"type": "object", "properties": {"a": {"type": "string", "format": "uuid"}}}),
+                "`format` \"uuid\" is not one Gemini takes for this type (date-time, enum)",
+            ),
+            (
+                json!({"type": "object", "properties": {"a": {"type": "integer", "format": "uint32"}}}),
+                "(int32, int64)",
+            ),
+            (
+                json!({"type": "object", "properties": {"a": {"format": "date-time"}}}),
+                "for this type (none)",
             ),
         ];
         for (schema, expected) in cases {

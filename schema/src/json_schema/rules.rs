@@ -4,7 +4,6 @@
 //! |---|---|
 //! | string `min_len`/`max_len`/`len` | `minLength`/`maxLength` |
 //! | string `pattern`, `const`, `in` | `pattern`, `const`, `enum` |
-//! | string `email`/`hostname`/`ipv4`/`ipv6`/`uri`/`uuid` | `format` |
 //! | 32-bit and float `gt`/`gte`/`lt`/`lte`/`const`/`in` | `exclusiveMinimum`/`minimum`/`exclusiveMaximum`/`maximum`/`const`/`enum` |
 //! | 64-bit `const`/`in` | `const`/`enum` of digit strings; bounds go to the description |
 //! | repeated `min_items`/`max_items`/`unique`, `items` | `minItems`/`maxItems`/`uniqueItems`, rules on `items` |
@@ -54,9 +53,7 @@ fn merge(
     if keywords.is_empty() {
         return;
     }
-    if format_implied(schema, &keywords) {
-        schema.remove("format");
-    }
+    drop_implied_type_range(schema, &keywords);
     if ignore_if_zero {
         let description = schema.remove("description");
         let base = std::mem::take(schema);
@@ -218,43 +215,46 @@ fn collect_string(
                 let items: Vec<&str> = items.iter().filter_map(Proto::as_str).collect();
                 keywords.insert("enum".to_owned(), json!(items));
             }
-            ("email" | "hostname" | "ipv4" | "ipv6" | "uri" | "uuid", Proto::Bool(true)) => {
-                let format = match name {
-                    "email" => "email",
-                    "hostname" => "hostname",
-                    "ipv4" => "ipv4",
-                    "ipv6" => "ipv6",
-                    "uri" => "uri",
-                    _ => "uuid",
-                };
-                keywords.insert("format".to_owned(), json!(format));
-            }
+            // A well-known format set to false asks for nothing.
+            ("email" | "hostname" | "ipv4" | "ipv6" | "uri" | "uuid", Proto::Bool(false)) => {}
             _ => notes.push(phrase(name, value)),
         }
     }
 }
 
-/// Whether the rule's `keywords` list the values (`const`, `enum`) or bound them on both sides
-/// within the range that the schema's `format` names (`int32`, `uint32`, `float`), which then
-/// says nothing more.
-fn format_implied(schema: &Map<String, Value>, keywords: &Map<String, Value>) -> bool {
+/// Leaves out the range that the field's type gives (the `int32` and `float` `format`,
+/// `uint32`'s `minimum: 0` and `maximum: 4294967295`) where the rule's `keywords` say more:
+/// they list the values (`const`, `enum`), or bound that side within the type's range.
+fn drop_implied_type_range(schema: &mut Map<String, Value>, keywords: &Map<String, Value>) {
     let (low, high) = match schema.get("format").and_then(Value::as_str) {
         Some("int32") => (f64::from(i32::MIN), f64::from(i32::MAX)),
-        Some("uint32") => (0.0, f64::from(u32::MAX)),
         Some("float") => (f64::from(f32::MIN), f64::from(f32::MAX)),
-        _ => return false,
+        _ => (0.0, f64::from(u32::MAX)),
     };
-    if keywords.contains_key("const") || keywords.contains_key("enum") {
-        return true;
-    }
-    let within = |names: [&str; 2]| {
+    let listed = keywords.contains_key("const") || keywords.contains_key("enum");
+    let bounded = |names: [&str; 2]| {
         let bounds: Vec<f64> = names
             .iter()
             .filter_map(|name| keywords.get(*name).and_then(Value::as_f64))
             .collect();
-        !bounds.is_empty() && bounds.iter().all(|b| (low..=high).contains(b))
+        listed || (!bounds.is_empty() && bounds.iter().all(|b| (low..=high).contains(b)))
     };
-    within(["minimum", "exclusiveMinimum"]) && within(["maximum", "exclusiveMaximum"])
+    let lower = bounded(["minimum", "exclusiveMinimum"]);
+    let upper = bounded(["maximum", "exclusiveMaximum"]);
+    if schema.contains_key("format") {
+        if matches!(schema["format"].as_str(), Some("int32" | "float")) && lower && upper {
+            schema.remove("format");
+        }
+    } else if schema.get("minimum").and_then(Value::as_f64) == Some(low)
+        && schema.get("maximum").and_then(Value::as_f64) == Some(high)
+    {
+        if lower {
+            schema.remove("minimum");
+        }
+        if upper {
+            schema.remove("maximum");
+        }
+    }
 }
 
 fn collect_number(
@@ -454,6 +454,14 @@ fn phrase(rule: &str, value: &Proto) -> String {
         "max_bytes" | "max_len" => format!("At most {} bytes.", scalar_text(value)),
         "finite" => "Must be finite (not NaN or infinite).".to_owned(),
         "ip" => "Must be an IP address (v4 or v6).".to_owned(),
+        // As words, not `format`: Gemini refuses a string `format` other than `date-time`, and
+        // JSON Schema 2020-12 only notes a format anyway.
+        "email" => "Must be an email address.".to_owned(),
+        "hostname" => "Must be a hostname.".to_owned(),
+        "ipv4" => "Must be an IPv4 address.".to_owned(),
+        "ipv6" => "Must be an IPv6 address.".to_owned(),
+        "uri" => "Must be an absolute URI.".to_owned(),
+        "uuid" => "Must be a UUID.".to_owned(),
         "uri_ref" => "Must be a URI reference.".to_owned(),
         "address" => "Must be a hostname or an IP address.".to_owned(),
         "well_known_regex" => "Must match a well-known HTTP header pattern.".to_owned(),

@@ -76,11 +76,12 @@ pub fn schema(message: &MessageDescriptor) -> Option<Value> {
     })
 }
 
-// The 32-bit and float ranges are named by `format` (the OpenAPI names, which Gemini's schema
-// subset also reads) rather than spelled out as `minimum`/`maximum`: a model knows what `int32`
-// holds, and the bounds cost about three times the tokens on every such field. The runtime
-// still refuses a value out of range, with the same words (its normaliser checks every 32-bit
-// and float value), and a `buf.validate` bound is still written as `minimum`/`maximum`.
+// `int32` and `float` name their range by `format` (formats Gemini's schema subset takes) rather
+// than spelling it out as `minimum`/`maximum`: a model knows what they hold, and the bounds cost
+// about three times the tokens on every such field. The runtime still refuses a value out of
+// range, with the same words (its normaliser checks every 32-bit and float value), and a
+// `buf.validate` bound is still written as `minimum`/`maximum`. `uint32` keeps its bounds:
+// Gemini takes no integer format but `int32` and `int64`.
 
 /// `int32`, `sint32`, `sfixed32`: an integer within the 32-bit range.
 pub fn int32_schema() -> Value {
@@ -89,7 +90,7 @@ pub fn int32_schema() -> Value {
 
 /// `uint32`, `fixed32`: a non-negative integer within the 32-bit range.
 pub fn uint32_schema() -> Value {
-    json!({"type": "integer", "format": "uint32"})
+    json!({"type": "integer", "minimum": 0, "maximum": u32::MAX})
 }
 
 /// `float`: a number within the finite range of an IEEE 754 single (larger values do not fit).
