@@ -120,7 +120,7 @@ impl Discovery {
             add(&def.title, 2.0);
             add(service, 2.0);
             add(method, 2.0);
-            add(&description, 1.0);
+            add(&proto_comment(&description), 1.0);
             for field in compiled.input.fields() {
                 add(field.name(), 1.0);
             }
@@ -128,9 +128,14 @@ impl Discovery {
             for field in compiled.output.fields() {
                 add(field.name(), 0.5);
             }
+            let mut name = index::words(service);
+            name.extend(index::words(method));
+            name.sort_unstable();
+            name.dedup();
             documents.push(Document {
                 words,
                 stable: !package.contains("alpha") && !package.contains("beta"),
+                name,
             });
             entries.push(Entry {
                 family: family(&def.rpc_path),
@@ -399,6 +404,21 @@ fn family(rpc_path: &str) -> String {
         })
         .collect();
     format!("/{}/{method}", kept.join("."))
+}
+
+/// `description` without the paragraphs the generator adds about how the call behaves
+/// (streaming, long-running): every such tool shares their words, and they make its document
+/// long, which BM25 counts against it.
+fn proto_comment(description: &str) -> String {
+    description
+        .split("\n\n")
+        .filter(|paragraph| {
+            !tonic_mcp_schema::tools::BEHAVIOUR_NOTES
+                .iter()
+                .any(|prefix| paragraph.starts_with(prefix))
+        })
+        .collect::<Vec<_>>()
+        .join("\n\n")
 }
 
 /// The first sentence of `description`, at most about 160 characters.

@@ -26,6 +26,23 @@ mod tool_meta;
 
 use long_running::long_running;
 
+/// How the paragraph a server-streaming tool's description ends with begins.
+pub const SERVER_STREAMING_NOTE: &str = "Server streaming:";
+/// How the paragraph a client-streaming tool's description ends with begins.
+pub const CLIENT_STREAMING_NOTE: &str = "Client streaming:";
+/// How the paragraph a bidirectional-streaming tool's description ends with begins.
+pub const BIDI_NOTE: &str = "Bidirectional streaming, as a batch:";
+/// How the paragraph a long-running tool's description ends with begins.
+pub const LONG_RUNNING_NOTE: &str = "Long-running:";
+/// The beginnings of the paragraphs the generator adds to a tool's description about how the
+/// call behaves, after the proto comment (tool search leaves them out of its index).
+pub const BEHAVIOUR_NOTES: &[&str] = &[
+    SERVER_STREAMING_NOTE,
+    CLIENT_STREAMING_NOTE,
+    BIDI_NOTE,
+    LONG_RUNNING_NOTE,
+];
+
 /// The full name of `google.longrunning.Operation`.
 pub const OPERATION: &str = "google.longrunning.Operation";
 
@@ -337,15 +354,15 @@ fn tool(
     let description = match kind {
         RpcKind::Unary => description,
         RpcKind::ServerStreaming => format!(
-            "{description}\n\nServer streaming: the result collects the streamed messages in \
-             `messages`, up to a bound; `truncated` is true when the bound cut the stream."
+            "{description}\n\n{SERVER_STREAMING_NOTE} the result collects the streamed messages \
+             in `messages`, up to a bound; `truncated` is true when the bound cut the stream."
         ),
-        RpcKind::ClientStreaming => {
-            format!("{description}\n\nClient streaming: pass the messages to stream in `messages`.")
-        }
+        RpcKind::ClientStreaming => format!(
+            "{description}\n\n{CLIENT_STREAMING_NOTE} pass the messages to stream in `messages`."
+        ),
         RpcKind::Bidi => format!(
-            "{description}\n\nBidirectional streaming, as a batch: the messages in `messages` \
-             are sent, then the received messages are returned in `messages`."
+            "{description}\n\n{BIDI_NOTE} the messages in `messages` are sent, then the \
+             received messages are returned in `messages`."
         ),
     };
     let title = tool_options
@@ -357,7 +374,7 @@ fn tool(
     let description = match &long_running {
         None => description,
         Some(lro) if lro.wait => format!(
-            "{description}\n\nLong-running: the call waits for the operation to finish and \
+            "{description}\n\n{LONG_RUNNING_NOTE} the call waits for the operation to finish and \
              returns its response, a `{}`. If it is still running when the call's deadline \
              passes, the result holds it under `{}` instead: the work goes on, so do not call \
              this tool again; get the result later with \
@@ -366,7 +383,7 @@ fn tool(
             schema::PENDING_OPERATION_KEY
         ),
         Some(lro) => format!(
-            "{description}\n\nLong-running: returns a google.longrunning.Operation. Once it is \
+            "{description}\n\n{LONG_RUNNING_NOTE} returns a google.longrunning.Operation. Once it is \
              `done`, its `response` is a `{}`; until then, poll it with \
              google.longrunning.Operations/GetOperation and its `name`.",
             lro.response_type
