@@ -14,7 +14,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-import tiktoken
+sys.path.insert(0, str(Path(__file__).parent))
+from tool_search_eval import Tokens  # noqa: E402
 
 TESTDATA = "pkg/testdata"
 FILES = ["testdata/test_service.proto", "testdata/edge_cases.proto"]
@@ -22,7 +23,7 @@ FILES = ["testdata/test_service.proto", "testdata/edge_cases.proto"]
 GO_TOOL = re.compile(
     r'runtime\.Tool\{Name: "([^"]+)", Description: "(?:[^"\\]|\\.)*", '
     r"RawInputSchema: json\.RawMessage\{([^}]*)\}, RawOutputSchema: json\.RawMessage\{([^}]*)\}\}")
-ENCODING = tiktoken.get_encoding("o200k_base")
+TOKENS = Tokens()
 
 
 def without_prose(value: Any) -> Any:
@@ -34,8 +35,7 @@ def without_prose(value: Any) -> Any:
 
 
 def tokens(tool: dict[str, Any], keys: tuple[str, ...]) -> int:
-    shown = without_prose({k: tool[k] for k in keys if k in tool})
-    return len(ENCODING.encode(json.dumps(shown, separators=(",", ":"))))
+    return TOKENS.json(without_prose({k: tool[k] for k in keys if k in tool}))[1]
 
 
 def theirs(checkout: Path) -> dict[str, dict[str, Any]]:

@@ -9,6 +9,8 @@
 //! give the same request bytes (up to the order of map entries, which prost-reflect does not
 //! keep), or the same `isError` text.
 
+#[path = "support/descriptor_set.rs"]
+mod descriptor_set;
 #[path = "transcode_request/mutate.rs"]
 mod mutate;
 #[path = "properties/schema_gen.rs"]
@@ -215,9 +217,7 @@ fn canonical_arguments_taken_as_they_came_give_what_the_whole_way_gives() {
 #[test]
 #[ignore = "needs TRANSCODE_DESCRIPTORS"]
 fn canonical_arguments_on_a_descriptor_set() {
-    let path = std::env::var("TRANSCODE_DESCRIPTORS").expect("TRANSCODE_DESCRIPTORS");
-    let bytes = std::fs::read(&path).expect("the descriptor set");
-    let pool = DescriptorPool::decode(bytes.as_slice()).expect("a descriptor pool");
+    let pool = descriptor_set::from_env();
     let options = tonic_mcp::schema::Options::parse("tool_names=package").expect("options");
     let sets = sets_of(&pool, &options);
     let types = input_types(&pool, &options);

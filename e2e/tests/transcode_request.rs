@@ -17,6 +17,8 @@
 //! `TRANSCODE_CASES` sets the cases per tool. The ignored `descriptor_set_from_env` runs the
 //! same over the descriptor set at `TRANSCODE_DESCRIPTORS` (e.g. googleapis).
 
+#[path = "support/descriptor_set.rs"]
+mod descriptor_set;
 #[path = "transcode_request/mutate.rs"]
 mod mutate;
 #[path = "properties/schema_gen.rs"]
@@ -482,9 +484,7 @@ fn synthetic_proto2_and_proto3() {
 #[test]
 #[ignore = "needs TRANSCODE_DESCRIPTORS"]
 fn descriptor_set_from_env() {
-    let path = std::env::var("TRANSCODE_DESCRIPTORS").expect("TRANSCODE_DESCRIPTORS");
-    let bytes = std::fs::read(&path).expect("read the descriptor set");
-    let pool = DescriptorPool::decode(bytes.as_slice()).expect("decode the descriptor set");
+    let pool = descriptor_set::from_env();
     let started = Instant::now();
     let tools = tools_sampled(&pool, test_kit::env_or("TRANSCODE_RPCS", 2000));
     let (valid, adversarial, skipped) = run(&tools, test_kit::env_or("TRANSCODE_CASES", 5), 2);

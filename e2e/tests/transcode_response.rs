@@ -7,6 +7,8 @@
 //! old path does not keep from one call to the next), or `None` for a documented reason only;
 //! it must never answer where the old path fails, nor differ, nor panic.
 
+#[path = "support/descriptor_set.rs"]
+mod descriptor_set;
 #[path = "support/random_message.rs"]
 mod random_message;
 
@@ -413,9 +415,7 @@ fn new_decoder_matches_old_path_on_unpacked_lists_and_unknown_fields() {
 #[test]
 #[ignore = "needs TRANSCODE_DESCRIPTORS"]
 fn new_decoder_matches_old_path_on_descriptor_set() {
-    let path = std::env::var("TRANSCODE_DESCRIPTORS").expect("TRANSCODE_DESCRIPTORS");
-    let bytes = std::fs::read(&path).expect("read the descriptor set");
-    let pool = DescriptorPool::decode(bytes.as_slice()).expect("a descriptor set");
+    let pool = descriptor_set::from_env();
     let all = message_types(&pool);
     let wanted = test_kit::env_or("TRANSCODE_TYPES", 2000usize).max(1);
     let step = all.len().div_ceil(wanted).max(1);

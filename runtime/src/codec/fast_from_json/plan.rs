@@ -2,54 +2,15 @@
 //! the property keys of each resolved exactly as the old path resolves them.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 
 use prost_reflect::{EnumDescriptor, FieldDescriptor, Kind, MessageDescriptor};
 
 use super::super::{Wkt, field_prop, find_field, find_member, find_oneof, lower_camel, oneof_prop};
 
 /// The property-key tables: short keys, looked up once per property of every call, hashed
-/// with FxHash (rustc's: a multiply and a rotate a word) rather than SipHash. The keys are the
-/// schema's own, so no flooding to defend against.
-pub(super) type KeyMap<V> = HashMap<Box<str>, V, BuildHasherDefault<FxHasher>>;
-
-#[derive(Default, Clone, Copy)]
-pub(super) struct FxHasher(u64);
-
-impl FxHasher {
-    const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(Self::SEED);
-    }
-}
-
-impl Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(chunk);
-            self.add(u64::from_le_bytes(word));
-        }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut word = [0u8; 8];
-            if let Some(head) = word.get_mut(..rest.len()) {
-                head.copy_from_slice(rest);
-            }
-            self.add(u64::from_le_bytes(word));
-        }
-    }
-
-    fn write_u8(&mut self, byte: u8) {
-        self.add(u64::from(byte));
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
+/// with foldhash rather than SipHash. The keys are the schema's own, so no flooding to defend
+/// against.
+pub(super) type KeyMap<V> = HashMap<Box<str>, V, foldhash::fast::FixedState>;
 
 /// A scalar protobuf type: how its JSON is read and how it is written.
 pub(super) use super::super::scalar_kind::ScalarKind as Scalar;
