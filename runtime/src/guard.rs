@@ -275,8 +275,9 @@ fn arguments_are_objects(bytes: &[u8]) -> bool {
 /// What a transport does with one incoming message, whichever the transport.
 #[derive(Debug)]
 pub(crate) enum Screened {
-    /// Parse it as it came.
-    Pass,
+    /// Parse it as it came; `tools_call` says whether it may be a `tools/call`
+    /// ([`mentions_tools_call`]), so that the transport need not look again.
+    Pass { tools_call: bool },
     /// A `tools/call` whose `arguments` is not an object: parse the message without it, and
     /// attach [`NotAnObject`] so that the call is refused with an `isError`.
     Repaired(Vec<u8>, NotAnObject),
@@ -295,12 +296,13 @@ pub(crate) enum Screened {
 pub(crate) fn screen(bytes: &[u8]) -> Screened {
     match guard(bytes, MESSAGE_DEPTH_LIMIT) {
         Guarded::Pass => {
-            match mentions_tools_call(bytes)
+            let tools_call = mentions_tools_call(bytes);
+            match tools_call
                 .then(|| take_non_object_arguments(bytes))
                 .flatten()
             {
                 Some((repaired, not)) => Screened::Repaired(repaired, not),
-                None => Screened::Pass,
+                None => Screened::Pass { tools_call },
             }
         }
         Guarded::Cut { cut, too_deep } => {

@@ -377,7 +377,7 @@ impl McpHttpService {
             }
         };
         let bytes = match guard::screen(&bytes) {
-            Screened::Pass => bytes,
+            Screened::Pass { .. } => bytes,
             Screened::Repaired(repaired, not) => {
                 parts.extensions.insert(not);
                 Bytes::from(repaired)

@@ -280,8 +280,8 @@ where
             if text.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            match guard::screen(text) {
-                Screened::Pass => {
+            let tools_call = match guard::screen(text) {
+                Screened::Pass { tools_call } => {
                     if let Some(routed) = sep1686::route(text, &self.server, self.revision_2025)
                         && let Ok(mut message) =
                             serde_json::from_slice::<ClientJsonRpcMessage>(&routed)
@@ -291,6 +291,7 @@ where
                         }
                         return Some(message);
                     }
+                    tools_call
                 }
                 // rmcp would read a `tools/call` with non-object arguments as an unknown
                 // method; take them out and refuse the call with an `isError` instead.
@@ -303,6 +304,7 @@ where
                         }
                         return Some(message);
                     }
+                    true
                 }
                 Screened::Cut(cut, too_deep) => {
                     match serde_json::from_slice::<ClientJsonRpcMessage>(&cut) {
@@ -328,11 +330,9 @@ where
                     self.send_error(ErrorData::parse_error(message, None), id);
                     continue;
                 }
-            }
+            };
             // Other lines (they never mention the method) go straight to the general parse.
-            if guard::mentions_tools_call(text)
-                && let Some(message) = parse_tools_call(text)
-            {
+            if tools_call && let Some(message) = parse_tools_call(text) {
                 return Some(message);
             }
             match serde_json::from_slice::<ClientJsonRpcMessage>(text) {
