@@ -93,13 +93,27 @@ npm_version() {
   [[ -f $1 ]] && "${2:-node}" -p 'require(process.argv[1]).version' "$1" 2>/dev/null || true
 }
 
+# Runs the command $2... up to three times, for the part $1: a registry's passing network error
+# (a reset connection, a 5xx) must not fail a whole CI run. Each failure is logged.
+with_retries() {
+  local part=$1 attempt
+  shift
+  for attempt in 1 2 3; do
+    "$@" && return 0
+    ((attempt < 3)) || break
+    log "$part: attempt $attempt of '$1 ${2:-}' failed; retrying in $((attempt * 10))s"
+    sleep $((attempt * 10))
+  done
+  die "$part: '$*' failed three times"
+}
+
 # npm-installs the packages $3... into the folder $1, for the part $2.
 npm_into() {
   local dir=$1 part=$2
   shift 2
   need npm "$part"
   mkdir -p "$dir"
-  npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "$@"
+  with_retries "$part" npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "$@"
 }
 
 # Downloads the Debian package $1 (`name` or `name=version`) from the machine's apt sources and
@@ -110,7 +124,7 @@ debian_unpack() {
   need apt-get "$part"
   need dpkg-deb "$part"
   download="$(mktemp -d)"
-  (cd "$download" && apt-get download -q "$spec" >/dev/null 2>&1) \
+  (cd "$download" && with_retries "$part" apt-get download -q "$spec" >/dev/null 2>&1) \
     || die "apt-get download $spec failed (run apt-get update?)"
   rm -rf "$dest" && mkdir -p "$dest"
   local deb=("$download"/"${spec%%=*}"_*.deb)
