@@ -6,10 +6,11 @@
 //! request message (scalars, a nested message, a map, a oneof, a repeated message, an enum) and
 //! response message, and a leading comment, as a descriptor set with source info.
 //!
-//! Two ways to start, each measured in a fresh child process so that its RSS is its own:
+//! Three ways to start, each measured in a fresh child process so that its RSS is its own:
 //!
-//! - `dynamic`: `DescriptorTools::all` over the decoded pool (what a gateway does: schemas
-//!   generated at start);
+//! - `dynamic`: `DescriptorTools::all` over the decoded pool (schemas generated at start);
+//! - `lazy`: the same with `DescriptorTools::lazy_schemas` (what the gateway does: each
+//!   schema generated when first needed, here for the first page's 50 tools);
 //! - `generated`: one `codegen::tool_set` per service over `ToolDef`s whose schemas are the
 //!   pretty JSON text the plugin writes (what generated `from_channel` does).
 //!
@@ -332,12 +333,16 @@ fn child(mode: &str) {
     rt.block_on(async {
         let transport = || tonic::transport::Channel::from_static("http://127.0.0.1:9").connect_lazy();
         let (started, sets, before_rss): (Instant, Vec<ToolSet>, u64) = match mode {
-            "dynamic" => {
+            "dynamic" | "lazy" => {
                 let before_rss = rss_kib().0;
                 let started = Instant::now();
                 let pool = DescriptorPool::decode(set.as_slice()).expect("pool");
                 let options = Options::default();
-                let all = DescriptorTools::new(&pool, &options).all(transport()).expect("tools");
+                let mut tools = DescriptorTools::new(&pool, &options);
+                if mode == "lazy" {
+                    tools = tools.lazy_schemas();
+                }
+                let all = tools.all(transport()).expect("tools");
                 (started, vec![all], before_rss)
             }
             _ => {
@@ -398,7 +403,7 @@ fn main() {
     );
     println!("|---|---|---|---|---|---|---|---|");
     let exe = std::env::current_exe().expect("current exe");
-    for mode in ["dynamic", "generated"] {
+    for mode in ["dynamic", "lazy", "generated"] {
         let status = std::process::Command::new(&exe)
             .args(["--mode", mode])
             .status()

@@ -106,6 +106,8 @@ async fn run_time_tools_equal_the_plugins_tools_json_over_the_golden_corpus() {
     for (dir, parameter) in RUNS {
         let options = tool_options(parameter);
         let generator = DescriptorTools::new(&pool, &options);
+        // Schemas made when first needed are the same schemas.
+        let lazy = DescriptorTools::new(&pool, &options).lazy_schemas();
         for (package, expected) in golden_packages(&golden_dir().join(dir)) {
             let services: Vec<String> = pool
                 .services()
@@ -123,6 +125,16 @@ async fn run_time_tools_equal_the_plugins_tools_json_over_the_golden_corpus() {
             assert_eq!(
                 listed, expected,
                 "{dir} {package}: tools/list differs from the plugin's tools JSON"
+            );
+            let lazy_sets = services
+                .iter()
+                .map(|service| lazy.service(service, unused_channel()))
+                .collect::<Result<Vec<_>, _>>()
+                .unwrap_or_else(|e| panic!("{dir} {package}, lazy schemas: {e}"));
+            assert_eq!(
+                listing(lazy_sets),
+                expected,
+                "{dir} {package}: with lazy schemas, tools/list differs from the plugin's"
             );
             packages += 1;
             tools += serde_json::from_str::<Vec<Value>>(&listed)

@@ -1,7 +1,10 @@
 //! From loaded backends to tool sets: each backend's services become tool sets with its
 //! settings, and no two backends may make a tool of the same name.
 
-use std::collections::{BTreeMap, HashMap};
+use std::{
+    collections::{BTreeMap, HashMap},
+    sync::Arc,
+};
 
 use tonic_mcp::{DescriptorTools, ToolSet};
 
@@ -35,10 +38,15 @@ pub(crate) fn backend_sets(
         .select(&backend.services)
         .map_err(|e| backend.locate(e))?;
     // Two versions of one API in one descriptor set are the normal case: their tools are
-    // qualified by package instead of refused as duplicates.
-    let tools =
-        DescriptorTools::with_comments(&descriptors.pool, &descriptors.comments, &backend.options)
-            .unique_names(services.iter().map(String::as_str));
+    // qualified by package instead of refused as duplicates. Schemas are made when first
+    // needed, so that thousands of tools are served at once (`check` makes them all).
+    let tools = DescriptorTools::with_comments(
+        &descriptors.pool,
+        Arc::clone(&descriptors.comments),
+        &backend.options,
+    )
+    .unique_names(services.iter().map(String::as_str))
+    .lazy_schemas();
     // One watcher for every service: the target's state changes are logged once.
     let up = backend_up.map(|family| backend_state::Up {
         family: family.clone(),

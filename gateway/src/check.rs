@@ -2,6 +2,7 @@
 //! to look at, and every error, without serving: what an operator runs in CI before a rollout.
 
 use std::fmt::{self, Write as _};
+use std::sync::Arc;
 
 use tonic_mcp::DescriptorTools;
 use tonic_mcp_schema::json_schema::Direction;
@@ -64,7 +65,7 @@ pub async fn check(config: &Config) -> Result<Report, Error> {
         // The names the tools are served under (qualified by package where they collide).
         let naming = DescriptorTools::with_comments(
             &descriptors.pool,
-            &descriptors.comments,
+            Arc::clone(&descriptors.comments),
             &backend.options,
         )
         .unique_names(services.iter().map(String::as_str));

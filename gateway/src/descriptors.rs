@@ -10,6 +10,7 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 use prost::Message as _;
@@ -36,7 +37,7 @@ pub struct Descriptors {
     /// The files' comments, indexed from their source info before the pool was built without
     /// it: source info is read only for descriptions, and it is most of a descriptor set with
     /// comments (three quarters of googleapis'), which a pool would hold twice.
-    pub comments: Comments,
+    pub comments: Arc<Comments>,
     /// Full names of the services: those the server listed (reflection) or those defined in
     /// the file (descriptor set), in that order.
     pub services: Vec<String>,
@@ -67,7 +68,7 @@ impl Descriptors {
         let services = pool.services().map(|s| s.full_name().to_owned()).collect();
         Ok(Descriptors {
             pool,
-            comments,
+            comments: Arc::new(comments),
             services,
         })
     }
@@ -377,7 +378,7 @@ pub async fn from_reflection(
     let (pool, comments) = link(files.into_values())?;
     Ok(Descriptors {
         pool,
-        comments,
+        comments: Arc::new(comments),
         services,
     })
 }
@@ -564,7 +565,7 @@ mod tests {
     fn default_selection_skips_reflection_and_health() {
         let descriptors = Descriptors {
             pool: DescriptorPool::new(),
-            comments: Comments::default(),
+            comments: Arc::default(),
             services: vec![
                 "grpc.reflection.v1.ServerReflection".to_owned(),
                 "grpc.health.v1.Health".to_owned(),

@@ -62,7 +62,7 @@ pub(crate) fn requests(
     let validator = validation.validator.as_ref().map_err(|message| {
         Box::new(local_failure(
             Code::Internal,
-            format!("tool `{name}` cannot be called: its input schema does not compile: {message}"),
+            format!("tool `{name}` cannot be called: {message}"),
         ))
     })?;
     let streaming = tool.def.kind.streams_requests();
@@ -70,7 +70,7 @@ pub(crate) fn requests(
         let value = Value::Object(args);
         let valid = validate::problems(validator, &validation.schema, &value, &[]).is_empty()
             && tool
-                .deep
+                .deep()
                 .problems(
                     &tool.input,
                     streaming,
@@ -107,7 +107,7 @@ pub(crate) fn requests(
         &normalized.value,
         &normalized.suppressed,
     ));
-    let deep = tool.deep.problems(
+    let deep = tool.deep().problems(
         &tool.input,
         streaming,
         tool.def.json_names,

@@ -68,7 +68,7 @@ impl McpServer {
                 Arc::new(Gate::new(
                     authorization.clone(),
                     Arc::new(move |name, target| tools.scoped_tool(name, target)),
-                    &self.served_tools(),
+                    &self.served_tool_heads(),
                 ))
             }),
             max_body: config.max_request_body_bytes,

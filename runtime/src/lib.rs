@@ -117,6 +117,7 @@ mod stdio;
 mod stream_control;
 mod telemetry;
 mod tool_meta;
+mod tool_schemas;
 mod toolset;
 mod union_pool;
 mod validate;

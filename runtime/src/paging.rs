@@ -68,8 +68,12 @@ pub(crate) const TASK_EXECUTION: &str = r#","execution":{"taskSupport":"optional
 pub(crate) trait Listed: Send + Sync {
     /// The tool's name.
     fn name(&self) -> &str;
-    /// The tool as `tools/list` shows it.
-    fn tool(&self) -> Tool;
+    /// The tool as `tools/list` shows it, or why it cannot be shown (a served tool whose
+    /// schemas, made when first needed, cannot be made): listings leave it out.
+    fn tool(&self) -> Result<Tool, String>;
+    /// The tool without its schemas (an empty input schema, no output schema), made without
+    /// making them: for what reads only its name, annotations and `_meta`.
+    fn head(&self) -> Tool;
 }
 
 /// A tool made ahead, such as the discovery tools.
@@ -78,7 +82,11 @@ impl Listed for Tool {
         &self.name
     }
 
-    fn tool(&self) -> Tool {
+    fn tool(&self) -> Result<Tool, String> {
+        Ok(self.clone())
+    }
+
+    fn head(&self) -> Tool {
         self.clone()
     }
 }
@@ -88,7 +96,7 @@ pub(crate) fn same_tools(a: &[Arc<dyn Listed>], b: &[Arc<dyn Listed>]) -> bool {
     a.len() == b.len()
         && a.iter()
             .zip(b)
-            .all(|(a, b)| a.name() == b.name() && a.tool() == b.tool())
+            .all(|(a, b)| a.name() == b.name() && a.tool().ok() == b.tool().ok())
 }
 
 /// The server's tools in `tools/list` order, and how to page them.
@@ -171,7 +179,9 @@ impl Listing {
         let sizes = self.sizes.get(start..).unwrap_or_default().iter();
         let tasks = self.tasks.get(start..).unwrap_or_default().iter();
         for ((listed, size), task) in candidates.zip(sizes).zip(tasks).take(self.page_size) {
-            let tool = listed.tool();
+            let Ok(tool) = listed.tool() else {
+                continue;
+            };
             let size = *size.get_or_init(|| {
                 let execution = if *task { TASK_EXECUTION.len() } else { 0 };
                 serde_json::to_vec(&tool).map_or(0, |json| json.len()) + 1 + execution

@@ -22,6 +22,7 @@ use crate::{
     grpc::{BoxTransport, Endpoint, MessageLimits},
     longrunning::{LongRunning, Operations},
     tool_meta::ToolMeta,
+    tool_schemas::Schemas,
     validate,
 };
 
@@ -38,14 +39,11 @@ pub const DEFAULT_MAX_DECODING_MESSAGE_SIZE: usize = 4 * 1024 * 1024;
 pub use tonic_mcp_schema::names::MAX_TOOL_NAME_LEN;
 
 /// The input schema's validator, compiled on the tool's first call, with the schema as a
-/// `Value` for error messages.
+/// `Value` for error messages; or why the tool cannot be called (`its input schema …`).
 pub(crate) struct Validation {
     pub(crate) validator: Result<jsonschema::Validator, String>,
     pub(crate) schema: Value,
 }
-
-/// A tool schema as JSON text: a generated constant itself, or the schema generator's output.
-pub(crate) type SchemaText = Cow<'static, str>;
 
 /// One tool, ready to serve: descriptors resolved, schemas checked. The input validator is
 /// compiled on first use, so that a server with thousands of tools lists them at once.
@@ -56,15 +54,12 @@ pub(crate) struct CompiledTool {
     /// The schemas are kept as text, a JSON object each: a JSON tree is made only while a
     /// `tools/list` page or a `describe_tools` answer is written, and for the input schema's
     /// validator on the first call. Trees of every schema would hold several times the text.
-    pub(crate) input_schema: SchemaText,
-    pub(crate) output_schema: SchemaText,
+    pub(crate) schemas: Schemas,
     pub(crate) meta: ToolMeta,
     pub(crate) endpoint: Endpoint,
     validation: OnceLock<Validation>,
     /// The single-pass transcoders' plans of the input and output types.
     pub(crate) plans: Plans,
-    /// The full-schema check of a tool whose listed input schema was shrunk.
-    pub(crate) deep: validate::DeepCheck,
     /// What a tool that waits for its `google.longrunning.Operation` needs.
     pub(crate) long_running: Option<LongRunning>,
     /// For the tool of `google.longrunning.Operations/GetOperation`: the Operations endpoints
@@ -76,13 +71,30 @@ pub(crate) struct CompiledTool {
 impl CompiledTool {
     /// The compiled input validator (compiled now if this is the first call).
     pub(crate) fn validation(&self) -> &Validation {
-        self.validation.get_or_init(|| {
-            let schema = serde_json::from_str(&self.input_schema).unwrap_or_default();
-            Validation {
-                validator: validate::compile(&schema),
-                schema,
-            }
-        })
+        self.validation
+            .get_or_init(|| match self.schemas.get(&self.def.name) {
+                Ok(made) => {
+                    let schema = serde_json::from_str(&made.input).unwrap_or_default();
+                    Validation {
+                        validator: validate::compile(&schema).map_err(|message| {
+                            format!("its input schema does not compile: {message}")
+                        }),
+                        schema,
+                    }
+                }
+                Err(error) => Validation {
+                    validator: Err(format!("its schemas cannot be made: {error}")),
+                    schema: Value::Null,
+                },
+            })
+    }
+
+    /// The full-schema check of a tool whose listed input schema was shrunk.
+    pub(crate) fn deep(&self) -> &validate::DeepCheck {
+        static NONE: validate::DeepCheck = validate::DeepCheck::NONE;
+        self.schemas
+            .get(&self.def.name)
+            .map_or(&NONE, |made| &made.deep)
     }
 }
 
@@ -109,15 +121,31 @@ impl Entry {
     }
 
     /// The tool as `tools/list` shows it, its schemas made into JSON trees now; see
-    /// [`description`](Self::description) for `redeem_tool`.
-    pub(crate) fn listing(&self, redeem_tool: Option<&str>) -> rmcp::model::Tool {
+    /// [`description`](Self::description) for `redeem_tool`. Fails, saying why, when the
+    /// tool's schemas cannot be made (see [`Schemas::later`]).
+    pub(crate) fn listing(&self, redeem_tool: Option<&str>) -> Result<rmcp::model::Tool, String> {
+        let def = &self.tool.def;
+        let schemas = self.tool.schemas.get(&def.name).map_err(|error| {
+            format!(
+                "the schemas of tool `{}` cannot be made: {error}",
+                self.name
+            )
+        })?;
+        let mut tool = self.head(redeem_tool);
+        tool.input_schema = Arc::new(schema_object(&schemas.input));
+        Ok(tool.with_raw_output_schema(Arc::new(schema_object(&schemas.output))))
+    }
+
+    /// The tool as [`listing`](Self::listing) shows it, but with an empty input schema and no
+    /// output schema: its name, description, annotations and `_meta`, without making its
+    /// schemas (for what reads only those, such as the scopes a call needs).
+    pub(crate) fn head(&self, redeem_tool: Option<&str>) -> rmcp::model::Tool {
         let def = &self.tool.def;
         let mut tool = rmcp::model::Tool::new_with_raw(
             self.name.clone(),
             self.description(redeem_tool),
-            Arc::new(schema_object(&self.tool.input_schema)),
-        )
-        .with_raw_output_schema(Arc::new(schema_object(&self.tool.output_schema)));
+            Arc::new(JsonObject::new()),
+        );
         if !def.title.is_empty() {
             tool = tool.with_title(def.title.as_ref());
         }
@@ -294,9 +322,13 @@ impl ToolSet {
         self.tools.iter().map(|e| e.name.as_str())
     }
 
-    /// The MCP tool definitions of this set, as `tools/list` shows them.
+    /// The MCP tool definitions of this set, as `tools/list` shows them (without a tool
+    /// whose schemas cannot be made, as there).
     pub fn tools(&self) -> Vec<rmcp::model::Tool> {
-        self.tools.iter().map(|entry| entry.listing(None)).collect()
+        self.tools
+            .iter()
+            .filter_map(|entry| entry.listing(None).ok())
+            .collect()
     }
 
     /// Number of tools.
@@ -453,8 +485,8 @@ impl ToolSetBuilder {
     fn add_with(&mut self, def: &ToolDef, checks: Checks) -> Result<(), Error> {
         let info = ToolInfo::from(def);
         let meta = ToolMeta::new(def)?;
-        let (input_schema, output_schema) = (def.input_schema.into(), def.output_schema.into());
-        self.register(info, input_schema, output_schema, checks, meta)
+        let schemas = Schemas::ready(def.input_schema.into(), def.output_schema.into());
+        self.register(info, schemas, checks, meta)
     }
 
     /// The finished tool set, with default settings.
@@ -469,8 +501,7 @@ impl ToolSetBuilder {
     pub(crate) fn register(
         &mut self,
         def: ToolInfo,
-        input_schema: SchemaText,
-        output_schema: SchemaText,
+        schemas: Schemas,
         checks: Checks,
         meta: ToolMeta,
     ) -> Result<(), Error> {
@@ -496,17 +527,15 @@ impl ToolSetBuilder {
         };
         let input = message(&def.input_type)?;
         let output = message(&def.output_type)?;
-        let checked = |which: &'static str, schema: SchemaText| {
-            check_schema_text(&schema, checks).map_err(|message| Error::InvalidSchema {
-                tool: def.name.to_string(),
-                which,
-                message,
-            })?;
-            Ok::<_, Error>(schema)
-        };
-        let input_schema = checked("input", input_schema)?;
-        let output_schema = checked("output", output_schema)?;
-        let deep = validate::DeepCheck::new(&input_schema);
+        if let Some(given) = schemas.given() {
+            for (which, text) in [("input", &given.input), ("output", &given.output)] {
+                check_schema_text(text, checks).map_err(|message| Error::InvalidSchema {
+                    tool: def.name.to_string(),
+                    which,
+                    message,
+                })?;
+            }
+        }
         let endpoint =
             Endpoint::new(&self.transport, def.rpc_path.clone(), def.kind).ok_or_else(|| {
                 Error::InvalidRpcPath {
@@ -537,12 +566,10 @@ impl ToolSetBuilder {
                 def,
                 input,
                 output,
-                input_schema,
-                output_schema,
+                schemas,
                 endpoint,
                 validation: OnceLock::new(),
                 plans: Plans::default(),
-                deep,
                 meta,
                 long_running,
                 operations,

@@ -23,6 +23,9 @@ pub(crate) struct DeepCheck {
 }
 
 impl DeepCheck {
+    /// The check of a complete listed schema: none.
+    pub(crate) const NONE: DeepCheck = DeepCheck { full: None };
+
     /// A check for a listed input schema, given as JSON text: only shrunk schemas (which carry
     /// the [`NOT_EXPANDED`] phrase, plain ASCII that JSON text holds unescaped) need one.
     pub(crate) fn new(listed_schema: &str) -> DeepCheck {

@@ -59,7 +59,7 @@ pub mod syntax;
 #[doc(hidden)]
 pub mod tools;
 
-use prost_reflect::{DescriptorPool, ServiceDescriptor};
+use prost_reflect::{DescriptorPool, MethodDescriptor, ServiceDescriptor};
 
 pub use crate::error::{Error, Result};
 pub use crate::meta::{TaskSupport, Unconfirmed};
@@ -135,5 +135,30 @@ impl<'a> Context<'a> {
     /// Invalid element options and names that cannot be made valid, naming the element.
     pub fn service_tools(&self, service: &ServiceDescriptor) -> Result<ServiceTools> {
         tools::service_tools(self.schema_context(), service)
+    }
+
+    /// [`service_tools`](Self::service_tools) with the schemas made `when` says: a server
+    /// that makes each tool's schemas when first needed ([`tools::Schemas::Later`]) starts
+    /// without making any, and makes them with [`method_schemas`](Self::method_schemas).
+    ///
+    /// # Errors
+    ///
+    /// As for [`service_tools`](Self::service_tools); with [`tools::Schemas::Later`], not
+    /// those of the schemas.
+    pub fn service_tools_with(
+        &self,
+        service: &ServiceDescriptor,
+        when: tools::Schemas,
+    ) -> Result<ServiceTools> {
+        tools::service_tools_with(self.schema_context(), service, when)
+    }
+
+    /// The schemas of `method`'s tool: those [`service_tools`](Self::service_tools) gives it.
+    ///
+    /// # Errors
+    ///
+    /// The errors of the schemas, naming the proto element.
+    pub fn method_schemas(&self, method: &MethodDescriptor) -> Result<tools::ToolSchemas> {
+        tools::method_schemas(self.schema_context(), method)
     }
 }

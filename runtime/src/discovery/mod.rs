@@ -321,10 +321,12 @@ impl Discovery {
                     .join(", ")
             ));
         }
-        let tools: Vec<Value> = names
-            .iter()
-            .filter_map(|name| serde_json::to_value(self.tool(name)?.tool()).ok())
-            .collect();
+        let mut tools = Vec::with_capacity(names.len());
+        for name in names {
+            if let Some(listed) = self.tool(name) {
+                tools.push(serde_json::to_value(listed.tool()?).map_err(|e| e.to_string())?);
+            }
+        }
         Ok(structured(json!({"tools": tools})))
     }
 

@@ -1,17 +1,18 @@
 //! Making the tools of many services, on several threads: each thread makes the tools of a run
 //! of services with its own schema context, and the caller registers them in order.
 
-use std::{borrow::Cow, collections::HashMap, time::Duration};
+use std::{borrow::Cow, collections::HashMap, sync::Arc, time::Duration};
 
 use prost_reflect::DescriptorPool;
-use serde_json::Value;
-use tonic_mcp_schema::{Context, Options, ToolSpec};
+use tonic_mcp_schema::{Context, Options, ToolSpec, tools::Schemas as When};
 
+use super::lazy::{MethodSchemas, SchemaSource, text};
 use crate::{
     def::ToolInfo,
     error::Error,
     tool_meta::ToolMeta,
-    toolset::{Checks, SchemaText, ToolSetBuilder},
+    tool_schemas::Schemas,
+    toolset::{Checks, ToolSetBuilder},
 };
 
 /// Most threads [`DescriptorTools::services`] makes tools on.
@@ -26,13 +27,14 @@ pub(super) struct Maker<'a> {
     pub(super) pool: &'a DescriptorPool,
     pub(super) options: &'a Options,
     pub(super) renamed: &'a HashMap<String, (String, String)>,
+    /// What the tools' schemas are made from when first needed; `None` to make them now.
+    pub(super) later: Option<&'a Arc<SchemaSource>>,
 }
 
 /// A tool made ready for [`ToolSetBuilder::register`].
 pub(super) struct Made {
     pub(super) info: ToolInfo,
-    pub(super) input_schema: SchemaText,
-    pub(super) output_schema: SchemaText,
+    pub(super) schemas: Schemas,
     pub(super) meta: ToolMeta,
 }
 
@@ -40,13 +42,7 @@ impl Made {
     /// Registers the tool in `builder`. The generator's schemas are tested to compile; each
     /// compiles on its tool's first call.
     pub(super) fn register(self, builder: &mut ToolSetBuilder) -> Result<(), Error> {
-        builder.register(
-            self.info,
-            self.input_schema,
-            self.output_schema,
-            Checks::Trusted,
-            self.meta,
-        )
+        builder.register(self.info, self.schemas, Checks::Trusted, self.meta)
     }
 }
 
@@ -97,8 +93,12 @@ pub(super) fn make_run(
                 name: (*name).to_owned(),
             })
             .and_then(|service| {
+                let when = match maker.later {
+                    Some(_) => When::Later,
+                    None => When::Now,
+                };
                 context
-                    .service_tools(&service)
+                    .service_tools_with(&service, when)
                     .map_err(|e| Error::ToolGeneration(e.to_string()))
             })
             .and_then(|tools| {
@@ -151,23 +151,26 @@ impl Maker<'_> {
             output_schema,
             ..
         } = spec;
-        // Kept as text (see `CompiledTool`); serde_json's writer, not `Display`, which goes
-        // through a formatter adapter at about twice the cost.
-        let schema = |which: &'static str, value: Value| {
-            let invalid = |message: String| Error::InvalidSchema {
-                tool: name.clone(),
-                which,
-                message,
-            };
-            if !value.is_object() {
-                return Err(invalid("a tool schema must be a JSON object".to_owned()));
+        let schemas = match self.later {
+            Some(source) => Schemas::later(Box::new(MethodSchemas {
+                source: Arc::clone(source),
+                rpc_path: rpc_path.clone(),
+            })),
+            None => {
+                let tool = &name;
+                let invalid = |which: &'static str| {
+                    move |message: String| Error::InvalidSchema {
+                        tool: tool.clone(),
+                        which,
+                        message,
+                    }
+                };
+                Schemas::ready(
+                    text(input_schema).map_err(invalid("input"))?,
+                    text(output_schema).map_err(invalid("output"))?,
+                )
             }
-            serde_json::to_string(&value)
-                .map(Cow::Owned)
-                .map_err(|e| invalid(e.to_string()))
         };
-        let input_schema = schema("input", input_schema)?;
-        let output_schema = schema("output", output_schema)?;
         let info = ToolInfo {
             name: Cow::Owned(name),
             title: Cow::Owned(title),
@@ -192,8 +195,7 @@ impl Maker<'_> {
         };
         Ok(Made {
             info,
-            input_schema,
-            output_schema,
+            schemas,
             meta,
         })
     }

@@ -2,15 +2,20 @@
 //! generates, made by the same code (`tonic-mcp-schema`) from a descriptor pool, registered
 //! through the same path as generated `ToolDef`s.
 
-use std::collections::{BTreeMap, HashMap};
+use std::{
+    collections::{BTreeMap, HashMap},
+    sync::Arc,
+};
 
 use prost_reflect::DescriptorPool;
 use tonic_mcp_schema::{
     Context, Options, ToolSpec, comments::Comments, names, options::ToolNames, source_info, tools,
 };
 
+mod lazy;
 mod make;
 
+use lazy::SchemaSource;
 use make::{MAX_THREADS, Made, Maker, make_run, runs, served_name};
 
 use crate::{
@@ -43,10 +48,13 @@ use crate::{
 pub struct DescriptorTools<'a> {
     pool: DescriptorPool,
     options: &'a Options,
-    context: Context<'a>,
+    comments: Arc<Comments>,
     /// Per RPC path: the name its tool would have, and the one it gets instead
     /// ([`unique_names`](Self::unique_names)).
     renamed: HashMap<String, (String, String)>,
+    /// What the tools' schemas are made from when first needed
+    /// ([`lazy_schemas`](Self::lazy_schemas)); `None` to make them with the tools.
+    later: Option<Arc<SchemaSource>>,
 }
 
 /// A descriptor set decoded for tool generation by [`DescriptorTools::decode`]: its pool, built
@@ -54,7 +62,7 @@ pub struct DescriptorTools<'a> {
 #[derive(Debug, Clone)]
 pub struct DecodedDescriptors {
     pool: DescriptorPool,
-    comments: Comments,
+    comments: Arc<Comments>,
 }
 
 impl DecodedDescriptors {
@@ -98,24 +106,22 @@ impl<'a> DescriptorTools<'a> {
                 Error::DescriptorSet(message)
             }
         })?;
-        Ok(DecodedDescriptors { pool, comments })
+        Ok(DecodedDescriptors {
+            pool,
+            comments: Arc::new(comments),
+        })
     }
 
     /// Index `decoded` for tool generation under `options`: [`new`](Self::new) for what
     /// [`decode`](Self::decode) gives.
     pub fn of(decoded: &'a DecodedDescriptors, options: &'a Options) -> Self {
-        Self::with_comments(&decoded.pool, &decoded.comments, options)
+        Self::with_comments(&decoded.pool, Arc::clone(&decoded.comments), options)
     }
 
     /// Index `pool` for tool generation under `options` (the plugin's options: naming,
     /// selection, schema shape; the Rust-output options are ignored).
     pub fn new(pool: &DescriptorPool, options: &'a Options) -> Self {
-        Self {
-            pool: pool.clone(),
-            options,
-            context: Context::new(pool, options),
-            renamed: HashMap::new(),
-        }
+        Self::with_comments(pool, Arc::new(Comments::index(pool)), options)
     }
 
     /// As [`new`](Self::new), with the pool's comments indexed beforehand: for a pool built
@@ -126,15 +132,38 @@ impl<'a> DescriptorTools<'a> {
     /// the files, then build the pool (`DescriptorPool::from_file_descriptor_set`).
     pub fn with_comments(
         pool: &DescriptorPool,
-        comments: &'a Comments,
+        comments: Arc<Comments>,
         options: &'a Options,
     ) -> Self {
         Self {
             pool: pool.clone(),
             options,
-            context: Context::with_comments(pool, options, comments),
+            comments,
             renamed: HashMap::new(),
+            later: None,
         }
+    }
+
+    /// Makes each tool's schemas when they are first needed (a `tools/list` page that shows
+    /// the tool, `describe_tools`, its first call) instead of with the tools, and keeps them
+    /// from then on. Thousands of tools are then ready at once and hold only the schemas
+    /// asked for: the gateway in front of every googleapis service (13,386 tools) answers
+    /// `initialize` in about a second instead of four, holding a fraction of the memory.
+    ///
+    /// The tools and their schemas are the same. What changes is when the errors that only
+    /// schemas have show: two property names of a message that collide once shortened, a
+    /// request field named like the stream control. Such a tool is left out of listings, its
+    /// calls fail saying why, naming the proto element, and the error is logged once; every
+    /// other error is still returned when the tools are made. `grpc-mcp-gateway check` (or
+    /// the plugin) finds them all ahead.
+    #[must_use]
+    pub fn lazy_schemas(mut self) -> Self {
+        self.later = Some(Arc::new(SchemaSource {
+            pool: self.pool.clone(),
+            options: self.options.clone(),
+            comments: Arc::clone(&self.comments),
+        }));
+        self
     }
 
     /// The tools of the service `full_name` (`demo.v1.ItemService`), calling through
@@ -221,14 +250,12 @@ impl<'a> DescriptorTools<'a> {
     /// services given to one thread stops at its first error, which is then the last item of
     /// that run: the caller stops there too.
     fn make(&self, names: &[&str], threads: usize) -> Vec<Result<Vec<Made>, Error>> {
+        let context = Context::with_comments(&self.pool, self.options, &self.comments);
         let runs = runs(&self.pool, names, threads.min(MAX_THREADS));
         if runs.len() <= 1 {
-            return make_run(&self.context, self.maker(), names);
+            return make_run(&context, self.maker(), names);
         }
-        let forks: Vec<Context<'_>> = runs[1..]
-            .iter()
-            .map(|_| self.context.fork(&self.pool))
-            .collect();
+        let forks: Vec<Context<'_>> = runs[1..].iter().map(|_| context.fork(&self.pool)).collect();
         std::thread::scope(|scope| {
             let others: Vec<_> = runs[1..]
                 .iter()
@@ -238,7 +265,7 @@ impl<'a> DescriptorTools<'a> {
                     scope.spawn(move || make_run(&context, maker, run))
                 })
                 .collect();
-            let mut made = make_run(&self.context, self.maker(), runs[0]);
+            let mut made = make_run(&context, self.maker(), runs[0]);
             for other in others {
                 match other.join() {
                     Ok(run) => made.extend(run),
@@ -255,6 +282,7 @@ impl<'a> DescriptorTools<'a> {
             pool: &self.pool,
             options: self.options,
             renamed: &self.renamed,
+            later: self.later.as_ref(),
         }
     }
 

@@ -122,9 +122,10 @@ fn tools_made_on_several_threads_are_the_tools_made_on_one() {
         made.into_iter()
             .flat_map(|tools| tools.unwrap())
             .map(|t| {
+                let schemas = t.schemas.get(&t.info.name).unwrap();
                 format!(
                     "{:?}\n{}\n{}\n{:?}",
-                    t.info, t.input_schema, t.output_schema, t.meta
+                    t.info, schemas.input, schemas.output, t.meta
                 )
             })
             .collect()
@@ -285,4 +286,78 @@ async fn decoded_descriptors_give_the_same_tools_from_a_pool_without_source_info
     .encode_to_vec();
     let error = DescriptorTools::decode(&bytes).unwrap_err().to_string();
     assert!(error.contains("editions"), "{error}");
+}
+
+/// A pool whose service `s.v1.Feed` has a server-streaming `Watch` whose request has a field
+/// with the JSON name of the stream control, and a unary `Get` that is fine (with
+/// `json_names`).
+fn pool_with_a_bad_schema() -> DescriptorPool {
+    use prost_types::{
+        FieldDescriptorProto,
+        field_descriptor_proto::{Label, Type},
+    };
+    let mut file = file("s.v1");
+    file.message_type[0].field.push(FieldDescriptorProto {
+        name: Some("stream".to_owned()),
+        number: Some(1),
+        r#type: Some(Type::String as i32),
+        label: Some(Label::Optional as i32),
+        json_name: Some(tonic_mcp_schema::stream_control::STREAM_CONTROL_KEY.to_owned()),
+        ..Default::default()
+    });
+    let service = &mut file.service[0];
+    service.name = Some("Feed".to_owned());
+    service.method[1].name = Some("Watch".to_owned());
+    service.method[1].server_streaming = Some(true);
+    let set = FileDescriptorSet { file: vec![file] };
+    DescriptorPool::decode(set.encode_to_vec().as_slice()).unwrap()
+}
+
+/// With lazy schemas, a tool whose schemas cannot be made is still made: it is left out of
+/// listings, and its call fails naming the element and the reason, where making the tools
+/// with their schemas refuses the service with the same reason.
+#[tokio::test]
+async fn a_lazy_schema_that_cannot_be_made_leaves_its_tool_out_and_says_why() {
+    let pool = pool_with_a_bad_schema();
+    // Property names are JSON names, so the field's is the stream control's.
+    let options = Options {
+        json_names: true,
+        ..Options::default()
+    };
+    let transport = || tonic::transport::Endpoint::from_static("http://127.0.0.1:1").connect_lazy();
+    let eager = DescriptorTools::new(&pool, &options)
+        .service("s.v1.Feed", transport())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        eager.contains("s.v1.Feed.Watch") && eager.contains("mcp.stream"),
+        "{eager}"
+    );
+
+    let set = DescriptorTools::new(&pool, &options)
+        .lazy_schemas()
+        .service("s.v1.Feed", transport())
+        .unwrap();
+    assert_eq!(names_of(&set), ["Feed_Get", "Feed_Watch"]);
+    let listed: Vec<String> = set
+        .tools()
+        .into_iter()
+        .map(|t| t.name.to_string())
+        .collect();
+    assert_eq!(listed, ["Feed_Get"]);
+    let watch = set.compiled("Feed_Watch").unwrap();
+    let error = watch.validation().validator.as_ref().unwrap_err();
+    assert!(
+        error.starts_with("its schemas cannot be made: ")
+            && error.contains("s.v1.Feed.Watch")
+            && error.contains("mcp.stream"),
+        "{error}"
+    );
+    assert!(
+        set.compiled("Feed_Get")
+            .unwrap()
+            .validation()
+            .validator
+            .is_ok()
+    );
 }

@@ -156,14 +156,22 @@ impl Catalog {
         }
     }
 
-    /// The definition of the served tool `name`, listed or not.
+    /// The definition of the served tool `name`, listed or not; `None` also when its schemas
+    /// cannot be made.
     pub(crate) fn tool(&self, name: &str) -> Option<Tool> {
         let registered = self.tools.get(name)?;
         let redeem_tool = self.redeemer.as_ref().map(|r| r.tool.as_str());
-        let definition = registered
+        registered
             .definition
-            .get_or_init(|| registered.entry.listing(redeem_tool));
-        Some(definition.clone())
+            .get_or_init(|| registered.entry.listing(redeem_tool).ok())
+            .clone()
+    }
+
+    /// The served tool `name` without its schemas ([`Listed::head`]).
+    #[cfg(feature = "auth")]
+    pub(crate) fn tool_head(&self, name: &str) -> Option<Tool> {
+        let redeem_tool = self.redeemer.as_ref().map(|r| r.tool.as_str());
+        Some(self.tools.get(name)?.entry.head(redeem_tool))
     }
 
     /// Every served tool, sorted by name, listed or not.
@@ -197,7 +205,11 @@ impl Listed for ServedTool {
         &self.registered.entry.name
     }
 
-    fn tool(&self) -> Tool {
+    fn tool(&self) -> Result<Tool, String> {
         self.registered.entry.listing(self.redeem_tool.as_deref())
+    }
+
+    fn head(&self) -> Tool {
+        self.registered.entry.head(self.redeem_tool.as_deref())
     }
 }

@@ -80,7 +80,7 @@ pub(crate) struct Registered {
     /// The tool's definition once asked for by name (rmcp's HTTP transport asks on each call
     /// for the input schema, scopes are read from `_meta`): made once, for the tools that are
     /// called, not for every listed one.
-    pub(crate) definition: std::sync::OnceLock<Tool>,
+    pub(crate) definition: std::sync::OnceLock<Option<Tool>>,
 }
 
 struct Inner {
@@ -152,14 +152,15 @@ impl std::fmt::Debug for McpServer {
 impl McpServer {
     /// Tool definitions as `tools/list` shows them: every tool, sorted by name, or under tool
     /// search the discovery tools and the pinned ones ([`served_tools`](Self::served_tools)
-    /// gives every tool then).
+    /// gives every tool then). A tool whose schemas cannot be made is left out, as there
+    /// ([`DescriptorTools::lazy_schemas`](crate::DescriptorTools::lazy_schemas)).
     pub fn tools(&self) -> Vec<Tool> {
         let catalog = self.catalog();
         catalog
             .listing
             .tools()
             .iter()
-            .map(|tool| tool.tool())
+            .filter_map(|tool| tool.tool().ok())
             .collect()
     }
 
@@ -254,8 +255,8 @@ impl McpServer {
     pub(crate) fn scoped_tool(&self, name: &str, target: Option<&str>) -> Option<Tool> {
         let catalog = self.catalog();
         match (&catalog.discovery, target) {
-            (Some(_), Some(target)) if name == CALL_TOOL => catalog.tool(target),
-            _ => catalog.tool(name),
+            (Some(_), Some(target)) if name == CALL_TOOL => catalog.tool_head(target),
+            _ => catalog.tool_head(name),
         }
     }
 
@@ -268,7 +269,19 @@ impl McpServer {
         catalog
             .every_tool()
             .iter()
-            .map(|tool| tool.tool())
+            .filter_map(|tool| tool.tool().ok())
+            .collect()
+    }
+
+    /// Every served tool as [`served_tools`](Self::served_tools) gives it, without its schemas
+    /// (an empty input schema, no output schema), made without making them.
+    #[cfg(feature = "auth")]
+    pub(crate) fn served_tool_heads(&self) -> Vec<Tool> {
+        let catalog = self.catalog();
+        catalog
+            .every_tool()
+            .iter()
+            .map(|tool| tool.head())
             .collect()
     }
 

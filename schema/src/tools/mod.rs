@@ -15,16 +15,18 @@ use serde_json::Value;
 pub use crate::annotations::Annotations;
 use crate::error::{Error, Result};
 use crate::extensions::ToolOptions;
-use crate::json_schema::{self as schema, Cardinal, Direction, SchemaContext, ShrinkReport};
+use crate::json_schema::{self as schema, Direction, SchemaContext, ShrinkReport};
 use crate::meta::{TaskSupport, Unconfirmed};
 use crate::names;
 use crate::options::ToolNames;
 pub use crate::rpc_kind::RpcKind;
 
 mod long_running;
+mod schemas;
 mod tool_meta;
 
 use long_running::long_running;
+pub use schemas::{Schemas, ToolSchemas, method_schemas};
 
 /// How the paragraph a server-streaming tool's description ends with begins.
 pub const SERVER_STREAMING_NOTE: &str = "Server streaming:";
@@ -104,9 +106,9 @@ pub struct ToolSpec {
     /// Full names of fields reachable from the response that its schema leaves out (hidden or
     /// `INPUT_ONLY`); the runtime clears them before encoding a result, sorted.
     pub output_omitted: Vec<String>,
-    /// The input schema.
+    /// The input schema (`null` when made with [`Schemas::Later`]).
     pub input_schema: Value,
-    /// The output schema.
+    /// The output schema (`null` when made with [`Schemas::Later`]).
     pub output_schema: Value,
     /// How the `max_schema_bytes` budget shrank the input and output schemas, for the ones it
     /// did; empty when both fit as they were. The plugin prints one line per shrunk tool.
@@ -146,6 +148,20 @@ pub struct ServiceTools {
 /// Invalid element options, a name that cannot be made valid, and two RPCs of the service with
 /// the same tool name; every error names the proto element.
 pub fn service_tools(cx: SchemaContext<'_>, service: &ServiceDescriptor) -> Result<ServiceTools> {
+    service_tools_with(cx, service, Schemas::Now)
+}
+
+/// [`service_tools`], with the schemas made `when` says: with [`Schemas::Later`] the
+/// definitions come without them, and without their errors.
+///
+/// # Errors
+///
+/// As for [`service_tools`]; with [`Schemas::Later`], not those of the schemas.
+pub fn service_tools_with(
+    cx: SchemaContext<'_>,
+    service: &ServiceDescriptor,
+    when: Schemas,
+) -> Result<ServiceTools> {
     let options = cx.options;
     let service_options = cx.extensions.service(service);
     if service_options.skip {
@@ -191,7 +207,7 @@ pub fn service_tools(cx: SchemaContext<'_>, service: &ServiceDescriptor) -> Resu
             });
             continue;
         }
-        tools.push(tool(cx, &method, &tool_options, prefix)?);
+        tools.push(tool(cx, &method, &tool_options, prefix, when)?);
     }
     tools.sort_by(|a, b| a.name.cmp(&b.name));
     check_collisions(&tools)?;
@@ -288,6 +304,7 @@ fn tool(
     method: &MethodDescriptor,
     tool_options: &ToolOptions,
     prefix: Option<&str>,
+    when: Schemas,
 ) -> Result<ToolSpec> {
     let options = cx.options;
     let rpc_path = rpc_path(method);
@@ -408,43 +425,14 @@ fn tool(
         .and_then(|lro| output.parent_pool().get_message_by_name(&lro.response_type));
     let output_omitted = omitted_output_fields(cx, waited.as_ref().unwrap_or(&output));
 
-    let (input_cardinal, output_cardinal) = match kind {
-        RpcKind::Unary => (Cardinal::One, Cardinal::One),
-        RpcKind::ServerStreaming => (Cardinal::One, Cardinal::Stream),
-        RpcKind::ClientStreaming => (Cardinal::Stream, Cardinal::One),
-        RpcKind::Bidi => (Cardinal::Stream, Cardinal::Stream),
+    let ToolSchemas {
+        input: input_schema,
+        output: output_schema,
+        shrunk,
+    } = match when {
+        Schemas::Now => schemas::make(cx, method, kind, long_running.as_ref())?,
+        Schemas::Later => ToolSchemas::later(),
     };
-    let (mut input_schema, input_shrunk) =
-        schema::tool_schema_report(cx, &input, Direction::Input, input_cardinal)?;
-    if kind.streams_responses() {
-        crate::stream_control::add_to(&mut input_schema, method.full_name())?;
-    }
-    let (output_schema, output_shrunk) = match &waited {
-        Some(response) => schema::operation_schema_report(
-            cx,
-            response,
-            long_running
-                .as_ref()
-                .and_then(|lro| lro.metadata_type.as_deref()),
-        )?,
-        None => schema::tool_schema_report(cx, &output, Direction::Output, output_cardinal)?,
-    };
-    let shrunk = [
-        (Direction::Input, input_shrunk),
-        (Direction::Output, output_shrunk),
-    ]
-    .into_iter()
-    .filter_map(|(side, report)| report.map(|report| (side, report)))
-    .collect();
-    for (side, schema) in [("input", &input_schema), ("output", &output_schema)] {
-        let problems = schema::portability::violations(schema);
-        if !problems.is_empty() {
-            return Err(Error::Internal(format!(
-                "the {side} schema of {element} breaks portability rules: {}",
-                problems.join("; ")
-            )));
-        }
-    }
 
     let task_support = match tool_options.task_support {
         // Waiting for an operation takes as long as the operation: a task frees the client.

@@ -1,0 +1,64 @@
+//! Schemas made when first needed ([`DescriptorTools::lazy_schemas`]): each tool keeps what
+//! making its schemas reads, shared by every tool of the pool, and the RPC they are of.
+//!
+//! [`DescriptorTools::lazy_schemas`]: super::DescriptorTools::lazy_schemas
+
+use std::{borrow::Cow, sync::Arc};
+
+use prost_reflect::DescriptorPool;
+use serde_json::Value;
+use tonic_mcp_schema::{Context, Options, comments::Comments};
+
+use crate::tool_schemas::{MakeSchemas, SchemaText};
+
+/// What making any tool's schemas reads: the pool, the options and the comments.
+#[derive(Debug)]
+pub(super) struct SchemaSource {
+    pub(super) pool: DescriptorPool,
+    pub(super) options: Options,
+    pub(super) comments: Arc<Comments>,
+}
+
+/// The schemas of the tool of one RPC, made from `source`.
+pub(super) struct MethodSchemas {
+    pub(super) source: Arc<SchemaSource>,
+    /// `/package.Service/Method`.
+    pub(super) rpc_path: String,
+}
+
+impl MakeSchemas for MethodSchemas {
+    fn make(&self) -> Result<(SchemaText, SchemaText), String> {
+        let SchemaSource {
+            pool,
+            options,
+            comments,
+        } = &*self.source;
+        let method = self
+            .rpc_path
+            .strip_prefix('/')
+            .and_then(|path| path.split_once('/'))
+            .and_then(|(service, method)| {
+                pool.get_service_by_name(service)?
+                    .methods()
+                    .find(|m| m.name() == method)
+            })
+            .ok_or_else(|| format!("the descriptors have no RPC `{}`", self.rpc_path))?;
+        // One context per tool: its readers and schema cache are not shared across threads,
+        // and making one reads nothing ahead.
+        let schemas = Context::with_comments(pool, options, comments)
+            .method_schemas(&method)
+            .map_err(|e| e.to_string())?;
+        Ok((text(schemas.input)?, text(schemas.output)?))
+    }
+}
+
+/// A schema as the text a tool keeps (see `CompiledTool`): serde_json's writer, not `Display`,
+/// which goes through a formatter adapter at about twice the cost.
+pub(super) fn text(schema: Value) -> Result<SchemaText, String> {
+    if !schema.is_object() {
+        return Err("a tool schema must be a JSON object".to_owned());
+    }
+    serde_json::to_string(&schema)
+        .map(Cow::Owned)
+        .map_err(|e| e.to_string())
+}

@@ -1,0 +1,92 @@
+//! A tool's schemas as a server keeps them: JSON text, given when the tool is registered (a
+//! generated constant, or made with the rest of a run-time tool) or made when first needed (a
+//! `tools/list` page, `describe_tools`, the first call), for tool sets of thousands of RPCs.
+
+use std::{borrow::Cow, sync::OnceLock};
+
+use crate::validate::DeepCheck;
+
+/// A tool schema as JSON text: a generated constant itself, or the schema generator's output.
+pub(crate) type SchemaText = Cow<'static, str>;
+
+/// Makes a tool's schemas when they are first needed.
+pub(crate) trait MakeSchemas: Send + Sync {
+    /// The input and the output schema, each a JSON object as text, or why they cannot be
+    /// made, naming the proto element.
+    fn make(&self) -> Result<(SchemaText, SchemaText), String>;
+}
+
+/// A tool's schemas, and the check its input needs when the listed input schema was shrunk.
+pub(crate) struct MadeSchemas {
+    pub(crate) input: SchemaText,
+    pub(crate) output: SchemaText,
+    pub(crate) deep: DeepCheck,
+}
+
+impl MadeSchemas {
+    fn new(input: SchemaText, output: SchemaText) -> Self {
+        let deep = DeepCheck::new(&input);
+        Self {
+            input,
+            output,
+            deep,
+        }
+    }
+}
+
+/// A tool's schemas: made already, or made once, when first asked for.
+pub(crate) struct Schemas {
+    made: OnceLock<Result<MadeSchemas, String>>,
+    maker: Option<Box<dyn MakeSchemas>>,
+}
+
+impl Schemas {
+    /// Schemas given as text.
+    pub(crate) fn ready(input: SchemaText, output: SchemaText) -> Self {
+        Self {
+            made: OnceLock::from(Ok(MadeSchemas::new(input, output))),
+            maker: None,
+        }
+    }
+
+    /// Schemas `maker` makes when they are first asked for.
+    pub(crate) fn later(maker: Box<dyn MakeSchemas>) -> Self {
+        Self {
+            made: OnceLock::new(),
+            maker: Some(maker),
+        }
+    }
+
+    /// The schemas if they were given as text, for the checks of registration.
+    pub(crate) fn given(&self) -> Option<&MadeSchemas> {
+        match (&self.maker, self.made.get()) {
+            (None, Some(Ok(made))) => Some(made),
+            _ => None,
+        }
+    }
+
+    /// The schemas, made now if this is the first time they are asked for; or why they cannot
+    /// be made, which is logged once, naming `tool`.
+    pub(crate) fn get(&self, tool: &str) -> Result<&MadeSchemas, &str> {
+        self.made
+            .get_or_init(|| {
+                let made = match &self.maker {
+                    Some(maker) => maker
+                        .make()
+                        .map(|(input, output)| MadeSchemas::new(input, output)),
+                    None => Err("the tool has no schemas".to_owned()),
+                };
+                if let Err(error) = &made {
+                    tracing::error!(
+                        tool,
+                        %error,
+                        "the tool's schemas cannot be made: it is left out of listings and its \
+                         calls fail"
+                    );
+                }
+                made
+            })
+            .as_ref()
+            .map_err(String::as_str)
+    }
+}
