@@ -20,6 +20,11 @@ pub(crate) struct Served {
     pub(crate) sets: Vec<ToolSet>,
     /// The services that became tools, by full name.
     pub(crate) services: Vec<String>,
+    /// The [`fingerprint`](crate::Descriptors::fingerprint) of the descriptors they were
+    /// made of.
+    pub(crate) fingerprint: u64,
+    /// The transport their calls go through, which reports the target's state.
+    pub(crate) transport: backend_state::Watched<tonic::transport::Channel>,
 }
 
 /// The tool sets of one loaded backend, each with the backend's call settings and the
@@ -60,6 +65,8 @@ pub(crate) fn backend_sets(
     let mut served = Served {
         sets: Vec::new(),
         services: Vec::new(),
+        fingerprint: descriptors.fingerprint,
+        transport: transport.clone(),
     };
     // Made on several threads for many services; the first error is the first in order.
     let sets = tools

@@ -38,6 +38,9 @@ pub struct Descriptors {
     /// it: source info is read only for descriptions, and it is most of a descriptor set with
     /// comments (three quarters of googleapis'), which a pool would hold twice.
     pub comments: Arc<Comments>,
+    /// A hash of the encoded `FileDescriptorSet` they were built from: the same descriptors
+    /// loaded again have the same fingerprint, and a reload keeps the tools it made of them.
+    pub fingerprint: u64,
     /// Full names of the services: those the server listed (reflection) or those defined in
     /// the file (descriptor set), in that order.
     pub services: Vec<String>,
@@ -54,7 +57,7 @@ impl Descriptors {
         let shown = path.display();
         let bytes = std::fs::read(path)
             .map_err(|e| Error::new(format!("--descriptor-set {shown}: cannot read it ({e})")))?;
-        let (pool, comments) = pool_and_comments(
+        let (pool, comments, fingerprint) = pool_and_comments(
             &bytes,
             |e| Error::new(format!("--descriptor-set {shown}: {e}")),
             |e| {
@@ -69,6 +72,7 @@ impl Descriptors {
         Ok(Descriptors {
             pool,
             comments: Arc::new(comments),
+            fingerprint,
             services,
         })
     }
@@ -375,10 +379,11 @@ pub async fn from_reflection(
         }
     }
     tracing::debug!(files = files.len(), "reflection sent every file");
-    let (pool, comments) = link(files.into_values())?;
+    let (pool, comments, fingerprint) = link(files.into_values())?;
     Ok(Descriptors {
         pool,
         comments: Arc::new(comments),
+        fingerprint,
         services,
     })
 }
@@ -439,7 +444,9 @@ fn well_known_file(name: &str) -> Option<Vec<u8>> {
 
 /// Links encoded file descriptors, in any order, into a pool that keeps their custom options;
 /// imports a file uses without declaring them are added first (see [`imports`]).
-fn link(files: impl IntoIterator<Item = Vec<u8>>) -> Result<(DescriptorPool, Comments), Error> {
+fn link(
+    files: impl IntoIterator<Item = Vec<u8>>,
+) -> Result<(DescriptorPool, Comments, u64), Error> {
     let mut files: Vec<Vec<u8>> = files.into_iter().collect();
     let added = imports::add_undeclared(&mut files);
     if !added.is_empty() {
@@ -470,16 +477,19 @@ fn link(files: impl IntoIterator<Item = Vec<u8>>) -> Result<(DescriptorPool, Com
 /// The pool of the encoded `FileDescriptorSet` `bytes`, built without the files' source info,
 /// and the comments indexed from that source info first (see [`Descriptors::comments`]), with
 /// an editions file worded by `syntax_error` and a set that does not decode or link by
-/// `link_error`.
+/// `link_error`; and their [`fingerprint`](Descriptors::fingerprint).
 fn pool_and_comments(
     bytes: &[u8],
     syntax_error: impl Fn(String) -> Error,
     link_error: impl Fn(String) -> Error,
-) -> Result<(DescriptorPool, Comments), Error> {
-    source_info::decode_set(bytes).map_err(|e| match e {
+) -> Result<(DescriptorPool, Comments, u64), Error> {
+    let (pool, comments) = source_info::decode_set(bytes).map_err(|e| match e {
         SetError::Syntax(message) => syntax_error(message),
         SetError::Link(message) => link_error(message),
-    })
+    })?;
+    let mut hasher = std::hash::DefaultHasher::new();
+    std::hash::Hasher::write(&mut hasher, bytes);
+    Ok((pool, comments, std::hash::Hasher::finish(&hasher)))
 }
 
 #[cfg(test)]
@@ -520,7 +530,7 @@ mod tests {
     #[test]
     fn well_known_files_come_from_the_built_in_pool() {
         let bytes = well_known_file("google/protobuf/timestamp.proto").unwrap();
-        let (pool, _) = link([bytes]).unwrap();
+        let (pool, _, _) = link([bytes]).unwrap();
         assert!(
             pool.get_message_by_name("google.protobuf.Timestamp")
                 .is_some()
@@ -549,7 +559,7 @@ mod tests {
             }),
             ..Default::default()
         };
-        let (pool, comments) = link([file.encode_to_vec()]).unwrap();
+        let (pool, comments, _) = link([file.encode_to_vec()]).unwrap();
         assert_eq!(
             comments.get("acme/v1/acme.proto", &[4, 0]),
             Some("An order of goods.")
@@ -566,6 +576,7 @@ mod tests {
         let descriptors = Descriptors {
             pool: DescriptorPool::new(),
             comments: Arc::default(),
+            fingerprint: 0,
             services: vec![
                 "grpc.reflection.v1.ServerReflection".to_owned(),
                 "grpc.health.v1.Health".to_owned(),

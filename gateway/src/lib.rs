@@ -229,7 +229,18 @@ impl Gateway {
         let mut reloaded = BTreeMap::new();
         for backend in &config.backends {
             let one = match load(backend).await {
-                Ok(one) => assemble::backend_sets(config, one, self.backend_up.as_ref()),
+                // The same descriptors again: the tools made of them stay, so that the reload
+                // neither makes them nor compares their schemas again.
+                Ok(one) => match self.served_now().get(&backend.name) {
+                    Some(kept) if kept.fingerprint == one.descriptors.fingerprint => {
+                        if backend.descriptor_set.is_none() {
+                            // Its reflection answered.
+                            kept.transport.answered();
+                        }
+                        Ok(kept.clone())
+                    }
+                    _ => assemble::backend_sets(config, one, self.backend_up.as_ref()),
+                },
                 Err(error) => Err(error),
             };
             match one {

@@ -15,6 +15,8 @@ use base64::Engine as _;
 use rmcp::ErrorData;
 use rmcp::model::{CacheScope, ListToolsResult, Tool};
 
+use crate::toolset::CompiledTool;
+
 /// Tools per `tools/list` page unless [`McpServerBuilder::page_size`] says otherwise.
 ///
 /// Large enough that ordinary servers answer in one page (clients that do not follow cursors
@@ -74,6 +76,12 @@ pub(crate) trait Listed: Send + Sync {
     /// The tool without its schemas (an empty input schema, no output schema), made without
     /// making them: for what reads only its name, annotations and `_meta`.
     fn head(&self) -> Tool;
+    /// What a served tool's listing is made of: the tool, and the GetOperation tool its
+    /// description names. Two listed tools made of the same are the same tool, compared
+    /// without making their schemas.
+    fn made_of(&self) -> Option<(&Arc<CompiledTool>, Option<&str>)> {
+        None
+    }
 }
 
 /// A tool made ahead, such as the discovery tools.
@@ -91,12 +99,17 @@ impl Listed for Tool {
     }
 }
 
-/// Whether two listings show the same tools, made and compared one pair at a time.
+/// Whether two listings show the same tools, made and compared one pair at a time: tools of
+/// one registration (a tool set served again) without making them.
 pub(crate) fn same_tools(a: &[Arc<dyn Listed>], b: &[Arc<dyn Listed>]) -> bool {
+    let same_making = |a: &dyn Listed, b: &dyn Listed| match (a.made_of(), b.made_of()) {
+        (Some((a, a_redeem)), Some((b, b_redeem))) => Arc::ptr_eq(a, b) && a_redeem == b_redeem,
+        _ => false,
+    };
     a.len() == b.len()
-        && a.iter()
-            .zip(b)
-            .all(|(a, b)| a.name() == b.name() && a.tool().ok() == b.tool().ok())
+        && a.iter().zip(b).all(|(a, b)| {
+            a.name() == b.name() && (same_making(&**a, &**b) || a.tool().ok() == b.tool().ok())
+        })
 }
 
 /// The server's tools in `tools/list` order, and how to page them.

@@ -65,6 +65,12 @@ impl Schemas {
         }
     }
 
+    /// Whether the schemas are made (or given) already.
+    #[cfg(test)]
+    pub(crate) fn is_made(&self) -> bool {
+        self.made.get().is_some()
+    }
+
     /// The schemas, made now if this is the first time they are asked for; or why they cannot
     /// be made, which is logged once, naming `tool`.
     pub(crate) fn get(&self, tool: &str) -> Result<&MadeSchemas, &str> {

@@ -361,3 +361,28 @@ async fn a_lazy_schema_that_cannot_be_made_leaves_its_tool_out_and_says_why() {
             .is_ok()
     );
 }
+
+/// A tool set served again (a gateway's reload of unchanged descriptors) is compared without
+/// making its lazy schemas; a set made again from the same descriptors is compared by its
+/// listing, and is the same.
+#[tokio::test]
+async fn serving_a_lazy_set_again_makes_none_of_its_schemas() {
+    let pool = large_pool(&["p1"]);
+    let options = Options::default();
+    let transport = || tonic::transport::Endpoint::from_static("http://127.0.0.1:1").connect_lazy();
+    let lazy = || {
+        DescriptorTools::new(&pool, &options)
+            .lazy_schemas()
+            .service("p1.Large", transport())
+            .unwrap()
+    };
+    let set = lazy();
+    let server = crate::McpServer::builder("t", "0")
+        .tool_set(set.clone())
+        .unwrap()
+        .build();
+    assert!(!server.replace_tools([set.clone()]).await.unwrap());
+    assert!(set.tools.iter().all(|entry| !entry.tool.schemas.is_made()));
+    assert!(!server.replace_tools([lazy()]).await.unwrap());
+    assert!(set.tools.iter().all(|entry| entry.tool.schemas.is_made()));
+}

@@ -17,7 +17,7 @@ use crate::{
     error::Error,
     longrunning::Redeemer,
     paging::{ListCache, Listed, Listing},
-    toolset::ToolSet,
+    toolset::{CompiledTool, ToolSet},
     union_pool::UnionPool,
 };
 
@@ -211,5 +211,9 @@ impl Listed for ServedTool {
 
     fn head(&self) -> Tool {
         self.registered.entry.head(self.redeem_tool.as_deref())
+    }
+
+    fn made_of(&self) -> Option<(&Arc<CompiledTool>, Option<&str>)> {
+        Some((&self.registered.entry.tool, self.redeem_tool.as_deref()))
     }
 }
