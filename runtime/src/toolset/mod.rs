@@ -2,29 +2,31 @@
 
 use std::{
     borrow::Cow,
-    collections::HashMap,
     sync::{Arc, OnceLock},
     time::Duration,
 };
 
-use prost_reflect::{DescriptorPool, MessageDescriptor};
+use prost_reflect::MessageDescriptor;
 use rmcp::model::JsonObject;
 use serde_json::Value;
 use tonic::metadata::MetadataMap;
-use tonic_mcp_schema::tools::GET_OPERATION_PATH;
 
 use crate::{
     codec::plans::Plans,
     context::{CallContext, CallHook, Refusal},
-    def::{ToolDef, ToolInfo},
-    descriptor_pools,
+    def::ToolInfo,
     error::Error,
-    grpc::{BoxTransport, Endpoint, MessageLimits},
+    grpc::{Endpoint, MessageLimits},
     longrunning::{LongRunning, Operations},
     tool_meta::ToolMeta,
     tool_schemas::Schemas,
     validate,
 };
+
+mod builder;
+
+pub(crate) use builder::Checks;
+pub use builder::{ToolSetBuilder, tool_set};
 
 /// Default per-call deadline of a tool set.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -57,7 +59,7 @@ pub(crate) struct CompiledTool {
     pub(crate) schemas: Schemas,
     pub(crate) meta: ToolMeta,
     pub(crate) endpoint: Endpoint,
-    validation: OnceLock<Validation>,
+    pub(super) validation: OnceLock<Validation>,
     /// The single-pass transcoders' plans of the input and output types.
     pub(crate) plans: Plans,
     /// What a tool that waits for its `google.longrunning.Operation` needs.
@@ -250,7 +252,7 @@ impl ToolSet {
     }
 
     /// Deadline for every call of this set (default 30 s). A tool's own
-    /// [`ToolDef::timeout`] takes precedence. It is sent as `grpc-timeout` and enforced
+    /// [`ToolDef::timeout`](crate::codegen::ToolDef::timeout) takes precedence. It is sent as `grpc-timeout` and enforced
     /// locally.
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
         self.config.timeout = timeout;
@@ -258,7 +260,7 @@ impl ToolSet {
     }
 
     /// How many messages a server-streaming tool collects before it stops and reports
-    /// `"truncated": true` (default 100). A tool's own [`ToolDef::max_messages`] takes
+    /// `"truncated": true` (default 100). A tool's own [`ToolDef::max_messages`](crate::codegen::ToolDef::max_messages) takes
     /// precedence.
     pub fn with_max_messages(mut self, max_messages: u32) -> Self {
         self.config.max_messages = max_messages.max(1);
@@ -348,257 +350,7 @@ impl Default for ToolSet {
     }
 }
 
-/// Builds a [`ToolSet`] from tool definitions and one transport. Used by generated code
-/// (through [`tool_set`]) and for hand-written [`ToolDef`]s.
-///
-/// Each registration resolves the definition's message types in the descriptor set, parses
-/// both schemas and checks them against the JSON Schema 2020-12 meta-schema. The input
-/// validator is compiled on the tool's first call, so that a server with thousands of tools
-/// lists them at once.
-///
-/// ```
-/// use tonic_mcp::codegen::{
-///     BoxTransport, RpcKind, TaskSupport, ToolAnnotations, ToolDef, ToolSetBuilder,
-/// };
-///
-/// const PING: ToolDef = ToolDef {
-///     name: "Ping",
-///     title: "Ping",
-///     description: "",
-///     rpc_path: "/ping.v1.Ping/Ping",
-///     kind: RpcKind::Unary,
-///     input_type: "google.protobuf.Empty",
-///     output_type: "google.protobuf.Empty",
-///     input_schema: r#"{"type":"object","additionalProperties":false}"#,
-///     output_schema: r#"{"type":"object","additionalProperties":false}"#,
-///     annotations: ToolAnnotations::NONE,
-///     json_names: false,
-///     emit_defaults: false,
-///     timeout: None,
-///     max_messages: None,
-///     max_result_bytes: None,
-///     output_omitted: &[],
-///     task_support: TaskSupport::Forbidden,
-///     confirm: None,
-///     wait_for_operation: None,
-///     operation_metadata_type: None,
-///     meta: "", // no `_meta`
-/// };
-///
-/// # fn demo(descriptor_set: &[u8], channel: tonic::transport::Channel) -> Result<(), tonic_mcp::Error> {
-/// let mut builder = ToolSetBuilder::new(descriptor_set, BoxTransport::new(channel))?;
-/// builder.add(&PING)?;
-/// let tools = builder.build();
-/// # let _ = tools; Ok(()) }
-/// ```
-pub struct ToolSetBuilder {
-    pool: DescriptorPool,
-    transport: BoxTransport,
-    tools: Vec<Entry>,
-    /// Each registered name, by its index in `tools`: the duplicate check of a registration
-    /// without a scan of every tool before it (which made 13,000 registrations quadratic).
-    names: HashMap<String, usize>,
-}
-
-impl std::fmt::Debug for ToolSetBuilder {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ToolSetBuilder")
-            .field(
-                "tools",
-                &self.tools.iter().map(|e| &e.name).collect::<Vec<_>>(),
-            )
-            .finish_non_exhaustive()
-    }
-}
-
-/// The tool set of generated `TOOLS`, calling through `transport`: what a generated
-/// `from_channel` returns.
-///
-/// The descriptor set is decoded once per process and shared by every service of its package
-/// (generated code passes the package's `MCP_FILE_DESCRIPTOR_SET`). The schemas were written by
-/// the plugin, whose output is tested to compile: they are parsed here, and each input schema is
-/// compiled on the tool's first call. [`ToolSetBuilder::add`], for hand-written definitions,
-/// also checks them against the meta-schema at once.
-///
-/// # Errors
-///
-/// As for [`ToolSetBuilder::new`] and [`ToolSetBuilder::add`], except that a schema that is not
-/// a valid 2020-12 schema is reported on the tool's first call (as an `isError` result).
-pub fn tool_set(
-    descriptor_set: &'static [u8],
-    tools: &[ToolDef],
-    transport: BoxTransport,
-) -> Result<ToolSet, Error> {
-    let mut builder =
-        ToolSetBuilder::with_pool(descriptor_pools::shared(descriptor_set)?, transport);
-    for def in tools {
-        builder.add_with(def, Checks::Trusted)?;
-    }
-    Ok(builder.build())
-}
-
-/// Whether registration checks schemas against the meta-schema.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Checks {
-    /// Hand-written definitions: check now.
-    MetaSchema,
-    /// Made by the schema generator (generated code, or at run time): compiled on first call.
-    Trusted,
-}
-
-impl ToolSetBuilder {
-    /// Start a tool set whose message types live in `descriptor_set`, an encoded
-    /// `FileDescriptorSet` (generated code passes its `MCP_FILE_DESCRIPTOR_SET`), and whose
-    /// calls go through `transport`. The set may leave out the well-known types
-    /// (`google/protobuf/*.proto`, `descriptor.proto` included): they are always there.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::DescriptorSet`] when the bytes do not decode into a linked descriptor pool.
-    pub fn new(descriptor_set: &[u8], transport: BoxTransport) -> Result<Self, Error> {
-        Ok(Self::with_pool(
-            descriptor_pools::decode(descriptor_set)?,
-            transport,
-        ))
-    }
-
-    pub(crate) fn with_pool(pool: DescriptorPool, transport: BoxTransport) -> Self {
-        Self {
-            pool,
-            transport,
-            tools: Vec::new(),
-            names: HashMap::new(),
-        }
-    }
-
-    /// Register a tool.
-    ///
-    /// # Errors
-    ///
-    /// See [`Error`]: unknown message types, invalid schemas, an invalid RPC path, an invalid
-    /// or duplicate name.
-    pub fn add(&mut self, def: &ToolDef) -> Result<(), Error> {
-        self.add_with(def, Checks::MetaSchema)
-    }
-
-    /// [`add`](Self::add), with the given schema checks.
-    fn add_with(&mut self, def: &ToolDef, checks: Checks) -> Result<(), Error> {
-        let info = ToolInfo::from(def);
-        let meta = ToolMeta::new(def)?;
-        let schemas = Schemas::ready(def.input_schema.into(), def.output_schema.into());
-        self.register(info, schemas, checks, meta)
-    }
-
-    /// The finished tool set, with default settings.
-    pub fn build(self) -> ToolSet {
-        ToolSet {
-            tools: self.tools,
-            ..ToolSet::new()
-        }
-    }
-
-    /// The one registration path of generated and run-time tools.
-    pub(crate) fn register(
-        &mut self,
-        def: ToolInfo,
-        schemas: Schemas,
-        checks: Checks,
-        meta: ToolMeta,
-    ) -> Result<(), Error> {
-        check_tool_name(&def.name)?;
-        if let Some(first) = self
-            .names
-            .get(&*def.name)
-            .and_then(|&at| self.tools.get(at))
-        {
-            return Err(Error::DuplicateTool {
-                name: def.name.into_owned(),
-                first: first.tool.def.rpc_path.to_string(),
-                second: def.rpc_path.into_owned(),
-            });
-        }
-        let message = |type_name: &str| {
-            self.pool
-                .get_message_by_name(type_name)
-                .ok_or_else(|| Error::UnknownMessage {
-                    tool: def.name.to_string(),
-                    type_name: type_name.to_owned(),
-                })
-        };
-        let input = message(&def.input_type)?;
-        let output = message(&def.output_type)?;
-        if let Some(given) = schemas.given() {
-            for (which, text) in [("input", &given.input), ("output", &given.output)] {
-                check_schema_text(text, checks).map_err(|message| Error::InvalidSchema {
-                    tool: def.name.to_string(),
-                    which,
-                    message,
-                })?;
-            }
-        }
-        let endpoint =
-            Endpoint::new(&self.transport, def.rpc_path.clone(), def.kind).ok_or_else(|| {
-                Error::InvalidRpcPath {
-                    tool: def.name.to_string(),
-                    rpc_path: def.rpc_path.to_string(),
-                }
-            })?;
-        let long_running = match &meta.wait_for {
-            None => None,
-            Some((response_type, metadata_type)) => Some(LongRunning::new(
-                &def.name,
-                &self.pool,
-                &self.transport,
-                &def.output_type,
-                response_type,
-                metadata_type.as_deref(),
-            )?),
-        };
-        let operations = if def.rpc_path == GET_OPERATION_PATH {
-            Some(Arc::new(Operations::new(&def.name, &self.transport)?))
-        } else {
-            None
-        };
-        self.names.insert(def.name.to_string(), self.tools.len());
-        self.tools.push(Entry {
-            name: def.name.to_string(),
-            tool: Arc::new(CompiledTool {
-                def,
-                input,
-                output,
-                schemas,
-                endpoint,
-                validation: OnceLock::new(),
-                plans: Plans::default(),
-                meta,
-                long_running,
-                operations,
-            }),
-        });
-        Ok(())
-    }
-}
-
-/// Checks that `text` is a JSON object, and with [`Checks::MetaSchema`] a valid draft 2020-12
-/// schema. Without, only the syntax is read, building nothing.
-fn check_schema_text(text: &str, checks: Checks) -> Result<(), String> {
-    const NOT_AN_OBJECT: &str = "a tool schema must be a JSON object";
-    if checks == Checks::MetaSchema {
-        let schema: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
-        if !schema.is_object() {
-            return Err(NOT_AN_OBJECT.to_owned());
-        }
-        return validate::check_schema(&schema);
-    }
-    serde_json::from_str::<serde::de::IgnoredAny>(text).map_err(|e| e.to_string())?;
-    // Valid JSON text that opens with `{` is an object.
-    match text.trim_start().starts_with('{') {
-        true => Ok(()),
-        false => Err(NOT_AN_OBJECT.to_owned()),
-    }
-}
-
-/// The JSON object of a schema text that [`check_schema_text`] accepted at registration.
+/// The JSON object of a schema text that registration accepted (`builder::check_schema_text`).
 pub(crate) fn schema_object(text: &str) -> JsonObject {
     serde_json::from_str(text).unwrap_or_default()
 }
