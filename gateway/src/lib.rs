@@ -228,18 +228,23 @@ impl Gateway {
     pub async fn reload(&self, config: &Config) -> Result<bool, Error> {
         let mut reloaded = BTreeMap::new();
         for backend in &config.backends {
-            let one = match load(backend).await {
-                // The same descriptors again: the tools made of them stay, so that the reload
-                // neither makes them nor compares their schemas again.
-                Ok(one) => match self.served_now().get(&backend.name) {
-                    Some(kept) if kept.fingerprint == one.descriptors.fingerprint => {
+            // The same descriptors again: the tools made of them stay, so that the reload
+            // neither decodes them nor makes or compares the tools again.
+            let kept = self.served_now().get(&backend.name).cloned();
+            let one = match load_unless(backend, kept.as_ref().map(|k| k.fingerprint)).await {
+                Ok(Some(one)) => assemble::backend_sets(config, one, self.backend_up.as_ref()),
+                Ok(None) => match kept {
+                    Some(kept) => {
                         if backend.descriptor_set.is_none() {
                             // Its reflection answered.
                             kept.transport.answered();
                         }
-                        Ok(kept.clone())
+                        Ok(kept)
                     }
-                    _ => assemble::backend_sets(config, one, self.backend_up.as_ref()),
+                    None => Err(backend.locate(Error::new(
+                        "its descriptors were found unchanged without tools made of them; \
+                         this is a bug",
+                    ))),
                 },
                 Err(error) => Err(error),
             };
@@ -291,23 +296,34 @@ impl Gateway {
 
 /// The descriptors of `backend` (its file, or reflection) and the channel to it.
 pub(crate) async fn load(backend: &Backend) -> Result<Loaded<'_>, Error> {
+    load_unless(backend, None).await?.ok_or_else(|| {
+        backend.locate(Error::new(
+            "its descriptors were found unchanged without a fingerprint to compare; this is a bug",
+        ))
+    })
+}
+
+/// [`load`], or `None` without decoding anything when the backend's descriptors are those of
+/// fingerprint `known` (see [`Descriptors::fingerprint`]).
+async fn load_unless(backend: &Backend, known: Option<u64>) -> Result<Option<Loaded<'_>>, Error> {
     let channel = target::channel(&backend.target).map_err(|e| backend.locate(e))?;
     let descriptors = match &backend.descriptor_set {
-        Some(path) => Descriptors::from_file(path),
+        Some(path) => Descriptors::from_file_unless(path, known),
         None => {
-            descriptors::from_reflection(
+            descriptors::from_reflection_unless(
                 channel.clone(),
                 &backend.headers,
                 backend.target.timeout,
                 &backend.services,
+                known,
             )
             .await
         }
     }
     .map_err(|e| backend.locate(e))?;
-    Ok(Loaded {
+    Ok(descriptors.map(|descriptors| Loaded {
         backend,
         descriptors,
         channel,
-    })
+    }))
 }

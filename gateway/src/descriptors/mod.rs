@@ -54,10 +54,24 @@ impl Descriptors {
     ///
     /// The file cannot be read, does not decode, or lacks imports.
     pub fn from_file(path: &Path) -> Result<Descriptors, Error> {
+        Self::from_file_unless(path, None)?.ok_or_else(unchanged)
+    }
+
+    /// [`from_file`](Self::from_file), or `None` without decoding anything when the file
+    /// holds the descriptors of fingerprint `known` (a reload of an unchanged file).
+    ///
+    /// # Errors
+    ///
+    /// As for [`from_file`](Self::from_file).
+    pub fn from_file_unless(path: &Path, known: Option<u64>) -> Result<Option<Descriptors>, Error> {
         let shown = path.display();
         let bytes = std::fs::read(path)
             .map_err(|e| Error::new(format!("--descriptor-set {shown}: cannot read it ({e})")))?;
-        let (pool, comments, fingerprint) = pool_and_comments(
+        let fingerprint = fingerprint(&bytes, &[]);
+        if known == Some(fingerprint) {
+            return Ok(None);
+        }
+        let (pool, comments) = pool_and_comments(
             &bytes,
             |e| Error::new(format!("--descriptor-set {shown}: {e}")),
             |e| {
@@ -69,12 +83,12 @@ impl Descriptors {
             },
         )?;
         let services = pool.services().map(|s| s.full_name().to_owned()).collect();
-        Ok(Descriptors {
+        Ok(Some(Descriptors {
             pool,
             comments: Arc::new(comments),
             fingerprint,
             services,
-        })
+        }))
     }
 
     /// The services to serve: those named (each must exist), or else every service except
@@ -273,6 +287,24 @@ pub async fn from_reflection(
     timeout: Duration,
     named: &[String],
 ) -> Result<Descriptors, Error> {
+    from_reflection_unless(channel, headers, timeout, named, None)
+        .await?
+        .ok_or_else(unchanged)
+}
+
+/// [`from_reflection`], or `None` without linking anything when the server sent the
+/// descriptors of fingerprint `known` (a reload of an unchanged server).
+///
+/// # Errors
+///
+/// As for [`from_reflection`].
+pub async fn from_reflection_unless(
+    channel: Channel,
+    headers: &Headers,
+    timeout: Duration,
+    named: &[String],
+    known: Option<u64>,
+) -> Result<Option<Descriptors>, Error> {
     let mut reflection = Reflection {
         channel,
         headers,
@@ -379,13 +411,36 @@ pub async fn from_reflection(
         }
     }
     tracing::debug!(files = files.len(), "reflection sent every file");
-    let (pool, comments, fingerprint) = link(files.into_values())?;
-    Ok(Descriptors {
+    let set = link_set(files.into_values());
+    let fingerprint = fingerprint(&set, &services);
+    if known == Some(fingerprint) {
+        return Ok(None);
+    }
+    let (pool, comments) = link(&set)?;
+    Ok(Some(Descriptors {
         pool,
         comments: Arc::new(comments),
         fingerprint,
         services,
-    })
+    }))
+}
+
+/// The error of an `…_unless` function that found the descriptors unchanged when it was not
+/// given a fingerprint to compare with: it cannot happen.
+fn unchanged() -> Error {
+    Error::new(
+        "the descriptors were found unchanged without a fingerprint to compare; this is a bug",
+    )
+}
+
+/// The [`fingerprint`](Descriptors::fingerprint) of the encoded `FileDescriptorSet` `set` and
+/// the services a server listed with it.
+fn fingerprint(set: &[u8], services: &[String]) -> u64 {
+    use std::hash::{Hash as _, Hasher as _};
+    let mut hasher = std::hash::DefaultHasher::new();
+    hasher.write(set);
+    services.hash(&mut hasher);
+    hasher.finish()
 }
 
 /// Records received files and their imports; a file sent twice keeps its first copy.
@@ -442,11 +497,9 @@ fn well_known_file(name: &str) -> Option<Vec<u8>> {
     Some(file.file_descriptor_proto().encode_to_vec())
 }
 
-/// Links encoded file descriptors, in any order, into a pool that keeps their custom options;
-/// imports a file uses without declaring them are added first (see [`imports`]).
-fn link(
-    files: impl IntoIterator<Item = Vec<u8>>,
-) -> Result<(DescriptorPool, Comments, u64), Error> {
+/// Encoded file descriptors, in any order, as one encoded `FileDescriptorSet`; imports a file
+/// uses without declaring them are added first (see [`imports`]).
+fn link_set(files: impl IntoIterator<Item = Vec<u8>>) -> Vec<u8> {
     let mut files: Vec<Vec<u8>> = files.into_iter().collect();
     let added = imports::add_undeclared(&mut files);
     if !added.is_empty() {
@@ -461,8 +514,14 @@ fn link(
     for bytes in &files {
         prost::encoding::bytes::encode(1, bytes, &mut set);
     }
+    set
+}
+
+/// Links the files of the encoded `FileDescriptorSet` `set` (from [`link_set`]) into a pool that
+/// keeps their custom options.
+fn link(set: &[u8]) -> Result<(DescriptorPool, Comments), Error> {
     pool_and_comments(
-        &set,
+        set,
         |e| Error::new(format!("gRPC reflection answered {e}")),
         |e| {
             Error::new(format!(
@@ -477,118 +536,17 @@ fn link(
 /// The pool of the encoded `FileDescriptorSet` `bytes`, built without the files' source info,
 /// and the comments indexed from that source info first (see [`Descriptors::comments`]), with
 /// an editions file worded by `syntax_error` and a set that does not decode or link by
-/// `link_error`; and their [`fingerprint`](Descriptors::fingerprint).
+/// `link_error`.
 fn pool_and_comments(
     bytes: &[u8],
     syntax_error: impl Fn(String) -> Error,
     link_error: impl Fn(String) -> Error,
-) -> Result<(DescriptorPool, Comments, u64), Error> {
-    let (pool, comments) = source_info::decode_set(bytes).map_err(|e| match e {
+) -> Result<(DescriptorPool, Comments), Error> {
+    source_info::decode_set(bytes).map_err(|e| match e {
         SetError::Syntax(message) => syntax_error(message),
         SetError::Link(message) => link_error(message),
-    })?;
-    let mut hasher = std::hash::DefaultHasher::new();
-    std::hash::Hasher::write(&mut hasher, bytes);
-    Ok((pool, comments, std::hash::Hasher::finish(&hasher)))
+    })
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_server_with_only_health_gets_the_flag_to_copy() {
-        let listed = [
-            "grpc.health.v1.Health".to_owned(),
-            "grpc.reflection.v1.ServerReflection".to_owned(),
-            "grpc.reflection.v1alpha.ServerReflection".to_owned(),
-        ];
-        let error = no_api_services(&listed).to_string();
-        assert!(
-            error.ends_with("add --service grpc.health.v1.Health"),
-            "{error}"
-        );
-        let error = no_api_services(&listed[1..]).to_string();
-        assert!(error.contains("no RPCs to serve"), "{error}");
-    }
-
-    #[test]
-    fn an_editions_file_from_reflection_is_refused_by_name() {
-        let file = prost_types::FileDescriptorProto {
-            name: Some("ed/v1/ed.proto".to_owned()),
-            package: Some("ed.v1".to_owned()),
-            syntax: Some("editions".to_owned()),
-            ..Default::default()
-        };
-        let error = link([file.encode_to_vec()]).unwrap_err().to_string();
-        assert!(
-            error.contains("ed/v1/ed.proto") && error.contains("editions"),
-            "{error}"
-        );
-    }
-
-    #[test]
-    fn well_known_files_come_from_the_built_in_pool() {
-        let bytes = well_known_file("google/protobuf/timestamp.proto").unwrap();
-        let (pool, _, _) = link([bytes]).unwrap();
-        assert!(
-            pool.get_message_by_name("google.protobuf.Timestamp")
-                .is_some()
-        );
-        assert!(well_known_file("acme/v1/acme.proto").is_none());
-    }
-
-    #[test]
-    fn comments_are_indexed_and_the_pool_holds_no_source_info() {
-        use prost_types::{DescriptorProto, FileDescriptorProto, SourceCodeInfo, source_code_info};
-        let file = FileDescriptorProto {
-            name: Some("acme/v1/acme.proto".to_owned()),
-            package: Some("acme.v1".to_owned()),
-            syntax: Some("proto3".to_owned()),
-            message_type: vec![DescriptorProto {
-                name: Some("Order".to_owned()),
-                ..Default::default()
-            }],
-            source_code_info: Some(SourceCodeInfo {
-                location: vec![source_code_info::Location {
-                    path: vec![4, 0],
-                    span: vec![2, 0, 14],
-                    leading_comments: Some(" An order of goods.\n".to_owned()),
-                    ..Default::default()
-                }],
-            }),
-            ..Default::default()
-        };
-        let (pool, comments, _) = link([file.encode_to_vec()]).unwrap();
-        assert_eq!(
-            comments.get("acme/v1/acme.proto", &[4, 0]),
-            Some("An order of goods.")
-        );
-        assert!(pool.get_message_by_name("acme.v1.Order").is_some());
-        assert!(
-            pool.file_descriptor_protos()
-                .all(|file| file.source_code_info.is_none())
-        );
-    }
-
-    #[test]
-    fn default_selection_skips_reflection_and_health() {
-        let descriptors = Descriptors {
-            pool: DescriptorPool::new(),
-            comments: Arc::default(),
-            fingerprint: 0,
-            services: vec![
-                "grpc.reflection.v1.ServerReflection".to_owned(),
-                "grpc.health.v1.Health".to_owned(),
-                "acme.v1.Shop".to_owned(),
-            ],
-        };
-        assert_eq!(descriptors.select(&[]).unwrap(), ["acme.v1.Shop"]);
-        let error = descriptors
-            .select(&["acme.v1.Nope".to_owned()])
-            .unwrap_err()
-            .to_string();
-        assert!(error.contains("no such service"), "{error}");
-        assert!(error.contains("acme.v1.Shop"), "{error}");
-    }
-}
+mod tests;

@@ -1,0 +1,147 @@
+//! Descriptor sets, reflection answers and the pools linked from them.
+
+use super::*;
+
+#[test]
+fn a_server_with_only_health_gets_the_flag_to_copy() {
+    let listed = [
+        "grpc.health.v1.Health".to_owned(),
+        "grpc.reflection.v1.ServerReflection".to_owned(),
+        "grpc.reflection.v1alpha.ServerReflection".to_owned(),
+    ];
+    let error = no_api_services(&listed).to_string();
+    assert!(
+        error.ends_with("add --service grpc.health.v1.Health"),
+        "{error}"
+    );
+    let error = no_api_services(&listed[1..]).to_string();
+    assert!(error.contains("no RPCs to serve"), "{error}");
+}
+
+#[test]
+fn an_editions_file_from_reflection_is_refused_by_name() {
+    let file = prost_types::FileDescriptorProto {
+        name: Some("ed/v1/ed.proto".to_owned()),
+        package: Some("ed.v1".to_owned()),
+        syntax: Some("editions".to_owned()),
+        ..Default::default()
+    };
+    let error = link(&link_set([file.encode_to_vec()]))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("ed/v1/ed.proto") && error.contains("editions"),
+        "{error}"
+    );
+}
+
+#[test]
+fn well_known_files_come_from_the_built_in_pool() {
+    let bytes = well_known_file("google/protobuf/timestamp.proto").unwrap();
+    let (pool, _) = link(&link_set([bytes])).unwrap();
+    assert!(
+        pool.get_message_by_name("google.protobuf.Timestamp")
+            .is_some()
+    );
+    assert!(well_known_file("acme/v1/acme.proto").is_none());
+}
+
+#[test]
+fn comments_are_indexed_and_the_pool_holds_no_source_info() {
+    use prost_types::{DescriptorProto, FileDescriptorProto, SourceCodeInfo, source_code_info};
+    let file = FileDescriptorProto {
+        name: Some("acme/v1/acme.proto".to_owned()),
+        package: Some("acme.v1".to_owned()),
+        syntax: Some("proto3".to_owned()),
+        message_type: vec![DescriptorProto {
+            name: Some("Order".to_owned()),
+            ..Default::default()
+        }],
+        source_code_info: Some(SourceCodeInfo {
+            location: vec![source_code_info::Location {
+                path: vec![4, 0],
+                span: vec![2, 0, 14],
+                leading_comments: Some(" An order of goods.\n".to_owned()),
+                ..Default::default()
+            }],
+        }),
+        ..Default::default()
+    };
+    let (pool, comments) = link(&link_set([file.encode_to_vec()])).unwrap();
+    assert_eq!(
+        comments.get("acme/v1/acme.proto", &[4, 0]),
+        Some("An order of goods.")
+    );
+    assert!(pool.get_message_by_name("acme.v1.Order").is_some());
+    assert!(
+        pool.file_descriptor_protos()
+            .all(|file| file.source_code_info.is_none())
+    );
+}
+
+#[test]
+fn default_selection_skips_reflection_and_health() {
+    let descriptors = Descriptors {
+        pool: DescriptorPool::new(),
+        comments: Arc::default(),
+        fingerprint: 0,
+        services: vec![
+            "grpc.reflection.v1.ServerReflection".to_owned(),
+            "grpc.health.v1.Health".to_owned(),
+            "acme.v1.Shop".to_owned(),
+        ],
+    };
+    assert_eq!(descriptors.select(&[]).unwrap(), ["acme.v1.Shop"]);
+    let error = descriptors
+        .select(&["acme.v1.Nope".to_owned()])
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("no such service"), "{error}");
+    assert!(error.contains("acme.v1.Shop"), "{error}");
+}
+
+/// A descriptor-set file read again with the fingerprint of what it held is not decoded again;
+/// once it changes, it is.
+#[test]
+fn an_unchanged_file_is_not_decoded_again() {
+    use prost_types::{DescriptorProto, FileDescriptorProto, FileDescriptorSet};
+    let set = |message: &str| {
+        FileDescriptorSet {
+            file: vec![FileDescriptorProto {
+                name: Some("acme/v1/acme.proto".to_owned()),
+                package: Some("acme.v1".to_owned()),
+                syntax: Some("proto3".to_owned()),
+                message_type: vec![DescriptorProto {
+                    name: Some(message.to_owned()),
+                    ..Default::default()
+                }],
+                ..Default::default()
+            }],
+        }
+        .encode_to_vec()
+    };
+    let path = std::env::temp_dir().join(format!(
+        "grpc-mcp-gateway-fingerprint-{}.binpb",
+        std::process::id()
+    ));
+    std::fs::write(&path, set("Order")).unwrap();
+    let first = Descriptors::from_file(&path).unwrap();
+    assert!(first.pool.get_message_by_name("acme.v1.Order").is_some());
+    assert!(
+        Descriptors::from_file_unless(&path, Some(first.fingerprint))
+            .unwrap()
+            .is_none()
+    );
+    std::fs::write(&path, set("Invoice")).unwrap();
+    let changed = Descriptors::from_file_unless(&path, Some(first.fingerprint))
+        .unwrap()
+        .expect("the changed file is decoded");
+    assert_ne!(changed.fingerprint, first.fingerprint);
+    assert!(
+        changed
+            .pool
+            .get_message_by_name("acme.v1.Invoice")
+            .is_some()
+    );
+    let _ = std::fs::remove_file(&path);
+}
