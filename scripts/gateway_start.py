@@ -3,6 +3,8 @@
 
 Starts the gateway with the given arguments (stdio transport), writes `initialize` at once,
 and reports the seconds until the answer, then the first `tools/list` page, and VmRSS/VmHWM.
+With IDLE=SECONDS in the environment it then waits that long and reports the CPU time the
+gateway used meanwhile (its reloads, with `--reload-interval`).
 
     python3 scripts/gateway_start.py target/release/grpc-mcp-gateway \\
         --descriptor-set .tools/tool-search/googleapis.binpb \\
@@ -10,6 +12,7 @@ and reports the seconds until the answer, then the first `tools/list` page, and 
 """
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -44,7 +47,19 @@ def main() -> None:
         for line in status:
             if line.startswith(("VmRSS", "VmHWM")):
                 print(line.strip())
+    idle = float(os.environ.get("IDLE", "0"))
+    if idle > 0:
+        before = cpu_seconds(gateway.pid)
+        time.sleep(idle)
+        print(f"CPU used in the next {idle:.0f} s: {cpu_seconds(gateway.pid) - before:.2f} s")
     gateway.kill()
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time of process `pid`, from /proc/PID/stat."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 if __name__ == "__main__":
