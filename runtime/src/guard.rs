@@ -212,9 +212,17 @@ pub(crate) struct NotAnObject {
     pub(crate) got: &'static str,
 }
 
+/// A byte-string search built once (`memmem::find` builds one on every call, which costs more
+/// than searching a message of a few hundred bytes).
+type Needle = std::sync::LazyLock<memchr::memmem::Finder<'static>>;
+
+static TOOLS_CALL: Needle = Needle::new(|| memchr::memmem::Finder::new(b"tools/call"));
+static UNICODE_ESCAPE: Needle = Needle::new(|| memchr::memmem::Finder::new(b"\\u"));
+static ARGUMENTS_KEY: Needle = Needle::new(|| memchr::memmem::Finder::new(b"\"arguments\""));
+
 /// Whether `bytes` may be a `tools/call` (a cheap test before parsing).
 pub(crate) fn mentions_tools_call(bytes: &[u8]) -> bool {
-    memchr::memmem::find(bytes, b"tools/call").is_some()
+    TOOLS_CALL.find(bytes).is_some()
 }
 
 /// A `tools/call` message whose `arguments` is neither an object nor `null`: the message
@@ -247,8 +255,7 @@ pub(crate) fn take_non_object_arguments(bytes: &[u8]) -> Option<(Vec<u8>, NotAnO
 /// `params.arguments` is one of those keys; a message with a `\u` escape, which could spell the
 /// key otherwise, is left to the parser. `false` means "parse to find out".
 fn arguments_are_objects(bytes: &[u8]) -> bool {
-    const KEY: &[u8] = b"\"arguments\"";
-    if memchr::memmem::find(bytes, b"\\u").is_some() {
+    if UNICODE_ESCAPE.find(bytes).is_some() {
         return false;
     }
     fn skip_space(rest: &[u8]) -> &[u8] {
@@ -259,8 +266,8 @@ fn arguments_are_objects(bytes: &[u8]) -> bool {
         &rest[start..]
     }
     let mut rest = bytes;
-    while let Some(at) = memchr::memmem::find(rest, KEY) {
-        rest = &rest[at + KEY.len()..];
+    while let Some(at) = ARGUMENTS_KEY.find(rest) {
+        rest = &rest[at + ARGUMENTS_KEY.needle().len()..];
         let Some(value) = skip_space(rest).strip_prefix(b":") else {
             continue;
         };

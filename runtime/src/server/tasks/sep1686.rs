@@ -21,7 +21,7 @@
 //! A task belongs to the shape it was started in: `tasks/get` of a task started by a final
 //! extension client keeps the final shape, whatever asks.
 
-use std::time::Duration;
+use std::{sync::LazyLock, time::Duration};
 
 use rmcp::{
     ErrorData, RoleServer,
@@ -67,8 +67,12 @@ pub(crate) struct Routed;
 /// negotiated revision 2025-11-25.
 pub(crate) fn route(bytes: &[u8], server: &McpServer, revision_2025: bool) -> Option<Vec<u8>> {
     // `"task` starts both a `task` key and a `tasks/…` method: one scan for the two.
-    let list = revision_2025 && contains(bytes, b"\"tools/list\"");
-    if !list && !contains(bytes, b"\"task") {
+    // Searches built once, not on every message.
+    type Needle = LazyLock<memchr::memmem::Finder<'static>>;
+    static LIST_METHOD: Needle = Needle::new(|| memchr::memmem::Finder::new(b"\"tools/list\""));
+    static TASK_WORD: Needle = Needle::new(|| memchr::memmem::Finder::new(b"\"task"));
+    let list = revision_2025 && LIST_METHOD.find(bytes).is_some();
+    if !list && TASK_WORD.find(bytes).is_none() {
         return None;
     }
     let mut message: Value = serde_json::from_slice(bytes).ok()?;
@@ -91,10 +95,6 @@ pub(crate) fn route(bytes: &[u8], server: &McpServer, revision_2025: bool) -> Op
     };
     message["method"] = Value::from(method);
     serde_json::to_vec(&message).ok()
-}
-
-fn contains(bytes: &[u8], needle: &[u8]) -> bool {
-    memchr::memmem::find(bytes, needle).is_some()
 }
 
 /// Whether a transport marked this request [`Routed`].
