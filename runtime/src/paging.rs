@@ -74,7 +74,9 @@ pub(crate) trait Listed: Send + Sync {
     /// schemas, made when first needed, cannot be made): listings leave it out.
     fn tool(&self) -> Result<Tool, String>;
     /// The tool without its schemas (an empty input schema, no output schema), made without
-    /// making them: for what reads only its name, annotations and `_meta`.
+    /// making them: for what reads only its name, annotations and `_meta` (the scopes a call
+    /// needs).
+    #[cfg(feature = "auth")]
     fn head(&self) -> Tool;
     /// What a served tool's listing is made of: the tool, and the GetOperation tool its
     /// description names. Two listed tools made of the same are the same tool, compared
@@ -82,6 +84,37 @@ pub(crate) trait Listed: Send + Sync {
     fn made_of(&self) -> Option<(&Arc<CompiledTool>, Option<&str>)> {
         None
     }
+    /// Whether [`tool`](Self::tool) has what it needs made already (a served tool's schemas,
+    /// made when first needed).
+    fn ready(&self) -> bool {
+        true
+    }
+    /// Makes what [`tool`](Self::tool) needs, so that a page can make it for several tools at
+    /// once (see [`prepare`]).
+    fn prepare(&self) {}
+}
+
+/// Most threads a page's schemas are made on.
+const MAX_PREPARE_THREADS: usize = 8;
+
+/// Makes what the tools of `window` need before a page lists them, on a thread per core when
+/// several need it: a client that lists every page of thousands of tools whose schemas are made
+/// when first needed waits for them page after page.
+fn prepare(window: &[Arc<dyn Listed>]) {
+    let unready: Vec<&Arc<dyn Listed>> = window.iter().filter(|tool| !tool.ready()).collect();
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(MAX_PREPARE_THREADS)
+        .min(unready.len());
+    if threads < 2 {
+        return;
+    }
+    let share = unready.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        for part in unready.chunks(share) {
+            scope.spawn(move || part.iter().for_each(|tool| tool.prepare()));
+        }
+    });
 }
 
 /// A tool made ahead, such as the discovery tools.
@@ -94,6 +127,7 @@ impl Listed for Tool {
         Ok(self.clone())
     }
 
+    #[cfg(feature = "auth")]
     fn head(&self) -> Tool {
         self.clone()
     }
@@ -186,9 +220,11 @@ impl Listing {
                 index + 1
             }
         };
+        let window = listing.get(start..).unwrap_or_default();
+        prepare(&window[..window.len().min(self.page_size)]);
         let mut bytes = 0;
         let mut tools = Vec::new();
-        let candidates = listing.get(start..).unwrap_or_default().iter();
+        let candidates = window.iter();
         let sizes = self.sizes.get(start..).unwrap_or_default().iter();
         let tasks = self.tasks.get(start..).unwrap_or_default().iter();
         for ((listed, size), task) in candidates.zip(sizes).zip(tasks).take(self.page_size) {

@@ -209,11 +209,22 @@ impl Listed for ServedTool {
         self.registered.entry.listing(self.redeem_tool.as_deref())
     }
 
+    #[cfg(feature = "auth")]
     fn head(&self) -> Tool {
         self.registered.entry.head(self.redeem_tool.as_deref())
     }
 
     fn made_of(&self) -> Option<(&Arc<CompiledTool>, Option<&str>)> {
         Some((&self.registered.entry.tool, self.redeem_tool.as_deref()))
+    }
+
+    fn ready(&self) -> bool {
+        self.registered.entry.tool.schemas.is_made()
+    }
+
+    fn prepare(&self) {
+        let tool = &self.registered.entry.tool;
+        // A failure is logged there, and the listing leaves the tool out.
+        let _ = tool.schemas.get(&tool.def.name);
     }
 }
