@@ -97,6 +97,9 @@ pub(crate) trait Listed: Send + Sync {
 /// Most threads a page's schemas are made on.
 const MAX_PREPARE_THREADS: usize = 8;
 
+/// Tools a page makes ready at a time: a page cut by its byte bound makes few it does not list.
+const PREPARE_CHUNK: usize = 16;
+
 /// Makes what the tools of `window` need before a page lists them, on a thread per core when
 /// several need it: a client that lists every page of thousands of tools whose schemas are made
 /// when first needed waits for them page after page.
@@ -220,28 +223,37 @@ impl Listing {
                 index + 1
             }
         };
-        let window = listing.get(start..).unwrap_or_default();
-        prepare(&window[..window.len().min(self.page_size)]);
+        let rest = listing.get(start..).unwrap_or_default();
+        let window = &rest[..rest.len().min(self.page_size)];
         let mut bytes = 0;
         let mut tools = Vec::new();
-        let candidates = window.iter();
-        let sizes = self.sizes.get(start..).unwrap_or_default().iter();
-        let tasks = self.tasks.get(start..).unwrap_or_default().iter();
-        for ((listed, size), task) in candidates.zip(sizes).zip(tasks).take(self.page_size) {
+        // Candidates looked at: listed, or left out because they cannot be listed.
+        let mut looked_at = 0;
+        let mut prepared = 0;
+        for (at, listed) in window.iter().enumerate() {
+            if at == prepared {
+                prepared = (at + PREPARE_CHUNK).min(window.len());
+                prepare(&window[at..prepared]);
+            }
             let Ok(tool) = listed.tool() else {
+                looked_at = at + 1;
                 continue;
             };
-            let size = *size.get_or_init(|| {
-                let execution = if *task { TASK_EXECUTION.len() } else { 0 };
-                serde_json::to_vec(&tool).map_or(0, |json| json.len()) + 1 + execution
+            let size = self.sizes.get(start + at).map_or(0, |size| {
+                *size.get_or_init(|| {
+                    let task = self.tasks.get(start + at).copied().unwrap_or(false);
+                    let execution = if task { TASK_EXECUTION.len() } else { 0 };
+                    serde_json::to_vec(&tool).map_or(0, |json| json.len()) + 1 + execution
+                })
             });
             if !tools.is_empty() && bytes + size > self.page_bytes {
                 break;
             }
             tools.push(tool);
             bytes += size;
+            looked_at = at + 1;
         }
-        let end = start + tools.len();
+        let end = start + looked_at;
         let mut result = ListToolsResult::with_all_items(tools);
         if end < listing.len()
             && let Some(last) = listing.get(end - 1)

@@ -386,3 +386,65 @@ async fn serving_a_lazy_set_again_makes_none_of_its_schemas() {
     assert!(!server.replace_tools([lazy()]).await.unwrap());
     assert!(set.tools.iter().all(|entry| entry.tool.schemas.is_made()));
 }
+
+/// A `tools/list` page makes the lazy schemas of its own tools, and of no tool after it.
+#[tokio::test]
+async fn a_page_makes_the_schemas_of_its_tools_only() {
+    let pool = large_pool(&["p1"]);
+    let options = Options::default();
+    let transport = || tonic::transport::Endpoint::from_static("http://127.0.0.1:1").connect_lazy();
+    let set = DescriptorTools::new(&pool, &options)
+        .lazy_schemas()
+        .service("p1.Large", transport())
+        .unwrap();
+    let server = crate::McpServer::builder("t", "0")
+        .page_size(50)
+        .tool_set(set.clone())
+        .unwrap()
+        .build();
+    let page = server.catalog().listing.page(None, false).unwrap();
+    let made = set
+        .tools
+        .iter()
+        .filter(|entry| entry.tool.schemas.is_made())
+        .count();
+    assert_eq!(page.tools.len(), 50);
+    assert_eq!(made, 50);
+}
+
+/// Pages step over a tool whose lazy schemas cannot be made: every other tool is listed once,
+/// and the cursors end.
+#[tokio::test]
+async fn pages_step_over_a_tool_that_cannot_be_listed() {
+    let pool = pool_with_a_bad_schema();
+    let options = Options {
+        json_names: true,
+        ..Options::default()
+    };
+    let transport = || tonic::transport::Endpoint::from_static("http://127.0.0.1:1").connect_lazy();
+    let set = DescriptorTools::new(&pool, &options)
+        .lazy_schemas()
+        .service("s.v1.Feed", transport())
+        .unwrap();
+    // Page size 1: the tool that cannot be listed is a page of its own, the last.
+    for page_size in [1, 2, 500] {
+        let server = crate::McpServer::builder("t", "0")
+            .page_size(page_size)
+            .tool_set(set.clone())
+            .unwrap()
+            .build();
+        let catalog = server.catalog();
+        let (mut names, mut cursor, mut pages) = (Vec::new(), None::<String>, 0);
+        loop {
+            let page = catalog.listing.page(cursor.as_deref(), false).unwrap();
+            names.extend(page.tools.iter().map(|tool| tool.name.to_string()));
+            pages += 1;
+            assert!(pages <= 3, "the cursors do not end: {names:?}");
+            match page.next_cursor {
+                Some(next) => cursor = Some(next),
+                None => break,
+            }
+        }
+        assert_eq!(names, ["Feed_Get"]);
+    }
+}

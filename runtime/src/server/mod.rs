@@ -165,7 +165,7 @@ impl McpServer {
     }
 
     /// The tools served now.
-    fn catalog(&self) -> Arc<Catalog> {
+    pub(crate) fn catalog(&self) -> Arc<Catalog> {
         Arc::clone(&self.inner.catalog.read().unwrap_or_else(|e| e.into_inner()))
     }
 
