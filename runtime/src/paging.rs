@@ -84,40 +84,6 @@ pub(crate) trait Listed: Send + Sync {
     fn made_of(&self) -> Option<(&Arc<CompiledTool>, Option<&str>)> {
         None
     }
-    /// Whether [`tool`](Self::tool) has what it needs made already (a served tool's schemas,
-    /// made when first needed).
-    fn ready(&self) -> bool {
-        true
-    }
-    /// Makes what [`tool`](Self::tool) needs, so that a page can make it for several tools at
-    /// once (see [`prepare`]).
-    fn prepare(&self) {}
-}
-
-/// Most threads a page's schemas are made on.
-const MAX_PREPARE_THREADS: usize = 8;
-
-/// Tools a page makes ready at a time: a page cut by its byte bound makes few it does not list.
-const PREPARE_CHUNK: usize = 16;
-
-/// Makes what the tools of `window` need before a page lists them, on a thread per core when
-/// several need it: a client that lists every page of thousands of tools whose schemas are made
-/// when first needed waits for them page after page.
-fn prepare(window: &[Arc<dyn Listed>]) {
-    let unready: Vec<&Arc<dyn Listed>> = window.iter().filter(|tool| !tool.ready()).collect();
-    let threads = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .min(MAX_PREPARE_THREADS)
-        .min(unready.len());
-    if threads < 2 {
-        return;
-    }
-    let share = unready.len().div_ceil(threads);
-    std::thread::scope(|scope| {
-        for part in unready.chunks(share) {
-            scope.spawn(move || part.iter().for_each(|tool| tool.prepare()));
-        }
-    });
 }
 
 /// A tool made ahead, such as the discovery tools.
@@ -229,12 +195,7 @@ impl Listing {
         let mut tools = Vec::new();
         // Candidates looked at: listed, or left out because they cannot be listed.
         let mut looked_at = 0;
-        let mut prepared = 0;
         for (at, listed) in window.iter().enumerate() {
-            if at == prepared {
-                prepared = (at + PREPARE_CHUNK).min(window.len());
-                prepare(&window[at..prepared]);
-            }
             let Ok(tool) = listed.tool() else {
                 looked_at = at + 1;
                 continue;

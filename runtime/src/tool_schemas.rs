@@ -66,6 +66,7 @@ impl Schemas {
     }
 
     /// Whether the schemas are made (or given) already.
+    #[cfg(test)]
     pub(crate) fn is_made(&self) -> bool {
         self.made.get().is_some()
     }

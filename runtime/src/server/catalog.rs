@@ -217,14 +217,4 @@ impl Listed for ServedTool {
     fn made_of(&self) -> Option<(&Arc<CompiledTool>, Option<&str>)> {
         Some((&self.registered.entry.tool, self.redeem_tool.as_deref()))
     }
-
-    fn ready(&self) -> bool {
-        self.registered.entry.tool.schemas.is_made()
-    }
-
-    fn prepare(&self) {
-        let tool = &self.registered.entry.tool;
-        // A failure is logged there, and the listing leaves the tool out.
-        let _ = tool.schemas.get(&tool.def.name);
-    }
 }
