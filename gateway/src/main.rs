@@ -116,6 +116,11 @@ async fn run(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
     let gateway = std::sync::Arc::new(Gateway::connect(config).await?);
     tokio::spawn(reload(std::sync::Arc::clone(&gateway), config.clone()));
     let server = gateway.server.clone();
+    // Hosts list every tool when they connect: without tool search, every schema is made while
+    // the gateway already answers, instead of page after page as they are listed.
+    if config.tool_search.is_none() {
+        server.make_schemas_in_background()?;
+    }
     let served = server.served_tool_names();
     let tools = served.len();
     // A pinned name no tool has is most likely a typo; it is listed once such a tool appears.

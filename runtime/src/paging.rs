@@ -84,6 +84,9 @@ pub(crate) trait Listed: Send + Sync {
     fn made_of(&self) -> Option<(&Arc<CompiledTool>, Option<&str>)> {
         None
     }
+    /// Makes now what [`tool`](Self::tool) would make when first asked (a served tool's
+    /// schemas, made when first needed).
+    fn prepare(&self) {}
 }
 
 /// A tool made ahead, such as the discovery tools.

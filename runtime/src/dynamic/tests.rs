@@ -448,3 +448,29 @@ async fn pages_step_over_a_tool_that_cannot_be_listed() {
         assert_eq!(names, ["Feed_Get"]);
     }
 }
+
+/// `make_schemas_in_background` makes every lazy schema while the server serves.
+#[tokio::test]
+async fn schemas_made_in_the_background_are_all_made() {
+    let pool = large_pool(&["p1"]);
+    let options = Options::default();
+    let transport = || tonic::transport::Endpoint::from_static("http://127.0.0.1:1").connect_lazy();
+    let set = DescriptorTools::new(&pool, &options)
+        .lazy_schemas()
+        .service("p1.Large", transport())
+        .unwrap();
+    let server = crate::McpServer::builder("t", "0")
+        .tool_set(set.clone())
+        .unwrap()
+        .build();
+    assert!(set.tools.iter().all(|entry| !entry.tool.schemas.is_made()));
+    server.make_schemas_in_background().unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !set.tools.iter().all(|entry| entry.tool.schemas.is_made()) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the schemas were not made"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+}

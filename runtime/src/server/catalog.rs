@@ -217,4 +217,10 @@ impl Listed for ServedTool {
     fn made_of(&self) -> Option<(&Arc<CompiledTool>, Option<&str>)> {
         Some((&self.registered.entry.tool, self.redeem_tool.as_deref()))
     }
+
+    fn prepare(&self) {
+        let tool = &self.registered.entry.tool;
+        // A failure is logged there, and listings leave the tool out.
+        let _ = tool.schemas.get(&tool.def.name);
+    }
 }

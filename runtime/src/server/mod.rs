@@ -285,6 +285,34 @@ impl McpServer {
             .collect()
     }
 
+    /// Makes, on a thread of its own, the schemas of every served tool that makes them when
+    /// first needed ([`DescriptorTools::lazy_schemas`](crate::DescriptorTools::lazy_schemas)),
+    /// in `tools/list` order, and returns at once. The server answers meanwhile; a client that
+    /// lists every page (most hosts do, when they connect) then finds most schemas made,
+    /// instead of waiting for each page's. The gateway does this unless it serves tool search,
+    /// where a client asks for few schemas. Schemas made are kept, as when a listing makes
+    /// them. Tools served later (`replace_tools`) are not included.
+    ///
+    /// # Errors
+    ///
+    /// The operating system could not start the thread.
+    pub fn make_schemas_in_background(&self) -> std::io::Result<()> {
+        let catalog = self.catalog();
+        std::thread::Builder::new()
+            .name("mcp-schemas".to_owned())
+            .spawn(move || {
+                let started = std::time::Instant::now();
+                let tools = catalog.every_tool();
+                tools.iter().for_each(|tool| tool.prepare());
+                tracing::debug!(
+                    tools = tools.len(),
+                    seconds = started.elapsed().as_secs_f64(),
+                    "every tool's schemas are made"
+                );
+            })
+            .map(drop)
+    }
+
     /// The names of every served tool, sorted: those of [`served_tools`](Self::served_tools),
     /// without making their definitions.
     pub fn served_tool_names(&self) -> Vec<String> {
