@@ -288,6 +288,28 @@ async fn decoded_descriptors_give_the_same_tools_from_a_pool_without_source_info
     assert!(error.contains("editions"), "{error}");
 }
 
+/// A transport for tools that are never called.
+fn never_called() -> tonic::transport::Channel {
+    tonic::transport::Endpoint::from_static("http://127.0.0.1:1").connect_lazy()
+}
+
+/// Options under which [`pool_with_a_bad_schema`]'s `Watch` can have no schemas: property
+/// names are JSON names, so the field's is the stream control's.
+fn json_names() -> Options {
+    Options {
+        json_names: true,
+        ..Options::default()
+    }
+}
+
+/// The tools of `service` in `pool` under `options`, their schemas made when first needed.
+fn lazy_set(pool: &DescriptorPool, options: &Options, service: &str) -> ToolSet {
+    DescriptorTools::new(pool, options)
+        .lazy_schemas()
+        .service(service, never_called())
+        .unwrap()
+}
+
 /// A pool whose service `s.v1.Feed` has a server-streaming `Watch` whose request has a field
 /// with the JSON name of the stream control, and a unary `Get` that is fine (with
 /// `json_names`).
@@ -319,14 +341,9 @@ fn pool_with_a_bad_schema() -> DescriptorPool {
 #[tokio::test]
 async fn a_lazy_schema_that_cannot_be_made_leaves_its_tool_out_and_says_why() {
     let pool = pool_with_a_bad_schema();
-    // Property names are JSON names, so the field's is the stream control's.
-    let options = Options {
-        json_names: true,
-        ..Options::default()
-    };
-    let transport = || tonic::transport::Endpoint::from_static("http://127.0.0.1:1").connect_lazy();
+    let options = json_names();
     let eager = DescriptorTools::new(&pool, &options)
-        .service("s.v1.Feed", transport())
+        .service("s.v1.Feed", never_called())
         .unwrap_err()
         .to_string();
     assert!(
@@ -334,10 +351,7 @@ async fn a_lazy_schema_that_cannot_be_made_leaves_its_tool_out_and_says_why() {
         "{eager}"
     );
 
-    let set = DescriptorTools::new(&pool, &options)
-        .lazy_schemas()
-        .service("s.v1.Feed", transport())
-        .unwrap();
+    let set = lazy_set(&pool, &options, "s.v1.Feed");
     assert_eq!(names_of(&set), ["Feed_Get", "Feed_Watch"]);
     let listed: Vec<String> = set
         .tools()
@@ -369,13 +383,7 @@ async fn a_lazy_schema_that_cannot_be_made_leaves_its_tool_out_and_says_why() {
 async fn serving_a_lazy_set_again_makes_none_of_its_schemas() {
     let pool = large_pool(&["p1"]);
     let options = Options::default();
-    let transport = || tonic::transport::Endpoint::from_static("http://127.0.0.1:1").connect_lazy();
-    let lazy = || {
-        DescriptorTools::new(&pool, &options)
-            .lazy_schemas()
-            .service("p1.Large", transport())
-            .unwrap()
-    };
+    let lazy = || lazy_set(&pool, &options, "p1.Large");
     let set = lazy();
     let server = crate::McpServer::builder("t", "0")
         .tool_set(set.clone())
@@ -390,13 +398,7 @@ async fn serving_a_lazy_set_again_makes_none_of_its_schemas() {
 /// A `tools/list` page makes the lazy schemas of its own tools, and of no tool after it.
 #[tokio::test]
 async fn a_page_makes_the_schemas_of_its_tools_only() {
-    let pool = large_pool(&["p1"]);
-    let options = Options::default();
-    let transport = || tonic::transport::Endpoint::from_static("http://127.0.0.1:1").connect_lazy();
-    let set = DescriptorTools::new(&pool, &options)
-        .lazy_schemas()
-        .service("p1.Large", transport())
-        .unwrap();
+    let set = lazy_set(&large_pool(&["p1"]), &Options::default(), "p1.Large");
     let server = crate::McpServer::builder("t", "0")
         .page_size(50)
         .tool_set(set.clone())
@@ -416,16 +418,7 @@ async fn a_page_makes_the_schemas_of_its_tools_only() {
 /// and the cursors end.
 #[tokio::test]
 async fn pages_step_over_a_tool_that_cannot_be_listed() {
-    let pool = pool_with_a_bad_schema();
-    let options = Options {
-        json_names: true,
-        ..Options::default()
-    };
-    let transport = || tonic::transport::Endpoint::from_static("http://127.0.0.1:1").connect_lazy();
-    let set = DescriptorTools::new(&pool, &options)
-        .lazy_schemas()
-        .service("s.v1.Feed", transport())
-        .unwrap();
+    let set = lazy_set(&pool_with_a_bad_schema(), &json_names(), "s.v1.Feed");
     // Page size 1: the tool that cannot be listed is a page of its own, the last.
     for page_size in [1, 2, 500] {
         let server = crate::McpServer::builder("t", "0")
@@ -452,13 +445,7 @@ async fn pages_step_over_a_tool_that_cannot_be_listed() {
 /// `make_schemas_in_background` makes every lazy schema while the server serves.
 #[tokio::test]
 async fn schemas_made_in_the_background_are_all_made() {
-    let pool = large_pool(&["p1"]);
-    let options = Options::default();
-    let transport = || tonic::transport::Endpoint::from_static("http://127.0.0.1:1").connect_lazy();
-    let set = DescriptorTools::new(&pool, &options)
-        .lazy_schemas()
-        .service("p1.Large", transport())
-        .unwrap();
+    let set = lazy_set(&large_pool(&["p1"]), &Options::default(), "p1.Large");
     let server = crate::McpServer::builder("t", "0")
         .tool_set(set.clone())
         .unwrap()
