@@ -1,0 +1,100 @@
+//! What a server serves: its tools' definitions, as listed and as every served tool, their
+//! names, and the schemas made ahead of their listing.
+
+use rmcp::model::Tool;
+
+#[cfg(feature = "auth")]
+use crate::discovery::CALL_TOOL;
+
+use super::McpServer;
+
+impl McpServer {
+    /// Tool definitions as `tools/list` shows them: every tool, sorted by name, or under tool
+    /// search the discovery tools and the pinned ones ([`served_tools`](Self::served_tools)
+    /// gives every tool then). A tool whose schemas cannot be made is left out, as there
+    /// ([`DescriptorTools::lazy_schemas`](crate::DescriptorTools::lazy_schemas)).
+    pub fn tools(&self) -> Vec<Tool> {
+        let catalog = self.catalog();
+        catalog
+            .listing
+            .tools()
+            .iter()
+            .filter_map(|tool| tool.tool().ok())
+            .collect()
+    }
+
+    /// The tool whose scopes a `tools/call` of `name` needs: under tool search, a `call_tool`
+    /// needs those of the tool it names (`target`, its `name` argument).
+    #[cfg(feature = "auth")]
+    pub(crate) fn scoped_tool(&self, name: &str, target: Option<&str>) -> Option<Tool> {
+        let catalog = self.catalog();
+        match (&catalog.discovery, target) {
+            (Some(_), Some(target)) if name == CALL_TOOL => catalog.tool_head(target),
+            _ => catalog.tool_head(name),
+        }
+    }
+
+    /// Every served tool's definition, sorted by name: what [`tools`](Self::tools) gives, and
+    /// under tool search ([`McpServerBuilder::tool_search`](crate::McpServerBuilder::tool_search)) the tools `tools/list` leaves to
+    /// `search_tools`. Each definition's schemas are made into JSON trees for the call: to
+    /// count or name the tools, [`served_tool_names`](Self::served_tool_names) is far cheaper.
+    pub fn served_tools(&self) -> Vec<Tool> {
+        let catalog = self.catalog();
+        catalog
+            .every_tool()
+            .iter()
+            .filter_map(|tool| tool.tool().ok())
+            .collect()
+    }
+
+    /// Every served tool as [`served_tools`](Self::served_tools) gives it, without its schemas
+    /// (an empty input schema, no output schema), made without making them.
+    #[cfg(feature = "auth")]
+    pub(crate) fn served_tool_heads(&self) -> Vec<Tool> {
+        let catalog = self.catalog();
+        catalog
+            .every_tool()
+            .iter()
+            .map(|tool| tool.head())
+            .collect()
+    }
+
+    /// Makes, on a thread of its own, the schemas of every served tool that makes them when
+    /// first needed ([`DescriptorTools::lazy_schemas`](crate::DescriptorTools::lazy_schemas)),
+    /// in `tools/list` order, and returns at once. The server answers meanwhile; a client that
+    /// lists every page (most hosts do, when they connect) then finds most schemas made,
+    /// instead of waiting for each page's. The gateway does this unless it serves tool search,
+    /// where a client asks for few schemas. Schemas made are kept, as when a listing makes
+    /// them. Tools served later (`replace_tools`) are not included.
+    ///
+    /// # Errors
+    ///
+    /// The operating system could not start the thread.
+    pub fn make_schemas_in_background(&self) -> std::io::Result<()> {
+        let catalog = self.catalog();
+        std::thread::Builder::new()
+            .name("mcp-schemas".to_owned())
+            .spawn(move || {
+                let started = std::time::Instant::now();
+                let tools = catalog.every_tool();
+                tools.iter().for_each(|tool| tool.prepare());
+                tracing::debug!(
+                    tools = tools.len(),
+                    seconds = started.elapsed().as_secs_f64(),
+                    "every tool's schemas are made"
+                );
+            })
+            .map(drop)
+    }
+
+    /// The names of every served tool, sorted: those of [`served_tools`](Self::served_tools),
+    /// without making their definitions.
+    pub fn served_tool_names(&self) -> Vec<String> {
+        let catalog = self.catalog();
+        catalog
+            .every_tool()
+            .iter()
+            .map(|tool| tool.name().to_owned())
+            .collect()
+    }
+}
