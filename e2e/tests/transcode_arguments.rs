@@ -25,7 +25,10 @@ use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
 use prost_reflect::{DescriptorPool, DynamicMessage, MessageDescriptor};
 use serde_json::Value;
-use tonic_mcp::{__differential::arguments as both_ways, DescriptorTools, ToolSet};
+use tonic_mcp::{
+    __differential::{arguments as both_ways, arguments_from_text as from_text},
+    DescriptorTools, ToolSet,
+};
 
 /// Nested `$ref`s followed on any path of a generated value.
 const REF_BUDGET: u32 = 4;
@@ -35,6 +38,8 @@ struct Tally {
     compared: u64,
     same_bytes: u64,
     same_refusal: u64,
+    /// Arguments the text encoder answered for (compact, pretty and keys reversed each count).
+    from_text: u64,
     mismatches: Vec<String>,
 }
 
@@ -83,6 +88,56 @@ impl Tally {
                 "{tool}: arguments {arguments}\n  served:    {served:02x?}\n  whole way: {whole_way:02x?}"
             ));
         }
+        // The text encoder (arguments kept as text by the stdio transport) answers only with
+        // what the served way gives, whatever the layout and the order of the keys.
+        let limits = tonic_mcp::Limits::default();
+        let texts = [
+            arguments.to_string(),
+            serde_json::to_string_pretty(arguments).unwrap_or_default(),
+            reversed(arguments).to_string(),
+        ];
+        for text in texts {
+            let Some(Some(encoded)) = from_text(
+                set,
+                tool,
+                &text,
+                limits.max_argument_bytes,
+                limits.max_depth,
+            ) else {
+                continue;
+            };
+            self.from_text += 1;
+            let agrees = match (&served, types.get(tool)) {
+                (Ok(served), Some(desc)) => {
+                    served.len() == encoded.len()
+                        && served
+                            .iter()
+                            .zip(&encoded)
+                            .all(|(a, b)| wire::same(desc, a, b))
+                }
+                _ => false,
+            };
+            if !agrees && self.mismatches.len() < 20 {
+                self.mismatches.push(format!(
+                    "{tool}: arguments as text {text}\n  served:    {served:02x?}\n  from text: {encoded:02x?}"
+                ));
+            }
+        }
+    }
+}
+
+/// `value` with the keys of every object in reverse order.
+fn reversed(value: &Value) -> Value {
+    match value {
+        Value::Object(object) => Value::Object(
+            object
+                .iter()
+                .rev()
+                .map(|(key, value)| (key.clone(), reversed(value)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(reversed).collect()),
+        other => other.clone(),
     }
 }
 
@@ -209,6 +264,10 @@ fn canonical_arguments_taken_as_they_came_give_what_the_whole_way_gives() {
     assert!(valid.same_bytes * 10 > valid.compared * 8, "{valid:?}");
     // The mutations must reach refusals too.
     assert!(mutated.same_refusal > 100, "{mutated:?}");
+    // The text encoder must answer for a good share of canonical arguments, and for some of
+    // the mutated ones (those still canonical); every answer was compared above.
+    assert!(valid.from_text * 2 > valid.compared, "{valid:?}");
+    assert!(mutated.from_text > 0, "{mutated:?}");
 }
 
 /// The same over the descriptor set at `TRANSCODE_DESCRIPTORS` (e.g. every googleapis service,

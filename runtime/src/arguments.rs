@@ -15,17 +15,17 @@
 //! The first way is taken only when it gives the very bytes of the second; a differential test
 //! (`e2e/tests/transcode_arguments.rs`, through [`both`]) holds it to that.
 
-use std::fmt::Write as _;
+use std::{fmt::Write as _, sync::Arc};
 
 use bytes::Bytes;
 use prost::Message as _;
-use rmcp::model::JsonObject;
+use rmcp::model::{CallToolRequestParams, Extensions, JsonObject};
 use serde_json::Value;
 use tonic::Code;
 
 use crate::{
     codec::{
-        fast_from_json,
+        fast_from_json, fast_from_text,
         from_json::{message_from_json, root_from_json},
         normalize::{NormalizeOptions, normalize_arguments},
         path::{JsonPath, Problem},
@@ -34,6 +34,29 @@ use crate::{
     toolset::{CompiledTool, ToolSet},
     validate,
 };
+
+/// A `tools/call`'s arguments as the client sent them, the text of a JSON object. The stdio
+/// transport keeps them so, in the request's extensions, instead of parsing them into the
+/// request's `arguments` map: a plain call encodes them straight from the text
+/// ([`requests_from_text`]); whatever reads them before that ([`materialize`]), or a call the
+/// text encoder leaves, parses them then.
+#[derive(Debug, Clone)]
+pub(crate) struct ArgumentsText(pub(crate) Arc<str>);
+
+/// Parses the arguments kept as text, if any, into `request.arguments`, for what reads the
+/// map before the call runs (tool search, confirmation, tasks).
+pub(crate) fn materialize(request: &mut CallToolRequestParams, extensions: &Extensions) {
+    if request.arguments.is_none()
+        && let Some(ArgumentsText(text)) = extensions.get::<ArgumentsText>()
+    {
+        request.arguments = parse(text);
+    }
+}
+
+/// The arguments map of kept text (an object, checked when it was kept).
+pub(crate) fn parse(text: &str) -> Option<JsonObject> {
+    serde_json::from_str(text).ok()
+}
 
 /// The `isError` of arguments with `problems`, each with its JSON path.
 pub(crate) fn invalid_arguments(tool: &str, problems: &[Problem]) -> Outcome {
@@ -123,6 +146,35 @@ pub(crate) fn requests(
         .map_err(|problem| Box::new(invalid_arguments(name, &[problem])))
 }
 
+/// The request message of `text` (the arguments as the client sent them, a JSON object) for
+/// `tool`, encoded straight from the text, or `None` when the text encoder leaves them to the
+/// whole way ([`fast_from_text`]): then the caller parses them and calls [`requests`].
+///
+/// Only unary and server-streaming-free tools with a complete listed schema take it, and only
+/// arguments at most a quarter of `max_bytes` long and nested at most `max_depth` deep (the
+/// call's argument limits): the size limit weighs the compact JSON
+/// text the parsed arguments would make, which a number can make longer than it came (`1e15`
+/// is written `1000000000000000.0`), never by four times.
+pub(crate) fn requests_from_text(
+    tool: &CompiledTool,
+    text: &str,
+    max_bytes: usize,
+    max_depth: usize,
+) -> Option<Vec<Bytes>> {
+    if tool.def.kind.streams_requests()
+        || tool.def.kind.streams_responses()
+        || text.len().saturating_mul(4) > max_bytes
+        || !tool.deep().is_none()
+    {
+        return None;
+    }
+    let validation = tool.validation();
+    validation.validator.as_ref().ok()?;
+    let plan = tool.plans.encode(&tool.input);
+    let checks = tool.plans.text(&tool.input, &validation.schema);
+    fast_from_text::encode(plan, checks, text, max_depth).map(|bytes| vec![Bytes::from(bytes)])
+}
+
 /// Canonical arguments encoded by the one-pass encoder, or `None` where it leaves them.
 fn encode_in_one_pass(tool: &CompiledTool, canonical: &Value) -> Option<Vec<Bytes>> {
     let plan = tool.plans.encode(&tool.input);
@@ -199,4 +251,23 @@ pub fn both(
             })
     };
     Some((run(true), run(false)))
+}
+
+/// For the differential test: the request messages the text encoder gives for the arguments
+/// `text` of the tool `tool` of `set` (as a call over stdio is served, under the argument
+/// limits `max_bytes` and `max_depth`), or `None` where it leaves them to the whole way. The
+/// outer `None`: no such tool.
+#[doc(hidden)]
+pub fn from_text(
+    set: &ToolSet,
+    tool: &str,
+    text: &str,
+    max_bytes: usize,
+    max_depth: usize,
+) -> Option<Option<Vec<Vec<u8>>>> {
+    let compiled = set.compiled(tool)?;
+    Some(
+        requests_from_text(compiled, text, max_bytes, max_depth)
+            .map(|requests| requests.iter().map(|bytes| bytes.to_vec()).collect()),
+    )
 }

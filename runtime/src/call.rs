@@ -141,14 +141,38 @@ fn limit_failure(name: &str, message: &str) -> Outcome {
     )
 }
 
+/// A call's arguments: a map, or the text the transport kept ([`arguments::ArgumentsText`]).
+pub(crate) enum CallArguments<'a> {
+    Map(Option<JsonObject>),
+    Text(&'a str),
+}
+
 /// Run one tool call.
-pub(crate) async fn run(call: Call<'_>, arguments: Option<JsonObject>) -> Outcome {
+pub(crate) async fn run(call: Call<'_>, arguments: CallArguments<'_>) -> Outcome {
     let tool = call.tool;
     let def = &tool.def;
     let name = call.context.tool_name();
-    let mut args = arguments.unwrap_or_default();
-
-    if let Err(message) = check_limits(&args, call.limits) {
+    // Arguments as text are encoded straight from it when the text encoder is sure of them;
+    // otherwise (and always as a map) they take the whole way, limits first.
+    let (arguments, text) = match arguments {
+        CallArguments::Map(arguments) => (arguments, None),
+        CallArguments::Text(text) => (None, Some(text)),
+    };
+    let encoded = text.and_then(|text| {
+        arguments::requests_from_text(
+            tool,
+            text,
+            call.limits.max_argument_bytes,
+            call.limits.max_depth,
+        )
+    });
+    let mut args = match (text, &encoded) {
+        (Some(text), None) => arguments::parse(text).unwrap_or_default(),
+        _ => arguments.unwrap_or_default(),
+    };
+    if encoded.is_none()
+        && let Err(message) = check_limits(&args, call.limits)
+    {
         return limit_failure(name, &message);
     }
     // `"mcp.stream"`: this call's window and message bound, not part of the request message.
@@ -168,9 +192,12 @@ pub(crate) async fn run(call: Call<'_>, arguments: Option<JsonObject>) -> Outcom
         }
     }
 
-    let requests = match arguments::requests(tool, args, call.limits.max_depth, name, true) {
-        Ok(requests) => requests,
-        Err(refusal) => return *refusal,
+    let requests = match encoded {
+        Some(requests) => requests,
+        None => match arguments::requests(tool, args, call.limits.max_depth, name, true) {
+            Ok(requests) => requests,
+            Err(refusal) => return *refusal,
+        },
     };
     // Checked here: over the limit, tonic's encoder fails inside HTTP/2 with a reset that no
     // longer says why.

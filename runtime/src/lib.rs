@@ -133,6 +133,7 @@ pub use budget::DEFAULT_MAX_RESULT_BYTES;
 #[doc(hidden)]
 pub mod __differential {
     pub use crate::arguments::both as arguments;
+    pub use crate::arguments::from_text as arguments_from_text;
     pub use crate::codec::fast_from_json::check as request;
     pub use crate::codec::fast_to_json::check as response;
 }

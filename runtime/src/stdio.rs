@@ -15,8 +15,8 @@ use rmcp::{
     RoleServer,
     model::{
         CallToolRequest, CallToolRequestMethod, CallToolRequestParams, ClientJsonRpcMessage,
-        ClientRequest, ErrorCode, ErrorData, GetExtensions as _, JsonRpcRequest, JsonRpcVersion2_0,
-        RequestId, ServerJsonRpcMessage, ServerResult,
+        ClientRequest, ErrorCode, ErrorData, GetExtensions as _, InputResponses, JsonRpcRequest,
+        JsonRpcVersion2_0, RequestId, RequestMetaObject, ServerJsonRpcMessage, ServerResult,
     },
     transport::Transport,
 };
@@ -26,8 +26,11 @@ use tokio::{
     task::JoinSet,
 };
 
+use serde_json::value::RawValue;
+
 use crate::{
     McpServer,
+    arguments::ArgumentsText,
     error::Error,
     guard::{self, MESSAGE_DEPTH_LIMIT, Screened},
     server::tasks::sep1686,
@@ -204,25 +207,52 @@ async fn write_bytes<W: AsyncWrite + Unpin>(
 /// rmcp reads every message as an untagged union whose request and parameters are flattened:
 /// serde buffers the whole line as generic content and tries the message kinds and methods one
 /// after another, which cost more per call than the arguments' own transcoding. This reads the
-/// one shape a `tools/call` has, straight from the text. It gives the very message rmcp's parse
+/// one shape a `tools/call` has, straight from the text. It gives the message rmcp's parse
 /// gives (`_meta` moves to the request's extensions, as rmcp's `Request` deserializer moves
-/// it), and `None` for any other line, or a `tools/call` this shape does not read: those take
-/// the general parse, which also words the errors.
+/// it), except that an object of arguments is kept as its text ([`ArgumentsText`], in the
+/// extensions too) rather than parsed into a map: the call encodes it straight from the text
+/// when it can. `None` for any other line, or a `tools/call` this shape does not read (an
+/// unknown parameter among them): those take the general parse, which also words the errors.
 fn parse_tools_call(text: &[u8]) -> Option<ClientJsonRpcMessage> {
     #[derive(serde::Deserialize)]
-    struct Line {
+    struct Line<'a> {
         #[allow(dead_code, reason = "checked by its type: \"2.0\" or no match")]
         jsonrpc: JsonRpcVersion2_0,
         id: RequestId,
         #[allow(dead_code, reason = "checked by its type: \"tools/call\" or no match")]
         method: CallToolRequestMethod,
-        params: CallToolRequestParams,
+        #[serde(borrow)]
+        params: Params<'a>,
     }
-    let Line { id, mut params, .. } = serde_json::from_slice::<Line>(text).ok()?;
-    let meta = params.meta.take();
-    let mut request = CallToolRequest::new(params);
-    if let Some(meta) = meta {
+    #[derive(serde::Deserialize)]
+    #[serde(rename_all = "camelCase", deny_unknown_fields)]
+    struct Params<'a> {
+        #[serde(rename = "_meta", default)]
+        meta: Option<RequestMetaObject>,
+        name: String,
+        #[serde(borrow, default)]
+        arguments: Option<&'a RawValue>,
+        #[serde(default)]
+        input_responses: Option<InputResponses>,
+        #[serde(default)]
+        request_state: Option<String>,
+    }
+    let Line { id, params, .. } = serde_json::from_slice::<Line<'_>>(text).ok()?;
+    let arguments = match params.arguments {
+        // An object, as the message guard let through; anything else is left to rmcp.
+        Some(raw) if raw.get().starts_with('{') => Some(ArgumentsText(Arc::from(raw.get()))),
+        Some(_) => return None,
+        None => None,
+    };
+    let mut call = CallToolRequestParams::new(params.name);
+    call.input_responses = params.input_responses;
+    call.request_state = params.request_state;
+    let mut request = CallToolRequest::new(call);
+    if let Some(meta) = params.meta {
         request.extensions.insert(meta);
+    }
+    if let Some(arguments) = arguments {
+        request.extensions.insert(arguments);
     }
     Some(ClientJsonRpcMessage::Request(JsonRpcRequest::new(
         id,
@@ -394,7 +424,8 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"T","arguments":{"a":1,"b":[true,null],"c":{"d":"x"}}}}"#,
             r#"{"params":{"arguments":{},"name":"T"},"method":"tools/call","id":"s-1","jsonrpc":"2.0"}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"T","_meta":{"progressToken":3,"k":"v"}}}"#,
-            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"T","arguments":{"x":1},"_meta":null,"extra":5},"other":1}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"T","arguments":{"x":1},"_meta":null},"other":1}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"T","arguments": { "s" : "a \" b" , "n" : -1.5e3 } ,"requestState":"r"}}"#,
         ];
         for line in calls {
             let fast = parse_tools_call(line.as_bytes())
@@ -412,16 +443,20 @@ mod tests {
             else {
                 panic!("not tools/call: {line}");
             };
-            assert_eq!(fast.params, general.params, "{line}");
+            // The arguments come as text, parsed into the map where the map is read.
+            let mut params = fast.params.clone();
+            crate::arguments::materialize(&mut params, &fast.extensions);
+            assert_eq!(params, general.params, "{line}");
             assert_eq!(
                 fast.extensions.get::<rmcp::model::RequestMetaObject>(),
                 general.extensions.get::<rmcp::model::RequestMetaObject>(),
                 "{line}"
             );
+            assert!(fast.params.arguments.is_none(), "{line}");
             assert_eq!(
-                serde_json::to_value(fast).ok(),
-                serde_json::to_value(general).ok(),
-                "{line}"
+                fast.extensions.get::<ArgumentsText>().is_some(),
+                line.contains("\"arguments\""),
+                "kept as text: {line}"
             );
         }
         let others = [
@@ -430,6 +465,8 @@ mod tests {
             r#"{"jsonrpc":"1.0","id":1,"method":"tools/call","params":{"name":"T"}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"T","arguments":[1]}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#,
+            // An unknown parameter: the general parse, which keeps the arguments as a map.
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"T","arguments":{},"extra":5}}"#,
             r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
             "not json",
         ];

@@ -34,6 +34,11 @@ impl DeepCheck {
         }
     }
 
+    /// Whether the listed schema is complete, so that there is nothing more to check.
+    pub(crate) fn is_none(&self) -> bool {
+        self.full.is_none()
+    }
+
     /// Problems the full schema finds that the listed one did not (`reported`), minus those
     /// under `suppressed` paths.
     pub(crate) fn problems(

@@ -15,6 +15,7 @@
 //! Every walker is descriptor-driven and checks the nesting depth before it recurses.
 
 pub(crate) mod fast_from_json;
+pub(crate) mod fast_from_text;
 pub(crate) mod fast_to_json;
 pub(crate) mod from_json;
 pub(crate) mod measure;

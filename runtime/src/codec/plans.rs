@@ -3,8 +3,9 @@
 use std::{borrow::Cow, sync::OnceLock};
 
 use prost_reflect::MessageDescriptor;
+use serde_json::Value;
 
-use super::{fast_from_json::EncodePlan, fast_to_json::DecodePlan};
+use super::{fast_from_json::EncodePlan, fast_from_text::TextChecks, fast_to_json::DecodePlan};
 
 /// The plans of a tool's request and response types: made on its first call, so that a
 /// server of many tools pays only for those that are called.
@@ -12,12 +13,19 @@ use super::{fast_from_json::EncodePlan, fast_to_json::DecodePlan};
 pub(crate) struct Plans {
     encode: OnceLock<EncodePlan>,
     decode: OnceLock<DecodePlan>,
+    text: OnceLock<TextChecks>,
 }
 
 impl Plans {
     /// The request encoder's plan of `input`.
     pub(crate) fn encode(&self, input: &MessageDescriptor) -> &EncodePlan {
         self.encode.get_or_init(|| EncodePlan::new(input))
+    }
+
+    /// The text encoder's checks of `input_schema` (the tool's input schema, for `input`).
+    pub(crate) fn text(&self, input: &MessageDescriptor, input_schema: &Value) -> &TextChecks {
+        self.text
+            .get_or_init(|| TextChecks::new(self.encode(input), input_schema))
     }
 
     /// The response decoder's plan of `output`, clearing the `omitted` fields.

@@ -16,7 +16,8 @@ use super::{
     catalog::{Catalog, Found},
 };
 use crate::{
-    call::{self, Call},
+    arguments::ArgumentsText,
+    call::{self, Call, CallArguments},
     collect::Stop,
     context::CallContext,
     longrunning::Started,
@@ -48,10 +49,15 @@ impl McpServer {
                 peer: context.peer.clone(),
                 token,
             });
+        let text = context.extensions.get::<ArgumentsText>();
+        let arguments = match (request.arguments, text) {
+            (None, Some(ArgumentsText(text))) => CallArguments::Text(text),
+            (map, _) => CallArguments::Map(map),
+        };
         let outcome = self
             .run_registered(
                 registered,
-                request.arguments,
+                arguments,
                 context.extensions.get::<http::request::Parts>(),
                 &context.meta.0.0,
                 progress,
@@ -67,7 +73,7 @@ impl McpServer {
     pub(crate) async fn run_registered(
         &self,
         registered: &Found,
-        arguments: Option<rmcp::model::JsonObject>,
+        arguments: CallArguments<'_>,
         http: Option<&http::request::Parts>,
         meta: &rmcp::model::JsonObject,
         progress: Option<Progress>,

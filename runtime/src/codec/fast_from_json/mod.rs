@@ -21,8 +21,8 @@
 //! and nesting deeper than [`MAX_DEPTH`] (prost's decoder, used by the old path for the
 //! well-known types, stops at 100).
 
-mod plan;
-mod scalar;
+pub(in crate::codec) mod plan;
+pub(in crate::codec) mod scalar;
 mod wkt;
 
 pub mod check;
@@ -35,8 +35,8 @@ use self::plan::{FieldPlan, MessagePlan, Scalar, Shape, Target, ValueKind};
 pub(crate) use self::plan::EncodePlan;
 
 /// The key and value fields of a map entry (`descriptor.proto`, `MessageOptions.map_entry`).
-const MAP_KEY: u32 = 1;
-const MAP_VALUE: u32 = 2;
+pub(in crate::codec) const MAP_KEY: u32 = 1;
+pub(in crate::codec) const MAP_VALUE: u32 = 2;
 
 /// Message nesting this encoder follows; deeper input is left to the old path.
 pub(crate) const MAX_DEPTH: usize = 48;
@@ -96,25 +96,33 @@ fn varint(mut value: u64) -> ([u8; 10], usize) {
     (out, n)
 }
 
+/// Opens a length-delimited body in `buf`: a one-byte length slot. Returns where the body
+/// starts.
+pub(in crate::codec) fn open(buf: &mut Vec<u8>) -> usize {
+    buf.push(0);
+    buf.len()
+}
+
+/// Closes the body opened at `start`, widening the slot when the length needs it.
+pub(in crate::codec) fn close(buf: &mut Vec<u8>, start: usize) -> Option<()> {
+    let len = buf.len().checked_sub(start)?;
+    if len < 0x80 {
+        *buf.get_mut(start.checked_sub(1)?)? = len as u8;
+        return Some(());
+    }
+    let (bytes, n) = varint(len as u64);
+    let head = bytes.get(..n)?;
+    buf.splice(start.checked_sub(1)?..start, head.iter().copied());
+    Some(())
+}
+
 impl<'p, 'v> Encoder<'p, 'v> {
-    /// Opens a length-delimited body: a one-byte length slot.
     fn open(&mut self) -> usize {
-        self.buf.push(0);
-        self.buf.len()
+        open(&mut self.buf)
     }
 
-    /// Closes the body opened at `start`, widening the slot when the length needs it.
     fn close(&mut self, start: usize) -> Option<()> {
-        let len = self.buf.len().checked_sub(start)?;
-        if len < 0x80 {
-            *self.buf.get_mut(start.checked_sub(1)?)? = len as u8;
-            return Some(());
-        }
-        let (bytes, n) = varint(len as u64);
-        let head = bytes.get(..n)?;
-        self.buf
-            .splice(start.checked_sub(1)?..start, head.iter().copied());
-        Some(())
+        close(&mut self.buf, start)
     }
 
     fn enter(&mut self) -> Option<()> {
@@ -349,101 +357,104 @@ impl<'p, 'v> Encoder<'p, 'v> {
         Some(())
     }
 
-    /// Writes a scalar without key; returns whether it is the type's default (zero).
     fn scalar_raw(&mut self, kind: Scalar, value: &Value) -> Option<bool> {
-        let buf = &mut self.buf;
-        Some(match kind {
-            Scalar::Double => {
-                let v = scalar::double(value)?;
-                buf.extend_from_slice(&v.to_le_bytes());
-                v == 0.0
-            }
-            Scalar::Float => {
-                let v = scalar::float(value)?;
-                buf.extend_from_slice(&v.to_le_bytes());
-                v == 0.0
-            }
-            Scalar::Int32 => {
-                let v = scalar::int32(value)?;
-                encode_varint(i64::from(v) as u64, buf);
-                v == 0
-            }
-            Scalar::Sint32 => {
-                let v = scalar::int32(value)?;
-                encode_varint(u64::from(((v << 1) ^ (v >> 31)) as u32), buf);
-                v == 0
-            }
-            Scalar::Sfixed32 => {
-                let v = scalar::int32(value)?;
-                buf.extend_from_slice(&v.to_le_bytes());
-                v == 0
-            }
-            Scalar::Int64 => {
-                let v = scalar::int64(value)?;
-                encode_varint(v as u64, buf);
-                v == 0
-            }
-            Scalar::Sint64 => {
-                let v = scalar::int64(value)?;
-                encode_varint(((v << 1) ^ (v >> 63)) as u64, buf);
-                v == 0
-            }
-            Scalar::Sfixed64 => {
-                let v = scalar::int64(value)?;
-                buf.extend_from_slice(&v.to_le_bytes());
-                v == 0
-            }
-            Scalar::Uint32 => {
-                let v = scalar::uint32(value)?;
-                encode_varint(u64::from(v), buf);
-                v == 0
-            }
-            Scalar::Fixed32 => {
-                let v = scalar::uint32(value)?;
-                buf.extend_from_slice(&v.to_le_bytes());
-                v == 0
-            }
-            Scalar::Uint64 => {
-                let v = scalar::uint64(value)?;
-                encode_varint(v, buf);
-                v == 0
-            }
-            Scalar::Fixed64 => {
-                let v = scalar::uint64(value)?;
-                buf.extend_from_slice(&v.to_le_bytes());
-                v == 0
-            }
-            Scalar::Bool => {
-                let Value::Bool(v) = value else {
-                    return None;
-                };
-                buf.push(u8::from(*v));
-                !*v
-            }
-            Scalar::String => {
-                let Value::String(s) = value else {
-                    return None;
-                };
-                encode_varint(s.len() as u64, buf);
-                buf.extend_from_slice(s.as_bytes());
-                s.is_empty()
-            }
-            Scalar::Bytes => {
-                let Value::String(s) = value else {
-                    return None;
-                };
-                // Decoded into place behind a one-byte length slot.
-                let start = self.open();
-                scalar::bytes(s, &mut self.buf)?;
-                let empty = self.buf.len() == start;
-                self.close(start)?;
-                empty
-            }
-        })
+        scalar_raw(&mut self.buf, kind, value)
     }
 }
 
-fn wire_type(kind: Scalar) -> WireType {
+/// Writes a scalar without key; returns whether it is the type's default (zero).
+pub(in crate::codec) fn scalar_raw(buf: &mut Vec<u8>, kind: Scalar, value: &Value) -> Option<bool> {
+    Some(match kind {
+        Scalar::Double => {
+            let v = scalar::double(value)?;
+            buf.extend_from_slice(&v.to_le_bytes());
+            v == 0.0
+        }
+        Scalar::Float => {
+            let v = scalar::float(value)?;
+            buf.extend_from_slice(&v.to_le_bytes());
+            v == 0.0
+        }
+        Scalar::Int32 => {
+            let v = scalar::int32(value)?;
+            encode_varint(i64::from(v) as u64, buf);
+            v == 0
+        }
+        Scalar::Sint32 => {
+            let v = scalar::int32(value)?;
+            encode_varint(u64::from(((v << 1) ^ (v >> 31)) as u32), buf);
+            v == 0
+        }
+        Scalar::Sfixed32 => {
+            let v = scalar::int32(value)?;
+            buf.extend_from_slice(&v.to_le_bytes());
+            v == 0
+        }
+        Scalar::Int64 => {
+            let v = scalar::int64(value)?;
+            encode_varint(v as u64, buf);
+            v == 0
+        }
+        Scalar::Sint64 => {
+            let v = scalar::int64(value)?;
+            encode_varint(((v << 1) ^ (v >> 63)) as u64, buf);
+            v == 0
+        }
+        Scalar::Sfixed64 => {
+            let v = scalar::int64(value)?;
+            buf.extend_from_slice(&v.to_le_bytes());
+            v == 0
+        }
+        Scalar::Uint32 => {
+            let v = scalar::uint32(value)?;
+            encode_varint(u64::from(v), buf);
+            v == 0
+        }
+        Scalar::Fixed32 => {
+            let v = scalar::uint32(value)?;
+            buf.extend_from_slice(&v.to_le_bytes());
+            v == 0
+        }
+        Scalar::Uint64 => {
+            let v = scalar::uint64(value)?;
+            encode_varint(v, buf);
+            v == 0
+        }
+        Scalar::Fixed64 => {
+            let v = scalar::uint64(value)?;
+            buf.extend_from_slice(&v.to_le_bytes());
+            v == 0
+        }
+        Scalar::Bool => {
+            let Value::Bool(v) = value else {
+                return None;
+            };
+            buf.push(u8::from(*v));
+            !*v
+        }
+        Scalar::String => {
+            let Value::String(s) = value else {
+                return None;
+            };
+            encode_varint(s.len() as u64, buf);
+            buf.extend_from_slice(s.as_bytes());
+            s.is_empty()
+        }
+        Scalar::Bytes => {
+            let Value::String(s) = value else {
+                return None;
+            };
+            // Decoded into place behind a one-byte length slot.
+            let start = open(buf);
+            scalar::bytes(s, buf)?;
+            let empty = buf.len() == start;
+            close(buf, start)?;
+            empty
+        }
+    })
+}
+
+pub(in crate::codec) fn wire_type(kind: Scalar) -> WireType {
     match kind {
         Scalar::Double | Scalar::Fixed64 | Scalar::Sfixed64 => WireType::SixtyFourBit,
         Scalar::Float | Scalar::Fixed32 | Scalar::Sfixed32 => WireType::ThirtyTwoBit,

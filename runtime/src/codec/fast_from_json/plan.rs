@@ -10,14 +10,14 @@ use super::super::{Wkt, field_prop, find_field, find_member, find_oneof, lower_c
 /// The property-key tables: short keys, looked up once per property of every call, hashed
 /// with foldhash rather than SipHash. The keys are the schema's own, so no flooding to defend
 /// against.
-pub(super) type KeyMap<V> = HashMap<Box<str>, V, foldhash::fast::FixedState>;
+pub(in crate::codec) type KeyMap<V> = HashMap<Box<str>, V, foldhash::fast::FixedState>;
 
 /// A scalar protobuf type: how its JSON is read and how it is written.
-pub(super) use super::super::scalar_kind::ScalarKind as Scalar;
+pub(in crate::codec) use super::super::scalar_kind::ScalarKind as Scalar;
 
 /// What one value of a field is.
 #[derive(Debug, Clone)]
-pub(super) enum ValueKind {
+pub(in crate::codec) enum ValueKind {
     Scalar(Scalar),
     Enum {
         desc: EnumDescriptor,
@@ -32,7 +32,7 @@ pub(super) enum ValueKind {
 
 /// How many values a field holds.
 #[derive(Debug, Clone)]
-pub(super) enum Shape {
+pub(in crate::codec) enum Shape {
     Single,
     List {
         packed: bool,
@@ -46,39 +46,39 @@ pub(super) enum Shape {
 }
 
 #[derive(Debug, Clone)]
-pub(super) struct FieldPlan {
-    pub(super) number: u32,
+pub(in crate::codec) struct FieldPlan {
+    pub(in crate::codec) number: u32,
     /// The kind of a single or list field (for a map, the value kind is in `shape`).
-    pub(super) kind: ValueKind,
-    pub(super) shape: Shape,
+    pub(in crate::codec) kind: ValueKind,
+    pub(in crate::codec) shape: Shape,
     /// Explicit presence: written even when it holds the default.
-    pub(super) presence: bool,
+    pub(in crate::codec) presence: bool,
     /// Index of its real oneof in [`MessagePlan::oneofs`].
-    pub(super) oneof: Option<usize>,
+    pub(in crate::codec) oneof: Option<usize>,
     /// JSON `null` is a value (a `google.protobuf.Value` or `NullValue`), not "absent".
-    pub(super) null_is_value: bool,
+    pub(in crate::codec) null_is_value: bool,
     /// False for groups and for fields whose proto name the deserializer would resolve to
     /// another field (a `json_name` equal to a sibling's proto name): left to the old path.
-    pub(super) usable: bool,
+    pub(in crate::codec) usable: bool,
 }
 
 /// A property key of a message: a field, or a real oneof in the `{case, value}` form.
 #[derive(Debug, Clone, Copy)]
-pub(super) enum Target {
+pub(in crate::codec) enum Target {
     Field(usize),
     Oneof(usize),
 }
 
 #[derive(Debug, Clone)]
-pub(super) struct MessagePlan {
-    pub(super) wkt: Option<Wkt>,
+pub(in crate::codec) struct MessagePlan {
+    pub(in crate::codec) wkt: Option<Wkt>,
     /// The `value` field of a wrapper.
-    pub(super) wrapped: Option<Scalar>,
+    pub(in crate::codec) wrapped: Option<Scalar>,
     /// Sorted by field number (the order prost-reflect writes them in).
-    pub(super) fields: Vec<FieldPlan>,
-    pub(super) keys: KeyMap<Target>,
+    pub(in crate::codec) fields: Vec<FieldPlan>,
+    pub(in crate::codec) keys: KeyMap<Target>,
     /// Per real oneof: member key → index into `fields`.
-    pub(super) oneofs: Vec<KeyMap<usize>>,
+    pub(in crate::codec) oneofs: Vec<KeyMap<usize>>,
 }
 
 /// Built once per tool input type (keep it in a `OnceLock`): the plans of every message type
@@ -89,8 +89,8 @@ pub(super) struct MessagePlan {
 #[derive(Debug, Clone)]
 pub(crate) struct EncodePlan {
     /// Index 0 is the input type.
-    pub(super) messages: Vec<MessagePlan>,
-    pub(super) root_wrapped: bool,
+    pub(in crate::codec) messages: Vec<MessagePlan>,
+    pub(in crate::codec) root_wrapped: bool,
 }
 
 impl EncodePlan {

@@ -188,11 +188,13 @@ pub(crate) fn wanted(registered: &Registered, context: &RequestContext<RoleServe
 /// Starts the call of a registered tool in the background and returns its task.
 pub(crate) fn start(
     server: &McpServer,
-    request: CallToolRequestParams,
+    mut request: CallToolRequestParams,
     context: &RequestContext<RoleServer>,
     ttl: Duration,
     shape: Shape,
 ) -> CreateTaskResult {
+    // A task keeps its arguments as a map (its stream control is read from them).
+    crate::arguments::materialize(&mut request, &context.extensions);
     let owners_of = server;
     let server = server.clone();
     let owner = caller(context);
@@ -221,7 +223,7 @@ pub(crate) fn start(
                 let outcome = server
                     .run_registered(
                         &registered,
-                        request.arguments,
+                        crate::call::CallArguments::Map(request.arguments),
                         http.as_ref(),
                         &meta,
                         progress,

@@ -1,0 +1,385 @@
+//! What a tool's input schema asks of each value, compiled once, for the text encoder.
+//!
+//! Only the keywords this module knows are taken, each for exactly what the JSON Schema
+//! validator checks with it. A schema node with any other keyword (`oneOf`, `minLength`,
+//! `exclusiveMinimum`, a `pattern` other than the 64-bit digit patterns, …) compiles to
+//! [`Check::Unsupported`]: a call that gives a value there takes the whole way instead. So do
+//! the well-known types, oneofs and maps with other than string keys.
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value};
+
+use super::super::fast_from_json::plan::{
+    EncodePlan, FieldPlan, KeyMap, Scalar, Shape, Target, ValueKind,
+};
+
+/// Keywords that only annotate: the validator checks nothing with them. (`format` is an
+/// annotation in draft 2020-12 unless a validator is told otherwise; the runtime's is not.)
+const ANNOTATIONS: &[&str] = &[
+    "description",
+    "title",
+    "format",
+    "contentEncoding",
+    "contentMediaType",
+    "examples",
+    "default",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "$comment",
+];
+
+/// A property of a message: the field it sets and the check of its value.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Prop {
+    pub(super) field: usize,
+    pub(super) check: usize,
+}
+
+/// The check of one value. Indexes are into [`TextChecks::checks`].
+#[derive(Debug)]
+pub(super) enum Check {
+    /// Left to the whole way.
+    Unsupported,
+    /// A message of plan `message`: an object of these properties (and no other).
+    Message {
+        message: usize,
+        props: KeyMap<Prop>,
+        /// The fields that must be given (`usize::MAX`: one that cannot be, so never met).
+        required: Box<[usize]>,
+    },
+    /// An array, each item checked by `items`.
+    List { items: usize },
+    /// An object of string keys, each value checked by `values`.
+    Map { values: usize },
+    /// A JSON integer (no fraction, no exponent) within the bounds.
+    Integer {
+        min: Option<i128>,
+        max: Option<i128>,
+    },
+    /// A JSON number.
+    Number,
+    /// `true` or `false`.
+    Bool,
+    /// A string; `digits`: it must match `^-?[0-9]+$` (signed) or `^[0-9]+$`.
+    Str { digits: Option<Digits> },
+    /// A string among these names.
+    Enum(KeyMap<()>),
+}
+
+/// The two digit patterns the schema generator writes for 64-bit integers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Digits {
+    Signed,
+    Unsigned,
+}
+
+impl Digits {
+    pub(super) fn matches(self, text: &str) -> bool {
+        let digits = match self {
+            Digits::Signed => text.strip_prefix('-').unwrap_or(text),
+            Digits::Unsigned => text,
+        };
+        !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+    }
+}
+
+/// The checks of one tool's input schema; index 0 is the root's.
+#[derive(Debug)]
+pub(crate) struct TextChecks {
+    pub(super) checks: Vec<Check>,
+}
+
+impl TextChecks {
+    /// Compiles `schema` (the tool's input schema) against `plan` (its input type's).
+    pub(crate) fn new(plan: &EncodePlan, schema: &Value) -> Self {
+        let mut compiler = Compiler {
+            plan,
+            defs: schema.get("$defs").and_then(Value::as_object),
+            refs: HashMap::new(),
+            checks: Vec::new(),
+        };
+        let root = compiler.reserve();
+        let check = if plan.root_wrapped {
+            Check::Unsupported
+        } else {
+            compiler.message(schema, 0)
+        };
+        compiler.set(root, check);
+        Self {
+            checks: compiler.checks,
+        }
+    }
+}
+
+struct Compiler<'a> {
+    plan: &'a EncodePlan,
+    defs: Option<&'a Map<String, Value>>,
+    /// `$ref` → its check (reserved before it is compiled, for recursive types).
+    refs: HashMap<&'a str, usize>,
+    checks: Vec<Check>,
+}
+
+impl<'a> Compiler<'a> {
+    fn reserve(&mut self) -> usize {
+        self.checks.push(Check::Unsupported);
+        self.checks.len() - 1
+    }
+
+    fn set(&mut self, index: usize, check: Check) {
+        if let Some(slot) = self.checks.get_mut(index) {
+            *slot = check;
+        }
+    }
+
+    fn push(&mut self, check: Check) -> usize {
+        self.checks.push(check);
+        self.checks.len() - 1
+    }
+
+    /// The node's keywords, when each is an annotation or in `known`.
+    fn keywords(node: &'a Value, known: &[&str]) -> Option<&'a Map<String, Value>> {
+        let object = node.as_object()?;
+        object
+            .keys()
+            .all(|key| known.contains(&key.as_str()) || ANNOTATIONS.contains(&key.as_str()))
+            .then_some(object)
+    }
+
+    fn of_type(object: &Map<String, Value>, ty: &str) -> bool {
+        object.get("type").and_then(Value::as_str) == Some(ty)
+    }
+
+    /// The check of a value of message plan `message` at `node`, following a `$ref`.
+    fn message_at(&mut self, node: &'a Value, message: usize) -> usize {
+        if let Some(object) = Self::keywords(node, &["$ref"]) {
+            let Some(reference) = object.get("$ref").and_then(Value::as_str) else {
+                return self.push(Check::Unsupported);
+            };
+            if let Some(&index) = self.refs.get(reference) {
+                return index;
+            }
+            let target = reference
+                .strip_prefix("#/$defs/")
+                .and_then(|name| self.defs?.get(name));
+            let index = self.reserve();
+            self.refs.insert(reference, index);
+            let check = match target {
+                Some(target) => self.message(target, message),
+                None => Check::Unsupported,
+            };
+            self.set(index, check);
+            return index;
+        }
+        let check = self.message(node, message);
+        self.push(check)
+    }
+
+    fn message(&mut self, node: &'a Value, message: usize) -> Check {
+        let plan = self.plan;
+        let Some(message_plan) = plan.messages.get(message) else {
+            return Check::Unsupported;
+        };
+        if message_plan.wkt.is_some() {
+            return Check::Unsupported;
+        }
+        let known = [
+            "type",
+            "properties",
+            "additionalProperties",
+            "required",
+            "$defs",
+        ];
+        let Some(object) = Self::keywords(node, &known) else {
+            return Check::Unsupported;
+        };
+        if !Self::of_type(object, "object")
+            || object
+                .get("additionalProperties")
+                .is_some_and(|closed| closed != &Value::Bool(false))
+        {
+            return Check::Unsupported;
+        }
+        let mut required = Vec::new();
+        if let Some(names) = object.get("required") {
+            let Some(names) = names.as_array() else {
+                return Check::Unsupported;
+            };
+            for name in names {
+                let Some(name) = name.as_str() else {
+                    return Check::Unsupported;
+                };
+                required.push(name);
+            }
+        }
+        let mut props = KeyMap::default();
+        if let Some(properties) = object.get("properties") {
+            let Some(properties) = properties.as_object() else {
+                return Check::Unsupported;
+            };
+            for (key, child) in properties {
+                let Some(Target::Field(field)) = message_plan.keys.get(key.as_str()) else {
+                    // A oneof, or a key that is not the message's: the whole way.
+                    continue;
+                };
+                let Some(field_plan) = message_plan.fields.get(*field) else {
+                    continue;
+                };
+                let check = self.field(child, field_plan);
+                props.insert(
+                    key.as_str().into(),
+                    Prop {
+                        field: *field,
+                        check,
+                    },
+                );
+            }
+        }
+        let required = required
+            .into_iter()
+            .map(|name| props.get(name).map_or(usize::MAX, |prop: &Prop| prop.field))
+            .collect();
+        Check::Message {
+            message,
+            props,
+            required,
+        }
+    }
+
+    fn field(&mut self, node: &'a Value, field: &FieldPlan) -> usize {
+        if !field.usable || field.null_is_value || field.oneof.is_some() {
+            return self.push(Check::Unsupported);
+        }
+        match &field.shape {
+            Shape::Single => self.value(node, &field.kind),
+            Shape::List { .. } => {
+                let Some(object) = Self::keywords(node, &["type", "items"]) else {
+                    return self.push(Check::Unsupported);
+                };
+                let Some(items) = object
+                    .get("items")
+                    .filter(|_| Self::of_type(object, "array"))
+                else {
+                    return self.push(Check::Unsupported);
+                };
+                let items = self.value(items, &field.kind);
+                self.push(Check::List { items })
+            }
+            Shape::Map { key, value, .. } => {
+                let known = ["type", "additionalProperties", "propertyNames"];
+                let Some(object) = Self::keywords(node, &known) else {
+                    return self.push(Check::Unsupported);
+                };
+                let string_keys = object.get("propertyNames").is_none_or(|names| {
+                    Self::keywords(names, &["type"])
+                        .is_some_and(|names| Self::of_type(names, "string"))
+                });
+                let values = object
+                    .get("additionalProperties")
+                    .filter(|values| values.is_object());
+                match values {
+                    Some(values)
+                        if *key == Scalar::String
+                            && string_keys
+                            && Self::of_type(object, "object") =>
+                    {
+                        let values = self.value(values, value);
+                        self.push(Check::Map { values })
+                    }
+                    _ => self.push(Check::Unsupported),
+                }
+            }
+        }
+    }
+
+    /// The check of one value of `kind` (a single field, a list item or a map value).
+    fn value(&mut self, node: &'a Value, kind: &ValueKind) -> usize {
+        let check = match kind {
+            ValueKind::Message(message) => return self.message_at(node, *message),
+            ValueKind::Enum {
+                desc, null_value, ..
+            } => match Self::keywords(node, &["type", "enum"]) {
+                Some(object) if !null_value && Self::of_type(object, "string") => {
+                    let names = object.get("enum").and_then(Value::as_array);
+                    let mut set = KeyMap::default();
+                    let mut known = names.is_some();
+                    for name in names.into_iter().flatten() {
+                        match name.as_str() {
+                            // The validator's list and the descriptor's names must agree.
+                            Some(name) if desc.get_value_by_name(name).is_some() => {
+                                set.insert(name.into(), ());
+                            }
+                            _ => known = false,
+                        }
+                    }
+                    if known {
+                        Check::Enum(set)
+                    } else {
+                        Check::Unsupported
+                    }
+                }
+                _ => Check::Unsupported,
+            },
+            ValueKind::Scalar(scalar) => scalar_check(node, *scalar),
+        };
+        self.push(check)
+    }
+}
+
+/// The check of a scalar's node, when it is one this module reads exactly.
+fn scalar_check(node: &Value, scalar: Scalar) -> Check {
+    let Some(object) = node.as_object() else {
+        return Check::Unsupported;
+    };
+    let only = |known: &[&str]| {
+        object
+            .keys()
+            .all(|key| known.contains(&key.as_str()) || ANNOTATIONS.contains(&key.as_str()))
+    };
+    let ty = object.get("type").and_then(Value::as_str);
+    match scalar {
+        Scalar::Int32 | Scalar::Sint32 | Scalar::Sfixed32 | Scalar::Uint32 | Scalar::Fixed32 => {
+            if ty != Some("integer") || !only(&["type", "minimum", "maximum"]) {
+                return Check::Unsupported;
+            }
+            let bound = |key: &str| -> Result<Option<i128>, ()> {
+                match object.get(key) {
+                    None => Ok(None),
+                    Some(Value::Number(n)) => n
+                        .as_i64()
+                        .map(i128::from)
+                        .or_else(|| n.as_u64().map(i128::from))
+                        .map(Some)
+                        .ok_or(()),
+                    Some(_) => Err(()),
+                }
+            };
+            match (bound("minimum"), bound("maximum")) {
+                (Ok(min), Ok(max)) => Check::Integer { min, max },
+                _ => Check::Unsupported,
+            }
+        }
+        Scalar::Int64 | Scalar::Sint64 | Scalar::Sfixed64 | Scalar::Uint64 | Scalar::Fixed64 => {
+            if ty != Some("string") || !only(&["type", "pattern"]) {
+                return Check::Unsupported;
+            }
+            match object.get("pattern").map(Value::as_str) {
+                None => Check::Str { digits: None },
+                Some(Some("^-?[0-9]+$")) => Check::Str {
+                    digits: Some(Digits::Signed),
+                },
+                Some(Some("^[0-9]+$")) => Check::Str {
+                    digits: Some(Digits::Unsigned),
+                },
+                Some(_) => Check::Unsupported,
+            }
+        }
+        Scalar::Double | Scalar::Float if ty == Some("number") && only(&["type"]) => Check::Number,
+        Scalar::Bool if ty == Some("boolean") && only(&["type"]) => Check::Bool,
+        Scalar::String | Scalar::Bytes if ty == Some("string") && only(&["type"]) => {
+            Check::Str { digits: None }
+        }
+        _ => Check::Unsupported,
+    }
+}
