@@ -15,11 +15,11 @@
 //! The first way is taken only when it gives the very bytes of the second; a differential test
 //! (`e2e/tests/transcode_arguments.rs`, through [`both`]) holds it to that.
 
-use std::{fmt::Write as _, sync::Arc};
+use std::fmt::Write as _;
 
 use bytes::Bytes;
 use prost::Message as _;
-use rmcp::model::{CallToolRequestParams, Extensions, JsonObject};
+use rmcp::model::JsonObject;
 use serde_json::Value;
 use tonic::Code;
 
@@ -34,29 +34,6 @@ use crate::{
     toolset::{CompiledTool, ToolSet},
     validate,
 };
-
-/// A `tools/call`'s arguments as the client sent them, the text of a JSON object. The stdio
-/// transport keeps them so, in the request's extensions, instead of parsing them into the
-/// request's `arguments` map: a plain call encodes them straight from the text
-/// ([`requests_from_text`]); whatever reads them before that ([`materialize`]), or a call the
-/// text encoder leaves, parses them then.
-#[derive(Debug, Clone)]
-pub(crate) struct ArgumentsText(pub(crate) Arc<str>);
-
-/// Parses the arguments kept as text, if any, into `request.arguments`, for what reads the
-/// map before the call runs (tool search, confirmation, tasks).
-pub(crate) fn materialize(request: &mut CallToolRequestParams, extensions: &Extensions) {
-    if request.arguments.is_none()
-        && let Some(ArgumentsText(text)) = extensions.get::<ArgumentsText>()
-    {
-        request.arguments = parse(text);
-    }
-}
-
-/// The arguments map of kept text (an object, checked when it was kept).
-pub(crate) fn parse(text: &str) -> Option<JsonObject> {
-    serde_json::from_str(text).ok()
-}
 
 /// The `isError` of arguments with `problems`, each with its JSON path.
 pub(crate) fn invalid_arguments(tool: &str, problems: &[Problem]) -> Outcome {

@@ -23,7 +23,7 @@ use tracing::Instrument as _;
 
 use crate::{
     arguments::{self, invalid_arguments},
-    budget,
+    arguments_text, budget,
     codec::{
         fast_to_json, measure,
         path::{JsonPath, Problem},
@@ -141,7 +141,8 @@ fn limit_failure(name: &str, message: &str) -> Outcome {
     )
 }
 
-/// A call's arguments: a map, or the text the transport kept ([`arguments::ArgumentsText`]).
+/// A call's arguments: a map, or the text the transport kept
+/// ([`ArgumentsText`](crate::arguments_text::ArgumentsText)).
 pub(crate) enum CallArguments<'a> {
     Map(Option<JsonObject>),
     Text(&'a str),
@@ -167,7 +168,7 @@ pub(crate) async fn run(call: Call<'_>, arguments: CallArguments<'_>) -> Outcome
         )
     });
     let mut args = match (text, &encoded) {
-        (Some(text), None) => arguments::parse(text).unwrap_or_default(),
+        (Some(text), None) => arguments_text::parse(text).unwrap_or_default(),
         _ => arguments.unwrap_or_default(),
     };
     if encoded.is_none()

@@ -17,9 +17,8 @@ use rmcp::{
 
 #[cfg(feature = "auth")]
 use crate::auth::Gate;
-#[cfg(feature = "http-server")]
-use crate::{error::Error, http_response::not_found, server::SHUTDOWN_DRAIN};
 use crate::{
+    arguments_text,
     guard::{self, Screened},
     http_response::{HttpResponse, plain_response},
     origin,
@@ -27,6 +26,8 @@ use crate::{
     server::tasks::sep1686,
     sessions::SessionStore,
 };
+#[cfg(feature = "http-server")]
+use crate::{error::Error, http_response::not_found, server::SHUTDOWN_DRAIN};
 #[cfg(feature = "http-server")]
 use std::time::Duration;
 
@@ -376,8 +377,12 @@ impl McpHttpService {
                 );
             }
         };
+        let mut tools_call = false;
         let bytes = match guard::screen(&bytes) {
-            Screened::Pass { .. } => bytes,
+            Screened::Pass { tools_call: call } => {
+                tools_call = call;
+                bytes
+            }
             Screened::Repaired(repaired, not) => {
                 parts.extensions.insert(not);
                 Bytes::from(repaired)
@@ -428,7 +433,15 @@ impl McpHttpService {
                 parts.extensions.insert(sep1686::Routed);
                 Bytes::from(routed)
             }
-            None => bytes,
+            // A plain `tools/call`: its arguments go to the call as text, not through rmcp's
+            // parse (after the gate, which reads them).
+            None => match tools_call.then(|| arguments_text::take(&bytes)).flatten() {
+                Some((rest, arguments)) => {
+                    parts.extensions.insert(arguments);
+                    Bytes::from(rest)
+                }
+                None => bytes,
+            },
         };
         let request = http::Request::from_parts(parts, Full::new(bytes));
         let mut response = into_ok(tower_service::Service::call(&mut self.inner, request).await);

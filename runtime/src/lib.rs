@@ -36,7 +36,7 @@
 //!    `confirm` and `tasks` (both task shapes); listing and paging (`paging`) and tool search
 //!    (`discovery`).
 //! 3. **Engine**: tool sets (`toolset`, `def`, `descriptor_pools`, `dynamic`, and the `codegen`
-//!    facade), the call (`call`, with `arguments`, `collect`, `longrunning`, `outcome`,
+//!    facade), the call (`call`, with `arguments`, `arguments_text`, `collect`, `longrunning`, `outcome`,
 //!    `progress`, `budget`, `context`, `status`, `tool_meta`, `union_pool`) and the gRPC
 //!    forwarding (`grpc`, `grpc_transport`); `metrics` and `telemetry` record it.
 //! 4. **Codec**: JSON ↔ protobuf (`codec`), schema validation (`validate`), and the
@@ -87,6 +87,7 @@
 #![warn(missing_docs)]
 
 mod arguments;
+mod arguments_text;
 #[cfg(feature = "auth")]
 mod auth;
 mod budget;

@@ -30,7 +30,7 @@ use serde_json::value::RawValue;
 
 use crate::{
     McpServer,
-    arguments::ArgumentsText,
+    arguments_text::ArgumentsText,
     error::Error,
     guard::{self, MESSAGE_DEPTH_LIMIT, Screened},
     server::tasks::sep1686,
@@ -240,8 +240,7 @@ fn parse_tools_call(text: &[u8]) -> Option<ClientJsonRpcMessage> {
     let Line { id, params, .. } = serde_json::from_slice::<Line<'_>>(text).ok()?;
     let arguments = match params.arguments {
         // An object, as the message guard let through; anything else is left to rmcp.
-        Some(raw) if raw.get().starts_with('{') => Some(ArgumentsText(Arc::from(raw.get()))),
-        Some(_) => return None,
+        Some(raw) => Some(ArgumentsText::of(raw)?),
         None => None,
     };
     let mut call = CallToolRequestParams::new(params.name);
@@ -445,7 +444,7 @@ mod tests {
             };
             // The arguments come as text, parsed into the map where the map is read.
             let mut params = fast.params.clone();
-            crate::arguments::materialize(&mut params, &fast.extensions);
+            crate::arguments_text::materialize(&mut params, &fast.extensions);
             assert_eq!(params, general.params, "{line}");
             assert_eq!(
                 fast.extensions.get::<rmcp::model::RequestMetaObject>(),

@@ -66,7 +66,7 @@ use self::tasks::Tasks;
 use tonic_mcp_schema::TaskSupport;
 
 use crate::{
-    arguments,
+    arguments_text,
     call::{self, Limits},
     context::{CallContext, CallHook, Refusal},
     discovery::{self, CALL_TOOL, ToolSearch},
@@ -310,7 +310,7 @@ impl McpServer {
         // One look at the tools for the whole call.
         let catalog = self.catalog();
         if let Some(discovery) = &catalog.discovery {
-            arguments::materialize(&mut request, &context.extensions);
+            arguments_text::materialize(&mut request, &context.extensions);
             if let Some(answer) = discovery.answer(&request.name, request.arguments.as_ref()) {
                 return Ok(Prepared::Answered(CallToolResponse::Complete(answer)));
             }
@@ -331,7 +331,7 @@ impl McpServer {
         // Confirmation comes next: a declined call never reaches the backend, as a task or not.
         let registered = found(catalog, request.name.as_ref())?;
         if registered.entry.tool.meta.confirm.is_some() {
-            arguments::materialize(&mut request, &context.extensions);
+            arguments_text::materialize(&mut request, &context.extensions);
         }
         if let Some(answer) = confirm::check(&registered, &request, context).await {
             return Ok(Prepared::Answered(answer));

@@ -16,7 +16,7 @@ use super::{
     catalog::{Catalog, Found},
 };
 use crate::{
-    arguments::ArgumentsText,
+    arguments_text::{self, ArgumentsText},
     call::{self, Call, CallArguments},
     collect::Stop,
     context::CallContext,
@@ -49,7 +49,7 @@ impl McpServer {
                 peer: context.peer.clone(),
                 token,
             });
-        let text = context.extensions.get::<ArgumentsText>();
+        let text = arguments_text::kept(&context.extensions);
         let arguments = match (request.arguments, text) {
             (None, Some(ArgumentsText(text))) => CallArguments::Text(text),
             (map, _) => CallArguments::Map(map),

@@ -194,7 +194,7 @@ pub(crate) fn start(
     shape: Shape,
 ) -> CreateTaskResult {
     // A task keeps its arguments as a map (its stream control is read from them).
-    crate::arguments::materialize(&mut request, &context.extensions);
+    crate::arguments_text::materialize(&mut request, &context.extensions);
     let owners_of = server;
     let server = server.clone();
     let owner = caller(context);
