@@ -393,3 +393,117 @@ fn loose_forms_take_the_whole_way() {
     );
     assert!(accepted >= 15, "{accepted} accepted: {tally:?}");
 }
+
+/// The text encoder answers exactly for what it is sure of, whatever the key order, and leaves
+/// the rest to the whole way: loose forms, aliases, `null`, keys given twice, values out of
+/// range, a oneof written `value` first.
+#[test]
+fn the_text_encoder_answers_only_when_sure() {
+    let (pool, sets) = testdata_sets();
+    let types = input_types(&pool, &tonic_mcp::schema::Options::default());
+    let limits = tonic_mcp::Limits::default();
+    let answered = |set: &ToolSet, tool: &str, text: &str| {
+        from_text(set, tool, text, limits.max_argument_bytes, limits.max_depth)
+            .unwrap_or_else(|| panic!("no tool {tool}"))
+    };
+    let cases: &[(&str, &str, bool)] = &[
+        (
+            "ScalarService_Echo",
+            r#"{"f_int32": 1, "f_int64": "-5", "f_string": "é\"x"}"#,
+            true,
+        ),
+        (
+            "ScalarService_Echo",
+            r#"{"f_string": "x", "f_int64": "5", "f_int32": 1}"#,
+            true,
+        ),
+        ("ScalarService_Echo", r#"{"f\u005fint32": 7}"#, true),
+        (
+            "ScalarService_Echo",
+            r#"{"f_int32": 0, "f_bool": false, "f_bytes": ""}"#,
+            true,
+        ),
+        (
+            "ScalarService_Echo",
+            r#"{"f_double": 1e300, "f_float": -2.5}"#,
+            true,
+        ),
+        ("ScalarService_Echo", r#"{"f_int32": 1.0}"#, false),
+        ("ScalarService_Echo", r#"{"f_int64": 5}"#, false),
+        (
+            "ScalarService_Echo",
+            r#"{"f_int32": 1, "f_int32": 2}"#,
+            false,
+        ),
+        ("ScalarService_Echo", r#"{"f_int32": null}"#, false),
+        ("ScalarService_Echo", r#"{"fInt32": 1}"#, false),
+        ("ScalarService_Echo", r#"{"f_uint32": -1}"#, false),
+        ("ScalarService_Echo", r#"{"f_int32": 2147483648}"#, false),
+        ("ScalarService_Echo", r#"{"f_float": 1e300}"#, false),
+        ("ScalarService_Echo", r#"{"f_bytes": "not base64!"}"#, false),
+        ("ScalarService_Echo", r#"{"nope": 1}"#, false),
+        (
+            "SearchService_Echo",
+            r#"{"query": "q", "filter": {"case": "tag", "value": "rust"}, "destination": {"case": "inline", "value": false}}"#,
+            true,
+        ),
+        (
+            "SearchService_Echo",
+            r#"{"destination": {"case": "bucket_path", "value": ""}, "sort": {"case": "order", "value": "SORT_ORDER_UNSPECIFIED"}, "filter": {"case": "range", "value": {"end": "z", "start": "a"}}, "query": "q"}"#,
+            true,
+        ),
+        // `destination` is required.
+        (
+            "SearchService_Echo",
+            r#"{"query": "q", "filter": {"case": "tag", "value": "rust"}}"#,
+            false,
+        ),
+        (
+            "SearchService_Echo",
+            r#"{"destination": {"value": true, "case": "inline"}}"#,
+            false,
+        ),
+        (
+            "SearchService_Echo",
+            r#"{"destination": {"case": "inline", "value": true, "x": 1}}"#,
+            false,
+        ),
+        (
+            "SearchService_Echo",
+            r#"{"destination": {"case": "outline", "value": true}}"#,
+            false,
+        ),
+        (
+            "SearchService_Echo",
+            r#"{"destination": {"case": "inline"}}"#,
+            false,
+        ),
+        (
+            "SearchService_Echo",
+            r#"{"destination": {"case": "inline", "value": null}}"#,
+            false,
+        ),
+        (
+            "SearchService_Echo",
+            r#"{"destination": {"case": "inline", "value": true}, "sort": {"case": "order", "value": "SORT_ORDER_SIDEWAYS"}}"#,
+            false,
+        ),
+    ];
+    for &(tool, text, sure) in cases {
+        let set = sets
+            .iter()
+            .find(|set| set.tools().iter().any(|t| t.name == tool))
+            .unwrap_or_else(|| panic!("no set serves {tool}"));
+        let encoded = answered(set, tool, text);
+        assert_eq!(encoded.is_some(), sure, "{tool} {text}: {encoded:02x?}");
+        let Some(encoded) = encoded else { continue };
+        let arguments: serde_json::Map<String, Value> = serde_json::from_str(text).expect("json");
+        let (served, _) = both_ways(set, tool, &arguments).expect("tool");
+        let served = served.unwrap_or_else(|e| panic!("{tool} {text}: served refused: {e}"));
+        let desc = types.get(tool).expect("input type");
+        assert!(
+            served.len() == 1 && encoded.len() == 1 && wire::same(desc, &served[0], &encoded[0]),
+            "{tool} {text}: served {served:02x?}, from text {encoded:02x?}"
+        );
+    }
+}

@@ -4,7 +4,8 @@
 //! validator checks with it. A schema node with any other keyword (`oneOf`, `minLength`,
 //! `exclusiveMinimum`, a `pattern` other than the 64-bit digit patterns, …) compiles to
 //! [`Check::Unsupported`]: a call that gives a value there takes the whole way instead. So do
-//! the well-known types, oneofs and maps with other than string keys.
+//! the well-known types and maps with other than string keys. A oneof is taken in the
+//! `{case, value}` form its `oneOf` branches describe.
 
 use std::collections::HashMap;
 
@@ -46,8 +47,9 @@ pub(super) enum Check {
     Message {
         message: usize,
         props: KeyMap<Prop>,
-        /// The fields that must be given (`usize::MAX`: one that cannot be, so never met).
-        required: Box<[usize]>,
+        /// The properties that must be given, each as the fields that give it (a field, or a
+        /// oneof's members; none: one never met here).
+        required: Box<[Box<[usize]>]>,
     },
     /// An array, each item checked by `items`.
     List { items: usize },
@@ -66,6 +68,9 @@ pub(super) enum Check {
     Str { digits: Option<Digits> },
     /// A string among these names.
     Enum(KeyMap<()>),
+    /// A real oneof in the `{"case": member, "value": …}` form: each member's name, the field
+    /// it sets and the check of its value.
+    Oneof(KeyMap<Prop>),
 }
 
 /// The two digit patterns the schema generator writes for 64-bit integers.
@@ -219,32 +224,105 @@ impl<'a> Compiler<'a> {
                 return Check::Unsupported;
             };
             for (key, child) in properties {
-                let Some(Target::Field(field)) = message_plan.keys.get(key.as_str()) else {
-                    // A oneof, or a key that is not the message's: the whole way.
-                    continue;
+                let (field, check) = match message_plan.keys.get(key.as_str()) {
+                    Some(Target::Field(field)) => {
+                        let Some(field_plan) = message_plan.fields.get(*field) else {
+                            continue;
+                        };
+                        (*field, self.field(child, field_plan))
+                    }
+                    // The member given says which field it sets.
+                    Some(Target::Oneof(oneof)) => (usize::MAX, self.oneof(child, message, *oneof)),
+                    // A key that is not the message's: the whole way.
+                    None => continue,
                 };
-                let Some(field_plan) = message_plan.fields.get(*field) else {
-                    continue;
-                };
-                let check = self.field(child, field_plan);
-                props.insert(
-                    key.as_str().into(),
-                    Prop {
-                        field: *field,
-                        check,
-                    },
-                );
+                props.insert(key.as_str().into(), Prop { field, check });
             }
         }
         let required = required
             .into_iter()
-            .map(|name| props.get(name).map_or(usize::MAX, |prop: &Prop| prop.field))
+            .map(|name| match props.get(name) {
+                Some(prop) => match self.checks.get(prop.check) {
+                    Some(Check::Oneof(members)) => members.values().map(|m| m.field).collect(),
+                    _ => Box::from([prop.field]),
+                },
+                None => Box::default(),
+            })
             .collect();
         Check::Message {
             message,
             props,
             required,
         }
+    }
+
+    /// The check of real oneof `oneof` of message plan `message` at `node`: `oneOf` (or
+    /// `anyOf`) branches, each `{case: const name, value: …}` with both required and nothing
+    /// else.
+    fn oneof(&mut self, node: &'a Value, message: usize, oneof: usize) -> usize {
+        let plan = self.plan;
+        let Some(message_plan) = plan.messages.get(message) else {
+            return self.push(Check::Unsupported);
+        };
+        let (Some(members_plan), Some(object)) = (
+            message_plan.oneofs.get(oneof),
+            Self::keywords(node, &["oneOf", "anyOf"]),
+        ) else {
+            return self.push(Check::Unsupported);
+        };
+        let branches = match (object.get("oneOf"), object.get("anyOf")) {
+            (Some(Value::Array(branches)), None) | (None, Some(Value::Array(branches))) => branches,
+            _ => return self.push(Check::Unsupported),
+        };
+        let mut members = KeyMap::default();
+        for branch in branches {
+            let known = ["type", "properties", "required", "additionalProperties"];
+            let Some(branch) = Self::keywords(branch, &known) else {
+                return self.push(Check::Unsupported);
+            };
+            let properties = branch.get("properties").and_then(Value::as_object);
+            let required = branch.get("required").and_then(Value::as_array);
+            let closed = branch.get("additionalProperties") == Some(&Value::Bool(false));
+            let both_required = required.is_some_and(|names| {
+                names.len() == 2
+                    && names.iter().any(|n| n == "case")
+                    && names.iter().any(|n| n == "value")
+            });
+            let (Some(properties), true, true, true) = (
+                properties,
+                Self::of_type(branch, "object"),
+                closed,
+                both_required,
+            ) else {
+                return self.push(Check::Unsupported);
+            };
+            let case = properties
+                .get("case")
+                .and_then(|case| Self::keywords(case, &["type", "const"]))
+                .filter(|case| case.get("type").is_none_or(|ty| ty == "string"))
+                .and_then(|case| case.get("const"))
+                .and_then(Value::as_str);
+            let (Some(case), Some(value), 2) = (case, properties.get("value"), properties.len())
+            else {
+                return self.push(Check::Unsupported);
+            };
+            let Some(field) = members_plan.get(case).copied() else {
+                return self.push(Check::Unsupported);
+            };
+            let Some(field_plan) = message_plan.fields.get(field) else {
+                return self.push(Check::Unsupported);
+            };
+            let check = if field_plan.usable
+                && !field_plan.null_is_value
+                && matches!(field_plan.shape, Shape::Single)
+            {
+                self.value(value, &field_plan.kind)
+            } else {
+                self.push(Check::Unsupported)
+            };
+            members.insert(case.into(), Prop { field, check });
+        }
+        self.push(Check::Oneof(members))
     }
 
     fn field(&mut self, node: &'a Value, field: &FieldPlan) -> usize {

@@ -7,9 +7,10 @@
 //! put in field-number order when a message ends, as prost-reflect writes them.
 //!
 //! It answers only for arguments it is sure of: canonical values the schema accepts, of the
-//! kinds it knows. Anything else — a loose form, an unknown or aliased key, `null`, a oneof, a
-//! well-known type, a number with a fraction for an integer, a value out of range, a key given
-//! twice, nesting past the limit — gives `None`, and the call takes the whole way (normalise,
+//! kinds it knows. Anything else — a loose form, an unknown or aliased key, `null`, a oneof not
+//! written `{"case": …, "value": …}` in that order, a well-known type, a number with a fraction
+//! for an integer, a value out of range, a key given twice, nesting past the limit — gives
+//! `None`, and the call takes the whole way (normalise,
 //! validate, encode), which also words the errors. So a `Some` is always what the whole way
 //! gives; a differential test (`e2e/tests/transcode_arguments.rs`) holds it to that.
 //!
@@ -26,7 +27,7 @@ use self::checks::{Check, Prop};
 use self::packed::PackedSeed;
 use super::fast_from_json::{
     MAP_KEY, MAP_VALUE, MAX_DEPTH, close, open,
-    plan::{EncodePlan, FieldPlan, Scalar, Shape, ValueKind},
+    plan::{EncodePlan, FieldPlan, KeyMap, Scalar, Shape, ValueKind},
     scalar, scalar_raw, wire_type,
 };
 
@@ -175,21 +176,30 @@ impl<'de> Visitor<'de> for MessageSeed<'_, '_> {
         encoder.enter()?;
         let mark = encoder.fields.len();
         while let Some(prop) = map.next_key_seed(KeySeed { props })? {
-            let field = fields.get(prop.field).ok_or_else(whole_way)?;
             let start = encoder.buf.len();
-            map.next_value_seed(FieldSeed {
-                encoder: &mut *encoder,
-                field,
-                check: prop.check,
-            })?;
+            let index = if let Check::Oneof(members) = encoder.check(prop.check) {
+                map.next_value_seed(OneofSeed {
+                    encoder: &mut *encoder,
+                    fields,
+                    members,
+                })?
+            } else {
+                let field = fields.get(prop.field).ok_or_else(whole_way)?;
+                map.next_value_seed(FieldSeed {
+                    encoder: &mut *encoder,
+                    field,
+                    check: prop.check,
+                })?;
+                prop.field
+            };
             let end = encoder.buf.len();
-            encoder.fields.push((prop.field, start, end));
+            encoder.fields.push((index, start, end));
         }
         encoder.order(mark)?;
         let given = encoder.fields.get(mark..).unwrap_or_default();
         if !required
             .iter()
-            .all(|field| given.iter().any(|(index, _, _)| index == field))
+            .all(|fields| given.iter().any(|(index, _, _)| fields.contains(index)))
         {
             return Err(whole_way());
         }
@@ -201,7 +211,7 @@ impl<'de> Visitor<'de> for MessageSeed<'_, '_> {
 
 /// A property key: the property of the message it names, or the whole way.
 struct KeySeed<'c> {
-    props: &'c super::fast_from_json::plan::KeyMap<Prop>,
+    props: &'c KeyMap<Prop>,
 }
 
 impl<'de> DeserializeSeed<'de> for KeySeed<'_> {
@@ -221,6 +231,85 @@ impl<'de> Visitor<'de> for KeySeed<'_> {
 
     fn visit_str<E: de::Error>(self, key: &str) -> Result<Prop, E> {
         self.props.get(key).copied().ok_or_else(whole_way)
+    }
+}
+
+/// A oneof's `{"case": member, "value": …}`, `case` first: writes the member's value and
+/// returns the index of its field.
+struct OneofSeed<'e, 'p> {
+    encoder: &'e mut Encoder<'p>,
+    fields: &'p [FieldPlan],
+    members: &'p KeyMap<Prop>,
+}
+
+impl<'de> DeserializeSeed<'de> for OneofSeed<'_, '_> {
+    type Value = usize;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<usize, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for OneofSeed<'_, '_> {
+    type Value = usize;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a oneof")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<usize, A::Error> {
+        let encoder = self.encoder;
+        encoder.enter()?;
+        // `value` before `case` would have to wait for it: left to the whole way.
+        if map.next_key_seed(Exactly("case"))?.is_none() {
+            return Err(whole_way());
+        }
+        let prop = map.next_value_seed(KeySeed {
+            props: self.members,
+        })?;
+        if map.next_key_seed(Exactly("value"))?.is_none() {
+            return Err(whole_way());
+        }
+        let field = self.fields.get(prop.field).ok_or_else(whole_way)?;
+        map.next_value_seed(ValueSeed {
+            encoder: &mut *encoder,
+            number: field.number,
+            kind: &field.kind,
+            presence: field.presence,
+            check: prop.check,
+        })?;
+        if map.next_key_seed(Exactly(""))?.is_some() {
+            return Err(whole_way());
+        }
+        encoder.depth -= 1;
+        Ok(prop.field)
+    }
+}
+
+/// A property key that must be the given one.
+struct Exactly(&'static str);
+
+impl<'de> DeserializeSeed<'de> for Exactly {
+    type Value = ();
+
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Exactly {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+
+    fn visit_str<E: de::Error>(self, key: &str) -> Result<(), E> {
+        if key == self.0 {
+            Ok(())
+        } else {
+            Err(whole_way())
+        }
     }
 }
 
