@@ -7,6 +7,8 @@
 //! `tonic-mcp-schema` for tools built at run time) and listed as it is; the runtime does not
 //! read its serving choices back from it.
 
+use std::sync::LazyLock;
+
 use rmcp::model::{JsonObject, MetaObject};
 use serde_json::{Value, json};
 use tonic::Code;
@@ -82,6 +84,15 @@ impl ToolMeta {
 
 /// The `_meta` of a result with `code`; `local` when the backend was not reached.
 pub(crate) fn status_meta(code: Code, local: bool) -> MetaObject {
+    // Nearly every result is a backend's OK: made once, copied for each.
+    static OK: LazyLock<MetaObject> = LazyLock::new(|| make_status_meta(Code::Ok, false));
+    if code == Code::Ok && !local {
+        return OK.clone();
+    }
+    make_status_meta(code, local)
+}
+
+fn make_status_meta(code: Code, local: bool) -> MetaObject {
     let mut status = json!({ "code": code as i32, "name": code_name(code) });
     if local && let Value::Object(status) = &mut status {
         status.insert("local".to_owned(), Value::Bool(true));
