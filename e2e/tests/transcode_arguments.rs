@@ -488,6 +488,36 @@ fn the_text_encoder_answers_only_when_sure() {
             r#"{"destination": {"case": "inline", "value": true}, "sort": {"case": "order", "value": "SORT_ORDER_SIDEWAYS"}}"#,
             false,
         ),
+        (
+            "WellKnownService_Echo",
+            r#"{"timestamp": "2024-02-29T12:00:00.5Z", "duration": "-1.250s", "field_mask": "a.b,cD", "int64_value": "9", "bool_value": false, "empty": {}, "timestamps": ["1970-01-01T00:00:00Z"]}"#,
+            true,
+        ),
+        (
+            "WellKnownService_Echo",
+            r#"{"duration": "1.0000000001s"}"#,
+            false,
+        ),
+        ("WellKnownService_Echo", r#"{"duration": "1m"}"#, false),
+        ("WellKnownService_Echo", r#"{"field_mask": "a..b"}"#, false),
+        ("WellKnownService_Echo", r#"{"field_mask": "1a"}"#, false),
+        (
+            "WellKnownService_Echo",
+            r#"{"timestamp": "2024-02-30T12:00:00Z"}"#,
+            false,
+        ),
+        (
+            "WellKnownService_Echo",
+            r#"{"timestamp": "2024-02-01t12:00:00z"}"#,
+            false,
+        ),
+        (
+            "WellKnownService_Echo",
+            r#"{"int32_value": 2147483648}"#,
+            false,
+        ),
+        ("WellKnownService_Echo", r#"{"empty": {"x": 1}}"#, false),
+        ("WellKnownService_Echo", r#"{"struct_value": {}}"#, false),
     ];
     for &(tool, text, sure) in cases {
         let set = sets

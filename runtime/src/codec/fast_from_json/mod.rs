@@ -96,6 +96,27 @@ fn varint(mut value: u64) -> ([u8; 10], usize) {
     (out, n)
 }
 
+/// The body of the well-known message of plan `index` for `value`, appended to `buf`: the
+/// text encoder's way to the well-known types, written as [`encode_message`] writes them.
+pub(in crate::codec) fn well_known_into(
+    plan: &EncodePlan,
+    index: usize,
+    value: &Value,
+    buf: &mut Vec<u8>,
+) -> Option<()> {
+    let message = plan.messages.get(index)?;
+    let wkt = message.wkt?;
+    let mut encoder = Encoder {
+        plan,
+        buf: std::mem::take(buf),
+        scratch: Vec::new(),
+        depth: 0,
+    };
+    let written = encoder.well_known(message, wkt, value);
+    *buf = encoder.buf;
+    written
+}
+
 /// Opens a length-delimited body in `buf`: a one-byte length slot. Returns where the body
 /// starts.
 pub(in crate::codec) fn open(buf: &mut Vec<u8>) -> usize {

@@ -4,13 +4,15 @@
 //! validator checks with it. A schema node with any other keyword (`oneOf`, `minLength`,
 //! `exclusiveMinimum`, a `pattern` other than the 64-bit digit patterns, …) compiles to
 //! [`Check::Unsupported`]: a call that gives a value there takes the whole way instead. So do
-//! the well-known types and maps with other than string keys. A oneof is taken in the
-//! `{case, value}` form its `oneOf` branches describe.
+//! `Any`, the JSON-valued well-known types and maps with other than string keys. A oneof is
+//! taken in the `{case, value}` form its `oneOf` branches describe; Timestamp, Duration and
+//! FieldMask as their strings, wrappers as their scalar, `Empty` as `{}`.
 
 use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
+use super::super::Wkt;
 use super::super::fast_from_json::plan::{
     EncodePlan, FieldPlan, KeyMap, Scalar, Shape, Target, ValueKind,
 };
@@ -68,9 +70,60 @@ pub(super) enum Check {
     Str { digits: Option<Digits> },
     /// A string among these names.
     Enum(KeyMap<()>),
+    /// A well-known type written as a string (Timestamp, Duration, FieldMask), of message plan
+    /// `message`; the string must match `pattern` when there is one.
+    WktText {
+        message: usize,
+        pattern: Option<TextPattern>,
+    },
+    /// A wrapper (`google.protobuf.Int64Value`…) of message plan `message`: its scalar, checked
+    /// by `value`.
+    Wrapper { message: usize, value: usize },
     /// A real oneof in the `{"case": member, "value": …}` form: each member's name, the field
     /// it sets and the check of its value.
     Oneof(KeyMap<Prop>),
+}
+
+/// The patterns the schema generator writes for a Duration and a FieldMask, checked by hand
+/// exactly as the regular expressions read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum TextPattern {
+    /// `^-?[0-9]+(\.[0-9]{1,9})?s$`
+    Duration,
+    /// `^([A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)*(,[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)*)*)?$`
+    FieldMask,
+}
+
+const DURATION_PATTERN: &str = r"^-?[0-9]+(\.[0-9]{1,9})?s$";
+const FIELD_MASK_PATTERN: &str = r"^([A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)*(,[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)*)*)?$";
+
+impl TextPattern {
+    pub(super) fn matches(self, text: &str) -> bool {
+        match self {
+            TextPattern::Duration => {
+                let Some(number) = text.strip_suffix('s') else {
+                    return false;
+                };
+                let number = number.strip_prefix('-').unwrap_or(number);
+                let (whole, fraction) = match number.split_once('.') {
+                    Some((whole, fraction)) => (whole, Some(fraction)),
+                    None => (number, None),
+                };
+                let digits = |part: &str| part.bytes().all(|b| b.is_ascii_digit());
+                !whole.is_empty()
+                    && digits(whole)
+                    && fraction.is_none_or(|f| (1..=9).contains(&f.len()) && digits(f))
+            }
+            TextPattern::FieldMask => {
+                let name = |part: &str| {
+                    let mut bytes = part.bytes();
+                    bytes.next().is_some_and(|b| b.is_ascii_alphabetic())
+                        && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
+                };
+                text.is_empty() || text.split(',').all(|path| path.split('.').all(name))
+            }
+        }
+    }
 }
 
 /// The two digit patterns the schema generator writes for 64-bit integers.
@@ -186,8 +239,8 @@ impl<'a> Compiler<'a> {
         let Some(message_plan) = plan.messages.get(message) else {
             return Check::Unsupported;
         };
-        if message_plan.wkt.is_some() {
-            return Check::Unsupported;
+        if let Some(wkt) = message_plan.wkt {
+            return self.well_known(node, message, wkt);
         }
         let known = [
             "type",
@@ -253,6 +306,65 @@ impl<'a> Compiler<'a> {
             message,
             props,
             required,
+        }
+    }
+
+    /// The check of a well-known type's node: the string forms, wrappers and `Empty`.
+    fn well_known(&mut self, node: &'a Value, message: usize, wkt: Wkt) -> Check {
+        let text = |pattern: Option<(&str, TextPattern)>| {
+            let known: &[&str] = if pattern.is_some() {
+                &["type", "pattern"]
+            } else {
+                &["type"]
+            };
+            let Some(object) = Self::keywords(node, known) else {
+                return Check::Unsupported;
+            };
+            let written = object.get("pattern").and_then(Value::as_str);
+            match pattern {
+                _ if !Self::of_type(object, "string") => Check::Unsupported,
+                Some((expected, pattern)) if written == Some(expected) => Check::WktText {
+                    message,
+                    pattern: Some(pattern),
+                },
+                None => Check::WktText {
+                    message,
+                    pattern: None,
+                },
+                Some(_) => Check::Unsupported,
+            }
+        };
+        match wkt {
+            Wkt::Timestamp => text(None),
+            Wkt::Duration => text(Some((DURATION_PATTERN, TextPattern::Duration))),
+            Wkt::FieldMask => text(Some((FIELD_MASK_PATTERN, TextPattern::FieldMask))),
+            Wkt::Wrapper => match self.plan.messages.get(message).and_then(|m| m.wrapped) {
+                Some(scalar) => {
+                    let value = self.push(scalar_check(node, scalar));
+                    Check::Wrapper { message, value }
+                }
+                None => Check::Unsupported,
+            },
+            Wkt::Empty => {
+                let known = ["type", "properties", "additionalProperties"];
+                match Self::keywords(node, &known) {
+                    Some(object)
+                        if Self::of_type(object, "object")
+                            && object.get("additionalProperties") == Some(&Value::Bool(false))
+                            && object
+                                .get("properties")
+                                .is_none_or(|p| p.as_object().is_some_and(Map::is_empty)) =>
+                    {
+                        Check::Message {
+                            message,
+                            props: KeyMap::default(),
+                            required: Box::default(),
+                        }
+                    }
+                    _ => Check::Unsupported,
+                }
+            }
+            Wkt::Any | Wkt::Struct | Wkt::Value | Wkt::ListValue => Check::Unsupported,
         }
     }
 
@@ -459,5 +571,89 @@ fn scalar_check(node: &Value, scalar: Scalar) -> Check {
             Check::Str { digits: None }
         }
         _ => Check::Unsupported,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// The text encoder takes `format` for an annotation: so must the validator it stands in
+    /// for.
+    #[test]
+    fn the_validator_does_not_check_formats() {
+        let schema = json!({"type": "object", "properties": {
+            "t": {"type": "string", "format": "date-time"},
+            "n": {"type": "integer", "format": "int32"},
+            "e": {"type": "string", "format": "email"},
+        }});
+        let validator = crate::validate::compile(&schema).expect("compiles");
+        assert!(validator.is_valid(&json!({"t": "not a time", "n": 4_294_967_296_i64, "e": "x"})));
+    }
+
+    /// Each pattern checked by hand reads as the validator reads its regular expression.
+    #[test]
+    fn the_patterns_read_as_the_regular_expressions() {
+        let texts = [
+            "",
+            "0",
+            "-0",
+            "007",
+            "-",
+            "+1",
+            "1.5",
+            "1s",
+            "-1s",
+            "1.s",
+            "1.5s",
+            "1.123456789s",
+            "1.1234567890s",
+            "-12.0s",
+            "1e3s",
+            "s",
+            " 1s",
+            "1s ",
+            "1s\n",
+            "١s",
+            "a",
+            "a.b",
+            "a,b",
+            "a.b,cD",
+            "a..b",
+            ".a",
+            "a.",
+            "a,",
+            ",a",
+            "1a",
+            "_a",
+            "a_1",
+            "aB.c9",
+            "a b",
+            "é",
+            "a.b,c.d.e",
+            "9223372036854775808",
+            "-9223372036854775809",
+            "12\n",
+        ];
+        let cases: [(&str, &dyn Fn(&str) -> bool); 4] = [
+            (DURATION_PATTERN, &|t| TextPattern::Duration.matches(t)),
+            (FIELD_MASK_PATTERN, &|t| TextPattern::FieldMask.matches(t)),
+            ("^-?[0-9]+$", &|t| Digits::Signed.matches(t)),
+            ("^[0-9]+$", &|t| Digits::Unsigned.matches(t)),
+        ];
+        for (pattern, by_hand) in cases {
+            let validator =
+                crate::validate::compile(&json!({"type": "string", "pattern": pattern}))
+                    .expect("compiles");
+            for text in texts {
+                assert_eq!(
+                    by_hand(text),
+                    validator.is_valid(&json!(text)),
+                    "{pattern} on {text:?}"
+                );
+            }
+        }
     }
 }

@@ -8,7 +8,8 @@
 //!
 //! It answers only for arguments it is sure of: canonical values the schema accepts, of the
 //! kinds it knows. Anything else — a loose form, an unknown or aliased key, `null`, a oneof not
-//! written `{"case": …, "value": …}` in that order, a well-known type, a number with a fraction
+//! written `{"case": …, "value": …}` in that order, an `Any` or a JSON-valued well-known type
+//! (`Struct`, `Value`, `ListValue`), a number with a fraction
 //! for an integer, a value out of range, a key given twice, nesting past the limit — gives
 //! `None`, and the call takes the whole way (normalise,
 //! validate, encode), which also words the errors. So a `Some` is always what the whole way
@@ -23,15 +24,18 @@ use prost::encoding::{WireType, encode_key, encode_varint};
 use serde::de::{self, DeserializeSeed, Deserializer as _, MapAccess, SeqAccess, Visitor};
 use serde_json::{Number, Value};
 
-use self::checks::{Check, Prop};
+use self::checks::{Check, Prop, TextPattern};
 use self::packed::PackedSeed;
 use super::fast_from_json::{
     MAP_KEY, MAP_VALUE, MAX_DEPTH, close, open,
     plan::{EncodePlan, FieldPlan, KeyMap, Scalar, Shape, ValueKind},
-    scalar, scalar_raw, wire_type,
+    scalar, scalar_raw, well_known_into, wire_type,
 };
 
 pub(crate) use self::checks::TextChecks;
+
+/// The field of a wrapper's scalar (`google/protobuf/wrappers.proto`).
+const WRAPPER_VALUE: u32 = 1;
 
 /// Exactly the bytes the whole way gives for the arguments `text` (a JSON object), or `None`
 /// when this encoder is not sure of them. Containers deeper than `max_depth` give `None`.
@@ -453,12 +457,36 @@ impl<'de> DeserializeSeed<'de> for ValueSeed<'_, '_, '_> {
         match self.kind {
             ValueKind::Message(_) => {
                 let encoder = self.encoder;
+                let check = encoder.check(self.check);
                 encode_key(self.number, WireType::LengthDelimited, &mut encoder.buf);
                 let start = open(&mut encoder.buf);
-                deserializer.deserialize_map(MessageSeed {
-                    encoder: &mut *encoder,
-                    check: self.check,
-                })?;
+                match *check {
+                    Check::WktText { message, pattern } => {
+                        deserializer.deserialize_str(WktTextSeed {
+                            encoder: &mut *encoder,
+                            message,
+                            pattern,
+                        })?;
+                    }
+                    // The wrapped scalar as a field of its own (`value`, 1), a default left out.
+                    Check::Wrapper { message, value } => {
+                        let plan = encoder.plan;
+                        let wrapped = plan.messages.get(message).and_then(|m| m.wrapped);
+                        let kind = ValueKind::Scalar(wrapped.ok_or_else(whole_way)?);
+                        ValueSeed {
+                            encoder: &mut *encoder,
+                            number: WRAPPER_VALUE,
+                            kind: &kind,
+                            presence: false,
+                            check: value,
+                        }
+                        .deserialize(deserializer)?;
+                    }
+                    _ => deserializer.deserialize_map(MessageSeed {
+                        encoder: &mut *encoder,
+                        check: self.check,
+                    })?,
+                }
                 close(&mut encoder.buf, start).ok_or_else(whole_way)
             }
             ValueKind::Enum { .. } => deserializer.deserialize_str(self),
@@ -593,5 +621,30 @@ impl ValueSeed<'_, '_, '_> {
         }
         self.encoder
             .scalar(self.number, *kind, self.presence, &Value::Number(number))
+    }
+}
+
+/// A Timestamp, Duration or FieldMask string: checked as the schema asks, then written by the
+/// one-pass encoder's own well-known code.
+struct WktTextSeed<'e, 'p> {
+    encoder: &'e mut Encoder<'p>,
+    message: usize,
+    pattern: Option<TextPattern>,
+}
+
+impl<'de> Visitor<'de> for WktTextSeed<'_, '_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a string")
+    }
+
+    fn visit_str<E: de::Error>(self, text: &str) -> Result<(), E> {
+        if self.pattern.is_some_and(|pattern| !pattern.matches(text)) {
+            return Err(whole_way());
+        }
+        let encoder = self.encoder;
+        let value = Value::String(text.to_owned());
+        well_known_into(encoder.plan, self.message, &value, &mut encoder.buf).ok_or_else(whole_way)
     }
 }
