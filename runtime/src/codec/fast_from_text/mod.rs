@@ -18,18 +18,23 @@
 //! [`fast_from_json`]: super::fast_from_json
 
 mod checks;
+mod oneof;
 mod packed;
+mod patterns;
+mod well_known;
 
 use prost::encoding::{WireType, encode_key, encode_varint};
 use serde::de::{self, DeserializeSeed, Deserializer as _, MapAccess, SeqAccess, Visitor};
 use serde_json::{Number, Value};
 
-use self::checks::{Check, Prop, TextPattern};
+use self::checks::{Check, Prop};
+use self::oneof::OneofSeed;
 use self::packed::PackedSeed;
+use self::well_known::WktTextSeed;
 use super::fast_from_json::{
     MAP_KEY, MAP_VALUE, MAX_DEPTH, close, open,
     plan::{EncodePlan, FieldPlan, KeyMap, Scalar, Shape, ValueKind},
-    scalar, scalar_raw, well_known_into, wire_type,
+    scalar, scalar_raw, wire_type,
 };
 
 pub(crate) use self::checks::TextChecks;
@@ -235,85 +240,6 @@ impl<'de> Visitor<'de> for KeySeed<'_> {
 
     fn visit_str<E: de::Error>(self, key: &str) -> Result<Prop, E> {
         self.props.get(key).copied().ok_or_else(whole_way)
-    }
-}
-
-/// A oneof's `{"case": member, "value": …}`, `case` first: writes the member's value and
-/// returns the index of its field.
-struct OneofSeed<'e, 'p> {
-    encoder: &'e mut Encoder<'p>,
-    fields: &'p [FieldPlan],
-    members: &'p KeyMap<Prop>,
-}
-
-impl<'de> DeserializeSeed<'de> for OneofSeed<'_, '_> {
-    type Value = usize;
-
-    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<usize, D::Error> {
-        deserializer.deserialize_map(self)
-    }
-}
-
-impl<'de> Visitor<'de> for OneofSeed<'_, '_> {
-    type Value = usize;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("a oneof")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<usize, A::Error> {
-        let encoder = self.encoder;
-        encoder.enter()?;
-        // `value` before `case` would have to wait for it: left to the whole way.
-        if map.next_key_seed(Exactly("case"))?.is_none() {
-            return Err(whole_way());
-        }
-        let prop = map.next_value_seed(KeySeed {
-            props: self.members,
-        })?;
-        if map.next_key_seed(Exactly("value"))?.is_none() {
-            return Err(whole_way());
-        }
-        let field = self.fields.get(prop.field).ok_or_else(whole_way)?;
-        map.next_value_seed(ValueSeed {
-            encoder: &mut *encoder,
-            number: field.number,
-            kind: &field.kind,
-            presence: field.presence,
-            check: prop.check,
-        })?;
-        if map.next_key_seed(Exactly(""))?.is_some() {
-            return Err(whole_way());
-        }
-        encoder.depth -= 1;
-        Ok(prop.field)
-    }
-}
-
-/// A property key that must be the given one.
-struct Exactly(&'static str);
-
-impl<'de> DeserializeSeed<'de> for Exactly {
-    type Value = ();
-
-    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_str(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Exactly {
-    type Value = ();
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.0)
-    }
-
-    fn visit_str<E: de::Error>(self, key: &str) -> Result<(), E> {
-        if key == self.0 {
-            Ok(())
-        } else {
-            Err(whole_way())
-        }
     }
 }
 
@@ -621,30 +547,5 @@ impl ValueSeed<'_, '_, '_> {
         }
         self.encoder
             .scalar(self.number, *kind, self.presence, &Value::Number(number))
-    }
-}
-
-/// A Timestamp, Duration or FieldMask string: checked as the schema asks, then written by the
-/// one-pass encoder's own well-known code.
-struct WktTextSeed<'e, 'p> {
-    encoder: &'e mut Encoder<'p>,
-    message: usize,
-    pattern: Option<TextPattern>,
-}
-
-impl<'de> Visitor<'de> for WktTextSeed<'_, '_> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("a string")
-    }
-
-    fn visit_str<E: de::Error>(self, text: &str) -> Result<(), E> {
-        if self.pattern.is_some_and(|pattern| !pattern.matches(text)) {
-            return Err(whole_way());
-        }
-        let encoder = self.encoder;
-        let value = Value::String(text.to_owned());
-        well_known_into(encoder.plan, self.message, &value, &mut encoder.buf).ok_or_else(whole_way)
     }
 }
