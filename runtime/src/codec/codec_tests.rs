@@ -454,3 +454,85 @@ fn depth_is_checked_before_recursing() {
         "{found:?}"
     );
 }
+
+/// `Choice`, a message whose oneof `kind` has a `google.protobuf.NullValue` member beside a
+/// string (as Datastore's `Value` has), made by hand over the well-known types.
+fn null_member() -> MessageDescriptor {
+    use prost_types::{
+        DescriptorProto, FieldDescriptorProto, FileDescriptorProto, OneofDescriptorProto,
+        field_descriptor_proto::{Label, Type},
+    };
+    let member =
+        |name: &str, number: i32, kind: Type, type_name: Option<&str>| FieldDescriptorProto {
+            name: Some(name.to_owned()),
+            json_name: Some(name.to_owned()),
+            number: Some(number),
+            label: Some(Label::Optional as i32),
+            r#type: Some(kind as i32),
+            type_name: type_name.map(str::to_owned),
+            oneof_index: Some(0),
+            ..FieldDescriptorProto::default()
+        };
+    let file = FileDescriptorProto {
+        name: Some("null_member.proto".to_owned()),
+        package: Some("nulls".to_owned()),
+        dependency: vec!["google/protobuf/struct.proto".to_owned()],
+        syntax: Some("proto3".to_owned()),
+        message_type: vec![DescriptorProto {
+            name: Some("Choice".to_owned()),
+            field: vec![
+                member(
+                    "null_value",
+                    1,
+                    Type::Enum,
+                    Some(".google.protobuf.NullValue"),
+                ),
+                member("text", 2, Type::String, None),
+            ],
+            oneof_decl: vec![OneofDescriptorProto {
+                name: Some("kind".to_owned()),
+                ..OneofDescriptorProto::default()
+            }],
+            ..DescriptorProto::default()
+        }],
+        ..FileDescriptorProto::default()
+    };
+    let mut pool = DescriptorPool::global();
+    pool.add_file_descriptor_proto(file)
+        .unwrap_or_else(|e| unreachable!("{e}"));
+    pool.get_message_by_name("nulls.Choice")
+        .unwrap_or_else(|| unreachable!("nulls.Choice"))
+}
+
+/// A `NullValue` member is set by `null`, its only value: `null` there is not "absent", in
+/// every form of a oneof.
+#[test]
+fn a_null_value_member_is_set_by_null() {
+    let desc = null_member();
+    for input in [
+        json!({"kind": {"case": "null_value", "value": null}}),
+        json!({"kind": {"case": "null_value", "value": "NULL_VALUE"}}),
+        json!({"null_value": null}),
+    ] {
+        let Value::Object(args) = input.clone() else {
+            unreachable!("an object")
+        };
+        let out = normalize_arguments(
+            &desc,
+            args,
+            NormalizeOptions {
+                json_names: false,
+                max_depth: 64,
+                streaming_input: false,
+            },
+        );
+        assert!(out.problems.is_empty(), "{input}: {:?}", out.problems);
+        let message = root_from_json(&desc, out.value.clone())
+            .unwrap_or_else(|e| panic!("{input} → {}: {e}", out.value));
+        assert!(
+            message.has_field_by_name("null_value"),
+            "{input} → {}: the member is not set",
+            out.value
+        );
+    }
+}

@@ -172,6 +172,13 @@ pub(crate) fn holds_value(kind: &Kind) -> bool {
     matches!(kind, Kind::Message(m) if m.full_name() == "google.protobuf.Value")
 }
 
+/// Whether JSON `null` is a value of `kind`, not "absent": a `google.protobuf.Value`, or a
+/// `google.protobuf.NullValue`, whose only value it is.
+pub(crate) fn null_is_a_value(kind: &Kind) -> bool {
+    holds_value(kind)
+        || matches!(kind, Kind::Enum(e) if e.full_name() == "google.protobuf.NullValue")
+}
+
 /// Prefix used when an `Any` type URL is given as a bare message name.
 pub(crate) const TYPE_URL_PREFIX: &str = "type.googleapis.com/";
 

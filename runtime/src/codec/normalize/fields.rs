@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 
 use super::{Normalizer, describe};
 use crate::codec::{
-    field_prop, find_field, find_member, find_oneof, holds_value, oneof_prop, path::JsonPath,
+    field_prop, find_field, find_member, find_oneof, null_is_a_value, oneof_prop, path::JsonPath,
     real_oneof,
 };
 
@@ -39,7 +39,7 @@ impl Normalizer {
         for (key, value) in object {
             if let Some(field) = find_field(desc, &key) {
                 let singular_value =
-                    !field.is_list() && !field.is_map() && holds_value(&field.kind());
+                    !field.is_list() && !field.is_map() && null_is_a_value(&field.kind());
                 if value.is_null() && !singular_value {
                     continue;
                 }
@@ -152,7 +152,7 @@ impl Normalizer {
             }
             let label = case.as_str().unwrap_or_default().to_owned();
             let value = match value {
-                Some(v) if !v.is_null() || holds_value(&field.kind()) => v,
+                Some(v) if !v.is_null() || null_is_a_value(&field.kind()) => v,
                 // A message member with no value is the empty message.
                 _ if matches!(field.kind(), Kind::Message(_)) => Value::Object(Map::new()),
                 _ => {
@@ -177,7 +177,7 @@ impl Normalizer {
         let mut found: Vec<(String, FieldDescriptor, Value)> = Vec::new();
         for (key, value) in object {
             match find_member(oneof, &key) {
-                Some(field) if !value.is_null() || holds_value(&field.kind()) => {
+                Some(field) if !value.is_null() || null_is_a_value(&field.kind()) => {
                     found.push((key, field, value));
                 }
                 Some(_) => {}
