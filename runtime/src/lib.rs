@@ -55,7 +55,8 @@
 //!    alternates: 64-bit integers as JSON numbers, numeric strings, `1.0` for integers, URL-safe
 //!    or unpadded base64, enum numbers, every oneof form (`{case, value}`, the member under its
 //!    own name, redpanda's `which`, protojson's flat member), `Any` in protojson's `@type` form,
-//!    `null` as absent, objects and arrays sent as JSON strings.
+//!    `null` as absent (but as the value of a `NullValue` or a `google.protobuf.Value`),
+//!    objects and arrays sent as JSON strings.
 //! 3. **Validate** against the tool's input schema, compiled once, on the tool's first call.
 //!    Every problem is reported with its JSON path and what was expected.
 //! 4. **Encode** to protobuf bytes in one pass, from a plan of the input type made on the tool's
