@@ -14,6 +14,10 @@
 //! `serve_stdio` runs: the message guard, and the direct read of a `tools/call` line) instead
 //! of rmcp's transport for a pipe.
 //!
+//! `http` is `mcp` over streamable HTTP, stateless (`McpServer::serve_http` on loopback TCP,
+//! with `stateless_http_config`), from a raw keep-alive HTTP/1.1 client posting the same
+//! pre-serialised requests.
+//!
 //! `direct` calls the tonic echo server through the generated tonic client; `mcp` sends the
 //! same message as pre-serialised `tools/call` requests from a raw JSON-RPC client on an
 //! in-process duplex pipe to `McpServer`, whose tool calls the same server over a channel. Both
@@ -68,11 +72,6 @@ fn main() {
                 .tool_set(tools)
                 .expect("tool set")
                 .build();
-            let client = if mode == "stdio" {
-                common::RawDuplex::connect_lines(server).await
-            } else {
-                common::RawDuplex::connect(server).await
-            };
             let arguments = json!({
                 "f_double": 1234.5678, "f_float": 0.25, "f_int32": -42,
                 "f_int64": "9007199254740993", "f_uint32": 4_000_000_000u32,
@@ -85,13 +84,32 @@ fn main() {
             });
             let call =
                 common::RawCall::new("ScalarService_Echo", arguments.as_object().expect("object"));
-            for _ in 0..calls {
-                let response = client.call(&call).await;
+            let answered = |response: &[u8]| {
                 assert!(
                     response.windows(17).any(|w| w == b"structuredContent"),
                     "{}",
-                    String::from_utf8_lossy(&response)
+                    String::from_utf8_lossy(response)
                 );
+            };
+            if mode == "http" {
+                let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+                    .await
+                    .expect("bind");
+                let addr = listener.local_addr().expect("address");
+                tokio::spawn(server.serve_http(listener, McpServer::stateless_http_config()));
+                let mut client = common::RawHttp::connect(addr).await;
+                for _ in 0..calls {
+                    answered(&client.call(&call).await);
+                }
+            } else {
+                let client = if mode == "stdio" {
+                    common::RawDuplex::connect_lines(server).await
+                } else {
+                    common::RawDuplex::connect(server).await
+                };
+                for _ in 0..calls {
+                    answered(&client.call(&call).await);
+                }
             }
         }
     });
