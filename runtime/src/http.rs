@@ -425,9 +425,7 @@ impl McpHttpService {
             .headers
             .get("mcp-protocol-version")
             .is_some_and(|version| version.as_bytes() == sep1686::REVISION.as_bytes());
-        let initialize = bytes
-            .windows(INITIALIZE.len())
-            .any(|window| window == INITIALIZE);
+        let initialize = INITIALIZE.find(&bytes).is_some();
         let bytes = match sep1686::route(&bytes, &self.server, revision_2025) {
             Some(routed) => {
                 parts.extensions.insert(sep1686::Routed);
@@ -485,7 +483,10 @@ impl McpHttpService {
 }
 
 /// The method name that marks a body as a possible `initialize`.
-const INITIALIZE: &[u8] = b"\"initialize\"";
+/// `"initialize"`, searched for in every POST body (a searcher built once, not a window per
+/// byte).
+static INITIALIZE: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+    std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\"initialize\""));
 
 /// An `initialize` answer of revision 2025-11-25 with `capabilities.tasks` added
 /// ([`sep1686::declare`]), as a JSON body or in the `data:` lines of a server-sent event.

@@ -9,11 +9,11 @@
 //! It answers only for arguments it is sure of: canonical values the schema accepts, of the
 //! kinds it knows. Anything else — a loose form, an unknown or aliased key, `null`, a oneof not
 //! written `{"case": …, "value": …}` in that order, an `Any` or a JSON-valued well-known type
-//! (`Struct`, `Value`, `ListValue`), a number with a fraction
-//! for an integer, a value out of range, a key given twice, nesting past the limit — gives
-//! `None`, and the call takes the whole way (normalise,
-//! validate, encode), which also words the errors. So a `Some` is always what the whole way
-//! gives; a differential test (`e2e/tests/transcode_arguments.rs`) holds it to that.
+//! (`Struct`, `Value`, `ListValue`), a number with a fraction for an integer, a value out of
+//! range, a key given twice, nesting past the limit — gives `None`, and the call takes the
+//! whole way (normalise, validate, encode), which also words the errors. So a `Some` is always
+//! what the whole way gives; a differential test (`e2e/tests/transcode_arguments.rs`) holds it
+//! to that.
 //!
 //! [`fast_from_json`]: super::fast_from_json
 
