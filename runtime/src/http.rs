@@ -432,7 +432,10 @@ impl McpHttpService {
                 Bytes::from(routed)
             }
             // A plain `tools/call`: its arguments go to the call as text, not through rmcp's
-            // parse (after the gate, which reads them).
+            // parse (after the gate, which reads them). rmcp still checks the SEP-2243 headers
+            // of revision 2026-07-28 against the rest of the body; of the arguments it would
+            // read only properties a tool's schema marks `x-mcp-header`, which no schema of
+            // this crate or its generator carries.
             None => match tools_call.then(|| arguments_text::take(&bytes)).flatten() {
                 Some((rest, arguments)) => {
                     parts.extensions.insert(arguments);
