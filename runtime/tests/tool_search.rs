@@ -158,6 +158,38 @@ async fn describe_gives_what_the_plain_listing_gives() -> TestResult {
     Ok(())
 }
 
+/// Over the runtime's own line transport (`serve_io`, what `serve_stdio` runs), which keeps a
+/// call's arguments as text: `call_tool`'s arguments are the named tool's own only where it
+/// gives them, and a `call_tool` without them calls the tool with none.
+#[tokio::test]
+async fn call_tool_over_the_line_transport_answers_as_the_direct_call() -> TestResult {
+    let (addr, _backend) = start_backend().await?;
+    let plain = McpServer::builder("demo", "0.1.0")
+        .tool_set(pb::item_service_mcp::from_channel(channel(addr).await?)?)?
+        .build();
+    let searching = McpServer::builder("demo", "0.1.0")
+        .tool_set(pb::item_service_mcp::from_channel(channel(addr).await?)?)?
+        .tool_search(ToolSearch::new())
+        .build();
+    let plain = test_kit::connect_io(plain).await;
+    let searching = test_kit::connect_io(searching).await;
+    for (name, arguments) in [
+        ("ItemService_GetItem", Some(json!({"id": 7}))),
+        ("ItemService_GetItem", Some(json!({"id": "seven"}))),
+        ("ItemService_GetItem", None),
+        ("ItemService_ListItems", Some(json!({"count": 2}))),
+    ] {
+        let direct = call(&plain, name, arguments.clone().unwrap_or(json!({}))).await?;
+        let wrapped = match &arguments {
+            Some(arguments) => json!({"name": name, "arguments": arguments}),
+            None => json!({"name": name}),
+        };
+        let through = call(&searching, "call_tool", wrapped).await?;
+        assert_eq!(through, direct, "{name} {arguments:?}");
+    }
+    Ok(())
+}
+
 #[tokio::test]
 async fn call_tool_answers_as_the_direct_call() -> TestResult {
     let (plain, searching, _backend) = servers().await?;

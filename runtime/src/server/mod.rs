@@ -318,7 +318,9 @@ impl McpServer {
                 match discovery.target(request.arguments.as_ref()) {
                     Ok((name, arguments)) => {
                         request.name = name.into();
-                        request.arguments = arguments;
+                        // Some, even when empty: the text kept of `call_tool`'s own arguments
+                        // is not the named tool's.
+                        request.arguments = Some(arguments.unwrap_or_default());
                     }
                     Err(message) => {
                         return Ok(Prepared::Answered(CallToolResponse::Complete(
