@@ -44,10 +44,10 @@
 //!
 //! # A tool call
 //!
-//! 0. **Straight from the text**, over stdio: a plain call whose arguments are canonical and
-//!    of schema keywords the text encoder checks exactly is encoded from the JSON text in one
-//!    pass, checks included (`codec::fast_from_text`), and goes to step 5. Every other call
-//!    takes the steps below.
+//! 0. **Straight from the text**, over stdio and streamable HTTP: a plain call whose arguments
+//!    are canonical and of schema keywords the text encoder checks exactly is encoded from the
+//!    JSON text in one pass, checks included (`codec::fast_from_text`), and goes to step 5.
+//!    Every other call takes the steps below.
 //! 1. **Limits**: arguments larger than [`Limits::max_argument_bytes`] or nested deeper than
 //!    [`Limits::max_depth`] are refused.
 //! 2. **Normalise** the model's JSON by the descriptors to the shape the schema describes, unless

@@ -20,13 +20,12 @@ use rmcp::{
     },
     transport::Transport,
 };
+use serde_json::value::RawValue;
 use tokio::{
     io::{AsyncBufReadExt as _, AsyncRead, AsyncWrite, AsyncWriteExt as _, BufReader},
     sync::Mutex,
     task::JoinSet,
 };
-
-use serde_json::value::RawValue;
 
 use crate::{
     McpServer,
