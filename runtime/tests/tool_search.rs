@@ -9,7 +9,8 @@ use common::{Client, TestResult, call, channel, connect, pb, start_backend, text
 use serde_json::{Value, json};
 use tonic_mcp::{McpServer, ToolSearch};
 
-async fn servers() -> TestResult<(Client, Client, common::Backend)> {
+/// The demo's tools served plainly and with tool search (`ItemService_Echo` pinned).
+async fn server_pair() -> TestResult<(McpServer, McpServer, common::Backend)> {
     let (addr, backend) = start_backend().await?;
     let plain = McpServer::builder("demo", "0.1.0")
         .tool_set(pb::item_service_mcp::from_channel(channel(addr).await?)?)?
@@ -18,6 +19,11 @@ async fn servers() -> TestResult<(Client, Client, common::Backend)> {
         .tool_set(pb::item_service_mcp::from_channel(channel(addr).await?)?)?
         .tool_search(ToolSearch::new().pin("ItemService_Echo"))
         .build();
+    Ok((plain, searching, backend))
+}
+
+async fn servers() -> TestResult<(Client, Client, common::Backend)> {
+    let (plain, searching, backend) = server_pair().await?;
     let (plain, _) = connect(plain).await?;
     let (searching, _) = connect(searching).await?;
     Ok((plain, searching, backend))
@@ -163,14 +169,7 @@ async fn describe_gives_what_the_plain_listing_gives() -> TestResult {
 /// gives them, and a `call_tool` without them calls the tool with none.
 #[tokio::test]
 async fn call_tool_over_the_line_transport_answers_as_the_direct_call() -> TestResult {
-    let (addr, _backend) = start_backend().await?;
-    let plain = McpServer::builder("demo", "0.1.0")
-        .tool_set(pb::item_service_mcp::from_channel(channel(addr).await?)?)?
-        .build();
-    let searching = McpServer::builder("demo", "0.1.0")
-        .tool_set(pb::item_service_mcp::from_channel(channel(addr).await?)?)?
-        .tool_search(ToolSearch::new())
-        .build();
+    let (plain, searching, _backend) = server_pair().await?;
     let plain = test_kit::connect_io(plain).await;
     let searching = test_kit::connect_io(searching).await;
     for (name, arguments) in [

@@ -453,26 +453,34 @@ pub(in crate::codec) fn scalar_raw(buf: &mut Vec<u8>, kind: Scalar, value: &Valu
             buf.push(u8::from(*v));
             !*v
         }
-        Scalar::String => {
+        Scalar::String | Scalar::Bytes => {
             let Value::String(s) = value else {
                 return None;
             };
-            encode_varint(s.len() as u64, buf);
-            buf.extend_from_slice(s.as_bytes());
-            s.is_empty()
-        }
-        Scalar::Bytes => {
-            let Value::String(s) = value else {
-                return None;
-            };
-            // Decoded into place behind a one-byte length slot.
-            let start = open(buf);
-            scalar::bytes(s, buf)?;
-            let empty = buf.len() == start;
-            close(buf, start)?;
-            empty
+            text_raw(buf, kind, s)?
         }
     })
+}
+
+/// Writes a string or bytes scalar (base64 `text`) without key; returns whether it is empty.
+/// `None` for another kind, or text that is not base64 for bytes.
+pub(in crate::codec) fn text_raw(buf: &mut Vec<u8>, kind: Scalar, text: &str) -> Option<bool> {
+    match kind {
+        Scalar::String => {
+            encode_varint(text.len() as u64, buf);
+            buf.extend_from_slice(text.as_bytes());
+            Some(text.is_empty())
+        }
+        Scalar::Bytes => {
+            // Decoded into place behind a one-byte length slot.
+            let start = open(buf);
+            scalar::bytes(text, buf)?;
+            let empty = buf.len() == start;
+            close(buf, start)?;
+            Some(empty)
+        }
+        _ => None,
+    }
 }
 
 pub(in crate::codec) fn wire_type(kind: Scalar) -> WireType {

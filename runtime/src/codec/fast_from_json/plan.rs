@@ -196,12 +196,8 @@ impl Builder {
                 _ => self.value_kind(field, &kind),
             };
             // A null map is absent; a null list of `Value`s is refused (or worse) by the old path.
-            let null_is_value = match (&shape, &value_kind) {
-                (Shape::Map { .. }, _) => false,
-                (_, ValueKind::Message(_)) => super::super::holds_value(&kind),
-                (_, ValueKind::Enum { null_value, .. }) => *null_value,
-                (_, ValueKind::Scalar(_)) => false,
-            };
+            let null_is_value =
+                !matches!(shape, Shape::Map { .. }) && super::super::null_is_a_value(&kind);
             let resolved = desc
                 .get_field_by_json_name(field.name())
                 .or_else(|| desc.get_field_by_name(field.name()));

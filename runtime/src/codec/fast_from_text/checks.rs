@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 
-use serde_json::{Map, Value};
+use serde_json::{Map, Number, Value};
 
 use super::super::Wkt;
 use super::super::fast_from_json::plan::{
@@ -85,6 +85,47 @@ pub(super) enum Check {
     Oneof(KeyMap<Prop>),
 }
 
+impl Check {
+    /// Whether the check takes a JSON integer: an `integer` within its bounds, or a `number`.
+    pub(super) fn takes_integer(&self, exact: i128) -> bool {
+        match self {
+            Check::Integer { min, max } => {
+                min.is_none_or(|min| exact >= min) && max.is_none_or(|max| exact <= max)
+            }
+            Check::Number => true,
+            _ => false,
+        }
+    }
+
+    /// The number of the enum value named `text`, when the check takes the name.
+    pub(super) fn enum_number(&self, kind: &ValueKind, text: &str) -> Option<i32> {
+        match (self, kind) {
+            (Check::Enum(names), ValueKind::Enum { desc, .. }) if names.contains_key(text) => {
+                desc.get_value_by_name(text).map(|value| value.number())
+            }
+            _ => None,
+        }
+    }
+
+    /// The number the decimal `text` of a 64-bit integer stands for (`str::parse`, as the
+    /// whole way reads such a string), when the check takes it.
+    pub(super) fn digits_number(&self, kind: Scalar, text: &str) -> Option<Number> {
+        let Check::Str { digits } = self else {
+            return None;
+        };
+        if digits.is_some_and(|digits| !digits.matches(text)) {
+            return None;
+        }
+        match kind {
+            Scalar::Int64 | Scalar::Sint64 | Scalar::Sfixed64 => {
+                text.parse::<i64>().ok().map(Number::from)
+            }
+            Scalar::Uint64 | Scalar::Fixed64 => text.parse::<u64>().ok().map(Number::from),
+            _ => None,
+        }
+    }
+}
+
 /// The checks of one tool's input schema; index 0 is the root's.
 #[derive(Debug)]
 pub(crate) struct TextChecks {
@@ -138,22 +179,13 @@ impl<'a> Compiler<'a> {
         self.checks.len() - 1
     }
 
-    /// The node's keywords, when each is an annotation or in `known`.
-    fn keywords(node: &'a Value, known: &[&str]) -> Option<&'a Map<String, Value>> {
-        let object = node.as_object()?;
-        object
-            .keys()
-            .all(|key| known.contains(&key.as_str()) || ANNOTATIONS.contains(&key.as_str()))
-            .then_some(object)
-    }
-
     fn of_type(object: &Map<String, Value>, ty: &str) -> bool {
         object.get("type").and_then(Value::as_str) == Some(ty)
     }
 
     /// The check of a value of message plan `message` at `node`, following a `$ref`.
     fn message_at(&mut self, node: &'a Value, message: usize) -> usize {
-        if let Some(object) = Self::keywords(node, &["$ref"]) {
+        if let Some(object) = keywords(node, &["$ref"]) {
             let Some(reference) = object.get("$ref").and_then(Value::as_str) else {
                 return self.push(Check::Unsupported);
             };
@@ -191,7 +223,7 @@ impl<'a> Compiler<'a> {
             "required",
             "$defs",
         ];
-        let Some(object) = Self::keywords(node, &known) else {
+        let Some(object) = keywords(node, &known) else {
             return Check::Unsupported;
         };
         if !Self::of_type(object, "object")
@@ -259,7 +291,7 @@ impl<'a> Compiler<'a> {
             } else {
                 &["type"]
             };
-            let Some(object) = Self::keywords(node, known) else {
+            let Some(object) = keywords(node, known) else {
                 return Check::Unsupported;
             };
             let written = object.get("pattern").and_then(Value::as_str);
@@ -289,7 +321,7 @@ impl<'a> Compiler<'a> {
             },
             Wkt::Empty => {
                 let known = ["type", "properties", "additionalProperties"];
-                match Self::keywords(node, &known) {
+                match keywords(node, &known) {
                     Some(object)
                         if Self::of_type(object, "object")
                             && object.get("additionalProperties") == Some(&Value::Bool(false))
@@ -320,7 +352,7 @@ impl<'a> Compiler<'a> {
         };
         let (Some(members_plan), Some(object)) = (
             message_plan.oneofs.get(oneof),
-            Self::keywords(node, &["oneOf", "anyOf"]),
+            keywords(node, &["oneOf", "anyOf"]),
         ) else {
             return self.push(Check::Unsupported);
         };
@@ -331,7 +363,7 @@ impl<'a> Compiler<'a> {
         let mut members = KeyMap::default();
         for branch in branches {
             let known = ["type", "properties", "required", "additionalProperties"];
-            let Some(branch) = Self::keywords(branch, &known) else {
+            let Some(branch) = keywords(branch, &known) else {
                 return self.push(Check::Unsupported);
             };
             let properties = branch.get("properties").and_then(Value::as_object);
@@ -352,7 +384,7 @@ impl<'a> Compiler<'a> {
             };
             let case = properties
                 .get("case")
-                .and_then(|case| Self::keywords(case, &["type", "const"]))
+                .and_then(|case| keywords(case, &["type", "const"]))
                 .filter(|case| case.get("type").is_none_or(|ty| ty == "string"))
                 .and_then(|case| case.get("const"))
                 .and_then(Value::as_str);
@@ -386,7 +418,7 @@ impl<'a> Compiler<'a> {
         match &field.shape {
             Shape::Single => self.value(node, &field.kind),
             Shape::List { .. } => {
-                let Some(object) = Self::keywords(node, &["type", "items"]) else {
+                let Some(object) = keywords(node, &["type", "items"]) else {
                     return self.push(Check::Unsupported);
                 };
                 let Some(items) = object
@@ -400,12 +432,11 @@ impl<'a> Compiler<'a> {
             }
             Shape::Map { key, value, .. } => {
                 let known = ["type", "additionalProperties", "propertyNames"];
-                let Some(object) = Self::keywords(node, &known) else {
+                let Some(object) = keywords(node, &known) else {
                     return self.push(Check::Unsupported);
                 };
                 let string_keys = object.get("propertyNames").is_none_or(|names| {
-                    Self::keywords(names, &["type"])
-                        .is_some_and(|names| Self::of_type(names, "string"))
+                    keywords(names, &["type"]).is_some_and(|names| Self::of_type(names, "string"))
                 });
                 let values = object
                     .get("additionalProperties")
@@ -431,7 +462,7 @@ impl<'a> Compiler<'a> {
             ValueKind::Message(message) => return self.message_at(node, *message),
             ValueKind::Enum {
                 desc, null_value, ..
-            } => match Self::keywords(node, &["type", "enum"]) {
+            } => match keywords(node, &["type", "enum"]) {
                 Some(object) if !null_value && Self::of_type(object, "string") => {
                     let names = object.get("enum").and_then(Value::as_array);
                     let mut set = KeyMap::default();
@@ -459,16 +490,21 @@ impl<'a> Compiler<'a> {
     }
 }
 
+/// The node's keywords, when each is an annotation or in `known`.
+fn keywords<'v>(node: &'v Value, known: &[&str]) -> Option<&'v Map<String, Value>> {
+    let object = node.as_object()?;
+    object
+        .keys()
+        .all(|key| known.contains(&key.as_str()) || ANNOTATIONS.contains(&key.as_str()))
+        .then_some(object)
+}
+
 /// The check of a scalar's node, when it is one this module reads exactly.
 fn scalar_check(node: &Value, scalar: Scalar) -> Check {
     let Some(object) = node.as_object() else {
         return Check::Unsupported;
     };
-    let only = |known: &[&str]| {
-        object
-            .keys()
-            .all(|key| known.contains(&key.as_str()) || ANNOTATIONS.contains(&key.as_str()))
-    };
+    let only = |known: &[&str]| keywords(node, known).is_some();
     let ty = object.get("type").and_then(Value::as_str);
     match scalar {
         Scalar::Int32 | Scalar::Sint32 | Scalar::Sfixed32 | Scalar::Uint32 | Scalar::Fixed32 => {

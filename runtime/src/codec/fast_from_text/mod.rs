@@ -34,7 +34,7 @@ use self::well_known::WktTextSeed;
 use super::fast_from_json::{
     MAP_KEY, MAP_VALUE, MAX_DEPTH, close, open,
     plan::{EncodePlan, FieldPlan, KeyMap, Scalar, Shape, ValueKind},
-    scalar, scalar_raw, wire_type,
+    scalar_raw, text_raw, wire_type,
 };
 
 pub(crate) use self::checks::TextChecks;
@@ -138,9 +138,21 @@ impl<'p> Encoder<'p> {
         presence: bool,
         value: &Value,
     ) -> Result<(), E> {
+        self.scalar_with(number, kind, presence, |buf| scalar_raw(buf, kind, value))
+    }
+
+    /// A scalar with its key, its value written by `write` (which says whether it was the
+    /// default); an implicit-presence default is left out.
+    fn scalar_with<E: de::Error>(
+        &mut self,
+        number: u32,
+        kind: Scalar,
+        presence: bool,
+        write: impl FnOnce(&mut Vec<u8>) -> Option<bool>,
+    ) -> Result<(), E> {
         let key_at = self.buf.len();
         encode_key(number, wire_type(kind), &mut self.buf);
-        let is_default = scalar_raw(&mut self.buf, kind, value).ok_or_else(whole_way)?;
+        let is_default = write(&mut self.buf).ok_or_else(whole_way)?;
         if is_default && !presence {
             self.buf.truncate(key_at);
         }
@@ -460,90 +472,41 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
 
     fn visit_str<E: de::Error>(self, text: &str) -> Result<(), E> {
         let encoder = self.encoder;
-        match (self.kind, encoder.check(self.check)) {
-            (
-                ValueKind::Enum {
-                    desc,
-                    null_value: false,
-                    default,
-                },
-                Check::Enum(names),
-            ) if names.contains_key(text) => {
-                let n = desc.get_value_by_name(text).ok_or_else(whole_way)?.number();
+        let check = encoder.check(self.check);
+        match self.kind {
+            ValueKind::Enum { default, .. } => {
+                let n = check.enum_number(self.kind, text).ok_or_else(whole_way)?;
                 if self.presence || n != *default {
                     encode_key(self.number, WireType::Varint, &mut encoder.buf);
                     encode_varint(i64::from(n) as u64, &mut encoder.buf);
                 }
                 Ok(())
             }
-            (ValueKind::Scalar(kind), Check::Str { digits }) => {
-                if digits.is_some_and(|digits| !digits.matches(text)) {
-                    return Err(whole_way());
-                }
-                let buf = &mut encoder.buf;
-                match kind {
-                    Scalar::String => {
-                        if self.presence || !text.is_empty() {
-                            encode_key(self.number, WireType::LengthDelimited, buf);
-                            encode_varint(text.len() as u64, buf);
-                            buf.extend_from_slice(text.as_bytes());
-                        }
-                        Ok(())
-                    }
-                    Scalar::Bytes => {
-                        let key_at = buf.len();
-                        encode_key(self.number, WireType::LengthDelimited, buf);
-                        let start = open(buf);
-                        scalar::bytes(text, buf).ok_or_else(whole_way)?;
-                        let empty = buf.len() == start;
-                        close(buf, start).ok_or_else(whole_way)?;
-                        if empty && !self.presence {
-                            buf.truncate(key_at);
-                        }
-                        Ok(())
-                    }
-                    // 64-bit integers, read from their decimal text as the whole way reads a
-                    // string (`str::parse`), then written as that number.
-                    Scalar::Int64 | Scalar::Sint64 | Scalar::Sfixed64 => {
-                        let value: i64 = text.parse().map_err(|_| whole_way())?;
-                        encoder.scalar(
-                            self.number,
-                            *kind,
-                            self.presence,
-                            &Value::Number(Number::from(value)),
-                        )
-                    }
-                    Scalar::Uint64 | Scalar::Fixed64 => {
-                        let value: u64 = text.parse().map_err(|_| whole_way())?;
-                        encoder.scalar(
-                            self.number,
-                            *kind,
-                            self.presence,
-                            &Value::Number(Number::from(value)),
-                        )
-                    }
-                    _ => Err(whole_way()),
-                }
+            ValueKind::Scalar(kind @ (Scalar::String | Scalar::Bytes))
+                if matches!(check, Check::Str { digits: None }) =>
+            {
+                encoder.scalar_with(self.number, *kind, self.presence, |buf| {
+                    text_raw(buf, *kind, text)
+                })
             }
-            _ => Err(whole_way()),
+            // 64-bit integers, written as the number their decimal text stands for.
+            ValueKind::Scalar(kind) => {
+                let number = check.digits_number(*kind, text).ok_or_else(whole_way)?;
+                encoder.scalar(self.number, *kind, self.presence, &Value::Number(number))
+            }
+            ValueKind::Message(_) => Err(whole_way()),
         }
     }
 }
 
 impl ValueSeed<'_, '_, '_> {
-    /// A JSON integer: for an `integer` within its bounds, or a `number`.
+    /// A JSON integer, for a check that takes it.
     fn number_value<E: de::Error>(self, exact: i128, number: Number) -> Result<(), E> {
         let ValueKind::Scalar(kind) = self.kind else {
             return Err(whole_way());
         };
-        match self.encoder.check(self.check) {
-            Check::Integer { min, max } => {
-                if min.is_some_and(|min| exact < min) || max.is_some_and(|max| exact > max) {
-                    return Err(whole_way());
-                }
-            }
-            Check::Number => {}
-            _ => return Err(whole_way()),
+        if !self.encoder.check(self.check).takes_integer(exact) {
+            return Err(whole_way());
         }
         self.encoder
             .scalar(self.number, *kind, self.presence, &Value::Number(number))

@@ -4,10 +4,7 @@ use prost::encoding::encode_varint;
 use serde::de::{self, DeserializeSeed, Visitor};
 use serde_json::{Number, Value};
 
-use super::super::fast_from_json::{
-    plan::{Scalar, ValueKind},
-    scalar_raw,
-};
+use super::super::fast_from_json::{plan::ValueKind, scalar_raw};
 use super::{Encoder, checks::Check, whole_way};
 
 /// One element of a packed list: no key.
@@ -39,14 +36,14 @@ impl<'de> Visitor<'de> for PackedSeed<'_, '_, '_> {
     fn visit_u64<E: de::Error>(self, value: u64) -> Result<(), E> {
         let exact = i128::from(value);
         self.raw(&Value::Number(Number::from(value)), |check| {
-            integer_within(check, exact)
+            check.takes_integer(exact)
         })
     }
 
     fn visit_i64<E: de::Error>(self, value: i64) -> Result<(), E> {
         let exact = i128::from(value);
         self.raw(&Value::Number(Number::from(value)), |check| {
-            integer_within(check, exact)
+            check.takes_integer(exact)
         })
     }
 
@@ -59,29 +56,20 @@ impl<'de> Visitor<'de> for PackedSeed<'_, '_, '_> {
 
     fn visit_str<E: de::Error>(self, text: &str) -> Result<(), E> {
         let encoder = self.encoder;
-        match (self.kind, encoder.check(self.check)) {
-            (ValueKind::Enum { desc, .. }, Check::Enum(names)) if names.contains_key(text) => {
-                let n = desc.get_value_by_name(text).ok_or_else(whole_way)?.number();
+        let check = encoder.check(self.check);
+        match self.kind {
+            ValueKind::Enum { .. } => {
+                let n = check.enum_number(self.kind, text).ok_or_else(whole_way)?;
                 encode_varint(i64::from(n) as u64, &mut encoder.buf);
                 Ok(())
             }
-            (ValueKind::Scalar(kind), Check::Str { digits })
-                if digits.is_some_and(|digits| digits.matches(text)) =>
-            {
-                let number = match kind {
-                    Scalar::Int64 | Scalar::Sint64 | Scalar::Sfixed64 => {
-                        Number::from(text.parse::<i64>().map_err(|_| whole_way())?)
-                    }
-                    Scalar::Uint64 | Scalar::Fixed64 => {
-                        Number::from(text.parse::<u64>().map_err(|_| whole_way())?)
-                    }
-                    _ => return Err(whole_way()),
-                };
+            ValueKind::Scalar(kind) => {
+                let number = check.digits_number(*kind, text).ok_or_else(whole_way)?;
                 scalar_raw(&mut encoder.buf, *kind, &Value::Number(number))
                     .map(|_| ())
                     .ok_or_else(whole_way)
             }
-            _ => Err(whole_way()),
+            ValueKind::Message(_) => Err(whole_way()),
         }
     }
 }
@@ -98,16 +86,5 @@ impl PackedSeed<'_, '_, '_> {
         scalar_raw(&mut self.encoder.buf, *kind, value)
             .map(|_| ())
             .ok_or_else(whole_way)
-    }
-}
-
-/// An `integer` check the value is within, or a `number`.
-fn integer_within(check: &Check, exact: i128) -> bool {
-    match check {
-        Check::Integer { min, max } => {
-            min.is_none_or(|min| exact >= min) && max.is_none_or(|max| exact <= max)
-        }
-        Check::Number => true,
-        _ => false,
     }
 }
