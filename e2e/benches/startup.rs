@@ -12,7 +12,10 @@
 //! - `lazy`: the same with `DescriptorTools::lazy_schemas` (what the gateway does: each
 //!   schema generated when first needed, here for the first page's 50 tools);
 //! - `generated`: one `codegen::tool_set` per service over `ToolDef`s whose schemas are the
-//!   pretty JSON text the plugin writes (what generated `from_channel` does).
+//!   pretty JSON text the plugin writes (what generated `from_channel` does). The parent
+//!   process makes the definitions and writes them to a file; the child reads the file in one
+//!   block and borrows every text from it, as a binary's read-only data (so "RSS at start"
+//!   holds them, about 39 MB, and none of the making).
 //!
 //! Timed: from decoding the descriptor set to the first `tools/list` response read by a raw
 //! JSON-RPC client on an in-process duplex pipe (after `initialize`). RSS is `VmRSS` and
@@ -39,7 +42,7 @@ use rmcp::ServiceExt as _;
 use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
 use tonic_mcp::{
     DescriptorTools, McpServer, ToolSet,
-    codegen::{BoxTransport, RpcKind, ToolAnnotations, ToolDef},
+    codegen::{BoxTransport, RpcKind, TaskSupport, ToolAnnotations, ToolDef},
     schema::Options,
 };
 
@@ -228,42 +231,87 @@ fn rss_kib() -> (u64, u64) {
     (field("VmRSS:"), field("VmHWM:"))
 }
 
-/// `ToolDef`s as the plugin would write them (schemas as pretty JSON text), leaked to `'static`
-/// as generated consts are, per service, with the descriptor set of its package (one per
-/// package, shared by its services, as generated `MCP_FILE_DESCRIPTOR_SET`s are).
-fn generated_defs(pool: &DescriptorPool) -> Vec<(&'static [u8], &'static [ToolDef])> {
+/// The texts of `ToolDef`s as the plugin would write them (schemas as pretty JSON text), per
+/// service, each with the descriptor set of its package (one per package, shared by its
+/// services, as generated `MCP_FILE_DESCRIPTOR_SET`s are), written to `out` as
+/// length-prefixed records: per package its set and a count of services, then per service a
+/// count of tools and nine texts per tool.
+fn write_generated_defs(pool: &DescriptorPool, out: &mut Vec<u8>) {
     let options = Options::default();
     let generator = tonic_mcp_schema_context(pool, &options);
-    let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
-    let mut out = Vec::new();
+    let mut put = |bytes: &[u8]| {
+        out.extend_from_slice(&u32::try_from(bytes.len()).expect("record").to_le_bytes());
+        out.extend_from_slice(bytes);
+    };
     for file in pool.files() {
-        let set: &'static [u8] = Box::leak(
-            FileDescriptorSet {
-                file: vec![file.file_descriptor_proto().clone()],
-            }
-            .encode_to_vec()
-            .into_boxed_slice(),
-        );
+        let set = FileDescriptorSet {
+            file: vec![file.file_descriptor_proto().clone()],
+        }
+        .encode_to_vec();
+        put(&set);
+        put(&u32::try_from(file.services().len())
+            .expect("count")
+            .to_le_bytes());
         for service in file.services() {
             let tools = generator.service_tools(&service).expect("tools");
-            let defs: Vec<ToolDef> = tools
-                .tools
-                .into_iter()
-                .map(|spec| ToolDef {
-                    meta: leak(spec.meta().to_string()),
-                    name: leak(spec.name),
-                    title: leak(spec.title),
-                    description: leak(spec.description),
-                    rpc_path: leak(spec.rpc_path),
+            put(&u32::try_from(tools.tools.len())
+                .expect("count")
+                .to_le_bytes());
+            for spec in tools.tools {
+                // The bench's API is unary, with no confirmation option: the two fields the
+                // reader sets without reading them.
+                assert!(spec.task_support == TaskSupport::Forbidden && spec.confirm.is_none());
+                let input = serde_json::to_string_pretty(&spec.input_schema).expect("json");
+                let output = serde_json::to_string_pretty(&spec.output_schema).expect("json");
+                for text in [
+                    spec.meta().to_string().as_str(),
+                    &spec.name,
+                    &spec.title,
+                    &spec.description,
+                    &spec.rpc_path,
+                    &spec.input_type,
+                    &spec.output_type,
+                    &input,
+                    &output,
+                ] {
+                    put(text.as_bytes());
+                }
+            }
+        }
+    }
+}
+
+/// The `ToolDef`s [`write_generated_defs`] wrote, borrowing every text from `data`: the
+/// definitions and descriptor sets of a generated module are the binary's read-only data.
+fn read_generated_defs(data: &'static [u8]) -> Vec<(&'static [u8], &'static [ToolDef])> {
+    fn take(rest: &mut &'static [u8]) -> &'static [u8] {
+        let (length, tail) = rest.split_at(4);
+        let length = u32::from_le_bytes(length.try_into().expect("length")) as usize;
+        let (record, tail) = tail.split_at(length);
+        *rest = tail;
+        record
+    }
+    let mut rest = data;
+    let mut out = Vec::new();
+    let count =
+        |rest: &mut &'static [u8]| u32::from_le_bytes(take(rest).try_into().expect("count"));
+    while !rest.is_empty() {
+        let set = take(&mut rest);
+        for _ in 0..count(&mut rest) {
+            let tools = count(&mut rest);
+            let mut text = || std::str::from_utf8(take(&mut rest)).expect("utf-8");
+            let defs: Vec<ToolDef> = (0..tools)
+                .map(|_| ToolDef {
+                    meta: text(),
+                    name: text(),
+                    title: text(),
+                    description: text(),
+                    rpc_path: text(),
                     kind: RpcKind::Unary,
-                    input_type: leak(spec.input_type),
-                    output_type: leak(spec.output_type),
-                    input_schema: leak(
-                        serde_json::to_string_pretty(&spec.input_schema).expect("json"),
-                    ),
-                    output_schema: leak(
-                        serde_json::to_string_pretty(&spec.output_schema).expect("json"),
-                    ),
+                    input_type: text(),
+                    output_type: text(),
+                    input_schema: text(),
+                    output_schema: text(),
                     annotations: ToolAnnotations::NONE,
                     json_names: false,
                     emit_defaults: false,
@@ -271,8 +319,8 @@ fn generated_defs(pool: &DescriptorPool) -> Vec<(&'static [u8], &'static [ToolDe
                     max_messages: None,
                     max_result_bytes: None,
                     output_omitted: &[],
-                    task_support: spec.task_support,
-                    confirm: spec.confirm,
+                    task_support: TaskSupport::Forbidden,
+                    confirm: None,
                     wait_for_operation: None,
                     operation_metadata_type: None,
                 })
@@ -319,13 +367,18 @@ async fn first_list(server: McpServer) -> usize {
     line.len()
 }
 
-fn child(mode: &str) {
+/// The synthetic API's descriptor set (`PACKAGES` × 10 services × `METHODS` methods).
+fn synthetic_set() -> Vec<u8> {
     let packages = test_kit::env_or("PACKAGES", 10);
     let methods = test_kit::env_or("METHODS", 100);
-    let set = FileDescriptorSet {
+    FileDescriptorSet {
         file: (0..packages).map(|i| package_file(i, methods)).collect(),
     }
-    .encode_to_vec();
+    .encode_to_vec()
+}
+
+fn child(mode: &str, defs_path: Option<&str>) {
+    let set = synthetic_set();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -346,10 +399,12 @@ fn child(mode: &str) {
                 (started, vec![all], before_rss)
             }
             _ => {
-                let pool = DescriptorPool::decode(set.as_slice()).expect("pool");
-                let defs = generated_defs(&pool);
-                drop(pool);
-                // The leaked definitions are the binary's data: part of the "before" figure.
+                // The parent wrote the definitions (their making is not this process's);
+                // read in one block and leaked, they stand for the binary's read-only data.
+                let path = defs_path.expect("--defs FILE");
+                let data: &'static [u8] =
+                    Box::leak(std::fs::read(path).expect("definitions").into_boxed_slice());
+                let defs = read_generated_defs(data);
                 let before_rss = rss_kib().0;
                 let started = Instant::now();
                 let sets = defs
@@ -388,10 +443,15 @@ fn child(mode: &str) {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if let Some(position) = args.iter().position(|a| a == "--mode") {
+        let defs = args
+            .iter()
+            .position(|a| a == "--defs")
+            .and_then(|at| args.get(at + 1));
         child(
             args.get(position + 1)
                 .map(String::as_str)
                 .unwrap_or("dynamic"),
+            defs.map(String::as_str),
         );
         return;
     }
@@ -403,11 +463,18 @@ fn main() {
     );
     println!("|---|---|---|---|---|---|---|---|");
     let exe = std::env::current_exe().expect("current exe");
+    let defs = std::env::temp_dir().join(format!("startup-defs-{}.bin", std::process::id()));
+    let mut data = Vec::new();
+    let pool = DescriptorPool::decode(synthetic_set().as_slice()).expect("pool");
+    write_generated_defs(&pool, &mut data);
+    std::fs::write(&defs, &data).expect("write the definitions");
     for mode in ["dynamic", "lazy", "generated"] {
         let status = std::process::Command::new(&exe)
-            .args(["--mode", mode])
+            .args(["--mode", mode, "--defs"])
+            .arg(&defs)
             .status()
             .expect("child");
         assert!(status.success(), "{mode} failed");
     }
+    let _ = std::fs::remove_file(&defs);
 }

@@ -8,24 +8,25 @@ use serde_json::Value;
 use super::{fast_from_json::EncodePlan, fast_from_text::TextChecks, fast_to_json::DecodePlan};
 
 /// The plans of a tool's request and response types: made on its first call, so that a
-/// server of many tools pays only for those that are called.
+/// server of many tools pays only for those that are called (each boxed: an unused one is a
+/// pointer).
 #[derive(Debug, Default)]
 pub(crate) struct Plans {
-    encode: OnceLock<EncodePlan>,
-    decode: OnceLock<DecodePlan>,
-    text: OnceLock<TextChecks>,
+    encode: OnceLock<Box<EncodePlan>>,
+    decode: OnceLock<Box<DecodePlan>>,
+    text: OnceLock<Box<TextChecks>>,
 }
 
 impl Plans {
     /// The request encoder's plan of `input`.
     pub(crate) fn encode(&self, input: &MessageDescriptor) -> &EncodePlan {
-        self.encode.get_or_init(|| EncodePlan::new(input))
+        self.encode.get_or_init(|| Box::new(EncodePlan::new(input)))
     }
 
     /// The text encoder's checks of `input_schema` (the tool's input schema, for `input`).
     pub(crate) fn text(&self, input: &MessageDescriptor, input_schema: &Value) -> &TextChecks {
         self.text
-            .get_or_init(|| TextChecks::new(self.encode(input), input_schema))
+            .get_or_init(|| Box::new(TextChecks::new(self.encode(input), input_schema)))
     }
 
     /// The response decoder's plan of `output`, clearing the `omitted` fields.
@@ -34,6 +35,7 @@ impl Plans {
         output: &MessageDescriptor,
         omitted: &[Cow<'static, str>],
     ) -> &DecodePlan {
-        self.decode.get_or_init(|| DecodePlan::new(output, omitted))
+        self.decode
+            .get_or_init(|| Box::new(DecodePlan::new(output, omitted)))
     }
 }

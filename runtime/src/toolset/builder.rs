@@ -219,14 +219,14 @@ impl ToolSetBuilder {
             })?;
         let long_running = match &meta.wait_for {
             None => None,
-            Some((response_type, metadata_type)) => Some(LongRunning::new(
+            Some((response_type, metadata_type)) => Some(Box::new(LongRunning::new(
                 &def.name,
                 &self.pool,
                 &self.transport,
                 &def.output_type,
                 response_type,
                 metadata_type.as_deref(),
-            )?),
+            )?)),
         };
         let operations = if def.rpc_path == GET_OPERATION_PATH {
             Some(Arc::new(Operations::new(&def.name, &self.transport)?))

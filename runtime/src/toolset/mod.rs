@@ -59,11 +59,13 @@ pub(crate) struct CompiledTool {
     pub(crate) schemas: Schemas,
     pub(crate) meta: ToolMeta,
     pub(crate) endpoint: Endpoint,
-    pub(super) validation: OnceLock<Validation>,
+    /// Boxed, like the plans: made on the first call, so a tool never called keeps a pointer.
+    pub(super) validation: OnceLock<Box<Validation>>,
     /// The single-pass transcoders' plans of the input and output types.
     pub(crate) plans: Plans,
-    /// What a tool that waits for its `google.longrunning.Operation` needs.
-    pub(crate) long_running: Option<LongRunning>,
+    /// What a tool that waits for its `google.longrunning.Operation` needs (boxed: few tools
+    /// wait, and every tool is kept).
+    pub(crate) long_running: Option<Box<LongRunning>>,
     /// For the tool of `google.longrunning.Operations/GetOperation`: the Operations endpoints
     /// on its transport, which waiting tools of the server poll through when their own
     /// transport does not serve Operations.
@@ -73,8 +75,8 @@ pub(crate) struct CompiledTool {
 impl CompiledTool {
     /// The compiled input validator (compiled now if this is the first call).
     pub(crate) fn validation(&self) -> &Validation {
-        self.validation
-            .get_or_init(|| match self.schemas.get(&self.def.name) {
+        self.validation.get_or_init(|| {
+            Box::new(match self.schemas.get(&self.def.name) {
                 Ok(made) => {
                     let schema = serde_json::from_str(&made.input).unwrap_or_default();
                     Validation {
@@ -89,6 +91,7 @@ impl CompiledTool {
                     schema: Value::Null,
                 },
             })
+        })
     }
 
     /// The full-schema check of a tool whose listed input schema was shrunk.
