@@ -398,6 +398,15 @@ fn child(mode: &str, defs_path: Option<&str>) {
                 let all = tools.all(transport()).expect("tools");
                 (started, vec![all], before_rss)
             }
+            "gateway" => {
+                let before_rss = rss_kib().0;
+                let started = Instant::now();
+                let decoded = DescriptorTools::decode(&set).expect("descriptors");
+                let options = Options::default();
+                let tools = DescriptorTools::of(&decoded, &options).lazy_schemas();
+                let all = tools.all(transport()).expect("tools");
+                (started, vec![all], before_rss)
+            }
             _ => {
                 // The parent wrote the definitions (their making is not this process's);
                 // read in one block and leaked, they stand for the binary's read-only data.
@@ -468,7 +477,7 @@ fn main() {
     let pool = DescriptorPool::decode(synthetic_set().as_slice()).expect("pool");
     write_generated_defs(&pool, &mut data);
     std::fs::write(&defs, &data).expect("write the definitions");
-    for mode in ["dynamic", "lazy", "generated"] {
+    for mode in ["dynamic", "lazy", "gateway", "generated"] {
         let status = std::process::Command::new(&exe)
             .args(["--mode", mode, "--defs"])
             .arg(&defs)

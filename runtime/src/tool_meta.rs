@@ -7,7 +7,7 @@
 //! `tonic-mcp-schema` for tools built at run time) and listed as it is; the runtime does not
 //! read its serving choices back from it.
 
-use std::sync::LazyLock;
+use std::{borrow::Cow, sync::LazyLock};
 
 use rmcp::model::{JsonObject, MetaObject};
 use serde_json::{Value, json};
@@ -22,8 +22,10 @@ pub use tonic_mcp_schema::meta::{RPC_META_KEY, STATUS_META_KEY};
 /// A tool's `_meta` and the serving choices it records.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ToolMeta {
-    /// The listed object; `None` for a definition without `_meta`.
-    pub(crate) object: Option<JsonObject>,
+    /// The listed object as JSON text (checked to be an object), made into a tree only when
+    /// the tool is listed: a tree per tool held about 1.3 KB, the text of a generated tool
+    /// is its `'static` definition. `None` for a definition without `_meta`.
+    text: Option<Cow<'static, str>>,
     /// Whether calls may, or must, run as tasks.
     pub(crate) task_support: TaskSupport,
     /// Ask the user before calling.
@@ -37,7 +39,7 @@ impl ToolMeta {
     /// A definition's `_meta` JSON (empty: none), listed as it is, and its typed serving
     /// choices.
     pub(crate) fn new(def: &ToolDef) -> Result<Self, Error> {
-        let object = if def.meta.trim().is_empty() {
+        let text = if def.meta.trim().is_empty() {
             None
         } else {
             let invalid = |message: String| Error::InvalidMeta {
@@ -45,12 +47,12 @@ impl ToolMeta {
                 message,
             };
             match serde_json::from_str::<Value>(def.meta).map_err(|e| invalid(e.to_string()))? {
-                Value::Object(object) => Some(object),
+                Value::Object(_) => Some(Cow::Borrowed(def.meta)),
                 _ => return Err(invalid("`_meta` must be a JSON object".to_owned())),
             }
         };
         Ok(Self {
-            object,
+            text,
             task_support: def.task_support,
             confirm: def.confirm,
             wait_for: def.wait_for_operation.map(|response| {
@@ -65,12 +67,14 @@ impl ToolMeta {
     /// A tool built from descriptors at run time: its `_meta` object as the schema crate
     /// makes it, and the serving choices it was made from.
     pub(crate) fn of_spec(spec: &ToolSpec) -> Self {
-        let object = match spec.meta() {
-            Value::Object(object) => Some(object),
-            _ => None,
-        };
+        let meta = spec.meta();
+        let text = meta
+            .is_object()
+            .then(|| serde_json::to_string(&meta).ok())
+            .flatten()
+            .map(Cow::Owned);
         Self {
-            object,
+            text,
             task_support: spec.task_support,
             confirm: spec.confirm,
             wait_for: spec
@@ -79,6 +83,12 @@ impl ToolMeta {
                 .filter(|lro| lro.wait)
                 .map(|lro| (lro.response_type.clone(), lro.metadata_type.clone())),
         }
+    }
+
+    /// The listed object, made from its text.
+    pub(crate) fn object(&self) -> Option<JsonObject> {
+        // The text was checked to be a JSON object when the tool was made.
+        serde_json::from_str(self.text.as_deref()?).ok()
     }
 }
 

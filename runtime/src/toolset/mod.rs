@@ -157,8 +157,8 @@ impl Entry {
         if let Some(annotations) = crate::def::annotations_to_rmcp(def.annotations) {
             tool = tool.with_annotations(annotations);
         }
-        if let Some(meta) = &self.tool.meta.object {
-            tool = tool.with_meta(rmcp::model::MetaObject(meta.clone()));
+        if let Some(meta) = self.tool.meta.object() {
+            tool = tool.with_meta(rmcp::model::MetaObject(meta));
         }
         tool
     }
