@@ -6,11 +6,13 @@
 //! request message (scalars, a nested message, a map, a oneof, a repeated message, an enum) and
 //! response message, and a leading comment, as a descriptor set with source info.
 //!
-//! Three ways to start, each measured in a fresh child process so that its RSS is its own:
+//! Four ways to start, each measured in a fresh child process so that its RSS is its own:
 //!
 //! - `dynamic`: `DescriptorTools::all` over the decoded pool (schemas generated at start);
-//! - `lazy`: the same with `DescriptorTools::lazy_schemas` (what the gateway does: each
-//!   schema generated when first needed, here for the first page's 50 tools);
+//! - `lazy`: the same with `DescriptorTools::lazy_schemas` (each schema generated when first
+//!   needed, here for the first page's 50 tools);
+//! - `gateway`: what the gateway does: `DescriptorTools::decode` (the pool built without the
+//!   files' source info, their comments kept beside it) with `lazy_schemas`;
 //! - `generated`: one `codegen::tool_set` per service over `ToolDef`s whose schemas are the
 //!   pretty JSON text the plugin writes (what generated `from_channel` does). The parent
 //!   process makes the definitions and writes them to a file; the child reads the file in one
