@@ -391,7 +391,7 @@ fn child(mode: &str, defs_path: Option<&str>) {
             "dynamic" | "lazy" => {
                 let before_rss = rss_kib().0;
                 let started = Instant::now();
-                let pool = DescriptorPool::decode(set.as_slice()).expect("pool");
+                let pool = DescriptorTools::decode_pool(&set).expect("pool");
                 let options = Options::default();
                 let mut tools = DescriptorTools::new(&pool, &options);
                 if mode == "lazy" {

@@ -44,6 +44,7 @@ mod rpc_kind;
 pub mod comments;
 #[doc(hidden)]
 pub mod extensions;
+mod file_pool;
 #[doc(hidden)]
 pub mod json_schema;
 #[doc(hidden)]

@@ -8,7 +8,10 @@
 use prost::Message as _;
 use prost_reflect::DescriptorPool;
 
-use crate::comments::Comments;
+use crate::{
+    comments::Comments,
+    file_pool::{self, EncodedFile},
+};
 
 /// An encoded `FileDescriptorSet` with its files kept as bytes.
 #[derive(Clone, PartialEq, prost::Message)]
@@ -17,12 +20,14 @@ struct EncodedFiles {
     file: Vec<Vec<u8>>,
 }
 
-/// The name, syntax and source info of an encoded `FileDescriptorProto`, every other field
-/// skipped.
+/// The name, imports, syntax and source info of an encoded `FileDescriptorProto`, every other
+/// field skipped.
 #[derive(Clone, PartialEq, prost::Message)]
 struct SourceInfo {
     #[prost(string, optional, tag = "1")]
     name: Option<String>,
+    #[prost(string, repeated, tag = "3")]
+    dependency: Vec<String>,
     #[prost(message, optional, tag = "9")]
     source_code_info: Option<Locations>,
     #[prost(string, optional, tag = "12")]
@@ -44,18 +49,6 @@ impl SourceInfo {
             );
         }
     }
-}
-
-/// An encoded `FileDescriptorSet` split by [`split_set`].
-#[derive(Debug)]
-pub struct SplitSet {
-    /// The set, its files without source info.
-    pub set: Vec<u8>,
-    /// The comments of every file.
-    pub comments: Comments,
-    /// Each file's name and `syntax`, in order: check them (`syntax::check`) before building a
-    /// pool, which prost-reflect cannot do for editions files.
-    pub files: Vec<(String, Option<String>)>,
 }
 
 /// `SourceCodeInfo` with only what comments need: spans and detached comments are skipped.
@@ -93,29 +86,6 @@ pub fn without_source_info(file: &[u8]) -> Vec<u8> {
     strip_field(file, 9).unwrap_or_else(|| file.to_vec())
 }
 
-/// An encoded `FileDescriptorSet` split into the set without source info, the comments, and
-/// each file's name and syntax: build the pool from [`SplitSet::set`] (`DescriptorPool::decode`)
-/// and generate with [`SplitSet::comments`]. No file is decoded whole.
-///
-/// # Errors
-///
-/// The bytes, or one of the files, do not decode.
-pub fn split_set(set: &[u8]) -> Result<SplitSet, prost::DecodeError> {
-    let encoded = EncodedFiles::decode(set)?;
-    let mut split = SplitSet {
-        set: Vec::with_capacity(set.len() / 4),
-        comments: Comments::default(),
-        files: Vec::with_capacity(encoded.file.len()),
-    };
-    for file in &encoded.file {
-        let info = SourceInfo::decode(file.as_slice())?;
-        info.add_to(&mut split.comments);
-        prost::encoding::bytes::encode(1, &without_source_info(file), &mut split.set);
-        split.files.push((info.name().to_owned(), info.syntax));
-    }
-    Ok(split)
-}
-
 /// Why an encoded `FileDescriptorSet` did not become a pool, in [`decode_set`]: callers word the
 /// two cases differently.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -127,19 +97,62 @@ pub enum SetError {
 }
 
 /// The pool of an encoded `FileDescriptorSet`, built without the files' source info, and the
-/// comments that source info held ([`split_set`]); editions files are refused by name first.
+/// comments that source info held; editions files are refused by name first. The pool is built
+/// one file at a time (`file_pool`), each file without its source info, every other byte kept.
 ///
 /// # Errors
 ///
 /// See [`SetError`].
 pub fn decode_set(bytes: &[u8]) -> Result<(DescriptorPool, Comments), SetError> {
-    let split = split_set(bytes).map_err(|e| SetError::Link(e.to_string()))?;
-    let files = split.files.iter();
-    crate::syntax::check(files.map(|(name, syntax)| (name.as_str(), syntax.as_deref())))
-        .map_err(|e| SetError::Syntax(e.to_string()))?;
-    let pool =
-        DescriptorPool::decode(split.set.as_slice()).map_err(|e| SetError::Link(e.to_string()))?;
-    Ok((pool, split.comments))
+    let mut comments = Comments::default();
+    let pool = decode_files(bytes, Some(&mut comments))?;
+    Ok((pool, comments))
+}
+
+/// As [`decode_set`], with every file whole, source info included: for a caller that reads it
+/// from the pool.
+///
+/// # Errors
+///
+/// See [`SetError`].
+pub fn decode_set_with_source_info(bytes: &[u8]) -> Result<DescriptorPool, SetError> {
+    decode_files(bytes, None)
+}
+
+/// The pool of the files of `bytes`, one file at a time; with `comments`, each file's source
+/// info goes there instead of into the pool.
+fn decode_files(
+    bytes: &[u8],
+    mut comments: Option<&mut Comments>,
+) -> Result<DescriptorPool, SetError> {
+    let link = |e: prost::DecodeError| SetError::Link(e.to_string());
+    let encoded = EncodedFiles::decode(bytes).map_err(link)?;
+    let mut files = Vec::with_capacity(encoded.file.len());
+    let mut syntaxes = Vec::with_capacity(encoded.file.len());
+    for file in encoded.file {
+        let info = SourceInfo::decode(file.as_slice()).map_err(link)?;
+        let bytes = match comments.as_deref_mut() {
+            Some(comments) => {
+                info.add_to(comments);
+                without_source_info(&file)
+            }
+            None => file,
+        };
+        syntaxes.push((info.name().to_owned(), info.syntax));
+        files.push(EncodedFile {
+            name: info.name.unwrap_or_default(),
+            dependencies: info.dependency,
+            bytes,
+        });
+    }
+    crate::syntax::check(
+        syntaxes
+            .iter()
+            .map(|(name, syntax)| (name.as_str(), syntax.as_deref())),
+    )
+    .map_err(|e| SetError::Syntax(e.to_string()))?;
+    // One file at a time: a whole set decoded at once is held twice while it is built.
+    file_pool::build(files).map_err(SetError::Link)
 }
 
 /// `bytes` without the length-delimited field `number`, or `None` when they do not scan as
@@ -216,21 +229,26 @@ mod tests {
             file: vec![file.clone()],
         }
         .encode_to_vec();
-        let split = split_set(&set).unwrap();
+        let (pool, comments) = decode_set(&set).unwrap();
         assert_eq!(
-            split.comments.get("acme/v1/acme.proto", &[4, 0]),
+            comments.get("acme/v1/acme.proto", &[4, 0]),
             Some("An order of goods.")
         );
-        assert_eq!(split.files, [("acme/v1/acme.proto".to_owned(), None)]);
         let bare = FileDescriptorProto {
             source_code_info: None,
             ..file
         };
         assert_eq!(
-            split.set,
-            FileDescriptorSet { file: vec![bare] }.encode_to_vec()
+            pool.file_descriptor_protos().cloned().collect::<Vec<_>>(),
+            [bare.clone()]
         );
+        assert_eq!(without_source_info(&file_bytes(&set)), bare.encode_to_vec());
         // Bytes that do not scan are left whole.
         assert_eq!(without_source_info(&[0x0f]), [0x0f]);
+    }
+
+    /// The one file of an encoded set, as bytes.
+    fn file_bytes(set: &[u8]) -> Vec<u8> {
+        EncodedFiles::decode(set).unwrap().file.remove(0)
     }
 }

@@ -82,12 +82,7 @@ impl<'a> DescriptorTools<'a> {
     /// [`Error::DescriptorSet`] when the bytes do not decode, a file is an editions file, or
     /// the files do not link.
     pub fn decode_pool(bytes: &[u8]) -> Result<DescriptorPool, Error> {
-        use prost::Message as _;
-        let set = prost_types::FileDescriptorSet::decode(bytes)
-            .map_err(|e| Error::DescriptorSet(e.to_string()))?;
-        tonic_mcp_schema::syntax::check(set.file.iter().map(|f| (f.name(), f.syntax.as_deref())))
-            .map_err(|e| Error::DescriptorSet(e.to_string()))?;
-        DescriptorPool::decode(bytes).map_err(|e| Error::DescriptorSet(e.to_string()))
+        source_info::decode_set_with_source_info(bytes).map_err(set_error)
     }
 
     /// As [`decode_pool`](Self::decode_pool), with the pool built without the files' source
@@ -101,11 +96,7 @@ impl<'a> DescriptorTools<'a> {
     ///
     /// As for [`decode_pool`](Self::decode_pool).
     pub fn decode(bytes: &[u8]) -> Result<DecodedDescriptors, Error> {
-        let (pool, comments) = source_info::decode_set(bytes).map_err(|e| match e {
-            source_info::SetError::Syntax(message) | source_info::SetError::Link(message) => {
-                Error::DescriptorSet(message)
-            }
-        })?;
+        let (pool, comments) = source_info::decode_set(bytes).map_err(set_error)?;
         Ok(DecodedDescriptors {
             pool,
             comments: Arc::new(comments),
@@ -381,6 +372,15 @@ impl ToolSet {
         transport: T,
     ) -> Result<ToolSet, Error> {
         DescriptorTools::new(pool, options).service(service, transport)
+    }
+}
+
+/// A descriptor set that did not become a pool, as this crate says it.
+fn set_error(error: source_info::SetError) -> Error {
+    match error {
+        source_info::SetError::Syntax(message) | source_info::SetError::Link(message) => {
+            Error::DescriptorSet(message)
+        }
     }
 }
 
