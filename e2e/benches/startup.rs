@@ -8,7 +8,8 @@
 //!
 //! Four ways to start, each measured in a fresh child process so that its RSS is its own:
 //!
-//! - `dynamic`: `DescriptorTools::all` over the decoded pool (schemas generated at start);
+//! - `dynamic`: `DescriptorTools::all` over the pool `DescriptorTools::decode_pool` builds
+//!   (source info kept; schemas generated at start);
 //! - `lazy`: the same with `DescriptorTools::lazy_schemas` (each schema generated when first
 //!   needed, here for the first page's 50 tools);
 //! - `gateway`: what the gateway does: `DescriptorTools::decode` (the pool built without the

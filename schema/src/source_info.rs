@@ -240,7 +240,7 @@ mod tests {
         };
         assert_eq!(
             pool.file_descriptor_protos().cloned().collect::<Vec<_>>(),
-            [bare.clone()]
+            std::slice::from_ref(&bare)
         );
         assert_eq!(without_source_info(&file_bytes(&set)), bare.encode_to_vec());
         // Bytes that do not scan are left whole.
