@@ -77,6 +77,11 @@ impl<'a> DescriptorTools<'a> {
     /// are refused by name first: prost-reflect cannot read them (and 0.16 panics while it
     /// says so).
     ///
+    /// The files are added one at a time, each after the files it imports (the set may list
+    /// them in any order). The pool is the one prost-reflect's `DescriptorPool::decode` builds,
+    /// without that call's decoded copy of the whole set beside it while it builds: at 10,000
+    /// tools that copy is about 46 MB at the peak, and the process keeps it.
+    ///
     /// # Errors
     ///
     /// [`Error::DescriptorSet`] when the bytes do not decode, a file is an editions file, or
