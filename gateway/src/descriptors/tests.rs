@@ -145,3 +145,39 @@ fn an_unchanged_file_is_not_decoded_again() {
     );
     let _ = std::fs::remove_file(&path);
 }
+
+/// A descriptor set written without `--include_imports` is refused naming the file, the import
+/// it lacks, and how to write it whole.
+#[test]
+fn a_set_without_its_imports_says_which_import_is_missing() {
+    use prost_types::{FileDescriptorProto, FileDescriptorSet};
+    let set = FileDescriptorSet {
+        file: vec![FileDescriptorProto {
+            name: Some("acme/v1/acme.proto".to_owned()),
+            package: Some("acme.v1".to_owned()),
+            syntax: Some("proto3".to_owned()),
+            dependency: vec!["acme/v1/money.proto".to_owned()],
+            ..Default::default()
+        }],
+    };
+    let path = std::env::temp_dir().join(format!(
+        "grpc-mcp-gateway-no-imports-{}.binpb",
+        std::process::id()
+    ));
+    std::fs::write(&path, set.encode_to_vec()).unwrap();
+    let error = Descriptors::from_file(&path).err().map(|e| e.to_string());
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(
+        error.as_deref(),
+        Some(
+            format!(
+                "--descriptor-set {}: not a complete FileDescriptorSet (`acme/v1/acme.proto` \
+                 imports `acme/v1/money.proto`, which the descriptor set does not hold); write \
+                 it with `protoc --include_imports --descriptor_set_out=FILE` or `buf build -o \
+                 FILE`",
+                path.display()
+            )
+            .as_str()
+        )
+    );
+}
