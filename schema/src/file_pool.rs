@@ -71,16 +71,13 @@ fn dependency_order(files: &[EncodedFile]) -> Result<Vec<usize>, String> {
     }
     // Depth first, with a stack of its own (an import chain can be long), each file put in the
     // order once every file it imports is.
-    const NEW: u8 = 0;
-    const OPEN: u8 = 1;
-    const DONE: u8 = 2;
-    let mut state = vec![NEW; files.len()];
+    let mut seen = vec![false; files.len()];
     let mut order = Vec::with_capacity(listed.len());
     for root in listed {
-        if state[root] != NEW {
+        if seen[root] {
             continue;
         }
-        state[root] = OPEN;
+        seen[root] = true;
         let mut stack = vec![(root, 0_usize)];
         while let Some(&(at, next)) = stack.last() {
             match files[at].dependencies.get(next) {
@@ -94,13 +91,12 @@ fn dependency_order(files: &[EncodedFile]) -> Result<Vec<usize>, String> {
                             files[at].name
                         ));
                     };
-                    if state[dependency] == NEW {
-                        state[dependency] = OPEN;
+                    if !seen[dependency] {
+                        seen[dependency] = true;
                         stack.push((dependency, 0));
                     }
                 }
                 None => {
-                    state[at] = DONE;
                     order.push(at);
                     stack.pop();
                 }
