@@ -20,6 +20,17 @@ pub(crate) fn annotations_to_rmcp(
     })
 }
 
+/// Whether `text`, the JSON text of a definition's `_meta` or schema, is a JSON object: its
+/// syntax is read without building a tree, and valid JSON that opens with `{` is an object.
+///
+/// # Errors
+///
+/// `text` is not JSON.
+pub(crate) fn is_json_object(text: &str) -> Result<bool, serde_json::Error> {
+    serde_json::from_str::<serde::de::IgnoredAny>(text)?;
+    Ok(text.trim_start().starts_with('{'))
+}
+
 /// Everything the runtime needs to know about one tool, fixed at generation time.
 ///
 /// Generated code declares one `const` per RPC, lists them in `TOOLS` and hands them to

@@ -14,7 +14,11 @@ use serde_json::{Value, json};
 use tonic::Code;
 use tonic_mcp_schema::{TaskSupport, ToolSpec};
 
-use crate::{def::ToolDef, error::Error, status::code_name};
+use crate::{
+    def::{ToolDef, is_json_object},
+    error::Error,
+    status::code_name,
+};
 
 pub(crate) use tonic_mcp_schema::meta::Unconfirmed;
 pub use tonic_mcp_schema::meta::{RPC_META_KEY, STATUS_META_KEY};
@@ -46,9 +50,9 @@ impl ToolMeta {
                 tool: def.name.to_owned(),
                 message,
             };
-            match serde_json::from_str::<Value>(def.meta).map_err(|e| invalid(e.to_string()))? {
-                Value::Object(_) => Some(Cow::Borrowed(def.meta)),
-                _ => return Err(invalid("`_meta` must be a JSON object".to_owned())),
+            match is_json_object(def.meta).map_err(|e| invalid(e.to_string()))? {
+                true => Some(Cow::Borrowed(def.meta)),
+                false => return Err(invalid("`_meta` must be a JSON object".to_owned())),
             }
         };
         Ok(Self {

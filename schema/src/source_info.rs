@@ -20,18 +20,28 @@ struct EncodedFiles {
     file: Vec<Vec<u8>>,
 }
 
-/// The name, imports, syntax and source info of an encoded `FileDescriptorProto`, every other
-/// field skipped.
+/// What is read of an encoded `FileDescriptorProto` before a pool is built of it: its name,
+/// imports and syntax. Every other field is skipped.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct FileHead {
+    /// `name`.
+    #[prost(string, optional, tag = "1")]
+    pub name: Option<String>,
+    /// `dependency`: the files it imports.
+    #[prost(string, repeated, tag = "3")]
+    pub dependency: Vec<String>,
+    /// `syntax`.
+    #[prost(string, optional, tag = "12")]
+    pub syntax: Option<String>,
+}
+
+/// The name and source info of an encoded `FileDescriptorProto`, every other field skipped.
 #[derive(Clone, PartialEq, prost::Message)]
 struct SourceInfo {
     #[prost(string, optional, tag = "1")]
     name: Option<String>,
-    #[prost(string, repeated, tag = "3")]
-    dependency: Vec<String>,
     #[prost(message, optional, tag = "9")]
     source_code_info: Option<Locations>,
-    #[prost(string, optional, tag = "12")]
-    syntax: Option<String>,
 }
 
 impl SourceInfo {
@@ -130,25 +140,26 @@ fn decode_files(
     let mut files = Vec::with_capacity(encoded.file.len());
     let mut syntaxes = Vec::with_capacity(encoded.file.len());
     for file in encoded.file {
-        let info = SourceInfo::decode(file.as_slice()).map_err(link)?;
+        let head = FileHead::decode(file.as_slice()).map_err(link)?;
         let bytes = match comments.as_deref_mut() {
             Some(comments) => {
-                info.add_to(comments);
+                index_comments(&file, comments).map_err(link)?;
                 without_source_info(&file)
             }
             None => file,
         };
-        syntaxes.push((info.name().to_owned(), info.syntax));
+        syntaxes.push(head.syntax);
         files.push(EncodedFile {
-            name: info.name.unwrap_or_default(),
-            dependencies: info.dependency,
+            name: head.name.unwrap_or_default(),
+            dependencies: head.dependency,
             bytes,
         });
     }
     crate::syntax::check(
-        syntaxes
+        files
             .iter()
-            .map(|(name, syntax)| (name.as_str(), syntax.as_deref())),
+            .zip(&syntaxes)
+            .map(|(file, syntax)| (file.name.as_str(), syntax.as_deref())),
     )
     .map_err(|e| SetError::Syntax(e.to_string()))?;
     // One file at a time: a whole set decoded at once is held twice while it is built.

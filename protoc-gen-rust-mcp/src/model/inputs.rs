@@ -36,16 +36,6 @@ pub struct Inputs {
     pub comments: Comments,
 }
 
-/// What the plugin reads of an encoded `FileDescriptorProto` before the pool does: its name
-/// and syntax. Every other field is skipped.
-#[derive(Clone, PartialEq, prost::Message)]
-struct FileName {
-    #[prost(string, optional, tag = "1")]
-    name: Option<String>,
-    #[prost(string, optional, tag = "12")]
-    syntax: Option<String>,
-}
-
 impl Inputs {
     /// Decodes the files of a request and builds the descriptor pool, consuming the request:
     /// each file's bytes are freed once the pool has them.
@@ -58,7 +48,7 @@ impl Inputs {
     fn from_files<B: AsRef<[u8]>>(files_to_generate: Vec<String>, files: Vec<B>) -> Result<Inputs> {
         let mut names = Vec::with_capacity(files.len());
         for bytes in &files {
-            let header = FileName::decode(bytes.as_ref())
+            let header = source_info::FileHead::decode(bytes.as_ref())
                 .map_err(|e| Error::Descriptor(format!("a proto_file does not decode: {e}")))?;
             names.push(header);
         }

@@ -37,8 +37,9 @@ impl McpServer {
     /// Every served tool's definition, sorted by name: what [`tools`](Self::tools) gives, and
     /// under tool search
     /// ([`McpServerBuilder::tool_search`](crate::McpServerBuilder::tool_search)) the tools
-    /// `tools/list` leaves to `search_tools`. Each definition's schemas are made into JSON trees for the call: to
-    /// count or name the tools, [`served_tool_names`](Self::served_tool_names) is far cheaper.
+    /// `tools/list` leaves to `search_tools`. Each definition's schemas are made into JSON
+    /// trees for the call: to count or name the tools,
+    /// [`served_tool_names`](Self::served_tool_names) is far cheaper.
     pub fn served_tools(&self) -> Vec<Tool> {
         let catalog = self.catalog();
         catalog

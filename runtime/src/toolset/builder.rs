@@ -12,7 +12,7 @@ use tonic_mcp_schema::tools::GET_OPERATION_PATH;
 use super::{CompiledTool, Entry, ToolSet, check_tool_name};
 use crate::{
     codec::plans::Plans,
-    def::{ToolDef, ToolInfo},
+    def::{ToolDef, ToolInfo, is_json_object},
     descriptor_pools,
     error::Error,
     grpc::{BoxTransport, Endpoint},
@@ -264,9 +264,7 @@ fn check_schema_text(text: &str, checks: Checks) -> Result<(), String> {
         }
         return validate::check_schema(&schema);
     }
-    serde_json::from_str::<serde::de::IgnoredAny>(text).map_err(|e| e.to_string())?;
-    // Valid JSON text that opens with `{` is an object.
-    match text.trim_start().starts_with('{') {
+    match is_json_object(text).map_err(|e| e.to_string())? {
         true => Ok(()),
         false => Err(NOT_AN_OBJECT.to_owned()),
     }
