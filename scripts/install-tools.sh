@@ -230,7 +230,7 @@ install_interop() {
   "$etcd" --version >/dev/null || die "the unpacked etcd does not run"
   if ! "$venv/bin/python" -c "import grpc, grpc_health, grpc_reflection, sys; sys.exit(grpc.__version__ != '$GRPCIO_VERSION')" 2>/dev/null; then
     need "$PYTHON" python
-    [[ -x $venv/bin/python ]] || "$PYTHON" -m venv "$venv"
+    [[ -x $venv/bin/python ]] || make_venv "$venv" .tools/venv-grpcio
     log "pip install grpcio $GRPCIO_VERSION with its health and reflection servicers into .tools/venv-grpcio"
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "grpcio==$GRPCIO_VERSION" \
       "grpcio-health-checking==$GRPCIO_SERVICERS_VERSION" "grpcio-reflection==$GRPCIO_SERVICERS_VERSION"
@@ -288,6 +288,26 @@ install_prost_plugins() {
   install_cargo_crate protoc-gen-tonic "$PROTOC_GEN_TONIC_VERSION"
 }
 
+# Makes a venv with pip at $1 (named $2 in the log). `python -m venv` bootstraps pip with
+# ensurepip but prints none of its output when that fails (a CI run once stopped at "ensurepip
+# returned non-zero exit status 1" and nothing more), so the venv is made without pip and pip is
+# bootstrapped here, where a failure shows why. Should ensurepip fail, the interpreter's own pip
+# installs pip into the venv from PyPI instead.
+make_venv() {
+  local venv=$1 label=$2 out
+  rm -rf "$venv"
+  "$PYTHON" -m venv --without-pip "$venv"
+  if out="$("$venv/bin/python" -m ensurepip --upgrade --default-pip 2>&1)"; then
+    return
+  fi
+  log "ensurepip failed in $label:"
+  printf '%s\n' "$out" | tail -n 20 | sed 's/^/  /' >&2
+  df -h "$venv" >&2 || true
+  log "installing pip into $label with $PYTHON's own pip instead"
+  "$PYTHON" -m pip --python "$venv/bin/python" install --quiet --disable-pip-version-check pip \
+    || die "could not put pip into $label (see above)"
+}
+
 # Installs `mcp==$3` and `jsonschema==$4` into the venv at $1 (named $2 in the log); skipped
 # when the venv already has exactly those versions.
 install_python_venv() {
@@ -314,7 +334,7 @@ EOF
     "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 10))' \
       || die "$PYTHON is older than 3.10; set PYTHON to a newer interpreter"
     log "creating venv $label with $("$PYTHON" --version 2>&1)"
-    "$PYTHON" -m venv "$venv"
+    make_venv "$venv" "$label"
   fi
   log "pip install $want into $label${have:+ (found $have)}"
   "$py" -m pip install --quiet --disable-pip-version-check "mcp==$mcp_version" "jsonschema==$jsonschema_version"
@@ -396,7 +416,7 @@ print(' '.join(f'{n}=={m.version(n)}' for n in (p.split('==')[0] for p in sys.ar
     return
   fi
   need "$PYTHON" "$label"
-  [[ -x $venv/bin/python ]] || "$PYTHON" -m venv "$venv"
+  [[ -x $venv/bin/python ]] || make_venv "$venv" "$label"
   log "pip install $want into $label"
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$@"
 }
