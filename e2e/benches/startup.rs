@@ -1,10 +1,12 @@
 //! Startup at scale: how long a server holding about 10,000 tools takes from start to its first
 //! `tools/list` answer, and its resident memory.
 //!
-//! A synthetic API is made in memory (not timed): `PACKAGES` packages of 10 services with
-//! `METHODS` methods each (10 × 10 × 100 = 10,000 tools by default). Every method has its own
-//! request message (scalars, a nested message, a map, a oneof, a repeated message, an enum) and
-//! response message, and a leading comment, as a descriptor set with source info.
+//! A synthetic API is made by the parent process (not timed): `PACKAGES` packages of 10
+//! services with `METHODS` methods each (10 × 10 × 100 = 10,000 tools by default). Every method
+//! has its own request message (scalars, a nested message, a map, a oneof, a repeated message,
+//! an enum) and response message, and a leading comment, as a descriptor set with source info.
+//! The parent writes it to a file that each child reads, as a server reads its
+//! `--descriptor-set`, so that no child's memory holds its making.
 //!
 //! Four ways to start, each measured in a fresh child process so that its RSS is its own:
 //!
@@ -380,8 +382,7 @@ fn synthetic_set() -> Vec<u8> {
     .encode_to_vec()
 }
 
-fn child(mode: &str, defs_path: Option<&str>) {
-    let set = synthetic_set();
+fn child(mode: &str, path: &str) {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -390,6 +391,7 @@ fn child(mode: &str, defs_path: Option<&str>) {
         let transport = || tonic::transport::Channel::from_static("http://127.0.0.1:9").connect_lazy();
         let (started, sets, before_rss): (Instant, Vec<ToolSet>, u64) = match mode {
             "dynamic" | "lazy" => {
+                let set = std::fs::read(path).expect("descriptor set");
                 let before_rss = rss_kib().0;
                 let started = Instant::now();
                 let pool = DescriptorTools::decode_pool(&set).expect("pool");
@@ -402,6 +404,7 @@ fn child(mode: &str, defs_path: Option<&str>) {
                 (started, vec![all], before_rss)
             }
             "gateway" => {
+                let set = std::fs::read(path).expect("descriptor set");
                 let before_rss = rss_kib().0;
                 let started = Instant::now();
                 let decoded = DescriptorTools::decode(&set).expect("descriptors");
@@ -413,7 +416,6 @@ fn child(mode: &str, defs_path: Option<&str>) {
             _ => {
                 // The parent wrote the definitions (their making is not this process's);
                 // read in one block and leaked, they stand for the binary's read-only data.
-                let path = defs_path.expect("--defs FILE");
                 let data: &'static [u8] =
                     Box::leak(std::fs::read(path).expect("definitions").into_boxed_slice());
                 let defs = read_generated_defs(data);
@@ -454,17 +456,12 @@ fn child(mode: &str, defs_path: Option<&str>) {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    if let Some(position) = args.iter().position(|a| a == "--mode") {
-        let defs = args
-            .iter()
-            .position(|a| a == "--defs")
-            .and_then(|at| args.get(at + 1));
-        child(
-            args.get(position + 1)
-                .map(String::as_str)
-                .unwrap_or("dynamic"),
-            defs.map(String::as_str),
-        );
+    let value = |flag: &str| {
+        let at = args.iter().position(|a| a == flag)?;
+        args.get(at + 1).map(String::as_str)
+    };
+    if let Some(mode) = value("--mode") {
+        child(mode, value("--input").expect("--input FILE"));
         return;
     }
     if args.iter().any(|a| a == "--list" || a == "--test") {
@@ -475,18 +472,32 @@ fn main() {
     );
     println!("|---|---|---|---|---|---|---|---|");
     let exe = std::env::current_exe().expect("current exe");
-    let defs = std::env::temp_dir().join(format!("startup-defs-{}.bin", std::process::id()));
-    let mut data = Vec::new();
-    let pool = DescriptorPool::decode(synthetic_set().as_slice()).expect("pool");
-    write_generated_defs(&pool, &mut data);
-    std::fs::write(&defs, &data).expect("write the definitions");
+    // Both inputs are made here and read by each child from a file, as a server reads its
+    // descriptor set (or has its generated definitions in its binary), so that no child's
+    // memory holds the making of them.
+    let temp = |name: &str| {
+        std::env::temp_dir().join(format!("startup-{name}-{}.bin", std::process::id()))
+    };
+    let (set_path, defs_path) = (temp("set"), temp("defs"));
+    let set = synthetic_set();
+    std::fs::write(&set_path, &set).expect("write the descriptor set");
+    let pool = DescriptorPool::decode(set.as_slice()).expect("pool");
+    let mut defs = Vec::new();
+    write_generated_defs(&pool, &mut defs);
+    std::fs::write(&defs_path, &defs).expect("write the definitions");
     for mode in ["dynamic", "lazy", "gateway", "generated"] {
+        let input = if mode == "generated" {
+            &defs_path
+        } else {
+            &set_path
+        };
         let status = std::process::Command::new(&exe)
-            .args(["--mode", mode, "--defs"])
-            .arg(&defs)
+            .args(["--mode", mode, "--input"])
+            .arg(input)
             .status()
             .expect("child");
         assert!(status.success(), "{mode} failed");
     }
-    let _ = std::fs::remove_file(&defs);
+    let _ = std::fs::remove_file(&set_path);
+    let _ = std::fs::remove_file(&defs_path);
 }
