@@ -16,7 +16,9 @@
 //!
 //! `http` is `mcp` over streamable HTTP, stateless (`McpServer::serve_http` on loopback TCP,
 //! with `stateless_http_config`), from a raw keep-alive HTTP/1.1 client posting the same
-//! pre-serialised requests.
+//! pre-serialised requests. `http2026` is the same for a client of revision 2026-07-28: no
+//! `initialize`, the request `_meta` that stands for it in every call, and the SEP-2243
+//! headers (`Mcp-Method`, `Mcp-Name`) on every request.
 //!
 //! `direct` calls the tonic echo server through the generated tonic client; `mcp` sends the
 //! same message as pre-serialised `tools/call` requests from a raw JSON-RPC client on an
@@ -82,8 +84,12 @@ fn main() {
                 "r_string": ["alpha", "beta", "gamma"],
                 "color": "COLOR_GREEN", "nickname": "foxy",
             });
-            let call =
-                common::RawCall::new("ScalarService_Echo", arguments.as_object().expect("object"));
+            let arguments = arguments.as_object().expect("object");
+            let call = if mode == "http2026" {
+                common::RawCall::revision_2026("ScalarService_Echo", arguments)
+            } else {
+                common::RawCall::new("ScalarService_Echo", arguments)
+            };
             let answered = |response: &[u8]| {
                 assert!(
                     response.windows(17).any(|w| w == b"structuredContent"),
@@ -91,13 +97,17 @@ fn main() {
                     String::from_utf8_lossy(response)
                 );
             };
-            if mode == "http" {
+            if mode == "http" || mode == "http2026" {
                 let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
                     .await
                     .expect("bind");
                 let addr = listener.local_addr().expect("address");
                 tokio::spawn(server.serve_http(listener, McpServer::stateless_http_config()));
-                let mut client = common::RawHttp::connect(addr).await;
+                let mut client = if mode == "http" {
+                    common::RawHttp::connect(addr).await
+                } else {
+                    common::RawHttp::connect_2026(addr).await
+                };
                 for _ in 0..calls {
                     answered(&client.call(&call).await);
                 }

@@ -17,18 +17,43 @@ use tonic_mcp::McpServer;
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw-bench","version":"0"}}}"#;
 const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
 
+/// What a request of revision 2026-07-28 carries in its `_meta` in place of the `initialize`
+/// handshake, which that revision has no more.
+const REVISION_2026_META: &str = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"raw-bench","version":"0"}}"#;
+
 /// A `tools/call` serialised once: `{"jsonrpc":"2.0","id":` + id + the rest.
 #[derive(Clone)]
 pub struct RawCall {
     rest: Arc<[u8]>,
+    tool: Arc<str>,
 }
 
 impl RawCall {
     pub fn new(tool: &str, arguments: &serde_json::Map<String, serde_json::Value>) -> RawCall {
-        let params = serde_json::json!({"name": tool, "arguments": arguments});
+        Self::with_params(
+            tool,
+            serde_json::json!({"name": tool, "arguments": arguments}),
+        )
+    }
+
+    /// The call as a client of revision 2026-07-28 writes it: with the request `_meta` that
+    /// stands for `initialize`.
+    pub fn revision_2026(
+        tool: &str,
+        arguments: &serde_json::Map<String, serde_json::Value>,
+    ) -> RawCall {
+        let meta: serde_json::Value = serde_json::from_str(REVISION_2026_META).expect("meta");
+        Self::with_params(
+            tool,
+            serde_json::json!({"name": tool, "arguments": arguments, "_meta": meta}),
+        )
+    }
+
+    fn with_params(tool: &str, params: serde_json::Value) -> RawCall {
         let rest = format!(r#","method":"tools/call","params":{params}}}"#);
         RawCall {
             rest: rest.into_bytes().into(),
+            tool: tool.into(),
         }
     }
 
@@ -138,24 +163,18 @@ pub struct RawHttp {
     sender: hyper::client::conn::http1::SendRequest<Full<Bytes>>,
     uri: http::Uri,
     next: u64,
+    /// Revision 2026-07-28: no `initialize`, and the SEP-2243 headers on every request.
+    revision_2026: bool,
 }
 
 impl RawHttp {
+    /// A client of revision 2025-06-18, which initialises first.
     pub async fn connect(addr: std::net::SocketAddr) -> RawHttp {
-        let stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
-        stream.set_nodelay(true).expect("nodelay");
-        let (sender, connection) =
-            hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
-                .await
-                .expect("handshake");
-        tokio::spawn(connection);
-        let mut client = RawHttp {
-            sender,
-            uri: format!("http://{addr}/mcp").parse().expect("uri"),
-            next: 1,
-        };
+        let mut client = Self::open(addr, false).await;
         // Stateless: no session, but a client initialises before calling.
-        let init = client.post(Bytes::from_static(INITIALIZE.as_bytes())).await;
+        let init = client
+            .post(Bytes::from_static(INITIALIZE.as_bytes()), None)
+            .await;
         assert!(
             response_id(&init) == Some(0),
             "{}",
@@ -164,14 +183,41 @@ impl RawHttp {
         client
     }
 
-    async fn post(&mut self, body: Bytes) -> Vec<u8> {
-        let request = http::Request::post(self.uri.clone())
+    /// A client of revision 2026-07-28, whose calls are [`RawCall::revision_2026`]s.
+    pub async fn connect_2026(addr: std::net::SocketAddr) -> RawHttp {
+        Self::open(addr, true).await
+    }
+
+    async fn open(addr: std::net::SocketAddr, revision_2026: bool) -> RawHttp {
+        let stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
+        stream.set_nodelay(true).expect("nodelay");
+        let (sender, connection) =
+            hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
+                .await
+                .expect("handshake");
+        tokio::spawn(connection);
+        RawHttp {
+            sender,
+            uri: format!("http://{addr}/mcp").parse().expect("uri"),
+            next: 1,
+            revision_2026,
+        }
+    }
+
+    /// Posts `body`, a `tools/call` of `tool` or (with `None`) an `initialize`.
+    async fn post(&mut self, body: Bytes, tool: Option<&str>) -> Vec<u8> {
+        let mut request = http::Request::post(self.uri.clone())
             .header("content-type", "application/json")
             .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", "2025-06-18")
-            .header("host", self.uri.authority().expect("authority").as_str())
-            .body(Full::new(body))
-            .expect("request");
+            .header("host", self.uri.authority().expect("authority").as_str());
+        request = match (self.revision_2026, tool) {
+            (true, Some(tool)) => request
+                .header("mcp-protocol-version", "2026-07-28")
+                .header("mcp-method", "tools/call")
+                .header("mcp-name", tool),
+            _ => request.header("mcp-protocol-version", "2025-06-18"),
+        };
+        let request = request.body(Full::new(body)).expect("request");
         self.sender.ready().await.expect("ready");
         let response = self.sender.send_request(request).await.expect("response");
         let status = response.status();
@@ -194,7 +240,8 @@ impl RawHttp {
     pub async fn call(&mut self, call: &RawCall) -> Vec<u8> {
         let id = self.next;
         self.next += 1;
-        self.post(Bytes::from(call.line(id))).await
+        self.post(Bytes::from(call.line(id)), Some(&call.tool))
+            .await
     }
 }
 
