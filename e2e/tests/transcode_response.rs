@@ -40,6 +40,10 @@ struct Tally {
     mutated: u64,
     mutated_same: u64,
     mutated_left: u64,
+    /// Roots the text writer wrote, each what serde_json writes of the fast path's value.
+    text_same: u64,
+    /// Roots the fast path answered and the text writer left to it (a well-known type).
+    text_left: u64,
     failures: Vec<String>,
 }
 
@@ -83,6 +87,7 @@ fn check_valid(
     tally.cases += 1;
     let old = transcoder.old_path(bytes);
     let new = transcoder.fast_path(bytes);
+    check_text(tally, name, label, transcoder, bytes, new.as_ref());
     match (old, new) {
         (Ok(old), Some(new)) if text(&old) == text(&new) => tally.same += 1,
         // JSON-equal, the map's keys in another order (see `UNORDERED_MAP`).
@@ -115,6 +120,31 @@ fn check_valid(
     }
 }
 
+/// The text writer, where it answers, writes byte for byte what serde_json writes of the
+/// fast path's value, and never answers where the fast path does not.
+fn check_text(
+    tally: &mut Tally,
+    name: &str,
+    label: &str,
+    transcoder: &Transcoder,
+    bytes: &[u8],
+    fast: Option<&serde_json::Value>,
+) {
+    match (fast, transcoder.text_path(bytes)) {
+        (Some(value), Some(written)) if written == text(value) => tally.text_same += 1,
+        (Some(value), Some(written)) => tally.fail(format!(
+            "{name} {label} text bytes={}\n  value: {value}\n  text:  {written}",
+            short(bytes)
+        )),
+        (None, Some(written)) => tally.fail(format!(
+            "{name} {label}: text written where the fast path declines: {written}\n  bytes={}",
+            short(bytes)
+        )),
+        (Some(_), None) if label.contains("root=true") => tally.text_left += 1,
+        _ => {}
+    }
+}
+
 /// A value's JSON text: byte for byte, key order included (`Value`'s `==` ignores it).
 fn text(value: &serde_json::Value) -> String {
     value.to_string()
@@ -129,7 +159,9 @@ fn check_mutated(
     bytes: &[u8],
 ) {
     tally.mutated += 1;
-    let Some(new) = transcoder.fast_path(bytes) else {
+    let fast = transcoder.fast_path(bytes);
+    check_text(tally, name, label, transcoder, bytes, fast.as_ref());
+    let Some(new) = fast else {
         tally.mutated_left += 1;
         return;
     };
@@ -248,7 +280,7 @@ fn message_types(pool: &DescriptorPool) -> Vec<MessageDescriptor> {
 
 fn report(tally: &Tally) {
     eprintln!(
-        "transcode: {} valid cases, {} identical, {} JSON-equal (maps), {} left to the old path {:?}, {} where the old path failed; {} mutated, {} identical or JSON-equal, {} left",
+        "transcode: {} valid cases, {} identical, {} JSON-equal (maps), {} left to the old path {:?}, {} where the old path failed; {} mutated, {} identical or JSON-equal, {} left; text written of {} roots, left for {}",
         tally.cases,
         tally.same,
         tally.same_unordered,
@@ -258,6 +290,8 @@ fn report(tally: &Tally) {
         tally.mutated,
         tally.mutated_same,
         tally.mutated_left,
+        tally.text_same,
+        tally.text_left,
     );
     assert!(
         tally.failures.is_empty(),
@@ -275,8 +309,9 @@ fn new_decoder_matches_old_path_on_testdata() {
     let seeds = test_kit::env_or("TRANSCODE_CASES", 200u64);
     let tally = run(&pool, &types, seeds);
     report(&tally);
-    // The fast path must really answer.
+    // The fast path must really answer, and the text writer for most roots.
     assert!(tally.same * 2 > tally.cases, "{tally:?}");
+    assert!(tally.text_same > tally.text_left * 4, "{tally:?}");
 }
 
 /// Unpacked lists and unknown fields, which encodings by other implementations hold.

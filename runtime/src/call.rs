@@ -34,11 +34,13 @@ use crate::{
     grpc::Invocation,
     longrunning::{self, Redeemer, Started, Wait},
     outcome::{
-        Outcome, clear_omitted, error_result, local_failure, structured_result, with_status,
+        Outcome, clear_omitted, error_result, local_failure, structured_result, text_result,
+        with_status,
     },
     progress::Progress,
     status::describe_status,
     stream_control::StreamControl,
+    structured_text::Structured,
     telemetry,
     toolset::{CompiledTool, SetConfig},
     union_pool::UnionPool,
@@ -93,6 +95,8 @@ pub(crate) struct Call<'a> {
     /// Where the gRPC part of the call is timed.
     #[cfg(feature = "metrics")]
     pub(crate) metrics: Option<&'a crate::Metrics>,
+    /// How the structured result is handed to the transport.
+    pub(crate) structured: Structured,
 }
 
 fn check_limits(args: &JsonObject, limits: Limits) -> Result<(), String> {
@@ -146,6 +150,13 @@ fn limit_failure(name: &str, message: &str) -> Outcome {
 pub(crate) enum CallArguments<'a> {
     Map(Option<JsonObject>),
     Text(&'a str),
+}
+
+/// What the transport hands a call: its arguments, and how it takes the structured result
+/// back.
+pub(crate) struct FromTransport<'a> {
+    pub(crate) arguments: CallArguments<'a>,
+    pub(crate) structured: Structured,
 }
 
 /// Run one tool call.
@@ -288,7 +299,32 @@ pub(crate) async fn run(call: Call<'_>, arguments: CallArguments<'_>) -> Outcome
         };
         return longrunning::wait(wait, operation).await;
     }
+    if call.structured == Structured::FromText
+        && let Some(outcome) = respond_text(tool, &collected, budget)
+    {
+        return outcome;
+    }
     respond(tool, collected, call.types, budget)
+}
+
+/// The result of a plain unary call written as JSON text by the single-pass decoder, for a
+/// transport that writes `structuredContent` from it; `None` when the decoder leaves the
+/// response to the `Value` path (a well-known type at the root, an `Any`, …) or the call did
+/// not end with one message.
+fn respond_text(tool: &CompiledTool, collected: &Collected, budget: usize) -> Option<Outcome> {
+    if tool.def.kind.streams_responses() || collected.error.is_some() {
+        return None;
+    }
+    let [bytes] = collected.messages.as_slice() else {
+        return None;
+    };
+    let plan = tool.plans.decode(&tool.output, &tool.def.output_omitted);
+    let options = ToJsonOptions {
+        json_names: tool.def.json_names,
+        emit_defaults: tool.def.emit_defaults,
+    };
+    let text = fast_to_json::root_to_text(plan, bytes, options)?;
+    Some(text_result(text, budget, &tool.input, &tool.output))
 }
 
 /// One response message as JSON, decoded as `output`; the error says what failed.

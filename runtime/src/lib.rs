@@ -121,6 +121,7 @@ mod sessions;
 mod status;
 mod stdio;
 mod stream_control;
+mod structured_text;
 mod telemetry;
 mod tool_meta;
 mod tool_schemas;

@@ -9,7 +9,7 @@ use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::Value;
 use tonic::Code;
 
-use crate::{budget, status::code_name, tool_meta::status_meta};
+use crate::{budget, status::code_name, structured_text, tool_meta::status_meta};
 
 /// The result, and the gRPC code when the backend was reached (for telemetry).
 pub(crate) struct Outcome {
@@ -33,6 +33,30 @@ pub(crate) fn local_failure(code: Code, text: impl Into<String>) -> Outcome {
     Outcome {
         result: with_status(error_result(text), code, true),
         grpc_code: None,
+    }
+}
+
+/// The successful result holding the JSON `text` of an output message, for a transport that
+/// writes `structuredContent` from it (see [`structured_text`]); over `budget` bytes, the
+/// `isError` that says so, as [`structured_result`] gives.
+pub(crate) fn text_result(
+    text: String,
+    budget: usize,
+    input: &prost_reflect::MessageDescriptor,
+    output: &prost_reflect::MessageDescriptor,
+) -> Outcome {
+    if text.len() > budget {
+        let text = budget::over_budget(text.len(), budget, input, output);
+        return Outcome {
+            result: with_status(error_result(text), Code::ResourceExhausted, true),
+            grpc_code: Some(Code::Ok),
+        };
+    }
+    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    result.structured_content = Some(structured_text::placeholder());
+    Outcome {
+        result: with_status(result, Code::Ok, false),
+        grpc_code: Some(Code::Ok),
     }
 }
 

@@ -33,6 +33,7 @@ use crate::{
     error::Error,
     guard::{self, MESSAGE_DEPTH_LIMIT, Screened},
     server::tasks::sep1686,
+    structured_text::{self, StructuredFromText},
 };
 
 /// Largest accepted line (the same bound as rmcp's stdio transport).
@@ -154,7 +155,7 @@ where
     fn send_error(&mut self, error: ErrorData, id: Option<rmcp::model::RequestId>) {
         let write = Arc::clone(&self.write);
         self.answers.spawn(async move {
-            let _ = write_message(&write, &ServerJsonRpcMessage::error(error, id)).await;
+            let _ = write_message(&write, ServerJsonRpcMessage::error(error, id)).await;
         });
     }
 
@@ -178,9 +179,9 @@ where
 
 async fn write_message<W: AsyncWrite + Unpin>(
     write: &Mutex<Option<W>>,
-    message: &ServerJsonRpcMessage,
+    mut message: ServerJsonRpcMessage,
 ) -> std::io::Result<()> {
-    let bytes = serde_json::to_vec(message).map_err(std::io::Error::other)?;
+    let bytes = structured_text::to_vec(&mut message).map_err(std::io::Error::other)?;
     write_bytes(write, bytes).await
 }
 
@@ -252,6 +253,8 @@ fn parse_tools_call(text: &[u8]) -> Option<ClientJsonRpcMessage> {
     if let Some(arguments) = arguments {
         request.extensions.insert(arguments);
     }
+    // This transport writes a plain result's structured content from its text block.
+    request.extensions.insert(StructuredFromText);
     Some(ClientJsonRpcMessage::Request(JsonRpcRequest::new(
         id,
         ClientRequest::CallToolRequest(request),
@@ -287,7 +290,7 @@ where
                 let bytes = serde_json::to_vec(&value).map_err(std::io::Error::other)?;
                 return write_bytes(&write, bytes).await;
             }
-            write_message(&write, &item).await
+            write_message(&write, item).await
         }
     }
 

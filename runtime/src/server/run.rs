@@ -17,12 +17,13 @@ use super::{
 };
 use crate::{
     arguments_text::{self, ArgumentsText},
-    call::{self, Call, CallArguments},
+    call::{self, Call, CallArguments, FromTransport},
     collect::Stop,
     context::CallContext,
     longrunning::Started,
     outcome::{self, Outcome},
     progress::Progress,
+    structured_text::{Structured, StructuredFromText},
     telemetry,
 };
 
@@ -54,10 +55,18 @@ impl McpServer {
             (None, Some(ArgumentsText(text))) => CallArguments::Text(text),
             (map, _) => CallArguments::Map(map),
         };
+        let structured = if context.extensions.get::<StructuredFromText>().is_some() {
+            Structured::FromText
+        } else {
+            Structured::Tree
+        };
         let outcome = self
             .run_registered(
                 registered,
-                arguments,
+                FromTransport {
+                    arguments,
+                    structured,
+                },
                 context.extensions.get::<http::request::Parts>(),
                 &context.meta.0.0,
                 progress,
@@ -73,7 +82,7 @@ impl McpServer {
     pub(crate) async fn run_registered(
         &self,
         registered: &Found,
-        arguments: CallArguments<'_>,
+        given: FromTransport<'_>,
         http: Option<&http::request::Parts>,
         meta: &rmcp::model::JsonObject,
         progress: Option<Progress>,
@@ -120,11 +129,12 @@ impl McpServer {
             stop,
             #[cfg(feature = "metrics")]
             metrics: self.inner.metrics.as_ref().map(|(metrics, _)| metrics),
+            structured: given.structured,
         };
         let outcome = tokio::select! {
             biased;
             () = cancelled => None,
-            outcome = call::run(call, arguments).instrument(span.clone()) => Some(outcome),
+            outcome = call::run(call, given.arguments).instrument(span.clone()) => Some(outcome),
         };
         // A call cancelled while it waited for a long-running operation cancels the operation.
         if outcome.is_none()

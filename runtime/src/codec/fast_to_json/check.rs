@@ -71,6 +71,18 @@ impl Transcoder {
     }
 }
 
+impl Transcoder {
+    /// The text writer's answer for a tool root ([`super::root_to_text`]); `None` for a
+    /// stream element, which is never written as text.
+    pub fn text_path(&self, bytes: &[u8]) -> Option<String> {
+        if self.root {
+            super::root_to_text(&self.plan, bytes, self.options)
+        } else {
+            None
+        }
+    }
+}
+
 /// The old path's text (or error) and the new one's, for `bytes` of `desc`.
 pub fn both(
     desc: &MessageDescriptor,

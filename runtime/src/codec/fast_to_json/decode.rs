@@ -9,7 +9,7 @@ use super::plan::{DecodePlan, EnumPlan, FieldPlan, MessagePlan, Scalar, Shape, T
 use super::wire::{FIXED32, FIXED64, LEN, Reader, VARINT};
 
 /// Deeper messages are left to the old path (prost's recursion limit is 100).
-const MAX_DEPTH: usize = 64;
+pub(super) const MAX_DEPTH: usize = 64;
 
 /// What the decoding of one response shares.
 #[derive(Debug, Clone, Copy)]
@@ -107,7 +107,7 @@ fn zero(plan: &DecodePlan, kind: Scalar) -> Raw<'static> {
 
 /// Whether an implicit-presence scalar holds its default (prost-reflect's `==`, so `-0.0`
 /// is default and NaN is not).
-fn is_zero(plan: &DecodePlan, kind: Scalar, raw: Raw<'_>) -> bool {
+pub(super) fn is_zero(plan: &DecodePlan, kind: Scalar, raw: Raw<'_>) -> bool {
     match raw {
         Raw::I32(v) => v == 0,
         Raw::I64(v) => v == 0,
@@ -251,7 +251,7 @@ pub(super) fn check_messages(
 }
 
 /// A field's JSON: `Some(None)` when it is not written.
-fn field_json(
+pub(super) fn field_json(
     ctx: Ctx<'_>,
     field: &FieldPlan,
     slot: Slot<'_>,

@@ -38,6 +38,7 @@
 pub mod check;
 mod decode;
 mod plan;
+mod text;
 mod wire;
 mod wkt;
 
@@ -64,6 +65,28 @@ pub(crate) fn root_to_json(
         .wkt
         .is_some_and(Wkt::is_value_wrapped_root);
     Some(super::as_root(value, wrapped))
+}
+
+/// A tool root as JSON text: `Some` of exactly what `serde_json` writes of what
+/// [`root_to_json`] gives, or `None` when that gives `None` or the root is a well-known type
+/// (which a root wraps: left to [`root_to_json`]).
+pub(crate) fn root_to_text(
+    plan: &DecodePlan,
+    bytes: &[u8],
+    options: ToJsonOptions,
+) -> Option<String> {
+    if plan.messages.get(ROOT)?.wkt.is_some() {
+        return None;
+    }
+    let ctx = Ctx {
+        plan,
+        json_names: options.json_names,
+        emit_defaults: options.emit_defaults,
+        validating: false,
+    };
+    let mut out = Vec::with_capacity(bytes.len() * 2 + 16);
+    text::write_message(ctx, ROOT, bytes, 0, &mut out)?;
+    String::from_utf8(out).ok()
 }
 
 /// One message (not a tool root), e.g. an element of a server stream: as

@@ -73,6 +73,10 @@ pub(super) struct MessagePlan {
     pub(super) oneofs: usize,
     /// Something about this type the decoder does not reproduce (see [`super`]).
     pub(super) unsupported: bool,
+    /// No two of the keys a message of this type can write (its fields' outside oneofs, its
+    /// oneofs') are equal, indexed by `json_names as usize`. The `Value` path puts a key
+    /// written twice once, at its first place; the text writer leaves such a type to it.
+    pub(super) distinct_keys: [bool; 2],
 }
 
 impl MessagePlan {
@@ -172,6 +176,7 @@ impl Builder<'_> {
             extensions: Vec::new(),
             oneofs: 0,
             unsupported: true,
+            distinct_keys: [false; 2],
         });
         self.message_index
             .insert(desc.full_name().to_owned(), index);
@@ -292,6 +297,25 @@ impl Builder<'_> {
         }
         let mut extensions: Vec<u32> = desc.extensions().map(|e| e.number()).collect();
         extensions.sort_unstable();
+        let distinct_keys = [0, 1].map(|names| {
+            // A oneof's members share its key, and one of them at most is written.
+            let mut oneof_keys: Vec<(usize, &str)> = fields
+                .iter()
+                .filter_map(|field| Some((field.oneof?, field.oneof_key[names].as_str())))
+                .collect();
+            oneof_keys.sort_unstable();
+            oneof_keys.dedup();
+            let mut written: Vec<&str> = fields
+                .iter()
+                .filter(|field| field.oneof.is_none())
+                .map(|field| field.key[names].as_str())
+                .chain(oneof_keys.iter().map(|(_, key)| *key))
+                .collect();
+            let count = written.len();
+            written.sort_unstable();
+            written.dedup();
+            written.len() == count
+        });
         MessagePlan {
             wkt: Wkt::of(desc),
             fields,
@@ -299,6 +323,7 @@ impl Builder<'_> {
             extensions,
             oneofs: oneofs.len(),
             unsupported,
+            distinct_keys,
         }
     }
 }

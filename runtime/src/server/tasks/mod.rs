@@ -223,7 +223,11 @@ pub(crate) fn start(
                 let outcome = server
                     .run_registered(
                         &registered,
-                        crate::call::CallArguments::Map(request.arguments),
+                        crate::call::FromTransport {
+                            arguments: crate::call::CallArguments::Map(request.arguments),
+                            // Kept, and answered later to other requests: a tree.
+                            structured: crate::structured_text::Structured::Tree,
+                        },
                         http.as_ref(),
                         &meta,
                         progress,

@@ -1,0 +1,176 @@
+//! A tool result's `structuredContent` written by the transport from its text block.
+//!
+//! A successful result carries its output message twice: as JSON text in a text block, and as
+//! `structuredContent`, the same JSON. rmcp's result type holds the latter as a
+//! `serde_json::Value`, a tree that is built, serialised again and freed on every call. A
+//! transport that writes its own messages (the runtime's line transport, [`crate::stdio`]) asks
+//! for the text alone, with the [`StructuredFromText`] request extension. A plain call then
+//! answers with [`placeholder`] as its structured content, and [`to_vec`] writes the text block's
+//! text there instead. The client reads the same result as from any other transport.
+//!
+//! Results kept for later requests (tasks) and results of transports that rmcp serialises
+//! (HTTP, rmcp's own) always hold the tree ([`Structured::Tree`]).
+
+use rmcp::model::{ContentBlock, ServerJsonRpcMessage, ServerResult};
+use serde_json::Value;
+
+/// How a call's structured result is handed to the transport.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Structured {
+    /// In `structuredContent`, as a JSON tree.
+    Tree,
+    /// As [`placeholder`]: the transport writes the text block's text in its place.
+    FromText,
+}
+
+/// The request extension by which a transport says that it writes `structuredContent` from
+/// the text block where a result holds [`placeholder`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct StructuredFromText;
+
+/// The one member of what `structuredContent` holds in a result whose transport writes it
+/// from the text block. An object, as rmcp keeps only an object there for clients of earlier
+/// revisions; under a key no result of this crate has (its keys are field names, `value` and
+/// `messages`).
+const PLACEHOLDER_KEY: &str = "tonic-mcp/written-from-text";
+
+/// What `structuredContent` holds in a result whose transport writes it from the text block.
+pub(crate) fn placeholder() -> Value {
+    let mut object = serde_json::Map::with_capacity(1);
+    object.insert(PLACEHOLDER_KEY.to_owned(), Value::Bool(true));
+    Value::Object(object)
+}
+
+fn is_placeholder(value: &Value) -> bool {
+    value
+        .as_object()
+        .is_some_and(|object| object.len() == 1 && object.contains_key(PLACEHOLDER_KEY))
+}
+
+/// `message` as JSON, with a tool result's [`placeholder`] replaced by its text block's text.
+///
+/// # Errors
+///
+/// serde_json's, which writing a message into memory does not give.
+pub(crate) fn to_vec(message: &mut ServerJsonRpcMessage) -> serde_json::Result<Vec<u8>> {
+    let from_text = match message {
+        ServerJsonRpcMessage::Response(response) => match &mut response.result {
+            ServerResult::CallToolResult(result)
+                if result
+                    .structured_content
+                    .as_ref()
+                    .is_some_and(is_placeholder) =>
+            {
+                result.structured_content = None;
+                true
+            }
+            _ => false,
+        },
+        _ => false,
+    };
+    let mut bytes = serde_json::to_vec(message)?;
+    if !from_text {
+        return Ok(bytes);
+    }
+    let text = text_block(message).unwrap_or_default();
+    // The result is the message's last member (`…"result":{…}}`): the structured content goes
+    // before the result's closing brace.
+    if text.is_empty() || !bytes.ends_with(b"}}") {
+        // Not what a result of this crate looks like: the tree, made from the text.
+        let tree = serde_json::from_str::<Value>(text).ok();
+        if let ServerJsonRpcMessage::Response(response) = message
+            && let ServerResult::CallToolResult(result) = &mut response.result
+        {
+            result.structured_content = tree;
+        }
+        return serde_json::to_vec(message);
+    }
+    let at = bytes.len() - 2;
+    let mut tail = bytes.split_off(at);
+    bytes.reserve(text.len() + tail.len() + 21);
+    bytes.extend_from_slice(b",\"structuredContent\":");
+    bytes.extend_from_slice(text.as_bytes());
+    bytes.append(&mut tail);
+    Ok(bytes)
+}
+
+/// The text of the first block of a tool result.
+fn text_block(message: &ServerJsonRpcMessage) -> Option<&str> {
+    let ServerJsonRpcMessage::Response(response) = message else {
+        return None;
+    };
+    let ServerResult::CallToolResult(result) = &response.result else {
+        return None;
+    };
+    match result.content.first() {
+        Some(ContentBlock::Text(block)) => Some(&block.text),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rmcp::model::{CallToolResult, JsonRpcResponse, JsonRpcVersion2_0, RequestId};
+    use serde_json::json;
+
+    use super::*;
+
+    fn response(result: CallToolResult) -> ServerJsonRpcMessage {
+        ServerJsonRpcMessage::Response(JsonRpcResponse {
+            jsonrpc: JsonRpcVersion2_0,
+            id: RequestId::Number(7),
+            result: ServerResult::CallToolResult(result),
+        })
+    }
+
+    /// What a client reads is what the tree gives: the same members and values.
+    #[test]
+    fn the_placeholder_is_written_as_the_text_and_reads_as_the_tree_does() {
+        let text = r#"{"name":"a \"b\" ✓","n":"9007199254740993","x":0.1,"list":[1,{"y":null}]}"#;
+        let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+        result.meta = Some(rmcp::model::MetaObject(
+            json!({"k": "v"}).as_object().cloned().unwrap_or_default(),
+        ));
+        let mut tree = result.clone();
+        tree.structured_content = Some(serde_json::from_str(text).unwrap());
+        result.structured_content = Some(placeholder());
+        let written = to_vec(&mut response(result)).unwrap();
+        let expected = serde_json::to_value(response(tree)).unwrap();
+        assert_eq!(serde_json::from_slice::<Value>(&written).unwrap(), expected);
+        // The text itself, byte for byte, as the member's value.
+        let written = String::from_utf8(written).unwrap();
+        assert!(
+            written.ends_with(&format!(",\"structuredContent\":{text}}}}}")),
+            "{written}"
+        );
+    }
+
+    #[test]
+    fn other_messages_are_written_as_serde_json_writes_them() {
+        let mut tree = CallToolResult::success(vec![ContentBlock::text("{}")]);
+        tree.structured_content = Some(json!({}));
+        let error = CallToolResult::error(vec![ContentBlock::text("no")]);
+        for result in [tree, error] {
+            let message = response(result);
+            assert_eq!(
+                to_vec(&mut message.clone()).unwrap(),
+                serde_json::to_vec(&message).unwrap()
+            );
+        }
+    }
+
+    /// A placeholder without a text block to write (no result of this crate) still gives a
+    /// readable message.
+    #[test]
+    fn a_placeholder_without_text_is_left_out() {
+        let mut result = CallToolResult::success(vec![]);
+        result.structured_content = Some(placeholder());
+        let written: Value =
+            serde_json::from_slice(&to_vec(&mut response(result)).unwrap()).unwrap();
+        assert_eq!(
+            written["result"].get("structuredContent"),
+            None,
+            "{written}"
+        );
+    }
+}
