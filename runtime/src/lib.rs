@@ -36,9 +36,10 @@
 //!    `confirm` and `tasks` (both task shapes); listing and paging (`paging`) and tool search
 //!    (`discovery`).
 //! 3. **Engine**: tool sets (`toolset`, `def`, `descriptor_pools`, `dynamic`, and the `codegen`
-//!    facade), the call (`call`, with `arguments`, `arguments_text`, `collect`, `longrunning`, `outcome`,
-//!    `progress`, `budget`, `context`, `status`, `tool_meta`, `union_pool`) and the gRPC
-//!    forwarding (`grpc`, `grpc_transport`); `metrics` and `telemetry` record it.
+//!    facade), the call (`call`, with `arguments`, `arguments_text`, `collect`,
+//!    `longrunning`, `outcome`, `structured_text`, `progress`, `budget`, `context`, `status`,
+//!    `tool_meta`, `union_pool`) and the gRPC forwarding (`grpc`, `grpc_transport`); `metrics`
+//!    and `telemetry` record it.
 //! 4. **Codec**: JSON ↔ protobuf (`codec`), schema validation (`validate`), and the
 //!    byte-level message `guard` the transports run before any parser.
 //!
@@ -67,7 +68,9 @@
 //!    request (or a closed HTTP stream) cancels the RPC.
 //! 6. **Decode** the response bytes in the output schema's shape in one pass (else through a
 //!    `DynamicMessage`, as for requests), returned as `structuredContent` and as text. A map's
-//!    entries come in the order of the wire.
+//!    entries come in the order of the wire. Over stdio, a plain unary result is written as
+//!    JSON text straight from the bytes, and the transport writes `structuredContent` from
+//!    that text (`structured_text`): no JSON tree is made of it.
 //!
 //! gRPC errors become `isError` results with the code name, the message and the decoded
 //! `google.rpc` details. An unknown tool is JSON-RPC error -32602.

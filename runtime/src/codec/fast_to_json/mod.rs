@@ -28,6 +28,11 @@
 //! replaced, each part of a merged message) is still decoded here, for its errors only, so
 //! that bytes the old path refuses are never answered.
 //!
+//! [`root_to_text`] writes a tool root as JSON text instead, byte for byte what `serde_json`
+//! writes of the `Value` (`text`): a message's keys and scalars are written as they are read,
+//! without a tree; lists, maps and well-known types go through the same `Value`s and are
+//! written at once. A root of a well-known type is left to the `Value`.
+//!
 //! It answers `None`, and the caller runs the old path (which also words the errors), for:
 //! malformed wire data of any kind; groups; extension fields on the wire; `Any` (its payload
 //! type is resolved through the pool and the server's union pool); a non-finite `Value` number, an
