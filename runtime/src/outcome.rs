@@ -45,19 +45,7 @@ pub(crate) fn text_result(
     input: &prost_reflect::MessageDescriptor,
     output: &prost_reflect::MessageDescriptor,
 ) -> Outcome {
-    if text.len() > budget {
-        let text = budget::over_budget(text.len(), budget, input, output);
-        return Outcome {
-            result: with_status(error_result(text), Code::ResourceExhausted, true),
-            grpc_code: Some(Code::Ok),
-        };
-    }
-    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
-    result.structured_content = Some(structured_text::placeholder());
-    Outcome {
-        result: with_status(result, Code::Ok, false),
-        grpc_code: Some(Code::Ok),
-    }
+    within_budget(text, structured_text::placeholder, budget, input, output)
 }
 
 /// The successful result holding `value`, or, when its JSON passes `budget` bytes, the
@@ -73,6 +61,18 @@ pub(crate) fn structured_result(
     // `Display`, which goes through a formatter adapter at about twice the cost; it cannot
     // fail on a `Value`.
     let text = serde_json::to_string(&value).unwrap_or_else(|_| value.to_string());
+    within_budget(text, || value, budget, input, output)
+}
+
+/// The result of the JSON `text` and the `structured` content it stands for, or the `isError`
+/// of a result over `budget` bytes.
+fn within_budget(
+    text: String,
+    structured: impl FnOnce() -> Value,
+    budget: usize,
+    input: &prost_reflect::MessageDescriptor,
+    output: &prost_reflect::MessageDescriptor,
+) -> Outcome {
     if text.len() > budget {
         let text = budget::over_budget(text.len(), budget, input, output);
         return Outcome {
@@ -81,7 +81,7 @@ pub(crate) fn structured_result(
         };
     }
     let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
-    result.structured_content = Some(value);
+    result.structured_content = Some(structured());
     Outcome {
         result: with_status(result, Code::Ok, false),
         grpc_code: Some(Code::Ok),

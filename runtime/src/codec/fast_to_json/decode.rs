@@ -198,16 +198,9 @@ pub(super) fn message(ctx: Ctx<'_>, m: usize, bytes: &[u8], depth: usize) -> Opt
         }
         return super::wkt::decode(ctx, wkt, plan, bytes, depth);
     }
-    let slots = scan(ctx, plan, bytes, depth)?;
+    let slots = scan_cleared(ctx, plan, bytes, depth)?;
     let mut out = Map::with_capacity(slots.iter().filter(|s| !matches!(s, Slot::Empty)).count());
     for (field, slot) in plan.fields.iter().zip(slots) {
-        let slot = if field.omitted {
-            // Cleared after a decode that must still succeed.
-            check_messages(ctx, field, &slot, depth)?;
-            Slot::Empty
-        } else {
-            slot
-        };
         if let Some(value) = field_json(ctx, field, slot, depth)? {
             put(ctx, &mut out, field, value);
         }

@@ -9,8 +9,7 @@ use base64::{Engine as _, prelude::BASE64_STANDARD};
 use serde::Serialize;
 
 use super::decode::{
-    Ctx, MAX_DEPTH, Raw, Slot, check_messages, field_json, is_zero, merged, message, scalar_json,
-    scan,
+    Ctx, MAX_DEPTH, Raw, Slot, field_json, is_zero, merged, message, scalar_json, scan_cleared,
 };
 use super::plan::{DecodePlan, FieldPlan, Scalar, Shape, Ty};
 
@@ -30,17 +29,10 @@ pub(super) fn write_message(
     if plan.wkt.is_some() || !plan.distinct_keys[usize::from(ctx.json_names)] {
         return write_value(&message(ctx, m, bytes, depth)?, out);
     }
-    let slots = scan(ctx, plan, bytes, depth)?;
+    let slots = scan_cleared(ctx, plan, bytes, depth)?;
     out.push(b'{');
     let mut first = true;
     for (field, slot) in plan.fields.iter().zip(slots) {
-        let slot = if field.omitted {
-            // Cleared after a decode that must still succeed.
-            check_messages(ctx, field, &slot, depth)?;
-            Slot::Empty
-        } else {
-            slot
-        };
         match (slot, field.shape, field.ty) {
             (Slot::One(raw), Shape::Single, Ty::Scalar(kind)) => {
                 if field.presence || ctx.emit_defaults || !is_zero(ctx.plan, kind, raw) {
