@@ -42,7 +42,8 @@ struct Tally {
     mutated_left: u64,
     /// Roots the text writer wrote, each what serde_json writes of the fast path's value.
     text_same: u64,
-    /// Roots the fast path answered and the text writer left to it (a well-known type).
+    /// Roots the fast path answered and the text writer did not (it answers wherever the fast
+    /// path does, well-known roots included).
     text_left: u64,
     failures: Vec<String>,
 }

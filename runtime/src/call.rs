@@ -283,10 +283,7 @@ pub(crate) async fn run(call: Call<'_>, arguments: CallArguments<'_>) -> Outcome
             lro,
             operation: &tool.output,
             output_omitted: &def.output_omitted,
-            options: ToJsonOptions {
-                json_names: def.json_names,
-                emit_defaults: def.emit_defaults,
-            },
+            options: json_options(tool),
             deadline,
             timeout,
             metadata,
@@ -299,47 +296,51 @@ pub(crate) async fn run(call: Call<'_>, arguments: CallArguments<'_>) -> Outcome
         };
         return longrunning::wait(wait, operation).await;
     }
+    // The single-pass decoder is tried once: after the text writer declined the bytes, its
+    // `Value` would too.
+    let mut fast = true;
     if call.structured == Structured::FromText
-        && let Some(outcome) = respond_text(tool, &collected, budget)
+        && let Some(bytes) = one_unary_response(tool, &collected)
     {
-        return outcome;
+        let plan = tool.plans.decode(&tool.output, &tool.def.output_omitted);
+        match fast_to_json::root_to_text(plan, bytes, json_options(tool)) {
+            Some(text) => return text_result(text, budget, &tool.input, &tool.output),
+            None => fast = false,
+        }
     }
-    respond(tool, collected, call.types, budget)
+    respond(tool, collected, call.types, budget, fast)
 }
 
-/// The result of a plain unary call written as JSON text by the single-pass decoder, for a
-/// transport that writes `structuredContent` from it; `None` when the decoder leaves the
-/// response to the `Value` path (a well-known type at the root, an `Any`, …) or the call did
-/// not end with one message.
-fn respond_text(tool: &CompiledTool, collected: &Collected, budget: usize) -> Option<Outcome> {
+/// The response of a unary call that ended well with one message, which a result holds alone.
+fn one_unary_response<'a>(tool: &CompiledTool, collected: &'a Collected) -> Option<&'a Bytes> {
     if tool.def.kind.streams_responses() || collected.error.is_some() {
         return None;
     }
-    let [bytes] = collected.messages.as_slice() else {
-        return None;
-    };
-    let plan = tool.plans.decode(&tool.output, &tool.def.output_omitted);
-    let options = ToJsonOptions {
-        json_names: tool.def.json_names,
-        emit_defaults: tool.def.emit_defaults,
-    };
-    let text = fast_to_json::root_to_text(plan, bytes, options)?;
-    Some(text_result(text, budget, &tool.input, &tool.output))
+    match collected.messages.as_slice() {
+        [bytes] => Some(bytes),
+        _ => None,
+    }
 }
 
-/// One response message as JSON, decoded as `output`; the error says what failed.
+fn json_options(tool: &CompiledTool) -> ToJsonOptions {
+    ToJsonOptions {
+        json_names: tool.def.json_names,
+        emit_defaults: tool.def.emit_defaults,
+    }
+}
+
+/// One response message as JSON, decoded as `output`; the error says what failed. The
+/// single-pass decoder is tried first when `fast`.
 fn encode_response(
     tool: &CompiledTool,
     output: &prost_reflect::MessageDescriptor,
     bytes: &Bytes,
+    fast: bool,
 ) -> Result<Value, String> {
-    let options = ToJsonOptions {
-        json_names: tool.def.json_names,
-        emit_defaults: tool.def.emit_defaults,
-    };
+    let options = json_options(tool);
     // The single-pass decoder when it can answer exactly; else the prost-reflect path, which
     // also words the errors.
-    if output == &tool.output {
+    if fast && output == &tool.output {
         let plan = tool.plans.decode(&tool.output, &tool.def.output_omitted);
         let fast = if tool.def.kind.streams_responses() {
             fast_to_json::message_to_json(plan, bytes, options)
@@ -367,14 +368,22 @@ fn encode_response(
     value.map_err(|e| format!("the backend's response could not be encoded as JSON: {e}"))
 }
 
-fn respond(tool: &CompiledTool, collected: Collected, types: &UnionPool, budget: usize) -> Outcome {
+/// The result of the collected response messages; `fast`: the single-pass decoder may answer
+/// (it has not declined them already).
+fn respond(
+    tool: &CompiledTool,
+    collected: Collected,
+    types: &UnionPool,
+    budget: usize,
+    fast: bool,
+) -> Outcome {
     let mut encoded = Vec::with_capacity(collected.messages.len());
     for bytes in &collected.messages {
-        let value = encode_response(tool, &tool.output, bytes).or_else(|failure| {
+        let value = encode_response(tool, &tool.output, bytes, fast).or_else(|failure| {
             // An `Any` payload of another package: decode again with every type the server
             // knows.
             match types.message(&tool.def.output_type) {
-                Some(output) => encode_response(tool, &output, bytes),
+                Some(output) => encode_response(tool, &output, bytes, false),
                 None => Err(failure),
             }
         });

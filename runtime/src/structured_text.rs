@@ -85,12 +85,12 @@ pub(crate) fn to_vec(message: &mut ServerJsonRpcMessage) -> serde_json::Result<V
         }
         return serde_json::to_vec(message);
     }
-    let at = bytes.len() - 2;
-    let mut tail = bytes.split_off(at);
-    bytes.reserve(text.len() + tail.len() + 21);
-    bytes.extend_from_slice(b",\"structuredContent\":");
+    const MEMBER: &[u8] = b",\"structuredContent\":";
+    bytes.truncate(bytes.len() - 2);
+    bytes.reserve(MEMBER.len() + text.len() + 2);
+    bytes.extend_from_slice(MEMBER);
     bytes.extend_from_slice(text.as_bytes());
-    bytes.append(&mut tail);
+    bytes.extend_from_slice(b"}}");
     Ok(bytes)
 }
 

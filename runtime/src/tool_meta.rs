@@ -50,10 +50,10 @@ impl ToolMeta {
                 tool: def.name.to_owned(),
                 message,
             };
-            match is_json_object(def.meta).map_err(|e| invalid(e.to_string()))? {
-                true => Some(Cow::Borrowed(def.meta)),
-                false => return Err(invalid("`_meta` must be a JSON object".to_owned())),
+            if !is_json_object(def.meta).map_err(|e| invalid(e.to_string()))? {
+                return Err(invalid("`_meta` must be a JSON object".to_owned()));
             }
+            Some(Cow::Borrowed(def.meta))
         };
         Ok(Self {
             text,

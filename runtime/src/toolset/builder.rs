@@ -264,8 +264,9 @@ fn check_schema_text(text: &str, checks: Checks) -> Result<(), String> {
         }
         return validate::check_schema(&schema);
     }
-    match is_json_object(text).map_err(|e| e.to_string())? {
-        true => Ok(()),
-        false => Err(NOT_AN_OBJECT.to_owned()),
+    if is_json_object(text).map_err(|e| e.to_string())? {
+        Ok(())
+    } else {
+        Err(NOT_AN_OBJECT.to_owned())
     }
 }

@@ -30,8 +30,9 @@
 //!
 //! [`root_to_text`] writes a tool root as JSON text instead, byte for byte what `serde_json`
 //! writes of the `Value` (`text`): a message's keys and scalars are written as they are read,
-//! without a tree; lists, maps and well-known types go through the same `Value`s and are
-//! written at once. A root of a well-known type is left to the `Value`.
+//! without a tree; lists, maps and well-known types (a root of one included) go through the
+//! same `Value`s and are written at once. It answers `None` exactly where [`root_to_json`]
+//! does.
 //!
 //! It answers `None`, and the caller runs the old path (which also words the errors), for:
 //! malformed wire data of any kind; groups; extension fields on the wire; `Any` (its payload
@@ -73,15 +74,15 @@ pub(crate) fn root_to_json(
 }
 
 /// A tool root as JSON text: `Some` of exactly what `serde_json` writes of what
-/// [`root_to_json`] gives, or `None` when that gives `None` or the root is a well-known type
-/// (which a root wraps: left to [`root_to_json`]).
+/// [`root_to_json`] gives, and `None` where that gives `None`.
 pub(crate) fn root_to_text(
     plan: &DecodePlan,
     bytes: &[u8],
     options: ToJsonOptions,
 ) -> Option<String> {
     if plan.messages.get(ROOT)?.wkt.is_some() {
-        return None;
+        // A well-known root is a `Value` (wrapped, for some) either way.
+        return serde_json::to_string(&root_to_json(plan, bytes, options)?).ok();
     }
     let ctx = Ctx {
         plan,
