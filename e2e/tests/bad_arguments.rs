@@ -503,3 +503,49 @@ async fn arguments_that_are_not_an_object_over_http() {
         );
     }
 }
+
+/// Stateless HTTP answers a plain `tools/call` itself, without rmcp's per-request service
+/// (`http_plain`). Every entry of the catalogue, and calls that succeed, fail at the backend,
+/// stream or name no tool, get the same answer byte for byte from both paths. rmcp's path is
+/// taken by adding a second `Accept` value with a quoted parameter: rmcp reads it and still
+/// accepts the request, while the plain path leaves every request with a quote in `Accept`
+/// to rmcp.
+#[tokio::test]
+async fn stateless_http_answers_plain_calls_as_rmcp_does() {
+    let server = support::spawn_http(&["--stateless"]).await;
+    let to_rmcp = [("Accept", "text/plain;q=\"0.5\"")];
+    let mut calls: Vec<(&str, Value)> = catalogue()
+        .into_iter()
+        .map(|(tool, arguments, _)| (tool, arguments))
+        .collect();
+    calls.extend([
+        ("ScalarService_Echo", json!({"f_int64": "-9", "f_double": 0.1, "r_bool": [true]})),
+        ("WellKnownService_Echo", json!({"duration": "1.5s", "any": {"@type": "type.googleapis.com/google.protobuf.Empty"}})),
+        ("SearchService_Echo", json!({})),
+        ("InventoryService_GetItem", json!({"id": "a-1"})),
+        ("InventoryService_GetItem", json!({"id": ""})),
+        ("InventoryService_ListItems", json!({"limit": 2})),
+        ("InventoryService_ListItems", json!({"name_prefix": "fail"})),
+        ("NoSuchTool", json!({})),
+    ]);
+    let mut plain_results = 0;
+    for (id, (tool, arguments)) in calls.into_iter().enumerate() {
+        let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": arguments}});
+        let body = call.to_string();
+        let plain = support::post(server.addr, &[], body.as_bytes()).await;
+        let rmcp = support::post(server.addr, &to_rmcp, body.as_bytes()).await;
+        assert_eq!(plain.status, rmcp.status, "{tool}: {plain:?} {rmcp:?}");
+        assert_eq!(
+            plain.header("content-type"),
+            rmcp.header("content-type"),
+            "{tool}"
+        );
+        assert_eq!(plain.body, rmcp.body, "{tool} {arguments}");
+        if plain.header("content-type") == Some("application/json")
+            && plain.body.contains("\"result\"")
+        {
+            plain_results += 1;
+        }
+    }
+    assert!(plain_results > 80, "{plain_results} results compared");
+}

@@ -20,6 +20,7 @@ use crate::auth::Gate;
 use crate::{
     arguments_text,
     guard::{self, Screened},
+    http_plain::{self, PlainHttp},
     http_response::{HttpResponse, plain_response},
     origin,
     server::McpServer,
@@ -73,6 +74,7 @@ impl McpServer {
                 ))
             }),
             max_body: config.max_request_body_bytes,
+            plain: PlainHttp::new(&config).map(Arc::new),
             session_mode: config.legacy_session_mode,
             allowed_origins: config.allowed_origins.clone().into(),
             sessions: Arc::clone(&sessions),
@@ -273,6 +275,9 @@ pub struct McpHttpService {
     /// The server, for the task requests of revision 2025-11-25 ([`sep1686`]).
     server: McpServer,
     sessions: Arc<SessionStore>,
+    /// Answers plain stateless calls without rmcp's per-request service, when the
+    /// configuration allows it ([`http_plain`]).
+    plain: Option<Arc<PlainHttp>>,
     max_body: usize,
     session_mode: bool,
     /// The configuration's `allowed_origins`, for [`origin::refused`].
@@ -426,7 +431,17 @@ impl McpHttpService {
             .get("mcp-protocol-version")
             .is_some_and(|version| version.as_bytes() == sep1686::REVISION.as_bytes());
         let initialize = INITIALIZE.find(&bytes).is_some();
-        let bytes = match sep1686::route(&bytes, &self.server, revision_2025) {
+        let routed = sep1686::route(&bytes, &self.server, revision_2025);
+        // A plain stateless call: answered here, as rmcp would answer it (see `http_plain`).
+        if routed.is_none()
+            && tools_call
+            && let Some(plain) = &self.plain
+            && plain.admits(&parts)
+            && let Some((id, call)) = http_plain::read(&self.server, &bytes)
+        {
+            return http_plain::answer(self.server.clone(), id, call, parts).await;
+        }
+        let bytes = match routed {
             Some(routed) => {
                 parts.extensions.insert(sep1686::Routed);
                 Bytes::from(routed)

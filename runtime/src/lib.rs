@@ -30,8 +30,10 @@
 //! from the layers below it, and no two modules import each other:
 //!
 //! 1. **Transports**: `stdio` (newline-delimited JSON-RPC) and `http` (streamable HTTP behind
-//!    its guards: body size, `origin`, `sessions`, the `auth` gate), with `http_response` and
-//!    the Prometheus endpoint (`metrics_endpoint`).
+//!    its guards: body size, `origin`, `sessions`, the `auth` gate; `http_plain` answers a
+//!    plain stateless call without rmcp's per-request service), with `tools_call_text` (a
+//!    `tools/call` read straight from its text), `http_response` and the Prometheus endpoint
+//!    (`metrics_endpoint`).
 //! 2. **Protocol**: `server`, which answers MCP's methods through rmcp, with its children
 //!    `confirm` and `tasks` (both task shapes); listing and paging (`paging`) and tool search
 //!    (`discovery`).
@@ -68,9 +70,10 @@
 //!    request (or a closed HTTP stream) cancels the RPC.
 //! 6. **Decode** the response bytes in the output schema's shape in one pass (else through a
 //!    `DynamicMessage`, as for requests), returned as `structuredContent` and as text. A map's
-//!    entries come in the order of the wire. Over stdio, a plain unary result is written as
-//!    JSON text straight from the bytes, and the transport writes `structuredContent` from
-//!    that text (`structured_text`): no JSON tree is made of it.
+//!    entries come in the order of the wire. Over stdio, and over stateless HTTP for a plain
+//!    call, a unary result is written as JSON text straight from the bytes, and the transport
+//!    writes `structuredContent` from that text (`structured_text`): no JSON tree is made of
+//!    it.
 //!
 //! gRPC errors become `isError` results with the code name, the message and the decoded
 //! `google.rpc` details. An unknown tool is JSON-RPC error -32602.
@@ -109,6 +112,7 @@ mod grpc;
 mod grpc_transport;
 mod guard;
 mod http;
+mod http_plain;
 mod http_response;
 mod longrunning;
 #[cfg(feature = "metrics")]
@@ -128,6 +132,7 @@ mod structured_text;
 mod telemetry;
 mod tool_meta;
 mod tool_schemas;
+mod tools_call_text;
 mod toolset;
 mod union_pool;
 mod validate;

@@ -3,13 +3,15 @@
 //! A successful result carries its output message twice: as JSON text in a text block, and as
 //! `structuredContent`, the same JSON. rmcp's result type holds the latter as a
 //! `serde_json::Value`, a tree that is built, serialised again and freed on every call. A
-//! transport that writes its own messages (the runtime's line transport, [`crate::stdio`]) asks
-//! for the text alone, with the [`StructuredFromText`] request extension. A plain call then
-//! answers with [`placeholder`] as its structured content, and [`to_vec`] writes the text block's
-//! text there instead. The client reads the same result as from any other transport.
+//! transport that writes its own messages (the runtime's line transport, [`crate::stdio`], and
+//! stateless HTTP for a plain call, [`crate::http_plain`]) asks for the text alone, with the
+//! [`StructuredFromText`] request extension. A unary result then holds [`placeholder`] as its
+//! structured content, and [`to_vec`] writes the text block's text in its place. The bytes are
+//! those serde_json writes of the result holding the tree.
 //!
 //! Results kept for later requests (tasks) and results of transports that rmcp serialises
-//! (HTTP, rmcp's own) always hold the tree ([`Structured::Tree`]).
+//! (HTTP with sessions or for a call that is not plain, rmcp's own) always hold the tree
+//! ([`Structured::Tree`]).
 
 use rmcp::model::{ContentBlock, ServerJsonRpcMessage, ServerResult};
 use serde_json::Value;
@@ -47,36 +49,45 @@ fn is_placeholder(value: &Value) -> bool {
         .is_some_and(|object| object.len() == 1 && object.contains_key(PLACEHOLDER_KEY))
 }
 
-/// `message` as JSON, with a tool result's [`placeholder`] replaced by its text block's text.
+/// The placeholder as serde_json writes it in a result: searched for in the written message.
+static WRITTEN_PLACEHOLDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+    std::sync::LazyLock::new(|| {
+        memchr::memmem::Finder::new(
+            format!("\"structuredContent\":{{\"{PLACEHOLDER_KEY}\":true}}").as_bytes(),
+        )
+        .into_owned()
+    });
+
+/// `message` as JSON, with a tool result's [`placeholder`] replaced by its text block's text:
+/// byte for byte what serde_json writes of the result holding the tree, when the text is what
+/// serde_json writes of the tree (as the response decoder's text is).
 ///
 /// # Errors
 ///
 /// serde_json's, which writing a message into memory does not give.
 pub(crate) fn to_vec(message: &mut ServerJsonRpcMessage) -> serde_json::Result<Vec<u8>> {
-    let from_text = match message {
-        ServerJsonRpcMessage::Response(response) => match &mut response.result {
-            ServerResult::CallToolResult(result)
-                if result
-                    .structured_content
-                    .as_ref()
-                    .is_some_and(is_placeholder) =>
-            {
-                result.structured_content = None;
-                true
-            }
-            _ => false,
-        },
-        _ => false,
+    let ServerJsonRpcMessage::Response(response) = message else {
+        return serde_json::to_vec(message);
     };
-    let mut bytes = serde_json::to_vec(message)?;
-    if !from_text {
-        return Ok(bytes);
+    let ServerResult::CallToolResult(result) = &mut response.result else {
+        return serde_json::to_vec(message);
+    };
+    if !result
+        .structured_content
+        .as_ref()
+        .is_some_and(is_placeholder)
+    {
+        return serde_json::to_vec(message);
     }
+    let mut bytes = serde_json::to_vec(message)?;
     let text = text_block(message).unwrap_or_default();
-    // The result is the message's last member (`…"result":{…}}`): the structured content goes
-    // before the result's closing brace.
-    if text.is_empty() || !bytes.ends_with(b"}}") {
-        // Not what a result of this crate looks like: the tree, made from the text.
+    // The placeholder is written where the structured content goes: its member is replaced by
+    // the member with the text. A string cannot hold the member's unescaped quotes, so the
+    // first match is the result's own member.
+    let found = WRITTEN_PLACEHOLDER.find(&bytes);
+    let (Some(at), false) = (found, text.is_empty()) else {
+        // Not what a result of this crate looks like: the tree, made from the text (none
+        // without a text block).
         let tree = serde_json::from_str::<Value>(text).ok();
         if let ServerJsonRpcMessage::Response(response) = message
             && let ServerResult::CallToolResult(result) = &mut response.result
@@ -84,13 +95,10 @@ pub(crate) fn to_vec(message: &mut ServerJsonRpcMessage) -> serde_json::Result<V
             result.structured_content = tree;
         }
         return serde_json::to_vec(message);
-    }
-    const MEMBER: &[u8] = b",\"structuredContent\":";
-    bytes.truncate(bytes.len() - 2);
-    bytes.reserve(MEMBER.len() + text.len() + 2);
-    bytes.extend_from_slice(MEMBER);
-    bytes.extend_from_slice(text.as_bytes());
-    bytes.extend_from_slice(b"}}");
+    };
+    const MEMBER: &[u8] = b"\"structuredContent\":";
+    let value = at + MEMBER.len()..at + WRITTEN_PLACEHOLDER.needle().len();
+    bytes.splice(value, text.bytes());
     Ok(bytes)
 }
 
@@ -135,13 +143,10 @@ mod tests {
         tree.structured_content = Some(serde_json::from_str(text).unwrap());
         result.structured_content = Some(placeholder());
         let written = to_vec(&mut response(result)).unwrap();
-        let expected = serde_json::to_value(response(tree)).unwrap();
-        assert_eq!(serde_json::from_slice::<Value>(&written).unwrap(), expected);
-        // The text itself, byte for byte, as the member's value.
-        let written = String::from_utf8(written).unwrap();
-        assert!(
-            written.ends_with(&format!(",\"structuredContent\":{text}}}}}")),
-            "{written}"
+        // Byte for byte what serde_json writes of the tree: the text in the member's place.
+        assert_eq!(
+            String::from_utf8(written).unwrap(),
+            String::from_utf8(serde_json::to_vec(&response(tree)).unwrap()).unwrap()
         );
     }
 

@@ -22,6 +22,7 @@ use tonic::metadata::MetadataMap;
 mod builder;
 mod catalog;
 mod confirm;
+mod plain;
 mod run;
 mod served;
 mod session_limits;
@@ -29,6 +30,7 @@ pub(crate) mod tasks;
 
 pub use builder::McpServerBuilder;
 use catalog::{Catalog, Found, Paging};
+pub(crate) use plain::PlainCall;
 pub(crate) use run::Cancel;
 use run::found;
 pub use session_limits::SessionLimits;

@@ -5,7 +5,7 @@ use std::{sync::Arc, time::Instant};
 
 use rmcp::{
     ErrorData, RoleServer,
-    model::{CallToolRequestParams, CallToolResult, ContentBlock},
+    model::{CallToolRequestParams, CallToolResult, ContentBlock, JsonObject},
     service::RequestContext,
 };
 use tonic::Code;
@@ -51,10 +51,6 @@ impl McpServer {
                 token,
             });
         let text = arguments_text::kept(&context.extensions);
-        let arguments = match (request.arguments, text) {
-            (None, Some(ArgumentsText(text))) => CallArguments::Text(text),
-            (map, _) => CallArguments::Map(map),
-        };
         let structured = if context.extensions.get::<StructuredFromText>().is_some() {
             Structured::FromText
         } else {
@@ -64,7 +60,7 @@ impl McpServer {
             .run_registered(
                 registered,
                 FromTransport {
-                    arguments,
+                    arguments: arguments(request.arguments, text),
                     structured,
                 },
                 context.extensions.get::<http::request::Parts>(),
@@ -180,6 +176,17 @@ impl<'a> InFlight<'a> {
 impl Drop for InFlight<'_> {
     fn drop(&mut self) {
         self.0.send_modify(|n| *n = n.saturating_sub(1));
+    }
+}
+
+/// A call's arguments: the text a transport kept, else the parsed map.
+pub(super) fn arguments(
+    map: Option<JsonObject>,
+    text: Option<&ArgumentsText>,
+) -> CallArguments<'_> {
+    match (map, text) {
+        (None, Some(ArgumentsText(text))) => CallArguments::Text(text),
+        (map, _) => CallArguments::Map(map),
     }
 }
 

@@ -1,0 +1,114 @@
+//! A plain `tools/call`: one that a transport may answer without rmcp's per-request service,
+//! because all rmcp would do for it is look the tool up and run it.
+//!
+//! Stateless streamable HTTP has rmcp build a service, a peer and two tasks for each request.
+//! For a call that needs none of what they give (no progress to send, no confirmation to ask,
+//! no task to start, no client capabilities to read), the HTTP transport runs the tool itself
+//! through [`McpServer::plain_call`] and writes the result as rmcp would have written it for a
+//! client of a revision before 2026-07-28. Every other call takes rmcp's path.
+
+use rmcp::model::{CallToolRequest, CallToolResponse, JsonObject, RequestMetaObject, ServerResult};
+use tonic_mcp_schema::TaskSupport;
+
+use super::{
+    McpServer,
+    catalog::Found,
+    run::{Cancel, arguments, cancelled_result},
+};
+use crate::{
+    arguments_text::{self, ArgumentsText},
+    call::FromTransport,
+    structured_text::{Structured, StructuredFromText},
+};
+
+/// A `tools/call` found plain ([`McpServer::plain_call`]), ready to run.
+pub(crate) struct PlainCall {
+    found: Found,
+    /// The arguments as a map, when the transport parsed them.
+    map: Option<JsonObject>,
+    /// The arguments as text, when the transport kept them so.
+    text: Option<ArgumentsText>,
+    structured: Structured,
+    meta: RequestMetaObject,
+}
+
+impl McpServer {
+    /// `request` as a plain call, or `None` when rmcp's path must answer it:
+    /// - `_meta` names a protocol version, client capabilities or a progress token (the
+    ///   call would read them from rmcp's request context), or the request answers an earlier
+    ///   one (`inputResponses`, `requestState`);
+    /// - the server offers tool search (its tools answer, or name the call to make);
+    /// - the tool is unknown (rmcp words the error), needs confirmation, or must run as a
+    ///   task.
+    ///
+    /// The request must not have passed the message guard's repairs (its arguments cut or
+    /// removed): the caller takes the plain path only for a message the guard let through.
+    pub(crate) fn plain_call(&self, mut request: CallToolRequest) -> Option<PlainCall> {
+        let meta = request.extensions.get::<RequestMetaObject>();
+        if meta.is_some_and(|meta| {
+            meta.protocol_version().is_some()
+                || meta.client_capabilities().is_some()
+                || meta.get_progress_token().is_some()
+        }) || request.params.input_responses.is_some()
+            || request.params.request_state.is_some()
+        {
+            return None;
+        }
+        let catalog = self.catalog();
+        if catalog.discovery.is_some() {
+            return None;
+        }
+        let registered = catalog.tools.get(request.params.name.as_ref()).cloned()?;
+        let meta = &registered.entry.tool.meta;
+        if meta.confirm.is_some() || meta.task_support == TaskSupport::Required {
+            return None;
+        }
+        let extensions = std::mem::take(&mut request.extensions);
+        Some(PlainCall {
+            found: Found {
+                catalog,
+                registered,
+            },
+            map: request.params.arguments,
+            text: arguments_text::kept(&extensions).cloned(),
+            structured: if extensions.get::<StructuredFromText>().is_some() {
+                Structured::FromText
+            } else {
+                Structured::Tree
+            },
+            meta: extensions
+                .get::<RequestMetaObject>()
+                .cloned()
+                .unwrap_or_default(),
+        })
+    }
+
+    /// Runs a plain call with the HTTP request it came in, until `cancelled` resolves, and
+    /// gives the result as rmcp's handler gives it to a client of a revision before
+    /// 2026-07-28.
+    pub(crate) async fn run_plain(
+        &self,
+        call: PlainCall,
+        http: &http::request::Parts,
+        cancelled: impl Future<Output = ()>,
+    ) -> ServerResult {
+        let outcome = self
+            .run_registered(
+                &call.found,
+                FromTransport {
+                    arguments: arguments(call.map, call.text.as_ref()),
+                    structured: call.structured,
+                },
+                Some(http),
+                &call.meta.0.0,
+                None,
+                Cancel::Drop(cancelled),
+            )
+            .await;
+        let result = outcome.map_or_else(cancelled_result, |outcome| outcome.result);
+        let mut result = ServerResult::from(CallToolResponse::Complete(result));
+        result.strip_result_type_for_legacy_peer();
+        result.strip_non_object_output_for_legacy_peer();
+        result
+    }
+}
