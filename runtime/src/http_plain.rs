@@ -168,10 +168,11 @@ pub(crate) fn read(server: &McpServer, body: &[u8]) -> Option<(rmcp::model::Requ
     let ClientJsonRpcMessage::Request(request) = tools_call_text::read(body)? else {
         return None;
     };
-    let ClientRequest::CallToolRequest(call) = request.request else {
+    let ClientRequest::CallToolRequest(mut call) = request.request else {
         return None;
     };
-    let call = server.plain_call(call)?;
+    // A stateless request's client declared nothing (rmcp gives it default capabilities).
+    let call = server.plain_call(&mut call, false)?;
     Some((request.id, call))
 }
 
@@ -190,7 +191,7 @@ pub(crate) async fn answer(
     let on_drop = disconnected.drop_guard();
     let running = tokio::spawn(async move {
         server
-            .run_plain(call, &parts, cancelled.cancelled_owned())
+            .run_plain(call, Some(&parts), cancelled.cancelled_owned())
             .await
     });
     let result = running.await;

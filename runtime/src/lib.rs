@@ -30,10 +30,10 @@
 //! from the layers below it, and no two modules import each other:
 //!
 //! 1. **Transports**: `stdio` (newline-delimited JSON-RPC) and `http` (streamable HTTP behind
-//!    its guards: body size, `origin`, `sessions`, the `auth` gate; `http_plain` answers a
-//!    plain stateless call without rmcp's per-request service), with `tools_call_text` (a
-//!    `tools/call` read straight from its text), `http_response` and the Prometheus endpoint
-//!    (`metrics_endpoint`).
+//!    its guards: body size, `origin`, `sessions`, the `auth` gate). Both read a `tools/call`
+//!    straight from its text (`tools_call_text`) and answer a plain one themselves, without
+//!    rmcp's per-request service (`stdio_plain`, and `http_plain` when stateless). With them
+//!    `http_response` and the Prometheus endpoint (`metrics_endpoint`).
 //! 2. **Protocol**: `server`, which answers MCP's methods through rmcp, with its children
 //!    `confirm` and `tasks` (both task shapes); listing and paging (`paging`) and tool search
 //!    (`discovery`).
@@ -127,6 +127,7 @@ mod server;
 mod sessions;
 mod status;
 mod stdio;
+mod stdio_plain;
 mod stream_control;
 mod structured_text;
 mod telemetry;

@@ -8,6 +8,9 @@
 //! gets the documented `isError`; any other line that cannot be read gets a JSON-RPC parse
 //! error naming the problem, with `"id": null` when the line has no readable id (not JSON, cut
 //! short, or too long).
+//!
+//! A plain `tools/call` is read straight from its text (`tools_call_text`) and answered by the
+//! transport itself (`stdio_plain`); every other message goes to rmcp's service.
 
 use std::sync::Arc;
 
@@ -30,6 +33,7 @@ use crate::{
     error::Error,
     guard::{self, MESSAGE_DEPTH_LIMIT, Screened},
     server::tasks::sep1686,
+    stdio_plain::PlainCalls,
     structured_text, tools_call_text,
 };
 
@@ -84,14 +88,16 @@ pub(crate) struct LineTransport<R, W> {
     /// Dropping the rest of a line that went over [`MAX_LINE_BYTES`].
     discarding: bool,
     write: Arc<Mutex<Option<W>>>,
-    /// Answers the transport itself writes (errors for lines that never reach rmcp). They run
-    /// as tasks because rmcp may drop a `receive` future at any await point; `close` waits for
-    /// them, so none is lost when the input ends.
+    /// Answers the transport itself writes (errors for lines that never reach rmcp, plain
+    /// calls). They run as tasks because rmcp may drop a `receive` future at any await point;
+    /// `close` waits for them, so none is lost when the input ends.
     answers: JoinSet<()>,
     /// The server, for the task requests of revision 2025-11-25 ([`sep1686`]).
     server: McpServer,
     /// The client asked for revision 2025-11-25 in `initialize`.
     revision_2025: bool,
+    /// Plain `tools/call`s, answered by the transport itself ([`PlainCalls`]).
+    plain: PlainCalls,
 }
 
 impl<R, W> LineTransport<R, W>
@@ -108,6 +114,7 @@ where
             answers: JoinSet::new(),
             server,
             revision_2025: false,
+            plain: PlainCalls::default(),
         }
     }
 
@@ -215,6 +222,7 @@ where
         &mut self,
         item: ServerJsonRpcMessage,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.plain.sent(&item);
         let write = Arc::clone(&self.write);
         let server = self.server.clone();
         async move {
@@ -233,6 +241,44 @@ where
     }
 
     async fn receive(&mut self) -> Option<ClientJsonRpcMessage> {
+        loop {
+            // Answers written are collected, so that a long session does not keep them.
+            while self.answers.try_join_next().is_some() {}
+            let message = self.next_message().await?;
+            self.plain.read(&message);
+            match self.plain.answer(message, &self.server) {
+                Ok(call) => {
+                    let write = Arc::clone(&self.write);
+                    self.answers.spawn(async move {
+                        if let Some(answer) = call.await {
+                            let _ = write_message(&write, answer).await;
+                        }
+                    });
+                }
+                Err(message) => return Some(message),
+            }
+        }
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        self.plain.cancel_all();
+        while self.answers.join_next().await.is_some() {}
+        let writer = self.write.lock().await.take();
+        if let Some(mut writer) = writer {
+            writer.flush().await?;
+        }
+        Ok(())
+    }
+}
+
+impl<R, W> LineTransport<R, W>
+where
+    R: AsyncRead + Unpin + Send,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    /// The next message for rmcp or for a plain call: each line read until one is a message
+    /// (lines that are not are answered here). Cancel safe, as [`Self::read_line`].
+    async fn next_message(&mut self) -> Option<ClientJsonRpcMessage> {
         loop {
             let read = self.read_line().await?;
             let line = std::mem::take(&mut self.line);
@@ -339,14 +385,5 @@ where
                 }
             }
         }
-    }
-
-    async fn close(&mut self) -> Result<(), Self::Error> {
-        while self.answers.join_next().await.is_some() {}
-        let writer = self.write.lock().await.take();
-        if let Some(mut writer) = writer {
-            writer.flush().await?;
-        }
-        Ok(())
     }
 }

@@ -39,11 +39,17 @@ impl McpServer {
     ///   one (`inputResponses`, `requestState`);
     /// - the server offers tool search (its tools answer, or name the call to make);
     /// - the tool is unknown (rmcp words the error), needs confirmation, or must run as a
-    ///   task.
+    ///   task, or may run as one and the client declared tasks (`tasks_declared`, from its
+    ///   `initialize`).
     ///
     /// The request must not have passed the message guard's repairs (its arguments cut or
     /// removed): the caller takes the plain path only for a message the guard let through.
-    pub(crate) fn plain_call(&self, mut request: CallToolRequest) -> Option<PlainCall> {
+    /// A plain call takes the request's arguments and extensions; any other is left as it was.
+    pub(crate) fn plain_call(
+        &self,
+        request: &mut CallToolRequest,
+        tasks_declared: bool,
+    ) -> Option<PlainCall> {
         let meta = request.extensions.get::<RequestMetaObject>();
         if meta.is_some_and(|meta| {
             meta.protocol_version().is_some()
@@ -60,7 +66,10 @@ impl McpServer {
         }
         let registered = catalog.tools.get(request.params.name.as_ref()).cloned()?;
         let meta = &registered.entry.tool.meta;
-        if meta.confirm.is_some() || meta.task_support == TaskSupport::Required {
+        if meta.confirm.is_some()
+            || meta.task_support == TaskSupport::Required
+            || (tasks_declared && meta.task_support.allows_tasks())
+        {
             return None;
         }
         let extensions = std::mem::take(&mut request.extensions);
@@ -69,7 +78,7 @@ impl McpServer {
                 catalog,
                 registered,
             },
-            map: request.params.arguments,
+            map: request.params.arguments.take(),
             text: arguments_text::kept(&extensions).cloned(),
             structured: if extensions.get::<StructuredFromText>().is_some() {
                 Structured::FromText
@@ -83,13 +92,13 @@ impl McpServer {
         })
     }
 
-    /// Runs a plain call with the HTTP request it came in, until `cancelled` resolves, and
-    /// gives the result as rmcp's handler gives it to a client of a revision before
-    /// 2026-07-28.
+    /// Runs a plain call (with the HTTP request it came in, if any) until `cancelled`
+    /// resolves, and gives the result as rmcp's handler gives it to a client of a revision
+    /// before 2026-07-28.
     pub(crate) async fn run_plain(
         &self,
         call: PlainCall,
-        http: &http::request::Parts,
+        http: Option<&http::request::Parts>,
         cancelled: impl Future<Output = ()>,
     ) -> ServerResult {
         let outcome = self
@@ -99,7 +108,7 @@ impl McpServer {
                     arguments: arguments(call.map, call.text.as_ref()),
                     structured: call.structured,
                 },
-                Some(http),
+                http,
                 &call.meta.0.0,
                 None,
                 Cancel::Drop(cancelled),
