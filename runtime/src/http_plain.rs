@@ -189,10 +189,9 @@ pub(crate) async fn answer(
     let disconnected = tokio_util::sync::CancellationToken::new();
     let cancelled = disconnected.clone();
     let on_drop = disconnected.drop_guard();
+    // Boxed: the call's state is large, and the task's future is moved as it is spawned.
     let running = tokio::spawn(async move {
-        server
-            .run_plain(call, Some(&parts), cancelled.cancelled_owned())
-            .await
+        Box::pin(server.run_plain(call, Some(&parts), cancelled.cancelled_owned())).await
     });
     let result = running.await;
     on_drop.disarm();

@@ -120,9 +120,8 @@ impl PlainCalls {
         let running = Arc::clone(&self.running);
         let server = server.clone();
         Ok(async move {
-            let result = server
-                .run_plain(call, None, cancelled.cancelled_owned())
-                .await;
+            // Boxed: the call's state is large, and the task's future is moved as it is spawned.
+            let result = Box::pin(server.run_plain(call, None, cancelled.cancelled_owned())).await;
             let answered = running
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())

@@ -79,7 +79,7 @@ pub(crate) fn to_vec(message: &mut ServerJsonRpcMessage) -> serde_json::Result<V
     {
         return serde_json::to_vec(message);
     }
-    let mut bytes = serde_json::to_vec(message)?;
+    let bytes = serde_json::to_vec(message)?;
     let text = text_block(message).unwrap_or_default();
     // The placeholder is written where the structured content goes: its member is replaced by
     // the member with the text. A string cannot hold the member's unescaped quotes, so the
@@ -97,9 +97,12 @@ pub(crate) fn to_vec(message: &mut ServerJsonRpcMessage) -> serde_json::Result<V
         return serde_json::to_vec(message);
     };
     const MEMBER: &[u8] = b"\"structuredContent\":";
-    let value = at + MEMBER.len()..at + WRITTEN_PLACEHOLDER.needle().len();
-    bytes.splice(value, text.bytes());
-    Ok(bytes)
+    let (before, after) = (at + MEMBER.len(), at + WRITTEN_PLACEHOLDER.needle().len());
+    let mut written = Vec::with_capacity(bytes.len() - (after - before) + text.len());
+    written.extend_from_slice(&bytes[..before]);
+    written.extend_from_slice(text.as_bytes());
+    written.extend_from_slice(&bytes[after..]);
+    Ok(written)
 }
 
 /// The text of the first block of a tool result.
