@@ -283,6 +283,11 @@ mod tests {
         for (name, value) in refused {
             assert!(!plain.admits(&with((name, value))), "{name}: {value:?}");
         }
+        // A quoted parameter anywhere in `Accept` (rmcp reads it; this check leaves it to
+        // rmcp): the e2e test takes rmcp's path so, to compare both.
+        let mut quoted = PLAIN.to_vec();
+        quoted.push(("accept", "text/plain;q=\"0.5\""));
+        assert!(!plain.admits(&parts(&quoted)));
         let mut config = McpServer::stateless_http_config();
         config.allowed_hosts = vec!["Example.COM".into(), "api.test:8443".into()];
         let plain = PlainHttp::new(&config).expect("stateless");

@@ -1,11 +1,13 @@
 //! A plain `tools/call`: one that a transport may answer without rmcp's per-request service,
 //! because all rmcp would do for it is look the tool up and run it.
 //!
-//! Stateless streamable HTTP has rmcp build a service, a peer and two tasks for each request.
-//! For a call that needs none of what they give (no progress to send, no confirmation to ask,
-//! no task to start, no client capabilities to read), the HTTP transport runs the tool itself
-//! through [`McpServer::plain_call`] and writes the result as rmcp would have written it for a
-//! client of a revision before 2026-07-28. Every other call takes rmcp's path.
+//! rmcp's service registers each request, spawns its handler as a task and sends the result
+//! back through a channel; over stateless streamable HTTP it first builds a service and a peer
+//! for the request. For a call that needs none of what they give (no progress to send, no
+//! confirmation to ask, no task to start, no client capabilities to read), the transports
+//! (`stdio_plain`, `http_plain`) run the tool themselves through [`McpServer::plain_call`] and
+//! [`McpServer::run_plain`], and write the result as rmcp writes it for a client of a revision
+//! before 2026-07-28. Every other call takes rmcp's path.
 
 use rmcp::model::{CallToolRequest, CallToolResponse, JsonObject, RequestMetaObject, ServerResult};
 use tonic_mcp_schema::TaskSupport;
