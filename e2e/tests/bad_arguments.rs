@@ -506,7 +506,8 @@ async fn arguments_that_are_not_an_object_over_http() {
 
 /// Stateless HTTP answers a plain `tools/call` itself, without rmcp's per-request service
 /// (`http_plain`). Every entry of the catalogue, and calls that succeed, fail at the backend,
-/// stream or name no tool, get the same answer byte for byte from both paths. rmcp's path is
+/// stream or name no tool, get the same answer byte for byte from both paths, from a client
+/// of revision 2025-06-18 and from one of 2026-07-28. rmcp's path is
 /// taken by adding a second `Accept` value with a quoted parameter: rmcp reads it and still
 /// accepts the request, while the plain path leaves every request with a quote in `Accept`
 /// to rmcp.
@@ -530,22 +531,42 @@ async fn stateless_http_answers_plain_calls_as_rmcp_does() {
     ]);
     let mut plain_results = 0;
     for (id, (tool, arguments)) in calls.into_iter().enumerate() {
-        let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": arguments}});
-        let body = call.to_string();
-        let plain = support::post(server.addr, &[], body.as_bytes()).await;
-        let rmcp = support::post(server.addr, &to_rmcp, body.as_bytes()).await;
-        assert_eq!(plain.status, rmcp.status, "{tool}: {plain:?} {rmcp:?}");
-        assert_eq!(
-            plain.header("content-type"),
-            rmcp.header("content-type"),
-            "{tool}"
-        );
-        assert_eq!(plain.body, rmcp.body, "{tool} {arguments}");
-        if plain.header("content-type") == Some("application/json")
-            && plain.body.contains("\"result\"")
-        {
-            plain_results += 1;
+        // A client of revision 2025-06-18, and one of 2026-07-28: its `_meta` carries the
+        // revision and the client, its headers the method and the tool.
+        let legacy = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": arguments}});
+        let mut current = legacy.clone();
+        current["params"]["_meta"] = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
+        });
+        let current_headers = [
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", tool),
+        ];
+        let revisions: [(&Value, &[(&str, &str)]); 2] = [
+            (&legacy, &[("MCP-Protocol-Version", "2025-06-18")]),
+            (&current, &current_headers),
+        ];
+        for (call, headers) in revisions {
+            let body = call.to_string();
+            let plain = support::post(server.addr, headers, body.as_bytes()).await;
+            let rmcp_headers = [headers, &to_rmcp[..]].concat();
+            let rmcp = support::post(server.addr, &rmcp_headers, body.as_bytes()).await;
+            assert_eq!(plain.status, rmcp.status, "{tool}: {plain:?} {rmcp:?}");
+            assert_eq!(
+                plain.header("content-type"),
+                rmcp.header("content-type"),
+                "{tool}"
+            );
+            assert_eq!(plain.body, rmcp.body, "{tool} {arguments}");
+            if plain.header("content-type") == Some("application/json")
+                && plain.body.contains("\"result\"")
+            {
+                plain_results += 1;
+            }
         }
     }
-    assert!(plain_results > 80, "{plain_results} results compared");
+    assert!(plain_results > 160, "{plain_results} results compared");
 }

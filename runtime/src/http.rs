@@ -436,8 +436,8 @@ impl McpHttpService {
         if routed.is_none()
             && tools_call
             && let Some(plain) = &self.plain
-            && plain.admits(&parts)
-            && let Some((id, call)) = http_plain::read(&self.server, &bytes)
+            && let Some(lifecycle) = plain.admits(&parts)
+            && let Some((id, call)) = http_plain::read(&self.server, &bytes, lifecycle, &parts)
         {
             return http_plain::answer(self.server.clone(), id, call, parts).await;
         }

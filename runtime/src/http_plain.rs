@@ -18,13 +18,21 @@
 //!   `application/json`;
 //! - `Host` is one of `allowed_hosts` (compared as rmcp compares them), and there is no
 //!   `Origin`;
-//! - `MCP-Protocol-Version` is absent or a known revision before 2026-07-28, and there is no
-//!   `Mcp-Method` or `Mcp-Name` header (the SEP-2243 checks of revision 2026-07-28).
+//! - no `Mcp-Param-*` header;
+//! - either `MCP-Protocol-Version` is absent or a known revision before 2026-07-28, with no
+//!   `Mcp-Method` or `Mcp-Name` header and no revision or client capabilities in `_meta`;
+//! - or it is 2026-07-28, named again in `_meta` with the client's capabilities (what rmcp
+//!   requires of a call of that revision), `Mcp-Method` is `tools/call` and `Mcp-Name` names
+//!   the tool plainly (SEP-2243, as rmcp checks them; the schemas this crate serves mark no
+//!   argument `x-mcp-header`), and the server supports that revision.
 
 use bytes::Bytes;
 use http_body_util::{BodyExt as _, Full};
 use rmcp::{
-    model::{ClientJsonRpcMessage, ClientRequest, ProtocolVersion, ServerJsonRpcMessage},
+    model::{
+        ClientJsonRpcMessage, ClientRequest, ProtocolVersion, RequestMetaObject,
+        ServerJsonRpcMessage,
+    },
     transport::StreamableHttpServerConfig,
 };
 
@@ -88,17 +96,40 @@ impl PlainHttp {
             })
     }
 
-    /// Whether rmcp would surely let a `tools/call` with these headers through to its
-    /// handler and answer it as JSON (see the module doc).
-    pub(crate) fn admits(&self, parts: &http::request::Parts) -> bool {
+    /// How rmcp would surely let a `tools/call` with these headers through to its handler
+    /// and answer it as JSON, if it would (see the module doc).
+    pub(crate) fn admits(&self, parts: &http::request::Parts) -> Option<Lifecycle> {
         let headers = &parts.headers;
-        accepts_json_and_events(headers)
+        let fits = accepts_json_and_events(headers)
             && content_type_is_json(headers)
             && !headers.contains_key(http::header::ORIGIN)
-            && !headers.contains_key("mcp-method")
-            && !headers.contains_key("mcp-name")
-            && revision_before_2026(headers)
-            && self.host_allowed(parts)
+            && !headers
+                .keys()
+                .any(|name| name.as_str().starts_with("mcp-param-"))
+            && self.host_allowed(parts);
+        if !fits {
+            return None;
+        }
+        let standard = headers.contains_key(MCP_METHOD) || headers.contains_key(MCP_NAME);
+        match headers
+            .get("mcp-protocol-version")
+            .map(|value| value.to_str())
+        {
+            // rmcp takes 2025-03-26 when no revision is named.
+            None => (!standard).then_some(Lifecycle::Legacy),
+            Some(Ok(version)) if version == ProtocolVersion::V_2026_07_28.as_str() => {
+                (single(headers, MCP_METHOD) == Some("tools/call")
+                    && single(headers, MCP_NAME).is_some_and(|name| !name.starts_with("=?")))
+                .then_some(Lifecycle::PerRequest)
+            }
+            Some(Ok(version)) => (!standard
+                && version < ProtocolVersion::V_2026_07_28.as_str()
+                && ProtocolVersion::KNOWN_VERSIONS
+                    .iter()
+                    .any(|known| known.as_str() == version))
+            .then_some(Lifecycle::Legacy),
+            Some(Err(_)) => None,
+        }
     }
 
     fn host_allowed(&self, parts: &http::request::Parts) -> bool {
@@ -149,30 +180,61 @@ fn content_type_is_json(headers: &http::HeaderMap) -> bool {
         })
 }
 
-/// No `MCP-Protocol-Version` (rmcp then takes 2025-03-26), or a known revision before
-/// 2026-07-28: rmcp's handler then strips a result as for a legacy peer.
-fn revision_before_2026(headers: &http::HeaderMap) -> bool {
-    let Some(value) = headers.get("mcp-protocol-version") else {
-        return true;
-    };
-    value.to_str().is_ok_and(|version| {
-        version < ProtocolVersion::V_2026_07_28.as_str()
-            && ProtocolVersion::KNOWN_VERSIONS
-                .iter()
-                .any(|known| known.as_str() == version)
-    })
+/// The SEP-2243 headers of revision 2026-07-28.
+const MCP_METHOD: &str = "mcp-method";
+const MCP_NAME: &str = "mcp-name";
+
+/// The one value of header `name`, as text: `None` when it is absent, repeated or not text.
+fn single<'a>(headers: &'a http::HeaderMap, name: &str) -> Option<&'a str> {
+    let mut values = headers.get_all(name).iter();
+    let value = values.next()?;
+    values
+        .next()
+        .is_none()
+        .then(|| value.to_str().ok())
+        .flatten()
+}
+
+/// How a request that rmcp lets through takes its revision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Lifecycle {
+    /// A revision before 2026-07-28, from `MCP-Protocol-Version` (2025-03-26 without it):
+    /// rmcp's handler strips the result as for a legacy peer.
+    Legacy,
+    /// Revision 2026-07-28, named by `MCP-Protocol-Version` and by the call's `_meta`, which
+    /// also carries the client's capabilities; `Mcp-Method` is `tools/call`, and `Mcp-Name`
+    /// (written plainly) names the tool, as rmcp checks.
+    PerRequest,
 }
 
 /// A plain call read from `body`, with its JSON-RPC id; `None` when the body is not one.
-pub(crate) fn read(server: &McpServer, body: &[u8]) -> Option<(rmcp::model::RequestId, PlainCall)> {
+pub(crate) fn read(
+    server: &McpServer,
+    body: &[u8],
+    lifecycle: Lifecycle,
+    parts: &http::request::Parts,
+) -> Option<(rmcp::model::RequestId, PlainCall)> {
     let ClientJsonRpcMessage::Request(request) = tools_call_text::read(body)? else {
         return None;
     };
     let ClientRequest::CallToolRequest(mut call) = request.request else {
         return None;
     };
-    // A stateless request's client declared nothing (rmcp gives it default capabilities).
-    let call = server.plain_call(&mut call, false)?;
+    let per_request = lifecycle == Lifecycle::PerRequest;
+    if per_request {
+        let current = ProtocolVersion::V_2026_07_28;
+        let meta = call.extensions.get::<RequestMetaObject>()?;
+        let named = single(&parts.headers, MCP_NAME) == Some(call.params.name.as_ref());
+        if !named
+            || meta.protocol_version().as_ref() != Some(&current)
+            || !rmcp::ServerHandler::supported_protocol_versions(server).contains(&current)
+        {
+            return None;
+        }
+    }
+    // A stateless request's client declared nothing but what its `_meta` says (rmcp gives
+    // it default capabilities).
+    let call = server.plain_call(&mut call, false, per_request)?;
     Some((request.id, call))
 }
 
@@ -254,7 +316,8 @@ mod tests {
     #[test]
     fn the_plain_path_takes_only_what_rmcp_would_answer() {
         let plain = PlainHttp::new(&McpServer::stateless_http_config()).expect("stateless");
-        assert!(plain.admits(&parts(&PLAIN)));
+        let legacy = Some(Lifecycle::Legacy);
+        assert_eq!(plain.admits(&parts(&PLAIN)), legacy);
         let admitted = [
             ("mcp-protocol-version", None),
             ("mcp-protocol-version", Some("2025-03-26")),
@@ -265,7 +328,11 @@ mod tests {
             ("host", Some("[::1]:9")),
         ];
         for (name, value) in admitted {
-            assert!(plain.admits(&with((name, value))), "{name}: {value:?}");
+            assert_eq!(
+                plain.admits(&with((name, value))),
+                legacy,
+                "{name}: {value:?}"
+            );
         }
         let refused = [
             ("mcp-protocol-version", Some("2026-07-28")),
@@ -279,22 +346,51 @@ mod tests {
             ("origin", Some("http://localhost:8080")),
             ("mcp-method", Some("tools/call")),
             ("mcp-name", Some("T")),
+            ("mcp-param-region", Some("eu")),
         ];
         for (name, value) in refused {
-            assert!(!plain.admits(&with((name, value))), "{name}: {value:?}");
+            assert_eq!(
+                plain.admits(&with((name, value))),
+                None,
+                "{name}: {value:?}"
+            );
         }
         // A quoted parameter anywhere in `Accept` (rmcp reads it; this check leaves it to
         // rmcp): the e2e test takes rmcp's path so, to compare both.
         let mut quoted = PLAIN.to_vec();
         quoted.push(("accept", "text/plain;q=\"0.5\""));
-        assert!(!plain.admits(&parts(&quoted)));
+        assert_eq!(plain.admits(&parts(&quoted)), None);
+        // Revision 2026-07-28: `Mcp-Method` is `tools/call` and `Mcp-Name` is written plainly,
+        // once each.
+        let current = |extra: &[(&'static str, &'static str)]| {
+            let mut headers = with(("mcp-protocol-version", Some("2026-07-28")));
+            for (name, value) in extra {
+                headers
+                    .headers
+                    .append(*name, http::HeaderValue::from_static(value));
+            }
+            plain.admits(&headers)
+        };
+        let method = ("mcp-method", "tools/call");
+        assert_eq!(
+            current(&[method, ("mcp-name", "T")]),
+            Some(Lifecycle::PerRequest)
+        );
+        assert_eq!(current(&[("mcp-name", "T")]), None);
+        assert_eq!(current(&[method]), None);
+        assert_eq!(
+            current(&[("mcp-method", "tools/list"), ("mcp-name", "T")]),
+            None
+        );
+        assert_eq!(current(&[method, method, ("mcp-name", "T")]), None);
+        assert_eq!(current(&[method, ("mcp-name", "=?base64?VA==?=")]), None);
         let mut config = McpServer::stateless_http_config();
         config.allowed_hosts = vec!["Example.COM".into(), "api.test:8443".into()];
         let plain = PlainHttp::new(&config).expect("stateless");
-        assert!(plain.admits(&with(("host", Some("example.com:1")))));
-        assert!(plain.admits(&with(("host", Some("api.test:8443")))));
-        assert!(!plain.admits(&with(("host", Some("api.test:8444")))));
-        assert!(!plain.admits(&with(("host", Some("localhost")))));
+        assert_eq!(plain.admits(&with(("host", Some("example.com:1")))), legacy);
+        assert_eq!(plain.admits(&with(("host", Some("api.test:8443")))), legacy);
+        assert_eq!(plain.admits(&with(("host", Some("api.test:8444")))), None);
+        assert_eq!(plain.admits(&with(("host", Some("localhost")))), None);
         assert!(PlainHttp::new(&McpServer::session_http_config()).is_none());
         assert!(
             PlainHttp::new(&McpServer::stateless_http_config().with_json_response(false)).is_none()

@@ -108,7 +108,7 @@ impl PlainCalls {
             ClientRequest::CallToolRequest(call)
                 if call.extensions().get::<StructuredFromText>().is_some() =>
             {
-                server.plain_call(call, self.tasks_declared)
+                server.plain_call(call, self.tasks_declared, false)
             }
             _ => None,
         };

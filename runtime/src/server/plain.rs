@@ -6,8 +6,8 @@
 //! for the request. For a call that needs none of what they give (no progress to send, no
 //! confirmation to ask, no task to start, no client capabilities to read), the transports
 //! (`stdio_plain`, `http_plain`) run the tool themselves through [`McpServer::plain_call`] and
-//! [`McpServer::run_plain`], and write the result as rmcp writes it for a client of a revision
-//! before 2026-07-28. Every other call takes rmcp's path.
+//! [`McpServer::run_plain`], and write the result as rmcp writes it. Every other call takes
+//! rmcp's path.
 
 use rmcp::model::{CallToolRequest, CallToolResponse, JsonObject, RequestMetaObject, ServerResult};
 use tonic_mcp_schema::TaskSupport;
@@ -32,17 +32,22 @@ pub(crate) struct PlainCall {
     text: Option<ArgumentsText>,
     structured: Structured,
     meta: RequestMetaObject,
+    /// A call of revision 2026-07-28, whose `_meta` carries the client's metadata.
+    per_request: bool,
 }
 
 impl McpServer {
     /// `request` as a plain call, or `None` when rmcp's path must answer it:
-    /// - `_meta` names a protocol version, client capabilities or a progress token (the
-    ///   call would read them from rmcp's request context), or the request answers an earlier
-    ///   one (`inputResponses`, `requestState`);
+    /// - `_meta` has a progress token, or the request answers an earlier one
+    ///   (`inputResponses`, `requestState`);
+    /// - `_meta` names a protocol version or client capabilities while `per_request` is false
+    ///   (the call would read them from rmcp's request context), or not while it is true: a
+    ///   call of revision 2026-07-28 carries both, which the transport checked against its
+    ///   headers;
     /// - the server offers tool search (its tools answer, or name the call to make);
     /// - the tool is unknown (rmcp words the error), needs confirmation, or must run as a
     ///   task, or may run as one and the client declared tasks (`tasks_declared`, from its
-    ///   `initialize`).
+    ///   `initialize`, or in `_meta`).
     ///
     /// The request must not have passed the message guard's repairs (its arguments cut or
     /// removed): the caller takes the plain path only for a message the guard let through.
@@ -51,17 +56,21 @@ impl McpServer {
         &self,
         request: &mut CallToolRequest,
         tasks_declared: bool,
+        per_request: bool,
     ) -> Option<PlainCall> {
         let meta = request.extensions.get::<RequestMetaObject>();
-        if meta.is_some_and(|meta| {
-            meta.protocol_version().is_some()
-                || meta.client_capabilities().is_some()
-                || meta.get_progress_token().is_some()
-        }) || request.params.input_responses.is_some()
+        let capabilities = meta.and_then(|meta| meta.client_capabilities());
+        let declares =
+            meta.is_some_and(|meta| meta.protocol_version().is_some()) || capabilities.is_some();
+        if declares != per_request
+            || meta.is_some_and(|meta| meta.get_progress_token().is_some())
+            || request.params.input_responses.is_some()
             || request.params.request_state.is_some()
         {
             return None;
         }
+        let tasks_declared = tasks_declared
+            || capabilities.is_some_and(|capabilities| capabilities.supports_tasks());
         let catalog = self.catalog();
         if catalog.discovery.is_some() {
             return None;
@@ -91,12 +100,12 @@ impl McpServer {
                 .get::<RequestMetaObject>()
                 .cloned()
                 .unwrap_or_default(),
+            per_request,
         })
     }
 
     /// Runs a plain call (with the HTTP request it came in, if any) until `cancelled`
-    /// resolves, and gives the result as rmcp's handler gives it to a client of a revision
-    /// before 2026-07-28.
+    /// resolves, and gives the result as rmcp's handler gives it for the call's revision.
     pub(crate) async fn run_plain(
         &self,
         call: PlainCall,
@@ -118,8 +127,13 @@ impl McpServer {
             .await;
         let result = outcome.map_or_else(cancelled_result, |outcome| outcome.result);
         let mut result = ServerResult::from(CallToolResponse::Complete(result));
-        result.strip_result_type_for_legacy_peer();
-        result.strip_non_object_output_for_legacy_peer();
+        // As rmcp's handler shapes a result for the revision of the call.
+        if call.per_request {
+            result.fill_missing_cache_hints();
+        } else {
+            result.strip_result_type_for_legacy_peer();
+            result.strip_non_object_output_for_legacy_peer();
+        }
         result
     }
 }
