@@ -40,6 +40,10 @@ use crate::{
 /// Largest accepted line (the same bound as rmcp's stdio transport).
 const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 
+/// How long the answers of calls still running are waited for when the input ends (rmcp's
+/// drain of its own handlers then).
+const DRAIN: std::time::Duration = std::time::Duration::from_secs(5);
+
 impl McpServer {
     /// Serve MCP over stdin/stdout until the client disconnects (stdin closes).
     ///
@@ -261,8 +265,16 @@ where
     }
 
     async fn close(&mut self) -> Result<(), Self::Error> {
-        self.plain.cancel_all();
-        while self.answers.join_next().await.is_some() {}
+        // As rmcp drains its handlers when the input ends: answers still coming are written
+        // for up to `DRAIN`, then calls still running are cancelled, unanswered.
+        let drained = tokio::time::timeout(DRAIN, async {
+            while self.answers.join_next().await.is_some() {}
+        })
+        .await;
+        if drained.is_err() {
+            self.plain.cancel_all();
+            while self.answers.join_next().await.is_some() {}
+        }
         let writer = self.write.lock().await.take();
         if let Some(mut writer) = writer {
             writer.flush().await?;

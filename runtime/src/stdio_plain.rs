@@ -15,7 +15,8 @@
 //! - `notifications/cancelled` cancels the call, whose answer is then not written (rmcp drops
 //!   the answer of a cancelled request); the notification still goes to rmcp, which ignores an
 //!   id it does not know;
-//! - when the input ends, calls still running are cancelled, as rmcp cancels its handlers.
+//! - when the input ends, the answers of calls still running are written for up to 5 s, and
+//!   calls running after that are cancelled, as rmcp drains and then cancels its handlers.
 
 use std::{
     collections::HashMap,
@@ -131,7 +132,7 @@ impl PlainCalls {
         })
     }
 
-    /// Cancels every plain call still running (the input ended).
+    /// Cancels every plain call still running (the input ended, and the drain is over).
     pub(crate) fn cancel_all(&self) {
         for (_, token) in self.running().drain() {
             token.cancel();

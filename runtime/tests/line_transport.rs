@@ -1,7 +1,7 @@
 //! The runtime's line transport (`serve_io`, what `serve_stdio` runs), which answers a plain
 //! `tools/call` itself: `notifications/cancelled` cancels such a call and its gRPC call, and
 //! its answer is not written (as rmcp drops the answer of a request it cancelled); a call
-//! before the session is set up goes to rmcp.
+//! still running when the input ends is answered, as rmcp drains its handlers.
 
 mod common;
 
@@ -39,6 +39,12 @@ impl Lines {
             .await??
             .ok_or("the server closed")?;
         Ok(serde_json::from_str(&line)?)
+    }
+
+    /// Ends the server's input, as a host closing stdin.
+    async fn end_input(&mut self) -> TestResult {
+        self.write.shutdown().await?;
+        Ok(())
     }
 
     async fn handshake(&mut self) -> TestResult {
@@ -125,5 +131,24 @@ async fn plain_calls_are_answered_as_rmcp_answers_them() -> TestResult {
         assert_eq!(answers[0], answers[1], "{name} {arguments}");
         assert!(answers[0].contains("\"result\""), "{}", answers[0]);
     }
+    Ok(())
+}
+
+/// A host may write its calls and close stdin at once (README's quick start does): the answers
+/// of calls still running are written before the server ends.
+#[tokio::test]
+async fn calls_running_when_the_input_ends_are_answered() -> TestResult {
+    let (server, _backend) = common::grpc_server().await?;
+    let mut lines = Lines::new(server);
+    lines.handshake().await?;
+    lines.send(slow(1, 300)).await?;
+    lines.end_input().await?;
+    let answer = lines.next().await?;
+    assert_eq!(answer["id"], 1, "{answer}");
+    assert_eq!(
+        answer["result"]["structuredContent"],
+        json!({"slept_ms": 300}),
+        "{answer}"
+    );
     Ok(())
 }
