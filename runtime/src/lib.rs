@@ -33,7 +33,8 @@
 //!    its guards: body size, `origin`, `sessions`, the `auth` gate). Both read a `tools/call`
 //!    straight from its text (`tools_call_text`) and answer a plain one themselves, without
 //!    rmcp's per-request service (`stdio_plain`, and `http_plain` when stateless). With them
-//!    `http_response` and the Prometheus endpoint (`metrics_endpoint`).
+//!    `http_server` (the ready-made hyper server), `http_response` and the Prometheus endpoint
+//!    (`metrics_endpoint`).
 //! 2. **Protocol**: `server`, which answers MCP's methods through rmcp, with its children
 //!    `confirm` and `tasks` (both task shapes); listing and paging (`paging`) and tool search
 //!    (`discovery`).
@@ -114,6 +115,8 @@ mod guard;
 mod http;
 mod http_plain;
 mod http_response;
+#[cfg(feature = "http-server")]
+mod http_server;
 mod longrunning;
 #[cfg(feature = "metrics")]
 mod metrics;
