@@ -30,6 +30,18 @@ pub(crate) enum Structured {
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct StructuredFromText;
 
+impl Structured {
+    /// How the transport of a request with `extensions` takes the structured result: from
+    /// the text when it set [`StructuredFromText`].
+    pub(crate) fn asked_in(extensions: &rmcp::model::Extensions) -> Self {
+        if extensions.get::<StructuredFromText>().is_some() {
+            Self::FromText
+        } else {
+            Self::Tree
+        }
+    }
+}
+
 /// The one member of what `structuredContent` holds in a result whose transport writes it
 /// from the text block. An object, as rmcp keeps only an object there for clients of earlier
 /// revisions; under a key no result of this crate has (its keys are field names, `value` and

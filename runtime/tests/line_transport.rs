@@ -33,12 +33,38 @@ impl Lines {
         Ok(())
     }
 
+    /// A session set up with [`common::grpc_server`], and its backend.
+    async fn session() -> TestResult<(Self, common::Backend)> {
+        let (server, backend) = common::grpc_server().await?;
+        let mut lines = Self::new(server);
+        lines.handshake().await?;
+        Ok((lines, backend))
+    }
+
+    /// The next line the server writes.
+    async fn next_line(&mut self) -> TestResult<String> {
+        Ok(
+            tokio::time::timeout(Duration::from_secs(10), self.read.next_line())
+                .await??
+                .ok_or("the server closed")?,
+        )
+    }
+
     /// The next message the server writes.
     async fn next(&mut self) -> TestResult<Value> {
-        let line = tokio::time::timeout(Duration::from_secs(10), self.read.next_line())
-            .await??
-            .ok_or("the server closed")?;
-        Ok(serde_json::from_str(&line)?)
+        Ok(serde_json::from_str(&self.next_line().await?)?)
+    }
+
+    /// The next message, which must answer `id` with `slept_ms` from `ItemService_Slow`.
+    async fn slept(&mut self, id: u64, slept_ms: u64) -> TestResult {
+        let answer = self.next().await?;
+        assert_eq!(answer["id"], id, "{answer}");
+        assert_eq!(
+            answer["result"]["structuredContent"],
+            json!({"slept_ms": slept_ms}),
+            "{answer}"
+        );
+        Ok(())
     }
 
     /// Ends the server's input, as a host closing stdin.
@@ -67,9 +93,7 @@ fn slow(id: u64, sleep_ms: u64) -> Value {
 
 #[tokio::test]
 async fn a_cancelled_call_is_cancelled_at_the_backend_and_never_answered() -> TestResult {
-    let (server, backend) = common::grpc_server().await?;
-    let mut lines = Lines::new(server);
-    lines.handshake().await?;
+    let (mut lines, backend) = Lines::session().await?;
     lines.send(slow(1, 10_000)).await?;
     tokio::time::sleep(Duration::from_millis(100)).await;
     lines
@@ -84,14 +108,7 @@ async fn a_cancelled_call_is_cancelled_at_the_backend_and_never_answered() -> Te
         .await;
     // The next answer is the next call's: the cancelled one wrote nothing.
     lines.send(slow(2, 1)).await?;
-    let answer = lines.next().await?;
-    assert_eq!(answer["id"], 2, "{answer}");
-    assert_eq!(
-        answer["result"]["structuredContent"],
-        json!({"slept_ms": 1}),
-        "{answer}"
-    );
-    Ok(())
+    lines.slept(2, 1).await
 }
 
 /// A unary call with a progress token is rmcp's to answer (its context carries the token);
@@ -99,9 +116,7 @@ async fn a_cancelled_call_is_cancelled_at_the_backend_and_never_answered() -> Te
 /// results, bad arguments and gRPC errors alike.
 #[tokio::test]
 async fn plain_calls_are_answered_as_rmcp_answers_them() -> TestResult {
-    let (server, _backend) = common::grpc_server().await?;
-    let mut lines = Lines::new(server);
-    lines.handshake().await?;
+    let (mut lines, _backend) = Lines::session().await?;
     let calls = [
         ("ItemService_Slow", json!({"sleep_ms": 1})),
         ("ItemService_GetItem", json!({"id": "1"})),
@@ -123,10 +138,7 @@ async fn plain_calls_are_answered_as_rmcp_answers_them() -> TestResult {
             lines
                 .send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}))
                 .await?;
-            let line = tokio::time::timeout(Duration::from_secs(10), lines.read.next_line())
-                .await??
-                .ok_or("the server closed")?;
-            answers.push(line);
+            answers.push(lines.next_line().await?);
         }
         assert_eq!(answers[0], answers[1], "{name} {arguments}");
         assert!(answers[0].contains("\"result\""), "{}", answers[0]);
@@ -138,17 +150,8 @@ async fn plain_calls_are_answered_as_rmcp_answers_them() -> TestResult {
 /// of calls still running are written before the server ends.
 #[tokio::test]
 async fn calls_running_when_the_input_ends_are_answered() -> TestResult {
-    let (server, _backend) = common::grpc_server().await?;
-    let mut lines = Lines::new(server);
-    lines.handshake().await?;
+    let (mut lines, _backend) = Lines::session().await?;
     lines.send(slow(1, 300)).await?;
     lines.end_input().await?;
-    let answer = lines.next().await?;
-    assert_eq!(answer["id"], 1, "{answer}");
-    assert_eq!(
-        answer["result"]["structuredContent"],
-        json!({"slept_ms": 300}),
-        "{answer}"
-    );
-    Ok(())
+    lines.slept(1, 300).await
 }

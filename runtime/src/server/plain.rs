@@ -20,7 +20,7 @@ use super::{
 use crate::{
     arguments_text::{self, ArgumentsText},
     call::FromTransport,
-    structured_text::{Structured, StructuredFromText},
+    structured_text::Structured,
 };
 
 /// A `tools/call` found plain ([`McpServer::plain_call`]), ready to run.
@@ -83,7 +83,7 @@ impl McpServer {
         {
             return None;
         }
-        let extensions = std::mem::take(&mut request.extensions);
+        let mut extensions = std::mem::take(&mut request.extensions);
         Some(PlainCall {
             found: Found {
                 catalog,
@@ -91,15 +91,8 @@ impl McpServer {
             },
             map: request.params.arguments.take(),
             text: arguments_text::kept(&extensions).cloned(),
-            structured: if extensions.get::<StructuredFromText>().is_some() {
-                Structured::FromText
-            } else {
-                Structured::Tree
-            },
-            meta: extensions
-                .get::<RequestMetaObject>()
-                .cloned()
-                .unwrap_or_default(),
+            structured: Structured::asked_in(&extensions),
+            meta: extensions.remove::<RequestMetaObject>().unwrap_or_default(),
             per_request,
         })
     }

@@ -23,7 +23,7 @@ use crate::{
     longrunning::Started,
     outcome::{self, Outcome},
     progress::Progress,
-    structured_text::{Structured, StructuredFromText},
+    structured_text::Structured,
     telemetry,
 };
 
@@ -51,11 +51,7 @@ impl McpServer {
                 token,
             });
         let text = arguments_text::kept(&context.extensions);
-        let structured = if context.extensions.get::<StructuredFromText>().is_some() {
-            Structured::FromText
-        } else {
-            Structured::Tree
-        };
+        let structured = Structured::asked_in(&context.extensions);
         let outcome = self
             .run_registered(
                 registered,
