@@ -126,6 +126,7 @@ mod origin;
 mod outcome;
 mod paging;
 mod progress;
+mod schema_text;
 mod server;
 mod sessions;
 mod status;

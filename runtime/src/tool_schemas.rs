@@ -1,36 +1,55 @@
-//! A tool's schemas as a server keeps them: JSON text, given when the tool is registered (a
-//! generated constant, or made with the rest of a run-time tool) or made when first needed (a
-//! `tools/list` page, `describe_tools`, the first call), for tool sets of thousands of RPCs.
+//! A tool's schemas as a server keeps them: JSON text ([`SchemaText`]), given when the tool is
+//! registered (a generated constant, or made with the rest of a run-time tool) or made when
+//! first needed (a `tools/list` page, `describe_tools`, the first call), for tool sets of
+//! thousands of RPCs.
 
 use std::{borrow::Cow, sync::OnceLock};
 
-use crate::validate::DeepCheck;
-
-/// A tool schema as JSON text: a generated constant itself, or the schema generator's output.
-pub(crate) type SchemaText = Cow<'static, str>;
+use crate::{
+    schema_text::{SchemaText, SchemaTexts},
+    validate::DeepCheck,
+};
 
 /// Makes a tool's schemas when they are first needed.
 pub(crate) trait MakeSchemas: Send + Sync {
-    /// The input and the output schema, each a JSON object as text, or why they cannot be
-    /// made, naming the proto element.
-    fn make(&self) -> Result<(SchemaText, SchemaText), String>;
+    /// The input and the output schema, or why they cannot be made, naming the proto element.
+    fn make(&self) -> Result<MadeSchemas, String>;
 }
 
 /// A tool's schemas, and the check its input needs when the listed input schema was shrunk.
 pub(crate) struct MadeSchemas {
-    pub(crate) input: SchemaText,
-    pub(crate) output: SchemaText,
+    input: SchemaText,
+    output: SchemaText,
     pub(crate) deep: DeepCheck,
 }
 
 impl MadeSchemas {
-    fn new(input: SchemaText, output: SchemaText) -> Self {
-        let deep = DeepCheck::new(&input);
+    /// Schemas given as constants (a generated tool's).
+    pub(crate) fn given(input: &'static str, output: &'static str) -> Self {
         Self {
-            input,
-            output,
-            deep,
+            deep: DeepCheck::new(input),
+            input: SchemaText::Static(input),
+            output: SchemaText::Static(output),
         }
+    }
+
+    /// Schemas made at run time, each a JSON object as text, packed into `texts`.
+    pub(crate) fn made(input: &str, output: &str, texts: &SchemaTexts) -> Self {
+        Self {
+            deep: DeepCheck::new(input),
+            input: texts.pack(input),
+            output: texts.pack(output),
+        }
+    }
+
+    /// The input schema's text (see [`SchemaText::text`]).
+    pub(crate) fn input(&self) -> Result<Cow<'_, str>, String> {
+        self.input.text()
+    }
+
+    /// The output schema's text (see [`SchemaText::text`]).
+    pub(crate) fn output(&self) -> Result<Cow<'_, str>, String> {
+        self.output.text()
     }
 }
 
@@ -41,10 +60,10 @@ pub(crate) struct Schemas {
 }
 
 impl Schemas {
-    /// Schemas given as text.
-    pub(crate) fn ready(input: SchemaText, output: SchemaText) -> Self {
+    /// Schemas given when the tool is registered.
+    pub(crate) fn ready(made: MadeSchemas) -> Self {
         Self {
-            made: OnceLock::from(Ok(MadeSchemas::new(input, output))),
+            made: OnceLock::from(Ok(made)),
             maker: None,
         }
     }
@@ -77,9 +96,7 @@ impl Schemas {
         self.made
             .get_or_init(|| {
                 let made = match &self.maker {
-                    Some(maker) => maker
-                        .make()
-                        .map(|(input, output)| MadeSchemas::new(input, output)),
+                    Some(maker) => maker.make(),
                     None => Err("the tool has no schemas".to_owned()),
                 };
                 if let Err(error) = &made {

@@ -3,20 +3,25 @@
 //!
 //! [`DescriptorTools::lazy_schemas`]: super::DescriptorTools::lazy_schemas
 
-use std::{borrow::Cow, sync::Arc};
+use std::sync::Arc;
 
 use prost_reflect::DescriptorPool;
 use serde_json::Value;
 use tonic_mcp_schema::{Context, Options, comments::Comments};
 
-use crate::tool_schemas::{MakeSchemas, SchemaText};
+use crate::{
+    schema_text::SchemaTexts,
+    tool_schemas::{MadeSchemas, MakeSchemas},
+};
 
-/// What making any tool's schemas reads: the pool, the options and the comments.
+/// What making any tool's schemas reads: the pool, the options and the comments; and the
+/// texts made, shared by every tool of the pool.
 #[derive(Debug)]
 pub(super) struct SchemaSource {
     pub(super) pool: DescriptorPool,
     pub(super) options: Options,
     pub(super) comments: Arc<Comments>,
+    pub(super) texts: Arc<SchemaTexts>,
 }
 
 /// The schemas of the tool of one RPC, made from `source`.
@@ -27,11 +32,12 @@ pub(super) struct MethodSchemas {
 }
 
 impl MakeSchemas for MethodSchemas {
-    fn make(&self) -> Result<(SchemaText, SchemaText), String> {
+    fn make(&self) -> Result<MadeSchemas, String> {
         let SchemaSource {
             pool,
             options,
             comments,
+            texts,
         } = &*self.source;
         let method = self
             .rpc_path
@@ -48,17 +54,19 @@ impl MakeSchemas for MethodSchemas {
         let schemas = Context::with_comments(pool, options, comments)
             .method_schemas(&method)
             .map_err(|e| e.to_string())?;
-        Ok((text(schemas.input)?, text(schemas.output)?))
+        Ok(MadeSchemas::made(
+            &text(schemas.input)?,
+            &text(schemas.output)?,
+            texts,
+        ))
     }
 }
 
 /// A schema as the text a tool keeps (see `CompiledTool`): serde_json's writer, not `Display`,
 /// which goes through a formatter adapter at about twice the cost.
-pub(super) fn text(schema: Value) -> Result<SchemaText, String> {
+pub(super) fn text(schema: Value) -> Result<String, String> {
     if !schema.is_object() {
         return Err("a tool schema must be a JSON object".to_owned());
     }
-    serde_json::to_string(&schema)
-        .map(Cow::Owned)
-        .map_err(|e| e.to_string())
+    serde_json::to_string(&schema).map_err(|e| e.to_string())
 }

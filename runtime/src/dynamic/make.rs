@@ -10,8 +10,9 @@ use super::lazy::{MethodSchemas, SchemaSource, text};
 use crate::{
     def::ToolInfo,
     error::Error,
+    schema_text::SchemaTexts,
     tool_meta::ToolMeta,
-    tool_schemas::Schemas,
+    tool_schemas::{MadeSchemas, Schemas},
     toolset::{Checks, ToolSetBuilder},
 };
 
@@ -29,6 +30,8 @@ pub(super) struct Maker<'a> {
     pub(super) renamed: &'a HashMap<String, (String, String)>,
     /// What the tools' schemas are made from when first needed; `None` to make them now.
     pub(super) later: Option<&'a Arc<SchemaSource>>,
+    /// Where schemas made now are packed.
+    pub(super) texts: &'a SchemaTexts,
 }
 
 /// A tool made ready for [`ToolSetBuilder::register`].
@@ -165,10 +168,11 @@ impl Maker<'_> {
                         message,
                     }
                 };
-                Schemas::ready(
-                    text(input_schema).map_err(invalid("input"))?,
-                    text(output_schema).map_err(invalid("output"))?,
-                )
+                Schemas::ready(MadeSchemas::made(
+                    &text(input_schema).map_err(invalid("input"))?,
+                    &text(output_schema).map_err(invalid("output"))?,
+                    self.texts,
+                ))
             }
         };
         let info = ToolInfo {

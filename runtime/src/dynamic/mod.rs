@@ -22,6 +22,7 @@ use crate::{
     error::Error,
     grpc::BoxTransport,
     grpc_transport::Transport,
+    schema_text::SchemaTexts,
     toolset::{ToolSet, ToolSetBuilder},
 };
 
@@ -55,6 +56,8 @@ pub struct DescriptorTools<'a> {
     /// What the tools' schemas are made from when first needed
     /// ([`lazy_schemas`](Self::lazy_schemas)); `None` to make them with the tools.
     later: Option<Arc<SchemaSource>>,
+    /// The schema texts made, shared by every tool made here.
+    texts: Arc<SchemaTexts>,
 }
 
 /// A descriptor set decoded for tool generation by [`DescriptorTools::decode`]: its pool, built
@@ -137,6 +140,7 @@ impl<'a> DescriptorTools<'a> {
             comments,
             renamed: HashMap::new(),
             later: None,
+            texts: Arc::default(),
         }
     }
 
@@ -158,6 +162,7 @@ impl<'a> DescriptorTools<'a> {
             pool: self.pool.clone(),
             options: self.options.clone(),
             comments: Arc::clone(&self.comments),
+            texts: Arc::clone(&self.texts),
         }));
         self
     }
@@ -279,6 +284,7 @@ impl<'a> DescriptorTools<'a> {
             options: self.options,
             renamed: &self.renamed,
             later: self.later.as_ref(),
+            texts: &self.texts,
         }
     }
 

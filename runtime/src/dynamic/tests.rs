@@ -125,7 +125,10 @@ fn tools_made_on_several_threads_are_the_tools_made_on_one() {
                 let schemas = t.schemas.get(&t.info.name).unwrap();
                 format!(
                     "{:?}\n{}\n{}\n{:?}",
-                    t.info, schemas.input, schemas.output, t.meta
+                    t.info,
+                    schemas.input().unwrap(),
+                    schemas.output().unwrap(),
+                    t.meta
                 )
             })
             .collect()

@@ -18,7 +18,7 @@ use crate::{
     grpc::{BoxTransport, Endpoint},
     longrunning::{LongRunning, Operations},
     tool_meta::ToolMeta,
-    tool_schemas::Schemas,
+    tool_schemas::{MadeSchemas, Schemas},
     validate,
 };
 
@@ -159,7 +159,7 @@ impl ToolSetBuilder {
     fn add_with(&mut self, def: &ToolDef, checks: Checks) -> Result<(), Error> {
         let info = ToolInfo::from(def);
         let meta = ToolMeta::new(def)?;
-        let schemas = Schemas::ready(def.input_schema.into(), def.output_schema.into());
+        let schemas = Schemas::ready(MadeSchemas::given(def.input_schema, def.output_schema));
         self.register(info, schemas, checks, meta)
     }
 
@@ -202,12 +202,13 @@ impl ToolSetBuilder {
         let input = message(&def.input_type)?;
         let output = message(&def.output_type)?;
         if let Some(given) = schemas.given() {
-            for (which, text) in [("input", &given.input), ("output", &given.output)] {
-                check_schema_text(text, checks).map_err(|message| Error::InvalidSchema {
-                    tool: def.name.to_string(),
-                    which,
-                    message,
-                })?;
+            for (which, text) in [("input", given.input()), ("output", given.output())] {
+                text.and_then(|text| check_schema_text(&text, checks))
+                    .map_err(|message| Error::InvalidSchema {
+                        tool: def.name.to_string(),
+                        which,
+                        message,
+                    })?;
             }
         }
         let endpoint =

@@ -77,15 +77,20 @@ impl CompiledTool {
     pub(crate) fn validation(&self) -> &Validation {
         self.validation.get_or_init(|| {
             Box::new(match self.schemas.get(&self.def.name) {
-                Ok(made) => {
-                    let schema = serde_json::from_str(&made.input).unwrap_or_default();
-                    Validation {
+                Ok(made) => match made.input().and_then(|text| {
+                    serde_json::from_str::<Value>(&text).map_err(|e| e.to_string())
+                }) {
+                    Ok(schema) => Validation {
                         validator: validate::compile(&schema).map_err(|message| {
                             format!("its input schema does not compile: {message}")
                         }),
                         schema,
-                    }
-                }
+                    },
+                    Err(error) => Validation {
+                        validator: Err(format!("its input schema cannot be read: {error}")),
+                        schema: Value::Null,
+                    },
+                },
                 Err(error) => Validation {
                     validator: Err(format!("its schemas cannot be made: {error}")),
                     schema: Value::Null,
@@ -137,8 +142,8 @@ impl Entry {
             )
         })?;
         let mut tool = self.head(redeem_tool);
-        tool.input_schema = Arc::new(schema_object(&schemas.input));
-        Ok(tool.with_raw_output_schema(Arc::new(schema_object(&schemas.output))))
+        tool.input_schema = Arc::new(schema_object(&schemas.input()?));
+        Ok(tool.with_raw_output_schema(Arc::new(schema_object(&schemas.output()?))))
     }
 
     /// The tool as [`listing`](Self::listing) shows it, but with an empty input schema and no
