@@ -38,10 +38,11 @@
 //! 2. **Protocol**: `server`, which answers MCP's methods through rmcp, with its children
 //!    `confirm` and `tasks` (both task shapes); listing and paging (`paging`) and tool search
 //!    (`discovery`).
-//! 3. **Engine**: tool sets (`toolset`, `def`, `descriptor_pools`, `dynamic`, and the `codegen`
-//!    facade), the call (`call`, with `arguments`, `arguments_text`, `collect`,
-//!    `longrunning`, `outcome`, `structured_text`, `progress`, `budget`, `context`, `status`,
-//!    `tool_meta`, `union_pool`) and the gRPC forwarding (`grpc`, `grpc_transport`); `metrics`
+//! 3. **Engine**: tool sets (`toolset`, `def`, `descriptor_pools`, `dynamic`, the schemas a tool
+//!    keeps in `tool_schemas` and `schema_text`, and the `codegen` facade), the call (`call`,
+//!    with `arguments`, `arguments_text`, `collect`, `longrunning`, `outcome`,
+//!    `structured_text`, `progress`, `budget`, `context`, `status`, `tool_meta`, `union_pool`)
+//!    and the gRPC forwarding (`grpc`, `grpc_transport`); `metrics`
 //!    and `telemetry` record it.
 //! 4. **Codec**: JSON ↔ protobuf (`codec`), schema validation (`validate`), and the
 //!    byte-level message `guard` the transports run before any parser.
