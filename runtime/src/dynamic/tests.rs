@@ -417,6 +417,42 @@ async fn a_page_makes_the_schemas_of_its_tools_only() {
     assert_eq!(made, 50);
 }
 
+/// A lazy tool drops its maker once its schemas are made, and with the last maker what they
+/// read (the comments) is let go; the schemas are kept.
+#[tokio::test]
+async fn what_makers_read_is_let_go_once_every_schema_is_made() {
+    let pool = large_pool(&["p1"]);
+    let options = Options::default();
+    let comments = Arc::new(Comments::index(&pool));
+    let held = Arc::downgrade(&comments);
+    let set = DescriptorTools::with_comments(&pool, comments, &options)
+        .lazy_schemas()
+        .service("p1.Large", never_called())
+        .unwrap();
+    let (first, rest) = set.tools.split_first().unwrap();
+    assert!(first.tool.schemas.keeps_maker());
+    first.tool.schemas.get(&first.name).unwrap();
+    assert!(!first.tool.schemas.keeps_maker());
+    assert!(
+        held.upgrade().is_some(),
+        "the other tools' makers still read them"
+    );
+    for entry in rest {
+        entry.tool.schemas.get(&entry.name).unwrap();
+    }
+    assert!(
+        set.tools
+            .iter()
+            .all(|entry| !entry.tool.schemas.keeps_maker())
+    );
+    assert!(
+        held.upgrade().is_none(),
+        "the comments are let go with the last maker"
+    );
+    let again = first.tool.schemas.get(&first.name).unwrap();
+    assert!(again.input().unwrap().starts_with('{'));
+}
+
 /// Pages step over a tool whose lazy schemas cannot be made: every other tool is listed once,
 /// and the cursors end.
 #[tokio::test]
