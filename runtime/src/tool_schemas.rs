@@ -112,12 +112,15 @@ impl Schemas {
         self.made
             .get_or_init(|| {
                 // Only this closure takes the maker, and `OnceLock` runs it once at a time.
-                let maker = self
-                    .maker
-                    .as_ref()
-                    .and_then(|slot| slot.lock().unwrap_or_else(PoisonError::into_inner).take());
-                let made = match maker {
-                    Some(maker) => maker.make(),
+                let made = match &self.maker {
+                    Some(slot) => {
+                        let maker = slot.lock().unwrap_or_else(PoisonError::into_inner).take();
+                        match maker {
+                            Some(maker) => maker.make(),
+                            // Taken by an earlier attempt that panicked before it set `made`.
+                            None => Err("making them failed before (see the log)".to_owned()),
+                        }
+                    }
                     None => Err("the tool has no schemas".to_owned()),
                 };
                 if let Err(error) = &made {
@@ -132,5 +135,58 @@ impl Schemas {
             })
             .as_ref()
             .map_err(String::as_str)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Panics;
+
+    impl MakeSchemas for Panics {
+        fn make(&self) -> Result<MadeSchemas, String> {
+            panic!("a schema generator bug")
+        }
+    }
+
+    /// A maker that panicked is not run again: the tool's schemas then fail saying so.
+    #[test]
+    fn a_maker_that_panicked_is_not_run_again() {
+        let schemas = Schemas::later(Box::new(Panics));
+        let first = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let _ = schemas.get("t");
+        }));
+        assert!(first.is_err());
+        assert!(!schemas.keeps_maker());
+        assert_eq!(
+            schemas.get("t").err(),
+            Some("making them failed before (see the log)")
+        );
+    }
+
+    #[test]
+    fn given_schemas_are_given_and_made_ones_are_not() {
+        let given = Schemas::ready(MadeSchemas::given("{}", r#"{"type":"object"}"#));
+        assert_eq!(
+            given.given().unwrap().output().unwrap(),
+            r#"{"type":"object"}"#
+        );
+        let texts = SchemaTexts::default();
+        let made = Schemas::ready(MadeSchemas::made("{}", "{}", &texts));
+        assert!(
+            made.given().is_some(),
+            "made with the tool, they are checked as given"
+        );
+        struct Makes;
+        impl MakeSchemas for Makes {
+            fn make(&self) -> Result<MadeSchemas, String> {
+                Ok(MadeSchemas::made("{}", "{}", &SchemaTexts::default()))
+            }
+        }
+        let later = Schemas::later(Box::new(Makes));
+        assert!(later.given().is_none());
+        later.get("t").unwrap();
+        assert!(later.given().is_none(), "made later, they are never given");
     }
 }
