@@ -45,8 +45,8 @@ pub(crate) fn backend_sets(
     // Two versions of one API in one descriptor set are the normal case: their tools are
     // qualified by package instead of refused as duplicates. Schemas are made when first
     // needed, so that thousands of tools are served at once (`check` makes them all).
-    let tools = DescriptorTools::with_comments(
-        &descriptors.pool,
+    let tools = DescriptorTools::of_set(
+        &descriptors.set,
         Arc::clone(&descriptors.comments),
         &backend.options,
     )

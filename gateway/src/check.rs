@@ -57,20 +57,25 @@ pub async fn check(config: &Config) -> Result<Report, Error> {
         ..
     } in &loaded
     {
-        let context =
-            Context::with_comments(&descriptors.pool, &backend.options, &descriptors.comments);
+        // Every schema is made here: the whole set's pool, once.
+        let pool = descriptors
+            .set
+            .files()
+            .whole_pool()
+            .map_err(|e| backend.locate(format!("the descriptors do not link: {e}")))?;
+        let context = Context::with_comments(&pool, &backend.options, &descriptors.comments);
         let services = descriptors
             .select(&backend.services)
             .map_err(|e| backend.locate(e))?;
         // The names the tools are served under (qualified by package where they collide).
         let naming = DescriptorTools::with_comments(
-            &descriptors.pool,
+            &pool,
             Arc::clone(&descriptors.comments),
             &backend.options,
         )
         .unique_names(services.iter().map(String::as_str));
         for name in services {
-            let Some(service) = descriptors.pool.get_service_by_name(&name) else {
+            let Some(service) = pool.get_service_by_name(&name) else {
                 continue;
             };
             let tools = context

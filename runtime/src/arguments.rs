@@ -31,6 +31,7 @@ use crate::{
         path::{JsonPath, Problem},
     },
     outcome::{Outcome, local_failure},
+    tool_types::Types,
     toolset::{CompiledTool, ToolSet},
     validate,
 };
@@ -53,6 +54,7 @@ pub(crate) fn invalid_arguments(tool: &str, problems: &[Problem]) -> Outcome {
 /// module); without, every call takes the whole way.
 pub(crate) fn requests(
     tool: &CompiledTool,
+    types: &Types,
     args: JsonObject,
     max_depth: usize,
     name: &str,
@@ -72,7 +74,7 @@ pub(crate) fn requests(
             && tool
                 .deep()
                 .problems(
-                    &tool.input,
+                    &types.input,
                     streaming,
                     tool.def.json_names,
                     &value,
@@ -80,7 +82,7 @@ pub(crate) fn requests(
                     &[],
                 )
                 .is_empty();
-        if valid && let Some(requests) = encode_in_one_pass(tool, &value) {
+        if valid && let Some(requests) = encode_in_one_pass(tool, types, &value) {
             return Ok(requests);
         }
         match value {
@@ -92,7 +94,7 @@ pub(crate) fn requests(
     };
 
     let normalized = normalize_arguments(
-        &tool.input,
+        &types.input,
         args,
         NormalizeOptions {
             json_names: tool.def.json_names,
@@ -108,7 +110,7 @@ pub(crate) fn requests(
         &normalized.suppressed,
     ));
     let deep = tool.deep().problems(
-        &tool.input,
+        &types.input,
         streaming,
         tool.def.json_names,
         &normalized.value,
@@ -119,7 +121,7 @@ pub(crate) fn requests(
     if !problems.is_empty() {
         return Err(Box::new(invalid_arguments(name, &problems)));
     }
-    encode_requests(tool, normalized.value)
+    encode_requests(tool, types, normalized.value)
         .map_err(|problem| Box::new(invalid_arguments(name, &[problem])))
 }
 
@@ -134,6 +136,7 @@ pub(crate) fn requests(
 /// is written `1000000000000000.0`), never by four times.
 pub(crate) fn requests_from_text(
     tool: &CompiledTool,
+    types: &Types,
     text: &str,
     max_bytes: usize,
     max_depth: usize,
@@ -147,14 +150,14 @@ pub(crate) fn requests_from_text(
     }
     let validation = tool.validation();
     validation.validator.as_ref().ok()?;
-    let plan = tool.plans.encode(&tool.input);
-    let checks = tool.plans.text(&tool.input, &validation.schema);
+    let plan = types.plans.encode(&types.input);
+    let checks = types.plans.text(&types.input, &validation.schema);
     fast_from_text::encode(plan, checks, text, max_depth).map(|bytes| vec![Bytes::from(bytes)])
 }
 
 /// Canonical arguments encoded by the one-pass encoder, or `None` where it leaves them.
-fn encode_in_one_pass(tool: &CompiledTool, canonical: &Value) -> Option<Vec<Bytes>> {
-    let plan = tool.plans.encode(&tool.input);
+fn encode_in_one_pass(tool: &CompiledTool, types: &Types, canonical: &Value) -> Option<Vec<Bytes>> {
+    let plan = types.plans.encode(&types.input);
     if !tool.def.kind.streams_requests() {
         return fast_from_json::encode_root(plan, canonical).map(|bytes| vec![Bytes::from(bytes)]);
     }
@@ -168,16 +171,20 @@ fn encode_in_one_pass(tool: &CompiledTool, canonical: &Value) -> Option<Vec<Byte
 }
 
 /// Canonical arguments → encoded request messages.
-fn encode_requests(tool: &CompiledTool, canonical: Value) -> Result<Vec<Bytes>, Problem> {
+fn encode_requests(
+    tool: &CompiledTool,
+    types: &Types,
+    canonical: Value,
+) -> Result<Vec<Bytes>, Problem> {
     let undecodable = |path: JsonPath, message: String| Problem { path, message };
     // The single-pass encoder when it can answer exactly; else the prost-reflect path, which
     // also words the errors.
-    let plan = tool.plans.encode(&tool.input);
+    let plan = types.plans.encode(&types.input);
     if !tool.def.kind.streams_requests() {
         if let Some(bytes) = fast_from_json::encode_root(plan, &canonical) {
             return Ok(vec![Bytes::from(bytes)]);
         }
-        let message = root_from_json(&tool.input, canonical)
+        let message = root_from_json(&types.input, canonical)
             .map_err(|e| undecodable(JsonPath::default(), e))?;
         return Ok(vec![Bytes::from(message.encode_to_vec())]);
     }
@@ -198,7 +205,7 @@ fn encode_requests(tool: &CompiledTool, canonical: Value) -> Result<Vec<Bytes>, 
             if let Some(bytes) = fast_from_json::encode_message(plan, &item) {
                 return Ok(Bytes::from(bytes));
             }
-            message_from_json(&tool.input, item)
+            message_from_json(&types.input, item)
                 .map(|message| Bytes::from(message.encode_to_vec()))
                 .map_err(|e| undecodable(path, e))
         })
@@ -216,8 +223,9 @@ pub fn both(
     args: &JsonObject,
 ) -> Option<(Result<Vec<Vec<u8>>, String>, Result<Vec<Vec<u8>>, String>)> {
     let compiled = set.compiled(tool)?;
+    let types = compiled.types().ok()?;
     let run = |canonical_first: bool| {
-        requests(compiled, args.clone(), 64, tool, canonical_first)
+        requests(compiled, types, args.clone(), 64, tool, canonical_first)
             .map(|requests| requests.iter().map(|bytes| bytes.to_vec()).collect())
             .map_err(|refusal| {
                 let blocks = refusal.result.content.iter();
@@ -243,8 +251,9 @@ pub fn from_text(
     max_depth: usize,
 ) -> Option<Option<Vec<Vec<u8>>>> {
     let compiled = set.compiled(tool)?;
+    let types = compiled.types().ok()?;
     Some(
-        requests_from_text(compiled, text, max_bytes, max_depth)
+        requests_from_text(compiled, types, text, max_bytes, max_depth)
             .map(|requests| requests.iter().map(|bytes| bytes.to_vec()).collect()),
     )
 }

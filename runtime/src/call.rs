@@ -42,6 +42,7 @@ use crate::{
     stream_control::StreamControl,
     structured_text::Structured,
     telemetry,
+    tool_types::Types,
     toolset::{CompiledTool, SetConfig},
     union_pool::UnionPool,
 };
@@ -164,6 +165,10 @@ pub(crate) async fn run(call: Call<'_>, arguments: CallArguments<'_>) -> Outcome
     let tool = call.tool;
     let def = &tool.def;
     let name = call.context.tool_name();
+    let types = match tool.types() {
+        Ok(types) => types,
+        Err(message) => return local_failure(Code::Internal, message),
+    };
     // Arguments as text are encoded straight from it when the text encoder is sure of them;
     // otherwise (and always as a map) they take the whole way, limits first.
     let (arguments, text) = match arguments {
@@ -173,6 +178,7 @@ pub(crate) async fn run(call: Call<'_>, arguments: CallArguments<'_>) -> Outcome
     let encoded = text.and_then(|text| {
         arguments::requests_from_text(
             tool,
+            types,
             text,
             call.limits.max_argument_bytes,
             call.limits.max_depth,
@@ -206,7 +212,7 @@ pub(crate) async fn run(call: Call<'_>, arguments: CallArguments<'_>) -> Outcome
 
     let requests = match encoded {
         Some(requests) => requests,
-        None => match arguments::requests(tool, args, call.limits.max_depth, name, true) {
+        None => match arguments::requests(tool, types, args, call.limits.max_depth, name, true) {
             Ok(requests) => requests,
             Err(refusal) => return *refusal,
         },
@@ -232,7 +238,7 @@ pub(crate) async fn run(call: Call<'_>, arguments: CallArguments<'_>) -> Outcome
     );
     let deadline = Instant::now() + timeout;
     // Polls of a long-running operation carry the same metadata as the RPC.
-    let poll_metadata = tool.long_running.as_ref().map(|_| metadata.clone());
+    let poll_metadata = types.long_running.as_ref().map(|_| metadata.clone());
     let invocation = Invocation {
         requests,
         metadata,
@@ -275,13 +281,13 @@ pub(crate) async fn run(call: Call<'_>, arguments: CallArguments<'_>) -> Outcome
         .max_result_bytes
         .or(call.set.max_result_bytes)
         .unwrap_or(call.limits.max_result_bytes);
-    if let (Some(lro), Some(metadata)) = (&tool.long_running, poll_metadata)
+    if let (Some(lro), Some(metadata)) = (&types.long_running, poll_metadata)
         && collected.error.is_none()
         && let Some(operation) = collected.messages.pop()
     {
         let wait = Wait {
             lro,
-            operation: &tool.output,
+            operation: &types.output,
             output_omitted: &def.output_omitted,
             options: json_options(tool),
             deadline,
@@ -292,7 +298,7 @@ pub(crate) async fn run(call: Call<'_>, arguments: CallArguments<'_>) -> Outcome
             started: call.started.unwrap_or_default(),
             redeemer: call.redeemer,
             budget,
-            input: &tool.input,
+            input: &types.input,
         };
         return longrunning::wait(wait, operation).await;
     }
@@ -302,13 +308,13 @@ pub(crate) async fn run(call: Call<'_>, arguments: CallArguments<'_>) -> Outcome
     if call.structured == Structured::FromText
         && let Some(bytes) = one_unary_response(tool, &collected)
     {
-        let plan = tool.plans.decode(&tool.output, &tool.def.output_omitted);
+        let plan = types.plans.decode(&types.output, &tool.def.output_omitted);
         match fast_to_json::root_to_text(plan, bytes, json_options(tool)) {
-            Some(text) => return text_result(text, budget, &tool.input, &tool.output),
+            Some(text) => return text_result(text, budget, &types.input, &types.output),
             None => fast = false,
         }
     }
-    respond(tool, collected, call.types, budget, fast)
+    respond(tool, types, collected, call.types, budget, fast)
 }
 
 /// The response of a unary call that ended well with one message, which a result holds alone.
@@ -333,6 +339,7 @@ fn json_options(tool: &CompiledTool) -> ToJsonOptions {
 /// single-pass decoder is tried first when `fast`.
 fn encode_response(
     tool: &CompiledTool,
+    types: &Types,
     output: &prost_reflect::MessageDescriptor,
     bytes: &Bytes,
     fast: bool,
@@ -340,8 +347,8 @@ fn encode_response(
     let options = json_options(tool);
     // The single-pass decoder when it can answer exactly; else the prost-reflect path, which
     // also words the errors.
-    if fast && output == &tool.output {
-        let plan = tool.plans.decode(&tool.output, &tool.def.output_omitted);
+    if fast && output == &types.output {
+        let plan = types.plans.decode(&types.output, &tool.def.output_omitted);
         let fast = if tool.def.kind.streams_responses() {
             fast_to_json::message_to_json(plan, bytes, options)
         } else {
@@ -372,18 +379,19 @@ fn encode_response(
 /// (it has not declined them already).
 fn respond(
     tool: &CompiledTool,
+    types: &Types,
     collected: Collected,
-    types: &UnionPool,
+    union: &UnionPool,
     budget: usize,
     fast: bool,
 ) -> Outcome {
     let mut encoded = Vec::with_capacity(collected.messages.len());
     for bytes in &collected.messages {
-        let value = encode_response(tool, &tool.output, bytes, fast).or_else(|failure| {
+        let value = encode_response(tool, types, &types.output, bytes, fast).or_else(|failure| {
             // An `Any` payload of another package: decode again with every type the server
             // knows.
-            match types.message(&tool.def.output_type) {
-                Some(output) => encode_response(tool, &output, bytes, false),
+            match union.message(&tool.def.output_type) {
+                Some(output) => encode_response(tool, types, &output, bytes, false),
                 None => Err(failure),
             }
         });
@@ -392,13 +400,14 @@ fn respond(
             Err(failure) => return local_failure(Code::Internal, failure),
         }
     }
-    respond_encoded(tool, collected, encoded, budget)
+    respond_encoded(tool, types, collected, encoded, budget)
 }
 
 /// The result of a call whose response messages are encoded, within `budget` bytes of JSON
 /// (see [`budget`](crate::budget)).
 fn respond_encoded(
     tool: &CompiledTool,
+    types: &Types,
     mut collected: Collected,
     mut encoded: Vec<Value>,
     budget: usize,
@@ -448,5 +457,5 @@ fn respond_encoded(
             }
         }
     };
-    structured_result(value, budget, &tool.input, &tool.output)
+    structured_result(value, budget, &types.input, &types.output)
 }

@@ -38,8 +38,9 @@
 //! 2. **Protocol**: `server`, which answers MCP's methods through rmcp, with its children
 //!    `confirm` and `tasks` (both task shapes); listing and paging (`paging`) and tool search
 //!    (`discovery`).
-//! 3. **Engine**: tool sets (`toolset`, `def`, `descriptor_pools`, `dynamic`, the schemas a tool
-//!    keeps in `tool_schemas` and `schema_text`, and the `codegen` facade), the call (`call`,
+//! 3. **Engine**: tool sets (`toolset`, `def`, `descriptor_pools`, `dynamic`, the pools of a
+//!    set built per package in `set_pools`, the types a tool resolves in `tool_types`, the
+//!    schemas it keeps in `tool_schemas` and `schema_text`, and the `codegen` facade), the call (`call`,
 //!    with `arguments`, `arguments_text`, `collect`, `longrunning`, `outcome`,
 //!    `structured_text`, `progress`, `budget`, `context`, `status`, `tool_meta`, `union_pool`)
 //!    and the gRPC forwarding (`grpc`, `grpc_transport`); `metrics`
@@ -130,6 +131,7 @@ mod progress;
 mod schema_text;
 mod server;
 mod sessions;
+mod set_pools;
 mod status;
 mod stdio;
 mod stdio_plain;
@@ -138,6 +140,7 @@ mod structured_text;
 mod telemetry;
 mod tool_meta;
 mod tool_schemas;
+mod tool_types;
 mod tools_call_text;
 mod toolset;
 mod union_pool;
@@ -178,6 +181,7 @@ pub use rmcp::model::CacheScope;
 pub use server::DEFAULT_TASK_TTL;
 pub use server::SessionLimits;
 pub use server::{McpServer, McpServerBuilder, SHUTDOWN_DRAIN};
+pub use set_pools::SetPools;
 pub use tool_meta::{RPC_META_KEY, STATUS_META_KEY};
 pub use toolset::{
     DEFAULT_MAX_DECODING_MESSAGE_SIZE, DEFAULT_MAX_MESSAGES, DEFAULT_TIMEOUT, MAX_TOOL_NAME_LEN,

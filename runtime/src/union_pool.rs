@@ -1,45 +1,74 @@
 //! Every message type a server knows, for `Any` payloads of another package.
 //!
 //! Each tool resolves its messages in its own descriptor pool: generated code embeds one per
-//! package. A result can still hold an `Any` whose payload another package defines, above all
-//! the `google.longrunning.Operations` tools, whose operations carry the metadata and responses
-//! of every service that returns them. When a response does not encode in its tool's pool, it is
-//! decoded again in the union of every pool the server's tools use, built on the first such
-//! miss.
+//! package, and a tool of a [`SetPools`] resolves them in its package's pool. A result can still
+//! hold an `Any` whose payload another package defines, above all the
+//! `google.longrunning.Operations` tools, whose operations carry the metadata and responses of
+//! every service that returns them. When a response does not encode in its tool's pool, it is
+//! decoded again in the union of every pool the server's tools use (for a [`SetPools`], the
+//! pool of its whole set), built on the first such miss.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use prost_reflect::{DescriptorPool, MessageDescriptor};
+
+use crate::set_pools::SetPools;
+
+/// Where a tool's types come from, for the union.
+pub(crate) enum TypeSource {
+    /// A pool the tool holds.
+    Pool(DescriptorPool),
+    /// The set whose package pools the tool's types are resolved in.
+    Set(Arc<SetPools>),
+}
 
 /// The pools of a server's tools, and their union once needed.
 #[derive(Default)]
 pub(crate) struct UnionPool {
     pools: Vec<DescriptorPool>,
+    sets: Vec<Arc<SetPools>>,
     union: OnceLock<DescriptorPool>,
 }
 
 impl UnionPool {
-    /// The distinct pools among `pools`.
-    pub(crate) fn new(pools: impl IntoIterator<Item = DescriptorPool>) -> Self {
-        let mut distinct: Vec<DescriptorPool> = Vec::new();
-        for pool in pools {
-            if !distinct.contains(&pool) {
-                distinct.push(pool);
+    /// The distinct pools and sets among `sources`.
+    pub(crate) fn new(sources: impl IntoIterator<Item = TypeSource>) -> Self {
+        let mut pools: Vec<DescriptorPool> = Vec::new();
+        let mut sets: Vec<Arc<SetPools>> = Vec::new();
+        for source in sources {
+            match source {
+                TypeSource::Pool(pool) if !pools.contains(&pool) => pools.push(pool),
+                TypeSource::Set(set) if !sets.iter().any(|s| Arc::ptr_eq(s, &set)) => {
+                    sets.push(set);
+                }
+                _ => {}
             }
         }
         Self {
-            pools: distinct,
+            pools,
+            sets,
             union: OnceLock::new(),
         }
     }
 
-    /// `name` in the union of the pools, when there is more than one pool to unite.
+    /// `name` in the union of the pools, when there is more than one pool to unite (a set's
+    /// package pools are always more than one).
     pub(crate) fn message(&self, name: &str) -> Option<MessageDescriptor> {
-        if self.pools.len() < 2 {
+        if self.pools.len() < 2 && self.sets.is_empty() {
             return None;
         }
         self.union
-            .get_or_init(|| unite(&self.pools))
+            .get_or_init(|| match (self.pools.as_slice(), self.sets.as_slice()) {
+                ([], [set]) => set.whole().cloned().unwrap_or_default(),
+                _ => unite(
+                    &self
+                        .sets
+                        .iter()
+                        .filter_map(|set| set.whole().cloned())
+                        .chain(self.pools.iter().cloned())
+                        .collect::<Vec<_>>(),
+                ),
+            })
             .get_message_by_name(name)
     }
 }

@@ -52,6 +52,8 @@ pub mod meta;
 #[doc(hidden)]
 pub mod names;
 #[doc(hidden)]
+pub mod set_files;
+#[doc(hidden)]
 pub mod source_info;
 #[doc(hidden)]
 pub mod stream_control;

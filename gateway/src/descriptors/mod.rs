@@ -17,8 +17,10 @@ use prost::Message as _;
 use prost_reflect::DescriptorPool;
 use tonic::transport::Channel;
 use tonic::{Code, Status};
+use tonic_mcp::SetPools;
 use tonic_mcp::schema::comments::Comments;
-use tonic_mcp::schema::source_info::{self, SetError};
+use tonic_mcp::schema::set_files::SetFiles;
+use tonic_mcp::schema::source_info::SetError;
 
 use crate::error::Error;
 use crate::headers::Headers;
@@ -28,12 +30,13 @@ use crate::imports;
 /// left out unless named with `--service`.
 pub const SKIPPED_BY_DEFAULT: &[&str] = &["grpc.reflection.", "grpc.health."];
 
-/// Linked descriptors and the services found in them.
+/// Descriptors and the services found in them.
 #[derive(Debug, Clone)]
 pub struct Descriptors {
     /// Every file the services need, with its imports, without source info (see
-    /// [`comments`](Self::comments)).
-    pub pool: DescriptorPool,
+    /// [`comments`](Self::comments)), kept as encoded files: each package's pool is built
+    /// when its tools are made, and while its tools are called.
+    pub set: Arc<SetPools>,
     /// The files' comments, indexed from their source info before the pool was built without
     /// it: source info is read only for descriptions, and it is most of a descriptor set with
     /// comments (three quarters of googleapis'), which a pool would hold twice.
@@ -71,7 +74,7 @@ impl Descriptors {
         if known == Some(fingerprint) {
             return Ok(None);
         }
-        let (pool, comments) = pool_and_comments(
+        let (set, comments) = set_and_comments(
             &bytes,
             |e| Error::new(format!("--descriptor-set {shown}: {e}")),
             |e| {
@@ -82,9 +85,9 @@ impl Descriptors {
                 ))
             },
         )?;
-        let services = pool.services().map(|s| s.full_name().to_owned()).collect();
+        let services = set.services().to_vec();
         Ok(Some(Descriptors {
-            pool,
+            set: Arc::new(set),
             comments: Arc::new(comments),
             fingerprint,
             services,
@@ -107,7 +110,7 @@ impl Descriptors {
                 .collect());
         }
         for name in named {
-            if self.pool.get_service_by_name(name).is_none() {
+            if !self.set.services().contains(name) {
                 return Err(Error::new(format!(
                     "--service {name}: no such service; the target has {}",
                     self.services.join(", ")
@@ -416,9 +419,9 @@ pub async fn from_reflection_unless(
     if known == Some(fingerprint) {
         return Ok(None);
     }
-    let (pool, comments) = link(&set)?;
+    let (set, comments) = link(&set)?;
     Ok(Some(Descriptors {
-        pool,
+        set: Arc::new(set),
         comments: Arc::new(comments),
         fingerprint,
         services,
@@ -517,35 +520,39 @@ fn link_set(files: impl IntoIterator<Item = Vec<u8>>) -> Vec<u8> {
     set
 }
 
-/// Links the files of the encoded `FileDescriptorSet` `set` (from [`link_set`]) into a pool that
-/// keeps their custom options.
-fn link(set: &[u8]) -> Result<(DescriptorPool, Comments), Error> {
-    pool_and_comments(
+/// Links the files of the encoded `FileDescriptorSet` `set` (from [`link_set`]), every package's
+/// pool once (a server's files are few), keeping their custom options.
+fn link(set: &[u8]) -> Result<(SetPools, Comments), Error> {
+    let link_error = |e: String| {
+        Error::new(format!(
+            "the descriptors from gRPC reflection do not link: {e}; a type the server uses \
+             is in none of the files it sent: pass complete descriptors with --descriptor-set \
+             FILE (protoc --include_imports --descriptor_set_out=FILE, or buf build -o FILE)"
+        ))
+    };
+    let (set, comments) = set_and_comments(
         set,
         |e| Error::new(format!("gRPC reflection answered {e}")),
-        |e| {
-            Error::new(format!(
-                "the descriptors from gRPC reflection do not link: {e}; a type the server uses \
-                 is in none of the files it sent: pass complete descriptors with --descriptor-set \
-                 FILE (protoc --include_imports --descriptor_set_out=FILE, or buf build -o FILE)"
-            ))
-        },
-    )
+        link_error,
+    )?;
+    set.files().check().map_err(link_error)?;
+    Ok((set, comments))
 }
 
-/// The pool of the encoded `FileDescriptorSet` `bytes`, built without the files' source info,
-/// and the comments indexed from that source info first (see [`Descriptors::comments`]), with
-/// an editions file worded by `syntax_error` and a set that does not decode or link by
-/// `link_error`.
-fn pool_and_comments(
+/// The files of the encoded `FileDescriptorSet` `bytes`, without their source info, and the
+/// comments indexed from that source info first (see [`Descriptors::comments`]), with an
+/// editions file worded by `syntax_error` and a set that does not decode, or lacks an import,
+/// by `link_error`. Each package's files are linked when its pool is first built.
+fn set_and_comments(
     bytes: &[u8],
     syntax_error: impl Fn(String) -> Error,
     link_error: impl Fn(String) -> Error,
-) -> Result<(DescriptorPool, Comments), Error> {
-    source_info::decode_set(bytes).map_err(|e| match e {
-        SetError::Syntax(message) => syntax_error(message),
-        SetError::Link(message) => link_error(message),
-    })
+) -> Result<(SetPools, Comments), Error> {
+    match SetFiles::decode(bytes) {
+        Ok((files, comments)) => Ok((SetPools::new(files), comments)),
+        Err(SetError::Syntax(message)) => Err(syntax_error(message)),
+        Err(SetError::Link(message)) => Err(link_error(message)),
+    }
 }
 
 #[cfg(test)]

@@ -38,7 +38,8 @@ fn an_editions_file_from_reflection_is_refused_by_name() {
 #[test]
 fn well_known_files_come_from_the_built_in_pool() {
     let bytes = well_known_file("google/protobuf/timestamp.proto").unwrap();
-    let (pool, _) = link(&link_set([bytes])).unwrap();
+    let (set, _) = link(&link_set([bytes])).unwrap();
+    let pool = set.files().whole_pool().unwrap();
     assert!(
         pool.get_message_by_name("google.protobuf.Timestamp")
             .is_some()
@@ -67,7 +68,8 @@ fn comments_are_indexed_and_the_pool_holds_no_source_info() {
         }),
         ..Default::default()
     };
-    let (pool, comments) = link(&link_set([file.encode_to_vec()])).unwrap();
+    let (set, comments) = link(&link_set([file.encode_to_vec()])).unwrap();
+    let pool = set.files().package_pool("acme.v1").unwrap();
     assert_eq!(
         comments.get("acme/v1/acme.proto", &[4, 0]),
         Some("An order of goods.")
@@ -82,7 +84,7 @@ fn comments_are_indexed_and_the_pool_holds_no_source_info() {
 #[test]
 fn default_selection_skips_reflection_and_health() {
     let descriptors = Descriptors {
-        pool: DescriptorPool::new(),
+        set: Arc::new(SetPools::decode(&[]).unwrap().0),
         comments: Arc::default(),
         fingerprint: 0,
         services: vec![
@@ -126,7 +128,8 @@ fn an_unchanged_file_is_not_decoded_again() {
     ));
     std::fs::write(&path, set("Order")).unwrap();
     let first = Descriptors::from_file(&path).unwrap();
-    assert!(first.pool.get_message_by_name("acme.v1.Order").is_some());
+    let pool = |descriptors: &Descriptors| descriptors.set.files().package_pool("acme.v1").unwrap();
+    assert!(pool(&first).get_message_by_name("acme.v1.Order").is_some());
     assert!(
         Descriptors::from_file_unless(&path, Some(first.fingerprint))
             .unwrap()
@@ -138,8 +141,7 @@ fn an_unchanged_file_is_not_decoded_again() {
         .expect("the changed file is decoded");
     assert_ne!(changed.fingerprint, first.fingerprint);
     assert!(
-        changed
-            .pool
+        pool(&changed)
             .get_message_by_name("acme.v1.Invoice")
             .is_some()
     );

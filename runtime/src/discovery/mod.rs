@@ -121,12 +121,17 @@ impl Discovery {
             add(service, 2.0);
             add(method, 2.0);
             add(&proto_comment(&description), 1.0);
-            for field in compiled.input.fields() {
-                add(field.name(), 1.0);
-            }
+            let mut outputs = Vec::new();
+            compiled.types.each_field(|name, input| {
+                if input {
+                    add(name, 1.0);
+                } else {
+                    outputs.push(name.to_owned());
+                }
+            });
             add(package, 1.5);
-            for field in compiled.output.fields() {
-                add(field.name(), 0.5);
+            for name in &outputs {
+                add(name, 0.5);
             }
             let mut name = index::words(service);
             name.extend(index::words(method));

@@ -5,20 +5,20 @@
 
 use std::sync::Arc;
 
-use prost_reflect::DescriptorPool;
 use serde_json::Value;
 use tonic_mcp_schema::{Context, Options, comments::Comments};
 
+use super::packages::Pools;
 use crate::{
     schema_text::SchemaTexts,
     tool_schemas::{MadeSchemas, MakeSchemas},
 };
 
-/// What making any tool's schemas reads: the pool, the options and the comments; and the
-/// texts made, shared by every tool of the pool.
+/// What making any tool's schemas reads: the pool (or a set's package pools), the options and
+/// the comments; and the texts made, shared by every tool of the pool.
 #[derive(Debug)]
 pub(super) struct SchemaSource {
-    pub(super) pool: DescriptorPool,
+    pub(super) pools: Pools,
     pub(super) options: Options,
     pub(super) comments: Arc<Comments>,
     pub(super) texts: Arc<SchemaTexts>,
@@ -34,24 +34,25 @@ pub(super) struct MethodSchemas {
 impl MakeSchemas for MethodSchemas {
     fn make(&self) -> Result<MadeSchemas, String> {
         let SchemaSource {
-            pool,
+            pools,
             options,
             comments,
             texts,
         } = &*self.source;
-        let method = self
+        let no_rpc = || format!("the descriptors have no RPC `{}`", self.rpc_path);
+        let (service, method) = self
             .rpc_path
             .strip_prefix('/')
             .and_then(|path| path.split_once('/'))
-            .and_then(|(service, method)| {
-                pool.get_service_by_name(service)?
-                    .methods()
-                    .find(|m| m.name() == method)
-            })
-            .ok_or_else(|| format!("the descriptors have no RPC `{}`", self.rpc_path))?;
+            .ok_or_else(no_rpc)?;
+        let pool = pools.of_service(service)?;
+        let method = pool
+            .get_service_by_name(service)
+            .and_then(|service| service.methods().find(|m| m.name() == method))
+            .ok_or_else(no_rpc)?;
         // One context per tool: its readers and schema cache are not shared across threads,
         // and making one reads nothing ahead.
-        let schemas = Context::with_comments(pool, options, comments)
+        let schemas = Context::with_comments(&pool, options, comments)
             .method_schemas(&method)
             .map_err(|e| e.to_string())?;
         Ok(MadeSchemas::made(

@@ -13,6 +13,7 @@ use crate::{
     schema_text::SchemaTexts,
     tool_meta::ToolMeta,
     tool_schemas::{MadeSchemas, Schemas},
+    tool_types::Later,
     toolset::{Checks, ToolSetBuilder},
 };
 
@@ -39,13 +40,28 @@ pub(super) struct Made {
     pub(super) info: ToolInfo,
     pub(super) schemas: Schemas,
     pub(super) meta: ToolMeta,
+    /// For a tool of a set's package: where its types are resolved on its first call.
+    pub(super) later: Option<Later>,
 }
 
 impl Made {
     /// Registers the tool in `builder`. The generator's schemas are tested to compile; each
     /// compiles on its tool's first call.
     pub(super) fn register(self, builder: &mut ToolSetBuilder) -> Result<(), Error> {
-        builder.register(self.info, self.schemas, Checks::Trusted, self.meta)
+        match self.later {
+            Some(later) => builder.register_later(self.info, self.schemas, self.meta, later),
+            None => builder.register(self.info, self.schemas, Checks::Trusted, self.meta),
+        }
+    }
+
+    /// Serves the tool under the unique name `renamed` gives its RPC, if it gives one for
+    /// the name the tool has (see [`DescriptorTools::unique_names`](super::DescriptorTools::unique_names)).
+    pub(super) fn rename(&mut self, renamed: &HashMap<String, (String, String)>) {
+        if let Some((taken, unique)) = renamed.get(&*self.info.rpc_path)
+            && *taken == self.info.name
+        {
+            self.info.name = Cow::Owned(unique.clone());
+        }
     }
 }
 
@@ -201,6 +217,7 @@ impl Maker<'_> {
             info,
             schemas,
             meta,
+            later: None,
         })
     }
 }

@@ -9,7 +9,7 @@ use prost_types::{
 use super::*;
 
 /// One file of `package` with a message `M` and a service `Accounts { Get, List }`.
-fn file(package: &str) -> FileDescriptorProto {
+pub(super) fn file(package: &str) -> FileDescriptorProto {
     let method = |name: &str| MethodDescriptorProto {
         name: Some(name.to_owned()),
         input_type: Some(format!(".{package}.M")),
@@ -105,11 +105,12 @@ fn large_pool(packages: &[&str]) -> DescriptorPool {
 
 /// Tools made on several threads, each with its own schema cache, are the tools made on
 /// one, in the same order; so is the first error.
-#[test]
-fn tools_made_on_several_threads_are_the_tools_made_on_one() {
+#[tokio::test]
+async fn tools_made_on_several_threads_are_the_tools_made_on_one() {
     let packages = ["p1", "p2", "p3", "p4"];
     let pool = large_pool(&packages);
     let options = Options::default();
+    let transport = BoxTransport::new(never_called());
     let tools = DescriptorTools::new(&pool, &options);
     let names: Vec<String> = packages.iter().map(|p| format!("{p}.Large")).collect();
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
@@ -133,9 +134,9 @@ fn tools_made_on_several_threads_are_the_tools_made_on_one() {
             })
             .collect()
     };
-    let one = text(tools.make(&names, 1));
+    let one = text(tools.make(&names, 1, &transport));
     assert_eq!(one.len(), 1200);
-    assert_eq!(text(tools.make(&names, 4)), one);
+    assert_eq!(text(tools.make(&names, 4, &transport)), one);
 
     // An unknown service in the third run: the results stop there, as on one thread.
     let mut with_unknown = names.clone();
@@ -145,8 +146,8 @@ fn tools_made_on_several_threads_are_the_tools_made_on_one() {
             .filter_map(|r| r.as_ref().err().map(ToString::to_string))
             .collect()
     };
-    let on_one = tools.make(&with_unknown, 1);
-    let on_four = tools.make(&with_unknown, 4);
+    let on_one = tools.make(&with_unknown, 1, &transport);
+    let on_four = tools.make(&with_unknown, 4, &transport);
     assert_eq!(on_one.len(), 3);
     assert_eq!(errors(&on_one), errors(&on_four));
     assert!(
@@ -292,7 +293,7 @@ async fn decoded_descriptors_give_the_same_tools_from_a_pool_without_source_info
 }
 
 /// A transport for tools that are never called.
-fn never_called() -> tonic::transport::Channel {
+pub(super) fn never_called() -> tonic::transport::Channel {
     tonic::transport::Endpoint::from_static("http://127.0.0.1:1").connect_lazy()
 }
 

@@ -138,7 +138,7 @@ impl Catalog {
         let types = UnionPool::new(
             tools
                 .values()
-                .map(|registered| registered.entry.tool.output.parent_pool().clone()),
+                .map(|registered| registered.entry.tool.types.source()),
         );
         Catalog {
             tools,

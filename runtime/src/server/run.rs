@@ -97,12 +97,7 @@ impl McpServer {
         let span = telemetry::tool_call_span(&registered.entry.name, &def.rpc_path, http, meta);
         let started_at = Instant::now();
         // Only a tool that waits for an operation has one to cancel.
-        let started = registered
-            .entry
-            .tool
-            .long_running
-            .as_ref()
-            .map(|_| Started::default());
+        let started = registered.entry.tool.waits().then(Started::default);
         let call = Call {
             tool: &registered.entry.tool,
             set: &registered.set,
@@ -130,7 +125,12 @@ impl McpServer {
         };
         // A call cancelled while it waited for a long-running operation cancels the operation.
         if outcome.is_none()
-            && let Some(lro) = &registered.entry.tool.long_running
+            && let Some(lro) = registered
+                .entry
+                .tool
+                .types()
+                .ok()
+                .and_then(|types| types.long_running.as_deref())
             && let Some((name, metadata)) = started.as_ref().and_then(Started::take)
         {
             lro.cancel(catalog.redeemer.as_ref(), name, metadata)

@@ -11,14 +11,14 @@ use tonic_mcp_schema::tools::GET_OPERATION_PATH;
 
 use super::{CompiledTool, Entry, ToolSet, check_tool_name};
 use crate::{
-    codec::plans::Plans,
     def::{ToolDef, ToolInfo, is_json_object},
     descriptor_pools,
     error::Error,
     grpc::{BoxTransport, Endpoint},
-    longrunning::{LongRunning, Operations},
+    longrunning::Operations,
     tool_meta::ToolMeta,
     tool_schemas::{MadeSchemas, Schemas},
+    tool_types::{Later, LaterTypes, ToolTypes, Types},
     validate,
 };
 
@@ -171,7 +171,8 @@ impl ToolSetBuilder {
         }
     }
 
-    /// The one registration path of generated and run-time tools.
+    /// The one registration path of generated and run-time tools whose types are resolved
+    /// now, in the set's pool.
     pub(crate) fn register(
         &mut self,
         def: ToolInfo,
@@ -179,28 +180,59 @@ impl ToolSetBuilder {
         checks: Checks,
         meta: ToolMeta,
     ) -> Result<(), Error> {
+        self.check_name(&def)?;
+        let types = Types::resolve(&def, meta.wait_for.as_ref(), &self.pool, &self.transport)?;
+        self.register_types(def, schemas, checks, meta, ToolTypes::Held(Box::new(types)))
+    }
+
+    /// [`register`](Self::register) of a tool of a [`SetPools`](crate::SetPools), whose types
+    /// are resolved on its first call: `later` says where (its package), and what tool search
+    /// reads of them now. The caller has resolved them once in the package's pool, so that
+    /// what does not resolve is refused here as it would be by `register`.
+    pub(crate) fn register_later(
+        &mut self,
+        def: ToolInfo,
+        schemas: Schemas,
+        meta: ToolMeta,
+        later: Later,
+    ) -> Result<(), Error> {
+        self.check_name(&def)?;
+        let types = ToolTypes::Later(Box::new(LaterTypes {
+            pools: later.pools,
+            package: later.package,
+            transport: self.transport.clone(),
+            fields: later.fields,
+            resolved: OnceLock::new(),
+        }));
+        self.register_types(def, schemas, Checks::Trusted, meta, types)
+    }
+
+    /// Checks MCP's rules on `def`'s name, and that no tool of the set has it already.
+    fn check_name(&self, def: &ToolInfo) -> Result<(), Error> {
         check_tool_name(&def.name)?;
-        if let Some(first) = self
+        match self
             .names
             .get(&*def.name)
             .and_then(|&at| self.tools.get(at))
         {
-            return Err(Error::DuplicateTool {
-                name: def.name.into_owned(),
+            Some(first) => Err(Error::DuplicateTool {
+                name: def.name.to_string(),
                 first: first.tool.def.rpc_path.to_string(),
-                second: def.rpc_path.into_owned(),
-            });
+                second: def.rpc_path.to_string(),
+            }),
+            None => Ok(()),
         }
-        let message = |type_name: &str| {
-            self.pool
-                .get_message_by_name(type_name)
-                .ok_or_else(|| Error::UnknownMessage {
-                    tool: def.name.to_string(),
-                    type_name: type_name.to_owned(),
-                })
-        };
-        let input = message(&def.input_type)?;
-        let output = message(&def.output_type)?;
+    }
+
+    /// Registers `def` with its types, its name checked.
+    fn register_types(
+        &mut self,
+        def: ToolInfo,
+        schemas: Schemas,
+        checks: Checks,
+        meta: ToolMeta,
+        types: ToolTypes,
+    ) -> Result<(), Error> {
         if let Some(given) = schemas.given() {
             for (which, text) in [("input", given.input()), ("output", given.output())] {
                 text.and_then(|text| check_schema_text(&text, checks))
@@ -218,17 +250,6 @@ impl ToolSetBuilder {
                     rpc_path: def.rpc_path.to_string(),
                 }
             })?;
-        let long_running = match &meta.wait_for {
-            None => None,
-            Some((response_type, metadata_type)) => Some(Box::new(LongRunning::new(
-                &def.name,
-                &self.pool,
-                &self.transport,
-                &def.output_type,
-                response_type,
-                metadata_type.as_deref(),
-            )?)),
-        };
         let operations = if def.rpc_path == GET_OPERATION_PATH {
             Some(Arc::new(Operations::new(&def.name, &self.transport)?))
         } else {
@@ -239,14 +260,11 @@ impl ToolSetBuilder {
             name: def.name.to_string(),
             tool: Arc::new(CompiledTool {
                 def,
-                input,
-                output,
+                types,
                 schemas,
                 endpoint,
                 validation: OnceLock::new(),
-                plans: Plans::default(),
                 meta,
-                long_running,
                 operations,
             }),
         });

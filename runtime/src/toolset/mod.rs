@@ -6,20 +6,19 @@ use std::{
     time::Duration,
 };
 
-use prost_reflect::MessageDescriptor;
 use rmcp::model::JsonObject;
 use serde_json::Value;
 use tonic::metadata::MetadataMap;
 
 use crate::{
-    codec::plans::Plans,
     context::{CallContext, CallHook, Refusal},
     def::ToolInfo,
     error::Error,
     grpc::{Endpoint, MessageLimits},
-    longrunning::{LongRunning, Operations},
+    longrunning::Operations,
     tool_meta::ToolMeta,
     tool_schemas::Schemas,
+    tool_types::{ToolTypes, Types},
     validate,
 };
 
@@ -47,12 +46,15 @@ pub(crate) struct Validation {
     pub(crate) schema: Value,
 }
 
-/// One tool, ready to serve: descriptors resolved, schemas checked. The input validator is
-/// compiled on first use, so that a server with thousands of tools lists them at once.
+/// One tool, ready to serve: descriptors resolved (or, for a tool of a [`SetPools`], resolved
+/// on its first call), schemas checked. The input validator is compiled on first use, so that
+/// a server with thousands of tools lists them at once.
+///
+/// [`SetPools`]: crate::SetPools
 pub(crate) struct CompiledTool {
     pub(crate) def: ToolInfo,
-    pub(crate) input: MessageDescriptor,
-    pub(crate) output: MessageDescriptor,
+    /// Its request and response types, and the plans and waiting made of them.
+    pub(crate) types: ToolTypes,
     /// The schemas are kept as text, a JSON object each: a JSON tree is made only while a
     /// `tools/list` page or a `describe_tools` answer is written, and for the input schema's
     /// validator on the first call. Trees of every schema would hold several times the text.
@@ -61,11 +63,6 @@ pub(crate) struct CompiledTool {
     pub(crate) endpoint: Endpoint,
     /// Boxed, like the plans: made on the first call, so a tool never called keeps a pointer.
     pub(super) validation: OnceLock<Box<Validation>>,
-    /// The single-pass transcoders' plans of the input and output types.
-    pub(crate) plans: Plans,
-    /// What a tool that waits for its `google.longrunning.Operation` needs (boxed: few tools
-    /// wait, and every tool is kept).
-    pub(crate) long_running: Option<Box<LongRunning>>,
     /// For the tool of `google.longrunning.Operations/GetOperation`: the Operations endpoints
     /// on its transport, which waiting tools of the server poll through when their own
     /// transport does not serve Operations.
@@ -73,6 +70,24 @@ pub(crate) struct CompiledTool {
 }
 
 impl CompiledTool {
+    /// The tool's types, resolved now if this is the first call that needs them; the error
+    /// says why they cannot be (see [`ToolTypes::get`]).
+    pub(crate) fn types(&self) -> Result<&Types, String> {
+        self.types
+            .get(&self.def, self.meta.wait_for.as_ref())
+            .map_err(|error| {
+                format!(
+                    "tool `{}` cannot be called: its message types cannot be resolved: {error}",
+                    self.def.name
+                )
+            })
+    }
+
+    /// Whether the tool waits for the `google.longrunning.Operation` its RPC answers with.
+    pub(crate) fn waits(&self) -> bool {
+        self.meta.wait_for.is_some()
+    }
+
     /// The compiled input validator (compiled now if this is the first call).
     pub(crate) fn validation(&self) -> &Validation {
         self.validation.get_or_init(|| {
@@ -120,7 +135,7 @@ impl Entry {
     /// names `redeem_tool`, the served GetOperation tool, in it.
     pub(crate) fn description(&self, redeem_tool: Option<&str>) -> Option<Cow<'static, str>> {
         let def = &self.tool.def;
-        match redeem_tool.filter(|_| self.tool.long_running.is_some()) {
+        match redeem_tool.filter(|_| self.tool.waits()) {
             Some(redeem) => Some(Cow::Owned(format!(
                 "{}{}Here GetOperation is the tool `{redeem}`.",
                 def.description,

@@ -1,0 +1,151 @@
+//! A descriptor set whose pools are built per package when a tool needs one: the pools of the
+//! packages whose tools are called are kept, and a few others, built to make schemas, are kept
+//! while they are the most recent.
+
+use std::{
+    collections::{HashMap, VecDeque},
+    sync::{Mutex, MutexGuard, OnceLock, PoisonError},
+};
+
+use prost_reflect::DescriptorPool;
+use tonic_mcp_schema::{comments::Comments, set_files::SetFiles};
+
+use crate::error::Error;
+
+/// How many pools built for schemas (not for calls) are kept, the most recent first: tools are
+/// listed, and their schemas made, a service after another.
+const RECENT_POOLS: usize = 2;
+
+/// A descriptor set kept as its encoded files, each package's pool built when a tool of the
+/// package needs it: its schemas when they are made, its types on its first call.
+///
+/// prost-reflect holds a pool at about 20 times the set's encoded size. Every googleapis
+/// service in one set is a pool of 350 MiB; the pool of its largest package (Google Ads'
+/// services, 753 files with their imports) 22 MiB, and of the median package about 1 MiB. A
+/// gateway in front of such a set holds the pools of the packages whose tools are called, not
+/// the set's. Build the tools with [`DescriptorTools::of_set`](crate::DescriptorTools::of_set).
+///
+/// ```no_run
+/// # fn demo(bytes: &[u8], channel: tonic::transport::Channel) -> Result<(), tonic_mcp::Error> {
+/// use std::sync::Arc;
+/// use tonic_mcp::{DescriptorTools, SetPools, schema::Options};
+///
+/// let (set, comments) = SetPools::decode(bytes)?;
+/// let (set, options) = (Arc::new(set), Options::default());
+/// let tools = DescriptorTools::of_set(&set, Arc::new(comments), &options)
+///     .lazy_schemas()
+///     .service("demo.v1.ItemService", channel)?;
+/// # let _ = tools; Ok(()) }
+/// ```
+#[derive(Debug)]
+pub struct SetPools {
+    files: SetFiles,
+    /// The pools of packages a tool of which has resolved its types for a call: kept.
+    pinned: Mutex<HashMap<Box<str>, DescriptorPool>>,
+    /// Pools built for schemas, the most recent first.
+    recent: Mutex<VecDeque<(Box<str>, DescriptorPool)>>,
+    /// The whole set's pool, built the first time a response holds an `Any` whose type the
+    /// tool's package does not import.
+    whole: OnceLock<Option<DescriptorPool>>,
+}
+
+impl SetPools {
+    /// Decodes an encoded `FileDescriptorSet` (with its imports), keeping its files without
+    /// their source info, and returns it with the comments that source info held. Editions
+    /// files are refused by name, and a file importing one the set does not hold is refused;
+    /// each package's files are linked when its pool is first built.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::DescriptorSet`] when the bytes do not decode, a file is an editions file, two
+    /// different files have one name, or an import is missing.
+    pub fn decode(bytes: &[u8]) -> Result<(SetPools, Comments), Error> {
+        let (files, comments) = SetFiles::decode(bytes).map_err(crate::dynamic::set_error)?;
+        Ok((Self::new(files), comments))
+    }
+
+    /// The pools of `files`.
+    pub fn new(files: SetFiles) -> SetPools {
+        SetPools {
+            files,
+            pinned: Mutex::default(),
+            recent: Mutex::default(),
+            whole: OnceLock::new(),
+        }
+    }
+
+    /// The set's files.
+    pub fn files(&self) -> &SetFiles {
+        &self.files
+    }
+
+    /// Every service's full name, in the order of the set.
+    pub fn services(&self) -> &[String] {
+        self.files.services()
+    }
+
+    /// The pool of `package`, for a call: kept from now on.
+    pub(crate) fn pinned(&self, package: &str) -> Result<DescriptorPool, String> {
+        if let Some(pool) = lock(&self.pinned).get(package) {
+            return Ok(pool.clone());
+        }
+        let pool = self.recent(package)?;
+        Ok(lock(&self.pinned)
+            .entry(package.into())
+            .or_insert(pool)
+            .clone())
+    }
+
+    /// The pool of `package`, for schemas: one built before, or built now and kept while it
+    /// is among the most recent.
+    pub(crate) fn recent(&self, package: &str) -> Result<DescriptorPool, String> {
+        if let Some(pool) = lock(&self.pinned).get(package) {
+            return Ok(pool.clone());
+        }
+        let mut recent = lock(&self.recent);
+        if let Some(entry) = recent
+            .iter()
+            .position(|(name, _)| &**name == package)
+            .and_then(|at| recent.remove(at))
+        {
+            let pool = entry.1.clone();
+            recent.push_front(entry);
+            return Ok(pool);
+        }
+        // Built under the lock: two threads asking for one package build it once.
+        let pool = self.files.package_pool(package)?;
+        recent.push_front((package.into(), pool.clone()));
+        recent.truncate(RECENT_POOLS);
+        Ok(pool)
+    }
+
+    /// The packages whose pools are kept for calls, sorted.
+    #[cfg(test)]
+    pub(crate) fn pinned_packages(&self) -> Vec<String> {
+        let mut packages: Vec<String> = lock(&self.pinned).keys().map(|k| k.to_string()).collect();
+        packages.sort();
+        packages
+    }
+
+    /// The pool of the whole set, built once; `None` when it does not link.
+    pub(crate) fn whole(&self) -> Option<&DescriptorPool> {
+        self.whole
+            .get_or_init(|| {
+                tracing::info!(
+                    "a response holds a type its tool's package does not import: building the \
+                     pool of the whole descriptor set"
+                );
+                self.files
+                    .whole_pool()
+                    .inspect_err(|error| tracing::warn!(%error, "the descriptor set does not link"))
+                    .ok()
+            })
+            .as_ref()
+    }
+}
+
+/// A lock of this module's caches; a poisoned one only means another thread panicked while
+/// holding it, and the cache is intact.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
