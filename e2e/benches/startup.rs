@@ -8,14 +8,18 @@
 //! The parent writes it to a file that each child reads, as a server reads its
 //! `--descriptor-set`, so that no child's memory holds its making.
 //!
-//! Four ways to start, each measured in a fresh child process so that its RSS is its own:
+//! Five ways to start, each measured in a fresh child process so that its RSS is its own:
 //!
 //! - `dynamic`: `DescriptorTools::all` over the pool `DescriptorTools::decode_pool` builds
 //!   (source info kept; schemas generated at start);
 //! - `lazy`: the same with `DescriptorTools::lazy_schemas` (each schema generated when first
 //!   needed, here for the first page's 50 tools);
-//! - `gateway`: what the gateway does: `DescriptorTools::decode` (the pool built without the
-//!   files' source info, their comments kept beside it) with `lazy_schemas`;
+//! - `decoded`: what the gateway did before it kept the set as files:
+//!   `DescriptorTools::decode` (the pool built without the files' source info, their comments
+//!   kept beside it) with `lazy_schemas`;
+//! - `gateway`: what the gateway does: `SetPools::decode` (the files kept without their source
+//!   info, a pool built per package while its tools are made, then let go) and
+//!   `DescriptorTools::of_set` with `lazy_schemas`;
 //! - `generated`: one `codegen::tool_set` per service over `ToolDef`s whose schemas are the
 //!   pretty JSON text the plugin writes (what generated `from_channel` does). The parent
 //!   process makes the definitions and writes them to a file; the child reads the file in one
@@ -32,6 +36,7 @@
 //! ```
 
 use std::io::Write as _;
+use std::sync::Arc;
 use std::time::Instant;
 
 use prost::Message as _;
@@ -46,7 +51,7 @@ use prost_types::{
 use rmcp::ServiceExt as _;
 use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
 use tonic_mcp::{
-    DescriptorTools, McpServer, ToolSet,
+    DescriptorTools, McpServer, SetPools, ToolSet,
     codegen::{BoxTransport, RpcKind, TaskSupport, ToolAnnotations, ToolDef},
     schema::Options,
 };
@@ -403,13 +408,24 @@ fn child(mode: &str, path: &str) {
                 let all = tools.all(transport()).expect("tools");
                 (started, vec![all], before_rss)
             }
-            "gateway" => {
+            "decoded" => {
                 let set = std::fs::read(path).expect("descriptor set");
                 let before_rss = rss_kib().0;
                 let started = Instant::now();
                 let decoded = DescriptorTools::decode(&set).expect("descriptors");
                 let options = Options::default();
                 let tools = DescriptorTools::of(&decoded, &options).lazy_schemas();
+                let all = tools.all(transport()).expect("tools");
+                (started, vec![all], before_rss)
+            }
+            "gateway" => {
+                let set = std::fs::read(path).expect("descriptor set");
+                let before_rss = rss_kib().0;
+                let started = Instant::now();
+                let (files, comments) = SetPools::decode(&set).expect("descriptors");
+                let options = Options::default();
+                let tools = DescriptorTools::of_set(&Arc::new(files), Arc::new(comments), &options)
+                    .lazy_schemas();
                 let all = tools.all(transport()).expect("tools");
                 (started, vec![all], before_rss)
             }
@@ -485,7 +501,7 @@ fn main() {
     let mut defs = Vec::new();
     write_generated_defs(&pool, &mut defs);
     std::fs::write(&defs_path, &defs).expect("write the definitions");
-    for mode in ["dynamic", "lazy", "gateway", "generated"] {
+    for mode in ["dynamic", "lazy", "decoded", "gateway", "generated"] {
         let input = if mode == "generated" {
             &defs_path
         } else {

@@ -13,8 +13,10 @@ use tonic_mcp_schema::{comments::Comments, set_files::SetFiles};
 use crate::error::Error;
 
 /// How many pools built for schemas (not for calls) are kept, the most recent first: tools are
-/// listed, and their schemas made, a service after another.
-const RECENT_POOLS: usize = 2;
+/// listed, and their schemas made, a service after another, by a listing and by
+/// `make_schemas_in_background` at once. With 2, a full listing of every googleapis service
+/// built 892 pools for its 490 packages.
+const RECENT_POOLS: usize = 8;
 
 /// A descriptor set kept as its encoded files, each package's pool built when a tool of the
 /// package needs it: its schemas when they are made, its types on its first call.
@@ -24,6 +26,11 @@ const RECENT_POOLS: usize = 2;
 /// services, 753 files with their imports) 22 MiB, and of the median package about 1 MiB. A
 /// gateway in front of such a set holds the pools of the packages whose tools are called, not
 /// the set's. Build the tools with [`DescriptorTools::of_set`](crate::DescriptorTools::of_set).
+///
+/// A type is known where its package's pool knows it: an `Any` in a tool's arguments must hold
+/// a type the tool's package defines or imports, as in generated code. A response whose `Any`
+/// holds another type is decoded again in the pool of the whole set, built the first time
+/// (and kept).
 ///
 /// ```no_run
 /// # fn demo(bytes: &[u8], channel: tonic::transport::Channel) -> Result<(), tonic_mcp::Error> {
@@ -112,11 +119,29 @@ impl SetPools {
             recent.push_front(entry);
             return Ok(pool);
         }
-        // Built under the lock: two threads asking for one package build it once.
+        // Built without the lock, so that one thread's build does not hold up another's
+        // pool; two threads that build one package at once keep the first.
+        drop(recent);
+        let started = std::time::Instant::now();
         let pool = self.files.package_pool(package)?;
+        tracing::debug!(
+            package,
+            files = pool.files().len(),
+            ms = started.elapsed().as_secs_f64() * 1e3,
+            "package pool built"
+        );
+        let mut recent = lock(&self.recent);
+        if let Some((_, first)) = recent.iter().find(|(name, _)| &**name == package) {
+            return Ok(first.clone());
+        }
         recent.push_front((package.into(), pool.clone()));
         recent.truncate(RECENT_POOLS);
         Ok(pool)
+    }
+
+    /// Lets go of the pools built for schemas: once every schema is made, they are not needed.
+    pub(crate) fn forget_recent(&self) {
+        lock(&self.recent).clear();
     }
 
     /// The packages whose pools are kept for calls, sorted.

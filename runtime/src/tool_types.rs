@@ -77,7 +77,13 @@ pub(crate) struct Later {
     /// The package of the tool's service, whose pool holds its types.
     pub(crate) package: Box<str>,
     /// The input and output fields' names, for tool search.
-    pub(crate) fields: (Box<[Box<str>]>, Box<[Box<str>]>),
+    pub(crate) fields: FieldNames,
+}
+
+/// The names of a tool's input and output fields, read at registration for tool search.
+pub(crate) struct FieldNames {
+    pub(crate) input: Box<[Box<str>]>,
+    pub(crate) output: Box<[Box<str>]>,
 }
 
 /// What resolving a tool's types later reads, and the types once resolved.
@@ -88,7 +94,7 @@ pub(crate) struct LaterTypes {
     /// For the Operations endpoints of a tool that waits.
     pub(crate) transport: BoxTransport,
     /// The input and output fields' names, for tool search, read at registration.
-    pub(crate) fields: (Box<[Box<str>]>, Box<[Box<str>]>),
+    pub(crate) fields: FieldNames,
     pub(crate) resolved: OnceLock<Result<Types, String>>,
 }
 
@@ -133,8 +139,12 @@ impl ToolTypes {
                 types.output.fields().for_each(|f| each(f.name(), false));
             }
             Self::Later(later) => {
-                later.fields.0.iter().for_each(|name| each(name, true));
-                later.fields.1.iter().for_each(|name| each(name, false));
+                later.fields.input.iter().for_each(|name| each(name, true));
+                later
+                    .fields
+                    .output
+                    .iter()
+                    .for_each(|name| each(name, false));
             }
         }
     }

@@ -24,6 +24,15 @@ pub(super) struct SchemaSource {
     pub(super) texts: Arc<SchemaTexts>,
 }
 
+/// The last maker of a set's tools has made its schemas: the pools built for them are let go.
+impl Drop for SchemaSource {
+    fn drop(&mut self) {
+        if let Pools::Set(set) = &self.pools {
+            set.forget_recent();
+        }
+    }
+}
+
 /// The schemas of the tool of one RPC, made from `source`.
 pub(super) struct MethodSchemas {
     pub(super) source: Arc<SchemaSource>,

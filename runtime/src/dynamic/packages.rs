@@ -21,8 +21,11 @@ use super::{
     name_tools, qualify,
 };
 use crate::{
-    error::Error, grpc::BoxTransport, schema_text::SchemaTexts, set_pools::SetPools,
-    tool_types::Later, tool_types::Types,
+    error::Error,
+    grpc::BoxTransport,
+    schema_text::SchemaTexts,
+    set_pools::SetPools,
+    tool_types::{FieldNames, Later, Types},
 };
 
 /// What a [`DescriptorTools`](super::DescriptorTools) makes tools from: one pool, or a set
@@ -59,6 +62,9 @@ pub(super) fn package_of(full_name: &str) -> &str {
         .map_or("", |(package, _)| package)
 }
 
+/// The tools of one service, or why they cannot be made.
+type MadeTools = Result<Vec<Made>, Error>;
+
 /// What making the tools of a set's services reads.
 pub(super) struct ByPackage<'a> {
     pub(super) set: &'a Arc<SetPools>,
@@ -83,7 +89,7 @@ struct Group {
 impl ByPackage<'_> {
     /// The tools of each of `names`, in order, made on up to `threads` threads a package at a
     /// time, up to and including the first error.
-    pub(super) fn make(&self, names: &[&str], threads: usize) -> Vec<Result<Vec<Made>, Error>> {
+    pub(super) fn make(&self, names: &[&str], threads: usize) -> Vec<MadeTools> {
         let known: HashSet<&str> = self.set.services().iter().map(String::as_str).collect();
         let mut groups: Vec<Group> = Vec::new();
         let mut at_package: HashMap<String, usize> = HashMap::new();
@@ -112,7 +118,7 @@ impl ByPackage<'_> {
                 groups[group].names_only.push(name.clone());
             }
         }
-        let results: Mutex<Vec<Option<Result<Vec<Made>, Error>>>> =
+        let results: Mutex<Vec<Option<MadeTools>>> =
             Mutex::new((0..names.len()).map(|_| None).collect());
         let by_name: Mutex<ByName> = Mutex::default();
         let next = AtomicUsize::new(0);
@@ -177,8 +183,7 @@ impl ByPackage<'_> {
 
     /// The tools of one package's services, by their index, and the names of the RPCs of
     /// those [`unique`](Self::unique) names; its pool is let go on return.
-    #[allow(clippy::type_complexity)]
-    fn make_package(&self, group: &Group) -> (Vec<(usize, Result<Vec<Made>, Error>)>, ByName) {
+    fn make_package(&self, group: &Group) -> (Vec<(usize, MadeTools)>, ByName) {
         let mut by_name = ByName::new();
         let pool = match self.set.files().package_pool(&group.package) {
             Ok(pool) => pool,
@@ -258,7 +263,10 @@ impl ByPackage<'_> {
         tool.later = Some(Later {
             pools: Arc::clone(self.set),
             package: package.into(),
-            fields: (names(&types.input), names(&types.output)),
+            fields: FieldNames {
+                input: names(&types.input),
+                output: names(&types.output),
+            },
         });
         Ok(tool)
     }

@@ -1,10 +1,13 @@
 //! What a server serves: its tools' definitions, as listed and as every served tool, their
 //! names, and the schemas made ahead of their listing.
 
+use std::sync::Arc;
+
 use rmcp::model::Tool;
 
 #[cfg(feature = "auth")]
 use crate::discovery::CALL_TOOL;
+use crate::paging::Listed;
 
 use super::McpServer;
 
@@ -63,7 +66,7 @@ impl McpServer {
 
     /// Makes, on a thread of its own, the schemas of every served tool that makes them when
     /// first needed ([`DescriptorTools::lazy_schemas`](crate::DescriptorTools::lazy_schemas)),
-    /// in `tools/list` order, and returns at once. The server answers meanwhile; a client that
+    /// a package after another, and returns at once. The server answers meanwhile; a client that
     /// lists every page (most hosts do, when they connect) then finds most schemas made,
     /// instead of waiting for each page's. The gateway does this unless it serves tool search,
     /// where a client asks for few schemas. Schemas made are kept, as when a listing makes
@@ -79,7 +82,14 @@ impl McpServer {
             .spawn(move || {
                 let started = std::time::Instant::now();
                 let tools = catalog.every_tool();
-                tools.iter().for_each(|tool| tool.prepare());
+                // By RPC path, so a package's tools come together: a tool of a set's package
+                // makes its schemas in the package's pool, built again once let go.
+                let mut order: Vec<&Arc<dyn Listed>> = tools.iter().collect();
+                order.sort_by_cached_key(|tool| {
+                    tool.made_of()
+                        .map(|(compiled, _)| compiled.def.rpc_path.to_string())
+                });
+                order.iter().for_each(|tool| tool.prepare());
                 tracing::debug!(
                     tools = tools.len(),
                     seconds = started.elapsed().as_secs_f64(),
