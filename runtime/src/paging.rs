@@ -89,6 +89,19 @@ pub(crate) trait Listed: Send + Sync {
     fn prepare(&self) {}
 }
 
+/// [`Listed::prepare`]s `tools` a package at a time, in the order of their RPC paths: a tool of
+/// a [`SetPools`](crate::SetPools) makes its schemas in its package's pool, which is built
+/// again once let go, and tools sorted by name mix packages. (A page is made in its own
+/// order: sorting its 50 tools so saved few pool builds on googleapis, 771 against 782.)
+pub(crate) fn prepare_by_package(tools: &[Arc<dyn Listed>]) {
+    let mut order: Vec<&Arc<dyn Listed>> = tools.iter().collect();
+    order.sort_by_cached_key(|tool| {
+        tool.made_of()
+            .map(|(compiled, _)| compiled.def.rpc_path.to_string())
+    });
+    order.iter().for_each(|tool| tool.prepare());
+}
+
 /// A tool made ahead, such as the discovery tools.
 impl Listed for Tool {
     fn name(&self) -> &str {

@@ -4,7 +4,7 @@
 
 use std::{
     collections::{HashMap, VecDeque},
-    sync::{Mutex, MutexGuard, OnceLock, PoisonError},
+    sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError},
 };
 
 use prost_reflect::DescriptorPool;
@@ -17,6 +17,9 @@ use crate::error::Error;
 /// `make_schemas_in_background` at once. With 2, a full listing of every googleapis service
 /// built 892 pools for its 490 packages.
 const RECENT_POOLS: usize = 8;
+
+/// A package's pool, once built (or why it cannot be).
+type BuiltPool = OnceLock<Result<DescriptorPool, String>>;
 
 /// A descriptor set kept as its encoded files, each package's pool built when a tool of the
 /// package needs it: its schemas when they are made, its types on its first call.
@@ -49,8 +52,8 @@ pub struct SetPools {
     files: SetFiles,
     /// The pools of packages a tool of which has resolved its types for a call: kept.
     pinned: Mutex<HashMap<Box<str>, DescriptorPool>>,
-    /// Pools built for schemas, the most recent first.
-    recent: Mutex<VecDeque<(Box<str>, DescriptorPool)>>,
+    /// Pools built for schemas (or being built), the most recent first.
+    recent: Mutex<VecDeque<(Box<str>, Arc<BuiltPool>)>>,
     /// The whole set's pool, built the first time a response holds an `Any` whose type the
     /// tool's package does not import.
     whole: OnceLock<Option<DescriptorPool>>,
@@ -109,34 +112,31 @@ impl SetPools {
         if let Some(pool) = lock(&self.pinned).get(package) {
             return Ok(pool.clone());
         }
-        let mut recent = lock(&self.recent);
-        if let Some(entry) = recent
-            .iter()
-            .position(|(name, _)| &**name == package)
-            .and_then(|at| recent.remove(at))
-        {
-            let pool = entry.1.clone();
+        let cell = {
+            let mut recent = lock(&self.recent);
+            let entry = match recent.iter().position(|(name, _)| &**name == package) {
+                Some(at) => recent.remove(at),
+                None => None,
+            };
+            let entry = entry.unwrap_or_else(|| (package.into(), Arc::default()));
+            let cell = Arc::clone(&entry.1);
             recent.push_front(entry);
-            return Ok(pool);
-        }
-        // Built without the lock, so that one thread's build does not hold up another's
-        // pool; two threads that build one package at once keep the first.
-        drop(recent);
-        let started = std::time::Instant::now();
-        let pool = self.files.package_pool(package)?;
-        tracing::debug!(
-            package,
-            files = pool.files().len(),
-            ms = started.elapsed().as_secs_f64() * 1e3,
-            "package pool built"
-        );
-        let mut recent = lock(&self.recent);
-        if let Some((_, first)) = recent.iter().find(|(name, _)| &**name == package) {
-            return Ok(first.clone());
-        }
-        recent.push_front((package.into(), pool.clone()));
-        recent.truncate(RECENT_POOLS);
-        Ok(pool)
+            recent.truncate(RECENT_POOLS);
+            cell
+        };
+        // Built outside the lock, so that one package's build does not hold up another's;
+        // a thread that asks for a package being built waits for that build.
+        cell.get_or_init(|| {
+            let started = std::time::Instant::now();
+            let pool = self.files.package_pool(package);
+            tracing::debug!(
+                package,
+                ms = started.elapsed().as_secs_f64() * 1e3,
+                "package pool built"
+            );
+            pool
+        })
+        .clone()
     }
 
     /// Lets go of the pools built for schemas: once every schema is made, they are not needed.

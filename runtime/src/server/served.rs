@@ -1,13 +1,11 @@
 //! What a server serves: its tools' definitions, as listed and as every served tool, their
 //! names, and the schemas made ahead of their listing.
 
-use std::sync::Arc;
-
 use rmcp::model::Tool;
 
 #[cfg(feature = "auth")]
 use crate::discovery::CALL_TOOL;
-use crate::paging::Listed;
+use crate::paging::prepare_by_package;
 
 use super::McpServer;
 
@@ -82,14 +80,7 @@ impl McpServer {
             .spawn(move || {
                 let started = std::time::Instant::now();
                 let tools = catalog.every_tool();
-                // By RPC path, so a package's tools come together: a tool of a set's package
-                // makes its schemas in the package's pool, built again once let go.
-                let mut order: Vec<&Arc<dyn Listed>> = tools.iter().collect();
-                order.sort_by_cached_key(|tool| {
-                    tool.made_of()
-                        .map(|(compiled, _)| compiled.def.rpc_path.to_string())
-                });
-                order.iter().for_each(|tool| tool.prepare());
+                prepare_by_package(tools);
                 tracing::debug!(
                     tools = tools.len(),
                     seconds = started.elapsed().as_secs_f64(),
