@@ -88,13 +88,9 @@ pub(crate) struct FieldNames {
 
 /// What resolving a tool's types later reads, and the types once resolved.
 pub(crate) struct LaterTypes {
-    pub(crate) pools: Arc<SetPools>,
-    /// The package of the tool's service, whose pool holds its types.
-    pub(crate) package: Box<str>,
+    pub(crate) at: Later,
     /// For the Operations endpoints of a tool that waits.
     pub(crate) transport: BoxTransport,
-    /// The input and output fields' names, for tool search, read at registration.
-    pub(crate) fields: FieldNames,
     pub(crate) resolved: OnceLock<Result<Types, String>>,
 }
 
@@ -112,7 +108,7 @@ impl ToolTypes {
             Self::Later(later) => later
                 .resolved
                 .get_or_init(|| {
-                    let pool = later.pools.pinned(&later.package)?;
+                    let pool = later.at.pools.pinned(&later.at.package)?;
                     Types::resolve(def, wait_for, &pool, &later.transport)
                         .map_err(|error| error.to_string())
                 })
@@ -126,7 +122,7 @@ impl ToolTypes {
     pub(crate) fn source(&self) -> TypeSource {
         match self {
             Self::Held(types) => TypeSource::Pool(types.output.parent_pool().clone()),
-            Self::Later(later) => TypeSource::Set(Arc::clone(&later.pools)),
+            Self::Later(later) => TypeSource::Set(Arc::clone(&later.at.pools)),
         }
     }
 
@@ -139,12 +135,9 @@ impl ToolTypes {
                 types.output.fields().for_each(|f| each(f.name(), false));
             }
             Self::Later(later) => {
-                later.fields.input.iter().for_each(|name| each(name, true));
-                later
-                    .fields
-                    .output
-                    .iter()
-                    .for_each(|name| each(name, false));
+                let fields = &later.at.fields;
+                fields.input.iter().for_each(|name| each(name, true));
+                fields.output.iter().for_each(|name| each(name, false));
             }
         }
     }

@@ -14,15 +14,8 @@ use prost_reflect::DescriptorPool;
 use crate::{
     comments::Comments,
     file_pool::{self, EncodedFile},
-    source_info::{self, SetError},
+    source_info::{self, EncodedFiles, SetError},
 };
-
-/// An encoded `FileDescriptorSet` with its files kept as bytes.
-#[derive(Clone, PartialEq, prost::Message)]
-struct EncodedFiles {
-    #[prost(bytes = "vec", repeated, tag = "1")]
-    file: Vec<Vec<u8>>,
-}
 
 /// What is read of a file to index it: its name, package, imports, messages, services and
 /// syntax. Every other field is skipped.

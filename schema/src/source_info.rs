@@ -15,9 +15,10 @@ use crate::{
 
 /// An encoded `FileDescriptorSet` with its files kept as bytes.
 #[derive(Clone, PartialEq, prost::Message)]
-struct EncodedFiles {
+pub(crate) struct EncodedFiles {
+    /// Its files, each an encoded `FileDescriptorProto`.
     #[prost(bytes = "vec", repeated, tag = "1")]
-    file: Vec<Vec<u8>>,
+    pub(crate) file: Vec<Vec<u8>>,
 }
 
 /// What is read of an encoded `FileDescriptorProto` before a pool is built of it: its name,

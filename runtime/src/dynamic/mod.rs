@@ -373,7 +373,8 @@ impl<'a> DescriptorTools<'a> {
     }
 
     /// The name `spec`'s tool is served under: its own, or the one
-    /// [`unique_names`](Self::unique_names) gave it.
+    /// [`unique_names`](Self::unique_names) gave it. Of a [`SetPools`], whose tools are named
+    /// as they are made, it is the spec's own name.
     pub fn served_name<'s>(&'s self, spec: &'s ToolSpec) -> &'s str {
         served_name(&self.renamed, spec)
     }

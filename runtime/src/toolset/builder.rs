@@ -198,10 +198,8 @@ impl ToolSetBuilder {
     ) -> Result<(), Error> {
         self.check_name(&def)?;
         let types = ToolTypes::Later(Box::new(LaterTypes {
-            pools: later.pools,
-            package: later.package,
+            at: later,
             transport: self.transport.clone(),
-            fields: later.fields,
             resolved: OnceLock::new(),
         }));
         self.register_types(def, schemas, Checks::Trusted, meta, types)
