@@ -92,3 +92,43 @@ fn unite(pools: &[DescriptorPool]) -> DescriptorPool {
     }
     union
 }
+
+#[cfg(test)]
+mod tests {
+    use prost::Message as _;
+    use prost_types::{DescriptorProto, FileDescriptorProto, FileDescriptorSet};
+
+    use super::*;
+
+    fn file(package: &str) -> FileDescriptorProto {
+        FileDescriptorProto {
+            name: Some(format!("{package}.proto")),
+            package: Some(package.to_owned()),
+            syntax: Some("proto3".to_owned()),
+            message_type: vec![DescriptorProto {
+                name: Some("M".to_owned()),
+                ..Default::default()
+            }],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_set_unites_every_package_and_one_pool_nothing() {
+        let bytes = FileDescriptorSet {
+            file: vec![file("a"), file("b")],
+        }
+        .encode_to_vec();
+        let (set, _) = SetPools::decode(&bytes).unwrap();
+        let set = Arc::new(set);
+        // A tool of package `a` holds a pool without `b.M`; the union has it.
+        let own = set.recent("a").unwrap();
+        assert!(own.get_message_by_name("b.M").is_none());
+        let union = UnionPool::new([TypeSource::Set(Arc::clone(&set))]);
+        assert_eq!(union.message("b.M").unwrap().full_name(), "b.M");
+        assert!(union.message("c.M").is_none());
+        // One pool alone has nothing to unite with.
+        let alone = UnionPool::new([TypeSource::Pool(own.clone()), TypeSource::Pool(own)]);
+        assert!(alone.message("a.M").is_none());
+    }
+}
