@@ -139,7 +139,8 @@ impl SetPools {
         .clone()
     }
 
-    /// Lets go of the pools built for schemas: once every schema is made, they are not needed.
+    /// Lets go of the pools built to make tools and schemas: serving the tools builds what it
+    /// needs again.
     pub(crate) fn forget_recent(&self) {
         lock(&self.recent).clear();
     }
@@ -167,6 +168,19 @@ impl SetPools {
             })
             .as_ref()
     }
+}
+
+/// The package of the service `full_name`: what precedes its last dot.
+pub(crate) fn package_of(full_name: &str) -> &str {
+    full_name
+        .rsplit_once('.')
+        .map_or("", |(package, _)| package)
+}
+
+/// The package of the service of the RPC `rpc_path` (`/package.Service/Method`).
+pub(crate) fn package_of_rpc(rpc_path: &str) -> &str {
+    let path = rpc_path.strip_prefix('/').unwrap_or(rpc_path);
+    package_of(path.split_once('/').map_or(path, |(service, _)| service))
 }
 
 /// A lock of this module's caches; a poisoned one only means another thread panicked while

@@ -86,6 +86,19 @@ pub(crate) struct FieldNames {
     pub(crate) output: Box<[Box<str>]>,
 }
 
+impl FieldNames {
+    /// The names of the fields of `types`.
+    pub(crate) fn of(types: &Types) -> Self {
+        let names = |message: &MessageDescriptor| {
+            message.fields().map(|field| field.name().into()).collect()
+        };
+        Self {
+            input: names(&types.input),
+            output: names(&types.output),
+        }
+    }
+}
+
 /// What resolving a tool's types later reads, and the types once resolved.
 pub(crate) struct LaterTypes {
     pub(crate) at: Later,

@@ -51,6 +51,12 @@ impl UnionPool {
         }
     }
 
+    /// Lets go of the pools the sets built to make the tools: serving them builds what it
+    /// needs again.
+    pub(crate) fn forget_recent(&self) {
+        self.sets.iter().for_each(|set| set.forget_recent());
+    }
+
     /// `name` in the union of the pools, when there is more than one pool to unite (a set's
     /// package pools are always more than one).
     pub(crate) fn message(&self, name: &str) -> Option<MessageDescriptor> {

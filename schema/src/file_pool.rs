@@ -31,13 +31,28 @@ pub(crate) struct EncodedFile {
 /// Two different files have the same name, a file imports one the set does not hold, or
 /// prost-reflect refuses a file: it does not decode, or does not link. The text names the file.
 pub(crate) fn build(files: Vec<EncodedFile>) -> Result<DescriptorPool, String> {
-    let order = dependency_order(&files)?;
+    build_on(DescriptorPool::new(), files)
+}
+
+/// [`build`] on top of `base`: an import the files do not hold may be one of `base`'s, and a
+/// file `base` holds already is left out.
+///
+/// # Errors
+///
+/// As for [`build`].
+pub(crate) fn build_on(
+    mut pool: DescriptorPool,
+    files: Vec<EncodedFile>,
+) -> Result<DescriptorPool, String> {
+    let order = dependency_order(&files, &pool)?;
     let mut files: Vec<Option<EncodedFile>> = files.into_iter().map(Some).collect();
-    let mut pool = DescriptorPool::new();
     for at in order {
         let Some(file) = files.get_mut(at).and_then(Option::take) else {
             continue;
         };
+        if pool.get_file_by_name(&file.name).is_some() {
+            continue;
+        }
         pool.decode_file_descriptor_proto(file.bytes.as_slice())
             .map_err(|e| format!("{}: {e}", file.name))?;
     }
@@ -50,8 +65,8 @@ pub(crate) fn build(files: Vec<EncodedFile>) -> Result<DescriptorPool, String> {
 ///
 /// # Errors
 ///
-/// Two different files have one name, or a file imports one the set does not hold.
-fn dependency_order(files: &[EncodedFile]) -> Result<Vec<usize>, String> {
+/// Two different files have one name, or a file imports one neither the set nor `base` holds.
+fn dependency_order(files: &[EncodedFile], base: &DescriptorPool) -> Result<Vec<usize>, String> {
     let mut index: HashMap<&str, usize> = HashMap::with_capacity(files.len());
     let mut listed = Vec::with_capacity(files.len());
     for (at, file) in files.iter().enumerate() {
@@ -86,6 +101,9 @@ fn dependency_order(files: &[EncodedFile]) -> Result<Vec<usize>, String> {
                         top.1 += 1;
                     }
                     let Some(&dependency) = index.get(import.as_str()) else {
+                        if base.get_file_by_name(import).is_some() {
+                            continue;
+                        }
                         return Err(format!(
                             "`{}` imports `{import}`, which the descriptor set does not hold",
                             files[at].name

@@ -72,6 +72,9 @@ pub struct SetFiles {
     messages: HashMap<Box<str>, u32>,
     /// Every service's full name, in the order of the set.
     services: Vec<String>,
+    /// Whether each pool is built on prost-reflect's built-in pool of the well-known types
+    /// ([`decode_on_well_known`](Self::decode_on_well_known)).
+    on_well_known: bool,
 }
 
 impl SetFiles {
@@ -86,7 +89,24 @@ impl SetFiles {
     /// The bytes do not decode, a file is an editions file, two different files have one
     /// name, or a file imports one the set does not hold.
     pub fn decode(bytes: &[u8]) -> Result<(SetFiles, Comments), SetError> {
+        Self::decode_files(bytes, false)
+    }
+
+    /// As [`decode`](Self::decode), for a set that may leave out the well-known types
+    /// (`google/protobuf/*.proto`, `descriptor.proto` included), as generated code embeds its
+    /// package's files: each pool is built on prost-reflect's built-in pool, which holds them
+    /// all, as `DescriptorPool::global()` with the set decoded on top would be.
+    ///
+    /// # Errors
+    ///
+    /// As for [`decode`](Self::decode).
+    pub fn decode_on_well_known(bytes: &[u8]) -> Result<(SetFiles, Comments), SetError> {
+        Self::decode_files(bytes, true)
+    }
+
+    fn decode_files(bytes: &[u8], on_well_known: bool) -> Result<(SetFiles, Comments), SetError> {
         let link = |e: prost::DecodeError| SetError::Link(e.to_string());
+        let base = on_well_known.then(DescriptorPool::global);
         let encoded = EncodedFiles::decode(bytes).map_err(link)?;
         let mut comments = Comments::default();
         let mut outlines = Vec::with_capacity(encoded.file.len());
@@ -122,12 +142,20 @@ impl SetFiles {
             packages: HashMap::new(),
             messages: HashMap::new(),
             services: Vec::new(),
+            on_well_known,
         };
         let mut packages: HashMap<Box<str>, Vec<u32>> = HashMap::new();
         for (at, (outline, bytes)) in (0_u32..).zip(outlines.into_iter().zip(kept)) {
             let imports = outline
                 .dependency
                 .iter()
+                .filter(|import| {
+                    // A well-known file the pools are built on.
+                    !(base
+                        .as_ref()
+                        .is_some_and(|base| base.get_file_by_name(import).is_some())
+                        && !index.contains_key(*import))
+                })
                 .map(|import| {
                     index.get(import).copied().ok_or_else(|| {
                         SetError::Link(format!(
@@ -233,7 +261,13 @@ impl SetFiles {
         }
         // In the set's order: `file_pool` puts each file after its imports.
         closure.sort_unstable();
-        file_pool::build(
+        let base = if self.on_well_known {
+            DescriptorPool::global()
+        } else {
+            DescriptorPool::new()
+        };
+        file_pool::build_on(
+            base,
             closure
                 .into_iter()
                 .filter_map(|at| self.files.get(at as usize))

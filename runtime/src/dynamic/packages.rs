@@ -25,6 +25,7 @@ use crate::{
     grpc::BoxTransport,
     schema_text::SchemaTexts,
     set_pools::SetPools,
+    set_pools::package_of,
     tool_types::{FieldNames, Later, Types},
 };
 
@@ -53,13 +54,6 @@ impl Pools {
             Self::Set(set) => set.recent(package_of(service)),
         }
     }
-}
-
-/// The package of the service `full_name`: what precedes its last dot.
-pub(super) fn package_of(full_name: &str) -> &str {
-    full_name
-        .rsplit_once('.')
-        .map_or("", |(package, _)| package)
 }
 
 /// The tools of one service, or why they cannot be made.
@@ -257,16 +251,10 @@ impl ByPackage<'_> {
             pool,
             self.transport,
         )?;
-        let names = |message: &prost_reflect::MessageDescriptor| {
-            message.fields().map(|field| field.name().into()).collect()
-        };
         tool.later = Some(Later {
             pools: Arc::clone(self.set),
             package: package.into(),
-            fields: FieldNames {
-                input: names(&types.input),
-                output: names(&types.output),
-            },
+            fields: FieldNames::of(&types),
         });
         Ok(tool)
     }

@@ -13,6 +13,7 @@ use std::{
 use rmcp::model::Tool;
 
 use crate::{
+    descriptor_pools,
     discovery::{Discovery, ToolSearch},
     error::Error,
     longrunning::Redeemer,
@@ -140,6 +141,9 @@ impl Catalog {
                 .values()
                 .map(|registered| registered.entry.tool.types.source()),
         );
+        // The pools the tools were made with: a call builds its package's again.
+        types.forget_recent();
+        descriptor_pools::forget_registering();
         Catalog {
             tools,
             listing: Listing::new(

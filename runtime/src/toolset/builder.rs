@@ -16,9 +16,10 @@ use crate::{
     error::Error,
     grpc::{BoxTransport, Endpoint},
     longrunning::Operations,
+    set_pools::{SetPools, package_of_rpc},
     tool_meta::ToolMeta,
     tool_schemas::{MadeSchemas, Schemas},
-    tool_types::{Later, LaterTypes, ToolTypes, Types},
+    tool_types::{FieldNames, Later, LaterTypes, ToolTypes, Types},
     validate,
 };
 
@@ -88,8 +89,11 @@ impl std::fmt::Debug for ToolSetBuilder {
 /// The tool set of generated `TOOLS`, calling through `transport`: what a generated
 /// `from_channel` returns.
 ///
-/// The descriptor set is decoded once per process and shared by every service of its package
-/// (generated code passes the package's `MCP_FILE_DESCRIPTOR_SET`). The schemas were written by
+/// The descriptor set (generated code passes the package's `MCP_FILE_DESCRIPTOR_SET`) is read
+/// once per process as its files, shared by every service of its package. Its pool is built
+/// to register the tools, let go once the server is built, and built again when one of them
+/// is first called, then kept: a server holds the pools of the packages whose tools are
+/// called (see [`SetPools`](crate::SetPools)). The schemas were written by
 /// the plugin, whose output is tested to compile: they are parsed here, and each input schema is
 /// compiled on the tool's first call. [`ToolSetBuilder::add`], for hand-written definitions,
 /// also checks them against the meta-schema at once.
@@ -103,10 +107,10 @@ pub fn tool_set(
     tools: &[ToolDef],
     transport: BoxTransport,
 ) -> Result<ToolSet, Error> {
-    let mut builder =
-        ToolSetBuilder::with_pool(descriptor_pools::shared(descriptor_set)?, transport);
+    let set = descriptor_pools::shared(descriptor_set)?;
+    let mut builder = ToolSetBuilder::with_pool(DescriptorPool::new(), transport);
     for def in tools {
-        builder.add_with(def, Checks::Trusted)?;
+        builder.add_generated(def, &set)?;
     }
     Ok(builder.build())
 }
@@ -153,6 +157,24 @@ impl ToolSetBuilder {
     /// or duplicate name.
     pub fn add(&mut self, def: &ToolDef) -> Result<(), Error> {
         self.add_with(def, Checks::MetaSchema)
+    }
+
+    /// A generated tool of `set`'s package: its types resolved once in the package's pool now,
+    /// and again on its first call (see [`register_later`](Self::register_later)).
+    fn add_generated(&mut self, def: &ToolDef, set: &Arc<SetPools>) -> Result<(), Error> {
+        let info = ToolInfo::from(def);
+        let meta = ToolMeta::new(def)?;
+        let schemas = Schemas::ready(MadeSchemas::given(def.input_schema, def.output_schema));
+        self.check_name(&info)?;
+        let package = package_of_rpc(&info.rpc_path);
+        let pool = descriptor_pools::registering(set, package)?;
+        let types = Types::resolve(&info, meta.wait_for.as_ref(), &pool, &self.transport)?;
+        let later = Later {
+            pools: Arc::clone(set),
+            package: package.into(),
+            fields: FieldNames::of(&types),
+        };
+        self.register_later(info, schemas, meta, later)
     }
 
     /// [`add`](Self::add), with the given schema checks.
