@@ -150,11 +150,11 @@ impl SetFiles {
                 .dependency
                 .iter()
                 .filter(|import| {
-                    // A well-known file the pools are built on.
-                    !(base
-                        .as_ref()
-                        .is_some_and(|base| base.get_file_by_name(import).is_some())
-                        && !index.contains_key(*import))
+                    // Not a well-known file the pools are built on.
+                    index.contains_key(*import)
+                        || base
+                            .as_ref()
+                            .is_none_or(|base| base.get_file_by_name(import).is_none())
                 })
                 .map(|import| {
                     index.get(import).copied().ok_or_else(|| {

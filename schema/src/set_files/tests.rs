@@ -149,3 +149,47 @@ fn a_set_that_cannot_be_split_is_refused_naming_the_file() {
         Err(SetError::Syntax(_))
     ));
 }
+
+#[test]
+fn a_set_without_the_well_known_files_is_built_on_them() {
+    let mut uses = file(
+        "t.proto",
+        "t",
+        &["google/protobuf/timestamp.proto"],
+        &[],
+        true,
+    );
+    uses.message_type[0].field.push(FieldDescriptorProto {
+        name: Some("at".to_owned()),
+        number: Some(1),
+        label: Some(1),
+        r#type: Some(11),
+        type_name: Some(".google.protobuf.Timestamp".to_owned()),
+        ..Default::default()
+    });
+    let bytes = set(vec![uses]);
+    assert_eq!(
+        SetFiles::decode(&bytes).unwrap_err(),
+        SetError::Link(
+            "`t.proto` imports `google/protobuf/timestamp.proto`, which the descriptor set does \
+             not hold"
+                .to_owned()
+        )
+    );
+    let (files, _) = SetFiles::decode_on_well_known(&bytes).unwrap();
+    let pool = files.package_pool("t").unwrap();
+    let field = pool
+        .get_message_by_name("t.M")
+        .unwrap()
+        .get_field_by_name("at")
+        .unwrap();
+    assert_eq!(
+        field.kind().as_message().unwrap().full_name(),
+        "google.protobuf.Timestamp"
+    );
+    // As `DescriptorPool::global()` with the set on top: every well-known type, imported or not.
+    assert!(
+        pool.get_message_by_name("google.protobuf.Duration")
+            .is_some()
+    );
+}
