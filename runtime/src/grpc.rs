@@ -297,6 +297,6 @@ fn single(message: Bytes) -> ResponseStream {
 }
 
 /// `/package.Service/Method` → `("package.Service", "Method")`.
-fn split_path(path: &'static str) -> Option<(&'static str, &'static str)> {
+pub(crate) fn split_path(path: &str) -> Option<(&str, &str)> {
     path.strip_prefix('/')?.split_once('/')
 }

@@ -10,7 +10,7 @@ use std::{
 use prost_reflect::DescriptorPool;
 use tonic_mcp_schema::{comments::Comments, set_files::SetFiles};
 
-use crate::error::Error;
+use crate::{error::Error, grpc::split_path};
 
 /// How many pools built for schemas (not for calls) are kept, the most recent first: tools are
 /// listed, and their schemas made, a service after another, by a listing and by
@@ -179,8 +179,7 @@ pub(crate) fn package_of(full_name: &str) -> &str {
 
 /// The package of the service of the RPC `rpc_path` (`/package.Service/Method`).
 pub(crate) fn package_of_rpc(rpc_path: &str) -> &str {
-    let path = rpc_path.strip_prefix('/').unwrap_or(rpc_path);
-    package_of(path.split_once('/').map_or(path, |(service, _)| service))
+    split_path(rpc_path).map_or("", |(service, _)| package_of(service))
 }
 
 /// A lock of this module's caches; a poisoned one only means another thread panicked while

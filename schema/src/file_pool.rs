@@ -73,10 +73,7 @@ fn dependency_order(files: &[EncodedFile], base: &DescriptorPool) -> Result<Vec<
         match index.get(file.name.as_str()) {
             Some(&first) if files[first].bytes == file.bytes => {}
             Some(_) => {
-                return Err(format!(
-                    "the descriptor set has two different files named `{}`",
-                    file.name
-                ));
+                return Err(two_files_named(&file.name));
             }
             None => {
                 index.insert(&file.name, at);
@@ -104,10 +101,7 @@ fn dependency_order(files: &[EncodedFile], base: &DescriptorPool) -> Result<Vec<
                         if base.get_file_by_name(import).is_some() {
                             continue;
                         }
-                        return Err(format!(
-                            "`{}` imports `{import}`, which the descriptor set does not hold",
-                            files[at].name
-                        ));
+                        return Err(missing_import(&files[at].name, import));
                     };
                     if !seen[dependency] {
                         seen[dependency] = true;
@@ -122,6 +116,16 @@ fn dependency_order(files: &[EncodedFile], base: &DescriptorPool) -> Result<Vec<
         }
     }
     Ok(order)
+}
+
+/// The refusal of a set with two different files named `name`.
+pub(crate) fn two_files_named(name: &str) -> String {
+    format!("the descriptor set has two different files named `{name}`")
+}
+
+/// The refusal of a set whose file `file` imports `import`, which it does not hold.
+pub(crate) fn missing_import(file: &str, import: &str) -> String {
+    format!("`{file}` imports `{import}`, which the descriptor set does not hold")
 }
 
 #[cfg(test)]

@@ -120,9 +120,7 @@ impl SetFiles {
             match index.get(&name) {
                 Some(&first) if kept[first as usize] == bytes => continue,
                 Some(_) => {
-                    return Err(SetError::Link(format!(
-                        "the descriptor set has two different files named `{name}`"
-                    )));
+                    return Err(SetError::Link(file_pool::two_files_named(&name)));
                 }
                 None => {
                     index.insert(name, u32::try_from(kept.len()).unwrap_or(u32::MAX));
@@ -158,10 +156,7 @@ impl SetFiles {
                 })
                 .map(|import| {
                     index.get(import).copied().ok_or_else(|| {
-                        SetError::Link(format!(
-                            "`{}` imports `{import}`, which the descriptor set does not hold",
-                            outline.name()
-                        ))
+                        SetError::Link(file_pool::missing_import(outline.name(), import))
                     })
                 })
                 .collect::<Result<_, _>>()?;

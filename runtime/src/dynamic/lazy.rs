@@ -10,6 +10,7 @@ use tonic_mcp_schema::{Context, Options, comments::Comments};
 
 use super::packages::Pools;
 use crate::{
+    grpc::split_path,
     schema_text::SchemaTexts,
     tool_schemas::{MadeSchemas, MakeSchemas},
 };
@@ -49,11 +50,7 @@ impl MakeSchemas for MethodSchemas {
             texts,
         } = &*self.source;
         let no_rpc = || format!("the descriptors have no RPC `{}`", self.rpc_path);
-        let (service, method) = self
-            .rpc_path
-            .strip_prefix('/')
-            .and_then(|path| path.split_once('/'))
-            .ok_or_else(no_rpc)?;
+        let (service, method) = split_path(&self.rpc_path).ok_or_else(no_rpc)?;
         let pool = pools.of_service(service)?;
         let method = pool
             .get_service_by_name(service)

@@ -72,12 +72,12 @@ pub(super) struct ByPackage<'a> {
     pub(super) transport: &'a BoxTransport,
 }
 
-/// One package's services: their indexes among the names asked for.
+/// One package's services: those made, by their indexes among the names asked for, and those
+/// whose tools' names are gathered for [`ByPackage::unique`] (made or not).
 struct Group {
     package: String,
     services: Vec<(usize, String)>,
-    /// Only named ([`ByPackage::unique`]), not made.
-    names_only: Vec<String>,
+    named: Vec<String>,
 }
 
 impl ByPackage<'_> {
@@ -92,7 +92,7 @@ impl ByPackage<'_> {
                 groups.push(Group {
                     package: package.to_owned(),
                     services: Vec::new(),
-                    names_only: Vec::new(),
+                    named: Vec::new(),
                 });
                 groups.len() - 1
             })
@@ -107,9 +107,9 @@ impl ByPackage<'_> {
             groups[group].services.push((at, (*name).to_owned()));
         }
         for name in self.unique.unwrap_or_default() {
-            if known.contains(name.as_str()) && !names.contains(&name.as_str()) {
+            if known.contains(name.as_str()) {
                 let group = group_of(&mut groups, package_of(name));
-                groups[group].names_only.push(name.clone());
+                groups[group].named.push(name.clone());
             }
         }
         let results: Mutex<Vec<Option<MadeTools>>> =
@@ -193,16 +193,7 @@ impl ByPackage<'_> {
                 );
             }
         };
-        let unique: Option<HashSet<&str>> = self
-            .unique
-            .map(|unique| unique.iter().map(String::as_str).collect());
-        let named = group
-            .services
-            .iter()
-            .map(|(_, name)| name.as_str())
-            .filter(|name| unique.as_ref().is_some_and(|u| u.contains(name)))
-            .chain(group.names_only.iter().map(String::as_str));
-        for name in named {
+        for name in &group.named {
             if let Some(service) = pool.get_service_by_name(name) {
                 name_tools(self.options, &service, &mut by_name);
             }
