@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import re
 import subprocess
@@ -161,6 +162,67 @@ async def challenges_and_refused_tokens(url: str) -> None:
     assert good.status_code == 200, good.text
 
 
+async def hostile_bodies_get_no_further(url: str) -> None:
+    """A reader's token does not get past the write scope through the JSON-RPC text: escapes
+    in the method or the tool's name are read as the call reads them (403), and a message
+    naming the method, the tool or `params` twice is refused (400). Nothing under the metadata
+    prefix but the metadata answers (404), even with a writer's token. No task is created."""
+    accept = {"accept": "application/json, text/event-stream", "content-type": "application/json",
+              "mcp-protocol-version": "2025-11-25"}
+    reader = {**accept, "authorization": f"Bearer {await token(url, 'reader')}"}
+    writer = {**accept, "authorization": f"Bearer {await token(url, 'agent')}"}
+    create = '{"name":"TaskService_CreateTask","arguments":{"task":{"title":"hostile"}}}'
+    message = '{"jsonrpc":"2.0","id":2,"method":"%s","params":%s}'
+    cases = [
+        ("escaped solidus", message % ("tools\\/call", create), 403),
+        ("escaped letter", message % ("tools/c\\u0061ll", create), 403),
+        ("escaped tool name", message % ("tools/call", create.replace("CreateTask", "Cre\\u0061teTask")), 403),
+        ("tool name twice", message % ("tools/call", create.replace(
+            '"name":"TaskService_CreateTask"', '"name":"TaskService_GetTask","name":"TaskService_CreateTask"')), 400),
+        ("method twice", '{"jsonrpc":"2.0","id":2,"method":"tools/list","method":"tools/call","params":%s}' % create, 400),
+        ("params twice", '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"TaskService_GetTask"},"params":%s}' % create, 400),
+    ]
+    origin = url.removesuffix("/mcp")
+    prefix = f"{origin}/.well-known/oauth-protected-resource"
+    initialize = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "probe", "version": "1"}}})
+    async with httpx2.AsyncClient(timeout=10.0) as http:
+        async def session(headers: dict[str, str]) -> dict[str, str]:
+            opened = await http.post(url, content=initialize, headers=headers)
+            assert opened.status_code == 200, opened.text
+            found = opened.headers.get("mcp-session-id")
+            if not found:
+                return headers
+            headers = {**headers, "mcp-session-id": found}
+            await http.post(url, content='{"jsonrpc":"2.0","method":"notifications/initialized"}', headers=headers)
+            return headers
+
+        async def task_count(headers: dict[str, str]) -> int:
+            listed = await http.post(url, headers=headers, content=message % (
+                "tools/call", '{"name":"TaskService_ListTasks","arguments":{"pageSize":1}}'))
+            assert listed.status_code == 200, listed.text
+            lines = [listed.text] if listed.text.startswith("{") else [
+                line[5:] for line in listed.text.splitlines() if line.startswith("data:") and line[5:].strip()]
+            answer = [json.loads(line) for line in lines][-1]
+            return int(answer["result"]["structuredContent"].get("totalSize", "0"))
+
+        reader = await session(reader)
+        before = await task_count(reader)
+        for label, body, status in cases:
+            answer = await http.post(url, content=body.encode(), headers=reader)
+            assert answer.status_code == status, (label, answer.status_code, answer.text)
+            if status == 403:
+                challenge = answer.headers.get("www-authenticate", "")
+                assert 'error="insufficient_scope"' in challenge, (label, challenge)
+        # (httpx resolves `..` before sending: runtime/tests/authorization.rs sends it as written.)
+        for path in [f"{prefix}X", f"{prefix}/anything", f"{prefix}/mcp/x"]:
+            answer = await http.post(path, content=message % ("tools/call", create), headers=writer)
+            assert answer.status_code == 404, (path, answer.status_code, answer.text)
+            answer = await http.post(path, content=initialize, headers=writer)
+            assert answer.status_code == 404, (path, answer.status_code, answer.text)
+        assert await task_count(reader) == before, "a refused request created a task"
+
+
 @contextlib.asynccontextmanager
 async def gateway(label: str, *flags: str, env: dict[str, str] | None = None) -> AsyncIterator[str]:
     """The demo's gRPC service (without authorization) behind the gateway with authorization."""
@@ -226,7 +288,8 @@ def on_gateway(check: Any) -> Any:
 def scenarios() -> list[tuple[str, Any]]:
     assert ISSUER, "AUTH_ISSUER is not set: run scripts/auth-e2e.sh"
     assert DEMO.is_file() and GATEWAY.is_file(), "build demo and grpc-mcp-gateway first"
-    checks = [sdk_client_credentials, sdk_reader_lacks_the_write_scope, challenges_and_refused_tokens]
+    checks = [sdk_client_credentials, sdk_reader_lacks_the_write_scope, challenges_and_refused_tokens,
+              hostile_bodies_get_no_further]
     found: list[tuple[str, Any]] = []
     for check in checks:
         found.append((f"demo http {check.__name__}", on_demo(check)))

@@ -474,6 +474,123 @@ async fn arguments_that_are_not_an_object() {
     );
 }
 
+/// A value an enum does not take is one problem at its path, naming the values it takes: a
+/// number is refused as a number that is none of theirs (numbers are proto3 JSON too), not as
+/// a number where a string was expected.
+#[tokio::test]
+async fn a_value_outside_an_enum_is_one_problem_naming_the_values() {
+    let (addr, _calls) = counted_backend().await;
+    let client = test_kit::connect_io(server(addr).await).await;
+    let names = r#""COLOR_UNSPECIFIED", "COLOR_RED", "COLOR_GREEN", "COLOR_BLUE""#;
+    for (color, expected) in [
+        (
+            json!(7),
+            format!(
+                "- $.color: expected one of {names} (or the number of one of them), got a number (7)"
+            ),
+        ),
+        (
+            json!(true),
+            format!("- $.color: expected one of {names}, got a boolean (true)"),
+        ),
+        (
+            json!("COLOR_PURPLE"),
+            format!(r#"- $.color: expected one of {names}, got a string ("COLOR_PURPLE")"#),
+        ),
+    ] {
+        let result = scenario::call(&client, "ScalarService_Echo", json!({ "color": color }))
+            .await
+            .expect("an answer");
+        let text = scenario::text(&result);
+        assert_eq!(result.is_error, Some(true), "{color}: {text}");
+        assert!(text.contains("(1 problem)"), "{color}:\n{text}");
+        assert!(
+            text.contains(&expected),
+            "{color}: missing {expected:?} in:\n{text}"
+        );
+    }
+}
+
+/// A key given twice in the arguments, at any depth and however it is spelt, is refused with
+/// its path, never sent with one of the two values (the backend is not called): over stdio
+/// (raw lines, since a typed client cannot send one) and over streamable HTTP, with sessions
+/// and stateless, from the spawned binary.
+#[tokio::test]
+async fn a_key_given_twice_in_the_arguments_is_refused_with_its_path() {
+    const TWICE: &str = "this key is given twice in one object; give it once";
+    let cases = [
+        (
+            "ScalarService_Echo",
+            r#"{"f_int32":1,"f_int32":2}"#,
+            "$.f_int32",
+        ),
+        (
+            "ScalarService_Echo",
+            r#"{"f_string":"a","f_str\u0069ng":"b"}"#,
+            "$.f_string",
+        ),
+        (
+            "MapService_Echo",
+            r#"{"labels":{"k":"a","k":"b"}}"#,
+            "$.labels.k",
+        ),
+    ];
+    let call = |id: usize, tool: &str, arguments: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{arguments}}}}}"#
+        )
+    };
+    let (addr, calls) = counted_backend().await;
+    let client_io = test_kit::serve_io_in_process(server(addr).await);
+    let (client_read, mut client_write) = tokio::io::split(client_io);
+    let mut lines = tokio::io::BufReader::new(client_read).lines();
+    for line in [
+        support::initialize(0).to_string(),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string(),
+    ] {
+        client_write
+            .write_all(format!("{line}\n").as_bytes())
+            .await
+            .expect("write");
+    }
+    support::next_line_within(&mut lines, Duration::from_secs(30)).await;
+    for (id, (tool, arguments, path)) in (1..).zip(cases) {
+        client_write
+            .write_all(format!("{}\n", call(id, tool, arguments)).as_bytes())
+            .await
+            .expect("write");
+        let line = support::next_line_within(&mut lines, Duration::from_secs(30)).await;
+        let answer: Value = serde_json::from_str(&line).expect("JSON");
+        let text = refusal_text(&answer, id as u64);
+        assert!(
+            text.contains(&format!("{path}: {TWICE}")),
+            "{arguments}: {text}"
+        );
+    }
+    assert_eq!(calls.load(Ordering::SeqCst), 0, "the backend was called");
+
+    for flags in [&["--stateless"][..], &[]] {
+        let server = support::spawn_http(flags).await;
+        let session = support::open_session(server.addr).await;
+        for (id, (tool, arguments, path)) in (1..).zip(cases) {
+            let headers: Vec<(&str, &str)> = session
+                .iter()
+                .map(|s| ("mcp-session-id", s.as_str()))
+                .collect();
+            let response =
+                support::post(server.addr, &headers, call(id, tool, arguments).as_bytes()).await;
+            assert_eq!(response.status, 200, "{flags:?} {arguments}: {response:?}");
+            let messages = response.messages();
+            let answer = messages.last().expect("an answer");
+            let text = refusal_text(answer, id as u64);
+            assert!(
+                text.contains(&format!("{path}: {TWICE}")),
+                "{flags:?} {arguments}: {text}"
+            );
+        }
+    }
+}
+
 /// The text of `answer`, asserting that it answers request `id` with an `isError` result.
 fn refusal_text(answer: &Value, id: u64) -> &str {
     assert_eq!(answer["id"], id, "{answer}");

@@ -365,3 +365,101 @@ async fn forwarded_secrets_never_reach_traces_results_or_errors_and_the_bearer_h
         "the forwarded token appears in the traces"
     );
 }
+
+/// `Host` or `Origin` given twice, and an absolute-form target whose authority is not the
+/// `Host` header's, are refused with 400 (RFC 9112 section 3.2), whatever the first says:
+/// the checks read one of them, and the other would decide where the request was meant to go.
+#[tokio::test]
+async fn an_ambiguous_host_or_origin_is_refused() {
+    let server = support::spawn_http(&["--stateless"]).await;
+    let port = server.addr.port();
+    let body = support::initialize(1).to_string();
+    let send = async |target: &str, headers: &str| {
+        let request = format!(
+            "POST {target} HTTP/1.1\r\n{headers}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        let mut stream = tokio::net::TcpStream::connect(server.addr)
+            .await
+            .expect("connect");
+        stream.write_all(request.as_bytes()).await.expect("write");
+        support::read_response(&mut stream).await
+    };
+    let local = format!("Host: 127.0.0.1:{port}\r\n");
+    let cases = [
+        ("/mcp", local.clone(), 200),
+        ("/mcp", format!("{local}Host: evil.example\r\n"), 400),
+        (
+            "/mcp",
+            format!("{local}Origin: http://127.0.0.1:{port}\r\nOrigin: https://evil.example\r\n"),
+            400,
+        ),
+        ("http://evil.example/mcp", local.clone(), 400),
+        (&format!("http://127.0.0.1:{port}/mcp"), local.clone(), 200),
+    ];
+    for (target, headers, status) in &cases {
+        let response = send(target, headers).await;
+        assert_eq!(
+            response.status, *status,
+            "{target} {headers:?}: {response:?}"
+        );
+    }
+}
+
+/// In a session, a request whose id is already in flight is refused at once (409 with a
+/// JSON-RPC invalid-request error naming the id) and never runs; the first still gets its
+/// answer, another id runs beside it, and the id can be used again once answered.
+#[tokio::test]
+async fn a_request_id_in_flight_is_not_run_twice() {
+    let server = support::spawn_http(&[]).await;
+    let addr = server.addr;
+    let session = support::open_session(addr).await.expect("a session");
+    let call = |id: u64, item: &str| {
+        support::tool_call(id, "InventoryService_GetItem", json!({"id": item})).to_string()
+    };
+    let slow = {
+        let (session, call) = (session.clone(), call(2, "slow"));
+        tokio::spawn(async move {
+            support::post(
+                addr,
+                &[("mcp-session-id", session.as_str())],
+                call.as_bytes(),
+            )
+            .await
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let headers = [("mcp-session-id", session.as_str())];
+    let started = std::time::Instant::now();
+    let again = support::post(addr, &headers, call(2, "1").as_bytes()).await;
+    assert_eq!(again.status, 409, "{again:?}");
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "refused at once"
+    );
+    let refusal = again.messages();
+    assert_eq!(refusal[0]["id"], 2, "{again:?}");
+    assert_eq!(refusal[0]["error"]["code"], -32600, "{again:?}");
+    assert!(
+        refusal[0]["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("id 2 is already in flight")),
+        "{again:?}"
+    );
+    let other = support::post(addr, &headers, call(3, "1").as_bytes()).await;
+    assert_eq!(other.status, 200, "{other:?}");
+    assert_eq!(other.messages().last().expect("answer")["id"], 3);
+    let first = slow.await.expect("task");
+    assert_eq!(first.status, 200, "{first:?}");
+    let answer = first.messages();
+    let answer = answer.last().expect("the slow call's answer");
+    assert_eq!(answer["id"], 2, "{answer}");
+    // "slow" is no item: after its ten seconds the backend answers NOT_FOUND.
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    let reused = support::post(addr, &headers, call(2, "1").as_bytes()).await;
+    assert_eq!(reused.status, 200, "{reused:?}");
+    assert_eq!(
+        reused.messages().last().expect("answer")["result"]["structuredContent"]["id"],
+        "1"
+    );
+}

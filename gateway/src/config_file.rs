@@ -38,6 +38,53 @@ struct File {
     metrics: Option<MetricsTable>,
     traces: Option<TracesTable>,
     tool_search: Option<ToolSearchTable>,
+    tasks: Option<TasksTable>,
+    connections: Option<ConnectionsTable>,
+}
+
+/// `[connections]`: the same as `--max-connections`, `--header-read-timeout`,
+/// `--body-read-timeout` and `--connection-idle-timeout`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConnectionsTable {
+    max: Option<std::num::NonZeroU32>,
+    header_read_timeout: Option<DurationText>,
+    body_read_timeout: Option<DurationText>,
+    idle_timeout: Option<DurationText>,
+}
+
+/// Bounds on the HTTP connections, each set or not (by the flags, or by `[connections]`).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Connections {
+    /// `--max-connections`, `max`.
+    pub(crate) max: Option<u32>,
+    /// `--header-read-timeout`.
+    pub(crate) header_read_timeout: Option<Duration>,
+    /// `--body-read-timeout`.
+    pub(crate) body_read_timeout: Option<Duration>,
+    /// `--connection-idle-timeout`, `idle_timeout`.
+    pub(crate) idle_timeout: Option<Duration>,
+}
+
+/// `[tasks]`: the same as `--max-tasks-per-owner`, `--max-running-tasks` and
+/// `--max-task-result-bytes`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TasksTable {
+    max_per_owner: Option<std::num::NonZeroUsize>,
+    max_running: Option<std::num::NonZeroUsize>,
+    max_result_bytes: Option<Bytes>,
+}
+
+/// Bounds on MCP tasks, each set or not (by the flags, or by `[tasks]`).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TaskBounds {
+    /// `--max-tasks-per-owner`, `max_per_owner`.
+    pub(crate) max_per_owner: Option<usize>,
+    /// `--max-running-tasks`, `max_running`.
+    pub(crate) max_running: Option<usize>,
+    /// `--max-task-result-bytes`, `max_result_bytes`.
+    pub(crate) max_result_bytes: Option<usize>,
 }
 
 /// `[tool_search]`: the same as `--tool-search` and `--pin`.
@@ -80,6 +127,10 @@ pub(crate) struct Loaded {
     pub(crate) otlp_endpoint: Option<String>,
     /// `[tool_search]`.
     pub(crate) tool_search: Option<tonic_mcp::ToolSearch>,
+    /// `[tasks]`.
+    pub(crate) tasks: TaskBounds,
+    /// `[connections]`.
+    pub(crate) connections: Connections,
 }
 
 /// One `[[backend]]` table.
@@ -212,6 +263,21 @@ fn load_with(path: &Path, env: &dyn Fn(&str) -> Option<String>) -> Result<Loaded
                 .into_iter()
                 .fold(tonic_mcp::ToolSearch::new(), tonic_mcp::ToolSearch::pin)
         }),
+        tasks: file
+            .tasks
+            .map_or_else(TaskBounds::default, |table| TaskBounds {
+                max_per_owner: table.max_per_owner.map(std::num::NonZeroUsize::get),
+                max_running: table.max_running.map(std::num::NonZeroUsize::get),
+                max_result_bytes: table.max_result_bytes.map(|bytes| bytes.0),
+            }),
+        connections: file
+            .connections
+            .map_or_else(Connections::default, |table| Connections {
+                max: table.max.map(std::num::NonZeroU32::get),
+                header_read_timeout: table.header_read_timeout.map(|d| d.0),
+                body_read_timeout: table.body_read_timeout.map(|d| d.0),
+                idle_timeout: table.idle_timeout.map(|d| d.0),
+            }),
     })
 }
 

@@ -176,7 +176,8 @@ impl Gateway {
         }
         assemble::check_collisions(config, &served)?;
         let mut builder = McpServer::builder(config.name.clone(), env!("CARGO_PKG_VERSION"))
-            .tools_change(config.reload_interval.is_some());
+            .tools_change(config.reload_interval.is_some())
+            .connection_limits(config.connection_limits);
         for (name, one) in &served {
             let backend = config.backend(name)?;
             for set in &one.sets {
@@ -195,6 +196,7 @@ impl Gateway {
         if let Some(search) = &config.tool_search {
             builder = builder.tool_search(search.clone());
         }
+        builder = builder.task_limits(config.task_limits);
         if let Some(metrics) = metrics {
             builder = builder.metrics(metrics, config.metrics);
         }

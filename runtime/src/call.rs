@@ -185,7 +185,10 @@ pub(crate) async fn run(call: Call<'_>, arguments: CallArguments<'_>) -> Outcome
         )
     });
     let mut args = match (text, &encoded) {
-        (Some(text), None) => arguments_text::parse(text).unwrap_or_default(),
+        (Some(text), None) => match arguments_text::parse(text) {
+            Ok(args) => args,
+            Err(problem) => return invalid_arguments(name, &[problem]),
+        },
         _ => arguments.unwrap_or_default(),
     };
     if encoded.is_none()

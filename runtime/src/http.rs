@@ -52,11 +52,7 @@ impl McpServer {
         let limits = self.session_limits();
         let mut local = LocalSessionManager::default();
         local.session_config.keep_alive = Some(limits.idle_timeout);
-        let sessions = Arc::new(SessionStore {
-            local,
-            max_sessions: limits.max_sessions,
-            creating: tokio::sync::Mutex::new(()),
-        });
+        let sessions = Arc::new(SessionStore::new(local, limits));
         #[cfg(feature = "metrics")]
         self.track_sessions(&sessions);
         McpHttpService {
@@ -199,6 +195,9 @@ impl McpHttpService {
         B::Data: Send + 'static,
         B::Error: Display,
     {
+        if let Some(refused) = ambiguous_target(&request) {
+            return plain_response(http::StatusCode::BAD_REQUEST, refused);
+        }
         #[cfg(feature = "auth")]
         let (request, owner) = match self.authorize(request).await {
             Ok(admitted) => admitted,
@@ -272,19 +271,50 @@ impl McpHttpService {
                 );
             }
         };
+        // Session mode: sessions are opened one at a time within their bounds, and a request
+        // id is in flight once per session.
+        let mut _admitting = None;
+        let mut in_flight = None;
         if self.session_mode
-            && !parts.headers.contains_key("mcp-session-id")
-            && self.open_sessions().await >= self.sessions.max_sessions
-            && let Ok(message) = serde_json::from_slice::<serde_json::Value>(&bytes)
-            && message
-                .get("method")
-                .is_some_and(|method| method == "initialize")
+            && let Ok(head) = serde_json::from_slice::<Head>(&bytes)
         {
-            return jsonrpc_error_response(
-                http::StatusCode::SERVICE_UNAVAILABLE,
-                ErrorData::internal_error(self.sessions.full_message(), None),
-                message.get("id").cloned(),
-            );
+            match (parts.headers.get("mcp-session-id"), &head.method, head.id) {
+                (None, Some(method), id) if method == "initialize" => {
+                    let admitting = self.sessions.admitting.lock().await;
+                    #[cfg(feature = "auth")]
+                    let owner = owner.as_deref();
+                    #[cfg(not(feature = "auth"))]
+                    let owner = None;
+                    if let Some(full) = self.session_refusal(owner).await {
+                        return jsonrpc_error_response(
+                            http::StatusCode::SERVICE_UNAVAILABLE,
+                            ErrorData::internal_error(full, None),
+                            id,
+                        );
+                    }
+                    _admitting = Some(admitting);
+                }
+                (Some(session), Some(_), Some(id)) => {
+                    let session = String::from_utf8_lossy(session.as_bytes());
+                    match self.sessions.start_request(&session, id.to_string()) {
+                        Some(started) => in_flight = Some(started),
+                        None => {
+                            return jsonrpc_error_response(
+                                http::StatusCode::CONFLICT,
+                                ErrorData::invalid_request(
+                                    format!(
+                                        "a request with id {id} is already in flight in this \
+                                         session; give each request of a session its own id"
+                                    ),
+                                    None,
+                                ),
+                                Some(id),
+                            );
+                        }
+                    }
+                }
+                _ => {}
+            }
         }
         #[cfg(feature = "auth")]
         if let Some(gate) = &self.gate
@@ -342,7 +372,37 @@ impl McpHttpService {
                 live.keys().any(|session| session.as_ref() == id)
             });
         }
-        response
+        match in_flight {
+            // Until the answer has gone out, or the client has gone.
+            Some(in_flight) => response.map(|body| {
+                body.map_frame(move |frame| {
+                    let _ = &in_flight;
+                    frame
+                })
+                .boxed()
+            }),
+            None => response,
+        }
+    }
+
+    /// Why one more session cannot be opened now, for `owner` when the request has one.
+    async fn session_refusal(&self, owner: Option<&str>) -> Option<String> {
+        let live = self.sessions.local.sessions.read().await;
+        if live.len() >= self.sessions.max_sessions {
+            return Some(self.sessions.full_message());
+        }
+        #[cfg(feature = "auth")]
+        if let (Some(gate), Some(owner)) = (&self.gate, owner) {
+            let open = gate.sessions_of(owner, |id| {
+                live.keys().any(|session| session.as_ref() == id)
+            });
+            if open >= self.sessions.max_sessions_per_principal {
+                return Some(self.sessions.owner_full_message());
+            }
+        }
+        #[cfg(not(feature = "auth"))]
+        let _ = owner;
+        None
     }
 
     /// Answers the protected resource metadata, or authenticates the request (see
@@ -366,6 +426,37 @@ impl McpHttpService {
             .flatten();
         Ok((http::Request::from_parts(parts, body), owner))
     }
+}
+
+/// What the session checks read of a message: its method and id, escapes decoded.
+#[derive(serde::Deserialize)]
+struct Head {
+    method: Option<String>,
+    id: Option<serde_json::Value>,
+}
+
+/// Why a request's target is ambiguous, for a 400: `Host` or `Origin` given more than once
+/// (RFC 9112 section 3.2 asks for 400 on several `Host` lines; rmcp reads only the first of
+/// either), or an absolute-form target whose authority is not the `Host` header's (RFC 9112
+/// section 3.2.2 makes the target's authority the one that counts, and rmcp checks `Host`).
+fn ambiguous_target<B>(request: &http::Request<B>) -> Option<&'static str> {
+    let headers = request.headers();
+    if headers.get_all(http::header::HOST).iter().count() > 1 {
+        return Some("Bad Request: more than one Host header");
+    }
+    if headers.get_all(http::header::ORIGIN).iter().count() > 1 {
+        return Some("Bad Request: more than one Origin header");
+    }
+    if let (Some(authority), Some(host)) =
+        (request.uri().authority(), headers.get(http::header::HOST))
+        && !authority
+            .as_str()
+            .as_bytes()
+            .eq_ignore_ascii_case(host.as_bytes())
+    {
+        return Some("Bad Request: the request target's authority is not the Host header's");
+    }
+    None
 }
 
 /// The method name that marks a body as a possible `initialize`.

@@ -6,7 +6,7 @@ use std::convert::Infallible;
 use bytes::Bytes;
 use http_body_util::{BodyExt as _, Full, combinators::BoxBody};
 
-#[cfg(feature = "http-server")]
+#[cfg(any(feature = "http-server", feature = "auth"))]
 pub(crate) fn not_found() -> HttpResponse {
     plain_response(http::StatusCode::NOT_FOUND, "")
 }

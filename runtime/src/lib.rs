@@ -33,8 +33,8 @@
 //!    its guards: body size, `origin`, `sessions`, the `auth` gate). Both read a `tools/call`
 //!    straight from its text (`tools_call_text`) and answer a plain one themselves, without
 //!    rmcp's per-request service (`stdio_plain`, and `http_plain` when stateless). With them
-//!    `http_server` (the ready-made hyper server), `http_response` and the Prometheus endpoint
-//!    (`metrics_endpoint`).
+//!    `http_server` (the ready-made hyper server, bounded by `connection_limits`),
+//!    `http_response` and the Prometheus endpoint (`metrics_endpoint`).
 //! 2. **Protocol**: `server`, which answers MCP's methods through rmcp, with its children
 //!    `confirm` and `tasks` (both task shapes); listing and paging (`paging`) and tool search
 //!    (`discovery`).
@@ -105,6 +105,8 @@ mod call;
 pub(crate) mod codec;
 pub mod codegen;
 mod collect;
+#[cfg(feature = "http-server")]
+mod connection_limits;
 mod context;
 mod def;
 mod descriptor_pools;
@@ -162,6 +164,8 @@ pub mod __differential {
     pub use crate::codec::fast_to_json::check as response;
 }
 pub use call::Limits;
+#[cfg(feature = "http-server")]
+pub use connection_limits::{ConnectionLimits, DEFAULT_MAX_CONNECTIONS, MAX_DEFAULT_CONNECTIONS};
 pub use context::{CallContext, Refusal, forward_headers};
 pub use discovery::{CALL_TOOL, DEFAULT_SEARCH_LIMIT, DESCRIBE_TOOLS, SEARCH_TOOLS, ToolSearch};
 pub use dynamic::{DecodedDescriptors, DescriptorTools};
@@ -180,6 +184,7 @@ pub use prost_reflect::{self, DescriptorPool};
 pub use rmcp::model::CacheScope;
 pub use server::DEFAULT_TASK_TTL;
 pub use server::SessionLimits;
+pub use server::TaskLimits;
 pub use server::{McpServer, McpServerBuilder, SHUTDOWN_DRAIN};
 pub use set_pools::SetPools;
 pub use tool_meta::{RPC_META_KEY, STATUS_META_KEY};

@@ -10,10 +10,11 @@
 //! | `mcp_tool_call_duration_seconds` | histogram | `tool` | a tool call from arguments to result |
 //! | `mcp_grpc_call_duration_seconds` | histogram | `tool` | the gRPC call(s) of a tool call, response stream and all |
 //! | `mcp_tool_calls_in_flight` | gauge | | tool calls running now |
-//! | `mcp_tasks_running` | gauge | | MCP tasks running now |
+//! | `mcp_tasks_running` | gauge | | MCP tasks running now: at most [`TaskLimits::max_running`], past which a new task is refused |
 //! | `mcp_sessions_open` | gauge | | MCP sessions open on the server's streamable HTTP services now |
 //!
 //! [`McpServerBuilder::metrics`]: crate::McpServerBuilder::metrics
+//! [`TaskLimits::max_running`]: crate::TaskLimits::max_running
 //! [`McpServer::metrics_text`]: crate::McpServer::metrics_text
 //! [`McpServer::serve_http`]: crate::McpServer::serve_http
 //! [`McpServer::serve_metrics`]: crate::McpServer::serve_metrics

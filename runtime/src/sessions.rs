@@ -1,5 +1,8 @@
 //! Streamable HTTP sessions: rmcp's in-memory session manager with bounds.
 
+use std::{collections::HashSet, sync::Arc};
+
+use crate::SessionLimits;
 use rmcp::transport::streamable_http_server::{
     RestoreOutcome, SessionId, SessionManager,
     session::{
@@ -12,8 +15,36 @@ use rmcp::transport::streamable_http_server::{
 pub(crate) struct SessionStore {
     pub(crate) local: LocalSessionManager,
     pub(crate) max_sessions: usize,
+    /// Read where the owners are known (feature `auth`).
+    #[cfg_attr(not(feature = "auth"), allow(dead_code))]
+    pub(crate) max_sessions_per_principal: usize,
     /// Serialises creation, so that concurrent `initialize` requests cannot overshoot.
     pub(crate) creating: tokio::sync::Mutex<()>,
+    /// Held by the HTTP service from its check of the bounds until rmcp has opened the
+    /// session, so that concurrent `initialize` requests at the bound get its 503, not the
+    /// 500 rmcp answers when `creating` refuses.
+    pub(crate) admitting: tokio::sync::Mutex<()>,
+    /// The requests in flight in each session, by session and JSON-RPC id: a second request
+    /// with an id already in flight is refused before it runs (rmcp would run both and answer
+    /// one).
+    in_flight: std::sync::Mutex<HashSet<(String, String)>>,
+}
+
+/// A request in flight in a session, until dropped (with the answer's body).
+pub(crate) struct InFlight {
+    store: Arc<SessionStore>,
+    key: (String, String),
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        let mut in_flight = self
+            .store
+            .in_flight
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        in_flight.remove(&self.key);
+    }
 }
 
 #[cfg(feature = "metrics")]
@@ -28,11 +59,44 @@ impl crate::server::OpenSessions for SessionStore {
 }
 
 impl SessionStore {
+    /// The store over `local`, bounded by `limits`.
+    pub(crate) fn new(local: LocalSessionManager, limits: SessionLimits) -> Self {
+        Self {
+            local,
+            max_sessions: limits.max_sessions,
+            max_sessions_per_principal: limits.max_sessions_per_principal,
+            creating: tokio::sync::Mutex::new(()),
+            admitting: tokio::sync::Mutex::new(()),
+            in_flight: std::sync::Mutex::new(HashSet::new()),
+        }
+    }
+
     pub(crate) fn full_message(&self) -> String {
         format!(
             "too many open sessions (the limit is {}); close unused sessions with DELETE or retry later",
             self.max_sessions
         )
+    }
+
+    /// The refusal of one more session to an owner that has `max_sessions_per_principal`.
+    #[cfg_attr(not(feature = "auth"), allow(dead_code))]
+    pub(crate) fn owner_full_message(&self) -> String {
+        format!(
+            "this caller has too many open sessions (the limit per token owner is {}); close \
+             unused sessions with DELETE or retry later",
+            self.max_sessions_per_principal
+        )
+    }
+
+    /// Marks request `id` of `session` in flight, or `None` when a request with that id is
+    /// in flight there already.
+    pub(crate) fn start_request(self: &Arc<Self>, session: &str, id: String) -> Option<InFlight> {
+        let key = (session.to_owned(), id);
+        let mut in_flight = self.in_flight.lock().unwrap_or_else(|e| e.into_inner());
+        in_flight.insert(key.clone()).then(|| InFlight {
+            store: Arc::clone(self),
+            key,
+        })
     }
 }
 

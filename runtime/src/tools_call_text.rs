@@ -101,7 +101,7 @@ mod tests {
             };
             // The arguments come as text, parsed into the map where the map is read.
             let mut params = fast.params.clone();
-            crate::arguments_text::materialize(&mut params, &fast.extensions);
+            crate::arguments_text::materialize(&mut params, &fast.extensions).expect("parses");
             assert_eq!(params, general.params, "{line}");
             assert_eq!(
                 fast.extensions.get::<rmcp::model::RequestMetaObject>(),

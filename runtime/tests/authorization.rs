@@ -12,7 +12,7 @@ use std::{sync::atomic::Ordering, time::Duration};
 
 use common::{
     TestResult,
-    http_client::{send, start_task_in_session},
+    http_client::{open_session, send, send_text, start_task_in_session},
 };
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::{Value, json};
@@ -47,6 +47,62 @@ async fn protected_resource_metadata_is_served_at_both_well_known_paths() -> Tes
             f.addr.port()
         )
     );
+    // Nothing else under the prefix answers, and none of it reaches the MCP endpoint, even
+    // with a good token: a proxy's controls on `/mcp` cannot be gone around through it.
+    let bearer = f.bearer(json!({"scope": "mcp items.write"}))?;
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "probe", "version": "1"}}});
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "ItemService_GetItem", "arguments": {"id": "7"}}});
+    let prefix = "/.well-known/oauth-protected-resource";
+    for (path, message, status) in [
+        (
+            format!("{prefix}X"),
+            &initialize,
+            http::StatusCode::NOT_FOUND,
+        ),
+        (
+            format!("{prefix}/anything"),
+            &call,
+            http::StatusCode::NOT_FOUND,
+        ),
+        (
+            format!("{prefix}/../../mcp"),
+            &call,
+            http::StatusCode::NOT_FOUND,
+        ),
+        (
+            format!("{prefix}/mcp/x"),
+            &call,
+            http::StatusCode::NOT_FOUND,
+        ),
+        (
+            prefix.to_owned(),
+            &call,
+            http::StatusCode::METHOD_NOT_ALLOWED,
+        ),
+        (
+            format!("{prefix}/mcp"),
+            &initialize,
+            http::StatusCode::METHOD_NOT_ALLOWED,
+        ),
+    ] {
+        let headers = [("authorization", bearer.as_str())];
+        let reply = send(f.addr, http::Method::POST, &path, &headers, Some(message)).await?;
+        assert_eq!(reply.status, status, "POST {path}: {}", reply.body);
+        assert!(reply.messages.is_empty(), "POST {path}: {}", reply.body);
+    }
+    let reply = send(
+        f.addr,
+        http::Method::GET,
+        &format!("{prefix}/other"),
+        &[],
+        None,
+    )
+    .await?;
+    assert_eq!(reply.status, http::StatusCode::NOT_FOUND, "{}", reply.body);
+    assert_eq!(f.backend_calls(), 0);
     f.shutdown.cancel();
     Ok(())
 }
@@ -110,6 +166,27 @@ async fn the_bad_token_catalogue_is_refused_before_the_backend() -> TestResult {
     let unknown_kid = token(KEY_B, "z", f.good.clone())?;
     let oversized = format!("{}.{}.x", b64(br#"{"alg":"RS256"}"#), "a".repeat(9000));
     let no_scope = token(KEY_A, "a", f.claims(json!({"scope": "items.write"})))?;
+    let issuer = f.keys.issuer.clone();
+    let issuer_with_slash = token(KEY_A, "a", f.claims(json!({"iss": format!("{issuer}/")})))?;
+    let issuer_in_array = token(KEY_A, "a", f.claims(json!({"iss": [issuer]})))?;
+    let signed_with = |edit: &dyn Fn(&mut Header)| -> TestResult<String> {
+        let mut header = Header::new(Algorithm::RS256);
+        header.kid = Some("a".to_owned());
+        edit(&mut header);
+        let key = EncodingKey::from_rsa_pem(KEY_A)?;
+        Ok(jsonwebtoken::encode(&header, &f.good, &key)?)
+    };
+    let critical = signed_with(&|header| header.crit = Some(vec!["exp".to_owned()]))?;
+    let id_token_type = signed_with(&|header| header.typ = Some("id_token+jwt".to_owned()))?;
+    let at_jwt = signed_with(&|header| header.typ = Some("at+jwt".to_owned()))?;
+    let reply = f.get_item_as(&format!("Bearer {at_jwt}")).await?;
+    assert_eq!(
+        reply.status,
+        http::StatusCode::OK,
+        "typ at+jwt: {}",
+        reply.body
+    );
+    let calls_before = f.backend_calls();
 
     let catalogue: Vec<BadRequest<'_>> = vec![
         ("no token", vec![], http::StatusCode::UNAUTHORIZED, ""),
@@ -148,6 +225,30 @@ async fn the_bad_token_catalogue_is_refused_before_the_backend() -> TestResult {
             vec![("authorization", format!("Bearer {wrong_issuer}"))],
             http::StatusCode::UNAUTHORIZED,
             "another authorization server",
+        ),
+        (
+            "issuer with a trailing slash",
+            vec![("authorization", format!("Bearer {issuer_with_slash}"))],
+            http::StatusCode::UNAUTHORIZED,
+            "another authorization server",
+        ),
+        (
+            "issuer in an array",
+            vec![("authorization", format!("Bearer {issuer_in_array}"))],
+            http::StatusCode::UNAUTHORIZED,
+            "another authorization server",
+        ),
+        (
+            "an unknown critical header",
+            vec![("authorization", format!("Bearer {critical}"))],
+            http::StatusCode::UNAUTHORIZED,
+            "critical (crit: exp)",
+        ),
+        (
+            "not an access token's type",
+            vec![("authorization", format!("Bearer {id_token_type}"))],
+            http::StatusCode::UNAUTHORIZED,
+            "not an access token",
         ),
         (
             "wrong audience",
@@ -245,7 +346,7 @@ async fn the_bad_token_catalogue_is_refused_before_the_backend() -> TestResult {
     assert!(!reply.header("www-authenticate").contains("error="));
     assert_eq!(
         f.backend_calls(),
-        0,
+        calls_before,
         "a refused request reached the backend"
     );
     // One fetch at the first token, one for the unknown kid; none since (300 ms apart).
@@ -339,6 +440,105 @@ async fn call_tool_needs_the_scopes_of_the_tool_it_calls() -> TestResult {
     Ok(())
 }
 
+/// The scope check reads a message as the call does: escapes in the method or a tool's name
+/// are decoded, not a way past it, and a message naming the method, the tool or
+/// `call_tool`'s target twice (which reading wins is the reader's choice) is refused, as is a
+/// body the check cannot read. Nothing reaches the backend.
+#[tokio::test]
+async fn escapes_and_duplicate_keys_do_not_get_past_the_scope_check() -> TestResult {
+    let f = fixture_with(true, Some(ToolSearch::new())).await?;
+    let read_only = f.bearer(json!({"scope": "mcp"}))?;
+    let as_read_only = [("authorization", read_only.as_str())];
+    let forbidden = http::StatusCode::FORBIDDEN;
+    let malformed = http::StatusCode::BAD_REQUEST;
+    let call = |method: &str, params: &str| {
+        format!(r#"{{"jsonrpc":"2.0","id":1,"method":"{method}","params":{params}}}"#)
+    };
+    let slow = r#"{"name":"ItemService_Slow","arguments":{"id":"7"}}"#;
+    let catalogue: Vec<(&str, String, http::StatusCode)> = vec![
+        ("escaped solidus", call(r"tools\/call", slow), forbidden),
+        ("escaped letter", call(r"tools/c\u0061ll", slow), forbidden),
+        (
+            "escaped tool name",
+            call(
+                "tools/call",
+                r#"{"name":"ItemService_Sl\u006fw","arguments":{"id":"7"}}"#,
+            ),
+            forbidden,
+        ),
+        (
+            "method twice",
+            format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","method":"tools/call","params":{slow}}}"#
+            ),
+            malformed,
+        ),
+        (
+            "params twice",
+            format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"ItemService_GetItem"}},"params":{slow}}}"#
+            ),
+            malformed,
+        ),
+        (
+            "tool name twice",
+            call(
+                "tools/call",
+                r#"{"name":"ItemService_GetItem","name":"ItemService_Slow","arguments":{"id":"7"}}"#,
+            ),
+            malformed,
+        ),
+        (
+            "call_tool's target twice",
+            call(
+                "tools/call",
+                r#"{"name":"call_tool","arguments":{"name":"ItemService_GetItem","name":"ItemService_Slow","arguments":{"id":"7"}}}"#,
+            ),
+            malformed,
+        ),
+        (
+            "call_tool's target escaped",
+            call(
+                "tools/call",
+                r#"{"name":"call_tool","arguments":{"name":"ItemService_Sl\u006fw","arguments":{"id":"7"}}}"#,
+            ),
+            forbidden,
+        ),
+        (
+            "in a batch",
+            format!("[{}]", call("tools/call", slow)),
+            forbidden,
+        ),
+        (
+            "params not an object",
+            call("tools/call", r#""x""#),
+            malformed,
+        ),
+        (
+            "not JSON",
+            "{\"method\":\"tools/call\",".to_owned(),
+            malformed,
+        ),
+    ];
+    for (what, body, status) in &catalogue {
+        let reply = send_text(
+            f.addr,
+            http::Method::POST,
+            "/mcp",
+            &as_read_only,
+            Some(body),
+        )
+        .await?;
+        assert_eq!(reply.status, *status, "{what}: {}", reply.body);
+        if *status == forbidden {
+            slow_needs_items_write(&f, &reply);
+        }
+    }
+    assert_eq!(f.backend_calls(), 0);
+    f.shutdown.cancel();
+    Ok(())
+}
+
 #[tokio::test]
 async fn a_rotated_key_is_fetched_once_and_unknown_kids_are_rate_limited() -> TestResult {
     let f = fixture(true).await?;
@@ -372,6 +572,66 @@ async fn a_rotated_key_is_fetched_once_and_unknown_kids_are_rate_limited() -> Te
         f.authorization.key_fetches() as usize,
         f.keys.fetches.load(Ordering::SeqCst)
     );
+    f.shutdown.cancel();
+    Ok(())
+}
+
+/// One token owner cannot take every session: past `max_sessions_per_principal` (100 by
+/// default) its `initialize` gets 503 naming that bound, while another owner still opens one;
+/// a session the first closes frees a slot for it. Concurrent `initialize`s at the bound all
+/// get 503, never rmcp's 500.
+#[tokio::test]
+async fn one_caller_cannot_take_every_session() -> TestResult {
+    let f = fixture(false).await?;
+    let alice = f.bearer(json!({}))?;
+    let bob = f.bearer(json!({"sub": "user-2"}))?;
+    let as_alice = [("authorization", alice.as_str())];
+    let mut sessions = Vec::new();
+    for _ in 0..100 {
+        sessions.push(open_session(f.addr, &as_alice, json!({})).await?);
+    }
+    let initialize = json!({"jsonrpc": "2.0", "id": 7, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let attempts = (0..8).map(|_| {
+        let initialize = initialize.clone();
+        let (addr, alice) = (f.addr, alice.clone());
+        tokio::spawn(async move {
+            send(
+                addr,
+                http::Method::POST,
+                "/mcp",
+                &[("authorization", alice.as_str())],
+                Some(&initialize),
+            )
+            .await
+        })
+    });
+    for attempt in attempts.collect::<Vec<_>>() {
+        let reply = attempt.await??;
+        assert_eq!(
+            reply.status,
+            http::StatusCode::SERVICE_UNAVAILABLE,
+            "{}",
+            reply.body
+        );
+        assert_eq!(reply.last()["id"], 7, "{}", reply.body);
+        let message = reply.last()["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        assert!(
+            message.contains("the limit per token owner is 100"),
+            "{message}"
+        );
+    }
+    open_session(f.addr, &[("authorization", bob.as_str())], json!({})).await?;
+    let closed = [
+        ("authorization", alice.as_str()),
+        ("mcp-session-id", sessions[0].as_str()),
+    ];
+    let reply = send(f.addr, http::Method::DELETE, "/mcp", &closed, None).await?;
+    assert!(reply.status.is_success(), "{}", reply.body);
+    open_session(f.addr, &as_alice, json!({})).await?;
     f.shutdown.cancel();
     Ok(())
 }

@@ -1,6 +1,8 @@
 //! Task-augmented tool calls (MCP tasks extension) with rmcp's client: started, polled with
 //! progress in the status message, fetched, cancelled with the backend observing the cancel,
 //! expired after the time-to-live, and plain results for tools or clients without tasks.
+//! Also the bounds on tasks (`TaskLimits`: live tasks per caller, running tasks, bytes of
+//! results kept) and `tasks/list` in pages, in both task shapes.
 
 mod common;
 
@@ -16,7 +18,7 @@ use rmcp::{
 };
 use serde_json::{Value, json};
 use tonic_mcp::{
-    McpServer,
+    McpServer, McpServerBuilder, TaskLimits,
     codegen::{BoxTransport, TaskSupport, ToolDef, ToolSetBuilder},
 };
 
@@ -52,6 +54,22 @@ async fn server(task_ttl: Option<Duration>) -> TestResult<(McpServer, Backend)> 
 
 /// [`server`], with tool search when `search` is true.
 async fn server_with(task_ttl: Option<Duration>, search: bool) -> TestResult<(McpServer, Backend)> {
+    server_configured(|mut builder| {
+        if let Some(ttl) = task_ttl {
+            builder = builder.task_ttl(ttl);
+        }
+        if search {
+            builder = builder.tool_search(tonic_mcp::ToolSearch::new());
+        }
+        builder
+    })
+    .await
+}
+
+/// The test server's tools, with the builder's settings `configure` makes.
+async fn server_configured(
+    configure: impl FnOnce(McpServerBuilder) -> McpServerBuilder,
+) -> TestResult<(McpServer, Backend)> {
     let (addr, backend) = start_backend().await?;
     let channel = common::channel(addr).await?;
     let mut slow = ToolSetBuilder::new(
@@ -61,16 +79,107 @@ async fn server_with(task_ttl: Option<Duration>, search: bool) -> TestResult<(Mc
     slow.add(&SLOW_TASK)?;
     slow.add(&SLOW_REQUIRED)?;
     slow.add(&LIST_ITEMS_LONG)?;
-    let mut builder = McpServer::builder("tasks", "0.1.0")
+    let builder = McpServer::builder("tasks", "0.1.0")
         .tool_set(pb::item_service_mcp::from_channel(channel)?)?
         .tool_set(slow.build())?;
-    if let Some(ttl) = task_ttl {
-        builder = builder.task_ttl(ttl);
+    Ok((configure(builder).build(), backend))
+}
+
+/// [`server_configured`] with task `limits` (and a task time-to-live, when given).
+async fn limited(limits: TaskLimits, ttl: Option<Duration>) -> TestResult<(McpServer, Backend)> {
+    server_configured(|builder| {
+        let builder = builder.task_limits(limits);
+        match ttl {
+            Some(ttl) => builder.task_ttl(ttl),
+            None => builder,
+        }
+    })
+    .await
+}
+
+/// A raw JSON-RPC client of revision 2025-11-25 on the server's stdio transport (in process),
+/// initialized with that revision's task capability.
+struct Raw2025 {
+    write: tokio::io::WriteHalf<tokio::io::DuplexStream>,
+    lines: tokio::io::Lines<tokio::io::BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>>,
+    next_id: u64,
+}
+
+impl Raw2025 {
+    async fn connect(server: McpServer) -> TestResult<Raw2025> {
+        use tokio::io::AsyncBufReadExt as _;
+        let (read, write) = tokio::io::split(test_kit::serve_io_in_process(server));
+        let mut raw = Raw2025 {
+            write,
+            lines: tokio::io::BufReader::new(read).lines(),
+            next_id: 0,
+        };
+        raw.request(
+            "initialize",
+            json!({"protocolVersion": "2025-11-25", "capabilities": {"tasks": {}},
+                "clientInfo": {"name": "raw", "version": "0"}}),
+        )
+        .await?;
+        raw.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .await?;
+        Ok(raw)
     }
-    if search {
-        builder = builder.tool_search(tonic_mcp::ToolSearch::new());
+
+    async fn send(&mut self, message: Value) -> TestResult {
+        use tokio::io::AsyncWriteExt as _;
+        self.write
+            .write_all(format!("{message}\n").as_bytes())
+            .await?;
+        Ok(())
     }
-    Ok((builder.build(), backend))
+
+    /// Sends a request; the whole answer (`result` or `error`).
+    async fn request(&mut self, method: &str, params: Value) -> TestResult<Value> {
+        self.next_id += 1;
+        let id = self.next_id;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+            .await?;
+        loop {
+            let line = self.lines.next_line().await?.ok_or("the server closed")?;
+            let answer: Value = serde_json::from_str(&line)?;
+            if answer["id"] == json!(id) {
+                return Ok(answer);
+            }
+        }
+    }
+
+    /// `tools/call` of `name` with `task`: the whole answer.
+    async fn call_task(&mut self, name: &str, arguments: Value) -> TestResult<Value> {
+        self.request(
+            "tools/call",
+            json!({"name": name, "arguments": arguments, "task": {}}),
+        )
+        .await
+    }
+
+    /// [`call_task`](Self::call_task) that must start a task: its id.
+    async fn start(&mut self, name: &str, arguments: Value) -> TestResult<String> {
+        let answer = self.call_task(name, arguments).await?;
+        answer["result"]["task"]["taskId"]
+            .as_str()
+            .map(str::to_owned)
+            .ok_or_else(|| format!("no task: {answer}").into())
+    }
+
+    /// Polls `tasks/get` (which does not fetch the result) until the task has ended; the task.
+    async fn settle(&mut self, task_id: &str) -> TestResult<Value> {
+        for _ in 0..400 {
+            let answer = self
+                .request("tasks/get", json!({"taskId": task_id}))
+                .await?;
+            let task = &answer["result"];
+            if !matches!(task["status"].as_str(), Some("working" | "input_required")) {
+                return Ok(task.clone());
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        Err(format!("task {task_id} did not end").into())
+    }
 }
 
 async fn connect(server: McpServer, tasks: bool) -> TestResult<TaskClient> {
@@ -355,31 +464,9 @@ async fn a_tool_that_requires_tasks_refuses_calls_that_are_not_tasks() -> TestRe
 /// `"execution": {"taskSupport": "required"}`, refused without `task`, a task with it.
 #[tokio::test]
 async fn a_tool_that_requires_tasks_on_revision_2025_11_25() -> TestResult {
-    use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _};
     let (server, _backend) = server(None).await?;
-    let (read, mut write) = tokio::io::split(test_kit::serve_io_in_process(server));
-    let mut lines = tokio::io::BufReader::new(read).lines();
-    let mut exchange = async |message: Value| -> TestResult<Value> {
-        write.write_all(format!("{message}\n").as_bytes()).await?;
-        let Some(id) = message.get("id").cloned() else {
-            return Ok(Value::Null);
-        };
-        loop {
-            let line = lines.next_line().await?.ok_or("the server closed")?;
-            let answer: Value = serde_json::from_str(&line)?;
-            if answer["id"] == id {
-                return Ok(answer);
-            }
-        }
-    };
-    exchange(
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {"tasks": {}},
-        "clientInfo": {"name": "raw", "version": "0"}}}),
-    )
-    .await?;
-    exchange(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await?;
-    let listed = exchange(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})).await?;
+    let mut raw = Raw2025::connect(server).await?;
+    let listed = raw.request("tools/list", json!({})).await?;
     let execution = |name: &str| {
         listed["result"]["tools"]
             .as_array()
@@ -394,16 +481,424 @@ async fn a_tool_that_requires_tasks_on_revision_2025_11_25() -> TestResult {
         execution("SlowTask"),
         Some(json!({"taskSupport": "optional"}))
     );
-    let call = |id: u64, task: bool| {
-        let mut params = json!({"name": "SlowRequired", "arguments": {"sleep_ms": 1}});
-        if task {
-            params["task"] = json!({});
-        }
-        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
-    };
-    let refused = exchange(call(3, false)).await?;
+    let arguments = json!({"sleep_ms": 1});
+    let refused = raw
+        .request(
+            "tools/call",
+            json!({"name": "SlowRequired", "arguments": arguments}),
+        )
+        .await?;
     assert_eq!(refused["error"]["code"], -32601, "{refused}");
-    let task = exchange(call(4, true)).await?;
+    let task = raw.call_task("SlowRequired", arguments).await?;
     assert_eq!(task["result"]["task"]["status"], "working", "{task}");
+    Ok(())
+}
+
+/// The JSON-RPC error of a refused task-augmented call, checked to name the bound `limit`,
+/// its value and how to raise it; its message.
+fn assert_over_limit(error: &Value, limit: &str, value: usize, flag: &str) -> String {
+    assert_eq!(error["code"], json!(-32603), "{error}");
+    assert_eq!(
+        error["data"],
+        json!({"limit": limit, "value": value}),
+        "{error}"
+    );
+    let message = error["message"].as_str().unwrap_or_default().to_owned();
+    for part in [
+        "task refused: ",
+        &format!("TaskLimits::{limit} = {value}"),
+        "McpServerBuilder::task_limits",
+        flag,
+    ] {
+        assert!(message.contains(part), "{part:?} not in {message}");
+    }
+    message
+}
+
+/// rmcp's client's error for a refused call, as JSON.
+fn refusal(response: Result<CallToolResponse, rmcp::service::ServiceError>) -> TestResult<Value> {
+    match response {
+        Err(rmcp::service::ServiceError::McpError(error)) => Ok(serde_json::to_value(error)?),
+        other => Err(format!("expected a JSON-RPC error, got {other:?}").into()),
+    }
+}
+
+/// A caller at its bound of live tasks is refused, with the bound, its value and how to raise
+/// it, in both task shapes; tasks it started count until they are forgotten (one time-to-live
+/// after they ended), then it may start more; another caller (HTTP session) is not held back.
+#[tokio::test]
+async fn a_caller_past_its_live_tasks_is_refused_with_the_bound_and_how_to_raise_it() -> TestResult
+{
+    let limits = TaskLimits {
+        max_per_owner: 3,
+        ..TaskLimits::default()
+    };
+    let ttl = Duration::from_millis(400);
+    let flag = "--max-tasks-per-owner";
+    // The tasks extension, with rmcp's client.
+    let (server, _backend) = limited(limits, Some(ttl)).await?;
+    let client = connect(server, true).await?;
+    for _ in 0..3 {
+        start(&client, "SlowTask", json!({"sleep_ms": 1})).await?;
+    }
+    let error = refusal(
+        client
+            .call_tool_once(params("SlowTask", json!({"sleep_ms": 1}))?)
+            .await,
+    )?;
+    let message = assert_over_limit(&error, "max_per_owner", 3, flag);
+    assert!(message.contains("already has 3 live tasks"), "{message}");
+    // Forgotten one time-to-live after they ended: room again.
+    let mut admitted = false;
+    for _ in 0..40 {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        if let Ok(CallToolResponse::Task(_)) = client
+            .call_tool_once(params("SlowTask", json!({"sleep_ms": 1}))?)
+            .await
+        {
+            admitted = true;
+            break;
+        }
+    }
+    assert!(admitted, "no room once the tasks were forgotten");
+
+    // Revision 2025-11-25: a call answered without running (bad arguments) is a task too.
+    let (server, _backend) = limited(limits, None).await?;
+    let mut raw = Raw2025::connect(server).await?;
+    raw.start("SlowTask", json!({"sleep_ms": 1})).await?;
+    raw.start("SlowTask", json!({"sleep_ms": "long"})).await?;
+    raw.start("SlowTask", json!({"sleep_ms": 1})).await?;
+    for arguments in [json!({"sleep_ms": 1}), json!({"sleep_ms": "long"})] {
+        let answer = raw.call_task("SlowTask", arguments).await?;
+        assert_over_limit(&answer["error"], "max_per_owner", 3, flag);
+    }
+
+    // Over HTTP each session is a caller of its own.
+    let (server, _backend) = limited(limits, None).await?;
+    let serving = test_kit::HttpServing::start(server, McpServer::session_http_config()).await?;
+    let addr = serving.addr;
+    use common::http_client::{open_session, session_send, task_capabilities};
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "SlowTask", "arguments": {"sleep_ms": 1}}});
+    let first = open_session(addr, &[], task_capabilities()).await?;
+    for _ in 0..3 {
+        let reply = session_send(addr, &[], &first, &call).await?;
+        assert!(
+            reply.last()["result"]["taskId"].is_string(),
+            "{}",
+            reply.body
+        );
+    }
+    let reply = session_send(addr, &[], &first, &call).await?;
+    assert_over_limit(&reply.last()["error"], "max_per_owner", 3, flag);
+    let second = open_session(addr, &[], task_capabilities()).await?;
+    let reply = session_send(addr, &[], &second, &call).await?;
+    assert!(
+        reply.last()["result"]["taskId"].is_string(),
+        "{}",
+        reply.body
+    );
+    serving.cancel();
+    Ok(())
+}
+
+/// Past the bound of running tasks a task is refused, in both shapes, and `mcp_tasks_running`
+/// stays at the bound; once one ends, a task starts again.
+#[tokio::test]
+async fn past_the_running_tasks_a_task_is_refused_until_one_ends() -> TestResult {
+    let limits = TaskLimits {
+        max_running: 2,
+        ..TaskLimits::default()
+    };
+    let (server, backend) = server_configured(|builder| {
+        builder
+            .task_limits(limits)
+            .metrics(tonic_mcp::Metrics::new().expect("metrics"), false)
+    })
+    .await?;
+    let client = connect(server.clone(), true).await?;
+    let first = start(&client, "SlowTask", json!({"sleep_ms": 20_000})).await?;
+    start(&client, "SlowTask", json!({"sleep_ms": 20_000})).await?;
+    let flag = "--max-running-tasks";
+    let error = refusal(
+        client
+            .call_tool_once(params("SlowTask", json!({"sleep_ms": 1}))?)
+            .await,
+    )?;
+    let message = assert_over_limit(&error, "max_running", 2, flag);
+    assert!(message.contains("2 tasks are running"), "{message}");
+    let mut raw = Raw2025::connect(server.clone()).await?;
+    let answer = raw.call_task("SlowTask", json!({"sleep_ms": 1})).await?;
+    assert_over_limit(&answer["error"], "max_running", 2, flag);
+    // Refused calls never reach the backend, and the gauge shows the bound.
+    let gauge = |text: &str| {
+        text.lines()
+            .find_map(|line| line.strip_prefix("mcp_tasks_running "))
+            .map(str::to_owned)
+    };
+    let text = server.metrics_text().ok_or("metrics")?;
+    assert_eq!(gauge(&text).as_deref(), Some("2"), "{text}");
+    // One ends (cancelled): room for one more.
+    client
+        .peer()
+        .cancel_task(rmcp::model::CancelTaskParams::new(
+            first.task.task_id.clone(),
+        ))
+        .await?;
+    backend
+        .observed
+        .assert_cancelled(1, Duration::from_secs(3))
+        .await;
+    let (payload, _) = settle(&client, &first.task.task_id).await?;
+    assert_eq!(payload, TaskPayload::Cancelled);
+    let text = server.metrics_text().ok_or("metrics")?;
+    assert_eq!(gauge(&text).as_deref(), Some("1"), "{text}");
+    raw.start("SlowTask", json!({"sleep_ms": 20_000})).await?;
+    let answer = raw.call_task("SlowTask", json!({"sleep_ms": 1})).await?;
+    assert_over_limit(&answer["error"], "max_running", 2, flag);
+    Ok(())
+}
+
+/// The bytes of one `SlowTask {"sleep_ms": 1}` result as the server keeps it (its JSON).
+async fn slow_result_bytes() -> TestResult<usize> {
+    let (client, _backend) = task_client().await?;
+    let task = start(&client, "SlowTask", json!({"sleep_ms": 1})).await?;
+    let (payload, _) = settle(&client, &task.task.task_id).await?;
+    let TaskPayload::Completed { result } = payload else {
+        return Err(format!("expected a completed task: {payload:?}").into());
+    };
+    Ok(serde_json::to_vec(&result)?.len())
+}
+
+fn assert_dropped(message: &str, why: &str) {
+    for part in [
+        "the task's result was dropped",
+        why,
+        "TaskLimits::max_result_bytes",
+        "McpServerBuilder::task_limits",
+        "--max-task-result-bytes",
+    ] {
+        assert!(message.contains(part), "{part:?} not in {message}");
+    }
+}
+
+/// Results are kept within `max_result_bytes`: a new result drops the oldest fetched result
+/// first, then the oldest unfetched; a dropped result's task reports `failed`, saying why and
+/// how to raise the budget; a result larger than the budget is dropped at once. Revision
+/// 2025-11-25 (`tasks/get` does not fetch, `tasks/result` does), then the final extension
+/// (`tasks/get` of a completed task fetches).
+#[tokio::test]
+async fn results_past_the_budget_drop_the_oldest_fetched_first() -> TestResult {
+    let size = slow_result_bytes().await?;
+    let limits = TaskLimits {
+        max_result_bytes: size * 2 + size / 2,
+        ..TaskLimits::default()
+    };
+    let (server, _backend) = limited(limits, None).await?;
+    let mut raw = Raw2025::connect(server).await?;
+    let arguments = json!({"sleep_ms": 1});
+    let mut ids = Vec::new();
+    for _ in 0..2 {
+        let id = raw.start("SlowTask", arguments.clone()).await?;
+        assert_eq!(raw.settle(&id).await?["status"], "completed");
+        ids.push(id);
+    }
+    // The second fetched, then a third ends: the second (fetched) goes, not the first.
+    let fetched = raw
+        .request("tasks/result", json!({"taskId": ids[1]}))
+        .await?;
+    assert!(
+        fetched["result"]["structuredContent"].is_object(),
+        "{fetched}"
+    );
+    let id = raw.start("SlowTask", arguments.clone()).await?;
+    raw.settle(&id).await?;
+    ids.push(id);
+    let status = async |raw: &mut Raw2025, id: &str| -> TestResult<Value> {
+        let task = raw.request("tasks/get", json!({"taskId": id})).await?;
+        Ok(task["result"]["status"].clone())
+    };
+    assert_eq!(status(&mut raw, &ids[0]).await?, "completed");
+    assert_eq!(status(&mut raw, &ids[1]).await?, "failed");
+    let id = raw.start("SlowTask", arguments.clone()).await?;
+    raw.settle(&id).await?;
+    ids.push(id);
+    // The fourth made the first (oldest unfetched) go too.
+    for (index, kept) in [(0, false), (1, false), (2, true), (3, true)] {
+        let id = &ids[index];
+        let task = raw.request("tasks/get", json!({"taskId": id})).await?;
+        let result = raw.request("tasks/result", json!({"taskId": id})).await?;
+        if kept {
+            assert_eq!(task["result"]["status"], "completed", "{index}: {task}");
+            assert!(
+                result["result"]["structuredContent"].is_object(),
+                "{result}"
+            );
+        } else {
+            assert_eq!(task["result"]["status"], "failed", "{index}: {task}");
+            let status = task["result"]["statusMessage"].as_str().unwrap_or_default();
+            assert_dropped(status, "budget was full");
+            assert_eq!(result["error"]["code"], json!(-32603), "{result}");
+            assert_dropped(
+                result["error"]["message"].as_str().unwrap_or_default(),
+                "budget was full",
+            );
+        }
+    }
+
+    // The final extension; and a budget smaller than one result.
+    let limits = TaskLimits {
+        max_result_bytes: size + size / 2,
+        ..TaskLimits::default()
+    };
+    let (server, _backend) = limited(limits, None).await?;
+    let client = connect(server, true).await?;
+    let first = start(&client, "SlowTask", arguments.clone()).await?;
+    let (payload, _) = settle(&client, &first.task.task_id).await?;
+    completed(payload)?;
+    let second = start(&client, "SlowTask", arguments.clone()).await?;
+    let (payload, _) = settle(&client, &second.task.task_id).await?;
+    completed(payload)?;
+    let got = client
+        .get_task(GetTaskParams::new(first.task.task_id.clone()))
+        .await?;
+    assert_eq!(got.task.status(), TaskStatus::Failed);
+    let TaskPayload::Failed { error } = got.task.payload else {
+        return Err("expected a failed task".into());
+    };
+    assert_dropped(
+        error["message"].as_str().unwrap_or_default(),
+        "budget was full",
+    );
+    let limits = TaskLimits {
+        max_result_bytes: size / 2,
+        ..TaskLimits::default()
+    };
+    let (server, _backend) = limited(limits, None).await?;
+    let client = connect(server, true).await?;
+    let task = start(&client, "SlowTask", arguments).await?;
+    let (payload, _) = settle(&client, &task.task.task_id).await?;
+    let TaskPayload::Failed { error } = payload else {
+        return Err(format!("expected a failed task: {payload:?}").into());
+    };
+    let message = error["message"].as_str().unwrap_or_default();
+    assert_dropped(message, &format!("at {size} bytes it is larger"));
+    Ok(())
+}
+
+/// Pages through `tasks/list` of revision 2025-11-25 with `pages`: every page within
+/// `LIST_PAGE` tasks, each linked to the next by `nextCursor` until the last, which has none;
+/// the task ids in creation order.
+async fn list_all<F>(mut page: F) -> TestResult<(Vec<String>, Vec<usize>)>
+where
+    F: AsyncFnMut(Option<&str>) -> TestResult<Value>,
+{
+    let mut ids = Vec::new();
+    let mut sizes = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let answer = page(cursor.as_deref()).await?;
+        let result = &answer["result"];
+        let tasks = result["tasks"]
+            .as_array()
+            .ok_or_else(|| format!("{answer}"))?;
+        assert!(tasks.len() <= 100, "{} tasks in a page", tasks.len());
+        sizes.push(tasks.len());
+        ids.extend(
+            tasks
+                .iter()
+                .filter_map(|task| task["taskId"].as_str().map(str::to_owned)),
+        );
+        match result.get("nextCursor") {
+            None => return Ok((ids, sizes)),
+            Some(next) => {
+                cursor = Some(next.as_str().ok_or("a string cursor")?.to_owned());
+                assert!(!tasks.is_empty(), "an empty page before the end");
+            }
+        }
+        assert!(sizes.len() < 20, "too many pages");
+    }
+}
+
+/// `tasks/list` in pages of 100 linked by `nextCursor`, oldest first, over stdio and over HTTP
+/// sessions (each seeing only its own tasks); a cursor not given by the server is invalid
+/// params.
+#[tokio::test]
+async fn tasks_list_pages_with_cursors() -> TestResult {
+    let (server, _backend) = server(None).await?;
+    let mut raw = Raw2025::connect(server).await?;
+    let mut started = Vec::new();
+    for index in 0..250 {
+        // Most answered without running (bad arguments), which is quicker; all are tasks.
+        let arguments = if index % 10 == 0 {
+            json!({"sleep_ms": 1})
+        } else {
+            json!({"sleep_ms": "soon"})
+        };
+        started.push(raw.start("SlowTask", arguments).await?);
+    }
+    let (listed, sizes) = list_all(async |cursor| {
+        let params = cursor.map_or_else(|| json!({}), |cursor| json!({"cursor": cursor}));
+        raw.request("tasks/list", params).await
+    })
+    .await?;
+    assert_eq!(sizes, [100, 100, 50]);
+    assert_eq!(listed, started);
+    for cursor in [
+        json!("not-a-cursor"),
+        json!(""),
+        json!("dGFza3M6eA"),
+        json!(7),
+    ] {
+        let answer = raw.request("tasks/list", json!({"cursor": cursor})).await?;
+        assert_eq!(answer["error"]["code"], json!(-32602), "{cursor}: {answer}");
+    }
+
+    // Over HTTP: each session pages through its own tasks only.
+    let (http_server, _backend) = self::server(None).await?;
+    let serving =
+        test_kit::HttpServing::start(http_server, McpServer::session_http_config()).await?;
+    let addr = serving.addr;
+    use common::http_client::{open_session, session_send, start_task_in_session};
+    let capabilities = json!({"tasks": {"list": {}, "cancel": {}}});
+    let first = open_session(addr, &[], capabilities.clone()).await?;
+    let second = open_session(addr, &[], capabilities).await?;
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "SlowTask", "arguments": {"sleep_ms": "soon"}, "task": {}}});
+    let mut started = Vec::new();
+    for _ in 0..120 {
+        started.push(start_task_in_session(addr, &[], &first, &call, "/task/taskId").await?);
+    }
+    start_task_in_session(addr, &[], &second, &call, "/task/taskId").await?;
+    let list = |session: String| {
+        async move |cursor: Option<&str>| -> TestResult<Value> {
+            let mut message = json!({"jsonrpc": "2.0", "id": 2, "method": "tasks/list",
+                "params": {}});
+            if let Some(cursor) = cursor {
+                message["params"]["cursor"] = json!(cursor);
+            }
+            Ok(session_send(addr, &[], &session, &message).await?.last())
+        }
+    };
+    let (listed, sizes) = list_all(list(first.clone())).await?;
+    assert_eq!(sizes, [100, 20]);
+    assert_eq!(listed, started);
+    let (listed, _) = list_all(list(second)).await?;
+    assert_eq!(listed.len(), 1);
+    let reply = session_send(
+        addr,
+        &[],
+        &first,
+        &json!({"jsonrpc": "2.0", "id": 3, "method": "tasks/list",
+            "params": {"cursor": "bm90LW91cnM"}}),
+    )
+    .await?;
+    assert_eq!(
+        reply.last()["error"]["code"],
+        json!(-32602),
+        "{}",
+        reply.body
+    );
+    serving.cancel();
     Ok(())
 }

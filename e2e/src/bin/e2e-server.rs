@@ -8,7 +8,9 @@
 //! down) instead of starting its own.
 //!
 //! HTTP options: `--stateless` (no sessions), `--max-sessions N` and `--idle-timeout-ms N`
-//! (session bounds), `--max-body N` (request body cap in bytes), `--allow-origin ORIGIN`,
+//! (session bounds), `--max-connections N`, `--header-read-timeout-ms N`,
+//! `--body-read-timeout-ms N` and `--connection-idle-timeout-ms N` (connection bounds),
+//! `--max-body N` (request body cap in bytes), `--allow-origin ORIGIN`,
 //! `--allow-host HOST`. On SIGTERM the HTTP server
 //! stops accepting, lets calls in flight finish (at most 30 s), and exits 0.
 
@@ -68,6 +70,25 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
     if let Some(ms) = value(&args, "--idle-timeout-ms")? {
         sessions.idle_timeout = Duration::from_millis(ms);
     }
+    let mut connections = tonic_mcp::ConnectionLimits::default();
+    if let Some(max) = value(&args, "--max-connections")? {
+        connections.max_connections = max;
+    }
+    for (flag, bound) in [
+        (
+            "--header-read-timeout-ms",
+            &mut connections.header_read_timeout,
+        ),
+        ("--body-read-timeout-ms", &mut connections.body_read_timeout),
+        (
+            "--connection-idle-timeout-ms",
+            &mut connections.idle_timeout,
+        ),
+    ] {
+        if let Some(ms) = value(&args, flag)? {
+            *bound = Duration::from_millis(ms);
+        }
+    }
     let builder = match value::<String>(&args, "--backend")? {
         Some(url) => {
             let channel = tonic::transport::Endpoint::try_from(url)?.connect_lazy();
@@ -79,13 +100,16 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
             e2e::mcp_server_builder(&backend).await?
         }
     };
-    let server = builder.session_limits(sessions).build();
+    let server = builder
+        .session_limits(sessions)
+        .connection_limits(connections)
+        .build();
     let Some(addr) = value::<String>(&args, "--http")? else {
         if args
             .iter()
             .any(|arg| arg != "--backend" && !arg.contains("://"))
         {
-            return Err("usage: e2e-server [--http ADDR [--stateless] [--max-sessions N] [--idle-timeout-ms N] [--max-body N]]".into());
+            return Err("usage: e2e-server [--http ADDR [--stateless] [--max-sessions N] [--idle-timeout-ms N] [--max-connections N] [--header-read-timeout-ms N] [--body-read-timeout-ms N] [--connection-idle-timeout-ms N] [--max-body N]]".into());
         }
         server.serve_stdio().await?;
         return Ok(());

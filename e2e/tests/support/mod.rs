@@ -19,9 +19,27 @@ pub struct HttpServer {
 
 /// Spawn `e2e-server --http 127.0.0.1:0 EXTRA…` and wait for its address.
 pub async fn spawn_http(extra: &[&str]) -> HttpServer {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_e2e-server"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_e2e-server"));
+    command.args(["--http", "127.0.0.1:0"]).args(extra);
+    spawned_http(command).await
+}
+
+/// As [`spawn_http`], with the process's limit on open files (`RLIMIT_NOFILE`, soft and hard)
+/// set to `open_files` (by `sh`'s `ulimit`, which then execs the server: same process).
+pub async fn spawn_http_with_open_files(open_files: u32, extra: &[&str]) -> HttpServer {
+    let mut command = Command::new("sh");
+    command
+        .args(["-c", r#"ulimit -n "$0" && exec "$@""#])
+        .arg(open_files.to_string())
+        .arg(env!("CARGO_BIN_EXE_e2e-server"))
         .args(["--http", "127.0.0.1:0"])
-        .args(extra)
+        .args(extra);
+    spawned_http(command).await
+}
+
+/// Runs `command`, an `e2e-server --http`, and waits for its address.
+async fn spawned_http(mut command: Command) -> HttpServer {
+    let mut child = command
         .stdout(Stdio::piped())
         .kill_on_drop(true)
         .spawn()
@@ -134,6 +152,19 @@ pub async fn post(addr: SocketAddr, headers: &[(&str, &str)], body: &[u8]) -> Ra
     send_raw(addr, head, headers, body).await
 }
 
+/// Opens a session with a raw `initialize` and `notifications/initialized`: its id, or `None`
+/// from a stateless server (which opens none).
+pub async fn open_session(addr: SocketAddr) -> Option<String> {
+    let response = post(addr, &[], initialize(0).to_string().as_bytes()).await;
+    assert_eq!(response.status, 200, "initialize: {response:?}");
+    let session = response.header("mcp-session-id")?.to_owned();
+    let initialized = serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let headers = [("mcp-session-id", session.as_str())];
+    let response = post(addr, &headers, initialized.to_string().as_bytes()).await;
+    assert_eq!(response.status, 202, "initialized: {response:?}");
+    Some(session)
+}
+
 /// DELETE `/mcp` with `headers` on a fresh connection.
 pub async fn delete(addr: SocketAddr, headers: &[(&str, &str)]) -> RawResponse {
     let head = format!(
@@ -240,6 +271,18 @@ pub fn rss_kib(pid: u32) -> u64 {
         .find_map(|line| line.strip_prefix("VmRSS:"))
         .and_then(|rest| rest.split_whitespace().next())
         .and_then(|kib| kib.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Sockets a process holds open (Linux `/proc`): its listeners and connections.
+pub fn open_sockets(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .map(|fds| {
+            fds.filter_map(Result::ok)
+                .filter_map(|fd| std::fs::read_link(fd.path()).ok())
+                .filter(|target| target.to_string_lossy().starts_with("socket:"))
+                .count()
+        })
         .unwrap_or(0)
 }
 

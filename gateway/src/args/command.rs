@@ -292,6 +292,39 @@ fn base_command() -> Command {
                 .help("with --http: forward this header of each MCP HTTP request to the gRPC call, e.g. authorization; repeatable"),
         ))
         .arg(
+            Arg::new("max-connections")
+                .long("max-connections")
+                .value_name("N")
+                .requires("http")
+                .help_heading("MCP")
+                .value_parser(clap::value_parser!(u32).range(1..))
+                .help("with --http: the most HTTP connections open at once; at the cap the gateway accepts no more until one closes (default: three quarters of the limit on open files, ulimit -n, at most 10000)"),
+        )
+        .arg(
+            Arg::new("header-read-timeout")
+                .long("header-read-timeout")
+                .value_name("DURATION")
+                .requires("http")
+                .help_heading("MCP")
+                .help("with --http: close a connection that has not sent a request's headers within DURATION of opening, or of the request's first byte (default 10s)"),
+        )
+        .arg(
+            Arg::new("body-read-timeout")
+                .long("body-read-timeout")
+                .value_name("DURATION")
+                .requires("http")
+                .help_heading("MCP")
+                .help("with --http: answer 408 to a request whose body has not arrived within DURATION of its headers (default 30s)"),
+        )
+        .arg(
+            Arg::new("connection-idle-timeout")
+                .long("connection-idle-timeout")
+                .value_name("DURATION")
+                .requires("http")
+                .help_heading("MCP")
+                .help("with --http: close a connection with no request in flight that has not begun another within DURATION (default 75s; responses such as event streams are never cut)"),
+        )
+        .arg(
             Arg::new("tool-search")
                 .long("tool-search")
                 .action(ArgAction::SetTrue)
@@ -306,6 +339,30 @@ fn base_command() -> Command {
                 .help_heading("MCP")
                 .help("with --tool-search: list this tool directly as well; repeatable"),
         ))
+        .arg(
+            Arg::new("max-tasks-per-owner")
+                .long("max-tasks-per-owner")
+                .value_name("N")
+                .help_heading("MCP")
+                .value_parser(clap::value_parser!(u32).range(1..))
+                .help("the most MCP tasks one caller (token owner, else session) may have live, from creation until forgotten one task time-to-live after they end (default 256); a task-augmented tools/call past it is refused with a JSON-RPC error naming this flag"),
+        )
+        .arg(
+            Arg::new("max-running-tasks")
+                .long("max-running-tasks")
+                .value_name("N")
+                .help_heading("MCP")
+                .value_parser(clap::value_parser!(u32).range(1..))
+                .help("the most MCP tasks running at once, all callers together (default 256; the mcp_tasks_running gauge); past it a task-augmented tools/call is refused with a JSON-RPC error naming this flag"),
+        )
+        .arg(
+            Arg::new("max-task-result-bytes")
+                .long("max-task-result-bytes")
+                .value_name("BYTES")
+                .help_heading("MCP")
+                .value_parser(parse_bytes)
+                .help("the bytes of task results kept for clients to fetch, as JSON, e.g. 256MiB (default 64MiB); past it the oldest results are dropped (fetched ones first) and their tasks report failed, naming this flag"),
+        )
         .arg(
             Arg::new("reload-interval")
                 .long("reload-interval")

@@ -9,11 +9,13 @@ use clap::ArgMatches;
 
 use crate::auth::{self, AuthSettings};
 use crate::backend::{Backend, FLAGS_BACKEND, ToolSettings};
+use crate::config_file::Connections;
 use crate::error::Error;
 use crate::headers::Headers;
 use crate::target::Target;
 
 mod command;
+mod tasks;
 
 use crate::values::{check_origin, parse_duration};
 use command::command;
@@ -43,6 +45,12 @@ pub struct Config {
     pub http: Option<SocketAddr>,
     /// With `--http`: no sessions.
     pub stateless: bool,
+    /// With `--http`: bounds on the HTTP connections (`--max-connections`, the read and idle
+    /// timeouts, or the `[connections]` table of `--config`).
+    pub connection_limits: tonic_mcp::ConnectionLimits,
+    /// Bounds on MCP tasks (`--max-tasks-per-owner`, `--max-running-tasks`,
+    /// `--max-task-result-bytes`, or the `[tasks]` table of `--config`).
+    pub task_limits: tonic_mcp::TaskLimits,
     /// With `--http`: Host names accepted besides loopback.
     pub allowed_hosts: Vec<String>,
     /// With `--http`: browser origins accepted; a request carrying any other `Origin` is
@@ -166,6 +174,8 @@ fn config(matches: &ArgMatches) -> Result<Config, Error> {
             search.pin(name.clone())
         })
     });
+    let mut connections = connection_flags(matches)?;
+    let mut task_bounds = tasks::flags(matches);
     let backends = match matches.get_one::<PathBuf>("config") {
         Some(path) => {
             let given = BACKEND_FLAGS.iter().find(|id| {
@@ -203,6 +213,17 @@ fn config(matches: &ArgMatches) -> Result<Config, Error> {
                 )));
             }
             tool_search = tool_search.or(file.tool_search);
+            task_bounds = tasks::merge(task_bounds, file.tasks, path)?;
+            connections = merge_connections(connections, file.connections, path)?;
+            if file.connections != Connections::default()
+                && matches.get_one::<SocketAddr>("http").is_none()
+            {
+                return Err(Error::new(format!(
+                    "{}: [connections] needs --http (it bounds the MCP HTTP listener's \
+                     connections)",
+                    path.display()
+                )));
+            }
             metrics |= file.metrics_on_http;
             metrics_addr = metrics_addr.or(file.metrics_addr);
             if metrics && matches.get_one::<SocketAddr>("http").is_none() {
@@ -248,6 +269,8 @@ fn config(matches: &ArgMatches) -> Result<Config, Error> {
         },
         http: matches.get_one::<SocketAddr>("http").copied(),
         stateless: matches.get_flag("stateless"),
+        task_limits: tasks::limits(task_bounds),
+        connection_limits: connection_limits(connections),
         allowed_hosts: values(matches, "allowed-host").cloned().collect(),
         allowed_origins: values(matches, "allowed-origin")
             .map(|origin| check_origin(origin).map(|()| origin.clone()))
@@ -257,6 +280,90 @@ fn config(matches: &ArgMatches) -> Result<Config, Error> {
             .cloned()
             .unwrap_or_else(|| "grpc-mcp-gateway".to_owned()),
     })
+}
+
+/// The value of the duration flag `id`, if given.
+fn duration_flag(matches: &ArgMatches, id: &str) -> Result<Option<Duration>, Error> {
+    matches
+        .get_one::<String>(id)
+        .map(|text| {
+            parse_duration(text).ok_or_else(|| {
+                Error::new(format!(
+                    "--{id} {text}: expects a duration such as 500ms, 10s or 1m"
+                ))
+            })
+        })
+        .transpose()
+}
+
+/// The connection bounds the flags set.
+fn connection_flags(matches: &ArgMatches) -> Result<Connections, Error> {
+    Ok(Connections {
+        max: matches.get_one::<u32>("max-connections").copied(),
+        header_read_timeout: duration_flag(matches, "header-read-timeout")?,
+        body_read_timeout: duration_flag(matches, "body-read-timeout")?,
+        idle_timeout: duration_flag(matches, "connection-idle-timeout")?,
+    })
+}
+
+/// The flags' bounds and those of the `[connections]` table of `path`: each set in one
+/// place at most.
+fn merge_connections(
+    flags: Connections,
+    file: Connections,
+    path: &std::path::Path,
+) -> Result<Connections, Error> {
+    fn one<T>(
+        flag: Option<T>,
+        key: Option<T>,
+        names: (&str, &str),
+        path: &std::path::Path,
+    ) -> Result<Option<T>, Error> {
+        match (flag, key) {
+            (Some(_), Some(_)) => Err(Error::new(format!(
+                "--{} conflicts with `{}` in the [connections] table of {}; set it in one place",
+                names.0,
+                names.1,
+                path.display()
+            ))),
+            (flag, key) => Ok(flag.or(key)),
+        }
+    }
+    Ok(Connections {
+        max: one(flags.max, file.max, ("max-connections", "max"), path)?,
+        header_read_timeout: one(
+            flags.header_read_timeout,
+            file.header_read_timeout,
+            ("header-read-timeout", "header_read_timeout"),
+            path,
+        )?,
+        body_read_timeout: one(
+            flags.body_read_timeout,
+            file.body_read_timeout,
+            ("body-read-timeout", "body_read_timeout"),
+            path,
+        )?,
+        idle_timeout: one(
+            flags.idle_timeout,
+            file.idle_timeout,
+            ("connection-idle-timeout", "idle_timeout"),
+            path,
+        )?,
+    })
+}
+
+/// The runtime's bounds, with its defaults where nothing was set.
+fn connection_limits(set: Connections) -> tonic_mcp::ConnectionLimits {
+    let mut limits = tonic_mcp::ConnectionLimits::default();
+    if let Some(max) = set.max {
+        limits.max_connections = usize::try_from(max).unwrap_or(usize::MAX);
+    }
+    limits.header_read_timeout = set
+        .header_read_timeout
+        .unwrap_or(limits.header_read_timeout);
+    limits.body_read_timeout = set.body_read_timeout.unwrap_or(limits.body_read_timeout);
+    limits.idle_timeout = set.idle_timeout.unwrap_or(limits.idle_timeout);
+    limits
 }
 
 /// The one backend the flags describe.
@@ -279,18 +386,7 @@ fn flags_backend(matches: &ArgMatches) -> Result<Backend, Error> {
         })?;
         headers.add(&format!("{name}: {value}"))?;
     }
-    let duration = |id: &str| -> Result<Option<Duration>, Error> {
-        matches
-            .get_one::<String>(id)
-            .map(|text| {
-                parse_duration(text).ok_or_else(|| {
-                    Error::new(format!(
-                        "--{id} {text}: expects a duration such as 500ms, 10s or 1m"
-                    ))
-                })
-            })
-            .transpose()
-    };
+    let duration = |id: &str| duration_flag(matches, id);
     let settings = ToolSettings {
         opts: values(matches, "opt").map(String::as_str).collect(),
         include: values(matches, "include").map(String::as_str).collect(),

@@ -117,6 +117,63 @@ fn allowed_origins_are_checked() {
 }
 
 #[test]
+fn connection_flags_set_the_limits() {
+    let http = ["--target", "http://x:1", "--http", "127.0.0.1:0"];
+    let defaults = run(&http).unwrap().connection_limits;
+    assert_eq!(defaults, tonic_mcp::ConnectionLimits::default());
+    let config = run(&[
+        &http[..],
+        &[
+            "--max-connections",
+            "500",
+            "--header-read-timeout",
+            "5s",
+            "--body-read-timeout",
+            "1m",
+            "--connection-idle-timeout",
+            "90s",
+        ],
+    ]
+    .concat())
+    .unwrap();
+    assert_eq!(
+        config.connection_limits,
+        tonic_mcp::ConnectionLimits {
+            max_connections: 500,
+            header_read_timeout: Duration::from_secs(5),
+            body_read_timeout: Duration::from_secs(60),
+            idle_timeout: Duration::from_secs(90),
+        }
+    );
+    // One alone keeps the other defaults.
+    let config = run(&[&http[..], &["--header-read-timeout", "500ms"]].concat()).unwrap();
+    assert_eq!(
+        config.connection_limits,
+        tonic_mcp::ConnectionLimits {
+            header_read_timeout: Duration::from_millis(500),
+            ..defaults
+        }
+    );
+    for (args, expected) in [
+        (&["--max-connections", "0"][..], "--max-connections"),
+        (
+            &["--body-read-timeout", "soon"][..],
+            "--body-read-timeout soon",
+        ),
+        (
+            &["--connection-idle-timeout", "0s"][..],
+            "--connection-idle-timeout 0s",
+        ),
+    ] {
+        let error = refused(&[&http[..], args].concat());
+        assert!(error.contains(expected), "{args:?}: {error}");
+    }
+    // They bound the HTTP listener: without --http, an error.
+    let error = refused(&["--target", "http://x:1", "--max-connections", "10"]);
+    assert!(error.contains("--http"), "{error}");
+}
+
+#[test]
 fn usage_errors() {
     for (args, expected) in [
         (&[][..], "--target"),
@@ -196,5 +253,38 @@ fn durations() {
     assert_eq!(parse_duration("3"), Some(Duration::from_secs(3)));
     for bad in ["", "0s", "-1s", "1h", "NaN"] {
         assert_eq!(parse_duration(bad), None, "{bad}");
+    }
+}
+
+#[test]
+fn task_bounds_are_set_by_flags() {
+    let config = run(&["--target", "http://x:1"]).unwrap();
+    assert_eq!(config.task_limits, tonic_mcp::TaskLimits::default());
+    let config = run(&[
+        "--target",
+        "http://x:1",
+        "--max-tasks-per-owner",
+        "3",
+        "--max-running-tasks",
+        "4",
+        "--max-task-result-bytes",
+        "1MiB",
+    ])
+    .unwrap();
+    assert_eq!(
+        config.task_limits,
+        tonic_mcp::TaskLimits {
+            max_per_owner: 3,
+            max_running: 4,
+            max_result_bytes: 1 << 20,
+        }
+    );
+    for (flag, value) in [
+        ("--max-tasks-per-owner", "0"),
+        ("--max-running-tasks", "many"),
+        ("--max-task-result-bytes", "0"),
+    ] {
+        let error = refused(&["--target", "http://x:1", flag, value]);
+        assert!(error.contains(flag), "{flag} {value}: {error}");
     }
 }

@@ -366,6 +366,73 @@ fn the_tool_search_table_sets_what_the_flags_do() {
     assert!(crate::Config::parse(["--target", "http://x:1", "--pin", "A"]).is_err());
 }
 
+#[test]
+fn the_connections_table_sets_what_the_flags_do() {
+    let shown = config_path(
+        "connections",
+        &format!(
+            "{BACKEND}\n[connections]\nmax = 100\nheader_read_timeout = \"2s\"\n\
+             body_read_timeout = \"20s\"\nidle_timeout = \"2m\"\n"
+        ),
+    );
+    let config = parse_with(&shown, &["--http", "127.0.0.1:0"]).unwrap();
+    assert_eq!(
+        config.connection_limits,
+        tonic_mcp::ConnectionLimits {
+            max_connections: 100,
+            header_read_timeout: Duration::from_secs(2),
+            body_read_timeout: Duration::from_secs(20),
+            idle_timeout: Duration::from_secs(120),
+        }
+    );
+    // A key and its flag: an error; different ones combine.
+    let message = parse_error(
+        &shown,
+        &["--http", "127.0.0.1:0", "--connection-idle-timeout", "1m"],
+    );
+    assert!(
+        message.contains("--connection-idle-timeout conflicts with `idle_timeout`"),
+        "{message}"
+    );
+    let shown = config_path(
+        "connections-some",
+        &format!("{BACKEND}\n[connections]\nmax = 100\n"),
+    );
+    let config = parse_with(
+        &shown,
+        &["--http", "127.0.0.1:0", "--header-read-timeout", "3s"],
+    )
+    .unwrap();
+    assert_eq!(config.connection_limits.max_connections, 100);
+    assert_eq!(
+        config.connection_limits.header_read_timeout,
+        Duration::from_secs(3)
+    );
+    assert_eq!(
+        config.connection_limits.idle_timeout,
+        tonic_mcp::ConnectionLimits::default().idle_timeout
+    );
+    // Without --http, a zero cap, a bad duration or a typo: errors.
+    let message = parse_error(&shown, &[]);
+    assert!(message.contains("[connections] needs --http"), "{message}");
+    for (label, table, expected) in [
+        ("connections-zero", "max = 0", "max"),
+        (
+            "connections-duration",
+            "idle_timeout = \"soon\"",
+            "`soon` is not a duration",
+        ),
+        (
+            "connections-typo",
+            "max_connections = 1",
+            "unknown field `max_connections`",
+        ),
+    ] {
+        let message = error(label, &format!("{BACKEND}\n[connections]\n{table}\n"));
+        assert!(message.contains(expected), "{label}: {message}");
+    }
+}
+
 /// README's list of `[[backend]]` keys names every key the parser takes: the parser's own
 /// list, from its error for an unknown key, so that a new key cannot go undocumented.
 #[test]
@@ -396,5 +463,65 @@ fn readme_names_every_key() {
             list.contains(&format!("`{key}`")),
             "README does not list `{key}`"
         );
+    }
+}
+
+#[test]
+fn the_tasks_table_sets_what_the_flags_do() {
+    let shown = config_path(
+        "tasks",
+        &format!(
+            "{BACKEND}\n[tasks]\nmax_per_owner = 10\nmax_running = 20\nmax_result_bytes = \
+             \"16MiB\"\n"
+        ),
+    );
+    let config = parse_with(&shown, &[]).unwrap();
+    assert_eq!(
+        config.task_limits,
+        tonic_mcp::TaskLimits {
+            max_per_owner: 10,
+            max_running: 20,
+            max_result_bytes: 16 << 20,
+        }
+    );
+    // Keys left out keep the defaults; a flag may set another key.
+    let shown = config_path(
+        "tasks-some",
+        &format!("{BACKEND}\n[tasks]\nmax_running = 5\n"),
+    );
+    let config = parse_with(&shown, &["--max-tasks-per-owner", "7"]).unwrap();
+    assert_eq!(
+        config.task_limits,
+        tonic_mcp::TaskLimits {
+            max_per_owner: 7,
+            max_running: 5,
+            ..tonic_mcp::TaskLimits::default()
+        }
+    );
+    // The same setting in both places, a zero, or a typo: errors.
+    let message = parse_error(&shown, &["--max-running-tasks", "6"]);
+    assert!(
+        message.contains("--max-running-tasks conflicts with `max_running` in the [tasks] table"),
+        "{message}"
+    );
+    let message = error(
+        "tasks-zero",
+        &format!("{BACKEND}\n[tasks]\nmax_running = 0\n"),
+    );
+    assert!(message.contains("max_running"), "{message}");
+    let message = error(
+        "tasks-typo",
+        &format!("{BACKEND}\n[tasks]\nmax_owner = 1\n"),
+    );
+    assert!(message.contains("unknown field `max_owner`"), "{message}");
+    // README documents the table's keys.
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
+    let start = readme
+        .find("A `[tasks]` table takes ")
+        .expect("README's [tasks] keys");
+    let list = &readme[start..start + readme[start..].find("\n\n").unwrap()];
+    for key in ["max_per_owner", "max_running", "max_result_bytes"] {
+        assert!(list.contains(&format!("`{key}`")), "README lacks `{key}`");
     }
 }

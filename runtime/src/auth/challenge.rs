@@ -25,8 +25,13 @@ pub(crate) enum Refused {
         description: String,
     },
     /// The authorization server could not be reached to check the token: 503, no challenge
-    /// (the token is not known to be bad).
+    /// (the token is not known to be bad). The reason goes to the log only: it names the
+    /// authorization server's addresses and how connecting failed, which are not the
+    /// caller's to know before it is authenticated.
     Unavailable(String),
+    /// The body cannot be read as the JSON-RPC messages whose tool calls are checked: 400 with
+    /// a JSON-RPC parse error. The gate fails closed: what it cannot read is not let through.
+    Malformed(String),
 }
 
 impl Refused {
@@ -57,11 +62,20 @@ impl Refused {
                 needed.as_slice(),
             ),
             Self::Unavailable(reason) => {
+                tracing::warn!(%reason, "the token cannot be checked: the authorization server is unavailable");
                 let body = serde_json::json!({
                     "error": "temporarily_unavailable",
-                    "error_description": reason,
+                    "error_description": "the token cannot be checked now; try again later",
                 });
                 return json_response(StatusCode::SERVICE_UNAVAILABLE, &body, None);
+            }
+            Self::Malformed(reason) => {
+                let body = serde_json::json!({
+                    "jsonrpc": "2.0",
+                    "id": null,
+                    "error": {"code": -32700, "message": reason},
+                });
+                return json_response(StatusCode::BAD_REQUEST, &body, None);
             }
         };
         let mut challenge = format!("Bearer resource_metadata=\"{}\"", quoted(metadata_url));
@@ -161,5 +175,32 @@ mod tests {
         let down = Refused::Unavailable("no answer".to_owned()).response(url, &[]);
         assert_eq!(down.status(), StatusCode::SERVICE_UNAVAILABLE);
         assert!(down.headers().get(header::WWW_AUTHENTICATE).is_none());
+    }
+
+    /// An unauthenticated caller learns that the token cannot be checked now, not the
+    /// authorization server's address or how connecting to it failed (those are logged).
+    #[tokio::test]
+    async fn an_unavailable_authorization_server_is_not_described_to_the_caller() {
+        let reason = "fetching https://auth.internal.example/.well-known/oauth-authorization-server: \
+                      connection refused";
+        let down = Refused::Unavailable(reason.to_owned()).response(
+            "https://mcp.example.com/.well-known/oauth-protected-resource",
+            &[],
+        );
+        assert_eq!(down.status(), StatusCode::SERVICE_UNAVAILABLE);
+        let body = down
+            .into_body()
+            .collect()
+            .await
+            .map(|body| body.to_bytes())
+            .unwrap_or_default();
+        let body: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
+        assert_eq!(
+            body,
+            serde_json::json!({
+                "error": "temporarily_unavailable",
+                "error_description": "the token cannot be checked now; try again later",
+            })
+        );
     }
 }

@@ -221,9 +221,11 @@ impl KeySource {
         for url in candidates {
             match self.http.get_json::<ServerMetadata>(&url).await {
                 Ok(metadata) => {
-                    if metadata.issuer.trim_end_matches('/') != issuer {
+                    // Identical, as tokens' `iss` must be (RFC 8414 section 3.3).
+                    if metadata.issuer != self.issuer {
                         return Err(format!(
-                            "{url} names issuer {:?}, not {:?} (RFC 8414 section 3.3)",
+                            "{url} names issuer {:?}, not {:?} (RFC 8414 section 3.3); \
+                             configure the issuer exactly as the authorization server names it",
                             metadata.issuer, self.issuer
                         ));
                     }

@@ -431,13 +431,8 @@ impl AuthorizationBuilder {
         } else {
             self.audiences
         };
-        let issuer = self.issuer.trim_end_matches('/').to_owned();
-        let mut issuers = vec![issuer.clone()];
-        if self.issuer != issuer {
-            issuers.push(self.issuer.clone());
-        } else {
-            issuers.push(format!("{issuer}/"));
-        }
+        // A token's `iss` must be the issuer identifier exactly (RFC 9068 section 4).
+        let issuers = vec![self.issuer.clone()];
         Ok(Authorization {
             inner: Arc::new(Inner {
                 keys: keys::KeySource::new(
@@ -527,10 +522,7 @@ mod tests {
             auth.metadata_url(),
             "https://mcp.example.com/.well-known/oauth-protected-resource/mcp"
         );
-        assert_eq!(
-            auth.inner.issuers,
-            ["https://id.example.com", "https://id.example.com/"]
-        );
+        assert_eq!(auth.inner.issuers, ["https://id.example.com/"]);
         assert!(query_has_token(Some("a=1&access_token=x")));
         assert!(!query_has_token(Some("token=x")));
     }

@@ -70,6 +70,7 @@ impl Checks<'_> {
         }
         let header = jsonwebtoken::decode_header(token)
             .map_err(|e| invalid(format!("the token is not a well-formed JWT: {e}")))?;
+        check_header(&header).map_err(invalid)?;
         if !ALGORITHMS.contains(&header.alg) {
             return Err(invalid(format!(
                 "tokens signed with {:?} are not accepted; the accepted algorithms are {}",
@@ -90,7 +91,24 @@ impl Checks<'_> {
         validation.leeway = self.leeway.as_secs();
         let data = jsonwebtoken::decode::<Map<String, Value>>(token, key.key(), &validation)
             .map_err(|e| invalid(describe(e.kind(), self)))?;
+        // jsonwebtoken also takes an array of issuers; RFC 9068 section 4 asks for the one
+        // issuer identifier, as a string.
+        self.check_issuer(data.claims.get("iss")).map_err(invalid)?;
         Ok(Principal::from_claims(data.claims))
+    }
+
+    /// `iss` exactly as the authorization server is configured: a string, compared byte for
+    /// byte (RFC 9068 section 4; no trailing slash added or removed). Absent is for the caller
+    /// to decide (JWTs must have it; introspection answers may leave it out).
+    fn check_issuer(&self, iss: Option<&Value>) -> Result<(), String> {
+        match iss {
+            None => Ok(()),
+            Some(Value::String(iss)) if self.issuers.iter().any(|issuer| issuer == iss) => Ok(()),
+            Some(_) => Err(format!(
+                "the token was issued by another authorization server: iss must be {}",
+                self.issuers.first().map_or("", String::as_str)
+            )),
+        }
     }
 
     async fn introspect(
@@ -137,10 +155,8 @@ impl Checks<'_> {
         if time("nbf").is_some_and(|nbf| nbf > now + leeway) {
             return invalid("the token is not valid yet (nbf)");
         }
-        if let Some(issuer) = claims.get("iss").and_then(Value::as_str)
-            && !self.issuers.iter().any(|i| i == issuer)
-        {
-            return invalid("the token was issued by another authorization server (iss)");
+        if let Err(reason) = self.check_issuer(claims.get("iss")) {
+            return invalid(&reason);
         }
         let audiences: Vec<&str> = match claims.get("aud") {
             Some(Value::String(aud)) => vec![aud.as_str()],
@@ -158,6 +174,35 @@ impl Checks<'_> {
         }
         Ok(Principal::from_claims(claims))
     }
+}
+
+/// The `typ` values of an access token: RFC 9068's `at+jwt` (with or without the
+/// `application/` prefix, any case), and plain `JWT` or none, which most authorization servers
+/// still issue. Any other type (an ID token's or a logout token's own type, for example) says
+/// the token is not an access token.
+const ACCESS_TOKEN_TYPES: [&str; 3] = ["at+jwt", "application/at+jwt", "jwt"];
+
+/// Refuses a header this server cannot honour: a `typ` other than an access token's, and any
+/// `crit` (RFC 7515 section 4.1.11: a token naming extensions the recipient does not
+/// understand must be refused, and this server understands none).
+fn check_header(header: &jsonwebtoken::Header) -> Result<(), String> {
+    if let Some(typ) = &header.typ
+        && !ACCESS_TOKEN_TYPES
+            .iter()
+            .any(|accepted| typ.eq_ignore_ascii_case(accepted))
+    {
+        return Err(format!(
+            "the token's type (typ) is {typ:?}, not an access token's (at+jwt or JWT)"
+        ));
+    }
+    if let Some(critical) = &header.crit {
+        return Err(format!(
+            "the token marks header parameters as critical (crit: {}) that this server does \
+             not understand",
+            critical.join(", ")
+        ));
+    }
+    Ok(())
 }
 
 /// Why `jsonwebtoken` refused a token, for the client.

@@ -11,10 +11,13 @@ pub struct McpServerBuilder {
     hooks: Vec<CallHook>,
     limits: Limits,
     sessions: SessionLimits,
+    #[cfg(feature = "http-server")]
+    connections: crate::ConnectionLimits,
     page_size: usize,
     page_bytes: usize,
     list_cache: ListCache,
     task_ttl: Duration,
+    task_limits: TaskLimits,
     #[cfg(feature = "auth")]
     authorization: Option<crate::Authorization>,
     #[cfg(feature = "metrics")]
@@ -112,6 +115,14 @@ impl McpServerBuilder {
         self
     }
 
+    /// Bounds on tasks (default [`TaskLimits::default`]: 256 live tasks per caller, 256
+    /// running, 64 MiB of results kept for fetching): see [`TaskLimits`] for what each bounds
+    /// and how a client past one is answered.
+    pub fn task_limits(mut self, limits: TaskLimits) -> Self {
+        self.task_limits = limits;
+        self
+    }
+
     /// Bounds on tool arguments (default: 1 MiB, 64 levels).
     pub fn limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
@@ -122,6 +133,15 @@ impl McpServerBuilder {
     /// idle).
     pub fn session_limits(mut self, sessions: SessionLimits) -> Self {
         self.sessions = sessions;
+        self
+    }
+
+    /// Bounds on the connections of [`McpServer::serve_http`] (default: three quarters of
+    /// the limit on open files, 10 s for a request's headers, 30 s for its body, 75 s idle);
+    /// see [`ConnectionLimits`](crate::ConnectionLimits).
+    #[cfg(feature = "http-server")]
+    pub fn connection_limits(mut self, connections: crate::ConnectionLimits) -> Self {
+        self.connections = connections;
         self
     }
 
@@ -232,10 +252,12 @@ impl McpServerBuilder {
                 hooks: self.hooks,
                 limits: self.limits,
                 sessions: self.sessions,
+                #[cfg(feature = "http-server")]
+                connections: self.connections,
                 in_flight: tokio::sync::watch::Sender::new(0),
                 #[cfg(feature = "metrics")]
                 session_stores: Mutex::new(Vec::new()),
-                tasks: Tasks::default(),
+                tasks: Tasks::new(self.task_limits),
                 task_ttl: self.task_ttl,
                 #[cfg(feature = "auth")]
                 authorization: self.authorization,
@@ -261,10 +283,13 @@ impl McpServer {
             metrics: None,
             limits: Limits::default(),
             sessions: SessionLimits::default(),
+            #[cfg(feature = "http-server")]
+            connections: crate::ConnectionLimits::default(),
             page_size: paging::DEFAULT_PAGE_SIZE,
             page_bytes: paging::DEFAULT_PAGE_BYTES,
             list_cache: ListCache::default(),
             task_ttl: tasks::DEFAULT_TASK_TTL,
+            task_limits: TaskLimits::default(),
             tools_change: false,
             search: None,
         }

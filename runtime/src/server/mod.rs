@@ -26,6 +26,7 @@ mod plain;
 mod run;
 mod served;
 mod session_limits;
+mod task_limits;
 pub(crate) mod tasks;
 
 pub use builder::McpServerBuilder;
@@ -34,6 +35,7 @@ pub(crate) use plain::PlainCall;
 pub(crate) use run::Cancel;
 use run::found;
 pub use session_limits::SessionLimits;
+pub use task_limits::TaskLimits;
 pub use tasks::DEFAULT_TASK_TTL;
 
 /// A transport's store of sessions, counted for the metrics' gauge of open sessions.
@@ -70,6 +72,7 @@ use tonic_mcp_schema::TaskSupport;
 use crate::{
     arguments_text,
     call::{self, Limits},
+    codec::path::Problem,
     context::{CallContext, CallHook, Refusal},
     discovery::{self, CALL_TOOL, ToolSearch},
     error::Error,
@@ -100,6 +103,9 @@ struct Inner {
     hooks: Vec<CallHook>,
     limits: Limits,
     sessions: SessionLimits,
+    /// Bounds on the connections of `serve_http`.
+    #[cfg(feature = "http-server")]
+    connections: crate::ConnectionLimits,
     /// Tool calls running now, for a graceful shutdown.
     in_flight: tokio::sync::watch::Sender<usize>,
     /// The session stores of the streamable HTTP services made from this server, counted
@@ -221,6 +227,11 @@ impl McpServer {
         self.inner.sessions
     }
 
+    #[cfg(feature = "http-server")]
+    pub(crate) fn connection_limits(&self) -> crate::ConnectionLimits {
+        self.inner.connections
+    }
+
     /// Tool calls running now; [`McpServer::serve_http`] waits for none before it returns.
     #[cfg(feature = "http-server")]
     pub(crate) fn in_flight(&self) -> &tokio::sync::watch::Sender<usize> {
@@ -234,7 +245,7 @@ impl McpServer {
         let (metrics, _) = self.inner.metrics.as_ref()?;
         Some(metrics.encode(
             *self.inner.in_flight.borrow(),
-            self.inner.tasks.manager.running_task_count(),
+            self.inner.tasks.running(),
             self.sessions_open(),
         ))
     }
@@ -312,7 +323,9 @@ impl McpServer {
         // One look at the tools for the whole call.
         let catalog = self.catalog();
         if let Some(discovery) = &catalog.discovery {
-            arguments_text::materialize(&mut request, &context.extensions);
+            if let Err(problem) = arguments_text::materialize(&mut request, &context.extensions) {
+                return Ok(unreadable(&request, problem));
+            }
             if let Some(answer) = discovery.answer(&request.name, request.arguments.as_ref()) {
                 return Ok(Prepared::Answered(CallToolResponse::Complete(answer)));
             }
@@ -334,8 +347,10 @@ impl McpServer {
         }
         // Confirmation comes next: a declined call never reaches the backend, as a task or not.
         let registered = found(catalog, request.name.as_ref())?;
-        if registered.entry.tool.meta.confirm.is_some() {
-            arguments_text::materialize(&mut request, &context.extensions);
+        if registered.entry.tool.meta.confirm.is_some()
+            && let Err(problem) = arguments_text::materialize(&mut request, &context.extensions)
+        {
+            return Ok(unreadable(&request, problem));
         }
         if let Some(answer) = confirm::check(&registered, &request, context).await {
             return Ok(Prepared::Answered(answer));
@@ -378,7 +393,7 @@ impl McpServer {
                 &context,
                 self.inner.task_ttl,
                 tasks::Shape::Extension,
-            )));
+            )?));
         }
         if registered.entry.tool.meta.task_support == TaskSupport::Required {
             return Err(tasks::required(&registered.entry.name));
@@ -387,6 +402,12 @@ impl McpServer {
             .await
             .map(CallToolResponse::Complete)
     }
+}
+
+/// The answer to a call whose arguments kept as text cannot be read (a key given twice).
+fn unreadable(request: &CallToolRequestParams, problem: Problem) -> Prepared {
+    let outcome = crate::arguments::invalid_arguments(request.name.as_ref(), &[problem]);
+    Prepared::Answered(CallToolResponse::Complete(outcome.result))
 }
 
 impl ServerHandler for McpServer {
@@ -493,11 +514,9 @@ impl ServerHandler for McpServer {
         request: GetTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
-        self.inner.tasks.check_caller(&request.task_id, &context)?;
         self.inner
             .tasks
-            .manager
-            .get_task(&request.task_id)
+            .detailed(&request.task_id, &context, true)
             .map(GetTaskResult::new)
     }
 

@@ -107,6 +107,9 @@ impl Tracker {
     }
 }
 
+/// Tasks an export reads from the tracker at a time: all a stream holds.
+const EXPORT_BATCH: usize = 16;
+
 /// How long archiving one task takes unless the request says otherwise.
 const DEFAULT_PER_TASK: Duration = Duration::from_millis(500);
 /// The longest `per_task` accepted.
@@ -412,18 +415,40 @@ impl TaskService for TaskStore {
         &self,
         request: Request<ExportTasksRequest>,
     ) -> Result<Response<Self::ExportTasksStream>, Status> {
+        // Read as the client takes them, EXPORT_BATCH tasks at a time (each under the lock
+        // for only that long), not copied all at once: a copy of the whole tracker per call
+        // was held until the client had read it or gone, and clients that read a few
+        // messages and go (MCP tools collect up to `max_messages`) made every concurrent
+        // export cost the tracker's size, a peak the allocator then kept. A client that goes
+        // drops the stream, which stops reading.
         let wanted = request.get_ref().state;
-        let tasks: Vec<Result<Task, Status>> = {
-            let state = self.state.lock().await;
-            state
-                .tasks
-                .values()
-                .filter(|task| wanted.is_none_or(|s| task.state == s))
-                .cloned()
-                .map(Ok)
-                .collect()
-        };
-        Ok(Response::new(Box::pin(tokio_stream::iter(tasks))))
+        let state = Arc::clone(&self.state);
+        let batches = futures_util::stream::unfold(Some(0), move |after: Option<u64>| {
+            let state = Arc::clone(&state);
+            async move {
+                let after = after?;
+                let batch: Vec<(u64, Task)> = {
+                    let tracker = state.lock().await;
+                    tracker
+                        .tasks
+                        .range(after + 1..)
+                        .filter(|(_, task)| wanted.is_none_or(|s| task.state == s))
+                        .take(EXPORT_BATCH)
+                        .map(|(n, task)| (*n, task.clone()))
+                        .collect()
+                };
+                let next = (batch.len() == EXPORT_BATCH)
+                    .then(|| batch.last().map(|(n, _)| *n))
+                    .flatten();
+                (!batch.is_empty()).then(|| {
+                    let tasks = batch.into_iter().map(|(_, task)| Ok(task));
+                    (futures_util::stream::iter(tasks), next)
+                })
+            }
+        });
+        Ok(Response::new(Box::pin(futures_util::StreamExt::flatten(
+            batches,
+        ))))
     }
 
     async fn archive_tasks(

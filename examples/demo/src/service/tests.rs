@@ -114,3 +114,62 @@ async fn update_with_mask_changes_only_the_named_fields() {
     assert_eq!(task.state, State::Done as i32);
     assert_eq!(task.title, "Fix the flaky login test");
 }
+
+/// An export streams every matching task in order, past its batches, reading the tracker as
+/// the client takes them: a task created while the stream is read comes out too, and
+/// dropping the stream early is all a client that has seen enough does.
+#[tokio::test]
+async fn export_streams_every_matching_task_in_batches() {
+    use futures_util::StreamExt as _;
+    let store = TaskStore::with_sample_data();
+    let sample = store.state.lock().await.tasks.len();
+    for i in 0..EXPORT_BATCH * 2 + 3 {
+        let task = Task {
+            title: format!("export {i}"),
+            state: if i % 2 == 0 { State::Done } else { State::Todo }.into(),
+            ..Task::default()
+        };
+        store
+            .create_task(Request::new(CreateTaskRequest { task: Some(task) }))
+            .await
+            .expect("created");
+    }
+    let export = |state: Option<State>| {
+        store.export_tasks(Request::new(ExportTasksRequest {
+            state: state.map(Into::into),
+        }))
+    };
+    let mut stream = export(None).await.expect("export").into_inner();
+    let first = stream.next().await.expect("a task").expect("ok");
+    assert_eq!(first.id, "task-1");
+    // Created after the export began: read when the stream gets there.
+    store
+        .create_task(Request::new(CreateTaskRequest {
+            task: Some(Task {
+                title: "late".to_owned(),
+                ..Task::default()
+            }),
+        }))
+        .await
+        .expect("created");
+    let rest: Vec<Task> = stream.map(|task| task.expect("ok")).collect().await;
+    let ids: Vec<String> = std::iter::once(first.id)
+        .chain(rest.iter().map(|task| task.id.clone()))
+        .collect();
+    let total = sample + EXPORT_BATCH * 2 + 3 + 1;
+    let expected: Vec<String> = (1..=total).map(|n| format!("task-{n}")).collect();
+    assert_eq!(ids, expected);
+    let done: Vec<Task> = export(Some(State::Done))
+        .await
+        .expect("export")
+        .into_inner()
+        .map(|task| task.expect("ok"))
+        .collect()
+        .await;
+    assert!(done.len() > EXPORT_BATCH, "{}", done.len());
+    assert!(done.iter().all(|task| task.state == State::Done as i32));
+    // Taken in part and dropped.
+    let mut stream = export(None).await.expect("export").into_inner();
+    assert!(stream.next().await.is_some());
+    drop(stream);
+}

@@ -24,19 +24,32 @@
 //! Clients of revision 2025-11-25 ask for tasks in that revision's shape (SEP-1686), which
 //! [`sep1686`] serves from the same store.
 //!
+//! Tasks are bounded ([`TaskLimits`], [`McpServerBuilder::task_limits`]): live tasks per
+//! caller and running tasks per server, past which a task-augmented `tools/call` is refused
+//! with a JSON-RPC error (as the other refusals to make a task are, in both shapes: the
+//! protocol's answer to a request it will not take, where an `isError` result is the answer
+//! of a call that ran), and bytes of results kept for fetching, past which the oldest are
+//! dropped. Results are kept here as their JSON, not in rmcp's manager (whose tasks end
+//! with an empty placeholder), so that they can be counted and dropped.
+//!
 //! [`McpServerBuilder::task_ttl`]: crate::McpServerBuilder::task_ttl
+//! [`McpServerBuilder::task_limits`]: crate::McpServerBuilder::task_limits
 
 pub(crate) mod sep1686;
 
 use std::{
-    collections::{HashMap, HashSet},
-    sync::Mutex,
-    time::Duration,
+    collections::{BTreeMap, HashMap},
+    sync::{Mutex, MutexGuard},
+    time::{Duration, Instant},
 };
 
+use base64::Engine as _;
 use rmcp::{
     ErrorData, RoleServer,
-    model::{CallToolRequestParams, CallToolResult, CreateTaskResult, Task},
+    model::{
+        CallToolRequestParams, CallToolResult, CreateTaskResult, DetailedTask, JsonObject, Task,
+        TaskPayload,
+    },
     service::RequestContext,
     task_manager::{TaskExit, TaskManager, TaskOptions},
 };
@@ -44,7 +57,7 @@ use rmcp::{
 use crate::{
     McpServer,
     progress::Progress,
-    server::{Cancel, Registered},
+    server::{Cancel, Registered, TaskLimits},
     stream_control::StreamControl,
 };
 
@@ -56,8 +69,16 @@ pub const DEFAULT_TASK_TTL: Duration = Duration::from_secs(300);
 /// How often clients are asked to poll `tasks/get`.
 const POLL_INTERVAL: Duration = Duration::from_millis(500);
 
-/// Owners remembered before those of forgotten tasks are dropped.
-const OWNERS_PRUNE_AT: usize = 1024;
+/// Tasks per `tasks/list` page (revision 2025-11-25).
+pub(crate) const LIST_PAGE: usize = 100;
+
+/// `tasks/list` cursors: the URL-safe base64 of `tasks:` and the creation number of the last
+/// task of the previous page. Opaque to clients, as MCP asks.
+const CURSOR: base64::engine::GeneralPurpose = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+const CURSOR_PREFIX: &str = "tasks:";
+
+/// How often, at most, dropped task results are logged at `warn`.
+const DROP_WARNING_EVERY: Duration = Duration::from_secs(60);
 
 /// The shape a task was started in, which its requests are answered in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,16 +89,90 @@ pub(crate) enum Shape {
     Sep1686,
 }
 
-/// The tasks of one server (shared by all its sessions; task ids are random UUIDs), who
-/// started each, and which were started in the shape of revision 2025-11-25.
-#[derive(Default)]
+/// The tasks of one server (shared by all its sessions; task ids are random UUIDs): rmcp's
+/// task manager runs them and tracks their state; [`Store`] knows who started each, in which
+/// shape, and keeps their results, within the server's [`TaskLimits`].
 pub(crate) struct Tasks {
     pub(crate) manager: TaskManager,
-    owners: Mutex<HashMap<String, String>>,
-    sep1686: Mutex<HashSet<String>>,
+    limits: TaskLimits,
+    store: Mutex<Store>,
+}
+
+/// What the server knows of its tasks besides rmcp's state. Lock order: this store, then
+/// rmcp's manager (never the other way round: rmcp calls nothing of ours under its lock).
+#[derive(Default)]
+struct Store {
+    records: HashMap<String, Record>,
+    /// Task ids by creation number, for `tasks/list`.
+    created: BTreeMap<u64, String>,
+    next: u64,
+    /// Tasks whose call runs now.
+    running: usize,
+    /// Live tasks (created, not yet forgotten) by owner.
+    live: HashMap<Option<String>, usize>,
+    /// Bytes of the results held.
+    held: usize,
+    /// Held results not fetched yet, and fetched, by the order they ended in: the first
+    /// dropped are the oldest fetched, then the oldest unfetched.
+    unread: BTreeMap<u64, String>,
+    read: BTreeMap<u64, String>,
+    ended: u64,
+    /// Results dropped since the last warning, and when it was.
+    dropped_unlogged: usize,
+    warned_at: Option<Instant>,
+}
+
+/// One task.
+struct Record {
+    owner: Option<String>,
+    shape: Shape,
+    created: u64,
+    ttl: Duration,
+    /// When its call ended (rmcp forgets it one time-to-live later).
+    ended_at: Option<Instant>,
+    result: Kept,
+}
+
+/// The result of a task, kept here rather than in rmcp's manager: as its JSON, counted
+/// against [`TaskLimits::max_result_bytes`].
+enum Kept {
+    /// Still running, or ended without a result (failed, cancelled).
+    Nothing,
+    Held {
+        json: Box<[u8]>,
+        /// The order it ended in.
+        order: u64,
+        read: bool,
+    },
+    /// Dropped for the result budget: evicted for newer results, or larger than all of it
+    /// (its size).
+    Dropped { too_large: Option<usize> },
 }
 
 impl Tasks {
+    pub(crate) fn new(limits: TaskLimits) -> Self {
+        Self {
+            manager: TaskManager::default(),
+            limits: TaskLimits {
+                max_per_owner: limits.max_per_owner.max(1),
+                max_running: limits.max_running.max(1),
+                max_result_bytes: limits.max_result_bytes,
+            },
+            store: Mutex::new(Store::default()),
+        }
+    }
+
+    fn store(&self) -> MutexGuard<'_, Store> {
+        self.store.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Tasks whose call runs now (the `mcp_tasks_running` gauge): at most
+    /// [`TaskLimits::max_running`], besides the tasks of revision 2025-11-25 answered without
+    /// running, for the instant they take.
+    pub(crate) fn running(&self) -> usize {
+        self.store().running
+    }
+
     /// The task `task_id`, or the error for an unknown task when `context`'s caller is not the
     /// one that started it.
     pub(crate) fn check_caller(
@@ -85,62 +180,396 @@ impl Tasks {
         task_id: &str,
         context: &RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        let owners = self.owners.lock().unwrap_or_else(|e| e.into_inner());
-        match owners.get(task_id) {
-            Some(owner) if Some(owner) != caller(context).as_ref() => Err(unknown(task_id)),
-            _ => Ok(()),
+        match self.store().records.get(task_id) {
+            Some(record) if record.owner == caller(context) => Ok(()),
+            // Another caller's, or forgotten (rmcp forgets it at the same time, or an instant
+            // later): unknown.
+            _ => Err(unknown(task_id)),
         }
     }
 
     /// Whether `task_id` was started in the shape of revision 2025-11-25.
     pub(crate) fn started_in_2025_shape(&self, task_id: &str) -> bool {
-        self.sep1686
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .contains(task_id)
+        self.store()
+            .records
+            .get(task_id)
+            .is_some_and(|record| record.shape == Shape::Sep1686)
     }
 
-    /// The tasks started in the shape of revision 2025-11-25 by `context`'s caller: over
-    /// stdio (no HTTP request) all of them; over HTTP with no caller to tell apart, none.
-    pub(crate) fn started_in_2025_shape_by(
+    /// The task `task_id` of `context`'s caller as rmcp tracks it, with its result when
+    /// `fetch` (which counts as fetched) or the failure saying it was dropped.
+    pub(crate) fn detailed(
+        &self,
+        task_id: &str,
+        context: &RequestContext<RoleServer>,
+        fetch: bool,
+    ) -> Result<DetailedTask, ErrorData> {
+        self.check_caller(task_id, context)?;
+        self.task(task_id, fetch)
+    }
+
+    /// As [`detailed`](Self::detailed), for any caller.
+    fn task(&self, task_id: &str, fetch: bool) -> Result<DetailedTask, ErrorData> {
+        let mut task = self.manager.get_task(task_id)?;
+        if !matches!(task.payload, TaskPayload::Completed { .. }) {
+            return Ok(task);
+        }
+        let mut store = self.store();
+        let store = &mut *store;
+        let Some(record) = store.records.get_mut(task_id) else {
+            return Ok(task);
+        };
+        match &mut record.result {
+            Kept::Held { json, order, read } if fetch => {
+                let result: JsonObject = serde_json::from_slice(json).map_err(|error| {
+                    ErrorData::internal_error(format!("task {task_id}: {error}"), None)
+                })?;
+                if !*read {
+                    *read = true;
+                    store.unread.remove(order);
+                    store.read.insert(*order, task_id.to_owned());
+                }
+                task.payload = TaskPayload::Completed { result };
+            }
+            Kept::Dropped { too_large } => {
+                let message = dropped_message(*too_large, self.limits.max_result_bytes);
+                let mut shown = task.task;
+                shown.status_message = Some(message.clone());
+                task = DetailedTask::new(
+                    shown,
+                    TaskPayload::Failed {
+                        error: error_object(&ErrorData::internal_error(message, None)),
+                    },
+                );
+            }
+            _ => {}
+        }
+        Ok(task)
+    }
+
+    /// One page of the tasks `context`'s caller started in the shape of revision 2025-11-25,
+    /// in the order they were created, from after `cursor`; and the cursor of the next page.
+    /// Over stdio (no HTTP request) every such task is the caller's; over HTTP with no caller
+    /// to tell apart, none is.
+    pub(crate) fn page_2025(
         &self,
         context: &RequestContext<RoleServer>,
-    ) -> Vec<String> {
+        cursor: Option<&str>,
+    ) -> Result<(Vec<DetailedTask>, Option<String>), ErrorData> {
+        let after = cursor.map(decode_cursor).transpose()?;
         let over_http = context.extensions.get::<http::request::Parts>().is_some();
         let caller = caller(context);
         if over_http && caller.is_none() {
-            return Vec::new();
+            return Ok((Vec::new(), None));
         }
-        let owners = self.owners.lock().unwrap_or_else(|e| e.into_inner());
-        let mut ids: Vec<String> = self
-            .sep1686
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+        let (ids, next) = {
+            let mut store = self.store();
+            store.forget_ended(Instant::now());
+            let from = after.map_or(0, |after| after.saturating_add(1));
+            let mut ids = Vec::new();
+            let mut next = None;
+            let mut last = 0;
+            for (created, id) in store.created.range(from..) {
+                let Some(record) = store.records.get(id) else {
+                    continue;
+                };
+                if record.shape != Shape::Sep1686 || record.owner != caller {
+                    continue;
+                }
+                if ids.len() == LIST_PAGE {
+                    next = Some(last);
+                    break;
+                }
+                ids.push(id.clone());
+                last = *created;
+            }
+            (ids, next)
+        };
+        let tasks = ids
             .iter()
-            .filter(|id| owners.get(*id) == caller.as_ref())
-            .cloned()
+            .filter_map(|id| self.task(id, false).ok())
             .collect();
-        ids.sort_unstable();
-        ids
+        Ok((tasks, next.map(encode_cursor)))
     }
 
-    fn record(&self, task_id: &str, owner: Option<String>, shape: Shape) {
-        if shape == Shape::Sep1686 {
-            let mut sep1686 = self.sep1686.lock().unwrap_or_else(|e| e.into_inner());
-            if sep1686.len() >= OWNERS_PRUNE_AT {
-                sep1686.retain(|id| self.manager.get_task(id).is_ok());
-            }
-            sep1686.insert(task_id.to_owned());
+    /// Admits a new task of `owner` under the limits (`runs`: its call is to run, which the
+    /// running bound counts), or the refusal naming the bound.
+    fn admit(
+        &self,
+        store: &mut Store,
+        owner: Option<&String>,
+        runs: bool,
+    ) -> Result<(), ErrorData> {
+        store.forget_ended(Instant::now());
+        let live = store.live.get(&owner.cloned()).copied().unwrap_or(0);
+        if live >= self.limits.max_per_owner || store.running >= self.limits.max_running {
+            // rmcp fails the tasks past their time-to-live when it is called (its futures
+            // then end, and with them their records): so that they stop counting soon.
+            self.manager.running_task_count();
         }
-        let Some(owner) = owner else {
+        if live >= self.limits.max_per_owner {
+            tracing::debug!(
+                live,
+                "task refused: the caller's live tasks are at the bound"
+            );
+            return Err(over_limit(
+                "max_per_owner",
+                self.limits.max_per_owner,
+                format!(
+                    "this caller already has {live} live tasks, the server's bound per caller \
+                     (TaskLimits::max_per_owner = {}). A task counts from its creation until \
+                     the server forgets it, one time-to-live after it ended: wait for earlier \
+                     tasks to be forgotten, or raise the bound with \
+                     McpServerBuilder::task_limits (grpc-mcp-gateway: --max-tasks-per-owner)",
+                    self.limits.max_per_owner
+                ),
+            ));
+        }
+        if runs && store.running >= self.limits.max_running {
+            tracing::debug!(
+                running = store.running,
+                "task refused: the running tasks are at the bound"
+            );
+            return Err(over_limit(
+                "max_running",
+                self.limits.max_running,
+                format!(
+                    "{} tasks are running on this server, its bound (TaskLimits::max_running = \
+                     {}): retry once some have ended, or raise the bound with \
+                     McpServerBuilder::task_limits (grpc-mcp-gateway: --max-running-tasks)",
+                    store.running, self.limits.max_running
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The call of task `task_id` ended, with `result` (its JSON) when it has one.
+    fn end(&self, task_id: &str, result: Option<Vec<u8>>) {
+        let mut store = self.store();
+        let store = &mut *store;
+        let Some(record) = store.records.get_mut(task_id) else {
             return;
         };
-        let mut owners = self.owners.lock().unwrap_or_else(|e| e.into_inner());
-        if owners.len() >= OWNERS_PRUNE_AT {
-            owners.retain(|id, _| self.manager.get_task(id).is_ok());
+        if record.ended_at.is_some() {
+            return;
         }
-        owners.insert(task_id.to_owned(), owner);
+        record.ended_at = Some(Instant::now());
+        store.running = store.running.saturating_sub(1);
+        let Some(json) = result else {
+            return;
+        };
+        let bound = self.limits.max_result_bytes;
+        if json.len() > bound {
+            record.result = Kept::Dropped {
+                too_large: Some(json.len()),
+            };
+            store.note_dropped(1, bound);
+            return;
+        }
+        // Room for it: the oldest fetched results first, then the oldest unfetched.
+        let mut dropped = 0;
+        while store.held + json.len() > bound {
+            let Some((_, victim)) = store.read.pop_first().or_else(|| store.unread.pop_first())
+            else {
+                break;
+            };
+            if let Some(victim) = store.records.get_mut(&victim)
+                && let Kept::Held { json, .. } =
+                    std::mem::replace(&mut victim.result, Kept::Dropped { too_large: None })
+            {
+                store.held -= json.len();
+                dropped += 1;
+            }
+        }
+        if dropped > 0 {
+            store.note_dropped(dropped, bound);
+        }
+        store.ended += 1;
+        let order = store.ended;
+        store.held += json.len();
+        store.unread.insert(order, task_id.to_owned());
+        if let Some(record) = store.records.get_mut(task_id) {
+            record.result = Kept::Held {
+                json: json.into_boxed_slice(),
+                order,
+                read: false,
+            };
+        }
     }
+}
+
+impl Store {
+    /// Records task `task_id`, created now, whose call runs.
+    fn add(&mut self, task_id: &str, owner: Option<String>, shape: Shape, ttl: Duration) {
+        self.next += 1;
+        let created = self.next;
+        self.created.insert(created, task_id.to_owned());
+        *self.live.entry(owner.clone()).or_default() += 1;
+        self.running += 1;
+        self.records.insert(
+            task_id.to_owned(),
+            Record {
+                owner,
+                shape,
+                created,
+                ttl,
+                ended_at: None,
+                result: Kept::Nothing,
+            },
+        );
+    }
+
+    /// Forgets the tasks that ended one time-to-live ago, as rmcp's manager does.
+    fn forget_ended(&mut self, now: Instant) {
+        let ended: Vec<String> = self
+            .records
+            .iter()
+            .filter(|(_, record)| {
+                record
+                    .ended_at
+                    .is_some_and(|at| now.saturating_duration_since(at) >= record.ttl)
+            })
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in ended {
+            let Some(record) = self.records.remove(&id) else {
+                continue;
+            };
+            self.created.remove(&record.created);
+            if let Some(live) = self.live.get_mut(&record.owner) {
+                *live -= 1;
+                if *live == 0 {
+                    self.live.remove(&record.owner);
+                }
+            }
+            if let Kept::Held { json, order, .. } = record.result {
+                self.held -= json.len();
+                self.unread.remove(&order);
+                self.read.remove(&order);
+            }
+        }
+    }
+
+    /// Logs dropped results at `warn`, at most once every [`DROP_WARNING_EVERY`].
+    fn note_dropped(&mut self, count: usize, bound: usize) {
+        self.dropped_unlogged += count;
+        let now = Instant::now();
+        if self
+            .warned_at
+            .is_some_and(|at| now.duration_since(at) < DROP_WARNING_EVERY)
+        {
+            return;
+        }
+        tracing::warn!(
+            dropped = self.dropped_unlogged,
+            max_result_bytes = bound,
+            "task results dropped: the task result budget is full (clients do not fetch their \
+             results); raise TaskLimits::max_result_bytes (grpc-mcp-gateway: \
+             --max-task-result-bytes) if they are wanted"
+        );
+        self.dropped_unlogged = 0;
+        self.warned_at = Some(now);
+    }
+}
+
+/// Ends a task's record when its call ends, or when its future is dropped without ending
+/// (rmcp aborts a task at its time-to-live).
+struct Ending {
+    server: McpServer,
+    task_id: String,
+    ended: bool,
+}
+
+impl Ending {
+    fn end(mut self, result: Option<Vec<u8>>) {
+        self.ended = true;
+        self.server.inner_tasks().end(&self.task_id, result);
+    }
+}
+
+impl Drop for Ending {
+    fn drop(&mut self) {
+        if !self.ended {
+            self.server.inner_tasks().end(&self.task_id, None);
+        }
+    }
+}
+
+/// What a task's future gives rmcp's manager when its result is kept in the [`Store`]: an
+/// empty result, which the store's is shown instead of.
+fn placeholder() -> CallToolResult {
+    CallToolResult::success(Vec::new())
+}
+
+/// Ends `ending` with `result`, kept in the store, and gives rmcp the placeholder.
+fn ended(ending: Ending, result: &CallToolResult) -> Result<CallToolResult, TaskExit> {
+    match serde_json::to_vec(result) {
+        Ok(json) => {
+            ending.end(Some(json));
+            Ok(placeholder())
+        }
+        Err(error) => {
+            ending.end(None);
+            Err(TaskExit::Error(ErrorData::internal_error(
+                format!("the task's result could not be kept: {error}"),
+                None,
+            )))
+        }
+    }
+}
+
+/// The JSON-RPC error refusing a task over one of the [`TaskLimits`].
+fn over_limit(limit: &str, value: usize, message: String) -> ErrorData {
+    ErrorData::internal_error(
+        format!("task refused: {message}"),
+        Some(serde_json::json!({"limit": limit, "value": value})),
+    )
+}
+
+/// Why a task's result is not there.
+fn dropped_message(too_large: Option<usize>, bound: usize) -> String {
+    let raise = "raise the budget with McpServerBuilder::task_limits (grpc-mcp-gateway: \
+                 --max-task-result-bytes)";
+    match too_large {
+        Some(size) => format!(
+            "the task's result was dropped: at {size} bytes it is larger than the server's \
+             whole task result budget (TaskLimits::max_result_bytes = {bound} bytes); ask for \
+             less, or {raise}"
+        ),
+        None => format!(
+            "the task's result was dropped because the server's task result budget was full \
+             (TaskLimits::max_result_bytes = {bound} bytes, held for results not yet fetched) \
+             and it was among the oldest: fetch results as soon as tasks complete, or {raise}"
+        ),
+    }
+}
+
+fn error_object(error: &ErrorData) -> JsonObject {
+    match serde_json::to_value(error) {
+        Ok(serde_json::Value::Object(object)) => object,
+        _ => JsonObject::new(),
+    }
+}
+
+fn encode_cursor(created: u64) -> String {
+    CURSOR.encode(format!("{CURSOR_PREFIX}{created}"))
+}
+
+/// The creation number a `tasks/list` cursor names, or invalid params.
+fn decode_cursor(cursor: &str) -> Result<u64, ErrorData> {
+    CURSOR
+        .decode(cursor)
+        .ok()
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+        .and_then(|text| text.strip_prefix(CURSOR_PREFIX)?.parse().ok())
+        .ok_or_else(|| {
+            ErrorData::invalid_params(
+                "invalid tasks/list cursor: pass the nextCursor of an earlier tasks/list \
+                 answer, or no cursor for the first page",
+                None,
+            )
+        })
 }
 
 /// The refusal of a call, not asked as a task, of a tool whose calls must be tasks
@@ -185,63 +614,80 @@ pub(crate) fn wanted(registered: &Registered, context: &RequestContext<RoleServe
             .is_some_and(|capabilities| capabilities.supports_tasks())
 }
 
-/// Starts the call of a registered tool in the background and returns its task.
+/// Starts the call of a registered tool in the background and returns its task, or the
+/// refusal when the caller or the server is at one of the [`TaskLimits`].
 pub(crate) fn start(
     server: &McpServer,
     mut request: CallToolRequestParams,
     context: &RequestContext<RoleServer>,
     ttl: Duration,
     shape: Shape,
-) -> CreateTaskResult {
-    // A task keeps its arguments as a map (its stream control is read from them).
-    crate::arguments_text::materialize(&mut request, &context.extensions);
-    let owners_of = server;
-    let server = server.clone();
+) -> Result<CreateTaskResult, ErrorData> {
+    // A task keeps its arguments as a map (its stream control is read from them); arguments
+    // kept as text that cannot be read make a task that completes with the refusal.
+    let unreadable = crate::arguments_text::materialize(&mut request, &context.extensions)
+        .err()
+        .map(|problem| {
+            crate::arguments::invalid_arguments(request.name.as_ref(), &[problem]).result
+        });
     let owner = caller(context);
     let http = context.extensions.get::<http::request::Parts>().cloned();
     let meta = context.meta.0.0.clone();
     let options = options(ttl).with_status_message("the RPC is running");
-    let task = server
-        .clone()
-        .inner_tasks()
-        .manager
-        .spawn(options, move |task| {
-            Box::pin(async move {
-                let registered = server.registered(request.name.as_ref())?;
-                let progress = Some(Progress::Task(task.clone()));
-                // A task on a response stream whose call asked for `keepOnCancel`: the cancel
-                // ends the collection and the task completes with the messages so far,
-                // truncated (a watch that never ends is collected until the client has seen
-                // enough). Otherwise the call is dropped and the task ends cancelled.
-                let keep = registered.entry.tool.def.kind.streams_responses()
-                    && StreamControl::keeps_on_cancel(request.arguments.as_ref());
-                let cancel = if keep {
-                    Cancel::Stop(Box::pin(task.cancelled()))
-                } else {
-                    Cancel::Drop(task.cancelled())
-                };
-                let outcome = server
-                    .run_registered(
-                        &registered,
-                        crate::call::FromTransport {
-                            arguments: crate::call::CallArguments::Map(request.arguments),
-                            // Kept, and answered later to other requests: a tree.
-                            structured: crate::structured_text::Structured::Tree,
-                        },
-                        http.as_ref(),
-                        &meta,
-                        progress,
-                        cancel,
-                    )
-                    .await;
-                match outcome {
-                    Some(outcome) => Ok(outcome.result),
-                    None => Err(TaskExit::Cancelled),
+    let tasks = server.inner_tasks();
+    // Admitted, spawned and recorded under the store's lock: the bounds hold however many
+    // calls arrive at once, and the task's end (which takes the lock) finds its record.
+    let mut store = tasks.store();
+    tasks.admit(&mut store, owner.as_ref(), true)?;
+    let server = server.clone();
+    let task = tasks.manager.spawn(options, move |task| {
+        let ending = Ending {
+            server: server.clone(),
+            task_id: task.task_id().to_owned(),
+            ended: false,
+        };
+        Box::pin(async move {
+            if let Some(refusal) = unreadable {
+                return ended(ending, &refusal);
+            }
+            let registered = server.registered(request.name.as_ref())?;
+            let progress = Some(Progress::Task(task.clone()));
+            // A task on a response stream whose call asked for `keepOnCancel`: the cancel
+            // ends the collection and the task completes with the messages so far,
+            // truncated (a watch that never ends is collected until the client has seen
+            // enough). Otherwise the call is dropped and the task ends cancelled.
+            let keep = registered.entry.tool.def.kind.streams_responses()
+                && StreamControl::keeps_on_cancel(request.arguments.as_ref());
+            let cancel = if keep {
+                Cancel::Stop(Box::pin(task.cancelled()))
+            } else {
+                Cancel::Drop(task.cancelled())
+            };
+            let outcome = server
+                .run_registered(
+                    &registered,
+                    crate::call::FromTransport {
+                        arguments: crate::call::CallArguments::Map(request.arguments),
+                        // Kept, and answered later to other requests: a tree.
+                        structured: crate::structured_text::Structured::Tree,
+                    },
+                    http.as_ref(),
+                    &meta,
+                    progress,
+                    cancel,
+                )
+                .await;
+            match outcome {
+                Some(outcome) => ended(ending, &outcome.result),
+                None => {
+                    ending.end(None);
+                    Err(TaskExit::Cancelled)
                 }
-            })
-        });
-    owners_of.inner_tasks().record(&task.task_id, owner, shape);
-    CreateTaskResult::new(task)
+            }
+        })
+    });
+    store.add(&task.task_id, owner, shape, ttl);
+    Ok(CreateTaskResult::new(task))
 }
 
 /// The options of a task living `ttl`, polled every [`POLL_INTERVAL`].
@@ -252,18 +698,27 @@ fn options(ttl: Duration) -> TaskOptions {
 }
 
 /// A task of revision 2025-11-25 that is complete from the start with `answer` (a call
-/// answered without running: refused arguments, a declined confirmation).
+/// answered without running: refused arguments, a declined confirmation). It counts against
+/// the caller's live tasks, not the running ones.
 pub(crate) fn finished(
     server: &McpServer,
     answer: CallToolResult,
     context: &RequestContext<RoleServer>,
     ttl: Duration,
-) -> Task {
-    let options = options(ttl);
+) -> Result<Task, ErrorData> {
+    let owner = caller(context);
     let tasks = server.inner_tasks();
-    let task = tasks
-        .manager
-        .spawn(options, move |_| Box::pin(async move { Ok(answer) }));
-    tasks.record(&task.task_id, caller(context), Shape::Sep1686);
-    task
+    let mut store = tasks.store();
+    tasks.admit(&mut store, owner.as_ref(), false)?;
+    let server = server.clone();
+    let task = tasks.manager.spawn(options(ttl), move |task| {
+        let ending = Ending {
+            server,
+            task_id: task.task_id().to_owned(),
+            ended: false,
+        };
+        Box::pin(async move { ended(ending, &answer) })
+    });
+    store.add(&task.task_id, owner, Shape::Sep1686, ttl);
+    Ok(task)
 }

@@ -119,7 +119,7 @@ pub(crate) async fn answer(
     };
     let value = match method {
         TASKS_RESULT => result(server, &task_id()?, context).await?,
-        TASKS_LIST => list(server, context),
+        TASKS_LIST => list(server, params.as_ref(), context)?,
         TOOLS_CALL if routed(context) => call(server, params, context).await?,
         TASKS_GET if routed(context) => get(server, &task_id()?, context)?,
         TASKS_CANCEL if routed(context) => cancel(server, &task_id()?, context).await?,
@@ -182,7 +182,7 @@ async fn call(
     }
     let task = match server.prepare(request, context).await? {
         Prepared::Answered(CallToolResponse::Complete(answer)) => {
-            super::finished(server, answer, context, ttl)
+            super::finished(server, answer, context, ttl)?
         }
         Prepared::Answered(other) => {
             return Err(ErrorData::internal_error(
@@ -194,7 +194,7 @@ async fn call(
             if !registered.entry.tool.meta.task_support.allows_tasks() {
                 return Err(forbidden(&registered.entry.name));
             }
-            super::start(server, request, context, ttl, super::Shape::Sep1686).task
+            super::start(server, request, context, ttl, super::Shape::Sep1686)?.task
         }
     };
     Ok(json!({"task": task_object(&task)}))
@@ -211,18 +211,20 @@ fn forbidden(tool: &str) -> ErrorData {
     )
 }
 
-/// The task, found for this caller among those started in this shape.
+/// The task, found for this caller among those started in this shape; with its result when
+/// `fetch`.
 fn detailed(
     server: &McpServer,
     task_id: &str,
     context: &RequestContext<RoleServer>,
+    fetch: bool,
 ) -> Result<DetailedTask, ErrorData> {
     let tasks = server.inner_tasks();
     tasks.check_caller(task_id, context)?;
     if !tasks.started_in_2025_shape(task_id) {
         return Err(super::unknown(task_id));
     }
-    tasks.manager.get_task(task_id)
+    tasks.detailed(task_id, context, fetch)
 }
 
 /// `tasks/get`: the task alone, without its result.
@@ -231,7 +233,9 @@ fn get(
     task_id: &str,
     context: &RequestContext<RoleServer>,
 ) -> Result<Value, ErrorData> {
-    Ok(task_object(&detailed(server, task_id, context)?.task))
+    Ok(task_object(
+        &detailed(server, task_id, context, false)?.task,
+    ))
 }
 
 /// `tasks/result`: waits until the task ends, then answers what the call would have: the
@@ -243,7 +247,7 @@ async fn result(
 ) -> Result<Value, ErrorData> {
     let mut pause = Duration::from_millis(5);
     loop {
-        let task = detailed(server, task_id, context)?;
+        let task = detailed(server, task_id, context, true)?;
         match task.payload {
             TaskPayload::Completed { mut result } => {
                 // The discriminator of revision 2026-07-28, which the store keeps.
@@ -282,16 +286,31 @@ async fn result(
 }
 
 /// `tasks/list`: this caller's tasks started in this shape (over stdio, all of them; over
-/// HTTP without a session or a token, none, since nothing tells callers apart there).
-fn list(server: &McpServer, context: &RequestContext<RoleServer>) -> Value {
-    let tasks = server.inner_tasks();
-    let listed: Vec<Value> = tasks
-        .started_in_2025_shape_by(context)
-        .into_iter()
-        .filter_map(|id| tasks.manager.get_task(&id).ok())
-        .map(|task| task_object(&task.task))
-        .collect();
-    json!({"tasks": listed})
+/// HTTP without a session or a token, none, since nothing tells callers apart there), oldest
+/// first, in pages of [`LIST_PAGE`](super::LIST_PAGE) linked by `nextCursor`. A cursor that
+/// is not one of ours is invalid params.
+fn list(
+    server: &McpServer,
+    params: Option<&Value>,
+    context: &RequestContext<RoleServer>,
+) -> Result<Value, ErrorData> {
+    let cursor = match params.and_then(|params| params.get("cursor")) {
+        None | Some(Value::Null) => None,
+        Some(Value::String(cursor)) => Some(cursor.as_str()),
+        Some(_) => {
+            return Err(ErrorData::invalid_params(
+                "tasks/list: `cursor` must be a string, the nextCursor of an earlier answer",
+                None,
+            ));
+        }
+    };
+    let (tasks, next) = server.inner_tasks().page_2025(context, cursor)?;
+    let listed: Vec<Value> = tasks.iter().map(|task| task_object(&task.task)).collect();
+    let mut page = json!({"tasks": listed});
+    if let Some(next) = next {
+        page["nextCursor"] = Value::from(next);
+    }
+    Ok(page)
 }
 
 /// `tasks/cancel`: cancels the call and answers the task once it stopped (or after
@@ -301,7 +320,7 @@ async fn cancel(
     task_id: &str,
     context: &RequestContext<RoleServer>,
 ) -> Result<Value, ErrorData> {
-    let task = detailed(server, task_id, context)?;
+    let task = detailed(server, task_id, context, false)?;
     if task.status().is_terminal() {
         return Err(ErrorData::invalid_params(
             format!(
@@ -315,7 +334,7 @@ async fn cancel(
     tasks.manager.cancel_task(task_id)?;
     let deadline = tokio::time::Instant::now() + CANCEL_WAIT;
     loop {
-        let task = tasks.manager.get_task(task_id)?;
+        let task = tasks.detailed(task_id, context, false)?;
         if task.status().is_terminal() || tokio::time::Instant::now() >= deadline {
             return Ok(task_object(&task.task));
         }
