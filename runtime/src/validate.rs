@@ -203,16 +203,28 @@ fn collect(error: &ValidationError<'_>, schema: &Value, root: &Value, out: &mut 
             Some(name) => format!("missing required property `{name}`"),
             None => format!("missing required property {property}"),
         },
+        // A value an `enum` also refuses is one problem, which the `enum` error words.
+        ValidationErrorKind::Type { .. } if beside_enum(schema, error) => return,
         ValidationErrorKind::Type { kind } => {
             format!("expected {}, got {}", type_names(kind), describe(instance))
         }
         ValidationErrorKind::Enum { options } => {
+            let names = options
+                .as_array()
+                .is_some_and(|items| items.iter().all(Value::is_string));
             let options: Vec<String> = match options.as_ref() {
                 Value::Array(items) => items.iter().map(Value::to_string).collect(),
                 other => vec![other.to_string()],
             };
+            // A protobuf enum's value may also be given by its number (proto3 JSON); a number
+            // that reaches here is none of them.
+            let numbers = if names && instance.is_number() {
+                " (or the number of one of them)"
+            } else {
+                ""
+            };
             format!(
-                "expected one of {}, got {}",
+                "expected one of {}{numbers}, got {}",
                 options.join(", "),
                 describe(instance)
             )
@@ -329,6 +341,15 @@ fn percent_decode(text: &str) -> String {
 }
 
 /// The `properties` names of the schema object holding the failing `additionalProperties`.
+/// Whether the keyword that failed sits beside an `enum` (a `type` with the value list).
+fn beside_enum(schema: &Value, error: &ValidationError<'_>) -> bool {
+    let segments: Vec<LocationSegment<'_>> = error.evaluation_path().segments().collect();
+    segments
+        .split_last()
+        .and_then(|(_, parent)| schema_at(schema, parent.iter().cloned()))
+        .is_some_and(|object| object.get("enum").is_some())
+}
+
 fn parent_properties(schema: &Value, error: &ValidationError<'_>) -> Option<Vec<String>> {
     let segments: Vec<LocationSegment<'_>> = error.evaluation_path().segments().collect();
     let (_, parent) = segments.split_last()?;

@@ -257,6 +257,35 @@ fn oneof_unknown_case_lists_members() {
     );
 }
 
+/// Every oneof member needs its `value`, as the listed schema's `required: ["case", "value"]`
+/// says, a message member too (its empty message is `{}`); `null` is no value.
+#[test]
+fn a_oneof_member_needs_its_value_as_the_schema_says() {
+    let name = "demo.v1.GetItemRequest";
+    for (filter, expected) in [
+        (
+            json!({"case": "range"}),
+            "$.filter: missing `value` for member `range`; give `{}` for the empty message",
+        ),
+        (
+            json!({"case": "range", "value": null}),
+            "$.filter: missing `value` for member `range`; give `{}` for the empty message",
+        ),
+        (
+            json!({"case": "author_id"}),
+            "$.filter: missing `value` for member `author_id`",
+        ),
+    ] {
+        assert_eq!(
+            problems(name, json!({ "filter": filter })),
+            vec![expected],
+            "{filter}"
+        );
+    }
+    assert!(problems(name, json!({"filter": {"case": "range", "value": {}}})).is_empty());
+    assert!(problems(name, json!({"filter": {"case": "author_id", "value": "7"}})).is_empty());
+}
+
 #[test]
 fn proto3_optional_is_a_plain_field() {
     assert_eq!(

@@ -151,10 +151,16 @@ impl Normalizer {
                 );
             }
             let label = case.as_str().unwrap_or_default().to_owned();
+            // Every member needs its value, as the listed schema says (`required: ["case",
+            // "value"]`): the empty message is `{}`, not a missing value.
             let value = match value {
                 Some(v) if !v.is_null() || null_is_a_value(&field.kind()) => v,
-                // A message member with no value is the empty message.
-                _ if matches!(field.kind(), Kind::Message(_)) => Value::Object(Map::new()),
+                _ if matches!(field.kind(), Kind::Message(_)) => {
+                    self.problem(format!(
+                        "missing `value` for member `{label}`; give `{{}}` for the empty message"
+                    ));
+                    return None;
+                }
                 _ => {
                     self.problem(format!("missing `value` for member `{label}`"));
                     return None;
