@@ -186,8 +186,10 @@ server {
         proxy_next_upstream error timeout;
     }
     location = /healthz { proxy_pass http://mcp_replicas; }
-    # With authorization: the protected resource metadata.
-    location ^~ /.well-known/oauth-protected-resource { proxy_pass http://mcp_replicas; }
+    # With authorization: the protected resource metadata (exactly these two paths; the
+    # server answers 404 to anything else under the prefix).
+    location = /.well-known/oauth-protected-resource { proxy_pass http://mcp_replicas; }
+    location = /.well-known/oauth-protected-resource/mcp { proxy_pass http://mcp_replicas; }
 }
 @@ sh: not run: it rewrites golden/ (CI=true refuses it); the golden test that cargo test runs covers the same code
 UPDATE_GOLDEN=1 cargo test -p protoc-gen-rust-mcp --test golden
