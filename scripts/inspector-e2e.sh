@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The official MCP Inspector's CLI (npm @modelcontextprotocol/inspector, pinned, in
 # .tools/inspector) against the demo serving 2,301 tools, over stdio and streamable HTTP: it must
-# list every tool, following `nextCursor` through every page. See tests-python/test_inspector.py.
+# list every tool, following `nextCursor` through every page. It also calls the demo's
+# server-streaming ExportTasks and long-running ArchiveTasks and must get their results (the
+# Inspector declares MCP tasks but never polls one: the demo answers calls that end within its
+# 2 s inline wait with their result). See tests-python/test_inspector.py.
 #
 # Usage: scripts/inspector-e2e.sh [-v]   (arguments go to the test script)
 # Needs: cargo, Node with npm, python3 (standard library only).

@@ -20,7 +20,17 @@ transparent relay (this script with `--relay`, which copies every line both ways
 it), so the test also checks what went over the wire: the Inspector sent one `tools/list` per
 page, the first without a cursor and each next one with the `nextCursor` of the page before,
 and stopped at the page without one. A tool of the last page is then called through the
-Inspector too. The last line reads `N passed, N failed`.
+Inspector too.
+
+The Inspector's CLI declares the MCP tasks extension (`io.modelcontextprotocol/tasks`, in
+`initialize` and in each request's `_meta`) but never polls a task: a server that answered its
+`tools/call` with `"resultType": "task"` would fail it ("declares an output schema but returned no
+structured content"). The demo answers calls that end within its inline wait (`TaskMode::auto`,
+2 s) with their result, so the Inspector calls the demo's server-streaming
+`TaskService_ExportTasks` and its long-running `TaskService_ArchiveTasks` (the one task in
+STATE_DONE, archived in half a second, the demo's default) as README's command line does, and
+gets their results; over stdio the relay's record shows that the Inspector declared the extension
+and that no answer was a task. The last line reads `N passed, N failed`.
 """
 
 from __future__ import annotations
@@ -62,6 +72,8 @@ EXPECTED = (
 )
 LAST_PAGE_TOOL = f"copy{COPIES:03}_TaskService_GetTask"
 RUN_TIMEOUT = 120
+TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 
 
 # --- the relay (runs as the stdio server the Inspector starts) ------------------------------
@@ -134,6 +146,51 @@ def check_call(era: str, target: list[str]) -> None:
     assert result["structuredContent"]["id"] == "task-1", result
 
 
+def check_long_running(era: str, target: list[str]) -> None:
+    """The demo's server-streaming ExportTasks and long-running ArchiveTasks, called through the
+    Inspector (which declares tasks but cannot poll one): each answered with its result."""
+    output = inspector("--protocol-era", era, "--method", "tools/call", "--tool-name",
+                       "TaskService_ExportTasks", *target)
+    result = output["result"]
+    assert not result.get("isError"), result
+    exported = [task["id"] for task in result["structuredContent"]["messages"]]
+    assert exported == ["task-1", "task-2", "task-3"], exported
+    start = time.monotonic()
+    output = inspector("--protocol-era", era, "--method", "tools/call", "--tool-name",
+                       "TaskService_ArchiveTasks", "--tool-args-json", '{"state": "STATE_DONE"}', *target)
+    log(f"ArchiveTasks through the Inspector: {time.monotonic() - start:.2f} s")
+    result = output["result"]
+    assert not result.get("isError"), result
+    archived = [task["id"] for task in result["structuredContent"]["tasks"]]
+    assert archived == ["task-3"], result
+
+
+def check_no_task(record: str) -> None:
+    """What the relay recorded of check_long_running's calls: the Inspector declared the tasks
+    extension, and the demo answered each `tools/call` with its result, never a task."""
+    declared, calls, answers = [], set(), []
+    with open(record, encoding="utf-8") as f:
+        for line in f:
+            message = json.loads(line[1:])
+            params = message.get("params") or {}
+            if line[0] == ">" and message.get("method") == "initialize":
+                declared.append(TASKS_EXTENSION in params["capabilities"].get("extensions", {}))
+            elif line[0] == ">" and message.get("method") == "tools/call":
+                calls.add(message["id"])
+                capabilities = (params.get("_meta") or {}).get(CLIENT_CAPABILITIES)
+                if capabilities is not None:
+                    declared.append(TASKS_EXTENSION in capabilities.get("extensions", {}))
+            elif line[0] == "<" and message.get("id") in calls:
+                answers.append(message)
+    assert declared and all(declared), f"the Inspector did not declare {TASKS_EXTENSION}: {declared}"
+    assert len(answers) == 2, answers
+    for answer in answers:
+        result = answer.get("result")
+        assert result is not None, answer
+        assert result.get("resultType", "complete") == "complete", answer
+        assert "structuredContent" in result, answer
+
+
 def check_wire(record: str) -> None:
     """The `tools/list` requests the Inspector sent, and the pages the demo answered with."""
     requests, responses, sizes = {}, {}, {}
@@ -163,9 +220,10 @@ def check_wire(record: str) -> None:
     assert "nextCursor" not in pages[-1][1], pages[-1][1].get("nextCursor")
 
 
-def stdio_target(record: str) -> list[str]:
+def stdio_target(record: str, copies: bool = True) -> list[str]:
+    """The demo (with `--copies` when `copies`) behind the relay, recording to `record`."""
     return ["--", sys.executable, str(Path(__file__).resolve()), "--relay", record, "--",
-            str(DEMO), "--copies", str(COPIES)]
+            str(DEMO), *(["--copies", str(COPIES)] if copies else [])]
 
 
 # --- scenarios --------------------------------------------------------------------------------
@@ -216,11 +274,29 @@ def http(era: str) -> None:
         check_call(era, [url])
 
 
+def long_running_stdio(era: str) -> None:
+    """As README's command line: the demo alone (no copies), over stdio."""
+    with tempfile.TemporaryDirectory() as tmp:
+        record = os.path.join(tmp, "wire.jsonl")
+        check_long_running(era, stdio_target(record, copies=False))
+        check_no_task(record)
+
+
+def long_running_http(era: str) -> None:
+    with http_demo() as url:
+        check_long_running(era, [url])
+
+
 SCENARIOS = [
     ("stdio, protocol era legacy", lambda: stdio("legacy")),
     ("stdio, protocol era auto", lambda: stdio("auto")),
     ("streamable HTTP, protocol era legacy", lambda: http("legacy")),
     ("streamable HTTP, protocol era auto", lambda: http("auto")),
+    ("streaming and long-running tools, stdio, protocol era legacy", lambda: long_running_stdio("legacy")),
+    ("streaming and long-running tools, stdio, protocol era auto", lambda: long_running_stdio("auto")),
+    ("streaming and long-running tools, streamable HTTP, protocol era legacy",
+     lambda: long_running_http("legacy")),
+    ("streaming and long-running tools, streamable HTTP, protocol era auto", lambda: long_running_http("auto")),
 ]
 
 

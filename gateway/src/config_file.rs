@@ -66,17 +66,31 @@ pub(crate) struct Connections {
     pub(crate) idle_timeout: Option<Duration>,
 }
 
-/// `[tasks]`: the same as `--max-tasks-per-owner`, `--max-running-tasks` and
-/// `--max-task-result-bytes`.
+/// `[tasks]`: the same as `--max-tasks-per-owner`, `--max-running-tasks`,
+/// `--max-task-result-bytes`, `--task-mode` and `--task-inline-wait`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct TasksTable {
     max_per_owner: Option<std::num::NonZeroUsize>,
     max_running: Option<std::num::NonZeroUsize>,
     max_result_bytes: Option<Bytes>,
+    mode: Option<TaskModeName>,
+    inline_wait: Option<DurationText>,
 }
 
-/// Bounds on MCP tasks, each set or not (by the flags, or by `[tasks]`).
+/// A task mode by name (`--task-mode`, `[tasks] mode`): `tonic_mcp::TaskMode`'s modes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum TaskModeName {
+    /// `auto`: the result when the call ends within the inline wait, else a task.
+    Auto,
+    /// `always`: a task for every call that may be one.
+    Always,
+    /// `never`: the result, unless the tool requires a task.
+    Never,
+}
+
+/// Settings of MCP tasks, each set or not (by the flags, or by `[tasks]`).
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct TaskBounds {
     /// `--max-tasks-per-owner`, `max_per_owner`.
@@ -85,6 +99,10 @@ pub(crate) struct TaskBounds {
     pub(crate) max_running: Option<usize>,
     /// `--max-task-result-bytes`, `max_result_bytes`.
     pub(crate) max_result_bytes: Option<usize>,
+    /// `--task-mode`, `mode`.
+    pub(crate) mode: Option<TaskModeName>,
+    /// `--task-inline-wait`, `inline_wait`.
+    pub(crate) inline_wait: Option<Duration>,
 }
 
 /// `[tool_search]`: the same as `--tool-search` and `--pin`.
@@ -269,6 +287,8 @@ fn load_with(path: &Path, env: &dyn Fn(&str) -> Option<String>) -> Result<Loaded
                 max_per_owner: table.max_per_owner.map(std::num::NonZeroUsize::get),
                 max_running: table.max_running.map(std::num::NonZeroUsize::get),
                 max_result_bytes: table.max_result_bytes.map(|bytes| bytes.0),
+                mode: table.mode,
+                inline_wait: table.inline_wait.map(|wait| wait.0),
             }),
         connections: file
             .connections

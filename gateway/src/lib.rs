@@ -196,7 +196,9 @@ impl Gateway {
         if let Some(search) = &config.tool_search {
             builder = builder.tool_search(search.clone());
         }
-        builder = builder.task_limits(config.task_limits);
+        builder = builder
+            .task_limits(config.task_limits)
+            .task_mode(config.task_mode);
         if let Some(metrics) = metrics {
             builder = builder.metrics(metrics, config.metrics);
         }

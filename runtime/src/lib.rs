@@ -185,6 +185,7 @@ pub use rmcp::model::CacheScope;
 pub use server::DEFAULT_TASK_TTL;
 pub use server::SessionLimits;
 pub use server::TaskLimits;
+pub use server::{DEFAULT_INLINE_WAIT, TaskMode};
 pub use server::{McpServer, McpServerBuilder, SHUTDOWN_DRAIN};
 pub use set_pools::SetPools;
 pub use tool_meta::{RPC_META_KEY, STATUS_META_KEY};

@@ -687,8 +687,10 @@ async fn a_session_answers_only_to_the_caller_that_opened_it() -> TestResult {
 async fn a_task_belongs_to_the_token_that_started_it() -> TestResult {
     use common::http_client::{session_send, task_capabilities};
     let (f, alice, alice_session, bob, bob_session) = two_subjects(task_capabilities()).await?;
+    // A stream of 3 s: past the inline wait of the default task mode (2 s), the call becomes a
+    // task (a quicker one would be answered with its result).
     let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-        "params": {"name": "ItemService_ListItems", "arguments": {}}});
+        "params": {"name": "ItemService_ListItems", "arguments": {"count": 1, "delay_ms": 3000}}});
     let as_alice = [("authorization", alice.as_str())];
     let task_id =
         start_task_in_session(f.addr, &as_alice, &alice_session, &call, "/taskId").await?;

@@ -2,7 +2,13 @@
 //! progress in the status message, fetched, cancelled with the backend observing the cancel,
 //! expired after the time-to-live, and plain results for tools or clients without tasks.
 //! Also the bounds on tasks (`TaskLimits`: live tasks per caller, running tasks, bytes of
-//! results kept) and `tasks/list` in pages, in both task shapes.
+//! results kept) and `tasks/list` in pages, in both task shapes. And when a call becomes a
+//! task (`TaskMode`): by default answered inline when quick, a task carrying on the same call
+//! when slow; `Always` and `Never`, server-wide and per tool set.
+//!
+//! Most tests here are about what a task does, with quick calls: their server is in
+//! `TaskMode::Always`, so that a quick call is a task (the default mode would answer it
+//! inline). The `TaskMode` tests set their own mode.
 
 mod common;
 
@@ -18,7 +24,7 @@ use rmcp::{
 };
 use serde_json::{Value, json};
 use tonic_mcp::{
-    McpServer, McpServerBuilder, TaskLimits,
+    McpServer, McpServerBuilder, TaskLimits, TaskMode,
     codegen::{BoxTransport, TaskSupport, ToolDef, ToolSetBuilder},
 };
 
@@ -66,8 +72,22 @@ async fn server_with(task_ttl: Option<Duration>, search: bool) -> TestResult<(Mc
     .await
 }
 
-/// The test server's tools, with the builder's settings `configure` makes.
+/// The test server's tools, in `TaskMode::Always` (a quick call is a task, as the tests of
+/// what a task does need), with the builder's settings `configure` makes.
 async fn server_configured(
+    configure: impl FnOnce(McpServerBuilder) -> McpServerBuilder,
+) -> TestResult<(McpServer, Backend)> {
+    server_with_sets(
+        |set| set,
+        |builder| configure(builder.task_mode(TaskMode::Always)),
+    )
+    .await
+}
+
+/// The test server's tools, in the default task mode unless `configure` says, the slow tools'
+/// set made by `slow_set`.
+async fn server_with_sets(
+    slow_set: impl FnOnce(tonic_mcp::ToolSet) -> tonic_mcp::ToolSet,
     configure: impl FnOnce(McpServerBuilder) -> McpServerBuilder,
 ) -> TestResult<(McpServer, Backend)> {
     let (addr, backend) = start_backend().await?;
@@ -81,7 +101,7 @@ async fn server_configured(
     slow.add(&LIST_ITEMS_LONG)?;
     let builder = McpServer::builder("tasks", "0.1.0")
         .tool_set(pb::item_service_mcp::from_channel(channel)?)?
-        .tool_set(slow.build())?;
+        .tool_set(slow_set(slow.build()))?;
     Ok((configure(builder).build(), backend))
 }
 
@@ -900,5 +920,237 @@ async fn tasks_list_pages_with_cursors() -> TestResult {
         reply.body
     );
     serving.cancel();
+    Ok(())
+}
+
+// --- TaskMode: when a call that did not ask for a task becomes one ---------------------------
+
+/// Calls the backend received (its interceptor records each one's metadata).
+fn rpcs(backend: &Backend) -> usize {
+    backend
+        .observed
+        .metadata
+        .lock()
+        .map_or(0, |seen| seen.len())
+}
+
+/// A server in the default mode (`TaskMode::auto`, or `mode` when given) with `limits`.
+async fn auto_server(
+    mode: Option<TaskMode>,
+    limits: TaskLimits,
+) -> TestResult<(McpServer, Backend)> {
+    server_with_sets(
+        |set| set,
+        |builder| {
+            let builder = builder.task_limits(limits);
+            match mode {
+                Some(mode) => builder.task_mode(mode),
+                None => builder,
+            }
+        },
+    )
+    .await
+}
+
+/// The default mode: a quick call from a client that declared the tasks extension is answered
+/// with its result, as for a client without tasks, and does not count as a task (one live
+/// task per caller allowed, and three quick calls leave room for a slow call's task).
+#[tokio::test]
+async fn by_default_a_quick_call_is_answered_inline_and_counts_as_no_task() -> TestResult {
+    assert_eq!(TaskMode::default(), TaskMode::auto());
+    assert_eq!(
+        TaskMode::auto(),
+        TaskMode::Auto {
+            inline_wait: Duration::from_secs(2)
+        }
+    );
+    let limits = TaskLimits {
+        max_per_owner: 1,
+        ..TaskLimits::default()
+    };
+    let (server, _backend) = auto_server(None, limits).await?;
+    let client = connect(server, true).await?;
+    for (name, arguments) in [
+        ("ItemService_ListItems", json!({"count": 2})),
+        ("SlowTask", json!({"sleep_ms": 1})),
+        ("ListItemsLong", json!({"count": 3, "delay_ms": 20})),
+    ] {
+        let response = client.call_tool_once(params(name, arguments)?).await?;
+        let CallToolResponse::Complete(result) = response else {
+            return Err(format!("{name}: expected the result inline, got {response:?}").into());
+        };
+        assert_ne!(result.is_error, Some(true), "{name}: {}", text(&result));
+        assert!(result.structured_content.is_some(), "{name}: {result:?}");
+    }
+    // A call past the wait (2 s) still becomes a task: the quick ones took no room.
+    let task = start(&client, "SlowTask", json!({"sleep_ms": 2_600})).await?;
+    let (payload, _) = settle(&client, &task.task.task_id).await?;
+    assert_eq!(
+        completed(payload)?.structured_content,
+        Some(json!({"slept_ms": 2600}))
+    );
+    Ok(())
+}
+
+/// A call still running at the end of the wait becomes a task carrying on the same RPC: the
+/// backend sees one call, and the task's result equals a direct call's. A stream keeps what it
+/// collected before the task was made, and its progress goes to the task from then on.
+#[tokio::test]
+async fn a_slow_call_becomes_a_task_that_runs_the_rpc_once() -> TestResult {
+    let mode = TaskMode::auto_after(Duration::from_millis(300));
+    let (server, backend) = auto_server(Some(mode), TaskLimits::default()).await?;
+    let with_tasks = connect(server.clone(), true).await?;
+    let without = connect(server, false).await?;
+    for (name, arguments) in [
+        ("SlowTask", json!({"sleep_ms": 900})),
+        // 8 messages, 100 ms apart: about 3 collected when the task is made.
+        ("ListItemsLong", json!({"count": 8, "delay_ms": 100})),
+    ] {
+        let direct = without.call_tool(params(name, arguments.clone())?).await?;
+        assert_ne!(direct.is_error, Some(true), "{name}: {}", text(&direct));
+        let before = rpcs(&backend);
+        let started = std::time::Instant::now();
+        let task = start(&with_tasks, name, arguments).await?;
+        let waited = started.elapsed();
+        assert!(
+            waited >= Duration::from_millis(300) && waited < Duration::from_millis(850),
+            "{name}: answered with a task after {waited:?}"
+        );
+        let (payload, messages) = settle(&with_tasks, &task.task.task_id).await?;
+        let result = completed(payload)?;
+        assert_eq!(
+            rpcs(&backend) - before,
+            1,
+            "{name}: the RPC ran more than once"
+        );
+        assert_eq!(
+            result.structured_content, direct.structured_content,
+            "{name}"
+        );
+        assert_eq!(result.is_error, direct.is_error, "{name}");
+        assert_eq!(status(&result), status(&direct), "{name}");
+        if name == "ListItemsLong" {
+            let received = result.structured_content.as_ref().ok_or("structured")?["messages"]
+                .as_array()
+                .map(Vec::len);
+            assert_eq!(received, Some(8), "{result:?}");
+            assert!(
+                messages.iter().any(|m| m.starts_with("received message ")),
+                "{messages:?}"
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Cancelling the task a slow call became cancels its gRPC call at the backend.
+#[tokio::test]
+async fn cancelling_a_call_made_a_task_cancels_the_grpc_call() -> TestResult {
+    let mode = TaskMode::auto_after(Duration::from_millis(200));
+    let (server, backend) = auto_server(Some(mode), TaskLimits::default()).await?;
+    let client = connect(server, true).await?;
+    let task = start(&client, "SlowTask", json!({"sleep_ms": 20_000})).await?;
+    let id = task.task.task_id.clone();
+    let got = client.get_task(GetTaskParams::new(id.clone())).await?;
+    assert_eq!(got.task.status(), TaskStatus::Working);
+    client
+        .peer()
+        .cancel_task(rmcp::model::CancelTaskParams::new(id.clone()))
+        .await?;
+    backend
+        .observed
+        .assert_cancelled(1, Duration::from_secs(3))
+        .await;
+    let (payload, _) = settle(&client, &id).await?;
+    assert_eq!(payload, TaskPayload::Cancelled);
+    assert_eq!(rpcs(&backend), 1);
+    Ok(())
+}
+
+/// When the task limits refuse the task a slow call would become, the call goes on inline and
+/// is answered with its result (not refused: it has run for the wait already).
+#[tokio::test]
+async fn a_slow_call_the_limits_refuse_a_task_is_answered_inline() -> TestResult {
+    let mode = TaskMode::auto_after(Duration::from_millis(150));
+    let limits = TaskLimits {
+        max_running: 1,
+        ..TaskLimits::default()
+    };
+    let (server, backend) = auto_server(Some(mode), limits).await?;
+    let client = connect(server, true).await?;
+    let running = start(&client, "SlowTask", json!({"sleep_ms": 20_000})).await?;
+    let response = client
+        .call_tool_once(params("SlowTask", json!({"sleep_ms": 600}))?)
+        .await?;
+    let CallToolResponse::Complete(result) = response else {
+        return Err(format!("expected the result inline, got {response:?}").into());
+    };
+    assert_eq!(result.structured_content, Some(json!({"slept_ms": 600})));
+    assert_eq!(rpcs(&backend), 2);
+    client
+        .peer()
+        .cancel_task(rmcp::model::CancelTaskParams::new(running.task.task_id))
+        .await?;
+    Ok(())
+}
+
+/// `Always` makes even a quick call a task, `Never` answers even a slow one inline; a tool
+/// set's own mode wins over the server's. A tool that requires tasks is a task in every mode.
+#[tokio::test]
+async fn task_modes_always_and_never_server_wide_and_per_tool_set() -> TestResult {
+    let quick = json!({"sleep_ms": 1});
+    // Server-wide Never (the slow set has no mode of its own).
+    let (server, _backend) = auto_server(Some(TaskMode::Never), TaskLimits::default()).await?;
+    let client = connect(server, true).await?;
+    let response = client
+        .call_tool_once(params("SlowTask", json!({"sleep_ms": 2_300}))?)
+        .await?;
+    let CallToolResponse::Complete(result) = response else {
+        return Err(format!("Never: expected the result inline, got {response:?}").into());
+    };
+    assert_eq!(result.structured_content, Some(json!({"slept_ms": 2300})));
+    let response = client
+        .call_tool_once(params("ItemService_ListItems", json!({"count": 1}))?)
+        .await?;
+    assert!(
+        matches!(response, CallToolResponse::Complete(_)),
+        "{response:?}"
+    );
+    start(&client, "SlowRequired", quick.clone()).await?;
+
+    // Server-wide Always.
+    let (server, _backend) = auto_server(Some(TaskMode::Always), TaskLimits::default()).await?;
+    let client = connect(server, true).await?;
+    start(&client, "SlowTask", quick.clone()).await?;
+    start(&client, "ItemService_ListItems", json!({"count": 1})).await?;
+
+    // The slow tools' set in Always on a server in Never; then in Never on one in Always.
+    for (set_mode, server_mode) in [
+        (TaskMode::Always, TaskMode::Never),
+        (TaskMode::Never, TaskMode::Always),
+    ] {
+        let (server, _backend) = server_with_sets(
+            |set| set.with_task_mode(set_mode),
+            |builder| builder.task_mode(server_mode),
+        )
+        .await?;
+        let client = connect(server, true).await?;
+        let of_set = client
+            .call_tool_once(params("SlowTask", quick.clone())?)
+            .await?;
+        let of_server = client
+            .call_tool_once(params("ItemService_ListItems", json!({"count": 1}))?)
+            .await?;
+        let is_task = |response: &CallToolResponse| matches!(response, CallToolResponse::Task(_));
+        assert_eq!(
+            (is_task(&of_set), is_task(&of_server)),
+            (
+                set_mode == TaskMode::Always,
+                server_mode == TaskMode::Always
+            ),
+            "set {set_mode:?}, server {server_mode:?}: {of_set:?} / {of_server:?}"
+        );
+        start(&client, "SlowRequired", quick.clone()).await?;
+    }
     Ok(())
 }

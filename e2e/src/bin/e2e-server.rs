@@ -11,7 +11,8 @@
 //! (session bounds), `--max-connections N`, `--header-read-timeout-ms N`,
 //! `--body-read-timeout-ms N` and `--connection-idle-timeout-ms N` (connection bounds),
 //! `--max-body N` (request body cap in bytes), `--allow-origin ORIGIN`,
-//! `--allow-host HOST`. On SIGTERM the HTTP server
+//! `--allow-host HOST`. `--task-mode always|never|auto` sets `McpServerBuilder::task_mode`
+//! (default: the runtime's, `auto`). On SIGTERM the HTTP server
 //! stops accepting, lets calls in flight finish (at most 30 s), and exits 0.
 
 use std::process::ExitCode;
@@ -100,16 +101,25 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
             e2e::mcp_server_builder(&backend).await?
         }
     };
+    let task_mode = match value::<String>(&args, "--task-mode")?.as_deref() {
+        None | Some("auto") => tonic_mcp::TaskMode::auto(),
+        Some("always") => tonic_mcp::TaskMode::Always,
+        Some("never") => tonic_mcp::TaskMode::Never,
+        Some(other) => return Err(format!("--task-mode: `{other}`, not always|never|auto").into()),
+    };
     let server = builder
         .session_limits(sessions)
         .connection_limits(connections)
+        .task_mode(task_mode)
         .build();
     let Some(addr) = value::<String>(&args, "--http")? else {
-        if args
-            .iter()
-            .any(|arg| arg != "--backend" && !arg.contains("://"))
-        {
-            return Err("usage: e2e-server [--http ADDR [--stateless] [--max-sessions N] [--idle-timeout-ms N] [--max-connections N] [--header-read-timeout-ms N] [--body-read-timeout-ms N] [--connection-idle-timeout-ms N] [--max-body N]]".into());
+        // Over stdio only `--backend URL` and `--task-mode MODE` are taken.
+        let mut rest = args.iter().map(String::as_str);
+        while let Some(arg) = rest.next() {
+            if !matches!(arg, "--backend" | "--task-mode") {
+                return Err("usage: e2e-server [--backend URL] [--task-mode always|never|auto] [--http ADDR [--stateless] [--max-sessions N] [--idle-timeout-ms N] [--max-connections N] [--header-read-timeout-ms N] [--body-read-timeout-ms N] [--connection-idle-timeout-ms N] [--max-body N]]".into());
+            }
+            rest.next();
         }
         server.serve_stdio().await?;
         return Ok(());

@@ -56,8 +56,17 @@ async fn spawned_http(mut command: Command) -> HttpServer {
 pub async fn stdio_client<H: rmcp::Service<rmcp::RoleClient>>(
     handler: H,
 ) -> rmcp::service::RunningService<rmcp::RoleClient, H> {
+    stdio_client_with(handler, &[]).await
+}
+
+/// [`stdio_client`] with the server started as `e2e-server ARGS…`.
+pub async fn stdio_client_with<H: rmcp::Service<rmcp::RoleClient>>(
+    handler: H,
+    args: &[&str],
+) -> rmcp::service::RunningService<rmcp::RoleClient, H> {
     use rmcp::ServiceExt as _;
-    let command = Command::new(env!("CARGO_BIN_EXE_e2e-server"));
+    let mut command = Command::new(env!("CARGO_BIN_EXE_e2e-server"));
+    command.args(args);
     let transport = rmcp::transport::TokioChildProcess::new(command).expect("spawn e2e-server");
     handler
         .serve(transport)

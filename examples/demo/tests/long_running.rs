@@ -207,8 +207,10 @@ async fn task_scenario(client: &Client) {
     let task = call(client, "TaskService_GetTask", json!({"id": "task-1"})).await;
     assert_eq!(task.is_error, Some(false), "{}", text(&task));
 
-    // Started, polled (each poll's metadata in the status message), fetched.
-    let id = start_task(client, json!({"state": "STATE_DONE", "per_task": "0.6s"})).await;
+    // Started, polled (each poll's metadata in the status message), fetched. Slower than the
+    // server's inline wait (`TaskMode::auto`, 2 s), so that it becomes a task: a quicker call
+    // is answered with its result.
+    let id = start_task(client, json!({"state": "STATE_DONE", "per_task": "2.5s"})).await;
     let (payload, seen) = poll_task(client, &id, |status, _| status.is_terminal()).await;
     let result = test_kit::completed(payload);
     assert_eq!(result.is_error, Some(false), "{}", text(&result));

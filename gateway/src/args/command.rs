@@ -364,6 +364,21 @@ fn base_command() -> Command {
                 .help("the bytes of task results kept for clients to fetch, as JSON, e.g. 256MiB (default 64MiB); past it the oldest results are dropped (fetched ones first) and their tasks report failed, naming this flag"),
         )
         .arg(
+            Arg::new("task-mode")
+                .long("task-mode")
+                .value_name("MODE")
+                .help_heading("MCP")
+                .value_parser(["auto", "always", "never"])
+                .help("when a tools/call from a client that declared MCP tasks becomes a task (tools whose taskSupport is optional): auto (default) answers with the result when the call ends within --task-inline-wait and makes it a task after; always makes every such call a task at once; never answers every call with its result (for clients that declare tasks but cannot poll them). As McpServerBuilder::task_mode"),
+        )
+        .arg(
+            Arg::new("task-inline-wait")
+                .long("task-inline-wait")
+                .value_name("DURATION")
+                .help_heading("MCP")
+                .help("with --task-mode auto: how long a call is waited for before it becomes a task carrying on the same call (default 2s)"),
+        )
+        .arg(
             Arg::new("reload-interval")
                 .long("reload-interval")
                 .value_name("DURATION")

@@ -51,6 +51,9 @@ pub struct Config {
     /// Bounds on MCP tasks (`--max-tasks-per-owner`, `--max-running-tasks`,
     /// `--max-task-result-bytes`, or the `[tasks]` table of `--config`).
     pub task_limits: tonic_mcp::TaskLimits,
+    /// When a call becomes an MCP task (`--task-mode`, `--task-inline-wait`, or `mode` and
+    /// `inline_wait` in the `[tasks]` table of `--config`).
+    pub task_mode: tonic_mcp::TaskMode,
     /// With `--http`: Host names accepted besides loopback.
     pub allowed_hosts: Vec<String>,
     /// With `--http`: browser origins accepted; a request carrying any other `Origin` is
@@ -175,7 +178,7 @@ fn config(matches: &ArgMatches) -> Result<Config, Error> {
         })
     });
     let mut connections = connection_flags(matches)?;
-    let mut task_bounds = tasks::flags(matches);
+    let mut task_bounds = tasks::flags(matches)?;
     let backends = match matches.get_one::<PathBuf>("config") {
         Some(path) => {
             let given = BACKEND_FLAGS.iter().find(|id| {
@@ -270,6 +273,7 @@ fn config(matches: &ArgMatches) -> Result<Config, Error> {
         http: matches.get_one::<SocketAddr>("http").copied(),
         stateless: matches.get_flag("stateless"),
         task_limits: tasks::limits(task_bounds),
+        task_mode: tasks::mode(task_bounds)?,
         connection_limits: connection_limits(connections),
         allowed_hosts: values(matches, "allowed-host").cloned().collect(),
         allowed_origins: values(matches, "allowed-origin")

@@ -288,3 +288,45 @@ fn task_bounds_are_set_by_flags() {
         assert!(error.contains(flag), "{flag} {value}: {error}");
     }
 }
+
+#[test]
+fn the_task_mode_is_set_by_flags() {
+    let mode = |args: &[&str]| {
+        let mut all = vec!["--target", "http://x:1"];
+        all.extend_from_slice(args);
+        run(&all).map(|config| config.task_mode)
+    };
+    assert_eq!(mode(&[]).unwrap(), tonic_mcp::TaskMode::auto());
+    assert_eq!(
+        mode(&["--task-mode", "always"]).unwrap(),
+        tonic_mcp::TaskMode::Always
+    );
+    assert_eq!(
+        mode(&["--task-mode", "never"]).unwrap(),
+        tonic_mcp::TaskMode::Never
+    );
+    assert_eq!(
+        mode(&["--task-inline-wait", "5s"]).unwrap(),
+        tonic_mcp::TaskMode::auto_after(Duration::from_secs(5))
+    );
+    assert_eq!(
+        mode(&["--task-mode", "auto", "--task-inline-wait", "500ms"]).unwrap(),
+        tonic_mcp::TaskMode::auto_after(Duration::from_millis(500))
+    );
+    for (args, expected) in [
+        (&["--task-mode", "sometimes"][..], "--task-mode"),
+        (
+            &["--task-inline-wait", "soon"][..],
+            "--task-inline-wait soon",
+        ),
+        (
+            &["--task-mode", "never", "--task-inline-wait", "1s"][..],
+            "applies to --task-mode auto only, not never",
+        ),
+    ] {
+        let mut all = vec!["--target", "http://x:1"];
+        all.extend_from_slice(args);
+        let error = refused(&all);
+        assert!(error.contains(expected), "{args:?}: {error}");
+    }
+}

@@ -521,7 +521,72 @@ fn the_tasks_table_sets_what_the_flags_do() {
         .find("A `[tasks]` table takes ")
         .expect("README's [tasks] keys");
     let list = &readme[start..start + readme[start..].find("\n\n").unwrap()];
-    for key in ["max_per_owner", "max_running", "max_result_bytes"] {
+    for key in [
+        "max_per_owner",
+        "max_running",
+        "max_result_bytes",
+        "mode",
+        "inline_wait",
+    ] {
         assert!(list.contains(&format!("`{key}`")), "README lacks `{key}`");
     }
+}
+
+#[test]
+fn the_tasks_table_sets_the_task_mode() {
+    let mode = |name: &str, table: &str, args: &[&str]| {
+        let shown = config_path(name, &format!("{BACKEND}\n[tasks]\n{table}"));
+        parse_with(&shown, args).map(|config| config.task_mode)
+    };
+    assert_eq!(
+        mode("mode-never", "mode = \"never\"\n", &[]).unwrap(),
+        tonic_mcp::TaskMode::Never
+    );
+    assert_eq!(
+        mode("mode-always", "mode = \"always\"\n", &[]).unwrap(),
+        tonic_mcp::TaskMode::Always
+    );
+    assert_eq!(
+        mode("mode-wait", "inline_wait = \"10s\"\n", &[]).unwrap(),
+        tonic_mcp::TaskMode::auto_after(Duration::from_secs(10))
+    );
+    // A flag may set the other key; the same one in both places is an error.
+    assert_eq!(
+        mode(
+            "mode-auto",
+            "mode = \"auto\"\n",
+            &["--task-inline-wait", "3s"]
+        )
+        .unwrap(),
+        tonic_mcp::TaskMode::auto_after(Duration::from_secs(3))
+    );
+    let shown = config_path(
+        "mode-twice",
+        &format!("{BACKEND}\n[tasks]\nmode = \"never\"\n"),
+    );
+    let message = parse_error(&shown, &["--task-mode", "always"]);
+    assert!(
+        message.contains("--task-mode conflicts with `mode` in the [tasks] table"),
+        "{message}"
+    );
+    // A wait with a mode that does not wait, an unknown mode, a bad duration: errors.
+    let shown = config_path(
+        "mode-wait-never",
+        &format!("{BACKEND}\n[tasks]\nmode = \"never\"\ninline_wait = \"1s\"\n"),
+    );
+    let message = parse_error(&shown, &[]);
+    assert!(
+        message.contains("applies to --task-mode auto only"),
+        "{message}"
+    );
+    let message = error(
+        "mode-unknown",
+        &format!("{BACKEND}\n[tasks]\nmode = \"sometimes\"\n"),
+    );
+    assert!(message.contains("sometimes"), "{message}");
+    let message = error(
+        "mode-bad-wait",
+        &format!("{BACKEND}\n[tasks]\ninline_wait = \"soon\"\n"),
+    );
+    assert!(message.contains("not a duration"), "{message}");
 }

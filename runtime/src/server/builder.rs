@@ -18,6 +18,7 @@ pub struct McpServerBuilder {
     list_cache: ListCache,
     task_ttl: Duration,
     task_limits: TaskLimits,
+    task_mode: TaskMode,
     #[cfg(feature = "auth")]
     authorization: Option<crate::Authorization>,
     #[cfg(feature = "metrics")]
@@ -120,6 +121,18 @@ impl McpServerBuilder {
     /// and how a client past one is answered.
     pub fn task_limits(mut self, limits: TaskLimits) -> Self {
         self.task_limits = limits;
+        self
+    }
+
+    /// When a call from a client that declared the MCP tasks extension becomes a task
+    /// (default [`TaskMode::auto`]: answered with its result when it ends within
+    /// [`DEFAULT_INLINE_WAIT`], 2 s, else a task carrying on the same call). A tool set's
+    /// own [`ToolSet::with_task_mode`] takes precedence for its tools. See [`TaskMode`] for
+    /// each mode, and for the tools and clients it does not apply to.
+    ///
+    /// [`DEFAULT_INLINE_WAIT`]: crate::DEFAULT_INLINE_WAIT
+    pub fn task_mode(mut self, mode: TaskMode) -> Self {
+        self.task_mode = mode;
         self
     }
 
@@ -259,6 +272,7 @@ impl McpServerBuilder {
                 session_stores: Mutex::new(Vec::new()),
                 tasks: Tasks::new(self.task_limits),
                 task_ttl: self.task_ttl,
+                task_mode: self.task_mode,
                 #[cfg(feature = "auth")]
                 authorization: self.authorization,
                 #[cfg(feature = "metrics")]
@@ -290,6 +304,7 @@ impl McpServer {
             list_cache: ListCache::default(),
             task_ttl: tasks::DEFAULT_TASK_TTL,
             task_limits: TaskLimits::default(),
+            task_mode: TaskMode::default(),
             tools_change: false,
             search: None,
         }

@@ -27,6 +27,7 @@ mod run;
 mod served;
 mod session_limits;
 mod task_limits;
+mod task_mode;
 pub(crate) mod tasks;
 
 pub use builder::McpServerBuilder;
@@ -36,6 +37,7 @@ pub(crate) use run::Cancel;
 use run::found;
 pub use session_limits::SessionLimits;
 pub use task_limits::TaskLimits;
+pub use task_mode::{DEFAULT_INLINE_WAIT, TaskMode};
 pub use tasks::DEFAULT_TASK_TTL;
 
 /// A transport's store of sessions, counted for the metrics' gauge of open sessions.
@@ -67,7 +69,6 @@ pub(crate) enum Prepared {
 }
 
 use self::tasks::Tasks;
-use tonic_mcp_schema::TaskSupport;
 
 use crate::{
     arguments_text,
@@ -114,6 +115,8 @@ struct Inner {
     session_stores: Mutex<Vec<std::sync::Weak<dyn OpenSessions>>>,
     tasks: Tasks,
     task_ttl: Duration,
+    /// When a call that did not ask for a task becomes one, unless its tool set says.
+    task_mode: TaskMode,
     /// OAuth resource server settings for streamable HTTP.
     #[cfg(feature = "auth")]
     authorization: Option<crate::Authorization>,
@@ -386,21 +389,28 @@ impl McpServer {
             Prepared::Answered(answer) => return Ok(answer),
             Prepared::Ready(registered, request) => (registered, request),
         };
-        if tasks::wanted(&registered, &context) {
-            return Ok(CallToolResponse::Task(tasks::start(
+        match tasks::route(self.task_mode_of(&registered), &registered, &context) {
+            tasks::Route::Inline => self
+                .call(&registered, request, context)
+                .await
+                .map(CallToolResponse::Complete),
+            tasks::Route::Task => Ok(CallToolResponse::Task(tasks::start(
                 self,
                 request,
                 &context,
                 self.inner.task_ttl,
                 tasks::Shape::Extension,
-            )?));
+            )?)),
+            tasks::Route::Refused => Err(tasks::required(&registered.entry.name)),
+            tasks::Route::Wait(wait) => {
+                Ok(tasks::inline_or_task(self, registered, request, &context, wait).await)
+            }
         }
-        if registered.entry.tool.meta.task_support == TaskSupport::Required {
-            return Err(tasks::required(&registered.entry.name));
-        }
-        self.call(&registered, request, context)
-            .await
-            .map(CallToolResponse::Complete)
+    }
+
+    /// The task mode of `registered`'s calls: its tool set's, else the server's.
+    pub(crate) fn task_mode_of(&self, registered: &Registered) -> TaskMode {
+        registered.set.task_mode.unwrap_or(self.inner.task_mode)
     }
 }
 

@@ -79,7 +79,9 @@ impl McpServer {
         let meta = &registered.entry.tool.meta;
         if meta.confirm.is_some()
             || meta.task_support == TaskSupport::Required
-            || (tasks_declared && meta.task_support.allows_tasks())
+            || (tasks_declared
+                && meta.task_support.allows_tasks()
+                && self.task_mode_of(&registered) != crate::TaskMode::Never)
         {
             return None;
         }

@@ -194,6 +194,8 @@ pub(crate) struct SetConfig {
     pub(crate) max_result_bytes: Option<usize>,
     pub(crate) metadata: MetadataMap,
     pub(crate) hooks: Vec<CallHook>,
+    /// The set's own task mode, over the server's ([`ToolSet::with_task_mode`]).
+    pub(crate) task_mode: Option<crate::TaskMode>,
 }
 
 /// The MCP tools of one or more gRPC services, ready to add to an
@@ -230,6 +232,7 @@ impl std::fmt::Debug for ToolSet {
             .field("max_messages", &self.config.max_messages)
             .field("metadata_keys", &self.config.metadata.keys().count())
             .field("hooks", &self.config.hooks.len())
+            .field("task_mode", &self.config.task_mode)
             .finish()
     }
 }
@@ -254,6 +257,7 @@ impl ToolSet {
                 max_result_bytes: None,
                 metadata: MetadataMap::new(),
                 hooks: Vec::new(),
+                task_mode: None,
             },
         }
     }
@@ -331,6 +335,19 @@ impl ToolSet {
         F: Fn(&CallContext<'_>, &mut MetadataMap) -> Result<(), Refusal> + Send + Sync + 'static,
     {
         self.config.hooks.push(Arc::new(hook));
+        self
+    }
+
+    /// When calls of this set's tools become MCP tasks, instead of the server's
+    /// [`McpServerBuilder::task_mode`](crate::McpServerBuilder::task_mode) (default
+    /// [`TaskMode::auto`](crate::TaskMode::auto): the result when the call ends within 2 s,
+    /// else a task). For example [`TaskMode::Always`](crate::TaskMode::Always) for a set of
+    /// batch jobs that always run long, or [`TaskMode::Never`](crate::TaskMode::Never) for a
+    /// set whose streams a client should always get whole. It applies to the tools whose
+    /// `taskSupport` is `optional`, called by clients that declared the tasks extension; see
+    /// [`TaskMode`](crate::TaskMode).
+    pub fn with_task_mode(mut self, mode: crate::TaskMode) -> Self {
+        self.config.task_mode = Some(mode);
         self
     }
 

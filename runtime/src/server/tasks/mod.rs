@@ -1,11 +1,21 @@
 //! Task-augmented tool calls: the MCP tasks extension (`io.modelcontextprotocol/tasks`,
 //! SEP-2663), the revision rmcp implements.
 //!
-//! A client that declares the extension (at `initialize` or in a request's `_meta`) and calls a
-//! tool whose `_meta` says `"taskSupport": "optional"` gets a task instead of the result: the RPC
-//! runs in the background, `tasks/get` reports its status (for server-streaming RPCs, the count
-//! of messages received so far in the status message) and, once it is done, the tool result;
-//! `tasks/cancel` cancels the gRPC call. A task on a response stream (server streaming, bidi)
+//! A client that declares the extension (at `initialize` or in a request's `_meta`) does not
+//! ask for a task per call: it says it can take one, and the server decides per call ("Task
+//! creation is server-directed: the client signals support [...] and the server decides on a
+//! per-request basis whether to materialize a task", the extension's specification,
+//! <https://modelcontextprotocol.github.io/ext-tasks/specification/2026-07-28/tasks.html>). The
+//! server's [`TaskMode`] decides for a tool whose `_meta` says `"taskSupport": "optional"`:
+//! by default ([`TaskMode::Auto`], [`inline_or_task`]) the call runs as for any client and is
+//! answered with its result when it ends within [`DEFAULT_INLINE_WAIT`]; one still running
+//! then becomes a task that carries on the same call. [`TaskMode::Always`] makes every such
+//! call a task at once, [`TaskMode::Never`] none. A tool that requires tasks always runs as one.
+//!
+//! A task runs its RPC in the background: `tasks/get` reports its status (for
+//! server-streaming RPCs, the count of messages received so far in the status message) and,
+//! once it is done, the tool result; `tasks/cancel` cancels the gRPC call. A task on a
+//! response stream (server streaming, bidi)
 //! whose call asked for `"mcp.stream": {"keepOnCancel": true}` is not lost to a cancel:
 //! collection stops there and the task completes with the messages received, `truncated`,
 //! which makes a task the way to watch an unending stream for as long as the client likes (up
@@ -34,6 +44,11 @@
 //!
 //! [`McpServerBuilder::task_ttl`]: crate::McpServerBuilder::task_ttl
 //! [`McpServerBuilder::task_limits`]: crate::McpServerBuilder::task_limits
+//! [`TaskMode`]: crate::TaskMode
+//! [`TaskMode::Auto`]: crate::TaskMode::Auto
+//! [`TaskMode::Always`]: crate::TaskMode::Always
+//! [`TaskMode::Never`]: crate::TaskMode::Never
+//! [`DEFAULT_INLINE_WAIT`]: crate::DEFAULT_INLINE_WAIT
 
 pub(crate) mod sep1686;
 
@@ -47,17 +62,19 @@ use base64::Engine as _;
 use rmcp::{
     ErrorData, RoleServer,
     model::{
-        CallToolRequestParams, CallToolResult, CreateTaskResult, DetailedTask, JsonObject, Task,
-        TaskPayload,
+        CallToolRequestParams, CallToolResponse, CallToolResult, CreateTaskResult, DetailedTask,
+        JsonObject, Task, TaskPayload,
     },
     service::RequestContext,
     task_manager::{TaskExit, TaskManager, TaskOptions},
 };
 
+use tonic_mcp_schema::TaskSupport;
+
 use crate::{
-    McpServer,
-    progress::Progress,
-    server::{Cancel, Registered, TaskLimits},
+    McpServer, TaskMode,
+    progress::{Handoff, Progress},
+    server::{Cancel, Registered, TaskLimits, catalog::Found, run::cancelled_result},
     stream_control::StreamControl,
 };
 
@@ -169,6 +186,7 @@ impl Tasks {
     /// Tasks whose call runs now (the `mcp_tasks_running` gauge): at most
     /// [`TaskLimits::max_running`], besides the tasks of revision 2025-11-25 answered without
     /// running, for the instant they take.
+    #[cfg(feature = "metrics")]
     pub(crate) fn running(&self) -> usize {
         self.store().running
     }
@@ -606,12 +624,200 @@ fn caller(context: &RequestContext<RoleServer>) -> Option<String> {
         .map(|id| format!("session:{id}"))
 }
 
-/// Whether this call becomes a task: the tool allows it and the client declared tasks.
-pub(crate) fn wanted(registered: &Registered, context: &RequestContext<RoleServer>) -> bool {
-    registered.entry.tool.meta.task_support.allows_tasks()
-        && context
-            .client_capabilities()
-            .is_some_and(|capabilities| capabilities.supports_tasks())
+/// How a `tools/call` that did not ask for a task explicitly (the extension's shape) is
+/// answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Route {
+    /// With the result, as for a client without tasks.
+    Inline,
+    /// With a task, at once.
+    Task,
+    /// Refused: the tool runs only as a task and the client declared no tasks.
+    Refused,
+    /// With the result when the call ends within this wait, else with a task carrying on the
+    /// call ([`inline_or_task`]).
+    Wait(Duration),
+}
+
+/// How this call is answered: a tool that requires tasks runs as one (or is refused to a
+/// client without tasks); a tool that allows them, called by a client that declared the
+/// extension, as `mode` (the tool set's, else the server's) says; any other call inline.
+pub(crate) fn route(
+    mode: TaskMode,
+    registered: &Registered,
+    context: &RequestContext<RoleServer>,
+) -> Route {
+    let support = registered.entry.tool.meta.task_support;
+    let declared = context
+        .client_capabilities()
+        .is_some_and(|capabilities| capabilities.supports_tasks());
+    if support == TaskSupport::Required {
+        return if declared {
+            Route::Task
+        } else {
+            Route::Refused
+        };
+    }
+    if !declared || !support.allows_tasks() {
+        return Route::Inline;
+    }
+    match mode {
+        TaskMode::Always => Route::Task,
+        TaskMode::Never => Route::Inline,
+        TaskMode::Auto { inline_wait } => Route::Wait(inline_wait),
+    }
+}
+
+/// A call of `registered` ([`TaskMode::Auto`]): run now, and answered with its result when it
+/// ends within `wait`. Still running then, the same call (its future: the gRPC call is not
+/// made again, and what a stream collected so far stays) is handed to a new task, whose
+/// cancellation cancels it and whose status message gets its progress from then on; the
+/// answer is the task. A call counts against the [`TaskLimits`] only from then: when they
+/// refuse the task, the call goes on inline and is answered with its result (it has run for
+/// `wait` already; refusing it would waste that work, and the client could only call again).
+/// A cancel of the request (`notifications/cancelled`) while the call is inline cancels the
+/// call, as for any call.
+pub(crate) async fn inline_or_task(
+    server: &McpServer,
+    registered: Found,
+    mut request: CallToolRequestParams,
+    context: &RequestContext<RoleServer>,
+    wait: Duration,
+) -> CallToolResponse {
+    // The call may outlive the request as a task: it owns its arguments, as a map (its stream
+    // control is read from them), and gives its structured result as a tree.
+    if let Err(problem) = crate::arguments_text::materialize(&mut request, &context.extensions) {
+        let refusal = crate::arguments::invalid_arguments(request.name.as_ref(), &[problem]);
+        return CallToolResponse::Complete(refusal.result);
+    }
+    let keep = registered.entry.tool.def.kind.streams_responses()
+        && StreamControl::keeps_on_cancel(request.arguments.as_ref());
+    let progress = Handoff::new(
+        context
+            .meta
+            .get_progress_token()
+            .map(|token| (context.peer.clone(), token)),
+    );
+    // Cancels the call: the request's cancel while it is inline, the task's after.
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let arguments = request.arguments.take();
+    let mut call = Box::pin({
+        let server = server.clone();
+        let http = context.extensions.get::<http::request::Parts>().cloned();
+        let meta = context.meta.0.0.clone();
+        let progress = Some(Progress::Handoff(std::sync::Arc::clone(&progress)));
+        let cancelled = cancel.clone().cancelled_owned();
+        async move {
+            // As for a task started at once: with `keepOnCancel` on a response stream, the
+            // task's cancel ends the collection and the task completes with what came.
+            let cancel = if keep {
+                Cancel::Stop(Box::pin(cancelled))
+            } else {
+                Cancel::Drop(cancelled)
+            };
+            server
+                .run_registered(
+                    &registered,
+                    crate::call::FromTransport {
+                        arguments: crate::call::CallArguments::Map(arguments),
+                        structured: crate::structured_text::Structured::Tree,
+                    },
+                    http.as_ref(),
+                    &meta,
+                    progress,
+                    cancel,
+                )
+                .await
+        }
+    });
+    let complete = |outcome: Option<crate::outcome::Outcome>| {
+        CallToolResponse::Complete(outcome.map_or_else(cancelled_result, |outcome| outcome.result))
+    };
+    tokio::select! {
+        biased;
+        outcome = &mut call => return complete(outcome),
+        () = context.ct.cancelled() => {
+            cancel.cancel();
+            return complete(call.await);
+        }
+        () = tokio::time::sleep(wait) => {}
+    }
+    // Still running: a task, if the limits let one more in.
+    let owner = caller(context);
+    match hand_to_task(server, call, cancel.clone(), &progress, owner, wait) {
+        Ok(task) => CallToolResponse::Task(task),
+        Err((refusal, mut call)) => {
+            tracing::debug!(
+                tool = %request.name,
+                reason = %refusal.message,
+                "the call goes on inline: the task limits refuse it a task"
+            );
+            tokio::select! {
+                biased;
+                outcome = &mut call => complete(outcome),
+                () = context.ct.cancelled() => {
+                    cancel.cancel();
+                    complete(call.await)
+                }
+            }
+        }
+    }
+}
+
+/// Hands `call`, running, to a new task of `owner`'s, admitted under the [`TaskLimits`]
+/// (checked, spawned and recorded under the store's lock, as in [`start`]); or gives it back
+/// with the refusal. The task's cancellation fires `cancel`, and `progress` goes to the task.
+fn hand_to_task<F>(
+    server: &McpServer,
+    mut call: std::pin::Pin<Box<F>>,
+    cancel: tokio_util::sync::CancellationToken,
+    progress: &std::sync::Arc<Handoff>,
+    owner: Option<String>,
+    waited: Duration,
+) -> Result<CreateTaskResult, (ErrorData, std::pin::Pin<Box<F>>)>
+where
+    F: Future<Output = Option<crate::outcome::Outcome>> + Send + 'static,
+{
+    let tasks = server.inner_tasks();
+    let mut store = tasks.store();
+    if let Err(refusal) = tasks.admit(&mut store, owner.as_ref(), true) {
+        return Err((refusal, call));
+    }
+    let ttl = server.task_ttl();
+    let options = options(ttl).with_status_message(format!(
+        "the RPC is running (a task after {} ms)",
+        waited.as_millis()
+    ));
+    let server = server.clone();
+    let progress = std::sync::Arc::clone(progress);
+    let task = tasks.manager.spawn(options, move |task| {
+        // From here on progress is the task's: the request is answered with the task.
+        progress.to_task(task.clone());
+        let ending = Ending {
+            server,
+            task_id: task.task_id().to_owned(),
+            ended: false,
+        };
+        Box::pin(async move {
+            let outcome = tokio::select! {
+                biased;
+                outcome = &mut call => outcome,
+                () = task.cancelled() => {
+                    cancel.cancel();
+                    call.await
+                }
+            };
+            match outcome {
+                Some(outcome) => ended(ending, &outcome.result),
+                None => {
+                    ending.end(None);
+                    Err(TaskExit::Cancelled)
+                }
+            }
+        })
+    });
+    store.add(&task.task_id, owner, Shape::Extension, ttl);
+    Ok(CreateTaskResult::new(task))
 }
 
 /// Starts the call of a registered tool in the background and returns its task, or the
