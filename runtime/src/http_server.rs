@@ -164,7 +164,7 @@ impl McpServer {
                 let connection =
                     builder.serve_connection(hyper_util::rt::TokioIo::new(io), handler);
                 let mut connection = std::pin::pin!(connection);
-                let expiry = tokio::time::sleep_until(later(activity.deadline()));
+                let expiry = tokio::time::sleep_until(activity.arm());
                 let mut expiry = std::pin::pin!(expiry);
                 let mut draining = false;
                 let ended = loop {
@@ -176,7 +176,7 @@ impl McpServer {
                             connection.as_mut().graceful_shutdown();
                         }
                         () = activity.changed() => {
-                            expiry.as_mut().reset(later(activity.deadline()));
+                            expiry.as_mut().reset(activity.arm());
                         }
                         () = expiry.as_mut() => match activity.deadline() {
                             Some(deadline) if deadline <= tokio::time::Instant::now() => {
@@ -186,7 +186,7 @@ impl McpServer {
                                 );
                                 return;
                             }
-                            deadline => expiry.as_mut().reset(later(deadline)),
+                            _ => expiry.as_mut().reset(activity.arm()),
                         },
                     }
                 };
@@ -219,12 +219,6 @@ impl McpServer {
         connections.abort_all();
         result
     }
-}
-
-/// `deadline`, or a day from now for none (the watch looks again then, or sooner when the
-/// connection's activity changes).
-fn later(deadline: Option<tokio::time::Instant>) -> tokio::time::Instant {
-    deadline.unwrap_or_else(|| tokio::time::Instant::now() + Duration::from_secs(86_400))
 }
 
 /// `request` through the MCP service, its body bounded by `body_read_timeout`: a body that

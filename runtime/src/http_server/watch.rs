@@ -54,6 +54,8 @@ struct State {
     served: bool,
     /// The first byte read since the last request ended (HTTP/1): the next request's.
     request_started: Option<Instant>,
+    /// When the connection's task looks at the deadline next ([`Activity::arm`]).
+    armed: Option<Instant>,
 }
 
 impl Activity {
@@ -64,6 +66,7 @@ impl Activity {
                 idle_since: Instant::now(),
                 served: false,
                 request_started: None,
+                armed: None,
             }),
             changed: Notify::new(),
             header_read_timeout: limits.header_read_timeout,
@@ -90,7 +93,20 @@ impl Activity {
         }
     }
 
-    /// Resolves when the deadline may have come closer.
+    /// When the connection's task is to look at the deadline next: the deadline, or while a
+    /// request is in flight `idle_timeout` from now. The task is woken sooner only when the
+    /// deadline comes closer than that ([`Activity::changed`]): a request's start moves it
+    /// away, and its end sets it `idle_timeout` after now, never before a look armed while
+    /// it was in flight. So a stream of keep-alive requests wakes the task on none of them.
+    pub(super) fn arm(&self) -> Instant {
+        let next = self
+            .deadline()
+            .unwrap_or_else(|| Instant::now() + self.idle_timeout);
+        self.state().armed = Some(next);
+        next
+    }
+
+    /// Resolves when the deadline has come closer than the last [`Activity::arm`].
     pub(super) async fn changed(&self) {
         self.changed.notified().await;
     }
@@ -109,8 +125,12 @@ impl Activity {
     fn read(&self) {
         let mut state = self.state();
         if state.in_flight == 0 && state.served && state.request_started.is_none() {
-            state.request_started = Some(Instant::now());
-            self.changed.notify_one();
+            let now = Instant::now();
+            state.request_started = Some(now);
+            let due = now.checked_add(self.header_read_timeout);
+            if due.is_some_and(|due| state.armed.is_none_or(|armed| due < armed)) {
+                self.changed.notify_one();
+            }
         }
     }
 }
@@ -125,9 +145,10 @@ impl Drop for InFlight {
         let mut state = self.0.state();
         state.in_flight -= 1;
         if state.in_flight == 0 {
+            // The deadline becomes `idle_timeout` from now: no sooner than the look armed
+            // while this request was in flight, so the task need not be woken.
             state.idle_since = Instant::now();
             state.request_started = None;
-            self.0.changed.notify_one();
         }
     }
 }
