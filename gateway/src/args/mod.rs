@@ -310,6 +310,26 @@ fn connection_flags(matches: &ArgMatches) -> Result<Connections, Error> {
     })
 }
 
+/// A setting given as a flag (`names.0`) or as the key `names.1` of the config file's
+/// `[table]` at `path`: either, or neither, never both.
+fn flag_or_key<T>(
+    table: &str,
+    flag: Option<T>,
+    key: Option<T>,
+    names: (&str, &str),
+    path: &std::path::Path,
+) -> Result<Option<T>, Error> {
+    match (flag, key) {
+        (Some(_), Some(_)) => Err(Error::new(format!(
+            "--{} conflicts with `{}` in the [{table}] table of {}; set it in one place",
+            names.0,
+            names.1,
+            path.display()
+        ))),
+        (flag, key) => Ok(flag.or(key)),
+    }
+}
+
 /// The flags' bounds and those of the `[connections]` table of `path`: each set in one
 /// place at most.
 fn merge_connections(
@@ -317,37 +337,30 @@ fn merge_connections(
     file: Connections,
     path: &std::path::Path,
 ) -> Result<Connections, Error> {
-    fn one<T>(
-        flag: Option<T>,
-        key: Option<T>,
-        names: (&str, &str),
-        path: &std::path::Path,
-    ) -> Result<Option<T>, Error> {
-        match (flag, key) {
-            (Some(_), Some(_)) => Err(Error::new(format!(
-                "--{} conflicts with `{}` in the [connections] table of {}; set it in one place",
-                names.0,
-                names.1,
-                path.display()
-            ))),
-            (flag, key) => Ok(flag.or(key)),
-        }
-    }
     Ok(Connections {
-        max: one(flags.max, file.max, ("max-connections", "max"), path)?,
-        header_read_timeout: one(
+        max: flag_or_key(
+            "connections",
+            flags.max,
+            file.max,
+            ("max-connections", "max"),
+            path,
+        )?,
+        header_read_timeout: flag_or_key(
+            "connections",
             flags.header_read_timeout,
             file.header_read_timeout,
             ("header-read-timeout", "header_read_timeout"),
             path,
         )?,
-        body_read_timeout: one(
+        body_read_timeout: flag_or_key(
+            "connections",
             flags.body_read_timeout,
             file.body_read_timeout,
             ("body-read-timeout", "body_read_timeout"),
             path,
         )?,
-        idle_timeout: one(
+        idle_timeout: flag_or_key(
+            "connections",
             flags.idle_timeout,
             file.idle_timeout,
             ("connection-idle-timeout", "idle_timeout"),

@@ -9,6 +9,8 @@ use clap::ArgMatches;
 use crate::config_file::{TaskBounds, TaskModeName};
 use crate::error::Error;
 
+use super::flag_or_key;
+
 /// The task settings the flags set, or the error for a duration that is not one.
 pub(super) fn flags(matches: &ArgMatches) -> Result<TaskBounds, Error> {
     Ok(TaskBounds {
@@ -37,43 +39,31 @@ fn count(matches: &ArgMatches, id: &str) -> Option<usize> {
 /// The flags' settings and those of the `[tasks]` table of `path`: each set in one place at
 /// most.
 pub(super) fn merge(flags: TaskBounds, file: TaskBounds, path: &Path) -> Result<TaskBounds, Error> {
-    fn one<T>(
-        flag: Option<T>,
-        key: Option<T>,
-        names: (&str, &str),
-        path: &Path,
-    ) -> Result<Option<T>, Error> {
-        match (flag, key) {
-            (Some(_), Some(_)) => Err(Error::new(format!(
-                "--{} conflicts with `{}` in the [tasks] table of {}; set it in one place",
-                names.0,
-                names.1,
-                path.display()
-            ))),
-            (flag, key) => Ok(flag.or(key)),
-        }
-    }
     Ok(TaskBounds {
-        max_per_owner: one(
+        max_per_owner: flag_or_key(
+            "tasks",
             flags.max_per_owner,
             file.max_per_owner,
             ("max-tasks-per-owner", "max_per_owner"),
             path,
         )?,
-        max_running: one(
+        max_running: flag_or_key(
+            "tasks",
             flags.max_running,
             file.max_running,
             ("max-running-tasks", "max_running"),
             path,
         )?,
-        max_result_bytes: one(
+        max_result_bytes: flag_or_key(
+            "tasks",
             flags.max_result_bytes,
             file.max_result_bytes,
             ("max-task-result-bytes", "max_result_bytes"),
             path,
         )?,
-        mode: one(flags.mode, file.mode, ("task-mode", "mode"), path)?,
-        inline_wait: one(
+        mode: flag_or_key("tasks", flags.mode, file.mode, ("task-mode", "mode"), path)?,
+        inline_wait: flag_or_key(
+            "tasks",
             flags.inline_wait,
             file.inline_wait,
             ("task-inline-wait", "inline_wait"),
