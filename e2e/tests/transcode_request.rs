@@ -1,4 +1,4 @@
-//! Differential tests of the single-pass request encoder (`codec/fast_from_json`) against the
+//! Differential tests of the single-pass request encoder (`codec/src/fast_from_json`) against the
 //! old path (`root_from_json` / `message_from_json` → `DynamicMessage` → `encode_to_vec`):
 //!
 //! 1. **Valid input:** arguments generated from every testdata tool's `inputSchema`
@@ -34,7 +34,7 @@ use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
 use prost_reflect::{DescriptorPool, Kind, MessageDescriptor};
 use serde_json::{Map, Value, json};
-use tonic_mcp::__differential::request::{Transcoder, normalize};
+use tonic_mcp_codec::differential::request::{Transcoder, normalize};
 
 /// Types for which the new encoder gives up on valid input (when the value holds one). The
 /// other case where it gives up on valid input: a field whose proto name is a sibling's JSON

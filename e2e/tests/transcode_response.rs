@@ -1,4 +1,4 @@
-//! The single-pass response decoder (`codec::fast_to_json`) against the old path
+//! The single-pass response decoder (`codec/src/fast_to_json`) against the old path
 //! (`DynamicMessage::decode`, `clear_omitted`, protojson, canonical reshaping): for every
 //! message type of `testdata/`, random messages, their merges (two encodings concatenated),
 //! truncated and mutated bytes, with every option combination, as a root and as a stream
@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 
 use prost::Message as _;
 use prost_reflect::{DescriptorPool, DynamicMessage, MessageDescriptor};
-use tonic_mcp::__differential::response::Transcoder;
+use tonic_mcp_codec::differential::response::Transcoder;
 
 use random_message::{ANY, UNORDERED_MAP, old_path_reason, random_message};
 use rewrite::{put_varint, unpacked, with_unknown_fields};

@@ -10,11 +10,10 @@
 
 use std::sync::Arc;
 
-use rmcp::model::{CallToolRequestParams, Extensions, JsonObject};
-use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde_json::{Value, value::RawValue};
+use rmcp::model::{CallToolRequestParams, Extensions};
+use serde_json::value::RawValue;
 
-use crate::codec::path::{JsonPath, Problem};
+use tonic_mcp_codec::Problem;
 
 /// A call's arguments as the client sent them: the text of a JSON object.
 #[derive(Debug, Clone)]
@@ -53,133 +52,9 @@ pub(crate) fn materialize(
     if request.arguments.is_none()
         && let Some(ArgumentsText(text)) = kept(extensions)
     {
-        request.arguments = Some(parse(text)?);
+        request.arguments = Some(tonic_mcp_codec::parse(text)?);
     }
     Ok(())
-}
-
-/// The arguments map of kept text (an object, checked when it was kept).
-///
-/// A key given twice in one object, at any depth, is refused: JSON leaves such a document's
-/// meaning open (RFC 8259 section 4), and whatever reads one copy while another part reads the
-/// other would let a check and the call disagree. Every reading of arguments kept as text goes
-/// through here.
-///
-/// # Errors
-///
-/// Where the duplicate key is and which it is, or what else keeps the text from parsing.
-pub(crate) fn parse(text: &str) -> Result<JsonObject, Problem> {
-    let mut path = JsonPath::default();
-    let mut duplicate = None;
-    let seed = UniqueValue {
-        path: &mut path,
-        duplicate: &mut duplicate,
-    };
-    let mut deserializer = serde_json::Deserializer::from_str(text);
-    let parsed = seed
-        .deserialize(&mut deserializer)
-        .and_then(|value| deserializer.end().map(|()| value));
-    match (parsed, duplicate) {
-        (Ok(Value::Object(map)), _) => Ok(map),
-        (_, Some(problem)) => Err(problem),
-        (Ok(_), None) => Err(Problem {
-            path: JsonPath::default(),
-            message: "the arguments must be a JSON object".to_owned(),
-        }),
-        (Err(error), None) => Err(Problem {
-            path: JsonPath::default(),
-            message: format!("the arguments are not valid JSON: {error}"),
-        }),
-    }
-}
-
-/// Reads a JSON value as `serde_json::Value` does, refusing an object that names a key twice
-/// (`Value` keeps the last silently); the duplicate is left in `duplicate`, with its path.
-struct UniqueValue<'p> {
-    path: &'p mut JsonPath,
-    duplicate: &'p mut Option<Problem>,
-}
-
-impl<'de> DeserializeSeed<'de> for UniqueValue<'_> {
-    type Value = Value;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for UniqueValue<'_> {
-    type Value = Value;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("a JSON value")
-    }
-
-    fn visit_bool<E>(self, value: bool) -> Result<Value, E> {
-        Ok(Value::Bool(value))
-    }
-
-    fn visit_i64<E>(self, value: i64) -> Result<Value, E> {
-        Ok(Value::from(value))
-    }
-
-    fn visit_u64<E>(self, value: u64) -> Result<Value, E> {
-        Ok(Value::from(value))
-    }
-
-    fn visit_f64<E>(self, value: f64) -> Result<Value, E> {
-        Ok(Value::from(value))
-    }
-
-    fn visit_str<E>(self, value: &str) -> Result<Value, E> {
-        Ok(Value::String(value.to_owned()))
-    }
-
-    fn visit_string<E>(self, value: String) -> Result<Value, E> {
-        Ok(Value::String(value))
-    }
-
-    fn visit_unit<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
-        let mut items = Vec::new();
-        loop {
-            self.path.push_index(items.len());
-            let item = seq.next_element_seed(UniqueValue {
-                path: &mut *self.path,
-                duplicate: &mut *self.duplicate,
-            })?;
-            self.path.pop();
-            match item {
-                Some(item) => items.push(item),
-                None => return Ok(Value::Array(items)),
-            }
-        }
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-        let mut object = JsonObject::new();
-        while let Some(key) = map.next_key::<String>()? {
-            self.path.push_key(&key);
-            if object.contains_key(&key) {
-                let problem = Problem {
-                    path: self.path.clone(),
-                    message: "this key is given twice in one object; give it once".to_owned(),
-                };
-                *self.duplicate = Some(problem);
-                return Err(serde::de::Error::custom("a key given twice"));
-            }
-            let value = map.next_value_seed(UniqueValue {
-                path: &mut *self.path,
-                duplicate: &mut *self.duplicate,
-            })?;
-            self.path.pop();
-            object.insert(key, value);
-        }
-        Ok(Value::Object(object))
-    }
 }
 
 /// A single `tools/call` message's text without its `arguments` member, and that member's
@@ -298,35 +173,8 @@ mod tests {
             assert!(take(message.as_bytes()).is_none(), "{message}");
         }
         assert_eq!(
-            parse(r#"{"a":1}"#).ok(),
+            tonic_mcp_codec::parse(r#"{"a":1}"#).ok(),
             json!({"a": 1}).as_object().cloned()
         );
-    }
-
-    /// A key given twice is refused wherever it stands, with its path; the same key in two
-    /// objects is not a duplicate.
-    #[test]
-    fn a_key_given_twice_is_refused_with_its_path() {
-        let refused = [
-            (r#"{"name":"a","name":"b"}"#, "$.name"),
-            (r#"{"name":"a","na\u006de":"b"}"#, "$.name"),
-            (r#"{"f":{"x":1,"y":[{"k":1,"k":2}]}}"#, "$.f.y[0].k"),
-            (r#"{"a b":{"c":1,"c":1}}"#, r#"$["a b"].c"#),
-        ];
-        for (text, path) in refused {
-            let problem = parse(text).expect_err(text);
-            assert_eq!(
-                problem.to_string(),
-                format!("{path}: this key is given twice in one object; give it once"),
-                "{text}"
-            );
-        }
-        let parsed = parse(r#"{"a":{"k":1},"b":{"k":[1,2.5,"x",null,true]}}"#).expect("parses");
-        assert_eq!(
-            Value::Object(parsed),
-            json!({"a": {"k": 1}, "b": {"k": [1, 2.5, "x", null, true]}})
-        );
-        assert!(parse("[1]").is_err());
-        assert!(parse("{} x").is_err());
     }
 }

@@ -7,36 +7,27 @@
 //!    normalised to it first;
 //! 4. send the bytes through `tonic::client::Grpc` with a deadline sent as `grpc-timeout` and
 //!    enforced locally;
-//! 5. decode the response bytes to the output shape, in one pass where it can
-//!    ([`fast_to_json`]), else through `DynamicMessage`.
+//! 5. decode the response bytes to the output shape ([`Response`]).
 //!
 //! Every failure the model can act on becomes an `isError` result; nothing here panics.
 
 use std::{fmt::Write as _, time::Instant};
 
 use bytes::Bytes;
-use prost_reflect::DynamicMessage;
 use rmcp::model::JsonObject;
 use serde_json::{Map, Value};
 use tonic::Code;
+use tonic_mcp_codec::{JsonPath, Problem, Response, ToJsonOptions};
 use tracing::Instrument as _;
 
 use crate::{
     arguments::{self, invalid_arguments},
-    arguments_text, budget,
-    codec::{
-        fast_to_json, measure,
-        path::{JsonPath, Problem},
-        to_json::{ToJsonOptions, message_to_json, root_to_json},
-    },
+    budget,
     collect::{Collected, Stop, collect, stream_grace},
     context::{CallContext, CallHook},
     grpc::Invocation,
     longrunning::{self, Redeemer, Started, Wait},
-    outcome::{
-        Outcome, clear_omitted, error_result, local_failure, structured_result, text_result,
-        with_status,
-    },
+    outcome::{Outcome, error_result, local_failure, structured_result, text_result, with_status},
     progress::Progress,
     status::describe_status,
     stream_control::StreamControl,
@@ -101,7 +92,7 @@ pub(crate) struct Call<'a> {
 }
 
 fn check_limits(args: &JsonObject, limits: Limits) -> Result<(), String> {
-    let Some(depth) = measure::depth_within(args, limits.max_argument_bytes) else {
+    let Some(depth) = tonic_mcp_codec::depth_within(args, limits.max_argument_bytes) else {
         return Err(format!(
             "arguments are too large: more than {} bytes of JSON (the limit is {})",
             limits.max_argument_bytes, limits.max_argument_bytes
@@ -185,7 +176,7 @@ pub(crate) async fn run(call: Call<'_>, arguments: CallArguments<'_>) -> Outcome
         )
     });
     let mut args = match (text, &encoded) {
-        (Some(text), None) => match arguments_text::parse(text) {
+        (Some(text), None) => match tonic_mcp_codec::parse(text) {
             Ok(args) => args,
             Err(problem) => return invalid_arguments(name, &[problem]),
         },
@@ -311,8 +302,7 @@ pub(crate) async fn run(call: Call<'_>, arguments: CallArguments<'_>) -> Outcome
     if call.structured == Structured::FromText
         && let Some(bytes) = one_unary_response(tool, &collected)
     {
-        let plan = types.plans.decode(&types.output, &tool.def.output_omitted);
-        match fast_to_json::root_to_text(plan, bytes, json_options(tool)) {
+        match response_of(tool, types, &types.output, true).decode_text(bytes) {
             Some(text) => return text_result(text, budget, &types.input, &types.output),
             None => fast = false,
         }
@@ -338,44 +328,21 @@ fn json_options(tool: &CompiledTool) -> ToJsonOptions {
     }
 }
 
-/// One response message as JSON, decoded as `output`; the error says what failed. The
-/// single-pass decoder is tried first when `fast`.
-fn encode_response(
-    tool: &CompiledTool,
-    types: &Types,
-    output: &prost_reflect::MessageDescriptor,
-    bytes: &Bytes,
+/// The codec's view of `tool`'s responses of type `output`; with `fast`, the one-pass decoder
+/// may answer (only for the tool's own output type, whose plans these are).
+fn response_of<'a>(
+    tool: &'a CompiledTool,
+    types: &'a Types,
+    output: &'a prost_reflect::MessageDescriptor,
     fast: bool,
-) -> Result<Value, String> {
-    let options = json_options(tool);
-    // The single-pass decoder when it can answer exactly; else the prost-reflect path, which
-    // also words the errors.
-    if fast && output == &types.output {
-        let plan = types.plans.decode(&types.output, &tool.def.output_omitted);
-        let fast = if tool.def.kind.streams_responses() {
-            fast_to_json::message_to_json(plan, bytes, options)
-        } else {
-            fast_to_json::root_to_json(plan, bytes, options)
-        };
-        if let Some(value) = fast {
-            return Ok(value);
-        }
+) -> Response<'a> {
+    Response {
+        output,
+        plans: (fast && output == &types.output).then_some(&types.plans),
+        omitted: &tool.def.output_omitted,
+        options: json_options(tool),
+        streaming: tool.def.kind.streams_responses(),
     }
-    let mut message = DynamicMessage::decode(output.clone(), bytes.clone()).map_err(|e| {
-        format!(
-            "the backend's response could not be decoded as {}: {e}",
-            tool.def.output_type
-        )
-    })?;
-    if !tool.def.output_omitted.is_empty() {
-        clear_omitted(&mut message, &tool.def.output_omitted);
-    }
-    let value = if tool.def.kind.streams_responses() {
-        message_to_json(&message, options)
-    } else {
-        root_to_json(&message, options)
-    };
-    value.map_err(|e| format!("the backend's response could not be encoded as JSON: {e}"))
 }
 
 /// The result of the collected response messages; `fast`: the single-pass decoder may answer
@@ -390,14 +357,16 @@ fn respond(
 ) -> Outcome {
     let mut encoded = Vec::with_capacity(collected.messages.len());
     for bytes in &collected.messages {
-        let value = encode_response(tool, types, &types.output, bytes, fast).or_else(|failure| {
-            // An `Any` payload of another package: decode again with every type the server
-            // knows.
-            match union.message(&tool.def.output_type) {
-                Some(output) => encode_response(tool, types, &output, bytes, false),
-                None => Err(failure),
-            }
-        });
+        let value = response_of(tool, types, &types.output, fast)
+            .decode(bytes)
+            .or_else(|failure| {
+                // An `Any` payload of another package: decode again with every type the server
+                // knows.
+                match union.message(&tool.def.output_type) {
+                    Some(output) => response_of(tool, types, &output, false).decode(bytes),
+                    None => Err(failure),
+                }
+            });
         match value {
             Ok(value) => encoded.push(value),
             Err(failure) => return local_failure(Code::Internal, failure),

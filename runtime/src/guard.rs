@@ -404,7 +404,8 @@ mod tests {
         let value: serde_json::Value = serde_json::from_slice(&cut).expect("the cut parses");
         assert_eq!(value["id"], 7);
         assert_eq!(value["params"]["name"], "t");
-        assert_eq!(crate::codec::normalize::json_depth(&value), 100);
+        let object = value.as_object().expect("an object");
+        assert_eq!(tonic_mcp_codec::depth_within(object, usize::MAX), Some(100));
     }
 
     #[test]

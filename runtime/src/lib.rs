@@ -45,14 +45,15 @@
 //!    `structured_text`, `progress`, `budget`, `context`, `status`, `tool_meta`, `union_pool`)
 //!    and the gRPC forwarding (`grpc`, `grpc_transport`); `metrics`
 //!    and `telemetry` record it.
-//! 4. **Codec**: JSON ↔ protobuf (`codec`), schema validation (`validate`), and the
-//!    byte-level message `guard` the transports run before any parser.
+//! 4. **Guard**: the byte-level message `guard` the transports run before any parser. JSON ↔
+//!    protobuf and schema validation are the codec crate's, [`tonic_mcp_codec`].
 //!
 //! # A tool call
 //!
 //! 0. **Straight from the text**, over stdio and streamable HTTP: a plain call whose arguments
 //!    are canonical and of schema keywords the text encoder checks exactly is encoded from the
-//!    JSON text in one pass, checks included (`codec::fast_from_text`), and goes to step 5.
+//!    JSON text in one pass, checks included ([`tonic_mcp_codec::Arguments::encode_text`]), and
+//!    goes to step 5.
 //!    Every other call takes the steps below.
 //! 1. **Limits**: arguments larger than [`Limits::max_argument_bytes`] or nested deeper than
 //!    [`Limits::max_depth`] are refused.
@@ -102,7 +103,6 @@ mod arguments_text;
 mod auth;
 mod budget;
 mod call;
-pub(crate) mod codec;
 pub mod codegen;
 mod collect;
 #[cfg(feature = "http-server")]
@@ -146,7 +146,6 @@ mod tool_types;
 mod tools_call_text;
 mod toolset;
 mod union_pool;
-mod validate;
 
 #[cfg(feature = "auth")]
 pub use auth::{
@@ -160,8 +159,6 @@ pub use budget::DEFAULT_MAX_RESULT_BYTES;
 pub mod __differential {
     pub use crate::arguments::both as arguments;
     pub use crate::arguments::from_text as arguments_from_text;
-    pub use crate::codec::fast_from_json::check as request;
-    pub use crate::codec::fast_to_json::check as response;
 }
 pub use call::Limits;
 #[cfg(feature = "http-server")]

@@ -30,6 +30,7 @@ use prost_reflect::{DescriptorPool, DynamicMessage, MessageDescriptor, ReflectMe
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::{Map, Value, json};
 use tonic::{Code, Status, metadata::MetadataMap};
+use tonic_mcp_codec::{ToJsonOptions, clear_omitted, message_to_json, root_to_json};
 use tonic_mcp_schema::{
     json_schema::PENDING_OPERATION_KEY,
     tools::{CANCEL_OPERATION_PATH, GET_OPERATION_PATH, OPERATION},
@@ -37,11 +38,10 @@ use tonic_mcp_schema::{
 use tracing::Instrument as _;
 
 use crate::{
-    codec::to_json::{ToJsonOptions, message_to_json, root_to_json},
     def::RpcKind,
     error::Error,
     grpc::{BoxTransport, Endpoint, Invocation, MessageLimits},
-    outcome::{Outcome, clear_omitted, local_failure, structured_result, with_status},
+    outcome::{Outcome, local_failure, structured_result, with_status},
     progress::Progress,
     status::describe_status,
     telemetry,

@@ -2,9 +2,6 @@
 //! and how results are built: with the gRPC status in `_meta`, as a local failure, as the
 //! structured result within the result budget, without the fields the output schema omits.
 
-use std::borrow::Cow;
-
-use prost_reflect::DynamicMessage;
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::Value;
 use tonic::Code;
@@ -91,34 +88,4 @@ fn within_budget(
 /// The telemetry name of an outcome's code.
 pub(crate) fn outcome_code(outcome: &Outcome) -> &'static str {
     outcome.grpc_code.map_or("NONE", code_name)
-}
-
-/// Clears the fields the output schema leaves out, at any depth, so that results never carry
-/// hidden or `INPUT_ONLY` data.
-pub(crate) fn clear_omitted(message: &mut DynamicMessage, omitted: &[Cow<'static, str>]) {
-    let fields: Vec<_> = message.fields().map(|(field, _)| field).collect();
-    for field in fields {
-        if omitted.iter().any(|name| name == field.full_name()) {
-            message.clear_field(&field);
-            continue;
-        }
-        match message.get_field_mut(&field) {
-            prost_reflect::Value::Message(inner) => clear_omitted(inner, omitted),
-            prost_reflect::Value::List(items) => {
-                for item in items {
-                    if let prost_reflect::Value::Message(inner) = item {
-                        clear_omitted(inner, omitted);
-                    }
-                }
-            }
-            prost_reflect::Value::Map(entries) => {
-                for value in entries.values_mut() {
-                    if let prost_reflect::Value::Message(inner) = value {
-                        clear_omitted(inner, omitted);
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
 }

@@ -10,7 +10,7 @@ use tonic_mcp_schema::stream_control::{
     KEEP_ON_CANCEL_KEY, MAX_MESSAGES_KEY, STREAM_CONTROL_KEY, WINDOW_KEY,
 };
 
-use crate::codec::path::{JsonPath, Problem};
+use tonic_mcp_codec::{JsonPath, Problem};
 
 /// What one call asks of its response stream.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -8,10 +8,9 @@ use std::{
     sync::{Mutex, OnceLock, PoisonError},
 };
 
-use crate::{
-    schema_text::{SchemaText, SchemaTexts},
-    validate::DeepCheck,
-};
+use tonic_mcp_codec::DeepCheck;
+
+use crate::schema_text::{SchemaText, SchemaTexts};
 
 /// Makes a tool's schemas when they are first needed.
 pub(crate) trait MakeSchemas: Send + Sync {

@@ -6,10 +6,11 @@
 use std::sync::{Arc, OnceLock};
 
 use prost_reflect::{DescriptorPool, MessageDescriptor};
+use tonic_mcp_codec::Plans;
 
 use crate::{
-    codec::plans::Plans, def::ToolInfo, error::Error, grpc::BoxTransport, longrunning::LongRunning,
-    set_pools::SetPools, union_pool::TypeSource,
+    def::ToolInfo, error::Error, grpc::BoxTransport, longrunning::LongRunning, set_pools::SetPools,
+    union_pool::TypeSource,
 };
 
 /// A tool's request and response types, and what its calls make of them.

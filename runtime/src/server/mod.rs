@@ -18,6 +18,7 @@ use rmcp::{
     service::RequestContext,
 };
 use tonic::metadata::MetadataMap;
+use tonic_mcp_codec::Problem;
 
 mod builder;
 mod catalog;
@@ -73,7 +74,6 @@ use self::tasks::Tasks;
 use crate::{
     arguments_text,
     call::{self, Limits},
-    codec::path::Problem,
     context::{CallContext, CallHook, Refusal},
     discovery::{self, CALL_TOOL, ToolSearch},
     error::Error,

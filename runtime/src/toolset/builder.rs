@@ -20,7 +20,6 @@ use crate::{
     tool_meta::ToolMeta,
     tool_schemas::{MadeSchemas, Schemas},
     tool_types::{FieldNames, Later, LaterTypes, ToolTypes, Types},
-    validate,
 };
 
 /// Builds a [`ToolSet`] from tool definitions and one transport. Used by generated code
@@ -301,7 +300,7 @@ fn check_schema_text(text: &str, checks: Checks) -> Result<(), String> {
         if !schema.is_object() {
             return Err(NOT_AN_OBJECT.to_owned());
         }
-        return validate::check_schema(&schema);
+        return tonic_mcp_codec::check_schema(&schema);
     }
     if is_json_object(text).map_err(|e| e.to_string())? {
         Ok(())

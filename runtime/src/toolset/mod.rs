@@ -19,7 +19,6 @@ use crate::{
     tool_meta::ToolMeta,
     tool_schemas::Schemas,
     tool_types::{ToolTypes, Types},
-    validate,
 };
 
 mod builder;
@@ -42,7 +41,7 @@ pub use tonic_mcp_schema::names::MAX_TOOL_NAME_LEN;
 /// The input schema's validator, compiled on the tool's first call, with the schema as a
 /// `Value` for error messages; or why the tool cannot be called (`its input schema …`).
 pub(crate) struct Validation {
-    pub(crate) validator: Result<jsonschema::Validator, String>,
+    pub(crate) validator: Result<tonic_mcp_codec::Validator, String>,
     pub(crate) schema: Value,
 }
 
@@ -96,7 +95,7 @@ impl CompiledTool {
                     serde_json::from_str::<Value>(&text).map_err(|e| e.to_string())
                 }) {
                     Ok(schema) => Validation {
-                        validator: validate::compile(&schema).map_err(|message| {
+                        validator: tonic_mcp_codec::compile(&schema).map_err(|message| {
                             format!("its input schema does not compile: {message}")
                         }),
                         schema,
@@ -115,8 +114,8 @@ impl CompiledTool {
     }
 
     /// The full-schema check of a tool whose listed input schema was shrunk.
-    pub(crate) fn deep(&self) -> &validate::DeepCheck {
-        static NONE: validate::DeepCheck = validate::DeepCheck::NONE;
+    pub(crate) fn deep(&self) -> &tonic_mcp_codec::DeepCheck {
+        static NONE: tonic_mcp_codec::DeepCheck = tonic_mcp_codec::DeepCheck::NONE;
         self.schemas
             .get(&self.def.name)
             .map_or(&NONE, |made| &made.deep)

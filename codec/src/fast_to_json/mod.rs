@@ -41,6 +41,7 @@
 //! path fails on them); messages nested deeper than 64; a message whose field's JSON name is
 //! another field's proto name.
 
+#[cfg(feature = "differential")]
 pub mod check;
 mod decode;
 mod plan;

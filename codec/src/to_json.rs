@@ -21,26 +21,22 @@ use super::{
 
 /// How results are written.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct ToJsonOptions {
-    pub(crate) json_names: bool,
-    pub(crate) emit_defaults: bool,
+pub struct ToJsonOptions {
+    /// Properties are the fields' JSON names rather than their proto names.
+    pub json_names: bool,
+    /// Fields at their default value are written too.
+    pub emit_defaults: bool,
 }
 
 /// Encode a response message as a tool result root.
-pub(crate) fn root_to_json(
-    message: &DynamicMessage,
-    options: ToJsonOptions,
-) -> Result<Value, String> {
+pub fn root_to_json(message: &DynamicMessage, options: ToJsonOptions) -> Result<Value, String> {
     let desc = message.descriptor();
     let value = message_to_json(message, options)?;
     Ok(super::as_root(value, is_value_wrapped_root(&desc)))
 }
 
 /// Encode one message (not a tool root), e.g. an element of a server stream.
-pub(crate) fn message_to_json(
-    message: &DynamicMessage,
-    options: ToJsonOptions,
-) -> Result<Value, String> {
+pub fn message_to_json(message: &DynamicMessage, options: ToJsonOptions) -> Result<Value, String> {
     let serialize = SerializeOptions::new()
         .stringify_64_bit_integers(true)
         .use_proto_field_name(!options.json_names)
@@ -145,4 +141,34 @@ fn integral_numbers(value: Value) -> Value {
         }
     }
     value
+}
+
+/// Clears the fields the output schema leaves out, at any depth, so that results never carry
+/// hidden or `INPUT_ONLY` data.
+pub fn clear_omitted(message: &mut DynamicMessage, omitted: &[Cow<'static, str>]) {
+    let fields: Vec<_> = message.fields().map(|(field, _)| field).collect();
+    for field in fields {
+        if omitted.iter().any(|name| name == field.full_name()) {
+            message.clear_field(&field);
+            continue;
+        }
+        match message.get_field_mut(&field) {
+            prost_reflect::Value::Message(inner) => clear_omitted(inner, omitted),
+            prost_reflect::Value::List(items) => {
+                for item in items {
+                    if let prost_reflect::Value::Message(inner) = item {
+                        clear_omitted(inner, omitted);
+                    }
+                }
+            }
+            prost_reflect::Value::Map(entries) => {
+                for value in entries.values_mut() {
+                    if let prost_reflect::Value::Message(inner) = value {
+                        clear_omitted(inner, omitted);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
 }

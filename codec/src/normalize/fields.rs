@@ -5,7 +5,7 @@ use prost_reflect::{FieldDescriptor, Kind, MessageDescriptor, OneofDescriptor};
 use serde_json::{Map, Value};
 
 use super::{Normalizer, describe};
-use crate::codec::{
+use crate::{
     field_prop, find_field, find_member, find_oneof, null_is_a_value, oneof_prop, path::JsonPath,
     real_oneof,
 };

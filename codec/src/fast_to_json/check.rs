@@ -1,5 +1,5 @@
 //! The test hook: the old path and the new one side by side, for the differential tests
-//! (`e2e/tests/transcode_response.rs`), through `tonic_mcp::__differential::response`.
+//! (`e2e/tests/transcode_response.rs`), through `tonic_mcp_codec::differential::response`.
 
 use std::borrow::Cow;
 
@@ -7,7 +7,7 @@ use prost_reflect::{DynamicMessage, MessageDescriptor};
 use serde_json::Value;
 
 use super::DecodePlan;
-use crate::codec::to_json::{self, ToJsonOptions};
+use crate::to_json::{self, ToJsonOptions};
 
 /// A response type with its options, made once: [`Transcoder::old_path`] runs the current path
 /// (decode, `clear_omitted`, protojson, canonical reshaping), [`Transcoder::fast_path`] the
@@ -52,7 +52,7 @@ impl Transcoder {
         let mut message =
             DynamicMessage::decode(self.desc.clone(), bytes).map_err(|e| format!("decode: {e}"))?;
         if !self.omitted.is_empty() {
-            crate::outcome::clear_omitted(&mut message, &self.omitted);
+            crate::to_json::clear_omitted(&mut message, &self.omitted);
         }
         if self.root {
             to_json::root_to_json(&message, self.options)
@@ -72,7 +72,7 @@ impl Transcoder {
 }
 
 impl Transcoder {
-    /// The text writer's answer for a tool root ([`super::root_to_text`]); `None` for a
+    /// The text writer's answer for a tool root (`root_to_text`); `None` for a
     /// stream element, which is never written as text.
     pub fn text_path(&self, bytes: &[u8]) -> Option<String> {
         if self.root {

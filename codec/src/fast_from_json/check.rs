@@ -1,4 +1,4 @@
-//! The differential test hook (`tonic_mcp::__differential::request`): the old path's bytes next
+//! The differential test hook (`tonic_mcp_codec::differential::request`): the old path's bytes next
 //! to this encoder's, and the normaliser in front of both. Not an API.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -8,7 +8,7 @@ use prost_reflect::MessageDescriptor;
 use serde_json::{Map, Value};
 
 use super::{EncodePlan, encode_message, encode_root};
-use crate::codec::{
+use crate::{
     from_json::{message_from_json, root_from_json},
     normalize::{NormalizeOptions, normalize_arguments},
 };

@@ -5,7 +5,7 @@ use prost_reflect::{DynamicMessage, MessageDescriptor};
 use serde_json::{Map, Value};
 
 use super::{Normalizer, describe};
-use crate::codec::{TYPE_URL_PREFIX, Wkt, lower_camel, type_url_message_name};
+use crate::{TYPE_URL_PREFIX, Wkt, lower_camel, type_url_message_name};
 
 impl Normalizer {
     /// Timestamp, Duration and FieldMask strings are checked by the decoder that will read
@@ -91,8 +91,7 @@ impl Normalizer {
         // The schema cannot describe the payload (its type is only known here), so a payload
         // the decoder would refuse is reported here, at its own path, not at the root.
         if self.problems.len() == problems_before
-            && let Err(error) =
-                crate::codec::from_json::message_from_json(&payload_desc, payload.clone())
+            && let Err(error) = crate::from_json::message_from_json(&payload_desc, payload.clone())
         {
             self.problem(format!("not a valid `{name}` payload: {error}"));
         }

@@ -21,10 +21,11 @@
 //! and nesting deeper than [`MAX_DEPTH`] (prost's decoder, used by the old path for the
 //! well-known types, stops at 100).
 
-pub(in crate::codec) mod plan;
-pub(in crate::codec) mod scalar;
+pub(crate) mod plan;
+pub(crate) mod scalar;
 mod wkt;
 
+#[cfg(feature = "differential")]
 pub mod check;
 
 use prost::encoding::{WireType, encode_key, encode_varint};
@@ -35,8 +36,8 @@ use self::plan::{FieldPlan, MessagePlan, Scalar, Shape, Target, ValueKind};
 pub(crate) use self::plan::EncodePlan;
 
 /// The key and value fields of a map entry (`descriptor.proto`, `MessageOptions.map_entry`).
-pub(in crate::codec) const MAP_KEY: u32 = 1;
-pub(in crate::codec) const MAP_VALUE: u32 = 2;
+pub(crate) const MAP_KEY: u32 = 1;
+pub(crate) const MAP_VALUE: u32 = 2;
 
 /// Message nesting this encoder follows; deeper input is left to the old path.
 pub(crate) const MAX_DEPTH: usize = 48;
@@ -98,7 +99,7 @@ fn varint(mut value: u64) -> ([u8; 10], usize) {
 
 /// The body of the well-known message of plan `index` for `value`, appended to `buf`: the
 /// text encoder's way to the well-known types, written as [`encode_message`] writes them.
-pub(in crate::codec) fn well_known_into(
+pub(crate) fn well_known_into(
     plan: &EncodePlan,
     index: usize,
     value: &Value,
@@ -119,13 +120,13 @@ pub(in crate::codec) fn well_known_into(
 
 /// Opens a length-delimited body in `buf`: a one-byte length slot. Returns where the body
 /// starts.
-pub(in crate::codec) fn open(buf: &mut Vec<u8>) -> usize {
+pub(crate) fn open(buf: &mut Vec<u8>) -> usize {
     buf.push(0);
     buf.len()
 }
 
 /// Closes the body opened at `start`, widening the slot when the length needs it.
-pub(in crate::codec) fn close(buf: &mut Vec<u8>, start: usize) -> Option<()> {
+pub(crate) fn close(buf: &mut Vec<u8>, start: usize) -> Option<()> {
     let len = buf.len().checked_sub(start)?;
     if len < 0x80 {
         *buf.get_mut(start.checked_sub(1)?)? = len as u8;
@@ -384,7 +385,7 @@ impl<'p, 'v> Encoder<'p, 'v> {
 }
 
 /// Writes a scalar without key; returns whether it is the type's default (zero).
-pub(in crate::codec) fn scalar_raw(buf: &mut Vec<u8>, kind: Scalar, value: &Value) -> Option<bool> {
+pub(crate) fn scalar_raw(buf: &mut Vec<u8>, kind: Scalar, value: &Value) -> Option<bool> {
     Some(match kind {
         Scalar::Double => {
             let v = scalar::double(value)?;
@@ -464,7 +465,7 @@ pub(in crate::codec) fn scalar_raw(buf: &mut Vec<u8>, kind: Scalar, value: &Valu
 
 /// Writes a string or bytes scalar (base64 `text`) without key; returns whether it is empty.
 /// `None` for another kind, or text that is not base64 for bytes.
-pub(in crate::codec) fn text_raw(buf: &mut Vec<u8>, kind: Scalar, text: &str) -> Option<bool> {
+pub(crate) fn text_raw(buf: &mut Vec<u8>, kind: Scalar, text: &str) -> Option<bool> {
     match kind {
         Scalar::String => {
             encode_varint(text.len() as u64, buf);
@@ -483,7 +484,7 @@ pub(in crate::codec) fn text_raw(buf: &mut Vec<u8>, kind: Scalar, text: &str) ->
     }
 }
 
-pub(in crate::codec) fn wire_type(kind: Scalar) -> WireType {
+pub(crate) fn wire_type(kind: Scalar) -> WireType {
     match kind {
         Scalar::Double | Scalar::Fixed64 | Scalar::Sfixed64 => WireType::SixtyFourBit,
         Scalar::Float | Scalar::Fixed32 | Scalar::Sfixed32 => WireType::ThirtyTwoBit,

@@ -27,7 +27,7 @@ fn num(n: &Number) -> Option<Num> {
     }
 }
 
-pub(in crate::codec) fn double(value: &Value) -> Option<f64> {
+pub(crate) fn double(value: &Value) -> Option<f64> {
     match value {
         Value::Number(n) => match num(n)? {
             Num::U(u) => Some(u as f64),
@@ -47,7 +47,7 @@ pub(in crate::codec) fn double(value: &Value) -> Option<f64> {
     }
 }
 
-pub(in crate::codec) fn float(value: &Value) -> Option<f32> {
+pub(crate) fn float(value: &Value) -> Option<f32> {
     match value {
         Value::Number(n) => match num(n)? {
             Num::U(u) => Some(u as f32),
@@ -82,7 +82,7 @@ fn integral(f: f64, min: f64, max: f64) -> Option<f64> {
     }
 }
 
-pub(in crate::codec) fn int32(value: &Value) -> Option<i32> {
+pub(crate) fn int32(value: &Value) -> Option<i32> {
     match value {
         Value::Number(n) => match num(n)? {
             Num::U(u) => i32::try_from(u).ok(),
@@ -94,7 +94,7 @@ pub(in crate::codec) fn int32(value: &Value) -> Option<i32> {
     }
 }
 
-pub(in crate::codec) fn uint32(value: &Value) -> Option<u32> {
+pub(crate) fn uint32(value: &Value) -> Option<u32> {
     match value {
         Value::Number(n) => match num(n)? {
             Num::U(u) => u32::try_from(u).ok(),
@@ -106,7 +106,7 @@ pub(in crate::codec) fn uint32(value: &Value) -> Option<u32> {
     }
 }
 
-pub(in crate::codec) fn int64(value: &Value) -> Option<i64> {
+pub(crate) fn int64(value: &Value) -> Option<i64> {
     match value {
         Value::Number(n) => match num(n)? {
             Num::U(u) => i64::try_from(u).ok(),
@@ -118,7 +118,7 @@ pub(in crate::codec) fn int64(value: &Value) -> Option<i64> {
     }
 }
 
-pub(in crate::codec) fn uint64(value: &Value) -> Option<u64> {
+pub(crate) fn uint64(value: &Value) -> Option<u64> {
     match value {
         Value::Number(n) => match num(n)? {
             Num::U(u) => Some(u),
@@ -132,7 +132,7 @@ pub(in crate::codec) fn uint64(value: &Value) -> Option<u64> {
 
 /// An enum number: a value name, or any `i32` as a JSON integer (not a float, not a numeric
 /// string). `NullValue` reads `null` and `"NULL_VALUE"` only.
-pub(in crate::codec) fn enum_number(
+pub(crate) fn enum_number(
     desc: &prost_reflect::EnumDescriptor,
     null_value: bool,
     value: &Value,
@@ -160,7 +160,7 @@ pub(in crate::codec) fn enum_number(
 /// bytes (`"1e3"`) is left to the old path: prost-reflect drops them, but the normaliser
 /// refuses it, and arguments encoded as they came must not get through what the whole way
 /// refuses (`arguments.rs`).
-pub(in crate::codec) fn bytes(s: &str, out: &mut Vec<u8>) -> Option<()> {
+pub(crate) fn bytes(s: &str, out: &mut Vec<u8>) -> Option<()> {
     const CONFIG: GeneralPurposeConfig = GeneralPurposeConfig::new()
         .with_decode_allow_trailing_bits(false)
         .with_decode_padding_mode(DecodePaddingMode::Indifferent);
@@ -179,7 +179,7 @@ pub(in crate::codec) fn bytes(s: &str, out: &mut Vec<u8>) -> Option<()> {
 
 /// prost-reflect's strict RFC 3339 check (upper-case `T` and `Z`, two-digit offsets with a
 /// colon) before `prost_types::Timestamp::from_str`.
-pub(in crate::codec) fn strict_rfc3339(v: &str) -> bool {
+pub(crate) fn strict_rfc3339(v: &str) -> bool {
     let mut bytes = v.bytes().peekable();
     let digits = |bytes: &mut std::iter::Peekable<std::str::Bytes<'_>>, n: usize| {
         (0..n).all(|_| bytes.next_if(u8::is_ascii_digit).is_some())
@@ -213,7 +213,7 @@ pub(in crate::codec) fn strict_rfc3339(v: &str) -> bool {
 }
 
 /// One FieldMask path from its JSON form: lowerCamel → snake_case; an `_` is refused.
-pub(in crate::codec) fn field_mask_path(path: &str, out: &mut String) -> Option<()> {
+pub(crate) fn field_mask_path(path: &str, out: &mut String) -> Option<()> {
     let mut parts = path.split('.');
     if let Some(part) = parts.next() {
         camel_to_snake(part, out)?;
@@ -240,14 +240,14 @@ fn camel_to_snake(part: &str, out: &mut String) -> Option<()> {
 }
 
 /// prost-reflect's Timestamp and Duration ranges.
-pub(in crate::codec) const MIN_TIMESTAMP_SECONDS: i64 = -62_135_596_800;
-pub(in crate::codec) const MAX_TIMESTAMP_SECONDS: i64 = 253_402_300_799;
-pub(in crate::codec) const MAX_DURATION_SECONDS: u64 = 315_576_000_000;
-pub(in crate::codec) const MAX_DURATION_NANOS: u32 = 999_999_999;
+pub(crate) const MIN_TIMESTAMP_SECONDS: i64 = -62_135_596_800;
+pub(crate) const MAX_TIMESTAMP_SECONDS: i64 = 253_402_300_799;
+pub(crate) const MAX_DURATION_SECONDS: u64 = 315_576_000_000;
+pub(crate) const MAX_DURATION_NANOS: u32 = 999_999_999;
 
 /// A map key in its canonical decimal form (no sign, no leading zero, no `-0`), so that two
 /// keys never name one entry (the old path keeps the last of them, unordered).
-pub(in crate::codec) fn canonical_integer_key(key: &str) -> bool {
+pub(crate) fn canonical_integer_key(key: &str) -> bool {
     let digits = key.strip_prefix('-').unwrap_or(key);
     let mut chars = digits.bytes();
     match chars.next() {

@@ -1,29 +1,5 @@
-//! The JSON codec between MCP tool arguments/results and protobuf messages.
-//!
-//! Three shapes meet here:
-//!
-//! - **Loose input**: whatever a model sends. It may use any of the alternates the runtime
-//!   accepts (docs/design.md §4.3, §4.5, §4.7): JSON integers for 64-bit fields, numeric strings,
-//!   URL-safe base64, enum numbers, the flat protojson form of a oneof, protojson's `@type`
-//!   form of `Any`, JSON objects or arrays sent as strings, `null` for "absent".
-//! - **Canonical shape**: what the tool schemas describe (docs/design.md §4). [`normalize`] turns loose
-//!   input into it; the compiled input schema then validates it.
-//! - **protojson**: what prost-reflect's serde support reads and writes. [`from_json`] maps the
-//!   canonical shape onto it (oneofs flattened, `Any` as `@type`, root `{"value": …}` unwrapped)
-//!   and [`to_json`] maps a response back (the reverse reshaping).
-//!
-//! Every walker is descriptor-driven and checks the nesting depth before it recurses.
-
-pub(crate) mod fast_from_json;
-pub(crate) mod fast_from_text;
-pub(crate) mod fast_to_json;
-pub(crate) mod from_json;
-pub(crate) mod measure;
-pub(crate) mod normalize;
-pub(crate) mod path;
-pub(crate) mod plans;
-pub(crate) mod scalar_kind;
-pub(crate) mod to_json;
+//! What the JSON mapping needs to know of descriptors: the well-known types, the property
+//! names of fields and oneofs, and the lookups a loose key needs.
 
 use std::borrow::Cow;
 
@@ -250,6 +226,3 @@ mod tests {
         assert_eq!(type_url_message_name("demo.v1.Note"), "demo.v1.Note");
     }
 }
-
-#[cfg(test)]
-mod codec_tests;

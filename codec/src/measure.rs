@@ -1,7 +1,7 @@
 //! The size and depth of JSON arguments, measured in one walk without writing them.
 //!
 //! The size is the length of the compact JSON text `serde_json` would write for the value:
-//! what [`Limits::max_argument_bytes`](crate::Limits) bounds. Counting it costs a fraction of
+//! what tonic-mcp's `Limits::max_argument_bytes` bounds. Counting it costs a fraction of
 //! serialising into a counter, and the depth comes in the same walk.
 
 use std::fmt::{self, Write as _};
@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 /// The depth of an arguments object (containers on its deepest path, itself included), or
 /// `None` when its compact JSON text is longer than `limit` bytes.
-pub(crate) fn depth_within(arguments: &Map<String, Value>, limit: usize) -> Option<usize> {
+pub fn depth_within(arguments: &Map<String, Value>, limit: usize) -> Option<usize> {
     let mut bytes = object_overhead(arguments);
     let mut depth = 1;
     let mut stack: Vec<(&Value, usize)> = arguments.values().map(|v| (v, 2)).collect();

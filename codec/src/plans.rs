@@ -11,7 +11,7 @@ use super::{fast_from_json::EncodePlan, fast_from_text::TextChecks, fast_to_json
 /// server of many tools pays only for those that are called (each boxed: an unused one is a
 /// pointer).
 #[derive(Debug, Default)]
-pub(crate) struct Plans {
+pub struct Plans {
     encode: OnceLock<Box<EncodePlan>>,
     decode: OnceLock<Box<DecodePlan>>,
     text: OnceLock<Box<TextChecks>>,

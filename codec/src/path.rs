@@ -11,23 +11,26 @@ pub(crate) enum Seg {
 
 /// A location in the tool arguments, rendered as a JSONPath-like string.
 #[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) struct JsonPath(pub(crate) Vec<Seg>);
+pub struct JsonPath(pub(crate) Vec<Seg>);
 
 impl JsonPath {
-    pub(crate) fn push_key(&mut self, key: &str) {
+    /// Steps into the member `key` of an object.
+    pub fn push_key(&mut self, key: &str) {
         self.0.push(Seg::Key(key.to_owned()));
     }
 
-    pub(crate) fn push_index(&mut self, index: usize) {
+    /// Steps into the item `index` of an array.
+    pub fn push_index(&mut self, index: usize) {
         self.0.push(Seg::Index(index));
     }
 
-    pub(crate) fn pop(&mut self) {
+    /// Steps back out of the last step.
+    pub fn pop(&mut self) {
         self.0.pop();
     }
 
     /// A copy of this path with `key` appended.
-    pub(crate) fn with_key(&self, key: &str) -> Self {
+    pub fn with_key(&self, key: &str) -> Self {
         let mut path = self.clone();
         path.push_key(key);
         path
@@ -62,9 +65,11 @@ impl fmt::Display for JsonPath {
 
 /// One problem found in the arguments: where, and what was expected.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) struct Problem {
-    pub(crate) path: JsonPath,
-    pub(crate) message: String,
+pub struct Problem {
+    /// Where the problem is.
+    pub path: JsonPath,
+    /// What is wrong there, worded for a model to act on.
+    pub message: String,
 }
 
 impl fmt::Display for Problem {

@@ -10,14 +10,14 @@ use super::super::{Wkt, field_prop, find_field, find_member, find_oneof, lower_c
 /// The property-key tables: short keys, looked up once per property of every call, hashed
 /// with foldhash rather than SipHash. The keys are the schema's own, so no flooding to defend
 /// against.
-pub(in crate::codec) type KeyMap<V> = HashMap<Box<str>, V, foldhash::fast::FixedState>;
+pub(crate) type KeyMap<V> = HashMap<Box<str>, V, foldhash::fast::FixedState>;
 
 /// A scalar protobuf type: how its JSON is read and how it is written.
-pub(in crate::codec) use super::super::scalar_kind::ScalarKind as Scalar;
+pub(crate) use super::super::scalar_kind::ScalarKind as Scalar;
 
 /// What one value of a field is.
 #[derive(Debug, Clone)]
-pub(in crate::codec) enum ValueKind {
+pub(crate) enum ValueKind {
     Scalar(Scalar),
     Enum {
         desc: EnumDescriptor,
@@ -32,7 +32,7 @@ pub(in crate::codec) enum ValueKind {
 
 /// How many values a field holds.
 #[derive(Debug, Clone)]
-pub(in crate::codec) enum Shape {
+pub(crate) enum Shape {
     Single,
     List {
         packed: bool,
@@ -46,39 +46,39 @@ pub(in crate::codec) enum Shape {
 }
 
 #[derive(Debug, Clone)]
-pub(in crate::codec) struct FieldPlan {
-    pub(in crate::codec) number: u32,
+pub(crate) struct FieldPlan {
+    pub(crate) number: u32,
     /// The kind of a single or list field (for a map, the value kind is in `shape`).
-    pub(in crate::codec) kind: ValueKind,
-    pub(in crate::codec) shape: Shape,
+    pub(crate) kind: ValueKind,
+    pub(crate) shape: Shape,
     /// Explicit presence: written even when it holds the default.
-    pub(in crate::codec) presence: bool,
+    pub(crate) presence: bool,
     /// Index of its real oneof in [`MessagePlan::oneofs`].
-    pub(in crate::codec) oneof: Option<usize>,
+    pub(crate) oneof: Option<usize>,
     /// JSON `null` is a value (a `google.protobuf.Value` or `NullValue`), not "absent".
-    pub(in crate::codec) null_is_value: bool,
+    pub(crate) null_is_value: bool,
     /// False for groups and for fields whose proto name the deserializer would resolve to
     /// another field (a `json_name` equal to a sibling's proto name): left to the old path.
-    pub(in crate::codec) usable: bool,
+    pub(crate) usable: bool,
 }
 
 /// A property key of a message: a field, or a real oneof in the `{case, value}` form.
 #[derive(Debug, Clone, Copy)]
-pub(in crate::codec) enum Target {
+pub(crate) enum Target {
     Field(usize),
     Oneof(usize),
 }
 
 #[derive(Debug, Clone)]
-pub(in crate::codec) struct MessagePlan {
-    pub(in crate::codec) wkt: Option<Wkt>,
+pub(crate) struct MessagePlan {
+    pub(crate) wkt: Option<Wkt>,
     /// The `value` field of a wrapper.
-    pub(in crate::codec) wrapped: Option<Scalar>,
+    pub(crate) wrapped: Option<Scalar>,
     /// Sorted by field number (the order prost-reflect writes them in).
-    pub(in crate::codec) fields: Vec<FieldPlan>,
-    pub(in crate::codec) keys: KeyMap<Target>,
+    pub(crate) fields: Vec<FieldPlan>,
+    pub(crate) keys: KeyMap<Target>,
     /// Per real oneof: member key → index into `fields`.
-    pub(in crate::codec) oneofs: Vec<KeyMap<usize>>,
+    pub(crate) oneofs: Vec<KeyMap<usize>>,
 }
 
 /// Built once per tool input type (keep it in a `OnceLock`): the plans of every message type
@@ -89,8 +89,8 @@ pub(in crate::codec) struct MessagePlan {
 #[derive(Debug, Clone)]
 pub(crate) struct EncodePlan {
     /// Index 0 is the input type.
-    pub(in crate::codec) messages: Vec<MessagePlan>,
-    pub(in crate::codec) root_wrapped: bool,
+    pub(crate) messages: Vec<MessagePlan>,
+    pub(crate) root_wrapped: bool,
 }
 
 impl EncodePlan {

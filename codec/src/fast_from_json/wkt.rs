@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::plan::MessagePlan;
 use super::{Encoder, scalar};
-use crate::codec::Wkt;
+use crate::Wkt;
 
 /// Field numbers of `google/protobuf/struct.proto`, `field_mask.proto` and `wrappers.proto`.
 mod number {

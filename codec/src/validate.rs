@@ -9,7 +9,7 @@ use prost_reflect::MessageDescriptor;
 use serde_json::Value;
 use tonic_mcp_schema::json_schema::NOT_EXPANDED;
 
-use crate::codec::path::{JsonPath, Problem, Seg};
+use crate::path::{JsonPath, Problem, Seg};
 
 /// The second check of a tool whose listed input schema the plugin's `max_schema_bytes` budget
 /// shrank: subtrees listed as plain `{"type": "object"}` accept any object, so the arguments are
@@ -17,25 +17,25 @@ use crate::codec::path::{JsonPath, Problem, Seg};
 /// generator (`tonic-mcp-schema`) and compiled on the first call. A wrong field deep in such a
 /// subtree is then reported with its path like any other.
 #[derive(Debug, Default)]
-pub(crate) struct DeepCheck {
+pub struct DeepCheck {
     /// `None` when the listed schema is complete.
     full: Option<OnceLock<Result<(Value, Validator), String>>>,
 }
 
 impl DeepCheck {
     /// The check of a complete listed schema: none.
-    pub(crate) const NONE: DeepCheck = DeepCheck { full: None };
+    pub const NONE: DeepCheck = DeepCheck { full: None };
 
     /// A check for a listed input schema, given as JSON text: only shrunk schemas (which carry
     /// the [`NOT_EXPANDED`] phrase, plain ASCII that JSON text holds unescaped) need one.
-    pub(crate) fn new(listed_schema: &str) -> DeepCheck {
+    pub fn new(listed_schema: &str) -> DeepCheck {
         DeepCheck {
             full: listed_schema.contains(NOT_EXPANDED).then(OnceLock::new),
         }
     }
 
     /// Whether the listed schema is complete, so that there is nothing more to check.
-    pub(crate) fn is_none(&self) -> bool {
+    pub fn is_none(&self) -> bool {
         self.full.is_none()
     }
 
@@ -100,14 +100,14 @@ fn full_schema(
 
 /// Check a tool schema against the draft 2020-12 meta-schema: cheap, so it runs for every
 /// tool at registration, while [`compile`] waits for the tool's first call.
-pub(crate) fn check_schema(schema: &Value) -> Result<(), String> {
+pub fn check_schema(schema: &Value) -> Result<(), String> {
     jsonschema::draft202012::meta::validator()
         .validate(schema)
         .map_err(|e| e.to_string())
 }
 
 /// Compile a tool schema (draft 2020-12, no remote references), on the tool's first call.
-pub(crate) fn compile(schema: &Value) -> Result<Validator, String> {
+pub fn compile(schema: &Value) -> Result<Validator, String> {
     jsonschema::options()
         .with_draft(Draft::Draft202012)
         .build(schema)

@@ -1,0 +1,57 @@
+//! Protobuf messages and MCP tool JSON, both ways.
+//!
+//! Three shapes meet here:
+//!
+//! - **Loose input**: whatever a model sends. It may use any of the alternates the runtime
+//!   accepts (docs/design.md §4.3, §4.5, §4.7): JSON integers for 64-bit fields, numeric strings,
+//!   URL-safe base64, enum numbers, the flat protojson form of a oneof, protojson's `@type`
+//!   form of `Any`, JSON objects or arrays sent as strings, `null` for "absent".
+//! - **Canonical shape**: what the tool schemas of `tonic-mcp-schema` describe (docs/design.md
+//!   §4). The normaliser turns loose input into it; the compiled input schema then validates it.
+//! - **protojson**: what prost-reflect's serde support reads and writes, the reference the
+//!   one-pass transcoders are held to.
+//!
+//! Two entry points, one per direction: [`Arguments`] turns a tool's arguments into its request
+//! messages (or the [`Problem`]s that keep them from being sent), and [`Response`] turns its
+//! response messages into the JSON of its output schema. Both borrow what they work from; the
+//! one-pass [`Plans`] of a tool are made on its first call and kept by the caller.
+//!
+//! Every walker is descriptor-driven and checks the nesting depth before it recurses.
+
+mod arguments;
+mod descriptor;
+mod fast_from_json;
+mod fast_from_text;
+mod fast_to_json;
+mod from_json;
+mod measure;
+mod normalize;
+mod path;
+mod plans;
+mod response;
+mod scalar_kind;
+mod to_json;
+mod validate;
+
+pub(crate) use descriptor::*;
+
+pub use arguments::{Arguments, parse};
+/// The compiled JSON Schema of a tool's input ([`compile`]).
+pub use jsonschema::Validator;
+pub use measure::depth_within;
+pub use path::{JsonPath, Problem};
+pub use plans::Plans;
+pub use response::Response;
+pub use to_json::{ToJsonOptions, clear_omitted, message_to_json, root_to_json};
+pub use validate::{DeepCheck, check_schema, compile};
+
+/// The reference path beside each one-pass transcoder, for the differential tests that hold
+/// the one to the other (`e2e/tests/transcode_*.rs`). Not for applications.
+#[cfg(feature = "differential")]
+pub mod differential {
+    pub use crate::fast_from_json::check as request;
+    pub use crate::fast_to_json::check as response;
+}
+
+#[cfg(test)]
+mod codec_tests;
