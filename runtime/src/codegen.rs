@@ -11,8 +11,8 @@
 //! ```
 
 pub use crate::{
-    def::{RpcKind, TaskSupport, ToolAnnotations, ToolDef, Unconfirmed},
     grpc::BoxTransport,
-    grpc_transport::Transport,
-    toolset::{ToolSetBuilder, tool_set},
+    grpc::transport::Transport,
+    tool::def::{RpcKind, TaskSupport, ToolAnnotations, ToolDef, Unconfirmed},
+    tool::toolset::{ToolSetBuilder, tool_set},
 };

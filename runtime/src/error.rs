@@ -80,6 +80,18 @@ pub enum Error {
     Metrics(String),
 }
 
+/// A descriptor set that did not become a pool.
+impl From<tonic_mcp_schema::source_info::SetError> for Error {
+    fn from(error: tonic_mcp_schema::source_info::SetError) -> Self {
+        match error {
+            tonic_mcp_schema::source_info::SetError::Syntax(message)
+            | tonic_mcp_schema::source_info::SetError::Link(message) => {
+                Error::DescriptorSet(message)
+            }
+        }
+    }
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -26,27 +26,26 @@
 //!
 //! # Layers
 //!
-//! The modules form four layers, in the order a call flows through them; each imports only
-//! from the layers below it, and no two modules import each other:
+//! The folders are the layers, in the order a call flows through them:
 //!
-//! 1. **Transports**: `stdio` (newline-delimited JSON-RPC) and `http` (streamable HTTP behind
-//!    its guards: body size, `origin`, `sessions`, the `auth` gate). Both read a `tools/call`
-//!    straight from its text (`tools_call_text`) and answer a plain one themselves, without
-//!    rmcp's per-request service (`stdio_plain`, and `http_plain` when stateless). With them
-//!    `http_server` (the ready-made hyper server, bounded by `connection_limits`),
-//!    `http_response` and the Prometheus endpoint (`metrics_endpoint`).
-//! 2. **Protocol**: `server`, which answers MCP's methods through rmcp, with its children
-//!    `confirm` and `tasks` (both task shapes); listing and paging (`paging`) and tool search
-//!    (`discovery`).
-//! 3. **Engine**: tool sets (`toolset`, `def`, `descriptor_pools`, `dynamic`, the pools of a
-//!    set built per package in `set_pools`, the types a tool resolves in `tool_types`, the
-//!    schemas it keeps in `tool_schemas` and `schema_text`, and the `codegen` facade), the call (`call`,
-//!    with `arguments`, `arguments_text`, `collect`, `longrunning`, `outcome`,
-//!    `structured_text`, `progress`, `budget`, `context`, `status`, `tool_meta`, `union_pool`)
-//!    and the gRPC forwarding (`grpc`, `grpc_transport`); `metrics`
-//!    and `telemetry` record it.
-//! 4. **Guard**: the byte-level message `guard` the transports run before any parser. JSON ↔
-//!    protobuf and schema validation are the codec crate's, [`tonic_mcp_codec`].
+//! 1. **`transport`**: stdio (newline-delimited JSON-RPC) and streamable HTTP behind their
+//!    guards (the byte-level nesting `guard`, body size, `origin`, `sessions`), the ready-made
+//!    hyper server (`http_server`), and the plain-call path both take without rmcp's
+//!    per-request service (`tools_call_text`, `stdio_plain`, `http_plain`).
+//! 2. **`server`**: the rmcp `ServerHandler` over composed tool sets: listing and paging, both
+//!    task shapes (`tasks`), confirmation, and what the builder configures (session, task and
+//!    connection limits, the Prometheus endpoint).
+//! 3. **`call`**: one tool call end to end: limits, hooks, arguments to requests (through the
+//!    codec crate, [`tonic_mcp_codec`]), collecting responses, long-running operations, result
+//!    budgets and progress.
+//! 4. **`tool`**: tool definitions (`def`, the `codegen` facade's types), tool sets and their
+//!    hooks' `context`, the types and schemas each tool resolves, and the descriptor pools
+//!    behind them.
+//! 5. **`grpc`**: forwarding through `tonic::client::Grpc` and gRPC statuses in words.
+//!
+//! Beside them, each optional: `auth` (OAuth resource server for the HTTP transport),
+//! `observe` (spans and Prometheus metrics), `discovery` (tool search) and `dynamic` (tools
+//! made from descriptors at run time, for the gateway).
 //!
 //! # A tool call
 //!
@@ -97,83 +96,39 @@
 
 #![warn(missing_docs)]
 
-mod arguments;
-mod arguments_text;
 #[cfg(feature = "auth")]
 mod auth;
-mod budget;
 mod call;
 pub mod codegen;
-mod collect;
-#[cfg(feature = "http-server")]
-mod connection_limits;
-mod context;
-mod def;
-mod descriptor_pools;
 mod discovery;
 mod dynamic;
 mod error;
 mod grpc;
-mod grpc_transport;
-mod guard;
-mod http;
-mod http_plain;
-mod http_response;
-#[cfg(feature = "http-server")]
-mod http_server;
-mod longrunning;
-#[cfg(feature = "metrics")]
-mod metrics;
-#[cfg(all(feature = "metrics", feature = "http-server"))]
-mod metrics_endpoint;
-mod origin;
-mod outcome;
-mod paging;
-mod progress;
-mod schema_text;
+mod observe;
 mod server;
-mod sessions;
-mod set_pools;
-mod status;
-mod stdio;
-mod stdio_plain;
-mod stream_control;
-mod structured_text;
-mod telemetry;
-mod tool_meta;
-mod tool_schemas;
-mod tool_types;
-mod tools_call_text;
-mod toolset;
-mod union_pool;
+mod tool;
+mod transport;
 
 #[cfg(feature = "auth")]
 pub use auth::{
     Authorization, AuthorizationBuilder, DEFAULT_JWKS_MAX_AGE, DEFAULT_JWKS_MIN_REFRESH,
     DEFAULT_LEEWAY, MAX_TOKEN_BYTES, PROTECTED_RESOURCE_METADATA_PATH, Principal, forward_claims,
 };
-pub use budget::DEFAULT_MAX_RESULT_BYTES;
+pub use call::budget::DEFAULT_MAX_RESULT_BYTES;
 /// The hooks of the differential tests (`e2e/tests/transcode_*.rs`), which hold the one-pass
 /// transcoders to the prost-reflect path: not part of the API.
 #[doc(hidden)]
 pub mod __differential {
-    pub use crate::arguments::both as arguments;
-    pub use crate::arguments::from_text as arguments_from_text;
+    pub use crate::call::arguments::both as arguments;
+    pub use crate::call::arguments::from_text as arguments_from_text;
 }
 pub use call::Limits;
-#[cfg(feature = "http-server")]
-pub use connection_limits::{ConnectionLimits, DEFAULT_MAX_CONNECTIONS, MAX_DEFAULT_CONNECTIONS};
-pub use context::{CallContext, Refusal, forward_headers};
+pub use call::longrunning::{FIRST_POLL, LONGEST_POLL};
 pub use discovery::{CALL_TOOL, DEFAULT_SEARCH_LIMIT, DESCRIBE_TOOLS, SEARCH_TOOLS, ToolSearch};
 pub use dynamic::{DecodedDescriptors, DescriptorTools};
 pub use error::Error;
-pub use http::McpHttpService;
-pub use http_response::HttpResponse;
-pub use longrunning::{FIRST_POLL, LONGEST_POLL};
 #[cfg(feature = "metrics")]
-pub use metrics::Metrics;
-pub use origin::LOOPBACK_ORIGINS;
-pub use paging::{DEFAULT_LIST_TTL, DEFAULT_PAGE_BYTES, DEFAULT_PAGE_SIZE};
+pub use observe::metrics::Metrics;
 /// The descriptor pool [`DescriptorTools`] reads; the whole `prost_reflect` crate is
 /// re-exported too, so that no direct dependency on it is needed.
 pub use prost_reflect::{self, DescriptorPool};
@@ -182,14 +137,23 @@ pub use rmcp::model::CacheScope;
 pub use server::DEFAULT_TASK_TTL;
 pub use server::SessionLimits;
 pub use server::TaskLimits;
+#[cfg(feature = "http-server")]
+pub use server::connection_limits::{
+    ConnectionLimits, DEFAULT_MAX_CONNECTIONS, MAX_DEFAULT_CONNECTIONS,
+};
+pub use server::paging::{DEFAULT_LIST_TTL, DEFAULT_PAGE_BYTES, DEFAULT_PAGE_SIZE};
 pub use server::{DEFAULT_INLINE_WAIT, TaskMode};
 pub use server::{McpServer, McpServerBuilder, SHUTDOWN_DRAIN};
-pub use set_pools::SetPools;
-pub use tool_meta::{RPC_META_KEY, STATUS_META_KEY};
-pub use toolset::{
+pub use tool::context::{CallContext, Refusal, forward_headers};
+pub use tool::meta::{RPC_META_KEY, STATUS_META_KEY};
+pub use tool::set_pools::SetPools;
+pub use tool::toolset::{
     DEFAULT_MAX_DECODING_MESSAGE_SIZE, DEFAULT_MAX_MESSAGES, DEFAULT_TIMEOUT, MAX_TOOL_NAME_LEN,
     ToolSet,
 };
+pub use transport::http::McpHttpService;
+pub use transport::http_response::HttpResponse;
+pub use transport::origin::LOOPBACK_ORIGINS;
 
 /// The descriptor-to-tool generator shared with the plugin; its tool
 /// [`Options`](tonic_mcp_schema::Options) configure [`DescriptorTools`] (the plugin's code

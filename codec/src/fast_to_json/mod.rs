@@ -47,7 +47,6 @@ mod decode;
 mod plan;
 mod text;
 mod wire;
-mod wkt;
 
 pub(crate) use plan::DecodePlan;
 

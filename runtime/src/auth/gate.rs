@@ -11,7 +11,7 @@ use http::{StatusCode, request::Parts};
 use rmcp::model::Tool;
 
 use super::{Authorization, PROTECTED_RESOURCE_METADATA_PATH, Principal, Refused, challenge};
-use crate::http_response::{HttpResponse, not_found, plain_response};
+use crate::transport::http_response::{HttpResponse, not_found, plain_response};
 
 /// Session owners remembered before those of closed sessions are forgotten.
 const OWNERS_PRUNE_AT: usize = 4096;

@@ -18,6 +18,7 @@
 
 mod challenge;
 mod fetch;
+mod forward;
 mod gate;
 mod keys;
 mod principal;
@@ -32,14 +33,15 @@ use std::{
 use rmcp::model::Tool;
 use serde_json::{Value, json};
 
-pub use principal::{Principal, forward_claims};
+pub use forward::forward_claims;
+pub use principal::Principal;
 pub use token::MAX_TOKEN_BYTES;
 
 pub(crate) use challenge::Refused;
 pub(crate) use gate::{Gate, owner};
 use token::{Checks, Introspection};
 
-use crate::{error::Error, http_response::HttpResponse, tool_meta::RPC_META_KEY};
+use crate::{error::Error, tool::meta::RPC_META_KEY, transport::http_response::HttpResponse};
 
 /// The well-known path of protected resource metadata (RFC 9728 section 3).
 pub const PROTECTED_RESOURCE_METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
@@ -473,7 +475,7 @@ fn check_url(what: &str, url: &str) -> Result<(), String> {
     let host = uri.host().unwrap_or_default();
     match uri.scheme_str() {
         Some("https") if !host.is_empty() => {}
-        Some("http") if crate::origin::is_loopback(host) => {}
+        Some("http") if crate::transport::origin::is_loopback(host) => {}
         Some("http") => {
             return Err(format!(
                 "the {what} {url:?} must use https (http is allowed for loopback hosts only)"

@@ -1,11 +1,8 @@
-//! Who a validated access token speaks for, and the call hook that tells the gRPC backend.
+//! Who a validated access token speaks for.
 
 use std::{fmt, sync::Arc};
 
 use serde_json::{Map, Value};
-use tonic::metadata::{AsciiMetadataKey, AsciiMetadataValue, MetadataMap};
-
-use crate::context::{CallContext, Refusal};
 
 /// The claims of a validated access token: what a request under
 /// [`Authorization`](crate::Authorization) is allowed to do and on whose behalf.
@@ -122,59 +119,6 @@ impl fmt::Debug for Principal {
     }
 }
 
-/// A call hook that sends claims of the caller's validated access token to the gRPC backend
-/// as metadata: each `(claim, metadata key)` pair adds the claim's text
-/// ([`Principal::claim_text`]) under the key.
-///
-/// The access token itself is not forwarded (see
-/// [`AuthorizationBuilder::pass_token_through`](crate::AuthorizationBuilder::pass_token_through)).
-/// Pairs whose key is not a valid ASCII metadata key are ignored, as are claims the token
-/// lacks and values that are not visible ASCII. Without authorization (stdio, or HTTP
-/// without [`Authorization`](crate::Authorization)) the hook adds nothing.
-///
-/// ```
-/// use tonic_mcp::{McpServer, forward_claims};
-///
-/// let server = McpServer::builder("items", "1.0.0")
-///     .on_call(forward_claims([("sub", "x-user-id"), ("client_id", "x-client-id"), ("scope", "x-scopes")]))
-///     .build();
-/// # let _ = server;
-/// ```
-pub fn forward_claims<I, C, K>(
-    pairs: I,
-) -> impl Fn(&CallContext<'_>, &mut MetadataMap) -> Result<(), Refusal> + Clone + Send + Sync + 'static
-where
-    I: IntoIterator<Item = (C, K)>,
-    C: Into<String>,
-    K: AsRef<str>,
-{
-    let pairs: Vec<(String, AsciiMetadataKey)> = pairs
-        .into_iter()
-        .filter_map(|(claim, key)| {
-            let key = AsciiMetadataKey::from_bytes(key.as_ref().to_ascii_lowercase().as_bytes());
-            Some((claim.into(), key.ok()?))
-        })
-        .collect();
-    let pairs = Arc::new(pairs);
-    move |context: &CallContext<'_>, metadata: &mut MetadataMap| {
-        let Some(principal) = context.principal() else {
-            return Ok(());
-        };
-        for (claim, key) in pairs.iter() {
-            // Visible ASCII and spaces only: metadata values carry bytes above 0x7f as they
-            // are, which a backend would read as Latin-1.
-            let value = principal
-                .claim_text(claim)
-                .filter(|text| text.bytes().all(|b| (0x20..0x7f).contains(&b)))
-                .and_then(|text| AsciiMetadataValue::try_from(text).ok());
-            if let Some(value) = value {
-                metadata.insert(key.clone(), value);
-            }
-        }
-        Ok(())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -203,44 +147,5 @@ mod tests {
             debug.contains("u1") && !debug.contains("someone"),
             "{debug}"
         );
-    }
-
-    #[test]
-    fn forwards_claims_as_metadata() {
-        let parts = {
-            let (mut parts, ()) = http::Request::builder()
-                .uri("/mcp")
-                .body(())
-                .unwrap_or_else(|e| unreachable!("{e}"))
-                .into_parts();
-            parts.extensions.insert(principal(serde_json::json!({
-                "sub": "user-7", "scope": "tasks.read tasks.write", "exp": 17, "name": "Zoë"
-            })));
-            parts
-        };
-        let meta = Map::new();
-        let context = CallContext {
-            tool: "T",
-            rpc_path: "/a.B/C",
-            http: Some(&parts),
-            meta: &meta,
-        };
-        let hook = forward_claims([
-            ("sub", "X-User-Id"),
-            ("scope", "x-scopes"),
-            ("exp", "x-exp"),
-            ("name", "x-name"),
-            ("absent", "x-absent"),
-            ("sub", "bad key"),
-        ]);
-        let mut metadata = MetadataMap::new();
-        assert_eq!(hook(&context, &mut metadata), Ok(()));
-        let get = |key: &str| metadata.get(key).and_then(|v| v.to_str().ok());
-        assert_eq!(get("x-user-id"), Some("user-7"));
-        assert_eq!(get("x-scopes"), Some("tasks.read tasks.write"));
-        assert_eq!(get("x-exp"), Some("17"));
-        // Not visible ASCII: left out rather than mangled.
-        assert_eq!(get("x-name"), None);
-        assert_eq!(metadata.len(), 3);
     }
 }

@@ -22,9 +22,9 @@ use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool};
 use serde_json::{Value, json};
 use tonic::Code;
 
-use crate::outcome::with_status;
-use crate::paging::Listed;
-use crate::toolset::CompiledTool;
+use crate::call::outcome::with_status;
+use crate::server::paging::Listed;
+use crate::tool::toolset::CompiledTool;
 use index::{Document, Index};
 
 /// The tool that searches the served tools.
@@ -276,7 +276,7 @@ impl Discovery {
                 if !entry.summary.is_empty() {
                     found["summary"] = json!(entry.summary);
                 }
-                if let Some(annotations) = crate::def::annotations_to_rmcp(def.annotations)
+                if let Some(annotations) = crate::tool::def::annotations_to_rmcp(def.annotations)
                     .and_then(|a| serde_json::to_value(a).ok())
                 {
                     found["annotations"] = annotations;

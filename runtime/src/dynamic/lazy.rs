@@ -8,12 +8,41 @@ use std::sync::Arc;
 use serde_json::Value;
 use tonic_mcp_schema::{Context, Options, comments::Comments};
 
-use super::packages::Pools;
+use prost_reflect::DescriptorPool;
+
 use crate::{
     grpc::split_path,
-    schema_text::SchemaTexts,
-    tool_schemas::{MadeSchemas, MakeSchemas},
+    tool::schema_text::SchemaTexts,
+    tool::schemas::{MadeSchemas, MakeSchemas},
+    tool::set_pools::{SetPools, package_of},
 };
+
+/// What a [`DescriptorTools`](super::DescriptorTools) makes tools from: one pool, or a set
+/// whose pools are built per package.
+#[derive(Debug, Clone)]
+pub(super) enum Pools {
+    One(DescriptorPool),
+    Set(Arc<SetPools>),
+}
+
+impl Pools {
+    /// The pool tools are registered in: the one pool, or none for a set (its tools resolve
+    /// their types in their package's pool).
+    pub(super) fn one(&self) -> DescriptorPool {
+        match self {
+            Self::One(pool) => pool.clone(),
+            Self::Set(_) => DescriptorPool::new(),
+        }
+    }
+
+    /// The pool that holds the service `service`, for its schemas.
+    pub(super) fn of_service(&self, service: &str) -> Result<DescriptorPool, String> {
+        match self {
+            Self::One(pool) => Ok(pool.clone()),
+            Self::Set(set) => set.recent(package_of(service)),
+        }
+    }
+}
 
 /// What making any tool's schemas reads: the pool (or a set's package pools), the options and
 /// the comments; and the texts made, shared by every tool of the pool.

@@ -8,13 +8,13 @@ use tonic_mcp_schema::{Context, Options, ToolSpec, tools::Schemas as When};
 
 use super::lazy::{MethodSchemas, SchemaSource, text};
 use crate::{
-    def::ToolInfo,
     error::Error,
-    schema_text::SchemaTexts,
-    tool_meta::ToolMeta,
-    tool_schemas::{MadeSchemas, Schemas},
-    tool_types::Later,
-    toolset::{Checks, ToolSetBuilder},
+    tool::def::ToolInfo,
+    tool::meta::ToolMeta,
+    tool::schema_text::SchemaTexts,
+    tool::schemas::{MadeSchemas, Schemas},
+    tool::toolset::{Checks, ToolSetBuilder},
+    tool::types::Later,
 };
 
 /// Most threads [`DescriptorTools::services`] makes tools on.

@@ -16,17 +16,17 @@ mod lazy;
 mod make;
 mod packages;
 
-use lazy::SchemaSource;
+use lazy::{Pools, SchemaSource};
 use make::{MAX_THREADS, Made, Maker, make_run, runs, served_name};
-use packages::{ByPackage, Pools};
+use packages::ByPackage;
 
 use crate::{
     error::Error,
     grpc::BoxTransport,
-    grpc_transport::Transport,
-    schema_text::SchemaTexts,
-    set_pools::SetPools,
-    toolset::{ToolSet, ToolSetBuilder},
+    grpc::transport::Transport,
+    tool::schema_text::SchemaTexts,
+    tool::set_pools::SetPools,
+    tool::toolset::{ToolSet, ToolSetBuilder},
 };
 
 /// Builds [`ToolSet`]s from a descriptor pool at run time, exactly as `protoc-gen-rust-mcp`
@@ -96,7 +96,7 @@ impl<'a> DescriptorTools<'a> {
     /// [`Error::DescriptorSet`] when the bytes do not decode, a file is an editions file, or
     /// the files do not link.
     pub fn decode_pool(bytes: &[u8]) -> Result<DescriptorPool, Error> {
-        source_info::decode_set_with_source_info(bytes).map_err(set_error)
+        source_info::decode_set_with_source_info(bytes).map_err(Error::from)
     }
 
     /// As [`decode_pool`](Self::decode_pool), with the pool built without the files' source
@@ -110,7 +110,7 @@ impl<'a> DescriptorTools<'a> {
     ///
     /// As for [`decode_pool`](Self::decode_pool).
     pub fn decode(bytes: &[u8]) -> Result<DecodedDescriptors, Error> {
-        let (pool, comments) = source_info::decode_set(bytes).map_err(set_error)?;
+        let (pool, comments) = source_info::decode_set(bytes).map_err(Error::from)?;
         Ok(DecodedDescriptors {
             pool,
             comments: Arc::new(comments),
@@ -456,15 +456,6 @@ pub(super) fn qualify(prefix: Option<&str>, by_name: ByName) -> HashMap<String, 
         );
     }
     renamed
-}
-
-/// A descriptor set that did not become a pool, as this crate says it.
-pub(crate) fn set_error(error: source_info::SetError) -> Error {
-    match error {
-        source_info::SetError::Syntax(message) | source_info::SetError::Link(message) => {
-            Error::DescriptorSet(message)
-        }
-    }
 }
 
 #[cfg(test)]

@@ -23,38 +23,11 @@ use super::{
 use crate::{
     error::Error,
     grpc::BoxTransport,
-    schema_text::SchemaTexts,
-    set_pools::SetPools,
-    set_pools::package_of,
-    tool_types::{FieldNames, Later, Types},
+    tool::schema_text::SchemaTexts,
+    tool::set_pools::SetPools,
+    tool::set_pools::package_of,
+    tool::types::{FieldNames, Later, Types},
 };
-
-/// What a [`DescriptorTools`](super::DescriptorTools) makes tools from: one pool, or a set
-/// whose pools are built per package.
-#[derive(Debug, Clone)]
-pub(super) enum Pools {
-    One(DescriptorPool),
-    Set(Arc<SetPools>),
-}
-
-impl Pools {
-    /// The pool tools are registered in: the one pool, or none for a set (its tools resolve
-    /// their types in their package's pool).
-    pub(super) fn one(&self) -> DescriptorPool {
-        match self {
-            Self::One(pool) => pool.clone(),
-            Self::Set(_) => DescriptorPool::new(),
-        }
-    }
-
-    /// The pool that holds the service `service`, for its schemas.
-    pub(super) fn of_service(&self, service: &str) -> Result<DescriptorPool, String> {
-        match self {
-            Self::One(pool) => Ok(pool.clone()),
-            Self::Set(set) => set.recent(package_of(service)),
-        }
-    }
-}
 
 /// The tools of one service, or why they cannot be made.
 type MadeTools = Result<Vec<Made>, Error>;

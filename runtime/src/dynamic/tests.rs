@@ -389,7 +389,7 @@ async fn serving_a_lazy_set_again_makes_none_of_its_schemas() {
     let options = Options::default();
     let lazy = || lazy_set(&pool, &options, "p1.Large");
     let set = lazy();
-    let server = crate::McpServer::builder("t", "0")
+    let server = crate::server::McpServer::builder("t", "0")
         .tool_set(set.clone())
         .unwrap()
         .build();
@@ -403,7 +403,7 @@ async fn serving_a_lazy_set_again_makes_none_of_its_schemas() {
 #[tokio::test]
 async fn a_page_makes_the_schemas_of_its_tools_only() {
     let set = lazy_set(&large_pool(&["p1"]), &Options::default(), "p1.Large");
-    let server = crate::McpServer::builder("t", "0")
+    let server = crate::server::McpServer::builder("t", "0")
         .page_size(50)
         .tool_set(set.clone())
         .unwrap()
@@ -461,7 +461,7 @@ async fn pages_step_over_a_tool_that_cannot_be_listed() {
     let set = lazy_set(&pool_with_a_bad_schema(), &json_names(), "s.v1.Feed");
     // Page size 1: the tool that cannot be listed is a page of its own, the last.
     for page_size in [1, 2, 500] {
-        let server = crate::McpServer::builder("t", "0")
+        let server = crate::server::McpServer::builder("t", "0")
             .page_size(page_size)
             .tool_set(set.clone())
             .unwrap()
@@ -486,7 +486,7 @@ async fn pages_step_over_a_tool_that_cannot_be_listed() {
 #[tokio::test]
 async fn schemas_made_in_the_background_are_all_made() {
     let set = lazy_set(&large_pool(&["p1"]), &Options::default(), "p1.Large");
-    let server = crate::McpServer::builder("t", "0")
+    let server = crate::server::McpServer::builder("t", "0")
         .tool_set(set.clone())
         .unwrap()
         .build();

@@ -12,7 +12,7 @@ pub struct McpServerBuilder {
     limits: Limits,
     sessions: SessionLimits,
     #[cfg(feature = "http-server")]
-    connections: crate::ConnectionLimits,
+    connections: crate::server::connection_limits::ConnectionLimits,
     page_size: usize,
     page_bytes: usize,
     list_cache: ListCache,
@@ -20,11 +20,11 @@ pub struct McpServerBuilder {
     task_limits: TaskLimits,
     task_mode: TaskMode,
     #[cfg(feature = "auth")]
-    authorization: Option<crate::Authorization>,
+    authorization: Option<crate::auth::Authorization>,
     #[cfg(feature = "metrics")]
-    metrics: Option<(crate::Metrics, bool)>,
+    metrics: Option<(crate::observe::metrics::Metrics, bool)>,
     tools_change: bool,
-    pub(super) search: Option<crate::ToolSearch>,
+    pub(super) search: Option<crate::discovery::ToolSearch>,
 }
 
 impl std::fmt::Debug for McpServerBuilder {
@@ -100,7 +100,7 @@ impl McpServerBuilder {
     /// tools `search` pins, and every tool stays callable by name. See [`ToolSearch`].
     ///
     /// [`ToolSearch`]: crate::ToolSearch
-    pub fn tool_search(mut self, search: crate::ToolSearch) -> Self {
+    pub fn tool_search(mut self, search: crate::discovery::ToolSearch) -> Self {
         self.search = Some(search);
         self
     }
@@ -153,7 +153,10 @@ impl McpServerBuilder {
     /// the limit on open files, 10 s for a request's headers, 30 s for its body, 75 s idle);
     /// see [`ConnectionLimits`](crate::ConnectionLimits).
     #[cfg(feature = "http-server")]
-    pub fn connection_limits(mut self, connections: crate::ConnectionLimits) -> Self {
+    pub fn connection_limits(
+        mut self,
+        connections: crate::server::connection_limits::ConnectionLimits,
+    ) -> Self {
         self.connections = connections;
         self
     }
@@ -213,7 +216,7 @@ impl McpServerBuilder {
     ///
     /// [`Metrics`]: crate::Metrics
     #[cfg(feature = "metrics")]
-    pub fn metrics(mut self, metrics: crate::Metrics, on_http: bool) -> Self {
+    pub fn metrics(mut self, metrics: crate::observe::metrics::Metrics, on_http: bool) -> Self {
         self.metrics = Some((metrics, on_http));
         self
     }
@@ -222,7 +225,7 @@ impl McpServerBuilder {
     /// token of `authorization`'s issuer, tools may need scopes, and the protected resource
     /// metadata is served at its well-known path. Stdio is unaffected.
     #[cfg(feature = "auth")]
-    pub fn authorization(mut self, authorization: crate::Authorization) -> Self {
+    pub fn authorization(mut self, authorization: crate::auth::Authorization) -> Self {
         self.authorization = Some(authorization);
         self
     }
@@ -298,7 +301,7 @@ impl McpServer {
             limits: Limits::default(),
             sessions: SessionLimits::default(),
             #[cfg(feature = "http-server")]
-            connections: crate::ConnectionLimits::default(),
+            connections: crate::server::connection_limits::ConnectionLimits::default(),
             page_size: paging::DEFAULT_PAGE_SIZE,
             page_bytes: paging::DEFAULT_PAGE_BYTES,
             list_cache: ListCache::default(),

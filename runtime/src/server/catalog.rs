@@ -13,13 +13,13 @@ use std::{
 use rmcp::model::Tool;
 
 use crate::{
-    descriptor_pools,
+    call::longrunning::Redeemer,
     discovery::{Discovery, ToolSearch},
     error::Error,
-    longrunning::Redeemer,
-    paging::{ListCache, Listed, Listing},
-    toolset::{CompiledTool, ToolSet},
-    union_pool::UnionPool,
+    server::paging::{ListCache, Listed, Listing},
+    tool::descriptor_pools,
+    tool::toolset::{CompiledTool, ToolSet},
+    tool::union_pool::UnionPool,
 };
 
 use super::Registered;

@@ -26,7 +26,7 @@ use rmcp::{
 use tonic::Code;
 
 use super::Registered;
-use crate::{outcome::with_status, tool_meta::Unconfirmed};
+use crate::{call::outcome::with_status, tool::meta::Unconfirmed};
 
 /// The key of the confirmation in an `InputRequiredResult`'s `inputRequests` and in the
 /// `inputResponses` of the call sent again.

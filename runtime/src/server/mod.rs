@@ -23,14 +23,19 @@ use tonic_mcp_codec::Problem;
 mod builder;
 mod catalog;
 mod confirm;
+#[cfg(feature = "http-server")]
+pub(crate) mod connection_limits;
+#[cfg(all(feature = "metrics", feature = "http-server"))]
+pub(crate) mod metrics_endpoint;
+pub(crate) mod paging;
 mod plain;
 mod run;
 mod served;
 mod session_limits;
 mod task_limits;
-mod task_mode;
 pub(crate) mod tasks;
 
+pub use crate::tool::task_mode::{DEFAULT_INLINE_WAIT, TaskMode};
 pub use builder::McpServerBuilder;
 use catalog::{Catalog, Found, Paging};
 pub(crate) use plain::PlainCall;
@@ -38,7 +43,6 @@ pub(crate) use run::Cancel;
 use run::found;
 pub use session_limits::SessionLimits;
 pub use task_limits::TaskLimits;
-pub use task_mode::{DEFAULT_INLINE_WAIT, TaskMode};
 pub use tasks::DEFAULT_TASK_TTL;
 
 /// A transport's store of sessions, counted for the metrics' gauge of open sessions.
@@ -72,14 +76,14 @@ pub(crate) enum Prepared {
 use self::tasks::Tasks;
 
 use crate::{
-    arguments_text,
+    call::arguments_text,
     call::{self, Limits},
-    context::{CallContext, CallHook, Refusal},
     discovery::{self, CALL_TOOL, ToolSearch},
     error::Error,
-    guard::{NotAnObject, TooDeep},
-    paging::{self, ListCache, same_tools},
-    toolset::{Entry, SetConfig, ToolSet},
+    server::paging::{ListCache, same_tools},
+    tool::context::{CallContext, CallHook, Refusal},
+    tool::toolset::{Entry, SetConfig, ToolSet},
+    transport::guard::{NotAnObject, TooDeep},
 };
 
 pub(crate) struct Registered {
@@ -106,7 +110,7 @@ struct Inner {
     sessions: SessionLimits,
     /// Bounds on the connections of `serve_http`.
     #[cfg(feature = "http-server")]
-    connections: crate::ConnectionLimits,
+    connections: crate::server::connection_limits::ConnectionLimits,
     /// Tool calls running now, for a graceful shutdown.
     in_flight: tokio::sync::watch::Sender<usize>,
     /// The session stores of the streamable HTTP services made from this server, counted
@@ -119,10 +123,10 @@ struct Inner {
     task_mode: TaskMode,
     /// OAuth resource server settings for streamable HTTP.
     #[cfg(feature = "auth")]
-    authorization: Option<crate::Authorization>,
+    authorization: Option<crate::auth::Authorization>,
     /// Where tool calls are counted, and whether `serve_http` serves `/metrics`.
     #[cfg(feature = "metrics")]
-    metrics: Option<(crate::Metrics, bool)>,
+    metrics: Option<(crate::observe::metrics::Metrics, bool)>,
 }
 
 /// How long [`McpServer::serve_http`] waits, after its shutdown, for tool calls in flight.
@@ -222,7 +226,7 @@ impl McpServer {
 
     /// The OAuth resource server settings, when the server has them.
     #[cfg(feature = "auth")]
-    pub(crate) fn authorization(&self) -> Option<&crate::Authorization> {
+    pub(crate) fn authorization(&self) -> Option<&crate::auth::Authorization> {
         self.inner.authorization.as_ref()
     }
 
@@ -231,7 +235,7 @@ impl McpServer {
     }
 
     #[cfg(feature = "http-server")]
-    pub(crate) fn connection_limits(&self) -> crate::ConnectionLimits {
+    pub(crate) fn connection_limits(&self) -> crate::server::connection_limits::ConnectionLimits {
         self.inner.connections
     }
 
@@ -416,7 +420,7 @@ impl McpServer {
 
 /// The answer to a call whose arguments kept as text cannot be read (a key given twice).
 fn unreadable(request: &CallToolRequestParams, problem: Problem) -> Prepared {
-    let outcome = crate::arguments::invalid_arguments(request.name.as_ref(), &[problem]);
+    let outcome = crate::call::arguments::invalid_arguments(request.name.as_ref(), &[problem]);
     Prepared::Answered(CallToolResponse::Complete(outcome.result))
 }
 

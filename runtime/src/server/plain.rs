@@ -18,9 +18,9 @@ use super::{
     run::{Cancel, arguments, cancelled_result},
 };
 use crate::{
-    arguments_text::{self, ArgumentsText},
     call::FromTransport,
-    structured_text::Structured,
+    call::arguments_text::{self, ArgumentsText},
+    call::structured_text::Structured,
 };
 
 /// A `tools/call` found plain ([`McpServer::plain_call`]), ready to run.
@@ -81,7 +81,7 @@ impl McpServer {
             || meta.task_support == TaskSupport::Required
             || (tasks_declared
                 && meta.task_support.allows_tasks()
-                && self.task_mode_of(&registered) != crate::TaskMode::Never)
+                && self.task_mode_of(&registered) != crate::tool::task_mode::TaskMode::Never)
         {
             return None;
         }

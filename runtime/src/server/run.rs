@@ -16,15 +16,15 @@ use super::{
     catalog::{Catalog, Found},
 };
 use crate::{
-    arguments_text::{self, ArgumentsText},
+    call::arguments_text::{self, ArgumentsText},
+    call::collect::Stop,
+    call::longrunning::Started,
+    call::outcome::{self, Outcome},
+    call::progress::Progress,
+    call::structured_text::Structured,
     call::{self, Call, CallArguments, FromTransport},
-    collect::Stop,
-    context::CallContext,
-    longrunning::Started,
-    outcome::{self, Outcome},
-    progress::Progress,
-    structured_text::Structured,
-    telemetry,
+    observe::telemetry,
+    tool::context::CallContext,
 };
 
 /// What cancelling a call does.

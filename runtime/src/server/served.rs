@@ -5,7 +5,7 @@ use rmcp::model::Tool;
 
 #[cfg(feature = "auth")]
 use crate::discovery::CALL_TOOL;
-use crate::paging::prepare_by_package;
+use crate::server::paging::prepare_by_package;
 
 use super::McpServer;
 

@@ -73,9 +73,9 @@ use tonic_mcp_schema::TaskSupport;
 
 use crate::{
     McpServer, TaskMode,
-    progress::{Handoff, Progress},
+    call::progress::{Handoff, Progress},
+    call::stream_control::StreamControl,
     server::{Cancel, Registered, TaskLimits, catalog::Found, run::cancelled_result},
-    stream_control::StreamControl,
 };
 
 /// How long a task lives unless [`McpServerBuilder::task_ttl`] says otherwise: 5 minutes.
@@ -614,7 +614,7 @@ pub(crate) fn unknown(task_id: &str) -> ErrorData {
 fn caller(context: &RequestContext<RoleServer>) -> Option<String> {
     let parts = context.extensions.get::<http::request::Parts>()?;
     #[cfg(feature = "auth")]
-    if let Some(principal) = parts.extensions.get::<crate::Principal>() {
+    if let Some(principal) = parts.extensions.get::<crate::auth::Principal>() {
         return Some(format!("token:{}", principal.owner()));
     }
     parts
@@ -686,8 +686,10 @@ pub(crate) async fn inline_or_task(
 ) -> CallToolResponse {
     // The call may outlive the request as a task: it owns its arguments, as a map (its stream
     // control is read from them), and gives its structured result as a tree.
-    if let Err(problem) = crate::arguments_text::materialize(&mut request, &context.extensions) {
-        let refusal = crate::arguments::invalid_arguments(request.name.as_ref(), &[problem]);
+    if let Err(problem) =
+        crate::call::arguments_text::materialize(&mut request, &context.extensions)
+    {
+        let refusal = crate::call::arguments::invalid_arguments(request.name.as_ref(), &[problem]);
         return CallToolResponse::Complete(refusal.result);
     }
     let keep = registered.entry.tool.def.kind.streams_responses()
@@ -720,7 +722,7 @@ pub(crate) async fn inline_or_task(
                     &registered,
                     crate::call::FromTransport {
                         arguments: crate::call::CallArguments::Map(arguments),
-                        structured: crate::structured_text::Structured::Tree,
+                        structured: crate::call::structured_text::Structured::Tree,
                     },
                     http.as_ref(),
                     &meta,
@@ -730,7 +732,7 @@ pub(crate) async fn inline_or_task(
                 .await
         }
     });
-    let complete = |outcome: Option<crate::outcome::Outcome>| {
+    let complete = |outcome: Option<crate::call::outcome::Outcome>| {
         CallToolResponse::Complete(outcome.map_or_else(cancelled_result, |outcome| outcome.result))
     };
     tokio::select! {
@@ -776,7 +778,7 @@ fn hand_to_task<F>(
     waited: Duration,
 ) -> Result<CreateTaskResult, (ErrorData, std::pin::Pin<Box<F>>)>
 where
-    F: Future<Output = Option<crate::outcome::Outcome>> + Send + 'static,
+    F: Future<Output = Option<crate::call::outcome::Outcome>> + Send + 'static,
 {
     let tasks = server.inner_tasks();
     let mut store = tasks.store();
@@ -831,10 +833,10 @@ pub(crate) fn start(
 ) -> Result<CreateTaskResult, ErrorData> {
     // A task keeps its arguments as a map (its stream control is read from them); arguments
     // kept as text that cannot be read make a task that completes with the refusal.
-    let unreadable = crate::arguments_text::materialize(&mut request, &context.extensions)
+    let unreadable = crate::call::arguments_text::materialize(&mut request, &context.extensions)
         .err()
         .map(|problem| {
-            crate::arguments::invalid_arguments(request.name.as_ref(), &[problem]).result
+            crate::call::arguments::invalid_arguments(request.name.as_ref(), &[problem]).result
         });
     let owner = caller(context);
     let http = context.extensions.get::<http::request::Parts>().cloned();
@@ -875,7 +877,7 @@ pub(crate) fn start(
                     crate::call::FromTransport {
                         arguments: crate::call::CallArguments::Map(request.arguments),
                         // Kept, and answered later to other requests: a tree.
-                        structured: crate::structured_text::Structured::Tree,
+                        structured: crate::call::structured_text::Structured::Tree,
                     },
                     http.as_ref(),
                     &meta,

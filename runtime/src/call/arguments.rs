@@ -1,0 +1,140 @@
+//! A call's arguments → its request messages, or the `isError` that says what is wrong with
+//! them: the codec's [`Arguments`] for the tool, its problems worded as the result.
+
+use std::fmt::Write as _;
+
+use bytes::Bytes;
+use rmcp::model::JsonObject;
+use tonic::Code;
+use tonic_mcp_codec::{Arguments, Problem};
+
+use crate::{
+    call::outcome::{Outcome, local_failure},
+    tool::toolset::{CompiledTool, ToolSet},
+    tool::types::Types,
+};
+
+/// The `isError` of arguments with `problems`, each with its JSON path.
+pub(crate) fn invalid_arguments(tool: &str, problems: &[Problem]) -> Outcome {
+    let count = problems.len();
+    let mut text = format!(
+        "Invalid arguments for tool `{tool}` ({count} problem{}):",
+        if count == 1 { "" } else { "s" }
+    );
+    for problem in problems {
+        let _ = write!(text, "\n- {problem}");
+    }
+    local_failure(Code::InvalidArgument, text)
+}
+
+/// The codec's view of `tool`'s arguments, or the `isError` of a tool whose input schema does
+/// not compile.
+fn arguments_of<'a>(
+    tool: &'a CompiledTool,
+    types: &'a Types,
+    name: &str,
+) -> Result<Arguments<'a>, Box<Outcome>> {
+    let validation = tool.validation();
+    let validator = validation.validator.as_ref().map_err(|message| {
+        Box::new(local_failure(
+            Code::Internal,
+            format!("tool `{name}` cannot be called: {message}"),
+        ))
+    })?;
+    Ok(Arguments {
+        input: &types.input,
+        schema: &validation.schema,
+        validator,
+        deep: tool.deep(),
+        plans: &types.plans,
+        json_names: tool.def.json_names,
+        streaming: tool.def.kind.streams_requests(),
+    })
+}
+
+/// The request messages of `args` for `tool` (called `name`), or the refusal to send. With
+/// `canonical_first`, canonical arguments are validated and encoded as they came; without,
+/// every call takes the whole way ([`Arguments::encode`]).
+pub(crate) fn requests(
+    tool: &CompiledTool,
+    types: &Types,
+    args: JsonObject,
+    max_depth: usize,
+    name: &str,
+    canonical_first: bool,
+) -> Result<Vec<Bytes>, Box<Outcome>> {
+    arguments_of(tool, types, name)?
+        .encode(args, max_depth, canonical_first)
+        .map_err(|problems| Box::new(invalid_arguments(name, &problems)))
+}
+
+/// The request message of `text` (the arguments as the client sent them, a JSON object) for
+/// `tool`, encoded straight from the text, or `None` when the text encoder leaves them to the
+/// whole way ([`Arguments::encode_text`]): then the caller parses them and calls [`requests`].
+///
+/// A server-streaming tool's arguments may carry the call's stream control, which the call
+/// takes out of the map first, so they take the whole way. So do arguments over a quarter of
+/// `max_bytes` long (the call's argument limit weighs the compact JSON text the parsed
+/// arguments would make, which a number can make longer than it came, `1e15` being written
+/// `1000000000000000.0`, but never by four times).
+pub(crate) fn requests_from_text(
+    tool: &CompiledTool,
+    types: &Types,
+    text: &str,
+    max_bytes: usize,
+    max_depth: usize,
+) -> Option<Vec<Bytes>> {
+    if tool.def.kind.streams_responses() || text.len().saturating_mul(4) > max_bytes {
+        return None;
+    }
+    let arguments = arguments_of(tool, types, "").ok()?;
+    arguments
+        .encode_text(text, max_depth)
+        .map(|bytes| vec![bytes])
+}
+
+/// For the differential test: the request messages of `args` for the tool `tool` of `set`,
+/// canonical arguments taken as they came (as calls are served) and every call taking the whole
+/// way; each as its messages' bytes, or the `isError` text. `None`: no such tool.
+#[doc(hidden)]
+#[allow(clippy::type_complexity)]
+pub fn both(
+    set: &ToolSet,
+    tool: &str,
+    args: &JsonObject,
+) -> Option<(Result<Vec<Vec<u8>>, String>, Result<Vec<Vec<u8>>, String>)> {
+    let compiled = set.compiled(tool)?;
+    let types = compiled.types().ok()?;
+    let run = |canonical_first: bool| {
+        requests(compiled, types, args.clone(), 64, tool, canonical_first)
+            .map(|requests| requests.iter().map(|bytes| bytes.to_vec()).collect())
+            .map_err(|refusal| {
+                let blocks = refusal.result.content.iter();
+                blocks
+                    .filter_map(|block| block.as_text().map(|text| text.text.clone()))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            })
+    };
+    Some((run(true), run(false)))
+}
+
+/// For the differential test: the request messages the text encoder gives for the arguments
+/// `text` of the tool `tool` of `set` (as a call over stdio is served, under the argument
+/// limits `max_bytes` and `max_depth`), or `None` where it leaves them to the whole way. The
+/// outer `None`: no such tool.
+#[doc(hidden)]
+pub fn from_text(
+    set: &ToolSet,
+    tool: &str,
+    text: &str,
+    max_bytes: usize,
+    max_depth: usize,
+) -> Option<Option<Vec<Vec<u8>>>> {
+    let compiled = set.compiled(tool)?;
+    let types = compiled.types().ok()?;
+    Some(
+        requests_from_text(compiled, types, text, max_bytes, max_depth)
+            .map(|requests| requests.iter().map(|bytes| bytes.to_vec()).collect()),
+    )
+}

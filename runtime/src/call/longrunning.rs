@@ -1,0 +1,564 @@
+//! Tools that wait for a `google.longrunning.Operation` (docs/design.md §6, `(rust_mcp.tool).long_running`).
+//!
+//! The RPC answers with an operation. Until it is `done`, the runtime polls
+//! `google.longrunning.Operations/GetOperation` through the tool's own transport, with backoff
+//! ([`FIRST_POLL`], growing by half each time up to [`LONGEST_POLL`]), and reports each poll as
+//! progress carrying the operation's unpacked `metadata`. When that transport does not serve
+//! `Operations` (`UNIMPLEMENTED`: in process, a generated `from_service` reaches only its own
+//! service) and the server serves a GetOperation tool, it polls through that tool's transport
+//! instead. Then:
+//!
+//! - a `response` is unpacked into the result, as the JSON of the declared `response_type`;
+//! - an `error` is an `isError` result with the status and its decoded details;
+//! - an operation still running when the call's deadline passes is not a failure: the result
+//!   holds it under [`PENDING_OPERATION_KEY`] (its `name` and latest `metadata`), and the text
+//!   says how to redeem it, naming the server's GetOperation tool when one is served.
+//!
+//! A call cancelled while it waits (a client's cancellation, or `tasks/cancel`) calls
+//! `CancelOperation` with the operation's name.
+
+use std::{
+    borrow::Cow,
+    sync::{Arc, Mutex},
+    time::{Duration, Instant},
+};
+
+use bytes::Bytes;
+use futures_util::StreamExt as _;
+use prost::Message as _;
+use prost_reflect::{DescriptorPool, DynamicMessage, MessageDescriptor, ReflectMessage as _};
+use rmcp::model::{CallToolResult, ContentBlock};
+use serde_json::{Map, Value, json};
+use tonic::{Code, Status, metadata::MetadataMap};
+use tonic_mcp_codec::{ToJsonOptions, clear_omitted, message_to_json, root_to_json};
+use tonic_mcp_schema::{
+    json_schema::PENDING_OPERATION_KEY,
+    tools::{CANCEL_OPERATION_PATH, GET_OPERATION_PATH, OPERATION},
+};
+use tracing::Instrument as _;
+
+use crate::{
+    call::outcome::{Outcome, local_failure, structured_result, with_status},
+    call::progress::Progress,
+    error::Error,
+    grpc::status::describe_status,
+    grpc::{BoxTransport, Endpoint, Invocation, MessageLimits},
+    observe::telemetry,
+    tool::def::RpcKind,
+};
+
+/// The wait before the first GetOperation.
+pub const FIRST_POLL: Duration = Duration::from_millis(200);
+
+/// The longest wait between two GetOperation calls.
+pub const LONGEST_POLL: Duration = Duration::from_secs(5);
+
+/// How long `CancelOperation` may take when a waiting call is cancelled.
+const CANCEL_DEADLINE: Duration = Duration::from_secs(5);
+
+/// `google.longrunning.Operations`' GetOperation and CancelOperation on one transport.
+pub(crate) struct Operations {
+    get: Endpoint,
+    cancel: Endpoint,
+}
+
+impl Operations {
+    /// The two endpoints on `transport`.
+    pub(crate) fn new(tool: &str, transport: &BoxTransport) -> Result<Self, Error> {
+        let endpoint = |path: &'static str| {
+            Endpoint::new(transport, Cow::Borrowed(path), RpcKind::Unary).ok_or_else(|| {
+                Error::InvalidRpcPath {
+                    tool: tool.to_owned(),
+                    rpc_path: path.to_owned(),
+                }
+            })
+        };
+        Ok(Self {
+            get: endpoint(GET_OPERATION_PATH)?,
+            cancel: endpoint(CANCEL_OPERATION_PATH)?,
+        })
+    }
+}
+
+/// The server's GetOperation tool: named in what waiting tools say about redeeming an
+/// operation, and polled through when a waiting tool's own transport does not serve
+/// `google.longrunning.Operations`.
+pub(crate) struct Redeemer {
+    pub(crate) tool: String,
+    pub(crate) operations: Arc<Operations>,
+}
+
+/// What a tool that waits for its operation needs: the types the operation holds and the
+/// `google.longrunning.Operations` endpoints on the tool's own transport.
+pub(crate) struct LongRunning {
+    /// The operation's `response` type.
+    pub(crate) response: MessageDescriptor,
+    /// The operation's `metadata` type, when the descriptors define it.
+    metadata: Option<MessageDescriptor>,
+    /// `google.longrunning.GetOperationRequest` (and `CancelOperationRequest`, the same shape).
+    get_request: MessageDescriptor,
+    cancel_request: MessageDescriptor,
+    own: Operations,
+}
+
+impl LongRunning {
+    /// Resolves the operation's types in `pool` and makes the Operations endpoints.
+    pub(crate) fn new(
+        tool: &str,
+        pool: &DescriptorPool,
+        transport: &BoxTransport,
+        output_type: &str,
+        response_type: &str,
+        metadata_type: Option<&str>,
+    ) -> Result<Self, Error> {
+        let message = |type_name: &str| {
+            pool.get_message_by_name(type_name)
+                .ok_or_else(|| Error::UnknownMessage {
+                    tool: tool.to_owned(),
+                    type_name: type_name.to_owned(),
+                })
+        };
+        if output_type != OPERATION {
+            return Err(Error::InvalidMeta {
+                tool: tool.to_owned(),
+                message: format!(
+                    "`longRunning` with `wait` needs an RPC returning {OPERATION}, not \
+                     {output_type}"
+                ),
+            });
+        }
+        Ok(Self {
+            response: message(response_type)?,
+            metadata: metadata_type.and_then(|name| pool.get_message_by_name(name)),
+            get_request: message("google.longrunning.GetOperationRequest")?,
+            cancel_request: message("google.longrunning.CancelOperationRequest")?,
+            own: Operations::new(tool, transport)?,
+        })
+    }
+
+    /// `{"name": name}` as a request of `descriptor`.
+    fn by_name(descriptor: &MessageDescriptor, name: &str) -> Bytes {
+        let mut request = DynamicMessage::new(descriptor.clone());
+        if let Some(field) = descriptor.get_field_by_name("name") {
+            request.set_field(&field, prost_reflect::Value::String(name.to_owned()));
+        }
+        Bytes::from(request.encode_to_vec())
+    }
+
+    /// Calls `CancelOperation` for `name` through the tool's own transport, or through the
+    /// served GetOperation tool's (`redeemer`) when the own one answers `UNIMPLEMENTED`, as
+    /// polling does; failures are logged, not reported (the call is already cancelled).
+    pub(crate) async fn cancel(
+        &self,
+        redeemer: Option<&Redeemer>,
+        name: String,
+        metadata: MetadataMap,
+    ) {
+        let request = Self::by_name(&self.cancel_request, &name);
+        let cancelled = async {
+            match cancel_through(&self.own, request.clone(), metadata.clone()).await {
+                Err(status)
+                    if status.code() == Code::Unimplemented
+                        && let Some(redeemer) = redeemer =>
+                {
+                    cancel_through(&redeemer.operations, request, metadata).await
+                }
+                cancelled => cancelled,
+            }
+        };
+        match tokio::time::timeout(CANCEL_DEADLINE, cancelled).await {
+            Ok(Ok(())) => tracing::debug!(operation = %name, "operation cancelled"),
+            Ok(Err(status)) => {
+                tracing::warn!(operation = %name, code = ?status.code(), "CancelOperation failed");
+            }
+            Err(_) => tracing::warn!(operation = %name, "CancelOperation timed out"),
+        }
+    }
+}
+
+/// One CancelOperation through `via`.
+async fn cancel_through(
+    via: &Operations,
+    request: Bytes,
+    metadata: MetadataMap,
+) -> Result<(), Status> {
+    let mut invocation = Invocation {
+        requests: vec![request],
+        metadata,
+        timeout: CANCEL_DEADLINE,
+        limits: MessageLimits::default(),
+    };
+    let span = telemetry::grpc_span(via.cancel.path.path());
+    telemetry::inject(&span, &mut invocation.metadata);
+    let result = async {
+        let mut stream = via.cancel.call(invocation).await?;
+        match stream.next().await {
+            Some(Err(status)) => Err(status),
+            _ => Ok(()),
+        }
+    }
+    .instrument(span.clone())
+    .await;
+    telemetry::record_grpc(
+        &span,
+        result.as_ref().map_or_else(Status::code, |()| Code::Ok),
+    );
+    result
+}
+
+/// Where a waiting call records its operation (name, and the call's gRPC metadata), so that a
+/// cancellation can cancel the operation too.
+#[derive(Clone, Default)]
+pub(crate) struct Started(Arc<Mutex<Option<(String, MetadataMap)>>>);
+
+impl Started {
+    fn set(&self, name: &str, metadata: &MetadataMap) {
+        if let Ok(mut slot) = self.0.lock()
+            && slot.is_none()
+        {
+            *slot = Some((name.to_owned(), metadata.clone()));
+        }
+    }
+
+    /// The operation, once; `None` when the call had none running.
+    pub(crate) fn take(&self) -> Option<(String, MetadataMap)> {
+        self.0.lock().ok().and_then(|mut slot| slot.take())
+    }
+
+    /// Forgets the operation: it finished, so there is nothing to cancel.
+    fn clear(&self) {
+        if let Ok(mut slot) = self.0.lock() {
+            *slot = None;
+        }
+    }
+}
+
+/// Everything [`wait`] needs besides the operation.
+pub(crate) struct Wait<'a> {
+    pub(crate) lro: &'a LongRunning,
+    /// The RPC's response type, `google.longrunning.Operation`.
+    pub(crate) operation: &'a MessageDescriptor,
+    pub(crate) output_omitted: &'a [Cow<'static, str>],
+    pub(crate) options: ToJsonOptions,
+    pub(crate) deadline: Instant,
+    pub(crate) timeout: Duration,
+    pub(crate) metadata: MetadataMap,
+    /// The RPC's message limits, for the polls too (an operation holds the response).
+    pub(crate) limits: MessageLimits,
+    pub(crate) progress: Option<Progress>,
+    pub(crate) started: Started,
+    /// The server's GetOperation tool, if it serves one.
+    pub(crate) redeemer: Option<&'a Redeemer>,
+    /// The result budget in bytes of JSON, which the unpacked response counts toward.
+    pub(crate) budget: usize,
+    /// The RPC's request type, whose limit fields a refusal over the budget names.
+    pub(crate) input: &'a MessageDescriptor,
+}
+
+/// Waits for the operation the RPC answered with (`first`, encoded) and makes the result.
+pub(crate) async fn wait(wait: Wait<'_>, first: Bytes) -> Outcome {
+    let mut operation = match DynamicMessage::decode(wait.operation.clone(), first) {
+        Ok(operation) => operation,
+        Err(e) => {
+            return local_failure(
+                Code::Internal,
+                format!("the backend's response could not be decoded as {OPERATION}: {e}"),
+            );
+        }
+    };
+    let mut delay = FIRST_POLL;
+    let mut polls = 0usize;
+    let mut via: &Operations = &wait.lro.own;
+    loop {
+        let name = text_field(&operation, "name");
+        if bool_field(&operation, "done") {
+            wait.started.clear();
+            return finished(&wait, &name, &operation);
+        }
+        if name.is_empty() {
+            return local_failure(
+                Code::Internal,
+                "the backend returned a running operation without a name, which cannot be \
+                 polled"
+                    .to_owned(),
+            );
+        }
+        wait.started.set(&name, &wait.metadata);
+        let metadata = metadata_json(&wait, &operation);
+        if let Some(progress) = &wait.progress {
+            let text = match &metadata {
+                Some(metadata) => format!("operation {name} running: {metadata}"),
+                None => format!("operation {name} running"),
+            };
+            progress.report(polls, text).await;
+        }
+        let now = Instant::now();
+        if now >= wait.deadline {
+            return pending(&wait, &name, metadata);
+        }
+        tokio::time::sleep(delay.min(wait.deadline - now)).await;
+        delay = (delay * 3 / 2).min(LONGEST_POLL);
+        let now = Instant::now();
+        if now >= wait.deadline {
+            return pending(&wait, &name, metadata);
+        }
+        polls += 1;
+        let mut answer = poll(&wait, via, &name).await;
+        if let Err(status) = &answer
+            && status.code() == Code::Unimplemented
+            && let Some(redeemer) = wait.redeemer
+            && !std::ptr::eq(via, &*redeemer.operations)
+        {
+            // The tool's own transport does not serve Operations (in process, `from_service`
+            // reaches only its own service): from now on, poll through the served
+            // GetOperation tool's transport.
+            tracing::debug!(
+                operation = %name,
+                through = %redeemer.tool,
+                "polling through the served GetOperation tool"
+            );
+            via = &redeemer.operations;
+            answer = poll(&wait, via, &name).await;
+        }
+        match answer {
+            Ok(Some(bytes)) => match DynamicMessage::decode(wait.operation.clone(), bytes) {
+                Ok(next) => operation = next,
+                Err(e) => {
+                    return local_failure(
+                        Code::Internal,
+                        format!("GetOperation's answer could not be decoded as {OPERATION}: {e}"),
+                    );
+                }
+            },
+            // The deadline passed during the poll.
+            Ok(None) => return pending(&wait, &name, metadata),
+            Err(status) => return poll_failed(&wait, via, &name, &status),
+        }
+    }
+}
+
+/// One GetOperation through `via`, within what is left of the deadline: the encoded operation,
+/// or `Ok(None)` when the deadline passed first.
+async fn poll(wait: &Wait<'_>, via: &Operations, name: &str) -> Result<Option<Bytes>, Status> {
+    let remaining = wait.deadline.saturating_duration_since(Instant::now());
+    let mut invocation = Invocation {
+        requests: vec![LongRunning::by_name(&wait.lro.get_request, name)],
+        metadata: wait.metadata.clone(),
+        timeout: remaining,
+        limits: wait.limits,
+    };
+    let span = telemetry::grpc_span(via.get.path.path());
+    telemetry::inject(&span, &mut invocation.metadata);
+    let answer = tokio::time::timeout(remaining, async {
+        let mut stream = via.get.call(invocation).await?;
+        match stream.next().await {
+            Some(answer) => answer,
+            None => Err(Status::internal("GetOperation returned no message")),
+        }
+    })
+    .instrument(span.clone())
+    .await;
+    telemetry::record_grpc(
+        &span,
+        match &answer {
+            Ok(Ok(_)) => Code::Ok,
+            Ok(Err(status)) => status.code(),
+            Err(_) => Code::DeadlineExceeded,
+        },
+    );
+    match answer {
+        Err(_) => Ok(None),
+        Ok(Err(status))
+            if matches!(status.code(), Code::DeadlineExceeded | Code::Cancelled)
+                && Instant::now() >= wait.deadline =>
+        {
+            Ok(None)
+        }
+        Ok(answer) => answer.map(Some),
+    }
+}
+
+/// The result when GetOperation through `via` failed with `status`.
+fn poll_failed(wait: &Wait<'_>, via: &Operations, name: &str, status: &Status) -> Outcome {
+    let advice = if status.code() == Code::Unimplemented {
+        let transports = match wait.redeemer {
+            Some(redeemer) if std::ptr::eq(via, &*redeemer.operations) => format!(
+                "Neither this tool's transport nor that of the tool `{}` serves",
+                redeemer.tool
+            ),
+            _ => "This tool's transport does not serve".to_owned(),
+        };
+        format!(
+            "{transports} google.longrunning.Operations, so this tool cannot wait. In process, \
+             serve the Operations tools in the same MCP server (the generated `from_service` of \
+             google.longrunning.Operations), or both services through one \
+             `tonic::service::Routes` and `from_channel`; otherwise generate the tool with \
+             `(rust_mcp.tool).long_running: LONG_RUNNING_OPERATION` or the plugin option \
+             `long_running=operation`."
+        )
+    } else {
+        "The operation may still be running; get it again with GetOperation and its name."
+            .to_owned()
+    };
+    let text = format!(
+        "Waiting for the operation `{name}` failed: GetOperation answered {}. {advice}",
+        describe_status(status)
+    );
+    Outcome {
+        result: with_status(
+            CallToolResult::error(vec![ContentBlock::text(text)]),
+            status.code(),
+            false,
+        ),
+        grpc_code: Some(status.code()),
+    }
+}
+
+/// The result of a finished operation: its unpacked response, or its error.
+fn finished(wait: &Wait<'_>, name: &str, operation: &DynamicMessage) -> Outcome {
+    if let Some(error) = message_field(operation, "error") {
+        let code = Code::from_i32(
+            error
+                .get_field_by_name("code")
+                .and_then(|v| v.as_i32())
+                .unwrap_or(Code::Unknown as i32),
+        );
+        let message = text_field(&error, "message");
+        let status = Status::with_details(code, message, Bytes::from(error.encode_to_vec()));
+        let text = format!(
+            "The operation `{name}` failed: {}",
+            describe_status(&status)
+        );
+        return Outcome {
+            result: with_status(
+                CallToolResult::error(vec![ContentBlock::text(text)]),
+                code,
+                false,
+            ),
+            grpc_code: Some(code),
+        };
+    }
+    let response = wait.lro.response.clone();
+    let mut message = match message_field(operation, "response") {
+        // A done operation without a result: the response's defaults.
+        None => DynamicMessage::new(response),
+        Some(any) => {
+            let type_url = text_field(&any, "type_url");
+            let packed = type_url.rsplit('/').next().unwrap_or_default();
+            if packed != response.full_name() {
+                return local_failure(
+                    Code::Internal,
+                    format!(
+                        "the operation `{name}` finished with a `{packed}` response; the tool \
+                         declares `{}`",
+                        response.full_name()
+                    ),
+                );
+            }
+            let value = any
+                .get_field_by_name("value")
+                .and_then(|v| v.as_bytes().cloned())
+                .unwrap_or_default();
+            match DynamicMessage::decode(response, value) {
+                Ok(message) => message,
+                Err(e) => {
+                    return local_failure(
+                        Code::Internal,
+                        format!("the operation `{name}`'s response could not be decoded: {e}"),
+                    );
+                }
+            }
+        }
+    };
+    if !wait.output_omitted.is_empty() {
+        clear_omitted(&mut message, wait.output_omitted);
+    }
+    match root_to_json(&message, wait.options) {
+        Ok(value) => structured_result(value, wait.budget, wait.input, &wait.lro.response),
+        Err(e) => local_failure(
+            Code::Internal,
+            format!("the operation's response could not be encoded as JSON: {e}"),
+        ),
+    }
+}
+
+/// The result of an operation still running at the deadline.
+fn pending(wait: &Wait<'_>, name: &str, metadata: Option<Value>) -> Outcome {
+    // It was not cancelled: nothing to cancel if the caller goes away now.
+    wait.started.clear();
+    let mut operation = Map::new();
+    operation.insert("name".to_owned(), json!(name));
+    if let Some(metadata) = metadata {
+        operation.insert("metadata".to_owned(), metadata);
+    }
+    let mut value = Map::new();
+    value.insert(PENDING_OPERATION_KEY.to_owned(), Value::Object(operation));
+    let redeem = match wait.redeemer {
+        Some(redeemer) => format!(
+            "call the tool `{}` with {}",
+            redeemer.tool,
+            json!({ "name": name })
+        ),
+        None => format!(
+            "call google.longrunning.Operations/GetOperation with {}",
+            json!({ "name": name })
+        ),
+    };
+    let text = format!(
+        "The operation `{name}` is still running: the call's deadline of {} ms passed before it \
+         finished. It was not cancelled and goes on. Do not call this tool again; to get its \
+         result later, {redeem}.",
+        wait.timeout.as_millis()
+    );
+    let mut result = CallToolResult::structured(Value::Object(value));
+    result.content.insert(0, ContentBlock::text(text));
+    Outcome {
+        result: with_status(result, Code::Ok, false),
+        grpc_code: Some(Code::Ok),
+    }
+}
+
+/// The operation's metadata as JSON: unpacked when it holds the declared type, else the packed
+/// `Any` as the tool's JSON shows one; `None` when the operation has none.
+fn metadata_json(wait: &Wait<'_>, operation: &DynamicMessage) -> Option<Value> {
+    let any = message_field(operation, "metadata")?;
+    let type_url = text_field(&any, "type_url");
+    let packed = type_url.rsplit('/').next().unwrap_or_default();
+    if let Some(descriptor) = &wait.lro.metadata
+        && packed == descriptor.full_name()
+    {
+        let value = any
+            .get_field_by_name("value")
+            .and_then(|v| v.as_bytes().cloned())
+            .unwrap_or_default();
+        if let Ok(message) = DynamicMessage::decode(descriptor.clone(), value)
+            && let Ok(json) = root_to_json(&message, wait.options)
+        {
+            return Some(json);
+        }
+    }
+    message_to_json(&any, wait.options).ok()
+}
+
+fn text_field(message: &DynamicMessage, name: &str) -> String {
+    message
+        .get_field_by_name(name)
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+fn bool_field(message: &DynamicMessage, name: &str) -> bool {
+    message
+        .get_field_by_name(name)
+        .and_then(|v| v.as_bool())
+        .unwrap_or(false)
+}
+
+/// A set message field (`None` when unset).
+fn message_field(message: &DynamicMessage, name: &str) -> Option<DynamicMessage> {
+    let field = message.descriptor().get_field_by_name(name)?;
+    if !message.has_field(&field) {
+        return None;
+    }
+    message.get_field(&field).as_message().cloned()
+}

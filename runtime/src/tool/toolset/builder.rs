@@ -1,0 +1,310 @@
+//! Building tool sets: the one registration path of generated and run-time tools.
+
+use std::{
+    collections::HashMap,
+    sync::{Arc, OnceLock},
+};
+
+use prost_reflect::DescriptorPool;
+use serde_json::Value;
+use tonic_mcp_schema::tools::GET_OPERATION_PATH;
+
+use super::{CompiledTool, Entry, ToolSet, check_tool_name};
+use crate::{
+    call::longrunning::Operations,
+    error::Error,
+    grpc::{BoxTransport, Endpoint},
+    tool::def::{ToolDef, ToolInfo, is_json_object},
+    tool::descriptor_pools,
+    tool::meta::ToolMeta,
+    tool::schemas::{MadeSchemas, Schemas},
+    tool::set_pools::{SetPools, package_of_rpc},
+    tool::types::{FieldNames, Later, LaterTypes, ToolTypes, Types},
+};
+
+/// Builds a [`ToolSet`] from tool definitions and one transport. Used by generated code
+/// (through [`tool_set`]) and for hand-written [`ToolDef`]s.
+///
+/// Each registration resolves the definition's message types in the descriptor set, parses
+/// both schemas and checks them against the JSON Schema 2020-12 meta-schema. The input
+/// validator is compiled on the tool's first call, so that a server with thousands of tools
+/// lists them at once.
+///
+/// ```
+/// use tonic_mcp::codegen::{
+///     BoxTransport, RpcKind, TaskSupport, ToolAnnotations, ToolDef, ToolSetBuilder,
+/// };
+///
+/// const PING: ToolDef = ToolDef {
+///     name: "Ping",
+///     title: "Ping",
+///     description: "",
+///     rpc_path: "/ping.v1.Ping/Ping",
+///     kind: RpcKind::Unary,
+///     input_type: "google.protobuf.Empty",
+///     output_type: "google.protobuf.Empty",
+///     input_schema: r#"{"type":"object","additionalProperties":false}"#,
+///     output_schema: r#"{"type":"object","additionalProperties":false}"#,
+///     annotations: ToolAnnotations::NONE,
+///     json_names: false,
+///     emit_defaults: false,
+///     timeout: None,
+///     max_messages: None,
+///     max_result_bytes: None,
+///     output_omitted: &[],
+///     task_support: TaskSupport::Forbidden,
+///     confirm: None,
+///     wait_for_operation: None,
+///     operation_metadata_type: None,
+///     meta: "", // no `_meta`
+/// };
+///
+/// # fn demo(descriptor_set: &[u8], channel: tonic::transport::Channel) -> Result<(), tonic_mcp::Error> {
+/// let mut builder = ToolSetBuilder::new(descriptor_set, BoxTransport::new(channel))?;
+/// builder.add(&PING)?;
+/// let tools = builder.build();
+/// # let _ = tools; Ok(()) }
+/// ```
+pub struct ToolSetBuilder {
+    pool: DescriptorPool,
+    transport: BoxTransport,
+    tools: Vec<Entry>,
+    /// Each registered name, by its index in `tools`: the duplicate check of a registration
+    /// without a scan of every tool before it (which made 13,000 registrations quadratic).
+    names: HashMap<String, usize>,
+}
+
+impl std::fmt::Debug for ToolSetBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolSetBuilder")
+            .field(
+                "tools",
+                &self.tools.iter().map(|e| &e.name).collect::<Vec<_>>(),
+            )
+            .finish_non_exhaustive()
+    }
+}
+
+/// The tool set of generated `TOOLS`, calling through `transport`: what a generated
+/// `from_channel` returns.
+///
+/// The descriptor set (generated code passes the package's `MCP_FILE_DESCRIPTOR_SET`) is read
+/// once per process as its files, shared by every service of its package. Its pool is built
+/// to register the tools, let go once the server is built, and built again when one of them
+/// is first called, then kept: a server holds the pools of the packages whose tools are
+/// called (see [`SetPools`](crate::SetPools)). The schemas were written by
+/// the plugin, whose output is tested to compile: they are parsed here, and each input schema is
+/// compiled on the tool's first call. [`ToolSetBuilder::add`], for hand-written definitions,
+/// also checks them against the meta-schema at once.
+///
+/// # Errors
+///
+/// As for [`ToolSetBuilder::new`] and [`ToolSetBuilder::add`], except that a schema that is not
+/// a valid 2020-12 schema is reported on the tool's first call (as an `isError` result).
+pub fn tool_set(
+    descriptor_set: &'static [u8],
+    tools: &[ToolDef],
+    transport: BoxTransport,
+) -> Result<ToolSet, Error> {
+    let set = descriptor_pools::shared(descriptor_set)?;
+    let mut builder = ToolSetBuilder::with_pool(DescriptorPool::new(), transport);
+    for def in tools {
+        builder.add_generated(def, &set)?;
+    }
+    Ok(builder.build())
+}
+
+/// Whether registration checks schemas against the meta-schema.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Checks {
+    /// Hand-written definitions: check now.
+    MetaSchema,
+    /// Made by the schema generator (generated code, or at run time): compiled on first call.
+    Trusted,
+}
+
+impl ToolSetBuilder {
+    /// Start a tool set whose message types live in `descriptor_set`, an encoded
+    /// `FileDescriptorSet` (generated code passes its `MCP_FILE_DESCRIPTOR_SET`), and whose
+    /// calls go through `transport`. The set may leave out the well-known types
+    /// (`google/protobuf/*.proto`, `descriptor.proto` included): they are always there.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::DescriptorSet`] when the bytes do not decode into a linked descriptor pool.
+    pub fn new(descriptor_set: &[u8], transport: BoxTransport) -> Result<Self, Error> {
+        Ok(Self::with_pool(
+            descriptor_pools::decode(descriptor_set)?,
+            transport,
+        ))
+    }
+
+    pub(crate) fn with_pool(pool: DescriptorPool, transport: BoxTransport) -> Self {
+        Self {
+            pool,
+            transport,
+            tools: Vec::new(),
+            names: HashMap::new(),
+        }
+    }
+
+    /// Register a tool.
+    ///
+    /// # Errors
+    ///
+    /// See [`Error`]: unknown message types, invalid schemas, an invalid RPC path, an invalid
+    /// or duplicate name.
+    pub fn add(&mut self, def: &ToolDef) -> Result<(), Error> {
+        self.add_with(def, Checks::MetaSchema)
+    }
+
+    /// A generated tool of `set`'s package: its types resolved once in the package's pool now,
+    /// and again on its first call (see [`register_later`](Self::register_later)).
+    fn add_generated(&mut self, def: &ToolDef, set: &Arc<SetPools>) -> Result<(), Error> {
+        let info = ToolInfo::from(def);
+        let meta = ToolMeta::new(def)?;
+        let schemas = Schemas::ready(MadeSchemas::given(def.input_schema, def.output_schema));
+        self.check_name(&info)?;
+        let package = package_of_rpc(&info.rpc_path);
+        let pool = descriptor_pools::registering(set, package)?;
+        let types = Types::resolve(&info, meta.wait_for.as_ref(), &pool, &self.transport)?;
+        let later = Later {
+            pools: Arc::clone(set),
+            package: package.into(),
+            fields: FieldNames::of(&types),
+        };
+        self.register_later(info, schemas, meta, later)
+    }
+
+    /// [`add`](Self::add), with the given schema checks.
+    fn add_with(&mut self, def: &ToolDef, checks: Checks) -> Result<(), Error> {
+        let info = ToolInfo::from(def);
+        let meta = ToolMeta::new(def)?;
+        let schemas = Schemas::ready(MadeSchemas::given(def.input_schema, def.output_schema));
+        self.register(info, schemas, checks, meta)
+    }
+
+    /// The finished tool set, with default settings.
+    pub fn build(self) -> ToolSet {
+        ToolSet {
+            tools: self.tools,
+            ..ToolSet::new()
+        }
+    }
+
+    /// The one registration path of generated and run-time tools whose types are resolved
+    /// now, in the set's pool.
+    pub(crate) fn register(
+        &mut self,
+        def: ToolInfo,
+        schemas: Schemas,
+        checks: Checks,
+        meta: ToolMeta,
+    ) -> Result<(), Error> {
+        self.check_name(&def)?;
+        let types = Types::resolve(&def, meta.wait_for.as_ref(), &self.pool, &self.transport)?;
+        self.register_types(def, schemas, checks, meta, ToolTypes::Held(Box::new(types)))
+    }
+
+    /// [`register`](Self::register) of a tool of a [`SetPools`](crate::SetPools), whose types
+    /// are resolved on its first call: `later` says where (its package), and what tool search
+    /// reads of them now. The caller has resolved them once in the package's pool, so that
+    /// what does not resolve is refused here as it would be by `register`.
+    pub(crate) fn register_later(
+        &mut self,
+        def: ToolInfo,
+        schemas: Schemas,
+        meta: ToolMeta,
+        later: Later,
+    ) -> Result<(), Error> {
+        self.check_name(&def)?;
+        let types = ToolTypes::Later(Box::new(LaterTypes {
+            at: later,
+            transport: self.transport.clone(),
+            resolved: OnceLock::new(),
+        }));
+        self.register_types(def, schemas, Checks::Trusted, meta, types)
+    }
+
+    /// Checks MCP's rules on `def`'s name, and that no tool of the set has it already.
+    fn check_name(&self, def: &ToolInfo) -> Result<(), Error> {
+        check_tool_name(&def.name)?;
+        match self
+            .names
+            .get(&*def.name)
+            .and_then(|&at| self.tools.get(at))
+        {
+            Some(first) => Err(Error::DuplicateTool {
+                name: def.name.to_string(),
+                first: first.tool.def.rpc_path.to_string(),
+                second: def.rpc_path.to_string(),
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// Registers `def` with its types, its name checked.
+    fn register_types(
+        &mut self,
+        def: ToolInfo,
+        schemas: Schemas,
+        checks: Checks,
+        meta: ToolMeta,
+        types: ToolTypes,
+    ) -> Result<(), Error> {
+        if let Some(given) = schemas.given() {
+            for (which, text) in [("input", given.input()), ("output", given.output())] {
+                text.and_then(|text| check_schema_text(&text, checks))
+                    .map_err(|message| Error::InvalidSchema {
+                        tool: def.name.to_string(),
+                        which,
+                        message,
+                    })?;
+            }
+        }
+        let endpoint =
+            Endpoint::new(&self.transport, def.rpc_path.clone(), def.kind).ok_or_else(|| {
+                Error::InvalidRpcPath {
+                    tool: def.name.to_string(),
+                    rpc_path: def.rpc_path.to_string(),
+                }
+            })?;
+        let operations = if def.rpc_path == GET_OPERATION_PATH {
+            Some(Arc::new(Operations::new(&def.name, &self.transport)?))
+        } else {
+            None
+        };
+        self.names.insert(def.name.to_string(), self.tools.len());
+        self.tools.push(Entry {
+            name: def.name.to_string(),
+            tool: Arc::new(CompiledTool {
+                def,
+                types,
+                schemas,
+                endpoint,
+                validation: OnceLock::new(),
+                meta,
+                operations,
+            }),
+        });
+        Ok(())
+    }
+}
+
+/// Checks that `text` is a JSON object, and with [`Checks::MetaSchema`] a valid draft 2020-12
+/// schema. Without, only the syntax is read, building nothing.
+fn check_schema_text(text: &str, checks: Checks) -> Result<(), String> {
+    const NOT_AN_OBJECT: &str = "a tool schema must be a JSON object";
+    if checks == Checks::MetaSchema {
+        let schema: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        if !schema.is_object() {
+            return Err(NOT_AN_OBJECT.to_owned());
+        }
+        return tonic_mcp_codec::check_schema(&schema);
+    }
+    if is_json_object(text).map_err(|e| e.to_string())? {
+        Ok(())
+    } else {
+        Err(NOT_AN_OBJECT.to_owned())
+    }
+}

@@ -1,0 +1,563 @@
+//! The streamable HTTP transport: [`McpHttpService`] and the guards it puts in front of rmcp's
+//! service (body size, nesting depth, sessions, origins, authorization). `http_server` serves
+//! it on a listener.
+
+use std::{convert::Infallible, fmt::Display, pin::Pin, sync::Arc};
+
+use bytes::Bytes;
+use http_body::Body;
+use http_body_util::{BodyExt as _, Full};
+use rmcp::{
+    ErrorData,
+    transport::{
+        StreamableHttpServerConfig, StreamableHttpService,
+        streamable_http_server::session::local::LocalSessionManager,
+    },
+};
+
+#[cfg(feature = "auth")]
+use crate::auth::Gate;
+use crate::{
+    call::arguments_text,
+    server::McpServer,
+    server::tasks::sep1686,
+    transport::guard::{self, Screened},
+    transport::http_plain::{self, PlainHttp},
+    transport::http_response::{HttpResponse, plain_response},
+    transport::origin,
+    transport::sessions::SessionStore,
+};
+
+impl McpServer {
+    /// A tower service for MCP's streamable HTTP transport (rmcp's
+    /// [`StreamableHttpService`] behind this crate's guards), to mount at a path such as
+    /// `/mcp` in any hyper, axum or tower stack.
+    ///
+    /// rmcp's protections stay on: `Host` validation (loopback hosts by default; set
+    /// `allowed_hosts` for public names) and optional `Origin` validation. On top of them:
+    /// a request body larger than `config.max_request_body_bytes` is refused with 413 before
+    /// it is buffered (at once when its `Content-Length` says so); a message nested too deep
+    /// for the JSON parser gets the documented `isError` (a `tools/call`) or a JSON-RPC parse
+    /// error; sessions are bounded by [`SessionLimits`](crate::SessionLimits). For horizontal
+    /// scaling use [`stateless_http_config`](Self::stateless_http_config): no session state,
+    /// every request stands alone.
+    ///
+    /// When the server has an `Authorization` (feature `auth`,
+    /// `McpServerBuilder::authorization`), every request needs a valid access token first, and
+    /// the service also answers the protected resource metadata at
+    /// `/.well-known/oauth-protected-resource` (bare and with the resource's path appended), so
+    /// route those paths to it too.
+    pub fn streamable_http_service(&self, config: StreamableHttpServerConfig) -> McpHttpService {
+        let server = self.clone();
+        let limits = self.session_limits();
+        let mut local = LocalSessionManager::default();
+        local.session_config.keep_alive = Some(limits.idle_timeout);
+        let sessions = Arc::new(SessionStore::new(local, limits));
+        #[cfg(feature = "metrics")]
+        self.track_sessions(&sessions);
+        McpHttpService {
+            #[cfg(feature = "auth")]
+            gate: self.authorization().map(|authorization| {
+                let tools = self.clone();
+                Arc::new(Gate::new(
+                    authorization.clone(),
+                    Arc::new(move |name, target| tools.scoped_tool(name, target)),
+                    &self.served_tool_heads(),
+                ))
+            }),
+            max_body: config.max_request_body_bytes,
+            plain: PlainHttp::new(&config).map(Arc::new),
+            session_mode: config.legacy_session_mode,
+            allowed_origins: config.allowed_origins.clone().into(),
+            sessions: Arc::clone(&sessions),
+            server: server.clone(),
+            inner: StreamableHttpService::new(move || Ok(server.clone()), sessions, config),
+        }
+    }
+
+    /// A streamable HTTP configuration for stateless serving: no sessions, plain JSON
+    /// responses when a call sends no notifications (progress falls back to SSE).
+    ///
+    /// Like [`session_http_config`](Self::session_http_config), it refuses a foreign `Host`
+    /// (loopback names are allowed; add public names with `with_allowed_hosts`) and any
+    /// request carrying an `Origin` (browsers send one) that is neither a loopback origin
+    /// (while `Host` is loopback) nor in `allowed_origins`.
+    pub fn stateless_http_config() -> StreamableHttpServerConfig {
+        Self::session_http_config()
+            .with_legacy_session_mode(false)
+            .with_json_response(true)
+    }
+
+    /// A streamable HTTP configuration with sessions (rmcp's default) that also validates
+    /// `Origin`: rmcp's `StreamableHttpServerConfig::default()` checks `Host` but lets any
+    /// `Origin` through while its allow-list is empty; this one allows the loopback origins
+    /// ([`LOOPBACK_ORIGINS`]: a page served from this machine, such as the MCP Inspector's web
+    /// UI) while `Host` is a loopback name, and refuses every other `Origin` with 403.
+    ///
+    /// Allow more browser origins by adding to the list (`with_allowed_origins` replaces it,
+    /// loopback origins included):
+    ///
+    /// ```
+    /// let mut config = tonic_mcp::McpServer::session_http_config();
+    /// config.allowed_origins.push("https://app.example.com:443".to_owned());
+    /// ```
+    ///
+    /// [`LOOPBACK_ORIGINS`]: crate::LOOPBACK_ORIGINS
+    pub fn session_http_config() -> StreamableHttpServerConfig {
+        StreamableHttpServerConfig::default()
+            .enforce_origin_validation()
+            .with_allowed_origins(origin::LOOPBACK_ORIGINS)
+    }
+}
+
+/// A JSON-RPC error as an HTTP response.
+fn jsonrpc_error_response(
+    status: http::StatusCode,
+    error: ErrorData,
+    id: Option<serde_json::Value>,
+) -> HttpResponse {
+    let body = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": id.unwrap_or(serde_json::Value::Null),
+        "error": error,
+    });
+    let mut response = plain_response(status, body.to_string());
+    response.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+/// The streamable HTTP endpoint of an [`McpServer`]: a tower service over rmcp's
+/// [`StreamableHttpService`] that bounds request bodies before buffering them, answers
+/// messages too deep for the JSON parser, and bounds sessions ([`SessionLimits`](crate::SessionLimits)). Made by
+/// [`McpServer::streamable_http_service`]; cloning is cheap.
+#[derive(Clone)]
+pub struct McpHttpService {
+    inner: StreamableHttpService<McpServer, SessionStore>,
+    /// The server, for the task requests of revision 2025-11-25 ([`sep1686`]).
+    server: McpServer,
+    sessions: Arc<SessionStore>,
+    /// Answers plain stateless calls without rmcp's per-request service, when the
+    /// configuration allows it ([`http_plain`]).
+    plain: Option<Arc<PlainHttp>>,
+    max_body: usize,
+    session_mode: bool,
+    /// The configuration's `allowed_origins`, for [`origin::refused`].
+    allowed_origins: Arc<[String]>,
+    /// Authorization, when the server has it.
+    #[cfg(feature = "auth")]
+    gate: Option<Arc<Gate>>,
+}
+
+impl std::fmt::Debug for McpHttpService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpHttpService")
+            .field("max_body", &self.max_body)
+            .field("session_mode", &self.session_mode)
+            .field("max_sessions", &self.sessions.max_sessions)
+            .finish_non_exhaustive()
+    }
+}
+
+impl McpHttpService {
+    /// Sessions open now (0 in stateless mode).
+    pub async fn open_sessions(&self) -> usize {
+        self.sessions.local.sessions.read().await.len()
+    }
+
+    /// Whether the service answers the protected resource metadata (it has authorization).
+    pub fn serves_metadata(&self) -> bool {
+        #[cfg(feature = "auth")]
+        let serves = self.gate.is_some();
+        #[cfg(not(feature = "auth"))]
+        let serves = false;
+        serves
+    }
+
+    /// A loopback `Origin` sent to this server under a public `Host` ([`origin::refused`]).
+    fn foreign_to_loopback<B>(&self, request: &http::Request<B>) -> bool {
+        let header = |name| {
+            request
+                .headers()
+                .get(name)
+                .and_then(|value: &http::HeaderValue| value.to_str().ok())
+        };
+        let host =
+            header(http::header::HOST).or_else(|| request.uri().authority().map(|a| a.as_str()));
+        origin::refused(header(http::header::ORIGIN), host, &self.allowed_origins)
+    }
+
+    async fn handle<B>(mut self, request: http::Request<B>) -> HttpResponse
+    where
+        B: Body + Send + 'static,
+        B::Data: Send + 'static,
+        B::Error: Display,
+    {
+        if let Some(refused) = ambiguous_target(&request) {
+            return plain_response(http::StatusCode::BAD_REQUEST, refused);
+        }
+        #[cfg(feature = "auth")]
+        let (request, owner) = match self.authorize(request).await {
+            Ok(admitted) => admitted,
+            Err(refused) => return refused,
+        };
+        if self.foreign_to_loopback(&request) {
+            return plain_response(
+                http::StatusCode::FORBIDDEN,
+                "Forbidden: a loopback Origin is not allowed for a server reached by a public name",
+            );
+        }
+        if request.method() != http::Method::POST {
+            let delete = request.method() == http::Method::DELETE;
+            let mut response =
+                into_ok(tower_service::Service::call(&mut self.inner, request).await);
+            // rmcp closes the session, then answers 202 Accepted; the DELETE is done, which
+            // HTTP says with 204 (the Python SDK 2.x logs any other status as a failed
+            // termination).
+            if delete && response.status() == http::StatusCode::ACCEPTED {
+                *response.status_mut() = http::StatusCode::NO_CONTENT;
+            }
+            return response;
+        }
+        let too_large = || {
+            plain_response(
+                http::StatusCode::PAYLOAD_TOO_LARGE,
+                format!(
+                    "Payload Too Large: the request body exceeds {} bytes",
+                    self.max_body
+                ),
+            )
+        };
+        let declared = request
+            .headers()
+            .get(http::header::CONTENT_LENGTH)
+            .and_then(|value| value.to_str().ok())
+            .and_then(|value| value.parse::<u64>().ok());
+        if declared.is_some_and(|length| length > self.max_body as u64) {
+            return too_large();
+        }
+        let (mut parts, body) = request.into_parts();
+        let bytes = match read_body(body, self.max_body).await {
+            Ok(bytes) => bytes,
+            Err(BodyError::TooLarge) => return too_large(),
+            Err(BodyError::Read(error)) => {
+                return plain_response(
+                    http::StatusCode::BAD_REQUEST,
+                    format!("Failed to read the request body: {error}"),
+                );
+            }
+        };
+        let mut tools_call = false;
+        let bytes = match guard::screen(&bytes) {
+            Screened::Pass { tools_call: call } => {
+                tools_call = call;
+                bytes
+            }
+            Screened::Repaired(repaired, not) => {
+                parts.extensions.insert(not);
+                Bytes::from(repaired)
+            }
+            Screened::Cut(cut, too_deep) => {
+                parts.extensions.insert(too_deep);
+                Bytes::from(cut)
+            }
+            Screened::Refuse { id, message } => {
+                return jsonrpc_error_response(
+                    http::StatusCode::BAD_REQUEST,
+                    ErrorData::parse_error(message, None),
+                    id,
+                );
+            }
+        };
+        // Session mode: sessions are opened one at a time within their bounds, and a request
+        // id is in flight once per session.
+        let mut _admitting = None;
+        let mut in_flight = None;
+        if self.session_mode
+            && let Ok(head) = serde_json::from_slice::<Head>(&bytes)
+        {
+            match (parts.headers.get("mcp-session-id"), &head.method, head.id) {
+                (None, Some(method), id) if method == "initialize" => {
+                    let admitting = self.sessions.admitting.lock().await;
+                    #[cfg(feature = "auth")]
+                    let owner = owner.as_deref();
+                    #[cfg(not(feature = "auth"))]
+                    let owner = None;
+                    if let Some(full) = self.session_refusal(owner).await {
+                        return jsonrpc_error_response(
+                            http::StatusCode::SERVICE_UNAVAILABLE,
+                            ErrorData::internal_error(full, None),
+                            id,
+                        );
+                    }
+                    _admitting = Some(admitting);
+                }
+                (Some(session), Some(_), Some(id)) => {
+                    let session = String::from_utf8_lossy(session.as_bytes());
+                    match self.sessions.start_request(&session, id.to_string()) {
+                        Some(started) => in_flight = Some(started),
+                        None => {
+                            return jsonrpc_error_response(
+                                http::StatusCode::CONFLICT,
+                                ErrorData::invalid_request(
+                                    format!(
+                                        "a request with id {id} is already in flight in this \
+                                         session; give each request of a session its own id"
+                                    ),
+                                    None,
+                                ),
+                                Some(id),
+                            );
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        #[cfg(feature = "auth")]
+        if let Some(gate) = &self.gate
+            && let Err(refused) = gate.check_message(&parts, &bytes)
+        {
+            return gate.refuse(&refused);
+        }
+        // The task requests of revision 2025-11-25, routed past rmcp's typed model (after the
+        // gate, which checks a task-augmented `tools/call` as any other).
+        let revision_2025 = parts
+            .headers
+            .get("mcp-protocol-version")
+            .is_some_and(|version| version.as_bytes() == sep1686::REVISION.as_bytes());
+        let initialize = INITIALIZE.find(&bytes).is_some();
+        let routed = sep1686::route(&bytes, &self.server, revision_2025);
+        // A plain stateless call: answered here, as rmcp would answer it (see `http_plain`).
+        if routed.is_none()
+            && tools_call
+            && let Some(plain) = &self.plain
+            && let Some(lifecycle) = plain.admits(&parts)
+            && let Some((id, call)) = http_plain::read(&self.server, &bytes, lifecycle, &parts)
+        {
+            return http_plain::answer(self.server.clone(), id, call, parts).await;
+        }
+        let bytes = match routed {
+            Some(routed) => {
+                parts.extensions.insert(sep1686::Routed);
+                Bytes::from(routed)
+            }
+            // A plain `tools/call`: its arguments go to the call as text, not through rmcp's
+            // parse (after the gate, which reads them). rmcp still checks the SEP-2243 headers
+            // of revision 2026-07-28 against the rest of the body; of the arguments it would
+            // read only properties a tool's schema marks `x-mcp-header`, which no schema of
+            // this crate or its generator carries.
+            None => match tools_call.then(|| arguments_text::take(&bytes)).flatten() {
+                Some((rest, arguments)) => {
+                    parts.extensions.insert(arguments);
+                    Bytes::from(rest)
+                }
+                None => bytes,
+            },
+        };
+        let request = http::Request::from_parts(parts, Full::new(bytes));
+        let mut response = into_ok(tower_service::Service::call(&mut self.inner, request).await);
+        if initialize {
+            response = declare_tasks(response, self.server.clone());
+        }
+        #[cfg(feature = "auth")]
+        if let Some(gate) = &self.gate
+            && owner.is_some()
+            && response.headers().contains_key("mcp-session-id")
+        {
+            let live = self.sessions.local.sessions.read().await;
+            gate.record_session(owner, &response, |id| {
+                live.keys().any(|session| session.as_ref() == id)
+            });
+        }
+        match in_flight {
+            // Until the answer has gone out, or the client has gone.
+            Some(in_flight) => response.map(|body| {
+                body.map_frame(move |frame| {
+                    let _ = &in_flight;
+                    frame
+                })
+                .boxed()
+            }),
+            None => response,
+        }
+    }
+
+    /// Why one more session cannot be opened now, for `owner` when the request has one.
+    async fn session_refusal(&self, owner: Option<&str>) -> Option<String> {
+        let live = self.sessions.local.sessions.read().await;
+        if live.len() >= self.sessions.max_sessions {
+            return Some(self.sessions.full_message());
+        }
+        #[cfg(feature = "auth")]
+        if let (Some(gate), Some(owner)) = (&self.gate, owner) {
+            let open = gate.sessions_of(owner, |id| {
+                live.keys().any(|session| session.as_ref() == id)
+            });
+            if open >= self.sessions.max_sessions_per_principal {
+                return Some(self.sessions.owner_full_message());
+            }
+        }
+        #[cfg(not(feature = "auth"))]
+        let _ = owner;
+        None
+    }
+
+    /// Answers the protected resource metadata, or authenticates the request (see
+    /// [`Gate::admit`]); passes it on unchanged when the server has no authorization.
+    /// Also returns who opened it, to bind the session an `initialize` opens.
+    #[cfg(feature = "auth")]
+    async fn authorize<B>(
+        &self,
+        request: http::Request<B>,
+    ) -> Result<(http::Request<B>, Option<String>), HttpResponse> {
+        let Some(gate) = &self.gate else {
+            return Ok((request, None));
+        };
+        let (mut parts, body) = request.into_parts();
+        if let Some(metadata) = gate.metadata_response(&parts) {
+            return Err(metadata);
+        }
+        gate.admit(&mut parts).await?;
+        let owner = (!parts.headers.contains_key("mcp-session-id"))
+            .then(|| crate::auth::owner(&parts))
+            .flatten();
+        Ok((http::Request::from_parts(parts, body), owner))
+    }
+}
+
+/// What the session checks read of a message: its method and id, escapes decoded.
+#[derive(serde::Deserialize)]
+struct Head {
+    method: Option<String>,
+    id: Option<serde_json::Value>,
+}
+
+/// Why a request's target is ambiguous, for a 400: `Host` or `Origin` given more than once
+/// (RFC 9112 section 3.2 asks for 400 on several `Host` lines; rmcp reads only the first of
+/// either), or an absolute-form target whose authority is not the `Host` header's (RFC 9112
+/// section 3.2.2 makes the target's authority the one that counts, and rmcp checks `Host`).
+fn ambiguous_target<B>(request: &http::Request<B>) -> Option<&'static str> {
+    let headers = request.headers();
+    if headers.get_all(http::header::HOST).iter().count() > 1 {
+        return Some("Bad Request: more than one Host header");
+    }
+    if headers.get_all(http::header::ORIGIN).iter().count() > 1 {
+        return Some("Bad Request: more than one Origin header");
+    }
+    if let (Some(authority), Some(host)) =
+        (request.uri().authority(), headers.get(http::header::HOST))
+        && !authority
+            .as_str()
+            .as_bytes()
+            .eq_ignore_ascii_case(host.as_bytes())
+    {
+        return Some("Bad Request: the request target's authority is not the Host header's");
+    }
+    None
+}
+
+/// The method name that marks a body as a possible `initialize`.
+/// `"initialize"`, searched for in every POST body (a searcher built once, not a window per
+/// byte).
+static INITIALIZE: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+    std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\"initialize\""));
+
+/// An `initialize` answer of revision 2025-11-25 with `capabilities.tasks` added
+/// ([`sep1686::declare`]), as a JSON body or in the `data:` lines of a server-sent event.
+fn declare_tasks(response: HttpResponse, server: McpServer) -> HttpResponse {
+    response.map(|body| {
+        body.map_frame(move |frame| {
+            let Some(data) = frame.data_ref() else {
+                return frame;
+            };
+            let mut changed = false;
+            let text = String::from_utf8_lossy(data);
+            let lines: Vec<String> = text
+                .split('\n')
+                .map(|line| {
+                    let (prefix, json) = match line.strip_prefix("data:") {
+                        Some(json) => ("data: ", json.trim_start()),
+                        None => ("", line),
+                    };
+                    if let Ok(mut message) = serde_json::from_str::<serde_json::Value>(json)
+                        && sep1686::declare(&mut message, &server)
+                    {
+                        changed = true;
+                        return format!("{prefix}{message}");
+                    }
+                    line.to_owned()
+                })
+                .collect();
+            if changed {
+                http_body::Frame::data(Bytes::from(lines.join("\n")))
+            } else {
+                frame
+            }
+        })
+        .boxed()
+    })
+}
+
+fn into_ok(result: Result<HttpResponse, Infallible>) -> HttpResponse {
+    match result {
+        Ok(response) => response,
+        Err(never) => match never {},
+    }
+}
+
+enum BodyError {
+    TooLarge,
+    Read(String),
+}
+
+/// The body, read frame by frame and refused as soon as it goes over `max` bytes.
+async fn read_body<B>(body: B, max: usize) -> Result<Bytes, BodyError>
+where
+    B: Body,
+    B::Error: Display,
+{
+    let mut body = std::pin::pin!(body);
+    let mut collected = bytes::BytesMut::new();
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|error| BodyError::Read(error.to_string()))?;
+        let Ok(mut data) = frame.into_data() else {
+            continue;
+        };
+        if bytes::Buf::remaining(&data) > max.saturating_sub(collected.len()) {
+            return Err(BodyError::TooLarge);
+        }
+        while bytes::Buf::has_remaining(&data) {
+            let chunk = bytes::Buf::chunk(&data);
+            let length = chunk.len();
+            collected.extend_from_slice(chunk);
+            bytes::Buf::advance(&mut data, length);
+        }
+    }
+    Ok(collected.freeze())
+}
+
+impl<B> tower_service::Service<http::Request<B>> for McpHttpService
+where
+    B: Body + Send + 'static,
+    B::Data: Send + 'static,
+    B::Error: Display,
+{
+    type Response = HttpResponse;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<HttpResponse, Infallible>> + Send>>;
+
+    fn poll_ready(
+        &mut self,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), Infallible>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: http::Request<B>) -> Self::Future {
+        let this = self.clone();
+        Box::pin(async move { Ok(this.handle(request).await) })
+    }
+}

@@ -1,0 +1,203 @@
+//! Streamable HTTP sessions: rmcp's in-memory session manager with bounds.
+
+use std::{collections::HashSet, sync::Arc};
+
+use crate::server::SessionLimits;
+use rmcp::transport::streamable_http_server::{
+    RestoreOutcome, SessionId, SessionManager,
+    session::{
+        ServerSseMessage,
+        local::{LocalSessionManager, LocalSessionManagerError},
+    },
+};
+
+/// rmcp's in-memory session manager with a bound on open sessions.
+pub(crate) struct SessionStore {
+    pub(crate) local: LocalSessionManager,
+    pub(crate) max_sessions: usize,
+    /// Read where the owners are known (feature `auth`).
+    #[cfg_attr(not(feature = "auth"), allow(dead_code))]
+    pub(crate) max_sessions_per_principal: usize,
+    /// Serialises creation, so that concurrent `initialize` requests cannot overshoot.
+    pub(crate) creating: tokio::sync::Mutex<()>,
+    /// Held by the HTTP service from its check of the bounds until rmcp has opened the
+    /// session, so that concurrent `initialize` requests at the bound get its 503, not the
+    /// 500 rmcp answers when `creating` refuses.
+    pub(crate) admitting: tokio::sync::Mutex<()>,
+    /// The requests in flight in each session, by session and JSON-RPC id: a second request
+    /// with an id already in flight is refused before it runs (rmcp would run both and answer
+    /// one).
+    in_flight: std::sync::Mutex<HashSet<(String, String)>>,
+}
+
+/// A request in flight in a session, until dropped (with the answer's body).
+pub(crate) struct InFlight {
+    store: Arc<SessionStore>,
+    key: (String, String),
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        let mut in_flight = self
+            .store
+            .in_flight
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        in_flight.remove(&self.key);
+    }
+}
+
+#[cfg(feature = "metrics")]
+impl crate::server::OpenSessions for SessionStore {
+    /// Sessions open now; 0 while the map is being written (a scrape does not wait).
+    fn open(&self) -> usize {
+        self.local
+            .sessions
+            .try_read()
+            .map_or(0, |sessions| sessions.len())
+    }
+}
+
+impl SessionStore {
+    /// The store over `local`, bounded by `limits`.
+    pub(crate) fn new(local: LocalSessionManager, limits: SessionLimits) -> Self {
+        Self {
+            local,
+            max_sessions: limits.max_sessions,
+            max_sessions_per_principal: limits.max_sessions_per_principal,
+            creating: tokio::sync::Mutex::new(()),
+            admitting: tokio::sync::Mutex::new(()),
+            in_flight: std::sync::Mutex::new(HashSet::new()),
+        }
+    }
+
+    pub(crate) fn full_message(&self) -> String {
+        format!(
+            "too many open sessions (the limit is {}); close unused sessions with DELETE or retry later",
+            self.max_sessions
+        )
+    }
+
+    /// The refusal of one more session to an owner that has `max_sessions_per_principal`.
+    #[cfg_attr(not(feature = "auth"), allow(dead_code))]
+    pub(crate) fn owner_full_message(&self) -> String {
+        format!(
+            "this caller has too many open sessions (the limit per token owner is {}); close \
+             unused sessions with DELETE or retry later",
+            self.max_sessions_per_principal
+        )
+    }
+
+    /// Marks request `id` of `session` in flight, or `None` when a request with that id is
+    /// in flight there already.
+    pub(crate) fn start_request(self: &Arc<Self>, session: &str, id: String) -> Option<InFlight> {
+        let key = (session.to_owned(), id);
+        let mut in_flight = self.in_flight.lock().unwrap_or_else(|e| e.into_inner());
+        in_flight.insert(key.clone()).then(|| InFlight {
+            store: Arc::clone(self),
+            key,
+        })
+    }
+}
+
+/// Why a session operation failed.
+#[derive(Debug)]
+pub(crate) enum SessionStoreError {
+    Full(String),
+    Local(LocalSessionManagerError),
+}
+
+impl std::fmt::Display for SessionStoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Full(message) => f.write_str(message),
+            Self::Local(error) => error.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for SessionStoreError {}
+
+impl From<LocalSessionManagerError> for SessionStoreError {
+    fn from(error: LocalSessionManagerError) -> Self {
+        Self::Local(error)
+    }
+}
+
+impl SessionManager for SessionStore {
+    type Error = SessionStoreError;
+    type Transport = <LocalSessionManager as SessionManager>::Transport;
+
+    async fn create_session(&self) -> Result<(SessionId, Self::Transport), Self::Error> {
+        // The service checks the bound first and answers 503; this closes the race between
+        // two `initialize` requests at the bound (rmcp answers that one with a 500 naming it).
+        let _creating = self.creating.lock().await;
+        if self.local.sessions.read().await.len() >= self.max_sessions {
+            return Err(SessionStoreError::Full(self.full_message()));
+        }
+        Ok(self.local.create_session().await?)
+    }
+
+    async fn initialize_session(
+        &self,
+        id: &SessionId,
+        message: rmcp::model::ClientJsonRpcMessage,
+    ) -> Result<rmcp::model::ServerJsonRpcMessage, Self::Error> {
+        Ok(self.local.initialize_session(id, message).await?)
+    }
+
+    async fn has_session(&self, id: &SessionId) -> Result<bool, Self::Error> {
+        Ok(self.local.has_session(id).await?)
+    }
+
+    async fn close_session(&self, id: &SessionId) -> Result<(), Self::Error> {
+        Ok(self.local.close_session(id).await?)
+    }
+
+    async fn create_stream(
+        &self,
+        id: &SessionId,
+        message: rmcp::model::ClientJsonRpcMessage,
+    ) -> Result<
+        impl futures_core::Stream<Item = ServerSseMessage> + Send + Sync + 'static,
+        Self::Error,
+    > {
+        Ok(self.local.create_stream(id, message).await?)
+    }
+
+    async fn accept_message(
+        &self,
+        id: &SessionId,
+        message: rmcp::model::ClientJsonRpcMessage,
+    ) -> Result<(), Self::Error> {
+        Ok(self.local.accept_message(id, message).await?)
+    }
+
+    async fn create_standalone_stream(
+        &self,
+        id: &SessionId,
+    ) -> Result<
+        impl futures_core::Stream<Item = ServerSseMessage> + Send + Sync + 'static,
+        Self::Error,
+    > {
+        Ok(self.local.create_standalone_stream(id).await?)
+    }
+
+    async fn resume(
+        &self,
+        id: &SessionId,
+        last_event_id: String,
+    ) -> Result<
+        impl futures_core::Stream<Item = ServerSseMessage> + Send + Sync + 'static,
+        Self::Error,
+    > {
+        Ok(self.local.resume(id, last_event_id).await?)
+    }
+
+    async fn restore_session(
+        &self,
+        id: SessionId,
+    ) -> Result<RestoreOutcome<Self::Transport>, Self::Error> {
+        Ok(self.local.restore_session(id).await?)
+    }
+}

@@ -1,0 +1,145 @@
+//! The line transport's plain `tools/call`s, answered by the transport itself.
+//!
+//! rmcp's service handles each request it receives by registering it, spawning its handler as
+//! a task and sending the result back through a channel to the transport. For a plain call
+//! ([`McpServer::plain_call`]) none of that changes the answer, so the line transport runs the
+//! tool itself, in a task, and writes the result as rmcp would have: the same message, with
+//! its structured content spliced from its text.
+//!
+//! What rmcp's service would do for the call is kept:
+//! - the session must be set up: the `initialize` answer sent, and `notifications/initialized`
+//!   received; until then every message goes to rmcp;
+//! - the result is stripped as for the negotiated revision (the plain path is taken only for a
+//!   revision before 2026-07-28);
+//! - a client that declared tasks may have a call made a task: such calls go to rmcp;
+//! - `notifications/cancelled` cancels the call, whose answer is then not written (rmcp drops
+//!   the answer of a cancelled request); the notification still goes to rmcp, which ignores an
+//!   id it does not know;
+//! - when the input ends, the answers of calls still running are written for up to 5 s, and
+//!   calls running after that are cancelled, as rmcp drains and then cancels its handlers.
+
+use std::{
+    collections::HashMap,
+    sync::{Arc, Mutex},
+};
+
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientNotification, ClientRequest, GetExtensions as _, ProtocolVersion,
+    RequestId, ServerJsonRpcMessage, ServerResult,
+};
+use tokio_util::sync::CancellationToken;
+
+use crate::{McpServer, call::structured_text::StructuredFromText};
+
+/// What the line transport knows of its session for answering plain calls, and the plain
+/// calls running now.
+#[derive(Default)]
+pub(crate) struct PlainCalls {
+    /// The `initialize` answer named a revision before 2026-07-28.
+    legacy_revision: bool,
+    /// The client sent `notifications/initialized`.
+    initialized: bool,
+    /// The client declared the tasks capability in `initialize`.
+    tasks_declared: bool,
+    /// The plain calls running now, by request id. A call whose entry is gone when it ends
+    /// was cancelled: its answer is not written.
+    running: Arc<Mutex<HashMap<RequestId, CancellationToken>>>,
+}
+
+impl PlainCalls {
+    /// Notes what a message the transport read says of the session, and cancels the plain
+    /// call a `notifications/cancelled` names.
+    pub(crate) fn read(&mut self, message: &ClientJsonRpcMessage) {
+        match message {
+            ClientJsonRpcMessage::Request(request) => {
+                if let ClientRequest::InitializeRequest(initialize) = &request.request {
+                    self.tasks_declared = initialize.params.capabilities.supports_tasks();
+                }
+            }
+            ClientJsonRpcMessage::Notification(notification) => match &notification.notification {
+                ClientNotification::InitializedNotification(_) => self.initialized = true,
+                ClientNotification::CancelledNotification(cancelled) => {
+                    if let Some(id) = &cancelled.params.request_id
+                        && let Some(token) = self.running().remove(id)
+                    {
+                        token.cancel();
+                    }
+                }
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+
+    /// Notes the revision of the `initialize` answer the transport writes.
+    pub(crate) fn sent(&mut self, message: &ServerJsonRpcMessage) {
+        if let ServerJsonRpcMessage::Response(response) = message
+            && let ServerResult::InitializeResult(result) = &response.result
+        {
+            self.legacy_revision =
+                result.protocol_version.as_str() < ProtocolVersion::V_2026_07_28.as_str();
+        }
+    }
+
+    /// The answer to `message` when it is a plain call: the call, to run in a task of the
+    /// transport's, giving the message to write (`None` once cancelled). Any other message
+    /// comes back, for rmcp.
+    #[allow(
+        clippy::result_large_err,
+        reason = "the message goes on to rmcp as it came, not boxed"
+    )]
+    pub(crate) fn answer(
+        &self,
+        mut message: ClientJsonRpcMessage,
+        server: &McpServer,
+    ) -> Result<
+        impl Future<Output = Option<ServerJsonRpcMessage>> + Send + 'static,
+        ClientJsonRpcMessage,
+    > {
+        if !(self.initialized && self.legacy_revision) {
+            return Err(message);
+        }
+        let ClientJsonRpcMessage::Request(request) = &mut message else {
+            return Err(message);
+        };
+        let id = request.id.clone();
+        // Only a call read straight from its text (`tools_call_text`), which marks it so: not
+        // one the message guard repaired, nor a task request routed by revision.
+        let call = match &mut request.request {
+            ClientRequest::CallToolRequest(call)
+                if call.extensions().get::<StructuredFromText>().is_some() =>
+            {
+                server.plain_call(call, self.tasks_declared, false)
+            }
+            _ => None,
+        };
+        let Some(call) = call else {
+            return Err(message);
+        };
+        let cancelled = CancellationToken::new();
+        self.running().insert(id.clone(), cancelled.clone());
+        let running = Arc::clone(&self.running);
+        let server = server.clone();
+        Ok(async move {
+            // Boxed: the call's state is large, and the task's future is moved as it is spawned.
+            let result = Box::pin(server.run_plain(call, None, cancelled.cancelled_owned())).await;
+            let answered = running
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(&id)
+                .is_some();
+            answered.then(|| ServerJsonRpcMessage::response(result, id))
+        })
+    }
+
+    /// Cancels every plain call still running (the input ended, and the drain is over).
+    pub(crate) fn cancel_all(&self) {
+        for (_, token) in self.running().drain() {
+            token.cancel();
+        }
+    }
+
+    fn running(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, CancellationToken>> {
+        self.running.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
