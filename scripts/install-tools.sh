@@ -2,9 +2,12 @@
 # Installs the external tools the workflow and end-to-end tests use, into the
 # project-local, git-ignored `.tools/` folder. No sudo, nothing outside the repo.
 #
-# Usage: scripts/install-tools.sh [buf|prost-plugins|python|python2|inspector|conformance|auth-server|interop|metrics|tokens|deploy|nginx|embeddings|all|path]...
+# Usage: scripts/install-tools.sh [buf|prost-plugins|mdbook|python|python2|inspector|conformance|auth-server|interop|metrics|tokens|deploy|nginx|embeddings|all|path]...
 #   buf            npm `@bufbuild/buf`           -> .tools/buf/node_modules/.bin/buf
 #   prost-plugins  protoc-gen-prost, -tonic      -> .tools/cargo/bin/
+#   mdbook         mdBook from crates.io, without its default features (no `serve`, `watch`
+#                  or `search`: `mdbook build docs` needs none of them), for the manual in
+#                  docs/ -> .tools/cargo/bin/mdbook
 #   python         venv with `mcp` 1.x, `jsonschema` -> .tools/venv/
 #   python2        venv with `mcp` 2.x, `jsonschema` -> .tools/venv-mcp2/
 #   inspector      npm `@modelcontextprotocol/inspector` (the official MCP Inspector, whose
@@ -34,7 +37,7 @@
 #                  -> .tools/venv-embed/ (not part of `all`: an 83 MB download no test uses)
 #   nginx          nginx (Debian's package, unpacked without installing; it links libssl3,
 #                  libpcre2-8-0, zlib1g and libcrypt1 from the machine) for the check of
-#                  README's nginx block (scripts/readme.sh) and scripts/scale-out.sh
+#                  the manual's nginx block (scripts/readme.sh) and scripts/scale-out.sh
 #                  -> .tools/nginx/usr/sbin/nginx
 #   all            all of the above (the default)
 #   path           print an `export PATH=...` line for the installed tools
@@ -48,6 +51,8 @@ set -euo pipefail
 BUF_VERSION=1.75.0
 PROTOC_GEN_PROST_VERSION=0.5.0
 PROTOC_GEN_TONIC_VERSION=0.5.0
+# mdBook, which builds the manual (docs/book.toml).
+MDBOOK_VERSION=0.5.4
 # The 1.x line of the official MCP Python SDK (the 2.x line changed its client API).
 MCP_VERSION=1.30.0
 # The 2.x line (protocol revision 2026-07-28), tested as a second client in its own venv.
@@ -269,8 +274,11 @@ cargo_installed_version() {
   sed -n "s/^$1 v\([^ :]*\).*/\1/p" <<<"$list"
 }
 
+# Installs the crate $1 at version $2 into .tools/cargo, with the extra `cargo install`
+# arguments $3... (features); skipped when that version is there.
 install_cargo_crate() {
   local crate=$1 version=$2 have
+  shift 2
   have="$(cargo_installed_version "$crate")"
   if [[ $have == "$version" && -x $TOOLS/cargo/bin/$crate ]]; then
     log "$crate $version already installed ($TOOLS/cargo/bin/$crate)"
@@ -279,13 +287,18 @@ install_cargo_crate() {
   log "cargo install --locked $crate $version into .tools/cargo${have:+ (found $have)}"
   # A shared, kept target dir lets both plugins reuse the dependencies they have in common.
   cargo install --locked --root "$TOOLS/cargo" --target-dir "$TOOLS/cargo/target" \
-    "$crate" --version "$version"
+    "$crate" --version "$version" "$@"
 }
 
 install_prost_plugins() {
   need cargo prost-plugins
   install_cargo_crate protoc-gen-prost "$PROTOC_GEN_PROST_VERSION"
   install_cargo_crate protoc-gen-tonic "$PROTOC_GEN_TONIC_VERSION"
+}
+
+install_mdbook() {
+  need cargo mdbook
+  install_cargo_crate mdbook "$MDBOOK_VERSION" --no-default-features
 }
 
 # Makes a venv with pip at $1 (named $2 in the log). `python -m venv` bootstraps pip with
@@ -451,6 +464,7 @@ main() {
     case $part in
       buf) timed buf install_buf ;;
       prost-plugins) timed prost-plugins install_prost_plugins ;;
+      mdbook) timed mdbook install_mdbook ;;
       python) timed python install_python ;;
       python2) timed python2 install_python2 ;;
       inspector) timed inspector install_inspector ;;
@@ -465,6 +479,7 @@ main() {
       all)
         timed buf install_buf
         timed prost-plugins install_prost_plugins
+        timed mdbook install_mdbook
         timed python install_python
         timed python2 install_python2
         timed inspector install_inspector
@@ -477,8 +492,8 @@ main() {
         timed nginx install_nginx
         ;;
       path) print_path; return ;;
-      -h | --help) sed -n '2,40p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; return ;;
-      *) die "unknown part '$part' (valid: buf, prost-plugins, python, python2, inspector, conformance, auth-server, interop, metrics, tokens, deploy, nginx, embeddings, all, path)" ;;
+      -h | --help) sed -n '2,46p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; return ;;
+      *) die "unknown part '$part' (valid: buf, prost-plugins, mdbook, python, python2, inspector, conformance, auth-server, interop, metrics, tokens, deploy, nginx, embeddings, all, path)" ;;
     esac
   done
   log "all requested parts done in $((SECONDS - total))s"

@@ -1,12 +1,12 @@
 # shellcheck shell=bash
-# README's nginx block (under "Scaling out") inside a complete nginx configuration, for the
+# The manual's nginx block (docs/scaling-out.md) inside a complete nginx configuration, for the
 # scripts that run it: scripts/readme.sh checks the block as written with `nginx -t`, and
 # scripts/scale-out.sh serves it, with its addresses replaced, in front of real replicas.
 # Sourced; needs ROOT (the repository root).
 
-# Prints the first ```nginx block of README.md.
+# Prints the first ```nginx block of docs/scaling-out.md.
 readme_nginx_block() {
-  awk '/^```nginx$/ { inside = 1; next } inside && /^```$/ { exit } inside { print }' "$ROOT/README.md"
+  awk '/^```nginx$/ { inside = 1; next } inside && /^```$/ { exit } inside { print }' "$ROOT/docs/scaling-out.md"
 }
 
 # Prints the path of nginx: the one scripts/install-tools.sh nginx unpacks into .tools/ (from

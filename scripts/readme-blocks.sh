@@ -17,7 +17,15 @@ installed() {
   printf '%s\n' "$bin"
 }
 
-# README's buf.gen.yaml as written, in a directory of its own, run by real buf (npm
+# The first block in $2 (a fence line) of the file $1 that starts `// src/lib.rs`: the module
+# tree that includes buf's or protoc's output into a crate.
+module_tree() {
+  awk -v fence="$2" '$0 == fence { inside = 1; first = 1; next }
+    inside && first { first = 0; if ($0 !~ /^\/\/ src\/lib\.rs/) inside = 0 }
+    inside && /^```$/ { exit } inside' "$1"
+}
+
+# The manual's buf.gen.yaml as written, in a directory of its own, run by real buf (npm
 # @bufbuild/buf, as scripts/workflows.sh runs it) on the files README's protoc example compiles,
 # with protoc-gen-prost, protoc-gen-tonic and the installed protoc-gen-rust-mcp on PATH, as the
 # block names them. Its options must show in the output, which is then compiled with README's
@@ -50,24 +58,17 @@ buf_generate() {
   {
     printf '[package]\nname = "readme-buf"\nversion = "0.0.0"\nedition = "2024"\npublish = false\n\n'
     awk '$0 == "## Install" { found = 1 } found && /^```toml$/ { inside = 1; next }
-      inside && /^```$/ { exit } inside' README.md | sed "s#path/to/clone#$ROOT#"
+      inside && /^```$/ { exit } inside' docs/getting-started.md | sed "s#path/to/clone#$ROOT#"
     printf '\n[dev-dependencies]\ntokio = { version = "1", default-features = false, features = ["rt", "macros"] }\n\n[workspace]\n'
   } >"$dir/crate/Cargo.toml"
   cp Cargo.lock "$dir/crate/"
   ln -s ../gen "$dir/crate/gen"
-  cat >"$dir/crate/src/lib.rs" <<'EOF'
-#![allow(clippy::all, missing_docs)]
-macro_rules! generated {
-    ($file:literal) => {
-        include!(concat!(env!("CARGO_MANIFEST_DIR"), "/gen/", $file));
-    };
-}
-pub mod demo { pub mod v1 { generated!("demo/v1/demo.v1.rs"); } }
-pub mod google {
-    pub mod longrunning { generated!("google/longrunning/google.longrunning.rs"); }
-    pub mod rpc { generated!("google/rpc/google.rpc.rs"); }
-}
-EOF
+  # The crate's src/lib.rs is the book's module tree (docs/generating-code.md, "A crate for the
+  # generated code") as written, and README's module tree must be the same text.
+  module_tree docs/generating-code.md '```rust,ignore' >"$dir/crate/src/lib.rs"
+  [[ -s $dir/crate/src/lib.rs ]] || die "docs/generating-code.md has no module tree (a rust,ignore block starting // src/lib.rs)"
+  [[ $(module_tree README.md '```rust') == "$(cat "$dir/crate/src/lib.rs")" ]] \
+    || die "README's module tree is not the book's (docs/generating-code.md)"
   names=$(sed -n 's/^      "name": "\(.*\)",$/"\1",/p' "$dir"/gen/*/*/*.mcp.json | LC_ALL=C sort | paste -sd ' ')
   [[ -n $names ]] || fail "no tools in the tools JSON buf generate wrote"
   cat >"$dir/crate/tests/load.rs" <<EOF

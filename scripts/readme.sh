@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Checks every fenced block of README.md and examples/demo/README.md, of any language (issue 22:
-# every snippet in README is compiled or run by a test), or says why not. The catalogue names
-# each block by its language and its exact text; a block it does not name fails the script, so
+# Checks every fenced block of README.md, examples/demo/README.md and the manual (every chapter
+# of docs/SUMMARY.md, which must list every docs/*.md), of any language (issue 22: every
+# snippet in README is compiled or run by a test; issue 41: the book's too), or says why not.
+# The catalogue names
+# each block by its language (the whole info string: `rust,ignore` is not `rust`) and its exact
+# text; a block it does not name fails the script, so
 # a new or changed snippet cannot go untested silently, and so does an entry whose block is
 # gone. An entry (`@@ LANGUAGE: ACTIONS`, then the text) gives one action for the block or one
 # per line:
@@ -14,6 +17,15 @@
 #     which it checks the block (verified before any block runs). Such an entry may give the
 #     block's first lines only, then a line `...`; it must then match exactly one block;
 #   - `not run: <reason>`.
+# A block that shows a file of the repository uses mdBook's `{{#include ../path}}`, so it is
+# the file by construction; its handler `included` checks that every include target exists.
+# The Rust blocks of the book are compiled and run by `cargo test -p e2e --doc` (e2e/src/book.rs
+# includes each chapter as the doc of an item); a `rust,ignore` block names the test that
+# compiles it instead. docs/benchmark-history.md is an archive of dated measurements kept
+# verbatim: its blocks are the commands of those runs, none run here (BENCHMARKS.md has the
+# current ones). Before any block runs, every relative link of these files, BENCHMARKS.md and
+# RELIABILITY.md must name a file that exists, and a `#fragment` into a Markdown file one of
+# its headings (GitHub's and mdBook's ids).
 # Shell blocks run first (they build and install what the others use), then the others, each
 # set in file order. The JSON checks run examples/minimal and e2e-server as `cargo test
 # --workspace --all-features` builds them: nothing to build after scripts/test.sh's cargo test,
@@ -28,6 +40,9 @@
 #                     build, made as README says (`cargo build --release -p demo`: minutes of
 #                     CI time); by default it runs the debug build in its place, which the sh
 #                     blocks built, and says so.
+#   README_CHECK_ONLY=1  only the checks before any block runs: every block named by the
+#                     catalogue and every entry by a block, the claims of other tests, the
+#                     links (seconds; nothing is built).
 # Needs: cargo, git, npm (Node 22 from scripts/install-tools.sh conformance when the machine's
 # is older; buf from install-tools.sh buf), python3, curl, openssl, apt-get and dpkg-deb (nginx
 # from Debian's archive, unpacked into .tools/ without root: install-tools.sh nginx), free
@@ -38,7 +53,18 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 export CARGO_TARGET_DIR="$TARGET"
 WORK="$TARGET/readme-sh"
-FILES=(README.md examples/demo/README.md)
+# The chapters in the order of docs/SUMMARY.md.
+mapfile -t CHAPTERS < <(grep -oE '\]\([^)]+\.md\)' "$ROOT/docs/SUMMARY.md" | sed 's/^](//; s/)$//; s|^|docs/|')
+FILES=(README.md examples/demo/README.md "${CHAPTERS[@]}")
+ARCHIVE=docs/benchmark-history.md
+ARCHIVE_REASON="not run: a dated benchmark command of the archive ($ARCHIVE, verbatim); BENCHMARKS.md gives the current commands"
+declare -A IN_SUMMARY=()
+for doc in "${CHAPTERS[@]}"; do IN_SUMMARY[$doc]=1; done
+for doc in "$ROOT"/docs/*.md; do
+  doc=docs/${doc##*/}
+  [[ $doc == docs/SUMMARY.md || -n ${IN_SUMMARY[$doc]:-} ]] \
+    || die "$doc is not a chapter of docs/SUMMARY.md: the book would leave it out, and this script would not check it"
+done
 
 # Entries: `@@ language: action[ | action]...`, then the block's exact text (for `checked by`,
 # or its first lines and a line `...`). In the order of the files.
@@ -46,8 +72,6 @@ CATALOGUE=$(cat <<'END'
 @@ sh: stdio_closed | not run: it is the command that runs this script (scripts/test.sh calls scripts/readme.sh)
 cargo run -p demo        # generate, then serve MCP (stdio) in front of an embedded gRPC service
 scripts/test.sh          # every test: Rust, golden, end to end, buf/protoc workflows, Python MCP SDK
-@@ sh: inspector
-cargo build -p demo && npx -y @modelcontextprotocol/inspector@2.12.0 --cli target/debug/demo --method tools/call --tool-name TaskService_GetTask --tool-arg id=task-1
 @@ sh: stdin_session
 cargo run -q -p demo <<'EOF'
 {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"by-hand","version":"1"}}}
@@ -55,26 +79,87 @@ cargo run -q -p demo <<'EOF'
 {"jsonrpc":"2.0","id":2,"method":"tools/list"}
 {"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"TaskService_GetTask","arguments":{"id":"task-1"}}}
 EOF
+@@ rust: checked by examples/minimal/tests/readme.rs (`readme_shows_the_build_script_as_it_is`): README shows the file as it is; cargo test builds the example and drives it (tests/stdio.rs)
+// examples/minimal/build.rs
+// Runs protoc (the bundled one), prost, tonic and protoc-gen-rust-mcp in one call;
+// `rust_mcp/options.proto` is found without a copy.
+fn main() -> Result<(), protoc_gen_rust_mcp::BuildError> {
+    protoc_gen_rust_mcp::Builder::new()
+        .compile_protos(&["proto/greeter/v1/greeter.proto"], &["proto"])
+}
+@@ rust: checked by scripts/readme-blocks.sh (`README's module tree`): buf_generate compiles the output of the book's buf.gen.yaml with it as src/lib.rs (and the book's copy must be the same text)
+// src/lib.rs: gen/ is the output directory, beside src/
+pub mod demo {
+    pub mod v1 {
+        include!("../gen/demo/v1/demo.v1.rs"); // prost's types; tonic's and the MCP module included from it
+    }
+}
+pub mod google {
+    pub mod longrunning {
+        include!("../gen/google/longrunning/google.longrunning.rs");
+    }
+    pub mod rpc {
+        include!("../gen/google/rpc/google.rpc.rs");
+    }
+}
+@@ sh: cargo_install | demo_background | gateway_stdio
+cargo install --locked --path gateway   # from a checkout; `cargo install --locked grpc-mcp-gateway` once it is on crates.io
+cargo run -p demo -- --grpc 127.0.0.1:50051 --http 127.0.0.1:8080 &   # the gRPC service on a fixed port
+cargo run -p grpc-mcp-gateway -- --target http://127.0.0.1:50051      # its 13 tools, MCP over stdio
+@@ toml: checked by gateway/src/config_file/tests.rs (`# gateway.toml`): readmes_example_loads loads README's copy as the gateway does (both backends, the header from SHOP_TOKEN, paths relative to the file, the error without SHOP_TOKEN); the book's copy (docs/gateway.md) has the same text, which this entry's full text holds it to
+# gateway.toml
+[[backend]]
+name = "shop"                          # required, unique: logs and errors use it
+target = "https://shop.internal:8443"  # required
+prefix = "shop"                        # tools are shop_CartService_GetCart, ...
+include = ["shop.v1.*"]
+header_env = { authorization = "SHOP_TOKEN" }   # value from the environment, never logged
+timeout = "10s"
+tls = { ca = "certs/ca.pem", cert = "certs/client.pem", key = "certs/client.key" }
+
+[[backend]]
+name = "search"
+target = "http://10.0.0.7:50051"
+descriptor_set = "search.binpb"        # absent: gRPC server reflection
+prefix = "search"
+max_result_bytes = "1MiB"
+@@ sh: stdio_closed | http_initialize | usage
+cargo run -p demo                              # MCP over stdio
+cargo run -p demo -- --http 127.0.0.1:8080     # MCP over streamable HTTP at http://127.0.0.1:8080/mcp
+cargo run -p demo -- --help
+@@ sh: demo_background | gateway_stdio
+cargo run -p demo -- --grpc 127.0.0.1:50051 --http 127.0.0.1:8080 &
+cargo run -p grpc-mcp-gateway -- --target http://127.0.0.1:50051
+@@ json: host_demo_debug
+{
+  "mcpServers": {
+    "tasks": {
+      "command": "/path/to/checkout/target/debug/demo"
+    }
+  }
+}
+@@ sh: inspector
+cargo build -p demo && npx -y @modelcontextprotocol/inspector@2.12.0 --cli target/debug/demo --method tools/call --tool-name TaskService_GetTask --tool-arg id=task-1
 @@ sh: cargo_install | cargo_install
 cargo install --locked --path protoc-gen-rust-mcp           # from a clone, at its root
 cargo install --locked --git <this repository's URL> protoc-gen-rust-mcp
-@@ toml: checked by scripts/workflows.sh (`## Install`): `workflows.sh readme` compiles README's protoc example output in a crate with these dependencies
+@@ toml: checked by scripts/workflows.sh (`## Install`): `workflows.sh readme` compiles the output of the manual's protoc example in a crate with these dependencies
 [dependencies]
 ...
 @@ sh: install_prost_plugins
 cargo install --locked protoc-gen-prost@0.5.0 protoc-gen-tonic@0.5.0
-@@ toml: checked by examples/minimal/tests/readme.rs (`"Cargo.toml"`): README shows the file as it is; cargo test builds the example and drives it (tests/stdio.rs)
+@@ toml: included
 # examples/minimal/Cargo.toml
-...
-@@ proto: checked by examples/minimal/tests/readme.rs (`"proto/greeter/v1/greeter.proto"`): README shows the file as it is
+{{#include ../examples/minimal/Cargo.toml}}
+@@ proto: included
 // examples/minimal/proto/greeter/v1/greeter.proto
-...
-@@ rust: checked by examples/minimal/tests/readme.rs (`"build.rs"`): README shows the file as it is
+{{#include ../examples/minimal/proto/greeter/v1/greeter.proto}}
+@@ rust,ignore: included
 // examples/minimal/build.rs
-...
-@@ rust: checked by examples/minimal/tests/readme.rs (`"src/main.rs"`): README shows the file as it is
+{{#include ../examples/minimal/build.rs}}
+@@ rust,ignore: included
 // examples/minimal/src/main.rs
-...
+{{#include ../examples/minimal/src/main.rs}}
 @@ json: greeter_listing
 {"name": "Greeter_SayHello", "title": "Say hello",
  "description": "Says hello to someone. Read-only: it changes nothing.",
@@ -92,29 +177,49 @@ plugins:
     opt:
       - include_in_prost        # include!("<package>.pb.mcp.rs") from protoc-gen-prost's file
       - tools_json              # also write <package>.mcp.json for review
-@@ sh: checked by scripts/workflows.sh (`'### protoc'`): `workflows.sh readme` runs it as written, with the plugins on PATH, and compiles its output
+@@ sh: not run: it links into your own buf module; the buf_generate check of the buf.gen.yaml above links rust_mcp/ into its module the same way and generates with --path
+ln -s path/to/clone/proto/rust_mcp proto/rust_mcp   # in a module whose root is proto/
+@@ sh: checked by scripts/workflows.sh (`'## protoc'`): `workflows.sh readme` runs it as written, with the plugins on PATH, and compiles its output
 mkdir -p gen
 protoc -I examples/demo/proto -I proto -I testdata \
   --prost_out=gen --tonic_out=gen \
   --rust-mcp_out=gen --rust-mcp_opt=include_in_prost,tools_json \
   examples/demo/proto/demo/v1/tasks.proto \
   testdata/google/longrunning/operations.proto testdata/google/rpc/status.proto
-@@ rust: checked by examples/demo/tests/readme.rs (`// examples/demo/build.rs`): README shows the file as it is
+@@ rust,ignore: checked by scripts/readme-blocks.sh (`the book's module tree`): buf_generate compiles the output of the buf.gen.yaml above with it as src/lib.rs; ignore for rustdoc, which has no gen/
+// src/lib.rs: gen/ is the output directory, beside src/
+pub mod demo {
+    pub mod v1 {
+        include!("../gen/demo/v1/demo.v1.rs"); // prost's types; tonic's and the MCP module included from it
+    }
+}
+pub mod google {
+    pub mod longrunning {
+        include!("../gen/google/longrunning/google.longrunning.rs");
+    }
+    pub mod rpc {
+        include!("../gen/google/rpc/google.rpc.rs");
+    }
+}
+@@ sh: vendored_protoc
+cargo fetch --locked   # downloads protoc-bin-vendored with the workspace's other dependencies
+ls "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/protoc-bin-vendored-linux-x86_64-*/bin/protoc
+@@ rust,ignore: included
 // examples/demo/build.rs
-...
-@@ toml: checked by scripts/workflows.sh (`### Add to an existing build.rs`): `workflows.sh readme` builds a crate with it and the build.rs below, as written
+{{#include ../examples/demo/build.rs}}
+@@ toml: checked by scripts/workflows.sh (`## Add to an existing build.rs`): `workflows.sh readme` builds a crate with it and the build.rs below, as written
 [build-dependencies]
 ...
-@@ rust: checked by scripts/workflows.sh (`### Add to an existing build.rs`): `workflows.sh readme` builds it as written
+@@ rust,ignore: checked by scripts/workflows.sh (`## Add to an existing build.rs`): `workflows.sh readme` builds it as written (a build script: ignore for rustdoc)
 // build.rs (written for examples/demo: paths are relative to that crate)
 ...
-@@ rust: checked by examples/minimal/tests/readme_snippets.rs (`"serving"`): compiled there, and README shows it as it is there
+@@ rust,ignore: checked by examples/minimal/tests/readme_snippets.rs (`"serving"`): compiled there, and the book shows it as it is there (ignore for rustdoc, which has no greeter module)
 use std::time::Duration;
 ...
-@@ rust: checked by examples/minimal/tests/readme_snippets.rs (`"without_generated_code"`): compiled there, and README shows it as it is there
+@@ rust,ignore: checked by examples/minimal/tests/readme_snippets.rs (`"without_generated_code"`): compiled there, and the book shows it as it is there (ignore for rustdoc, which has no greeter module)
 use tonic_mcp::{DescriptorTools, schema::Options};
 ...
-@@ rust: checked by examples/minimal/tests/readme_snippets.rs (`"migrating"`): compiled there, and README shows it as it is there
+@@ rust,ignore: checked by examples/minimal/tests/readme_snippets.rs (`"migrating"`): compiled there, and the book shows it as it is there (ignore for rustdoc, which has no greeter module)
 use greeter::v1::greeter_mcp;
 ...
 @@ json: streaming_calls
@@ -144,11 +249,6 @@ cargo install --locked --path gateway   # from a checkout; `cargo install --lock
 @@ sh: demo_background | gateway_stdio
 cargo run -p demo -- --grpc 127.0.0.1:50051 --http 127.0.0.1:8080 &   # the gRPC service on a fixed port
 cargo run -p grpc-mcp-gateway -- --target http://127.0.0.1:50051      # its 13 tools, MCP over stdio
-@@ toml: checked by gateway/src/config_file/tests.rs (`# gateway.toml`): readmes_example_loads loads it as the gateway does (both backends, the header from SHOP_TOKEN, paths relative to the file, the error without SHOP_TOKEN)
-# gateway.toml
-...
-@@ sh: not run: no container engine runs on the machines the tests run on; scripts/deploy-check.sh lints deploy/Dockerfile (hadolint) and gateway/tests/deploy.rs runs the gateway with the Dockerfile's entrypoint
-docker build -f deploy/Dockerfile -t grpc-mcp-gateway .
 @@ json: host_gateway
 {
   "mcpServers": {
@@ -160,12 +260,20 @@ docker build -f deploy/Dockerfile -t grpc-mcp-gateway .
     }
   }
 }
+@@ sh: not run: no container engine runs on the machines the tests run on; scripts/deploy-check.sh lints deploy/Dockerfile (hadolint) and gateway/tests/deploy.rs runs the gateway with the Dockerfile's entrypoint
+docker build -f deploy/Dockerfile -t grpc-mcp-gateway .
 @@ sh: not run: it needs an identity provider at a public https URL and a backend named tasks.internal; scripts/auth-e2e.sh runs the gateway with the same flags against a real authorization server on loopback
 grpc-mcp-gateway --target http://tasks.internal:50051 --http 0.0.0.0:8080 \
   --auth-issuer https://id.example.com/realms/platform \
   --resource-url https://mcp.example.com/mcp \
   --auth-scope mcp --auth-write-scope tasks.write \
   --forward-claim sub=x-user-id --forward-claim client_id=x-client-id
+@@ json: not run: the shape of the protected resource metadata; runtime/tests/authorization.rs and scripts/auth-e2e.sh read the real document
+   {"resource": "https://mcp.example.com/mcp",
+...
+@@ rust: checked by e2e/src/book.rs (`tasks.md`): compiled and run by cargo test -p e2e --doc against the testdata InventoryService's golden module
+# use e2e::testdata::streaming::inventory_service_mcp;
+...
 @@ nginx: nginx_test
 upstream mcp_replicas {
     server 10.0.0.11:8080 max_fails=1 fail_timeout=10s;
@@ -191,23 +299,19 @@ server {
     location = /.well-known/oauth-protected-resource { proxy_pass http://mcp_replicas; }
     location = /.well-known/oauth-protected-resource/mcp { proxy_pass http://mcp_replicas; }
 }
+@@ proto: not run: an illustration of the options; testdata/tool_options.proto sets each of them and the golden tests check what they do
+import "rust_mcp/options.proto";
+...
+@@ json: not run: an excerpt of a listed schema; golden/ holds the generated schemas of testdata/oneofs.proto, which the golden test compares
+"filter": {
+...
+@@ text: not run: a diagram
+protoc-gen-rust-mcp ─┐
+...
 @@ sh: not run: it rewrites golden/ (CI=true refuses it); the golden test that cargo test runs covers the same code
 UPDATE_GOLDEN=1 cargo test -p protoc-gen-rust-mcp --test golden
-@@ sh: stdio_closed | http_initialize | usage
-cargo run -p demo                              # MCP over stdio
-cargo run -p demo -- --http 127.0.0.1:8080     # MCP over streamable HTTP at http://127.0.0.1:8080/mcp
-cargo run -p demo -- --help
-@@ sh: demo_background | gateway_stdio
-cargo run -p demo -- --grpc 127.0.0.1:50051 --http 127.0.0.1:8080 &
-cargo run -p grpc-mcp-gateway -- --target http://127.0.0.1:50051
-@@ json: host_demo_debug
-{
-  "mcpServers": {
-    "tasks": {
-      "command": "/path/to/checkout/target/debug/demo"
-    }
-  }
-}
+@@ sh: checked by scripts/test.sh (`conformance.sh`): the test command runs it
+scripts/conformance.sh
 END
 )
 
@@ -409,6 +513,73 @@ gateway_stdio() {
   NOTE="the gateway lists 13 tools over stdio"
 }
 
+# A block that shows files with mdBook's `{{#include PATH}}` (PATH relative to the chapter,
+# optionally with `:anchor` or `:from:to`): every PATH must be a file, and the block nothing
+# but its first line (naming the file) and the includes.
+included() {
+  local dir path n=0 line
+  dir=$(dirname "$BLOCK_FILE")
+  while IFS= read -r line; do
+    [[ $line =~ \{\{#include\ ([^}:]+)(:[^}]*)?\}\} ]] || continue
+    path=${BASH_REMATCH[1]}
+    [[ -f $dir/$path ]] || die "$BLOCK_FILE: {{#include $path}} names no file ($dir/$path)"
+    n=$((n + 1))
+  done <<<"$1"
+  ((n > 0)) || die "$BLOCK_FILE: the catalogue says this block is included, but it has no {{#include}}"
+  NOTE="mdBook includes $path, which exists"
+}
+
+# The manual's command that prints the vendored protoc: it must print one executable that
+# reports a libprotoc version.
+vendored_protoc() {
+  local protoc
+  run "$1" </dev/null || fail "exited with status $?: $1"
+  protoc=$(tail -n 1 "$WORK/out")
+  [[ $(wc -l <"$WORK/out") == 1 && -x $protoc ]] || fail "it did not print one executable"
+  NOTE="prints a protoc that reports $("$protoc" --version)"
+}
+
+# Every relative link of the files, BENCHMARKS.md and RELIABILITY.md: the file exists, and a
+# fragment into a Markdown file is the id of one of its headings.
+check_links() {
+  python3 - "$@" <<'PY' || die "broken links (above)"
+import os, re, sys
+
+def ids(path):
+    found, inside = set(), False
+    for line in open(path, encoding="utf-8"):
+        if re.match(r"^\s*(```|~~~)", line):
+            inside = not inside
+        m = None if inside else re.match(r"^#{1,6}\s+(.*?)\s*#*\s*$", line)
+        if m:
+            text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", m.group(1)).lower()
+            slug = "".join(c for c in text if c.isalnum() or c in " -_").replace(" ", "-")
+            base, n = slug, 1
+            while slug in found:
+                slug, n = f"{base}-{n}", n + 1
+            found.add(slug)
+    return found
+
+bad = []
+for path in sys.argv[1:]:
+    text = open(path, encoding="utf-8").read()
+    text = re.sub(r"(?ms)^\s*(```|~~~).*?^\s*\1\s*$", "", text)  # no links in code
+    text = re.sub(r"`[^`\n]*`", "", text)
+    for target in re.findall(r"\]\(([^)\s]+)\)", text):
+        if re.match(r"^[a-z]+:", target):
+            continue
+        file, _, fragment = target.partition("#")
+        dest = os.path.normpath(os.path.join(os.path.dirname(path), file)) if file else path
+        if not os.path.exists(dest):
+            bad.append(f"{path}: {target}: no {dest}")
+        elif fragment and dest.endswith(".md") and fragment not in ids(dest):
+            bad.append(f"{path}: {target}: no heading #{fragment} in {dest}")
+for b in bad:
+    print(b, file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
+}
+
 # shellcheck source=scripts/readme-blocks.sh
 source "$ROOT/scripts/readme-blocks.sh"
 
@@ -431,6 +602,7 @@ for i in "${!TEXTS[@]}"; do
     [[ -z ${ENTRY[i]} ]] || die "${HEADS[i]}: two catalogue entries name this block:"$'\n'"${EXPECTED[${ENTRY[i]}]}"$'\n'"and"$'\n'"${EXPECTED[j]}"
     ENTRY[i]=$j USED[$j]=$((${USED[$j]:-0} + 1))
   done
+  if [[ -z ${ENTRY[i]} && ${HEADS[i]%%:*} == "$ARCHIVE" ]]; then ENTRY[i]=archive; fi
   [[ -n ${ENTRY[i]} ]] || die "${HEADS[i]}: a ${HEADS[i]##* } block no test checks (add it to the catalogue in scripts/readme.sh):"$'\n'"${TEXTS[i]}"
 done
 for j in "${!EXPECTED[@]}"; do
@@ -445,6 +617,13 @@ for j in "${!EXPECTED[@]}"; do
   done
 done
 
+check_links "${FILES[@]}" BENCHMARKS.md RELIABILITY.md
+echo "readme: the relative links of ${#FILES[@]} files, BENCHMARKS.md and RELIABILITY.md resolve"
+if [[ ${README_CHECK_ONLY:-} == 1 ]]; then
+  echo "readme: ${#TEXTS[@]} blocks, each named by the catalogue (README_CHECK_ONLY=1: none run)"
+  exit 0
+fi
+
 # Shell blocks first: they build and install what the checks of the other blocks use.
 ORDER=()
 for i in "${!TEXTS[@]}"; do [[ ${HEADS[i]##* } != sh ]] || ORDER+=("$i"); done
@@ -454,7 +633,9 @@ INSTALLS=0
 rm -rf "$WORK/install"
 start=$SECONDS ran=0 checked=0 skipped=0
 for i in "${ORDER[@]}"; do
-  IFS='|' read -ra actions <<<"${NAMES[${ENTRY[i]}]}"
+  BLOCK_FILE=${HEADS[i]%%:*}
+  if [[ ${ENTRY[i]} == archive ]]; then actions=("$ARCHIVE_REASON"); else
+    IFS='|' read -ra actions <<<"${NAMES[${ENTRY[i]}]}"; fi
   mapfile -t lines <<<"${TEXTS[i]}"
   ((${#actions[@]} > 1)) || lines=("${TEXTS[i]}")
   ((${#actions[@]} == ${#lines[@]})) || die "${HEADS[i]}: the catalogue gives ${#actions[@]} actions for ${#lines[@]} lines"

@@ -2,9 +2,9 @@
 # Scale-out check on a real load balancer (not run in CI).
 #
 # Three stateless replicas of the demo (`demo --http ADDR --stateless`) run behind nginx, with
-# README's nginx block (under "Scaling out") as its configuration: its three upstream servers
+# the manual's nginx block (docs/scaling-out.md) as its configuration: its three upstream servers
 # become the replicas and `listen 443 ssl` a plain loopback port, nothing else changes (the
-# block is read from README.md, so the two cannot drift; scripts/readme.sh checks the block as
+# block is read from docs/scaling-out.md, so the two cannot drift; scripts/readme.sh checks the block as
 # written with `nginx -t`). nginx is Debian's package, unpacked into .tools/ without root by
 # scripts/install-tools.sh nginx. MCP clients (rmcp, e2e/tests/scale_out.rs) call a tool
 # through nginx for SCALE_OUT_SECONDS (default 10); one replica is killed (SIGKILL) a third of
@@ -43,11 +43,11 @@ for i in 1 2 3; do
     replicas+=("127.0.0.1:$replica_port")
 done
 
-# README's block, with the replicas for its upstream servers and a loopback port for its TLS
+# The manual's block, with the replicas for its upstream servers and a loopback port for its TLS
 # listener; each replacement must apply exactly once.
 site=$(readme_nginx_block)
 replace() {
-    [[ $(grep -cF -- "$1" <<<"$site") == 1 ]] || { echo "README's nginx block has no single line with '$1'" >&2; exit 1; }
+    [[ $(grep -cF -- "$1" <<<"$site") == 1 ]] || { echo "the nginx block of docs/scaling-out.md has no single line with '$1'" >&2; exit 1; }
     site=${site//"$1"/"$2"}
 }
 replace "server 10.0.0.11:8080 " "server ${replicas[0]} "

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every test of the project: unit, golden, schema, end-to-end (Rust), the real buf and protoc
-# workflows, every code block of README run or checked (scripts/readme.sh), the official Python
+# workflows, the manual built with mdBook (warnings fail it), every code block of README and the
+# manual run or checked (scripts/readme.sh), the official Python
 # MCP SDK and the MCP Inspector's CLI against the demo, and the official MCP conformance suite
 # against the demo and the gateway.
 # Installs what it needs into .tools/. Exits non-zero on the first failure.
@@ -23,7 +24,14 @@ echo "== cargo test --workspace"
 cargo test --workspace --all-features
 
 step workflows.sh "buf and protoc workflows"
-step readme.sh "every code block of README: sh run as written, buf.gen.yaml, nginx, JSON against the real servers (or the test that checks it)"
+echo "== the manual: mdbook build docs (a warning fails it)"
+scripts/install-tools.sh mdbook
+if ! book_log=$(.tools/cargo/bin/mdbook build docs 2>&1) || grep -qE 'WARN|ERROR' <<<"$book_log"; then
+  printf '%s\n' "$book_log"
+  echo "mdbook build docs failed or warned" >&2
+  exit 1
+fi
+step readme.sh "every code block of README and the manual: sh run as written, buf.gen.yaml, nginx, JSON against the real servers (or the test that checks it)"
 step python-e2e.sh "Python MCP SDK against the demo"
 step inspector-e2e.sh "MCP Inspector CLI against the demo (2,301 tools, paginated)"
 step auth-e2e.sh "MCP authorization: a real authorization server, the Python SDK as OAuth client"

@@ -10,6 +10,8 @@
 
 include!(concat!(env!("OUT_DIR"), "/testdata_tree.rs"));
 
+#[cfg(doctest)]
+pub mod book;
 pub mod services;
 pub mod workload;
 

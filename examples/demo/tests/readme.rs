@@ -1,13 +1,16 @@
-//! README shows the demo's build script as it is.
+//! The manual shows the demo's build script as it is: `docs/generating-code.md` includes the
+//! file with mdBook's `{{#include}}`.
 
 #[test]
-fn readme_shows_the_demos_build_script_as_it_is() {
+fn the_book_includes_the_demos_build_script() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let readme = std::fs::read_to_string(root.join("../../README.md")).expect("README.md");
-    let build = std::fs::read_to_string(root.join("build.rs")).expect("build.rs");
-    let block = format!("```rust\n// examples/demo/build.rs\n{build}```\n");
+    let book = std::fs::read_to_string(root.join("../../docs/generating-code.md"))
+        .expect("docs/generating-code.md");
+    assert!(root.join("build.rs").is_file());
+    let block =
+        "```rust,ignore\n// examples/demo/build.rs\n{{#include ../examples/demo/build.rs}}\n```\n";
     assert!(
-        readme.contains(&block),
-        "README.md does not show examples/demo/build.rs as it is; expected:\n{block}"
+        book.contains(block),
+        "docs/generating-code.md does not include examples/demo/build.rs; expected:\n{block}"
     );
 }

@@ -1,6 +1,7 @@
-//! README's serving snippets, compiled: each function body below is a snippet of README's
-//! "Serving tools" section, written against the minimal example's `greeter_mcp` module, and
-//! the test checks that README shows each one as it is here. The functions are compiled, not
+//! The manual's serving snippets, compiled: each function body below is a snippet of the
+//! "Serving tools" section of `docs/serving.md`, written against the minimal example's
+//! `greeter_mcp` module, and the test checks that the book shows each one as it is here (as
+//! `rust,ignore` blocks: rustdoc cannot compile them without the greeter module). The functions are compiled, not
 //! run (they would serve stdio or need a server).
 
 #![allow(dead_code, unused_variables)]
@@ -31,7 +32,7 @@ impl Greeter for Hello {
     }
 }
 
-// README: serving tools.
+// The book: serving tools.
 async fn serving() -> Result<(), Box<dyn Error>> {
     use std::time::Duration;
     use tonic_mcp::{McpServer, forward_headers};
@@ -55,7 +56,7 @@ async fn serving() -> Result<(), Box<dyn Error>> {
     Ok(())
 }
 
-// README: tools without generated code.
+// The book: tools without generated code.
 fn without_generated_code(
     descriptor_set_bytes: Vec<u8>,
     channel: Channel,
@@ -70,7 +71,7 @@ fn without_generated_code(
     Ok(())
 }
 
-// README: migrating from `from_client`.
+// The book: migrating from `from_client`.
 fn migrating(
     channel: Channel,
     auth: fn(Request<()>) -> Result<Request<()>, Status>,
@@ -86,7 +87,7 @@ fn migrating(
 }
 
 /// The body of `fn name` in this file, without its trailing `Ok(())` and one level of
-/// indentation: the snippet README shows.
+/// indentation: the snippet the book shows.
 fn snippet(name: &str) -> String {
     let source = include_str!("readme_snippets.rs");
     let start = source
@@ -105,14 +106,17 @@ fn snippet(name: &str) -> String {
 }
 
 #[test]
-fn readme_shows_the_serving_snippets_as_compiled_here() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md"))
-        .expect("README.md");
+fn the_book_shows_the_serving_snippets_as_compiled_here() {
+    let book = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/serving.md"
+    ))
+    .expect("docs/serving.md");
     for name in ["serving", "without_generated_code", "migrating"] {
-        let block = format!("```rust\n{}\n```\n", snippet(name));
+        let block = format!("```rust,ignore\n{}\n```\n", snippet(name));
         assert!(
-            readme.contains(&block),
-            "README.md does not show the `{name}` snippet as compiled here; expected:\n{block}"
+            book.contains(&block),
+            "docs/serving.md does not show the `{name}` snippet as compiled here; expected:\n{block}"
         );
     }
 }
