@@ -28,7 +28,7 @@ The Inspector's CLI declares the MCP tasks extension (`io.modelcontextprotocol/t
 structured content"). The demo answers calls that end within its inline wait (`TaskMode::auto`,
 2 s) with their result, so the Inspector calls the demo's server-streaming
 `TaskService_ExportTasks` and its long-running `TaskService_ArchiveTasks` (the one task in
-STATE_DONE, archived in half a second, the demo's default) as README's command line does, and
+STATE_DONE, archived in half a second, the demo's default) as the getting-started guide's command line does, and
 gets their results; over stdio the relay's record shows that the Inspector declared the extension
 and that no answer was a task. The last line reads `N passed, N failed`.
 """
@@ -275,7 +275,7 @@ def http(era: str) -> None:
 
 
 def long_running_stdio(era: str) -> None:
-    """As README's command line: the demo alone (no copies), over stdio."""
+    """As the getting-started guide's command line: the demo alone (no copies), over stdio."""
     with tempfile.TemporaryDirectory() as tmp:
         record = os.path.join(tmp, "wire.jsonl")
         check_long_running(era, stdio_target(record, copies=False))

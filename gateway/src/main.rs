@@ -10,7 +10,7 @@ use tracing_subscriber::util::SubscriberInitExt as _;
 use tracing_subscriber::{EnvFilter, Layer as _};
 
 /// mimalloc rather than the system allocator: building the tools of a large descriptor set is
-/// mostly allocating and freeing small JSON trees (BENCHMARKS.md, the gateway on googleapis).
+/// mostly allocating and freeing small JSON trees (docs/benchmark-history.md, the gateway on googleapis).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -13,7 +13,7 @@ use std::process::ExitCode;
 
 /// mimalloc rather than the system allocator: syn and prettyplease, which format every generated
 /// item, allocate and free a small node per token. With glibc's allocator the plugin takes about
-/// 1.5 times the CPU time on a 5,000-method request (BENCHMARKS.md, "Plugin: one emission
+/// 1.5 times the CPU time on a 5,000-method request (docs/benchmark-history.md, "Plugin: one emission
 /// mechanism").
 #[cfg(feature = "mimalloc")]
 #[global_allocator]

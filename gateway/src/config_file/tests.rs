@@ -433,7 +433,7 @@ fn the_connections_table_sets_what_the_flags_do() {
     }
 }
 
-/// README's list of `[[backend]]` keys names every key the parser takes: the parser's own
+/// The reference's list of `[[backend]]` keys names every key the parser takes: the parser's own
 /// list, from its error for an unknown key, so that a new key cannot go undocumented.
 #[test]
 fn readme_names_every_key() {
@@ -453,15 +453,16 @@ fn readme_names_every_key() {
         .collect();
     assert!(keys.len() >= 18, "{keys:?} from {message}");
     let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/reference.md"))
+            .unwrap();
     let start = readme
         .find("Each table takes ")
-        .expect("README's list of keys");
+        .expect("the reference's list of keys");
     let list = &readme[start..start + readme[start..].find("\n\n").unwrap()];
     for key in keys {
         assert!(
             list.contains(&format!("`{key}`")),
-            "README does not list `{key}`"
+            "docs/reference.md does not list `{key}`"
         );
     }
 }
@@ -514,12 +515,13 @@ fn the_tasks_table_sets_what_the_flags_do() {
         &format!("{BACKEND}\n[tasks]\nmax_owner = 1\n"),
     );
     assert!(message.contains("unknown field `max_owner`"), "{message}");
-    // README documents the table's keys.
+    // The reference documents the table's keys.
     let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/reference.md"))
+            .unwrap();
     let start = readme
         .find("A `[tasks]` table takes ")
-        .expect("README's [tasks] keys");
+        .expect("the reference's [tasks] keys");
     let list = &readme[start..start + readme[start..].find("\n\n").unwrap()];
     for key in [
         "max_per_owner",
@@ -528,7 +530,10 @@ fn the_tasks_table_sets_what_the_flags_do() {
         "mode",
         "inline_wait",
     ] {
-        assert!(list.contains(&format!("`{key}`")), "README lacks `{key}`");
+        assert!(
+            list.contains(&format!("`{key}`")),
+            "docs/reference.md lacks `{key}`"
+        );
     }
 }
 

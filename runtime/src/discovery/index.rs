@@ -22,7 +22,7 @@ const K1: f32 = 1.2;
 const B: f32 = 0.5;
 /// The bonus for a query that says every word of an RPC's service and method names (less for
 /// part of them, by the square of the share). Chosen on half of the evaluation set
-/// (BENCHMARKS.md, tool search): 8 to 24 all did better than none, on both halves.
+/// (docs/benchmark-history.md, tool search): 8 to 24 all did better than none, on both halves.
 const NAME_COVERAGE: f32 = 16.0;
 
 /// One searchable tool.

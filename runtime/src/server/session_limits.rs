@@ -4,7 +4,7 @@ use std::time::Duration;
 
 /// Bounds on streamable HTTP sessions (session mode; stateless serving keeps none).
 ///
-/// Every open session holds a task and its channels (BENCHMARKS.md measures how much). A
+/// Every open session holds a task and its channels (docs/benchmark-history.md measures how much). A
 /// client that opens sessions and never closes them (`DELETE`) is bounded by these limits: a
 /// session idle for `idle_timeout` is closed, and once `max_sessions` are open, or the
 /// caller's token owner has `max_sessions_per_principal` open, a new `initialize` is refused
