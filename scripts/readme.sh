@@ -90,18 +90,7 @@ fn main() -> Result<(), protoc_gen_rust_mcp::BuildError> {
 @@ rust: checked by scripts/readme-blocks.sh (`README's module tree`): buf_generate compiles the output of the book's buf.gen.yaml with it as src/lib.rs (and the book's copy must be the same text)
 // src/lib.rs: gen/ is the output directory, beside src/
 pub mod demo {
-    pub mod v1 {
-        include!("../gen/demo/v1/demo.v1.rs"); // prost's types; tonic's and the MCP module included from it
-    }
-}
-pub mod google {
-    pub mod longrunning {
-        include!("../gen/google/longrunning/google.longrunning.rs");
-    }
-    pub mod rpc {
-        include!("../gen/google/rpc/google.rpc.rs");
-    }
-}
+...
 @@ sh: cargo_install | demo_background | gateway_stdio
 cargo install --locked --path gateway   # from a checkout; `cargo install --locked grpc-mcp-gateway` once it is on crates.io
 cargo run -p demo -- --grpc 127.0.0.1:50051 --http 127.0.0.1:8080 &   # the gRPC service on a fixed port
@@ -189,18 +178,7 @@ protoc -I examples/demo/proto -I proto -I testdata \
 @@ rust,ignore: checked by scripts/readme-blocks.sh (`the book's module tree`): buf_generate compiles the output of the buf.gen.yaml above with it as src/lib.rs; ignore for rustdoc, which has no gen/
 // src/lib.rs: gen/ is the output directory, beside src/
 pub mod demo {
-    pub mod v1 {
-        include!("../gen/demo/v1/demo.v1.rs"); // prost's types; tonic's and the MCP module included from it
-    }
-}
-pub mod google {
-    pub mod longrunning {
-        include!("../gen/google/longrunning/google.longrunning.rs");
-    }
-    pub mod rpc {
-        include!("../gen/google/rpc/google.rpc.rs");
-    }
-}
+...
 @@ sh: vendored_protoc
 cargo fetch --locked   # downloads protoc-bin-vendored with the workspace's other dependencies
 ls "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/protoc-bin-vendored-linux-x86_64-*/bin/protoc
