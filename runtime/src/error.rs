@@ -80,9 +80,9 @@ pub enum Error {
     Metrics(String),
 }
 
-/// A descriptor set that did not become a pool.
-impl From<tonic_mcp_schema::source_info::SetError> for Error {
-    fn from(error: tonic_mcp_schema::source_info::SetError) -> Self {
+impl Error {
+    /// A descriptor set that did not become a pool, as this crate says it.
+    pub(crate) fn descriptor_set(error: tonic_mcp_schema::source_info::SetError) -> Self {
         match error {
             tonic_mcp_schema::source_info::SetError::Syntax(message)
             | tonic_mcp_schema::source_info::SetError::Link(message) => {

@@ -96,7 +96,7 @@ impl<'a> DescriptorTools<'a> {
     /// [`Error::DescriptorSet`] when the bytes do not decode, a file is an editions file, or
     /// the files do not link.
     pub fn decode_pool(bytes: &[u8]) -> Result<DescriptorPool, Error> {
-        source_info::decode_set_with_source_info(bytes).map_err(Error::from)
+        source_info::decode_set_with_source_info(bytes).map_err(Error::descriptor_set)
     }
 
     /// As [`decode_pool`](Self::decode_pool), with the pool built without the files' source
@@ -110,7 +110,7 @@ impl<'a> DescriptorTools<'a> {
     ///
     /// As for [`decode_pool`](Self::decode_pool).
     pub fn decode(bytes: &[u8]) -> Result<DecodedDescriptors, Error> {
-        let (pool, comments) = source_info::decode_set(bytes).map_err(Error::from)?;
+        let (pool, comments) = source_info::decode_set(bytes).map_err(Error::descriptor_set)?;
         Ok(DecodedDescriptors {
             pool,
             comments: Arc::new(comments),

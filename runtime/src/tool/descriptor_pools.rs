@@ -26,7 +26,8 @@ pub(crate) fn shared(descriptor_set: &'static [u8]) -> Result<Arc<SetPools>, Err
     if let Some((_, set)) = sets.iter().find(|(k, _)| *k == key) {
         return Ok(Arc::clone(set));
     }
-    let (files, _) = SetFiles::decode_on_well_known(descriptor_set).map_err(Error::from)?;
+    let (files, _) =
+        SetFiles::decode_on_well_known(descriptor_set).map_err(Error::descriptor_set)?;
     let set = Arc::new(SetPools::new(files));
     sets.push((key, Arc::clone(&set)));
     Ok(set)

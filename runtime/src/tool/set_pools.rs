@@ -70,7 +70,7 @@ impl SetPools {
     /// [`Error::DescriptorSet`] when the bytes do not decode, a file is an editions file, two
     /// different files have one name, or an import is missing.
     pub fn decode(bytes: &[u8]) -> Result<(SetPools, Comments), Error> {
-        let (files, comments) = SetFiles::decode(bytes).map_err(Error::from)?;
+        let (files, comments) = SetFiles::decode(bytes).map_err(Error::descriptor_set)?;
         Ok((Self::new(files), comments))
     }
 
