@@ -15,6 +15,25 @@ use serde_json::value::RawValue;
 
 use tonic_mcp_codec::Problem;
 
+/// A message that was nested too deep, with its real depth, attached to the request (as an
+/// extension) after its deep parts were cut.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TooDeep {
+    /// Nesting of the whole message.
+    pub(crate) message_depth: usize,
+    /// Nesting of `params.arguments` (1 for `{}`), when the message had that member.
+    pub(crate) arguments_depth: Option<usize>,
+}
+
+/// A `tools/call` whose `arguments` was not an object (an array, a string, a number or a
+/// boolean), attached to the request after `arguments` was taken out, so that the call is
+/// refused with an `isError` naming `$` instead of failing to parse as a whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct NotAnObject {
+    /// What `arguments` was: "an array", "a string", …
+    pub(crate) got: &'static str,
+}
+
 /// A call's arguments as the client sent them: the text of a JSON object.
 #[derive(Debug, Clone)]
 pub(crate) struct ArgumentsText(pub(crate) Arc<str>);

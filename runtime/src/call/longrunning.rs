@@ -26,25 +26,21 @@ use std::{
 use bytes::Bytes;
 use futures_util::StreamExt as _;
 use prost::Message as _;
-use prost_reflect::{DescriptorPool, DynamicMessage, MessageDescriptor, ReflectMessage as _};
+use prost_reflect::{DynamicMessage, MessageDescriptor, ReflectMessage as _};
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::{Map, Value, json};
 use tonic::{Code, Status, metadata::MetadataMap};
 use tonic_mcp_codec::{ToJsonOptions, clear_omitted, message_to_json, root_to_json};
-use tonic_mcp_schema::{
-    json_schema::PENDING_OPERATION_KEY,
-    tools::{CANCEL_OPERATION_PATH, GET_OPERATION_PATH, OPERATION},
-};
+use tonic_mcp_schema::{json_schema::PENDING_OPERATION_KEY, tools::OPERATION};
 use tracing::Instrument as _;
 
 use crate::{
     call::outcome::{Outcome, local_failure, structured_result, with_status},
     call::progress::Progress,
-    error::Error,
     grpc::status::describe_status,
-    grpc::{BoxTransport, Endpoint, Invocation, MessageLimits},
+    grpc::{Invocation, MessageLimits},
     observe::telemetry,
-    tool::def::RpcKind,
+    tool::long_running::{LongRunning, Operations},
 };
 
 /// The wait before the first GetOperation.
@@ -56,30 +52,6 @@ pub const LONGEST_POLL: Duration = Duration::from_secs(5);
 /// How long `CancelOperation` may take when a waiting call is cancelled.
 const CANCEL_DEADLINE: Duration = Duration::from_secs(5);
 
-/// `google.longrunning.Operations`' GetOperation and CancelOperation on one transport.
-pub(crate) struct Operations {
-    get: Endpoint,
-    cancel: Endpoint,
-}
-
-impl Operations {
-    /// The two endpoints on `transport`.
-    pub(crate) fn new(tool: &str, transport: &BoxTransport) -> Result<Self, Error> {
-        let endpoint = |path: &'static str| {
-            Endpoint::new(transport, Cow::Borrowed(path), RpcKind::Unary).ok_or_else(|| {
-                Error::InvalidRpcPath {
-                    tool: tool.to_owned(),
-                    rpc_path: path.to_owned(),
-                }
-            })
-        };
-        Ok(Self {
-            get: endpoint(GET_OPERATION_PATH)?,
-            cancel: endpoint(CANCEL_OPERATION_PATH)?,
-        })
-    }
-}
-
 /// The server's GetOperation tool: named in what waiting tools say about redeeming an
 /// operation, and polled through when a waiting tool's own transport does not serve
 /// `google.longrunning.Operations`.
@@ -88,91 +60,33 @@ pub(crate) struct Redeemer {
     pub(crate) operations: Arc<Operations>,
 }
 
-/// What a tool that waits for its operation needs: the types the operation holds and the
-/// `google.longrunning.Operations` endpoints on the tool's own transport.
-pub(crate) struct LongRunning {
-    /// The operation's `response` type.
-    pub(crate) response: MessageDescriptor,
-    /// The operation's `metadata` type, when the descriptors define it.
-    metadata: Option<MessageDescriptor>,
-    /// `google.longrunning.GetOperationRequest` (and `CancelOperationRequest`, the same shape).
-    get_request: MessageDescriptor,
-    cancel_request: MessageDescriptor,
-    own: Operations,
-}
-
-impl LongRunning {
-    /// Resolves the operation's types in `pool` and makes the Operations endpoints.
-    pub(crate) fn new(
-        tool: &str,
-        pool: &DescriptorPool,
-        transport: &BoxTransport,
-        output_type: &str,
-        response_type: &str,
-        metadata_type: Option<&str>,
-    ) -> Result<Self, Error> {
-        let message = |type_name: &str| {
-            pool.get_message_by_name(type_name)
-                .ok_or_else(|| Error::UnknownMessage {
-                    tool: tool.to_owned(),
-                    type_name: type_name.to_owned(),
-                })
-        };
-        if output_type != OPERATION {
-            return Err(Error::InvalidMeta {
-                tool: tool.to_owned(),
-                message: format!(
-                    "`longRunning` with `wait` needs an RPC returning {OPERATION}, not \
-                     {output_type}"
-                ),
-            });
-        }
-        Ok(Self {
-            response: message(response_type)?,
-            metadata: metadata_type.and_then(|name| pool.get_message_by_name(name)),
-            get_request: message("google.longrunning.GetOperationRequest")?,
-            cancel_request: message("google.longrunning.CancelOperationRequest")?,
-            own: Operations::new(tool, transport)?,
-        })
-    }
-
-    /// `{"name": name}` as a request of `descriptor`.
-    fn by_name(descriptor: &MessageDescriptor, name: &str) -> Bytes {
-        let mut request = DynamicMessage::new(descriptor.clone());
-        if let Some(field) = descriptor.get_field_by_name("name") {
-            request.set_field(&field, prost_reflect::Value::String(name.to_owned()));
-        }
-        Bytes::from(request.encode_to_vec())
-    }
-
-    /// Calls `CancelOperation` for `name` through the tool's own transport, or through the
-    /// served GetOperation tool's (`redeemer`) when the own one answers `UNIMPLEMENTED`, as
-    /// polling does; failures are logged, not reported (the call is already cancelled).
-    pub(crate) async fn cancel(
-        &self,
-        redeemer: Option<&Redeemer>,
-        name: String,
-        metadata: MetadataMap,
-    ) {
-        let request = Self::by_name(&self.cancel_request, &name);
-        let cancelled = async {
-            match cancel_through(&self.own, request.clone(), metadata.clone()).await {
-                Err(status)
-                    if status.code() == Code::Unimplemented
-                        && let Some(redeemer) = redeemer =>
-                {
-                    cancel_through(&redeemer.operations, request, metadata).await
-                }
-                cancelled => cancelled,
+/// Calls `CancelOperation` for `name` through the tool's own transport, or through the
+/// served GetOperation tool's (`redeemer`) when the own one answers `UNIMPLEMENTED`, as
+/// polling does; failures are logged, not reported (the call is already cancelled).
+pub(crate) async fn cancel(
+    lro: &LongRunning,
+    redeemer: Option<&Redeemer>,
+    name: String,
+    metadata: MetadataMap,
+) {
+    let request = LongRunning::by_name(&lro.cancel_request, &name);
+    let cancelled = async {
+        match cancel_through(&lro.own, request.clone(), metadata.clone()).await {
+            Err(status)
+                if status.code() == Code::Unimplemented
+                    && let Some(redeemer) = redeemer =>
+            {
+                cancel_through(&redeemer.operations, request, metadata).await
             }
-        };
-        match tokio::time::timeout(CANCEL_DEADLINE, cancelled).await {
-            Ok(Ok(())) => tracing::debug!(operation = %name, "operation cancelled"),
-            Ok(Err(status)) => {
-                tracing::warn!(operation = %name, code = ?status.code(), "CancelOperation failed");
-            }
-            Err(_) => tracing::warn!(operation = %name, "CancelOperation timed out"),
+            cancelled => cancelled,
         }
+    };
+    match tokio::time::timeout(CANCEL_DEADLINE, cancelled).await {
+        Ok(Ok(())) => tracing::debug!(operation = %name, "operation cancelled"),
+        Ok(Err(status)) => {
+            tracing::warn!(operation = %name, code = ?status.code(), "CancelOperation failed");
+        }
+        Err(_) => tracing::warn!(operation = %name, "CancelOperation timed out"),
     }
 }
 

@@ -122,9 +122,16 @@ fn depth_message(depth: usize, limits: Limits) -> String {
     )
 }
 
+/// Deepest message passed to the JSON parser unchanged. Below serde_json's own bound (128)
+/// with room for the JSON-RPC envelope (`{"params": {"arguments": …}}` is 3 levels).
+pub(crate) const MESSAGE_DEPTH_LIMIT: usize = 100;
+
+/// The envelope levels above a `tools/call`'s `arguments` values: the message object and
+/// `params`. The arguments object itself is level 1 of the arguments.
+pub(crate) const ARGUMENTS_OFFSET: usize = 2;
+
 /// Deepest arguments the JSON parser can carry at all (see [`Limits::max_depth`]).
-pub(crate) const MAX_SUPPORTED_DEPTH: usize =
-    crate::transport::guard::MESSAGE_DEPTH_LIMIT - crate::transport::guard::ARGUMENTS_OFFSET;
+pub(crate) const MAX_SUPPORTED_DEPTH: usize = MESSAGE_DEPTH_LIMIT - ARGUMENTS_OFFSET;
 
 /// The refusal of a call whose `arguments` was not an object (`got`: "an array", …).
 pub(crate) fn not_an_object(name: &str, got: &str) -> Outcome {

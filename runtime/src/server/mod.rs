@@ -77,13 +77,13 @@ use self::tasks::Tasks;
 
 use crate::{
     call::arguments_text,
+    call::arguments_text::{NotAnObject, TooDeep},
     call::{self, Limits},
     discovery::{self, CALL_TOOL, ToolSearch},
     error::Error,
     server::paging::{ListCache, same_tools},
     tool::context::{CallContext, CallHook, Refusal},
     tool::toolset::{Entry, SetConfig, ToolSet},
-    transport::guard::{NotAnObject, TooDeep},
 };
 
 pub(crate) struct Registered {

@@ -133,7 +133,7 @@ impl McpServer {
                 .and_then(|types| types.long_running.as_deref())
             && let Some((name, metadata)) = started.as_ref().and_then(Started::take)
         {
-            lro.cancel(catalog.redeemer.as_ref(), name, metadata)
+            crate::call::longrunning::cancel(lro, catalog.redeemer.as_ref(), name, metadata)
                 .instrument(span.clone())
                 .await;
         }

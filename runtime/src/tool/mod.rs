@@ -4,6 +4,7 @@
 pub(crate) mod context;
 pub(crate) mod def;
 pub(crate) mod descriptor_pools;
+pub(crate) mod long_running;
 pub(crate) mod meta;
 pub(crate) mod schema_text;
 pub(crate) mod schemas;

@@ -9,7 +9,7 @@ use prost_reflect::{DescriptorPool, MessageDescriptor};
 use tonic_mcp_codec::Plans;
 
 use crate::{
-    call::longrunning::LongRunning, error::Error, grpc::BoxTransport, tool::def::ToolInfo,
+    error::Error, grpc::BoxTransport, tool::def::ToolInfo, tool::long_running::LongRunning,
     tool::set_pools::SetPools, tool::union_pool::TypeSource,
 };
 

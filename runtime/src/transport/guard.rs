@@ -7,23 +7,10 @@
 //! depth it really had is carried next to it ([`TooDeep`]) so that a `tools/call` is refused
 //! with the documented `isError` and anything else gets a JSON-RPC parse error.
 
-/// Deepest message passed to the JSON parser unchanged. Below serde_json's own bound (128)
-/// with room for the JSON-RPC envelope (`{"params": {"arguments": …}}` is 3 levels).
-pub(crate) const MESSAGE_DEPTH_LIMIT: usize = 100;
-
-/// The envelope levels above a `tools/call`'s `arguments` values: the message object and
-/// `params`. The arguments object itself is level 1 of the arguments.
-pub(crate) const ARGUMENTS_OFFSET: usize = 2;
-
-/// A message that was nested too deep, with its real depth, attached to the request (as an
-/// extension) after its deep parts were cut.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct TooDeep {
-    /// Nesting of the whole message.
-    pub(crate) message_depth: usize,
-    /// Nesting of `params.arguments` (1 for `{}`), when the message had that member.
-    pub(crate) arguments_depth: Option<usize>,
-}
+use crate::call::{
+    ARGUMENTS_OFFSET, MESSAGE_DEPTH_LIMIT,
+    arguments_text::{NotAnObject, TooDeep},
+};
 
 /// What to do with an incoming message.
 #[derive(Debug, PartialEq, Eq)]
@@ -201,15 +188,6 @@ fn cut(bytes: &[u8], limit: usize) -> Vec<u8> {
         }
     }
     out
-}
-
-/// A `tools/call` whose `arguments` was not an object (an array, a string, a number or a
-/// boolean), attached to the request after `arguments` was taken out, so that the call is
-/// refused with an `isError` naming `$` instead of failing to parse as a whole.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct NotAnObject {
-    /// What `arguments` was: "an array", "a string", …
-    pub(crate) got: &'static str,
 }
 
 /// A byte-string search built once (`memmem::find` builds one on every call, which costs more

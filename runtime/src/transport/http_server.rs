@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 use rmcp::transport::StreamableHttpServerConfig;
 
 use crate::{
-    ConnectionLimits,
     error::Error,
+    server::connection_limits::ConnectionLimits,
     server::{McpServer, SHUTDOWN_DRAIN},
     transport::http::McpHttpService,
     transport::http_response::{HttpResponse, not_found, plain_response},

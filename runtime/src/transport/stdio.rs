@@ -29,11 +29,12 @@ use tokio::{
 };
 
 use crate::{
-    McpServer,
+    call::MESSAGE_DEPTH_LIMIT,
     call::structured_text,
     error::Error,
+    server::McpServer,
     server::tasks::sep1686,
-    transport::guard::{self, MESSAGE_DEPTH_LIMIT, Screened},
+    transport::guard::{self, Screened},
     transport::stdio_plain::PlainCalls,
     transport::tools_call_text,
 };

@@ -29,7 +29,7 @@ use rmcp::model::{
 };
 use tokio_util::sync::CancellationToken;
 
-use crate::{McpServer, call::structured_text::StructuredFromText};
+use crate::{call::structured_text::StructuredFromText, server::McpServer};
 
 /// What the line transport knows of its session for answering plain calls, and the plain
 /// calls running now.

@@ -72,10 +72,11 @@ use rmcp::{
 use tonic_mcp_schema::TaskSupport;
 
 use crate::{
-    McpServer, TaskMode,
     call::progress::{Handoff, Progress},
     call::stream_control::StreamControl,
+    server::McpServer,
     server::{Cancel, Registered, TaskLimits, catalog::Found, run::cancelled_result},
+    tool::task_mode::TaskMode,
 };
 
 /// How long a task lives unless [`McpServerBuilder::task_ttl`] says otherwise: 5 minutes.

@@ -34,7 +34,7 @@ use rmcp::{
 use serde_json::{Map, Value, json};
 
 use crate::{
-    McpServer,
+    server::McpServer,
     server::{Prepared, marker},
 };
 

@@ -11,11 +11,11 @@ use tonic_mcp_schema::tools::GET_OPERATION_PATH;
 
 use super::{CompiledTool, Entry, ToolSet, check_tool_name};
 use crate::{
-    call::longrunning::Operations,
     error::Error,
     grpc::{BoxTransport, Endpoint},
     tool::def::{ToolDef, ToolInfo, is_json_object},
     tool::descriptor_pools,
+    tool::long_running::Operations,
     tool::meta::ToolMeta,
     tool::schemas::{MadeSchemas, Schemas},
     tool::set_pools::{SetPools, package_of_rpc},

@@ -11,11 +11,11 @@ use serde_json::Value;
 use tonic::metadata::MetadataMap;
 
 use crate::{
-    call::longrunning::Operations,
     error::Error,
     grpc::{Endpoint, MessageLimits},
     tool::context::{CallContext, CallHook, Refusal},
     tool::def::ToolInfo,
+    tool::long_running::Operations,
     tool::meta::ToolMeta,
     tool::schemas::Schemas,
     tool::types::{ToolTypes, Types},
