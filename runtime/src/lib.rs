@@ -129,11 +129,14 @@ pub use dynamic::{DecodedDescriptors, DescriptorTools};
 pub use error::Error;
 #[cfg(feature = "metrics")]
 pub use observe::metrics::Metrics;
+pub use observe::observer::CallObserver;
 /// The descriptor pool [`DescriptorTools`] reads; the whole `prost_reflect` crate is
 /// re-exported too, so that no direct dependency on it is needed.
 pub use prost_reflect::{self, DescriptorPool};
 /// Who may cache a `tools/list` page: [`McpServerBuilder::list_cache`].
 pub use rmcp::model::CacheScope;
+/// A tool call's result, as a [`CallObserver`] is told it.
+pub use rmcp::model::CallToolResult;
 pub use server::DEFAULT_TASK_TTL;
 pub use server::SessionLimits;
 pub use server::TaskLimits;

@@ -1,13 +1,17 @@
 //! Prometheus metrics (feature `metrics`): a known sequence of calls, then the text format,
 //! checked line by line, from `McpServer::metrics_text` and from `GET /metrics` of
-//! `serve_http` and `serve_metrics` on loopback.
+//! `serve_http` and `serve_metrics` on loopback. And an observer of the application's own,
+//! told of the same calls through the same seam.
 
 mod common;
 
 use common::http_client::{Reply, open_session, send};
 use common::{TestResult, call, channel, connect, pb, start_backend};
 use serde_json::json;
-use tonic_mcp::{McpServer, Metrics};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tonic_mcp::{CallObserver, CallToolResult, McpServer, Metrics};
 
 async fn recording_server(on_http: bool) -> TestResult<(McpServer, common::Backend)> {
     let (addr, backend) = start_backend().await?;
@@ -71,6 +75,55 @@ async fn calls_are_counted_by_outcome_and_timed() -> TestResult {
         "{text}"
     );
     client.cancel().await?;
+    Ok(())
+}
+
+/// One thing an observer was told: `(event, tool, isError)`.
+type Event = (&'static str, String, Option<bool>);
+
+/// What an observer was told, in order.
+#[derive(Clone, Default)]
+struct Told(Arc<Mutex<Vec<Event>>>);
+
+impl CallObserver for Told {
+    fn grpc_ended(&self, tool: &str, _elapsed: Duration) {
+        let mut told = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        told.push(("grpc", tool.to_owned(), None));
+    }
+
+    fn call_ended(&self, tool: &str, result: Option<&CallToolResult>, _elapsed: Duration) {
+        let mut told = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        told.push(("call", tool.to_owned(), result.and_then(|r| r.is_error)));
+    }
+}
+
+#[tokio::test]
+async fn an_observer_is_told_of_each_call_and_its_grpc_request() -> TestResult {
+    let (addr, _backend) = start_backend().await?;
+    let tools = pb::item_service_mcp::from_channel(channel(addr).await?)?;
+    let told = Told::default();
+    let server = McpServer::builder("demo", "0.1.0")
+        .tool_set(tools)?
+        .observe(told.clone())
+        .build();
+    let (client, _) = connect(server).await?;
+    call(&client, "ItemService_GetItem", json!({"id": 7})).await?;
+    call(&client, "ItemService_GetItem", json!({"id": 404})).await?;
+    // Refused before any gRPC request: only its end is told.
+    call(&client, "ItemService_GetItem", json!({"id": "seven"})).await?;
+    client.cancel().await?;
+    let told = told.0.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    let tool = "ItemService_GetItem".to_owned();
+    assert_eq!(
+        told,
+        [
+            ("grpc", tool.clone(), None),
+            ("call", tool.clone(), Some(false)),
+            ("grpc", tool.clone(), None),
+            ("call", tool.clone(), Some(true)),
+            ("call", tool, Some(true)),
+        ]
+    );
     Ok(())
 }
 

@@ -21,7 +21,7 @@ pub(crate) mod progress;
 pub(crate) mod stream_control;
 pub(crate) mod structured_text;
 
-use std::{fmt::Write as _, time::Instant};
+use std::{fmt::Write as _, sync::Arc, time::Instant};
 
 use bytes::Bytes;
 use rmcp::model::JsonObject;
@@ -42,7 +42,7 @@ use crate::{
     call::structured_text::Structured,
     grpc::Invocation,
     grpc::status::describe_status,
-    observe::telemetry,
+    observe::{observer::CallObserver, telemetry},
     tool::context::{CallContext, CallHook},
     tool::toolset::{CompiledTool, SetConfig},
     tool::types::Types,
@@ -95,9 +95,8 @@ pub(crate) struct Call<'a> {
     /// `None`: only the deadline and the bound end it. An MCP task's cancellation, so that a
     /// task on an unending stream returns what it collected.
     pub(crate) stop: Option<Stop<'a>>,
-    /// Where the gRPC part of the call is timed.
-    #[cfg(feature = "metrics")]
-    pub(crate) metrics: Option<&'a crate::observe::metrics::Metrics>,
+    /// What is told when the gRPC part of the call ends.
+    pub(crate) observers: &'a [Arc<dyn CallObserver>],
     /// How the structured result is handed to the transport.
     pub(crate) structured: Structured,
 }
@@ -264,8 +263,7 @@ pub(crate) async fn run(call: Call<'_>, arguments: CallArguments<'_>) -> Outcome
         },
         limits: call.set.limits,
     };
-    #[cfg(feature = "metrics")]
-    let grpc_started = Instant::now();
+    let grpc_started = (!call.observers.is_empty()).then(Instant::now);
     let grpc_span = telemetry::grpc_span(&def.rpc_path);
     telemetry::inject(&grpc_span, &mut invocation.metadata);
     let mut collected = collect(
@@ -285,9 +283,10 @@ pub(crate) async fn run(call: Call<'_>, arguments: CallArguments<'_>) -> Outcome
             .as_ref()
             .map_or(Code::Ok, tonic::Status::code),
     );
-    #[cfg(feature = "metrics")]
-    if let Some(metrics) = call.metrics {
-        metrics.record_grpc(call.context.tool, grpc_started.elapsed());
+    if let Some(started) = grpc_started {
+        for observer in call.observers {
+            observer.grpc_ended(call.context.tool, started.elapsed());
+        }
     }
     // The tool's own budget, else its set's, else the server's.
     let budget = def

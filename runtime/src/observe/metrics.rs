@@ -25,7 +25,7 @@ use std::time::Duration;
 use prometheus::{HistogramOpts, HistogramVec, IntCounterVec, IntGauge, Opts, Registry};
 
 use crate::error::Error;
-use crate::tool::meta::STATUS_META_KEY;
+use crate::{observe::observer::CallObserver, tool::meta::STATUS_META_KEY};
 
 /// Seconds: from a millisecond to two minutes, the longest tool deadlines.
 const BUCKETS: &[f64] = &[
@@ -129,9 +129,12 @@ impl Metrics {
     pub fn registry(&self) -> &Registry {
         &self.inner.registry
     }
+}
 
+/// Tool calls counted by outcome and timed, and their gRPC requests timed.
+impl CallObserver for Metrics {
     /// A finished tool call: `result` is what the client got (`None`: cancelled).
-    pub(crate) fn record_call(
+    fn call_ended(
         &self,
         tool: &str,
         result: Option<&rmcp::model::CallToolResult>,
@@ -171,13 +174,15 @@ impl Metrics {
     }
 
     /// The gRPC part of a tool call.
-    pub(crate) fn record_grpc(&self, tool: &str, elapsed: Duration) {
+    fn grpc_ended(&self, tool: &str, elapsed: Duration) {
         self.inner
             .grpc_duration
             .with_label_values(&[tool])
             .observe(elapsed.as_secs_f64());
     }
+}
 
+impl Metrics {
     /// The registry in Prometheus's text format, with the gauges read now.
     pub(crate) fn encode(&self, in_flight: usize, tasks: usize, sessions: usize) -> String {
         let gauge = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);

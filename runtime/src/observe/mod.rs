@@ -3,4 +3,5 @@
 
 #[cfg(feature = "metrics")]
 pub(crate) mod metrics;
+pub(crate) mod observer;
 pub(crate) mod telemetry;

@@ -23,6 +23,7 @@ pub struct McpServerBuilder {
     authorization: Option<crate::auth::Authorization>,
     #[cfg(feature = "metrics")]
     metrics: Option<(crate::observe::metrics::Metrics, bool)>,
+    observers: Vec<Arc<dyn CallObserver>>,
     tools_change: bool,
     pub(super) search: Option<crate::discovery::ToolSearch>,
 }
@@ -208,6 +209,14 @@ impl McpServerBuilder {
         self
     }
 
+    /// Tell `observer` of every tool call: when its gRPC request ends and when the call ends
+    /// (see [`CallObserver`](crate::CallObserver)). Observers are told in the order they were
+    /// added; [`McpServerBuilder::metrics`] adds one too.
+    pub fn observe(mut self, observer: impl CallObserver) -> Self {
+        self.observers.push(Arc::new(observer));
+        self
+    }
+
     /// Record Prometheus metrics of every tool call into `metrics` (see [`Metrics`] for the
     /// families), read with [`McpServer::metrics_text`] or served by
     /// [`McpServer::serve_metrics`]. With `on_http`, [`McpServer::serve_http`] also answers
@@ -217,6 +226,7 @@ impl McpServerBuilder {
     /// [`Metrics`]: crate::Metrics
     #[cfg(feature = "metrics")]
     pub fn metrics(mut self, metrics: crate::observe::metrics::Metrics, on_http: bool) -> Self {
+        self.observers.push(Arc::new(metrics.clone()));
         self.metrics = Some((metrics, on_http));
         self
     }
@@ -280,6 +290,7 @@ impl McpServerBuilder {
                 authorization: self.authorization,
                 #[cfg(feature = "metrics")]
                 metrics: self.metrics,
+                observers: self.observers,
             }),
         }
     }
@@ -298,6 +309,7 @@ impl McpServer {
             authorization: None,
             #[cfg(feature = "metrics")]
             metrics: None,
+            observers: Vec::new(),
             limits: Limits::default(),
             sessions: SessionLimits::default(),
             #[cfg(feature = "http-server")]

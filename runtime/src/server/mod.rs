@@ -81,6 +81,7 @@ use crate::{
     call::{self, Limits},
     discovery::{self, CALL_TOOL, ToolSearch},
     error::Error,
+    observe::observer::CallObserver,
     server::paging::{ListCache, same_tools},
     tool::context::{CallContext, CallHook, Refusal},
     tool::toolset::{Entry, SetConfig, ToolSet},
@@ -127,6 +128,8 @@ struct Inner {
     /// Where tool calls are counted, and whether `serve_http` serves `/metrics`.
     #[cfg(feature = "metrics")]
     metrics: Option<(crate::observe::metrics::Metrics, bool)>,
+    /// What is told of every tool call (the metrics among them).
+    observers: Vec<Arc<dyn CallObserver>>,
 }
 
 /// How long [`McpServer::serve_http`] waits, after its shutdown, for tool calls in flight.

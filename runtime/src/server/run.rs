@@ -114,8 +114,7 @@ impl McpServer {
             redeemer: catalog.redeemer.as_ref(),
             types: &catalog.types,
             stop,
-            #[cfg(feature = "metrics")]
-            metrics: self.inner.metrics.as_ref().map(|(metrics, _)| metrics),
+            observers: &self.inner.observers,
             structured: given.structured,
         };
         let outcome = tokio::select! {
@@ -137,9 +136,8 @@ impl McpServer {
                 .instrument(span.clone())
                 .await;
         }
-        #[cfg(feature = "metrics")]
-        if let Some((metrics, _)) = &self.inner.metrics {
-            metrics.record_call(
+        for observer in &self.inner.observers {
+            observer.call_ended(
                 &registered.entry.name,
                 outcome.as_ref().map(|outcome| &outcome.result),
                 started_at.elapsed(),
