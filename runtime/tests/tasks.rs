@@ -395,6 +395,53 @@ async fn an_unknown_task_is_invalid_params() -> TestResult {
     Ok(())
 }
 
+/// A task this server does not hold (it lived on another replica, or expired) is unknown to
+/// `tasks/get` and `tasks/cancel` in both task shapes, whatever the client declared: never
+/// "Missing required client capability", which would send the client looking for the wrong
+/// fault. Over stateless HTTP, as replicas behind a load balancer serve.
+#[tokio::test]
+async fn a_task_held_nowhere_here_is_unknown_whatever_the_client_declared() -> TestResult {
+    use common::http_client::{assert_unknown_task, send};
+    let (server, _backend) = server(None).await?;
+    let serving = test_kit::HttpServing::start(server, McpServer::stateless_http_config()).await?;
+    let capabilities = json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
+    for (revision, meta) in [
+        ("2025-11-25", None),
+        ("2025-06-18", None),
+        (
+            "2026-07-28",
+            Some(
+                json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": capabilities}),
+            ),
+        ),
+    ] {
+        for method in ["tasks/get", "tasks/cancel"] {
+            let mut params = json!({"taskId": "elsewhere-7"});
+            if let Some(meta) = &meta {
+                params["_meta"] = meta.clone();
+            }
+            let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+            let mut headers = vec![("mcp-protocol-version", revision)];
+            if meta.is_some() {
+                headers.push(("mcp-method", method));
+                headers.push(("mcp-name", "elsewhere-7"));
+            }
+            let reply = send(
+                serving.addr,
+                http::Method::POST,
+                "/mcp",
+                &headers,
+                Some(&body),
+            )
+            .await?;
+            assert_unknown_task(&reply, "elsewhere-7", &format!("{method} on {revision}"));
+        }
+    }
+    serving.cancel();
+    Ok(())
+}
+
 /// A task on a response stream that would run 50 s, started with `keepOnCancel`: cancelling
 /// it ends the collection, and the task completes with what it received, truncated.
 #[tokio::test]

@@ -324,12 +324,17 @@ impl McpHttpService {
         }
         // The task requests of revision 2025-11-25, routed past rmcp's typed model (after the
         // gate, which checks a task-augmented `tools/call` as any other).
-        let revision_2025 = parts
-            .headers
-            .get("mcp-protocol-version")
-            .is_some_and(|version| version.as_bytes() == sep1686::REVISION.as_bytes());
+        let revision = parts.headers.get("mcp-protocol-version");
+        let revision_2025 =
+            revision.is_some_and(|version| version.as_bytes() == sep1686::REVISION.as_bytes());
+        let final_revision = revision.is_some_and(|version| {
+            version.as_bytes()
+                >= rmcp::model::ProtocolVersion::V_2026_07_28
+                    .as_str()
+                    .as_bytes()
+        });
         let initialize = INITIALIZE.find(&bytes).is_some();
-        let routed = sep1686::route(&bytes, &self.server, revision_2025);
+        let routed = sep1686::route(&bytes, &self.server, revision_2025, final_revision);
         // A plain stateless call: answered here, as rmcp would answer it (see `http_plain`).
         if routed.is_none()
             && tools_call

@@ -102,6 +102,9 @@ pub(crate) struct LineTransport<R, W> {
     server: McpServer,
     /// The client asked for revision 2025-11-25 in `initialize`.
     revision_2025: bool,
+    /// The client asked for revision 2026-07-28 or later at `initialize` (see
+    /// [`sep1686::route`]).
+    final_revision: bool,
     /// Plain `tools/call`s, answered by the transport itself ([`PlainCalls`]).
     plain: PlainCalls,
 }
@@ -120,6 +123,7 @@ where
             answers: JoinSet::new(),
             server,
             revision_2025: false,
+            final_revision: false,
             plain: PlainCalls::default(),
         }
     }
@@ -311,7 +315,8 @@ where
             }
             let tools_call = match guard::screen(text) {
                 Screened::Pass { tools_call } => {
-                    if let Some(routed) = sep1686::route(text, &self.server, self.revision_2025)
+                    if let Some(routed) =
+                        sep1686::route(text, &self.server, self.revision_2025, self.final_revision)
                         && let Ok(mut message) =
                             serde_json::from_slice::<ClientJsonRpcMessage>(&routed)
                     {
@@ -369,8 +374,10 @@ where
                     if let ClientJsonRpcMessage::Request(request) = &message
                         && let ClientRequest::InitializeRequest(initialize) = &request.request
                     {
-                        self.revision_2025 =
-                            initialize.params.protocol_version.as_str() == sep1686::REVISION;
+                        let revision = initialize.params.protocol_version.as_str();
+                        self.revision_2025 = revision == sep1686::REVISION;
+                        self.final_revision =
+                            revision >= rmcp::model::ProtocolVersion::V_2026_07_28.as_str();
                     }
                     return Some(message);
                 }

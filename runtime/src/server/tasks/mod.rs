@@ -215,6 +215,11 @@ impl Tasks {
             .is_some_and(|record| record.shape == Shape::Sep1686)
     }
 
+    /// Whether this server holds the task `task_id`, whoever started it and in either shape.
+    pub(crate) fn holds(&self, task_id: &str) -> bool {
+        self.store().records.contains_key(task_id)
+    }
+
     /// The task `task_id` of `context`'s caller as rmcp tracks it, with its result when
     /// `fetch` (which counts as fetched) or the failure saying it was dropped.
     pub(crate) fn detailed(

@@ -10,7 +10,8 @@
 //! `tasks/result` or `tasks/list`). So both transports route these requests here:
 //!
 //! - [`route`] gives the requests rmcp would read in the final shape an internal method name
-//!   (a `tools/call` with `task`; `tasks/get` and `tasks/cancel` of a task started so; and,
+//!   (a `tools/call` with `task`; `tasks/get` and `tasks/cancel` of a task started so, or,
+//!   before revision 2026-07-28, of a task this server does not hold, which is unknown; and,
 //!   for a client of revision 2025-11-25 while some tool runs as a task, `tools/list`), and
 //!   the transport marks them [`Routed`], so that a client cannot name the internal methods
 //!   itself; `tasks/result` and `tasks/list` reach rmcp's custom-request handler as they are;
@@ -64,8 +65,15 @@ pub(crate) struct Routed;
 /// The message `bytes` under its internal method name, when it is one of the requests this
 /// module answers and rmcp would read in the final shape; `None` otherwise (most messages:
 /// a byte scan decides before anything is parsed). `revision_2025` says the client
-/// negotiated revision 2025-11-25.
-pub(crate) fn route(bytes: &[u8], server: &McpServer, revision_2025: bool) -> Option<Vec<u8>> {
+/// negotiated revision 2025-11-25; `final_revision`, that the request is of revision
+/// 2026-07-28, whose rules for the final extension rmcp applies (a client of it declares the
+/// extension with each request, and rmcp checks that before the task is looked up).
+pub(crate) fn route(
+    bytes: &[u8],
+    server: &McpServer,
+    revision_2025: bool,
+    final_revision: bool,
+) -> Option<Vec<u8>> {
     // `"task` starts both a `task` key and a `tasks/…` method: one scan for the two.
     // Searches built once, not on every message.
     type Needle = LazyLock<memchr::memmem::Finder<'static>>;
@@ -79,10 +87,16 @@ pub(crate) fn route(bytes: &[u8], server: &McpServer, revision_2025: bool) -> Op
     let params = message.get("params");
     let method = match message.get("method")?.as_str()? {
         "tools/call" if params?.get("task").is_some_and(Value::is_object) => TOOLS_CALL,
+        // Before revision 2026-07-28 a task this server does not hold is answered here too,
+        // as unknown: rmcp would first ask whether the client declared the final extension,
+        // which no client of those revisions does, and a client whose task lived on another
+        // replica, or expired, would be told its capabilities are missing.
         name @ ("tasks/get" | "tasks/cancel")
-            if server
-                .inner_tasks()
-                .started_in_2025_shape(params?.get("taskId")?.as_str()?) =>
+            if {
+                let task_id = params?.get("taskId")?.as_str()?;
+                let tasks = server.inner_tasks();
+                tasks.started_in_2025_shape(task_id) || (!final_revision && !tasks.holds(task_id))
+            } =>
         {
             if name == "tasks/get" {
                 TASKS_GET
