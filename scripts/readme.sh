@@ -166,8 +166,20 @@ plugins:
     opt:
       - include_in_prost        # include!("<package>.pb.mcp.rs") from protoc-gen-prost's file
       - tools_json              # also write <package>.mcp.json for review
-@@ sh: not run: it links into your own buf module; the buf_generate check of the buf.gen.yaml above links rust_mcp/ into its module the same way and generates with --path
-ln -s path/to/clone/proto/rust_mcp proto/rust_mcp   # in a module whose root is proto/
+@@ yaml: checked by scripts/workflows.sh (`run_outside_buf`): `workflows.sh outside-buf` writes it as the buf.yaml of a buf workspace outside the repository's, where real buf builds a proto importing rust_mcp/options.proto
+# buf.yaml
+version: v2
+modules:
+  - path: proto
+@@ sh: checked by scripts/workflows.sh (`run_outside_buf`): `workflows.sh outside-buf` runs it as written (the clone's path in place of path/to/clone) in that workspace, with real buf and the plugins on PATH, checks that no rust_mcp.rs is written, and compiles the output
+ln -s path/to/clone/proto/rust_mcp proto/rust_mcp   # once (commit the link, or make it in CI)
+buf generate --path proto/shop                       # your files only: no rust_mcp.rs
+@@ yaml: checked by scripts/workflows.sh (`run_outside_buf`): `workflows.sh outside-buf` adds it to the buf.gen.yaml above, runs plain `buf generate` and checks that it writes what --path wrote, no rust_mcp.rs
+# buf.gen.yaml (continued)
+inputs:
+  - directory: .
+    exclude_paths:
+      - proto/rust_mcp
 @@ sh: checked by scripts/workflows.sh (`'## protoc'`): `workflows.sh readme` runs it as written, with the plugins on PATH, and compiles its output
 mkdir -p gen
 protoc -I examples/demo/proto -I proto -I testdata \
@@ -213,6 +225,10 @@ use greeter::v1::greeter_mcp;
   "outputType": "google.protobuf.Empty", "streaming": "unary", "taskSupport": "forbidden",
   "category": "tasks", "confirm": {"unconfirmed": "proceed"}}}
 "_meta": {"protoc-gen-rust-mcp/status": {"code": 5, "name": "NOT_FOUND"}}
+@@ rust,ignore: checked by examples/minimal/tests/readme.rs (`the_book_shows_excerpts_of_main_rs_as_they_are`): the lines are src/main.rs's, which cargo test builds; tests/logs.rs runs the example with and without RUST_LOG and reads its stderr (ignore for rustdoc, an excerpt)
+// examples/minimal/src/main.rs (excerpt)
+// Logs go to stderr: stdout carries MCP. RUST_LOG sets what is logged; when it is unset,
+...
 @@ json: host_demo_release
 {
   "mcpServers": {
@@ -238,6 +254,10 @@ cargo run -p grpc-mcp-gateway -- --target http://127.0.0.1:50051      # its 13 t
     }
   }
 }
+@@ rust,ignore: checked by examples/minimal/tests/readme.rs (`the_book_shows_excerpts_of_main_rs_as_they_are`): the lines are src/main.rs's, which cargo test builds; tests/grpc.rs starts the example with --grpc and has the gateway read it by reflection and call it (ignore for rustdoc, an excerpt)
+// examples/minimal/src/main.rs (excerpt)
+/// Serves `Hello` over gRPC on `addr` (port 0: a free one), in the background, with gRPC
+...
 @@ sh: not run: no container engine runs on the machines the tests run on; scripts/deploy-check.sh lints deploy/Dockerfile (hadolint) and gateway/tests/deploy.rs runs the gateway with the Dockerfile's entrypoint
 docker build -f deploy/Dockerfile -t grpc-mcp-gateway .
 @@ sh: not run: it needs an identity provider at a public https URL and a backend named tasks.internal; scripts/auth-e2e.sh runs the gateway with the same flags against a real authorization server on loopback

@@ -15,6 +15,13 @@
 #           docs/getting-started.md lists. Then the manual's "Add to an existing build.rs"
 #           (its toml and build.rs) is built as written in a crate laid out like examples/demo,
 #           without protoc on PATH.
+#   outside-buf  the manual's "`rust_mcp/options.proto` in a buf workspace", as written, in a buf
+#           workspace of its own outside the repository's (target/workflows/outside-buf/): its
+#           buf.yaml, the manual's buf.gen.yaml, a proto (tests-workflows/outside-buf/) that
+#           imports rust_mcp/options.proto and a well-known type, the section's commands (a link
+#           to the clone's proto/rust_mcp, `buf generate --path`), then plain `buf generate`
+#           with the section's `inputs`. Neither may write code for the options proto; the
+#           output is compiled and loaded.
 #   compose a crate whose build.rs keeps its own customised tonic-prost-build configuration
 #           (type_attribute, bytes, btree_map, extern_path to a separately compiled package, a
 #           custom out dir), emits a descriptor set and adds the MCP modules with
@@ -28,7 +35,7 @@
 # with the plugin's tools JSON. The workspace's target directory is reused, so dependencies
 # already built for the workspace are not rebuilt.
 #
-# Usage: scripts/workflows.sh [buf|protoc|readme|compose]...   (default: all four)
+# Usage: scripts/workflows.sh [buf|protoc|readme|outside-buf|compose]...   (default: all five)
 # Needs: cargo, npm. Installs buf, protoc-gen-prost and protoc-gen-tonic into .tools/ with
 # scripts/install-tools.sh. Exits non-zero on the first failure.
 set -euo pipefail
@@ -413,6 +420,85 @@ TOML
   log "the manual's build.rs snippet built without protoc on PATH; $(basename "$out") includes its MCP module"
 }
 
+# Prints block number $3 (from 1) in language $2 under the heading $1 of
+# docs/generating-code.md.
+readme_code_n() {
+  awk -v heading="$1" -v fence="\`\`\`$2" -v want="$3" '
+    $0 == heading { found = 1; next }
+    !found { next }
+    /^```/ && !block { block = 1; if ($0 == fence) n++; mine = $0 == fence && n == want; next }
+    /^```$/ && block { if (mine) exit; block = 0; next }
+    /^#/ && !block { exit }
+    mine { print }
+  ' "$ROOT/docs/generating-code.md"
+}
+
+# The manual's buf workspace with rust_mcp/options.proto, as written, outside the repository's
+# buf workspace (its buf.yaml names testdata/ and proto/ of the repository root; this one is a
+# workspace of its own, which `buf ls-files` proves).
+run_outside_buf() {
+  local heading='## `rust_mcp/options.proto` in a buf workspace' dir="$WORK/outside-buf"
+  local buf="$TOOLS/buf/node_modules/.bin/buf" buf_yaml commands inputs template files first
+  buf_yaml="$(readme_code_n "$heading" yaml 1)"
+  inputs="$(readme_code_n "$heading" yaml 2)"
+  commands="$(readme_code_n "$heading" sh 1)"
+  template="$(readme_code_n '## buf' yaml 1)"
+  [[ $buf_yaml == '# buf.yaml'* && $inputs == *exclude_paths* && $commands == *'buf generate'* \
+    && $template == '# buf.gen.yaml'* ]] \
+    || die "docs/generating-code.md: no buf.yaml, commands and inputs under '$heading', or no buf.gen.yaml under '## buf'"
+  rm -rf "$dir"
+  mkdir -p "$dir/proto/shop/v1"
+  printf '%s\n' "$buf_yaml" >"$dir/buf.yaml"
+  printf '%s\n' "$template" >"$dir/buf.gen.yaml"
+  cp "$FIXTURES/outside-buf/shop.proto" "$dir/proto/shop/v1/shop.proto"
+  log "the manual's commands, in $dir:"$'\n'"$commands"
+  # buf and the three plugins on PATH, as the manual's buf.gen.yaml names them.
+  outside_buf() {
+    (
+      cd "$dir"
+      PATH="$(dirname "$buf"):$TOOLS/cargo/bin:$(dirname "$PLUGIN"):$PATH"
+      export PATH
+      bash -euo pipefail -c "$1"
+    )
+  }
+  step "buf generate --path, outside the repository" \
+    outside_buf "${commands//path\/to\/clone/$ROOT}" || die "the manual's buf commands failed"
+  files="$(cd "$dir" && "$buf" ls-files | LC_ALL=C sort)"
+  [[ $files == $'proto/rust_mcp/options.proto\nproto/shop/v1/shop.proto' ]] \
+    || die "outside-buf: buf's workspace is not the one of $dir; its files: $files"
+  check_outside_buf_output "$dir/gen"
+  first="$(cd "$dir/gen" && find . -type f | LC_ALL=C sort)"
+  # Plain `buf generate`, with the section's inputs added to the template.
+  rm -rf "$dir/gen"
+  printf '%s\n' "$inputs" >>"$dir/buf.gen.yaml"
+  step "buf generate with the manual's inputs" outside_buf "buf generate" \
+    || die "buf generate with the manual's inputs failed"
+  check_outside_buf_output "$dir/gen"
+  [[ $(cd "$dir/gen" && find . -type f | LC_ALL=C sort) == "$first" ]] \
+    || die "outside-buf: buf generate with the inputs wrote other files than with --path"
+  # The scratch crate, inside the workspace's directory (the workflow's name is `outside`).
+  local crate="$dir/crate"
+  mkdir -p "$crate/src"
+  fill "$FIXTURES/scratch/Cargo.toml" "$crate/Cargo.toml" outside
+  cp "$ROOT/Cargo.lock" "$crate/Cargo.lock"
+  cp -R "$dir/gen" "$crate/gen"
+  write_lib_rs "$crate" "outside-buf"
+  write_load_test "$crate" outside
+  step "compile and load the outside-buf output" build_crate outside-buf/crate
+}
+
+# The output of the manual's buf workspace: the MCP module of shop.v1, and no file at all for
+# the options proto (protoc-gen-prost would write rust_mcp.rs).
+check_outside_buf_output() {
+  local gen=$1 stray
+  [[ -f $gen/shop/v1/shop.v1.pb.mcp.rs ]] || die "outside-buf: no shop/v1/shop.v1.pb.mcp.rs under $gen"
+  grep -qF 'include!("shop.v1.pb.mcp.rs");' "$gen/shop/v1/shop.v1.rs" \
+    || die "outside-buf: shop.v1.rs does not include its MCP module"
+  stray="$(find "$gen" -path '*rust_mcp*')"
+  [[ -z $stray ]] || die "outside-buf: buf generated code for the options proto: $stray"
+  log "outside-buf: $(find "$gen" -type f | wc -l) files, none for rust_mcp/options.proto"
+}
+
 # A crate with its own tonic-prost-build configuration; DescriptorSetBuilder adds the MCP
 # modules from the descriptor set that configuration writes: tests-workflows/compose/, copied.
 write_compose_crate() {
@@ -460,17 +546,17 @@ run_compose() {
 main() {
   local -a parts=("$@")
   local part total=$SECONDS
-  [[ ${#parts[@]} -gt 0 ]] || parts=(buf protoc readme compose)
+  [[ ${#parts[@]} -gt 0 ]] || parts=(buf protoc readme outside-buf compose)
   for part in "${parts[@]}"; do
     case $part in
-      buf | protoc | readme | compose) ;;
-      -h | --help) sed -n '2,32p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; return ;;
-      *) die "unknown workflow '$part' (valid: buf, protoc, readme, compose)" ;;
+      buf | protoc | readme | outside-buf | compose) ;;
+      -h | --help) sed -n '2,40p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; return ;;
+      *) die "unknown workflow '$part' (valid: buf, protoc, readme, outside-buf, compose)" ;;
     esac
   done
   trap print_timings EXIT
   local need=(prost-plugins)
-  [[ " ${parts[*]} " == *" buf "* ]] && need+=(buf)
+  [[ " ${parts[*]} " == *" buf "* || " ${parts[*]} " == *" outside-buf "* ]] && need+=(buf)
   step "install tools (${need[*]})" "$ROOT/scripts/install-tools.sh" "${need[@]}"
   step "build protoc-gen-rust-mcp" build_plugin
   mkdir -p "$WORK"
@@ -479,6 +565,7 @@ main() {
       buf) run_buf ;;
       protoc) run_protoc ;;
       readme) run_readme ;;
+      outside-buf) run_outside_buf ;;
       compose) run_compose ;;
     esac
   done
