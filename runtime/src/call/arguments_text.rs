@@ -6,7 +6,8 @@
 //! parse buffers every member of a message before it knows the method). A plain call then
 //! encodes them straight from the text (`arguments::requests_from_text`); whatever reads the
 //! map before the call ([`materialize`]: tool search, confirmation, tasks), and a call the text
-//! encoder leaves, parses them then.
+//! encoder leaves, parses them then. With them go the facts the transport's message guard
+//! attaches when the arguments cannot be read at all ([`TooDeep`], [`NotAnObject`]).
 
 use std::sync::Arc;
 
@@ -62,8 +63,8 @@ pub(crate) fn kept(extensions: &Extensions) -> Option<&ArgumentsText> {
 ///
 /// # Errors
 ///
-/// The problem with the text ([`parse`]); `request.arguments` stays `None` then, and the call
-/// must be answered with it rather than run.
+/// The problem with the text ([`tonic_mcp_codec::parse`]); `request.arguments` stays `None`
+/// then, and the call must be answered with it rather than run.
 pub(crate) fn materialize(
     request: &mut CallToolRequestParams,
     extensions: &Extensions,
