@@ -87,7 +87,7 @@ pub enum LongRunning {
 }
 
 /// The default `max_schema_bytes`, chosen from measurement on the googleapis corpus
-/// (`scripts/corpus.sh`, BENCHMARKS.md).
+/// (`scripts/corpus.sh`; docs/benchmark-history.md).
 pub const DEFAULT_MAX_SCHEMA_BYTES: usize = 16 * 1024;
 
 impl Default for Options {

@@ -1,10 +1,9 @@
 //! A descriptor set kept as its encoded files, each without its source info, from which the
 //! pool of one package (its files and everything they import) is built when it is needed.
 //!
-//! prost-reflect holds a pool at about 20 times the set's encoded size. Every googleapis service
-//! in one set is a pool of 350 MiB; the pool of one of its packages is a few MiB at most (the
-//! largest, Google Ads' services, 22 MiB). A server that builds a package's pool when one of
-//! its tools needs it holds the pools of the packages in use, not the set's.
+//! A prost-reflect pool is many times the size of the encoded set, and the pool of one package
+//! a small part of the whole set's. A server that builds a package's pool when one of its
+//! tools needs it holds the pools of the packages in use, not the set's.
 
 use std::collections::HashMap;
 

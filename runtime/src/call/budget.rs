@@ -14,10 +14,9 @@ use prost_reflect::MessageDescriptor;
 use serde_json::Value;
 
 /// Bytes of JSON one tool result may hold unless [`Limits::max_result_bytes`] says otherwise:
-/// 320 KiB. With the text copy the message is about twice that (2.04 times, measured on a
-/// 100 KB result over stdio), and at worst three times (a text copy of JSON full of escaped
-/// quotes escapes them again): under the 1 MiB that clients such as the Python SDK 2.x accept
-/// in one server-sent event either way.
+/// 320 KiB. With the text copy the message is about twice that, and at worst three times (a
+/// text copy of JSON full of escaped quotes escapes them again): under the 1 MiB that clients
+/// such as the Python SDK 2.x accept in one server-sent event either way.
 ///
 /// [`Limits::max_result_bytes`]: crate::Limits::max_result_bytes
 pub const DEFAULT_MAX_RESULT_BYTES: usize = 320 * 1024;

@@ -103,8 +103,7 @@ impl<'a> DescriptorTools<'a> {
     /// info and their comments kept beside it, for descriptions: build the tool sets with
     /// [`of`](Self::of). Source info is most of a descriptor set with comments (three quarters
     /// of googleapis'), and a pool holds it twice, so a large set takes about half the memory
-    /// this way (the gateway on every googleapis service: 827 MiB instead of 1,427 MiB). The
-    /// tools are the same.
+    /// this way. The tools are the same.
     ///
     /// # Errors
     ///
@@ -149,8 +148,8 @@ impl<'a> DescriptorTools<'a> {
     /// types in its package's pool on its first call, which is then kept; with
     /// [`lazy_schemas`](Self::lazy_schemas) its schemas are made in that pool when first
     /// needed. A server thus holds the pools of the packages in use rather than a pool of the
-    /// whole set: the gateway in front of every googleapis service holds about 270 MiB once
-    /// every page is listed, instead of 530 MiB. The tools are those [`new`](Self::new) makes
+    /// whole set, about half the memory for the gateway in front of every googleapis service
+    /// once every page is listed. The tools are those [`new`](Self::new) makes
     /// from the set's pool, with one difference: an `Any` in a tool's arguments must hold a
     /// type its package imports, as in generated code (see [`SetPools`]).
     pub fn of_set(set: &Arc<SetPools>, comments: Arc<Comments>, options: &'a Options) -> Self {

@@ -2,12 +2,11 @@
 //! at run time (tools from descriptors) is packed with LZ4 and shared by every tool whose
 //! schema is the same text.
 //!
-//! Made texts are most of what a large run-time tool set keeps once listed: every googleapis
-//! service behind one gateway holds 125 MB of them (40 MB input, 85 MB output schemas).
-//! 38 % of them repeat another tool's text byte for byte (about a thousand Compute Engine RPCs
-//! return its own `Operation` message, and every `GetIamPolicy` and `SetIamPolicy` returns
-//! `google.iam.v1.Policy`), and LZ4 takes the distinct ones to 44 % of their size. A listing unpacks them again at a few GB/s, beside the parse
-//! into the JSON tree that rmcp's `Tool` holds anyway.
+//! Made texts are most of what a large run-time tool set keeps once listed. Many repeat another
+//! tool's text byte for byte (the Compute Engine RPCs that return its own `Operation` message,
+//! every `GetIamPolicy` and `SetIamPolicy` returning `google.iam.v1.Policy`), and JSON schema
+//! text packs well; a listing unpacks it again far faster than it parses it into the JSON tree
+//! that rmcp's `Tool` holds anyway. The figures on googleapis are in docs/benchmark-history.md.
 
 use std::{
     borrow::Cow,

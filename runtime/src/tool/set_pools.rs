@@ -24,11 +24,10 @@ type BuiltPool = OnceLock<Result<DescriptorPool, String>>;
 /// A descriptor set kept as its encoded files, each package's pool built when a tool of the
 /// package needs it: its schemas when they are made, its types on its first call.
 ///
-/// prost-reflect holds a pool at about 20 times the set's encoded size. Every googleapis
-/// service in one set is a pool of 350 MiB; the pool of its largest package (Google Ads'
-/// services, 753 files with their imports) 22 MiB, and of the median package about 1 MiB. A
-/// gateway in front of such a set holds the pools of the packages whose tools are called, not
-/// the set's. Build the tools with [`DescriptorTools::of_set`](crate::DescriptorTools::of_set).
+/// A prost-reflect pool is many times the size of the encoded set, and a package's pool (its
+/// files and what they import) a small part of the whole set's (docs/benchmark-history.md
+/// measures both on googleapis). A gateway in front of such a set holds the pools of the
+/// packages whose tools are called, not the set's. Build the tools with [`DescriptorTools::of_set`](crate::DescriptorTools::of_set).
 ///
 /// A type is known where its package's pool knows it: an `Any` in a tool's arguments must hold
 /// a type the tool's package defines or imports, as in generated code. A response whose `Any`
