@@ -83,15 +83,38 @@ async fn the_backend_down_killed_mid_call_and_restarted() {
     let port = free_port();
     let mut command = Command::new(env!("CARGO_BIN_EXE_e2e-server"));
     command.args(["--backend", &format!("http://127.0.0.1:{port}")]);
+    command.env("RUST_LOG", "tonic_mcp=warn");
+    let (transport, stderr) = TokioChildProcess::builder(command)
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut log = BufReader::new(stderr.expect("stderr")).lines();
     let client = std::sync::Arc::new(
-        ().serve(TokioChildProcess::new(command).expect("spawn"))
+        ().serve(transport)
             .await
             .expect("the MCP server starts without its backend"),
     );
 
-    // Not started: a clear error.
+    // Not started: a clear error for the model, and for the operator a warning that names the
+    // address and the cause, which the model is not told.
     let text = scenario::err(&client, "InventoryService_GetItem", json!({"id": "1"})).await;
     assert!(text.starts_with("gRPC error UNAVAILABLE"), "{text}");
+    assert!(!text.contains(&port.to_string()), "{text}");
+    let line = tokio::time::timeout(Duration::from_secs(10), log.next_line())
+        .await
+        .expect("a log line within 10 s")
+        .expect("stderr")
+        .expect("a log line");
+    assert!(
+        line.contains("WARN")
+            && line.contains("the gRPC backend could not be reached")
+            && line.contains("tool=\"InventoryService_GetItem\"")
+            && line.contains("code=\"UNAVAILABLE\"")
+            && line.to_lowercase().contains("connection refused"),
+        "{line}"
+    );
+    // The rest of stderr is not read again: drain it so that the server never blocks on it.
+    tokio::spawn(async move { while let Ok(Some(_)) = log.next_line().await {} });
 
     // Started: calls recover, the MCP server was not restarted.
     let (mut first, mut lines) = backend(port).await;

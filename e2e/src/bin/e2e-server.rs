@@ -20,6 +20,13 @@ use std::time::Duration;
 
 #[tokio::main]
 async fn main() -> ExitCode {
+    // Logs on stderr (stdout is the MCP channel over stdio), only when RUST_LOG asks.
+    if let Ok(filter) = tracing_subscriber::EnvFilter::try_from_default_env() {
+        tracing_subscriber::fmt()
+            .with_writer(std::io::stderr)
+            .with_env_filter(filter)
+            .init();
+    }
     match run().await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -41,7 +41,7 @@ use crate::{
     call::stream_control::StreamControl,
     call::structured_text::Structured,
     grpc::Invocation,
-    grpc::status::describe_status,
+    grpc::status::{describe_status, log_transport_failure},
     observe::{observer::CallObserver, telemetry},
     tool::context::{CallContext, CallHook},
     tool::toolset::{CompiledTool, SetConfig},
@@ -283,6 +283,9 @@ pub(crate) async fn run(call: Call<'_>, arguments: CallArguments<'_>) -> Outcome
             .as_ref()
             .map_or(Code::Ok, tonic::Status::code),
     );
+    if let Some(status) = &collected.error {
+        log_transport_failure(call.context.tool, &def.rpc_path, status);
+    }
     if let Some(started) = grpc_started {
         for observer in call.observers {
             observer.grpc_ended(call.context.tool, started.elapsed());

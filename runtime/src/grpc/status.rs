@@ -66,6 +66,30 @@ pub(crate) fn describe_status(status: &Status) -> String {
     text
 }
 
+/// Logs a call's transport failure (a status made locally from a transport error: the backend
+/// could not be reached, its TLS was refused…) at `warn`, with the whole error chain. The model
+/// is told the cause without addresses ([`describe_status`]); the operator, who needs the
+/// address, reads it here. A status the backend sent is not logged: it is the backend's answer.
+pub(crate) fn log_transport_failure(tool: &str, rpc_path: &str, status: &Status) {
+    let Some(first) = std::error::Error::source(status) else {
+        return;
+    };
+    let mut chain = first.to_string();
+    let mut source = first.source();
+    while let Some(error) = source {
+        chain.push_str(": ");
+        chain.push_str(&error.to_string());
+        source = error.source();
+    }
+    tracing::warn!(
+        tool,
+        rpc = rpc_path,
+        code = code_name(status.code()),
+        cause = %chain,
+        "the gRPC backend could not be reached"
+    );
+}
+
 /// What went wrong in the transport, in words that name the cause and what fixes it but no
 /// address: the error chain of a transport failure can name internal hosts, which stay in the
 /// logs. Known causes are matched in the chain's texts (hyper, h2, rustls, the OS).
