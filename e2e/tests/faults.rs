@@ -107,7 +107,7 @@ async fn the_backend_down_killed_mid_call_and_restarted() {
         .expect("a log line");
     assert!(
         line.contains("WARN")
-            && line.contains("the gRPC backend could not be reached")
+            && line.contains("the gRPC transport failed")
             && line.contains("tool=\"InventoryService_GetItem\"")
             && line.contains("code=\"UNAVAILABLE\"")
             && line.to_lowercase().contains("connection refused"),

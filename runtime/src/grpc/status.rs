@@ -67,7 +67,7 @@ pub(crate) fn describe_status(status: &Status) -> String {
 }
 
 /// Logs a call's transport failure (a status made locally from a transport error: the backend
-/// could not be reached, its TLS was refused…) at `warn`, with the whole error chain. The model
+/// could not be reached, its TLS was refused, the connection broke…) at `warn`, with the whole error chain. The model
 /// is told the cause without addresses ([`describe_status`]); the operator, who needs the
 /// address, reads it here. A status the backend sent is not logged: it is the backend's answer.
 pub(crate) fn log_transport_failure(tool: &str, rpc_path: &str, status: &Status) {
@@ -86,7 +86,7 @@ pub(crate) fn log_transport_failure(tool: &str, rpc_path: &str, status: &Status)
         rpc = rpc_path,
         code = code_name(status.code()),
         cause = %chain,
-        "the gRPC backend could not be reached"
+        "the gRPC transport failed"
     );
 }
 
