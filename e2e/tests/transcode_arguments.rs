@@ -1,6 +1,7 @@
-//! The two ways from a call's arguments to its request messages (`runtime/src/arguments.rs`)
+//! The two ways from a call's arguments to its request messages (`tonic_mcp_codec::Arguments`)
 //! give one answer: canonical arguments validated and encoded as they came (how calls are
-//! served) against every call normalised, validated and encoded (the whole way).
+//! served) against every call normalised, validated and encoded (the whole way). The tools are
+//! made from the same specifications (`tonic_mcp::schema`) the runtime's tool sets are.
 //!
 //! For every tool of every `testdata/` service: arguments generated from its listed
 //! `inputSchema` (`properties/schema_gen.rs`), and the same arguments mutated into loose forms
@@ -18,17 +19,68 @@ mod schema_gen;
 #[path = "transcode_request/wire.rs"]
 mod wire;
 
-use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
 use prost_reflect::{DescriptorPool, DynamicMessage, MessageDescriptor};
-use serde_json::Value;
-use tonic_mcp::{
-    __differential::{arguments as both_ways, arguments_from_text as from_text},
-    DescriptorTools, ToolSet,
-};
+use serde_json::{Map, Value};
+use tonic_mcp_codec::{Arguments, DeepCheck, Plans, Validator};
+
+/// Nesting the whole way walks, as a call's default limit does.
+const MAX_DEPTH: usize = 64;
+
+/// A tool as the codec sees it: what [`Arguments`] borrows, owned.
+struct Tool {
+    name: String,
+    input: MessageDescriptor,
+    schema: Value,
+    validator: Validator,
+    deep: DeepCheck,
+    plans: Plans,
+    json_names: bool,
+    streaming: bool,
+}
+
+/// Request bytes, or the problems' text.
+type Encoded = Result<Vec<Vec<u8>>, String>;
+
+impl Tool {
+    fn arguments(&self) -> Arguments<'_> {
+        Arguments {
+            input: &self.input,
+            schema: &self.schema,
+            validator: &self.validator,
+            deep: &self.deep,
+            plans: &self.plans,
+            json_names: self.json_names,
+            streaming: self.streaming,
+        }
+    }
+
+    /// Canonical arguments taken as they came (as calls are served), and every call taking
+    /// the whole way.
+    fn both_ways(&self, args: &Map<String, Value>) -> (Encoded, Encoded) {
+        let run = |canonical_first: bool| {
+            self.arguments()
+                .encode(args.clone(), MAX_DEPTH, canonical_first)
+                .map(|requests| requests.iter().map(|bytes| bytes.to_vec()).collect())
+                .map_err(|problems| {
+                    let lines: Vec<String> = problems.iter().map(ToString::to_string).collect();
+                    lines.join("\n")
+                })
+        };
+        (run(true), run(false))
+    }
+
+    /// The text encoder's request for `text`, or `None` where it leaves them to the whole way.
+    fn encode_text(&self, text: &str) -> Option<Vec<Vec<u8>>> {
+        let limits = tonic_mcp::Limits::default();
+        self.arguments()
+            .encode_text(text, limits.max_depth)
+            .map(|bytes| vec![bytes.to_vec()])
+    }
+}
 
 /// Nested `$ref`s followed on any path of a generated value.
 const REF_BUDGET: u32 = 4;
@@ -44,31 +96,19 @@ struct Tally {
 }
 
 impl Tally {
-    fn check(
-        &mut self,
-        types: &HashMap<String, MessageDescriptor>,
-        set: &ToolSet,
-        tool: &str,
-        arguments: &Value,
-    ) {
+    fn check(&mut self, tool: &Tool, arguments: &Value) {
         let Value::Object(object) = arguments else {
             return;
         };
-        let Some((served, whole_way)) = both_ways(set, tool, object) else {
-            self.mismatches.push(format!("{tool}: not in its set"));
-            return;
-        };
+        let (served, whole_way) = tool.both_ways(object);
+        let desc = &tool.input;
+        let name = &tool.name;
         self.compared += 1;
         let same = match (&served, &whole_way) {
             (Ok(a), Ok(b)) => {
-                let desc = types.get(tool);
                 let equal = a.len() == b.len()
-                    && a.iter().zip(b).all(|(a, b)| match desc {
-                        Some(desc) => {
-                            wire::same(desc, b, a)
-                                || (holds_any(arguments) && same_decoded(desc, a, b))
-                        }
-                        None => a == b,
+                    && a.iter().zip(b).all(|(a, b)| {
+                        wire::same(desc, b, a) || (holds_any(arguments) && same_decoded(desc, a, b))
                     });
                 if equal {
                     self.same_bytes += 1;
@@ -85,41 +125,34 @@ impl Tally {
         };
         if !same && self.mismatches.len() < 20 {
             self.mismatches.push(format!(
-                "{tool}: arguments {arguments}\n  served:    {served:02x?}\n  whole way: {whole_way:02x?}"
+                "{name}: arguments {arguments}\n  served:    {served:02x?}\n  whole way: {whole_way:02x?}"
             ));
         }
-        // The text encoder (arguments kept as text by the stdio transport) answers only with
-        // what the served way gives, whatever the layout and the order of the keys.
-        let limits = tonic_mcp::Limits::default();
+        // The text encoder (arguments kept as text by the transports) answers only with what
+        // the served way gives, whatever the layout and the order of the keys.
         let texts = [
             arguments.to_string(),
             serde_json::to_string_pretty(arguments).unwrap_or_default(),
             reversed(arguments).to_string(),
         ];
         for text in texts {
-            let Some(Some(encoded)) = from_text(
-                set,
-                tool,
-                &text,
-                limits.max_argument_bytes,
-                limits.max_depth,
-            ) else {
+            let Some(encoded) = tool.encode_text(&text) else {
                 continue;
             };
             self.from_text += 1;
-            let agrees = match (&served, types.get(tool)) {
-                (Ok(served), Some(desc)) => {
+            let agrees = match &served {
+                Ok(served) => {
                     served.len() == encoded.len()
                         && served
                             .iter()
                             .zip(&encoded)
                             .all(|(a, b)| wire::same(desc, a, b))
                 }
-                _ => false,
+                Err(_) => false,
             };
             if !agrees && self.mismatches.len() < 20 {
                 self.mismatches.push(format!(
-                    "{tool}: arguments as text {text}\n  served:    {served:02x?}\n  from text: {encoded:02x?}"
+                    "{name}: arguments as text {text}\n  served:    {served:02x?}\n  from text: {encoded:02x?}"
                 ));
             }
         }
@@ -162,71 +195,66 @@ fn same_decoded(desc: &MessageDescriptor, a: &[u8], b: &[u8]) -> bool {
     matches!((json(a), json(b)), (Some(a), Some(b)) if a == b)
 }
 
-/// The request type of each tool, by name, for comparing bytes up to the order of map entries.
-fn input_types(
-    pool: &DescriptorPool,
-    options: &tonic_mcp::schema::Options,
-) -> HashMap<String, MessageDescriptor> {
+/// The tools of every service of `pool`, made as the runtime's tool sets make them.
+fn tools_of(pool: &DescriptorPool, options: &tonic_mcp::schema::Options) -> Vec<Tool> {
     let cx = tonic_mcp::schema::Context::new(pool, options);
-    let mut types = HashMap::new();
+    let mut tools = Vec::new();
     for service in pool.services() {
         for spec in cx
             .service_tools(&service)
             .map(|t| t.tools)
             .unwrap_or_default()
         {
-            if let Some(input) = pool.get_message_by_name(&spec.input_type) {
-                types.insert(spec.name, input);
-            }
+            let input = pool
+                .get_message_by_name(&spec.input_type)
+                .unwrap_or_else(|| panic!("{}: no input type", spec.name));
+            let text = spec.input_schema.to_string();
+            let validator = tonic_mcp_codec::compile(&spec.input_schema)
+                .unwrap_or_else(|e| panic!("{}: {e}", spec.name));
+            tools.push(Tool {
+                name: spec.name,
+                input,
+                validator,
+                deep: DeepCheck::new(&text),
+                schema: spec.input_schema,
+                plans: Plans::default(),
+                json_names: options.json_names,
+                streaming: spec.kind.streams_requests(),
+            });
         }
     }
-    types
-}
-
-/// The testdata pool, and a tool set per service of it, calling a channel no call uses.
-fn testdata_sets() -> (DescriptorPool, Vec<ToolSet>) {
-    let pool = DescriptorPool::decode(e2e::TESTDATA_DESCRIPTOR_SET).expect("testdata pool");
-    let sets = sets_of(&pool, &tonic_mcp::schema::Options::default());
-    (pool, sets)
-}
-
-/// A tool set per service of `pool`, calling a channel no call uses.
-fn sets_of(pool: &DescriptorPool, options: &tonic_mcp::schema::Options) -> Vec<ToolSet> {
-    let tools = DescriptorTools::new(pool, options);
-    // A lazy channel needs a runtime to be made, not to be kept.
-    let runtime = tokio::runtime::Runtime::new().expect("runtime");
-    let _entered = runtime.enter();
-    let channel = tonic::transport::Endpoint::from_static("http://127.0.0.1:1").connect_lazy();
-    let names: Vec<String> = pool.services().map(|s| s.full_name().to_owned()).collect();
     tools
-        .service_sets(names.iter().map(String::as_str), channel)
-        .expect("tools of every service")
 }
 
-/// Every `stride`-th tool of `sets`: `cases` generated arguments each, and four mutations of
+/// The testdata pool's tools.
+fn testdata_tools() -> Vec<Tool> {
+    let pool = DescriptorPool::decode(e2e::TESTDATA_DESCRIPTOR_SET).expect("testdata pool");
+    tools_of(&pool, &tonic_mcp::schema::Options::default())
+}
+
+/// The tool named `name` among `tools`.
+fn named<'a>(tools: &'a [Tool], name: &str) -> &'a Tool {
+    tools
+        .iter()
+        .find(|tool| tool.name == name)
+        .unwrap_or_else(|| panic!("no tool {name}"))
+}
+
+/// Every `stride`-th tool of `tools`: `cases` generated arguments each, and four mutations of
 /// each, compared both ways.
-fn compare(
-    sets: &[ToolSet],
-    types: &HashMap<String, MessageDescriptor>,
-    cases: u32,
-    stride: usize,
-) -> (usize, Tally, Tally) {
+fn compare(tools: &[Tool], cases: u32, stride: usize) -> (usize, Tally, Tally) {
     let mut valid = Tally::default();
     let mut mutated = Tally::default();
     let mut runner = TestRunner::deterministic();
     let replacements = mutate::replacements();
     let mut rng = mutate::Rng(0x5DEE_CE66_D1CE_4E5B);
     let mut tools_run = 0;
-    let tools = sets
-        .iter()
-        .flat_map(|set| set.tools().into_iter().map(move |tool| (set, tool)))
-        .step_by(stride.max(1));
-    for (set, listed) in tools {
-        let schema = Value::Object((*listed.input_schema).clone());
+    for tool in tools.iter().step_by(stride.max(1)) {
+        let schema = &tool.schema;
         tools_run += 1;
         for _ in 0..cases {
             let generated = catch_unwind(AssertUnwindSafe(|| {
-                schema_gen::strategy(&schema, REF_BUDGET)
+                schema_gen::strategy(schema, REF_BUDGET)
                     .new_tree(&mut runner)
                     .ok()
                     .map(|tree| tree.current())
@@ -234,10 +262,10 @@ fn compare(
             let Ok(Some(arguments)) = generated else {
                 break;
             };
-            valid.check(types, set, &listed.name, &arguments);
+            valid.check(tool, &arguments);
             for _ in 0..4 {
                 let changed = mutate::mutate(&arguments, &mut rng, &replacements);
-                mutated.check(types, set, &listed.name, &changed);
+                mutated.check(tool, &changed);
             }
         }
     }
@@ -255,10 +283,9 @@ fn compare(
 
 #[test]
 fn canonical_arguments_taken_as_they_came_give_what_the_whole_way_gives() {
-    let (pool, sets) = testdata_sets();
-    let types = input_types(&pool, &tonic_mcp::schema::Options::default());
+    let tools = testdata_tools();
     let cases = test_kit::env_or("TRANSCODE_CASES", 48u32);
-    let (tools_run, valid, mutated) = compare(&sets, &types, cases, 1);
+    let (tools_run, valid, mutated) = compare(&tools, cases, 1);
     assert!(tools_run > 40, "{tools_run} tools");
     // The generated arguments are canonical: most of them must encode.
     assert!(valid.same_bytes * 10 > valid.compared * 8, "{valid:?}");
@@ -278,12 +305,11 @@ fn canonical_arguments_taken_as_they_came_give_what_the_whole_way_gives() {
 fn canonical_arguments_on_a_descriptor_set() {
     let pool = descriptor_set::from_env();
     let options = tonic_mcp::schema::Options::parse("tool_names=package").expect("options");
-    let sets = sets_of(&pool, &options);
-    let types = input_types(&pool, &options);
-    let total: usize = sets.iter().map(ToolSet::len).sum();
+    let tools = tools_of(&pool, &options);
+    let total = tools.len();
     let wanted = test_kit::env_or("TRANSCODE_RPCS", 1000usize);
     let cases = test_kit::env_or("TRANSCODE_CASES", 5u32);
-    let (tools_run, valid, _) = compare(&sets, &types, cases, total / wanted.max(1));
+    let (tools_run, valid, _) = compare(&tools, cases, total / wanted.max(1));
     assert!(
         tools_run >= wanted.min(total) / 2,
         "{tools_run} of {total} tools"
@@ -296,13 +322,7 @@ fn canonical_arguments_on_a_descriptor_set() {
 /// the runtime accepts are accepted.
 #[test]
 fn loose_forms_take_the_whole_way() {
-    let (pool, sets) = testdata_sets();
-    let set_of = |tool: &str| {
-        sets.iter()
-            .find(|set| set.names().any(|name| name == tool))
-            .unwrap_or_else(|| panic!("no tool {tool}"))
-    };
-    let types = input_types(&pool, &tonic_mcp::schema::Options::default());
+    let tools = testdata_tools();
     // (tool, arguments, accepted by the runtime)
     let cases: &[(&str, &str, bool)] = &[
         ("ScalarService_Echo", r#"{"color": 2}"#, true),
@@ -375,7 +395,7 @@ fn loose_forms_take_the_whole_way() {
         let arguments: Value = serde_json::from_str(arguments).expect("a case is JSON");
         let arguments = &arguments;
         let before = tally.same_bytes;
-        tally.check(&types, set_of(tool), tool, arguments);
+        tally.check(named(&tools, tool), arguments);
         let encoded = tally.same_bytes > before;
         if encoded {
             accepted += 1;
@@ -399,13 +419,7 @@ fn loose_forms_take_the_whole_way() {
 /// range, a oneof written `value` first.
 #[test]
 fn the_text_encoder_answers_only_when_sure() {
-    let (pool, sets) = testdata_sets();
-    let types = input_types(&pool, &tonic_mcp::schema::Options::default());
-    let limits = tonic_mcp::Limits::default();
-    let answered = |set: &ToolSet, tool: &str, text: &str| {
-        from_text(set, tool, text, limits.max_argument_bytes, limits.max_depth)
-            .unwrap_or_else(|| panic!("no tool {tool}"))
-    };
+    let tools = testdata_tools();
     let cases: &[(&str, &str, bool)] = &[
         (
             "ScalarService_Echo",
@@ -520,17 +534,14 @@ fn the_text_encoder_answers_only_when_sure() {
         ("WellKnownService_Echo", r#"{"struct_value": {}}"#, false),
     ];
     for &(tool, text, sure) in cases {
-        let set = sets
-            .iter()
-            .find(|set| set.tools().iter().any(|t| t.name == tool))
-            .unwrap_or_else(|| panic!("no set serves {tool}"));
-        let encoded = answered(set, tool, text);
+        let codec_tool = named(&tools, tool);
+        let encoded = codec_tool.encode_text(text);
         assert_eq!(encoded.is_some(), sure, "{tool} {text}: {encoded:02x?}");
         let Some(encoded) = encoded else { continue };
         let arguments: serde_json::Map<String, Value> = serde_json::from_str(text).expect("json");
-        let (served, _) = both_ways(set, tool, &arguments).expect("tool");
+        let (served, _) = codec_tool.both_ways(&arguments);
         let served = served.unwrap_or_else(|e| panic!("{tool} {text}: served refused: {e}"));
-        let desc = types.get(tool).expect("input type");
+        let desc = &codec_tool.input;
         assert!(
             served.len() == 1 && encoded.len() == 1 && wire::same(desc, &served[0], &encoded[0]),
             "{tool} {text}: served {served:02x?}, from text {encoded:02x?}"

@@ -114,15 +114,8 @@ pub use auth::{
     Authorization, AuthorizationBuilder, DEFAULT_JWKS_MAX_AGE, DEFAULT_JWKS_MIN_REFRESH,
     DEFAULT_LEEWAY, MAX_TOKEN_BYTES, PROTECTED_RESOURCE_METADATA_PATH, Principal, forward_claims,
 };
-pub use call::budget::DEFAULT_MAX_RESULT_BYTES;
-/// The hooks of the differential tests (`e2e/tests/transcode_*.rs`), which hold the one-pass
-/// transcoders to the prost-reflect path: not part of the API.
-#[doc(hidden)]
-pub mod __differential {
-    pub use crate::call::arguments::both as arguments;
-    pub use crate::call::arguments::from_text as arguments_from_text;
-}
 pub use call::Limits;
+pub use call::budget::DEFAULT_MAX_RESULT_BYTES;
 pub use call::longrunning::{FIRST_POLL, LONGEST_POLL};
 pub use discovery::{CALL_TOOL, DEFAULT_SEARCH_LIMIT, DESCRIBE_TOOLS, SEARCH_TOOLS, ToolSearch};
 pub use dynamic::{DecodedDescriptors, DescriptorTools};

@@ -10,7 +10,7 @@ use tonic_mcp_codec::{Arguments, Problem};
 
 use crate::{
     call::outcome::{Outcome, local_failure},
-    tool::toolset::{CompiledTool, ToolSet},
+    tool::toolset::CompiledTool,
     tool::types::Types,
 };
 
@@ -91,50 +91,4 @@ pub(crate) fn requests_from_text(
     arguments
         .encode_text(text, max_depth)
         .map(|bytes| vec![bytes])
-}
-
-/// For the differential test: the request messages of `args` for the tool `tool` of `set`,
-/// canonical arguments taken as they came (as calls are served) and every call taking the whole
-/// way; each as its messages' bytes, or the `isError` text. `None`: no such tool.
-#[doc(hidden)]
-#[allow(clippy::type_complexity)]
-pub fn both(
-    set: &ToolSet,
-    tool: &str,
-    args: &JsonObject,
-) -> Option<(Result<Vec<Vec<u8>>, String>, Result<Vec<Vec<u8>>, String>)> {
-    let compiled = set.compiled(tool)?;
-    let types = compiled.types().ok()?;
-    let run = |canonical_first: bool| {
-        requests(compiled, types, args.clone(), 64, tool, canonical_first)
-            .map(|requests| requests.iter().map(|bytes| bytes.to_vec()).collect())
-            .map_err(|refusal| {
-                let blocks = refusal.result.content.iter();
-                blocks
-                    .filter_map(|block| block.as_text().map(|text| text.text.clone()))
-                    .collect::<Vec<_>>()
-                    .join("\n")
-            })
-    };
-    Some((run(true), run(false)))
-}
-
-/// For the differential test: the request messages the text encoder gives for the arguments
-/// `text` of the tool `tool` of `set` (as a call over stdio is served, under the argument
-/// limits `max_bytes` and `max_depth`), or `None` where it leaves them to the whole way. The
-/// outer `None`: no such tool.
-#[doc(hidden)]
-pub fn from_text(
-    set: &ToolSet,
-    tool: &str,
-    text: &str,
-    max_bytes: usize,
-    max_depth: usize,
-) -> Option<Option<Vec<Vec<u8>>>> {
-    let compiled = set.compiled(tool)?;
-    let types = compiled.types().ok()?;
-    Some(
-        requests_from_text(compiled, types, text, max_bytes, max_depth)
-            .map(|requests| requests.iter().map(|bytes| bytes.to_vec()).collect()),
-    )
 }

@@ -348,7 +348,8 @@ impl ToolSet {
         self
     }
 
-    /// The tool named `name`.
+    /// The tool named `name` (for the crate's tests).
+    #[cfg(test)]
     pub(crate) fn compiled(&self, name: &str) -> Option<&CompiledTool> {
         self.tools
             .iter()
