@@ -209,15 +209,18 @@ impl Tasks {
 
     /// Whether `task_id` was started in the shape of revision 2025-11-25.
     pub(crate) fn started_in_2025_shape(&self, task_id: &str) -> bool {
-        self.store()
-            .records
-            .get(task_id)
-            .is_some_and(|record| record.shape == Shape::Sep1686)
+        self.answered_in_2025_shape(task_id, true)
     }
 
-    /// Whether this server holds the task `task_id`, whoever started it and in either shape.
-    pub(crate) fn holds(&self, task_id: &str) -> bool {
-        self.store().records.contains_key(task_id)
+    /// Whether `tasks/get` and `tasks/cancel` of `task_id` are answered in the 2025-11-25
+    /// shape: the task was started in it, or, unless `final_revision` (the request is of
+    /// revision 2026-07-28, where rmcp checks the client's capabilities first), this server
+    /// does not hold it, which is answered [`unknown`] in either shape. One look at the store.
+    pub(crate) fn answered_in_2025_shape(&self, task_id: &str, final_revision: bool) -> bool {
+        match self.store().records.get(task_id) {
+            Some(record) => record.shape == Shape::Sep1686,
+            None => !final_revision,
+        }
     }
 
     /// The task `task_id` of `context`'s caller as rmcp tracks it, with its result when

@@ -92,11 +92,9 @@ pub(crate) fn route(
         // which no client of those revisions does, and a client whose task lived on another
         // replica, or expired, would be told its capabilities are missing.
         name @ ("tasks/get" | "tasks/cancel")
-            if {
-                let task_id = params?.get("taskId")?.as_str()?;
-                let tasks = server.inner_tasks();
-                tasks.started_in_2025_shape(task_id) || (!final_revision && !tasks.holds(task_id))
-            } =>
+            if server
+                .inner_tasks()
+                .answered_in_2025_shape(params?.get("taskId")?.as_str()?, final_revision) =>
         {
             if name == "tasks/get" {
                 TASKS_GET
