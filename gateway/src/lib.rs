@@ -60,6 +60,9 @@ pub struct Gateway {
     pub server: McpServer,
     /// The services that became tools, by full name.
     pub services: Vec<String>,
+    /// The metrics, when the gateway has them (`--metrics`, `--metrics-addr`): serve them on
+    /// a port of their own with [`Metrics::serve`](tonic_mcp_metrics::Metrics::serve).
+    pub metrics: Option<tonic_mcp_metrics::Metrics>,
     /// The tool sets of each backend, by name, as served now ([`Gateway::reload`]).
     served: Mutex<BTreeMap<String, assemble::Served>>,
     /// `mcp_backend_up`, when the gateway has metrics.
@@ -163,7 +166,8 @@ impl Gateway {
     pub fn from_loaded(config: &Config, loaded: Vec<Loaded<'_>>) -> Result<Gateway, Error> {
         let metrics = (config.metrics || config.metrics_addr.is_some())
             .then(metrics::Metrics::new)
-            .transpose()?;
+            .transpose()
+            .map_err(|e| Error::new(format!("metrics: {e}")))?;
         let backend_up = metrics.as_ref().map(metrics::backend_up).transpose()?;
         let reloads = metrics.as_ref().map(metrics::reloads).transpose()?;
         let mut served = BTreeMap::new();
@@ -199,8 +203,13 @@ impl Gateway {
         builder = builder
             .task_limits(config.task_limits)
             .task_mode(config.task_mode);
-        if let Some(metrics) = metrics {
-            builder = builder.metrics(metrics, config.metrics);
+        if let Some(metrics) = &metrics {
+            builder = metrics.install(builder, config.metrics);
+        }
+        // W3C trace context in from MCP requests and out to the backends, when spans are
+        // exported.
+        if config.otlp_endpoint.is_some() {
+            builder = builder.observe(tonic_mcp_otel::TraceContext);
         }
         let server = builder.build();
         if server.served_tool_names().is_empty() {
@@ -215,6 +224,7 @@ impl Gateway {
                 .flat_map(|one| one.services.clone())
                 .collect(),
             served: Mutex::new(served),
+            metrics,
             backend_up,
             reloads,
         })

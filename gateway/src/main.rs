@@ -135,9 +135,13 @@ async fn run(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
             "serving Prometheus metrics at http://{}/metrics",
             listener.local_addr()?
         );
-        let metrics = server.clone();
+        let metrics = gateway
+            .metrics
+            .clone()
+            .ok_or("the gateway has no metrics")?;
+        let server = server.clone();
         tokio::spawn(async move {
-            if let Err(error) = metrics.serve_metrics(listener).await {
+            if let Err(error) = metrics.serve(server, listener).await {
                 tracing::error!("the metrics listener failed: {error}");
             }
         });

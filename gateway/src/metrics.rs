@@ -1,7 +1,7 @@
 //! The gateway's metrics: the runtime's families (calls, latencies, in flight, tasks) and the
 //! state of each backend.
 
-pub(crate) use tonic_mcp::Metrics;
+pub(crate) use tonic_mcp_metrics::Metrics;
 
 use crate::error::Error;
 

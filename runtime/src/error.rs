@@ -75,9 +75,6 @@ pub enum Error {
     /// [`Authorization`](crate::Authorization) settings are invalid: an issuer or resource
     /// that is not an `https` URL, a scope that is not an OAuth scope token.
     Authorization(String),
-    /// A [`Metrics`](crate::Metrics) family could not be registered (its name is taken in the
-    /// registry given).
-    Metrics(String),
 }
 
 impl Error {
@@ -133,7 +130,6 @@ impl fmt::Display for Error {
             Self::ServerTask(error) => write!(f, "the MCP server task failed: {error}"),
             Self::Io(error) => write!(f, "serving MCP failed: {error}"),
             Self::Authorization(message) => write!(f, "invalid authorization settings: {message}"),
-            Self::Metrics(message) => write!(f, "the metrics could not be registered: {message}"),
         }
     }
 }

@@ -43,9 +43,10 @@
 //!    behind them.
 //! 5. **`grpc`**: forwarding through `tonic::client::Grpc` and gRPC statuses in words.
 //!
-//! Beside them, each optional: `auth` (OAuth resource server for the HTTP transport),
-//! `observe` (spans and Prometheus metrics), `discovery` (tool search) and `dynamic` (tools
-//! made from descriptors at run time, for the gateway).
+//! Beside them: `auth` (OAuth resource server for the HTTP transport), `observe` (spans, and
+//! the [`CallObserver`] seam through which the add-on crates `tonic-mcp-metrics` and
+//! `tonic-mcp-otel` watch calls), `discovery` (tool search) and `dynamic` (tools made from
+//! descriptors at run time, for the gateway).
 //!
 //! # A tool call
 //!
@@ -120,8 +121,6 @@ pub use call::longrunning::{FIRST_POLL, LONGEST_POLL};
 pub use discovery::{CALL_TOOL, DEFAULT_SEARCH_LIMIT, DESCRIBE_TOOLS, SEARCH_TOOLS, ToolSearch};
 pub use dynamic::{DecodedDescriptors, DescriptorTools};
 pub use error::Error;
-#[cfg(feature = "metrics")]
-pub use observe::metrics::Metrics;
 pub use observe::observer::CallObserver;
 /// The descriptor pool [`DescriptorTools`] reads; the whole `prost_reflect` crate is
 /// re-exported too, so that no direct dependency on it is needed.
@@ -131,7 +130,6 @@ pub use rmcp::model::CacheScope;
 /// A tool call's result, as a [`CallObserver`] is told it.
 pub use rmcp::model::CallToolResult;
 pub use server::DEFAULT_TASK_TTL;
-pub use server::SessionLimits;
 pub use server::TaskLimits;
 #[cfg(feature = "http-server")]
 pub use server::connection_limits::{
@@ -139,6 +137,7 @@ pub use server::connection_limits::{
 };
 pub use server::paging::{DEFAULT_LIST_TTL, DEFAULT_PAGE_BYTES, DEFAULT_PAGE_SIZE};
 pub use server::{DEFAULT_INLINE_WAIT, TaskMode};
+pub use server::{Load, SessionLimits};
 pub use server::{McpServer, McpServerBuilder, SHUTDOWN_DRAIN};
 pub use tool::context::{CallContext, Refusal, forward_headers};
 pub use tool::meta::{RPC_META_KEY, STATUS_META_KEY};
@@ -147,8 +146,10 @@ pub use tool::toolset::{
     DEFAULT_MAX_DECODING_MESSAGE_SIZE, DEFAULT_MAX_MESSAGES, DEFAULT_TIMEOUT, MAX_TOOL_NAME_LEN,
     ToolSet,
 };
+/// The `tracing` span a [`CallObserver`] is told a call or gRPC request runs in.
+pub use tracing::Span;
 pub use transport::http::McpHttpService;
-pub use transport::http_response::HttpResponse;
+pub use transport::http_response::{HttpResponse, plain_response};
 pub use transport::origin::LOOPBACK_ORIGINS;
 
 /// The descriptor-to-tool generator shared with the plugin; its tool

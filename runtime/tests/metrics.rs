@@ -1,7 +1,7 @@
-//! Prometheus metrics (feature `metrics`): a known sequence of calls, then the text format,
-//! checked line by line, from `McpServer::metrics_text` and from `GET /metrics` of
-//! `serve_http` and `serve_metrics` on loopback. And an observer of the application's own,
-//! told of the same calls through the same seam.
+//! Prometheus metrics (`tonic-mcp-metrics`): a known sequence of calls, then the text format,
+//! checked line by line, from `Metrics::text` and from `GET /metrics` of `serve_http` and
+//! `Metrics::serve` on loopback. And an observer of the application's own, told of the same
+//! calls through the same seam.
 
 mod common;
 
@@ -11,16 +11,20 @@ use serde_json::json;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tonic_mcp::{CallObserver, CallToolResult, McpServer, Metrics};
+use tonic_mcp::{CallContext, CallObserver, CallToolResult, McpServer, Span};
+use tonic_mcp_metrics::Metrics;
 
-async fn recording_server(on_http: bool) -> TestResult<(McpServer, common::Backend)> {
+async fn recording_server(on_http: bool) -> TestResult<(McpServer, Metrics, common::Backend)> {
     let (addr, backend) = start_backend().await?;
     let tools = pb::item_service_mcp::from_channel(channel(addr).await?)?;
-    let server = McpServer::builder("demo", "0.1.0")
-        .tool_set(tools)?
-        .metrics(Metrics::new()?, on_http)
+    let metrics = Metrics::new()?;
+    let server = metrics
+        .install(
+            McpServer::builder("demo", "0.1.0").tool_set(tools)?,
+            on_http,
+        )
         .build();
-    Ok((server, backend))
+    Ok((server, metrics, backend))
 }
 
 async fn get(addr: std::net::SocketAddr, path: &str) -> TestResult<Reply> {
@@ -35,14 +39,14 @@ fn sample(text: &str, series: &str) -> Option<f64> {
 
 #[tokio::test]
 async fn calls_are_counted_by_outcome_and_timed() -> TestResult {
-    let (server, _backend) = recording_server(false).await?;
+    let (server, metrics, _backend) = recording_server(false).await?;
     let (client, _) = connect(server.clone()).await?;
     for _ in 0..3 {
         call(&client, "ItemService_GetItem", json!({"id": 7})).await?;
     }
     call(&client, "ItemService_GetItem", json!({"id": 404})).await?;
     call(&client, "ItemService_GetItem", json!({"id": "seven"})).await?;
-    let text = server.metrics_text().ok_or("metrics recorded")?;
+    let text = metrics.text(&server);
 
     let calls = |outcome: &str, code: &str| {
         sample(
@@ -86,6 +90,20 @@ type Event = (&'static str, String, Option<bool>);
 struct Told(Arc<Mutex<Vec<Event>>>);
 
 impl CallObserver for Told {
+    fn call_started(&self, call: &CallContext<'_>, _span: &Span) {
+        let mut told = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        told.push(("start", call.tool_name().to_owned(), None));
+    }
+
+    fn grpc_starting(&self, _span: &Span, metadata: &mut tonic::metadata::MetadataMap) {
+        metadata.insert(
+            "x-observed",
+            tonic::metadata::MetadataValue::from_static("yes"),
+        );
+        let mut told = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        told.push(("grpc starts", String::new(), None));
+    }
+
     fn grpc_ended(&self, tool: &str, _elapsed: Duration) {
         let mut told = self.0.lock().unwrap_or_else(|e| e.into_inner());
         told.push(("grpc", tool.to_owned(), None));
@@ -99,7 +117,7 @@ impl CallObserver for Told {
 
 #[tokio::test]
 async fn an_observer_is_told_of_each_call_and_its_grpc_request() -> TestResult {
-    let (addr, _backend) = start_backend().await?;
+    let (addr, backend) = start_backend().await?;
     let tools = pb::item_service_mcp::from_channel(channel(addr).await?)?;
     let told = Told::default();
     let server = McpServer::builder("demo", "0.1.0")
@@ -109,18 +127,33 @@ async fn an_observer_is_told_of_each_call_and_its_grpc_request() -> TestResult {
     let (client, _) = connect(server).await?;
     call(&client, "ItemService_GetItem", json!({"id": 7})).await?;
     call(&client, "ItemService_GetItem", json!({"id": 404})).await?;
-    // Refused before any gRPC request: only its end is told.
+    // What an observer adds to a request's metadata reaches the backend.
+    assert_eq!(
+        backend
+            .observed
+            .last_metadata()
+            .get("x-observed")
+            .map(|v| v.to_str().ok()),
+        Some(Some("yes"))
+    );
+    // Refused before any gRPC request: only its start and end are told.
     call(&client, "ItemService_GetItem", json!({"id": "seven"})).await?;
     client.cancel().await?;
     let told = told.0.lock().unwrap_or_else(|e| e.into_inner()).clone();
     let tool = "ItemService_GetItem".to_owned();
+    let starts = ("grpc starts", String::new(), None);
     assert_eq!(
         told,
         [
+            ("start", tool.clone(), None),
+            starts.clone(),
             ("grpc", tool.clone(), None),
             ("call", tool.clone(), Some(false)),
+            ("start", tool.clone(), None),
+            starts,
             ("grpc", tool.clone(), None),
             ("call", tool.clone(), Some(true)),
+            ("start", tool.clone(), None),
             ("call", tool, Some(true)),
         ]
     );
@@ -130,7 +163,7 @@ async fn an_observer_is_told_of_each_call_and_its_grpc_request() -> TestResult {
 #[tokio::test]
 async fn metrics_are_served_over_http_when_asked() -> TestResult {
     // On the MCP listener.
-    let (server, _backend) = recording_server(true).await?;
+    let (server, _metrics, _backend) = recording_server(true).await?;
     let (client, _) = connect(server.clone()).await?;
     call(&client, "ItemService_GetItem", json!({"id": 7})).await?;
     let serving =
@@ -152,7 +185,7 @@ async fn metrics_are_served_over_http_when_asked() -> TestResult {
     serving.stop().await??;
 
     // Not on the MCP listener unless asked; on a port of its own.
-    let (quiet, _backend) = recording_server(false).await?;
+    let (quiet, metrics, _backend) = recording_server(false).await?;
     let serving =
         test_kit::HttpServing::start(quiet.clone(), McpServer::stateless_http_config()).await?;
     let addr = serving.addr;
@@ -160,7 +193,7 @@ async fn metrics_are_served_over_http_when_asked() -> TestResult {
     serving.stop().await??;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let addr = listener.local_addr()?;
-    let own = tokio::spawn(quiet.serve_metrics(listener));
+    let own = tokio::spawn(metrics.serve(quiet, listener));
     let reply = get(addr, "/metrics").await?;
     assert_eq!(reply.status, 200);
     // No call yet: the gauges, and no call series.
@@ -184,7 +217,7 @@ async fn metrics_are_served_over_http_when_asked() -> TestResult {
 /// one closed with DELETE.
 #[tokio::test]
 async fn open_sessions_are_counted() -> TestResult {
-    let (server, _backend) = recording_server(true).await?;
+    let (server, _metrics, _backend) = recording_server(true).await?;
     let serving =
         test_kit::HttpServing::start(server.clone(), McpServer::session_http_config()).await?;
     let addr = serving.addr;

@@ -39,7 +39,7 @@ use crate::{
     call::progress::Progress,
     grpc::status::describe_status,
     grpc::{Invocation, MessageLimits},
-    observe::telemetry,
+    observe::{observer::CallObserver, telemetry},
     tool::long_running::{LongRunning, Operations},
 };
 
@@ -68,15 +68,16 @@ pub(crate) async fn cancel(
     redeemer: Option<&Redeemer>,
     name: String,
     metadata: MetadataMap,
+    observers: &[Arc<dyn CallObserver>],
 ) {
     let request = LongRunning::by_name(&lro.cancel_request, &name);
     let cancelled = async {
-        match cancel_through(&lro.own, request.clone(), metadata.clone()).await {
+        match cancel_through(&lro.own, request.clone(), metadata.clone(), observers).await {
             Err(status)
                 if status.code() == Code::Unimplemented
                     && let Some(redeemer) = redeemer =>
             {
-                cancel_through(&redeemer.operations, request, metadata).await
+                cancel_through(&redeemer.operations, request, metadata, observers).await
             }
             cancelled => cancelled,
         }
@@ -95,6 +96,7 @@ async fn cancel_through(
     via: &Operations,
     request: Bytes,
     metadata: MetadataMap,
+    observers: &[Arc<dyn CallObserver>],
 ) -> Result<(), Status> {
     let mut invocation = Invocation {
         requests: vec![request],
@@ -103,7 +105,7 @@ async fn cancel_through(
         limits: MessageLimits::default(),
     };
     let span = telemetry::grpc_span(via.cancel.path.path());
-    telemetry::inject(&span, &mut invocation.metadata);
+    telemetry::grpc_starting(observers, &span, &mut invocation.metadata);
     let result = async {
         let mut stream = via.cancel.call(invocation).await?;
         match stream.next().await {
@@ -163,6 +165,8 @@ pub(crate) struct Wait<'a> {
     pub(crate) started: Started,
     /// The server's GetOperation tool, if it serves one.
     pub(crate) redeemer: Option<&'a Redeemer>,
+    /// What is told of each poll.
+    pub(crate) observers: &'a [Arc<dyn CallObserver>],
     /// The result budget in bytes of JSON, which the unpacked response counts toward.
     pub(crate) budget: usize,
     /// The RPC's request type, whose limit fields a refusal over the budget names.
@@ -262,7 +266,7 @@ async fn poll(wait: &Wait<'_>, via: &Operations, name: &str) -> Result<Option<By
         limits: wait.limits,
     };
     let span = telemetry::grpc_span(via.get.path.path());
-    telemetry::inject(&span, &mut invocation.metadata);
+    telemetry::grpc_starting(wait.observers, &span, &mut invocation.metadata);
     let answer = tokio::time::timeout(remaining, async {
         let mut stream = via.get.call(invocation).await?;
         match stream.next().await {

@@ -95,7 +95,7 @@ pub(crate) struct Call<'a> {
     /// `None`: only the deadline and the bound end it. An MCP task's cancellation, so that a
     /// task on an unending stream returns what it collected.
     pub(crate) stop: Option<Stop<'a>>,
-    /// What is told when the gRPC part of the call ends.
+    /// What is told of the call's gRPC requests.
     pub(crate) observers: &'a [Arc<dyn CallObserver>],
     /// How the structured result is handed to the transport.
     pub(crate) structured: Structured,
@@ -265,7 +265,7 @@ pub(crate) async fn run(call: Call<'_>, arguments: CallArguments<'_>) -> Outcome
     };
     let grpc_started = (!call.observers.is_empty()).then(Instant::now);
     let grpc_span = telemetry::grpc_span(&def.rpc_path);
-    telemetry::inject(&grpc_span, &mut invocation.metadata);
+    telemetry::grpc_starting(call.observers, &grpc_span, &mut invocation.metadata);
     let mut collected = collect(
         tool,
         invocation,
@@ -312,6 +312,7 @@ pub(crate) async fn run(call: Call<'_>, arguments: CallArguments<'_>) -> Outcome
             progress: call.progress,
             started: call.started.unwrap_or_default(),
             redeemer: call.redeemer,
+            observers: call.observers,
             budget,
             input: &types.input,
         };

@@ -1,7 +1,5 @@
-//! What a call leaves behind for its operators: its `tracing` spans (with OpenTelemetry
-//! context under the `otel` feature) and Prometheus metrics under the `metrics` feature.
+//! What a call leaves behind for its operators: its `tracing` spans, and the seam through which
+//! add-ons (metrics, trace propagation) watch it.
 
-#[cfg(feature = "metrics")]
-pub(crate) mod metrics;
 pub(crate) mod observer;
 pub(crate) mod telemetry;

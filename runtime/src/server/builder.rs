@@ -21,8 +21,8 @@ pub struct McpServerBuilder {
     task_mode: TaskMode,
     #[cfg(feature = "auth")]
     authorization: Option<crate::auth::Authorization>,
-    #[cfg(feature = "metrics")]
-    metrics: Option<(crate::observe::metrics::Metrics, bool)>,
+    #[cfg(feature = "http-server")]
+    routes: Vec<(String, super::HttpRoute)>,
     observers: Vec<Arc<dyn CallObserver>>,
     tools_change: bool,
     pub(super) search: Option<crate::discovery::ToolSearch>,
@@ -209,25 +209,41 @@ impl McpServerBuilder {
         self
     }
 
-    /// Tell `observer` of every tool call: when its gRPC request ends and when the call ends
-    /// (see [`CallObserver`](crate::CallObserver)). Observers are told in the order they were
-    /// added; [`McpServerBuilder::metrics`] adds one too.
+    /// Tell `observer` of every tool call: when it starts, when its gRPC requests start and
+    /// end, and when it ends (see [`CallObserver`](crate::CallObserver)). Observers are told
+    /// in the order they were added.
     pub fn observe(mut self, observer: impl CallObserver) -> Self {
         self.observers.push(Arc::new(observer));
         self
     }
 
-    /// Record Prometheus metrics of every tool call into `metrics` (see [`Metrics`] for the
-    /// families), read with [`McpServer::metrics_text`] or served by
-    /// [`McpServer::serve_metrics`]. With `on_http`, [`McpServer::serve_http`] also answers
-    /// `GET /metrics` on the MCP listener, without authorization: leave it off when that
-    /// listener is public and serve the metrics on an internal port instead.
+    /// Answer `GET path` on [`McpServer::serve_http`]'s listener with `answer`, beside `/mcp`
+    /// and `/healthz`: an add-on's endpoint, such as Prometheus's `/metrics`
+    /// (`tonic-mcp-metrics`). Such a route is answered without authorization: give it only
+    /// what anyone who reaches the listener may read. A later route of the same path replaces
+    /// an earlier one; `/mcp` and `/healthz` cannot be replaced.
     ///
-    /// [`Metrics`]: crate::Metrics
-    #[cfg(feature = "metrics")]
-    pub fn metrics(mut self, metrics: crate::observe::metrics::Metrics, on_http: bool) -> Self {
-        self.observers.push(Arc::new(metrics.clone()));
-        self.metrics = Some((metrics, on_http));
+    /// ```
+    /// use tonic_mcp::{McpServer, plain_response};
+    ///
+    /// let server = McpServer::builder("items", "1.0.0")
+    ///     .http_get("/load", |server| {
+    ///         let load = server.load();
+    ///         let text = format!("{} calls in flight\n", load.calls_in_flight);
+    ///         plain_response(http::StatusCode::OK, text)
+    ///     })
+    ///     .build();
+    /// # let _ = server;
+    /// ```
+    #[cfg(feature = "http-server")]
+    pub fn http_get(
+        mut self,
+        path: impl Into<String>,
+        answer: impl Fn(&McpServer) -> crate::HttpResponse + Send + Sync + 'static,
+    ) -> Self {
+        let path = path.into();
+        self.routes.retain(|(route, _)| *route != path);
+        self.routes.push((path, Arc::new(answer)));
         self
     }
 
@@ -281,15 +297,14 @@ impl McpServerBuilder {
                 #[cfg(feature = "http-server")]
                 connections: self.connections,
                 in_flight: tokio::sync::watch::Sender::new(0),
-                #[cfg(feature = "metrics")]
                 session_stores: Mutex::new(Vec::new()),
                 tasks: Tasks::new(self.task_limits),
                 task_ttl: self.task_ttl,
                 task_mode: self.task_mode,
                 #[cfg(feature = "auth")]
                 authorization: self.authorization,
-                #[cfg(feature = "metrics")]
-                metrics: self.metrics,
+                #[cfg(feature = "http-server")]
+                routes: self.routes,
                 observers: self.observers,
             }),
         }
@@ -307,8 +322,8 @@ impl McpServer {
             hooks: Vec::new(),
             #[cfg(feature = "auth")]
             authorization: None,
-            #[cfg(feature = "metrics")]
-            metrics: None,
+            #[cfg(feature = "http-server")]
+            routes: Vec::new(),
             observers: Vec::new(),
             limits: Limits::default(),
             sessions: SessionLimits::default(),

@@ -25,8 +25,6 @@ mod catalog;
 mod confirm;
 #[cfg(feature = "http-server")]
 pub(crate) mod connection_limits;
-#[cfg(all(feature = "metrics", feature = "http-server"))]
-pub(crate) mod metrics_endpoint;
 pub(crate) mod paging;
 mod plain;
 mod run;
@@ -45,8 +43,7 @@ pub use session_limits::SessionLimits;
 pub use task_limits::TaskLimits;
 pub use tasks::DEFAULT_TASK_TTL;
 
-/// A transport's store of sessions, counted for the metrics' gauge of open sessions.
-#[cfg(feature = "metrics")]
+/// A transport's store of sessions, counted in [`Load::sessions_open`].
 pub(crate) trait OpenSessions: Send + Sync {
     /// Sessions open now.
     fn open(&self) -> usize;
@@ -115,8 +112,7 @@ struct Inner {
     /// Tool calls running now, for a graceful shutdown.
     in_flight: tokio::sync::watch::Sender<usize>,
     /// The session stores of the streamable HTTP services made from this server, counted
-    /// by the metrics.
-    #[cfg(feature = "metrics")]
+    /// in its [`Load`].
     session_stores: Mutex<Vec<std::sync::Weak<dyn OpenSessions>>>,
     tasks: Tasks,
     task_ttl: Duration,
@@ -125,11 +121,28 @@ struct Inner {
     /// OAuth resource server settings for streamable HTTP.
     #[cfg(feature = "auth")]
     authorization: Option<crate::auth::Authorization>,
-    /// Where tool calls are counted, and whether `serve_http` serves `/metrics`.
-    #[cfg(feature = "metrics")]
-    metrics: Option<(crate::observe::metrics::Metrics, bool)>,
-    /// What is told of every tool call (the metrics among them).
+    /// Endpoints `serve_http` answers beside `/mcp` ([`McpServerBuilder::http_get`]).
+    #[cfg(feature = "http-server")]
+    routes: Vec<(String, HttpRoute)>,
+    /// What is told of every tool call.
     observers: Vec<Arc<dyn CallObserver>>,
+}
+
+/// An endpoint of `serve_http` besides `/mcp` ([`McpServerBuilder::http_get`]).
+#[cfg(feature = "http-server")]
+pub(crate) type HttpRoute = Arc<dyn Fn(&McpServer) -> crate::HttpResponse + Send + Sync + 'static>;
+
+/// What a server is doing at one instant ([`McpServer::load`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Load {
+    /// Tool calls running now, tasks' included.
+    pub calls_in_flight: usize,
+    /// MCP tasks whose call runs now: at most [`TaskLimits::max_running`], past which a new
+    /// task is refused.
+    pub tasks_running: usize,
+    /// MCP sessions open on the server's streamable HTTP services.
+    pub sessions_open: usize,
 }
 
 /// How long [`McpServer::serve_http`] waits, after its shutdown, for tool calls in flight.
@@ -248,20 +261,17 @@ impl McpServer {
         &self.inner.in_flight
     }
 
-    /// The metrics in Prometheus's text format, when the server records them
-    /// ([`McpServerBuilder::metrics`]).
-    #[cfg(feature = "metrics")]
-    pub fn metrics_text(&self) -> Option<String> {
-        let (metrics, _) = self.inner.metrics.as_ref()?;
-        Some(metrics.encode(
-            *self.inner.in_flight.borrow(),
-            self.inner.tasks.running(),
-            self.sessions_open(),
-        ))
+    /// What the server is doing now: tool calls and tasks running, sessions open. What a
+    /// gauge of the server's load reads (`tonic-mcp-metrics` does).
+    pub fn load(&self) -> Load {
+        Load {
+            calls_in_flight: *self.inner.in_flight.borrow(),
+            tasks_running: self.inner.tasks.running(),
+            sessions_open: self.sessions_open(),
+        }
     }
 
     /// Sessions open now on the streamable HTTP services made from this server.
-    #[cfg(feature = "metrics")]
     fn sessions_open(&self) -> usize {
         let mut stores = self
             .inner
@@ -276,8 +286,7 @@ impl McpServer {
             .sum()
     }
 
-    /// Keeps `store` for the metrics' count of open sessions.
-    #[cfg(feature = "metrics")]
+    /// Keeps `store` for the count of open sessions.
     pub(crate) fn track_sessions<S: OpenSessions + 'static>(&self, store: &Arc<S>) {
         let store: std::sync::Weak<dyn OpenSessions> = Arc::downgrade(store) as std::sync::Weak<S>;
         self.inner
@@ -287,13 +296,14 @@ impl McpServer {
             .push(store);
     }
 
-    /// Whether `serve_http` answers `GET /metrics`.
-    #[cfg(all(feature = "metrics", feature = "http-server"))]
-    pub(crate) fn metrics_on_http(&self) -> bool {
+    /// The endpoint `serve_http` answers at `path` besides `/mcp`, if any.
+    #[cfg(feature = "http-server")]
+    pub(crate) fn route(&self, path: &str) -> Option<&HttpRoute> {
         self.inner
-            .metrics
-            .as_ref()
-            .is_some_and(|(_, on_http)| *on_http)
+            .routes
+            .iter()
+            .find(|(route, _)| route == path)
+            .map(|(_, answer)| answer)
     }
 
     pub(crate) fn inner_tasks(&self) -> &Tasks {

@@ -94,7 +94,16 @@ impl McpServer {
         let _in_flight = InFlight::enter(&self.inner.in_flight);
         // What the call shares with the other tools, as served when it was looked up.
         let catalog = &registered.catalog;
-        let span = telemetry::tool_call_span(&registered.entry.name, &def.rpc_path, http, meta);
+        let span = telemetry::tool_call_span(&registered.entry.name, &def.rpc_path);
+        let context = CallContext {
+            tool: &registered.entry.name,
+            rpc_path: &def.rpc_path,
+            http,
+            meta,
+        };
+        for observer in &self.inner.observers {
+            observer.call_started(&context, &span);
+        }
         let started_at = Instant::now();
         // Only a tool that waits for an operation has one to cancel.
         let started = registered.entry.tool.waits().then(Started::default);
@@ -103,12 +112,7 @@ impl McpServer {
             set: &registered.set,
             server_hooks: &self.inner.hooks,
             limits: self.inner.limits,
-            context: CallContext {
-                tool: &registered.entry.name,
-                rpc_path: &def.rpc_path,
-                http,
-                meta,
-            },
+            context,
             progress,
             started: started.clone(),
             redeemer: catalog.redeemer.as_ref(),
@@ -132,9 +136,16 @@ impl McpServer {
                 .and_then(|types| types.long_running.as_deref())
             && let Some((name, metadata)) = started.as_ref().and_then(Started::take)
         {
-            crate::call::longrunning::cancel(lro, catalog.redeemer.as_ref(), name, metadata)
-                .instrument(span.clone())
-                .await;
+            let observers = &self.inner.observers;
+            crate::call::longrunning::cancel(
+                lro,
+                catalog.redeemer.as_ref(),
+                name,
+                metadata,
+                observers,
+            )
+            .instrument(span.clone())
+            .await;
         }
         for observer in &self.inner.observers {
             observer.call_ended(

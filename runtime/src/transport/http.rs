@@ -53,7 +53,6 @@ impl McpServer {
         let mut local = LocalSessionManager::default();
         local.session_config.keep_alive = Some(limits.idle_timeout);
         let sessions = Arc::new(SessionStore::new(local, limits));
-        #[cfg(feature = "metrics")]
         self.track_sessions(&sessions);
         McpHttpService {
             #[cfg(feature = "auth")]

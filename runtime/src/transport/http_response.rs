@@ -1,12 +1,12 @@
 //! The HTTP response type of the streamable HTTP service, and the plain responses the
-//! transport, the authorization gate and the metrics endpoint answer with.
+//! transport and the endpoints of add-ons answer with.
 
 use std::convert::Infallible;
 
 use bytes::Bytes;
 use http_body_util::{BodyExt as _, Full, combinators::BoxBody};
 
-#[cfg(any(feature = "http-server", feature = "auth"))]
+#[cfg(feature = "http-server")]
 pub(crate) fn not_found() -> HttpResponse {
     plain_response(http::StatusCode::NOT_FOUND, "")
 }
@@ -14,7 +14,9 @@ pub(crate) fn not_found() -> HttpResponse {
 /// The HTTP response type of [`McpHttpService`](crate::McpHttpService).
 pub type HttpResponse = http::Response<BoxBody<Bytes, Infallible>>;
 
-pub(crate) fn plain_response(status: http::StatusCode, text: impl Into<String>) -> HttpResponse {
+/// A response of `status` whose body is `text`, with no `Content-Type`: set one on its headers
+/// when the body has one.
+pub fn plain_response(status: http::StatusCode, text: impl Into<String>) -> HttpResponse {
     let mut response = http::Response::new(Full::new(Bytes::from(text.into())).boxed());
     *response.status_mut() = status;
     response

@@ -1,5 +1,5 @@
 //! [`McpServer::serve_http`]: a ready-made hyper server for the streamable HTTP endpoint, with
-//! `/healthz`, `/metrics`, a graceful shutdown, and the bounds of [`ConnectionLimits`] (a cap
+//! `/healthz`, the routes of add-ons (`McpServerBuilder::http_get`), a graceful shutdown, and the bounds of [`ConnectionLimits`] (a cap
 //! on connections, timeouts on reading requests and on idle connections, `accept` retried when
 //! descriptors run out).
 
@@ -27,8 +27,9 @@ const ACCEPT_PAUSE: Duration = Duration::from_millis(100);
 impl McpServer {
     /// Serve the streamable HTTP endpoint at `/mcp` on `listener` (HTTP/1.1 and h2c), until
     /// `config.cancellation_token` is cancelled. `GET /healthz` answers `200 ok` for load
-    /// balancers (it fails once shutdown begins: the listener is closed); other paths
-    /// answer 404.
+    /// balancers (it fails once shutdown begins: the listener is closed); the routes added
+    /// with [`McpServerBuilder::http_get`](crate::McpServerBuilder::http_get) answer `GET`
+    /// at their paths; other paths answer 404.
     ///
     /// Connections are bounded by the server's [`ConnectionLimits`]
     /// ([`McpServerBuilder::connection_limits`](crate::McpServerBuilder::connection_limits)):
@@ -65,8 +66,7 @@ impl McpServer {
             tokio_util::sync::CancellationToken::new(),
         );
         let streams = config.cancellation_token.clone();
-        #[cfg(feature = "metrics")]
-        let metrics = self.metrics_on_http().then(|| self.clone());
+        let server = self.clone();
         let limits = self.connection_limits();
         let service = self.streamable_http_service(config);
         // A connection holds a permit until it closes: at the cap, nothing is accepted.
@@ -106,8 +106,7 @@ impl McpServer {
             let _ = stream.set_nodelay(true);
             let service = service.clone();
             let shutdown = shutdown.clone();
-            #[cfg(feature = "metrics")]
-            let metrics = metrics.clone();
+            let server = server.clone();
             connections.spawn(async move {
                 let _permit = permit;
                 let activity = Arc::new(Activity::new(&limits));
@@ -117,17 +116,9 @@ impl McpServer {
                         // In flight until its response ends: the connection has no deadline.
                         let in_flight = requests.begin();
                         let mut service = service.clone();
-                        #[cfg(feature = "metrics")]
-                        let metrics = metrics.clone();
+                        let server = server.clone();
                         async move {
                             let response = match request.uri().path() {
-                                #[cfg(feature = "metrics")]
-                                "/metrics"
-                                    if request.method() == http::Method::GET
-                                        && metrics.is_some() =>
-                                {
-                                    crate::server::metrics_endpoint::response(metrics.as_ref())
-                                }
                                 "/mcp" => call(&mut service, request, &limits).await,
                                 // Protected resource metadata, when the server has
                                 // authorization (404 otherwise).
@@ -140,6 +131,13 @@ impl McpServer {
                                 // For load balancers: up while accepting.
                                 "/healthz" if request.method() == http::Method::GET => {
                                     plain_response(http::StatusCode::OK, "ok\n")
+                                }
+                                // An add-on's endpoint.
+                                path if request.method() == http::Method::GET => {
+                                    match server.route(path) {
+                                        Some(answer) => answer(&server),
+                                        None => not_found(),
+                                    }
                                 }
                                 _ => not_found(),
                             };

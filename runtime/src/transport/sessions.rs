@@ -47,7 +47,6 @@ impl Drop for InFlight {
     }
 }
 
-#[cfg(feature = "metrics")]
 impl crate::server::OpenSessions for SessionStore {
     /// Sessions open now; 0 while the map is being written (a scrape does not wait).
     fn open(&self) -> usize {

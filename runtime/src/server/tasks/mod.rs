@@ -187,7 +187,6 @@ impl Tasks {
     /// Tasks whose call runs now (the `mcp_tasks_running` gauge): at most
     /// [`TaskLimits::max_running`], besides the tasks of revision 2025-11-25 answered without
     /// running, for the instant they take.
-    #[cfg(feature = "metrics")]
     pub(crate) fn running(&self) -> usize {
         self.store().running
     }

@@ -1,8 +1,24 @@
-//! Prometheus metrics of tool calls (feature `metrics`).
+//! Prometheus metrics of the tool calls of a [`tonic_mcp`] server.
 //!
-//! [`Metrics`] holds a `prometheus` registry with the server's families; give it to
-//! [`McpServerBuilder::metrics`] and scrape [`McpServer::metrics_text`] (or `GET /metrics` of
-//! [`McpServer::serve_http`] and [`McpServer::serve_metrics`]).
+//! [`Metrics`] holds a `prometheus` registry with the server's families. It is a
+//! [`CallObserver`]: [`Metrics::install`] registers it with a server's builder, and optionally
+//! adds `GET /metrics` to [`McpServer::serve_http`]'s listener. Scrape it there, on a port of
+//! its own ([`Metrics::serve`]), or read [`Metrics::text`].
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! use tonic_mcp::McpServer;
+//! use tonic_mcp_metrics::Metrics;
+//!
+//! let metrics = Metrics::new()?;
+//! let server = metrics
+//!     .install(McpServer::builder("items", "1.0.0"), false)
+//!     .build();
+//! // Prometheus scrapes an internal port; the MCP listener stays without `/metrics`.
+//! let internal = tokio::net::TcpListener::bind("127.0.0.1:9090").await?;
+//! tokio::spawn(metrics.serve(server.clone(), internal));
+//! # Ok(()) }
+//! ```
 //!
 //! | family | type | labels | what |
 //! |---|---|---|---|
@@ -13,19 +29,20 @@
 //! | `mcp_tasks_running` | gauge | | MCP tasks running now: at most [`TaskLimits::max_running`], past which a new task is refused |
 //! | `mcp_sessions_open` | gauge | | MCP sessions open on the server's streamable HTTP services now |
 //!
-//! [`McpServerBuilder::metrics`]: crate::McpServerBuilder::metrics
-//! [`TaskLimits::max_running`]: crate::TaskLimits::max_running
-//! [`McpServer::metrics_text`]: crate::McpServer::metrics_text
-//! [`McpServer::serve_http`]: crate::McpServer::serve_http
-//! [`McpServer::serve_metrics`]: crate::McpServer::serve_metrics
+//! The gauges are read from [`McpServer::load`] at each scrape.
+//!
+//! [`TaskLimits::max_running`]: tonic_mcp::TaskLimits::max_running
+
+#![warn(missing_docs)]
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use prometheus::{HistogramOpts, HistogramVec, IntCounterVec, IntGauge, Opts, Registry};
-
-use crate::error::Error;
-use crate::{observe::observer::CallObserver, tool::meta::STATUS_META_KEY};
+use tonic_mcp::{
+    CallObserver, CallToolResult, HttpResponse, Load, McpServer, McpServerBuilder, STATUS_META_KEY,
+    plain_response,
+};
 
 /// Seconds: from a millisecond to two minutes, the longest tool deadlines.
 const BUCKETS: &[f64] = &[
@@ -59,8 +76,8 @@ impl Metrics {
     ///
     /// # Errors
     ///
-    /// [`Error::Metrics`] if `prometheus` refuses a family (it does not for these names).
-    pub fn new() -> Result<Metrics, Error> {
+    /// If `prometheus` refuses a family (it does not for these names).
+    pub fn new() -> Result<Metrics, prometheus::Error> {
         Metrics::with_registry(Registry::new())
     }
 
@@ -69,14 +86,12 @@ impl Metrics {
     ///
     /// # Errors
     ///
-    /// [`Error::Metrics`] when `registry` has one of these families already.
-    pub fn with_registry(registry: Registry) -> Result<Metrics, Error> {
-        let failed = |e: prometheus::Error| Error::Metrics(e.to_string());
+    /// [`prometheus::Error::AlreadyReg`] when `registry` has one of these families already.
+    pub fn with_registry(registry: Registry) -> Result<Metrics, prometheus::Error> {
         let calls = IntCounterVec::new(
             Opts::new("mcp_tool_calls_total", "Tool calls, by tool and outcome."),
             &["tool", "outcome", "code"],
-        )
-        .map_err(failed)?;
+        )?;
         let histogram = |name: &str, help: &str| {
             HistogramVec::new(
                 HistogramOpts::new(name, help).buckets(BUCKETS.to_vec()),
@@ -86,21 +101,17 @@ impl Metrics {
         let duration = histogram(
             "mcp_tool_call_duration_seconds",
             "Tool calls from arguments to result, in seconds.",
-        )
-        .map_err(failed)?;
+        )?;
         let grpc_duration = histogram(
             "mcp_grpc_call_duration_seconds",
             "The gRPC calls of tool calls, in seconds.",
-        )
-        .map_err(failed)?;
-        let in_flight =
-            IntGauge::new("mcp_tool_calls_in_flight", "Tool calls running now.").map_err(failed)?;
-        let tasks = IntGauge::new("mcp_tasks_running", "MCP tasks running now.").map_err(failed)?;
+        )?;
+        let in_flight = IntGauge::new("mcp_tool_calls_in_flight", "Tool calls running now.")?;
+        let tasks = IntGauge::new("mcp_tasks_running", "MCP tasks running now.")?;
         let sessions = IntGauge::new(
             "mcp_sessions_open",
             "MCP sessions open on streamable HTTP now.",
-        )
-        .map_err(failed)?;
+        )?;
         for collector in [
             Box::new(calls.clone()) as Box<dyn prometheus::core::Collector>,
             Box::new(duration.clone()),
@@ -109,7 +120,7 @@ impl Metrics {
             Box::new(tasks.clone()),
             Box::new(sessions.clone()),
         ] {
-            registry.register(collector).map_err(failed)?;
+            registry.register(collector)?;
         }
         Ok(Metrics {
             inner: Arc::new(Families {
@@ -134,12 +145,7 @@ impl Metrics {
 /// Tool calls counted by outcome and timed, and their gRPC requests timed.
 impl CallObserver for Metrics {
     /// A finished tool call: `result` is what the client got (`None`: cancelled).
-    fn call_ended(
-        &self,
-        tool: &str,
-        result: Option<&rmcp::model::CallToolResult>,
-        elapsed: Duration,
-    ) {
+    fn call_ended(&self, tool: &str, result: Option<&CallToolResult>, elapsed: Duration) {
         let (outcome, code) = match result {
             None => ("cancelled", "CANCELLED"),
             Some(result) => {
@@ -183,14 +189,79 @@ impl CallObserver for Metrics {
 }
 
 impl Metrics {
-    /// The registry in Prometheus's text format, with the gauges read now.
-    pub(crate) fn encode(&self, in_flight: usize, tasks: usize, sessions: usize) -> String {
+    /// Registers the metrics with `builder` as an observer of its calls; with `on_http`,
+    /// [`McpServer::serve_http`] also answers `GET /metrics` on the MCP listener, without
+    /// authorization: leave it off when that listener is public, and serve the metrics on an
+    /// internal port instead ([`serve`](Self::serve)).
+    pub fn install(&self, builder: McpServerBuilder, on_http: bool) -> McpServerBuilder {
+        let builder = builder.observe(self.clone());
+        if !on_http {
+            return builder;
+        }
+        let metrics = self.clone();
+        builder.http_get("/metrics", move |server| metrics.response(server))
+    }
+
+    /// The registry in Prometheus's text format, with the gauges read from `server` now.
+    pub fn text(&self, server: &McpServer) -> String {
+        let load: Load = server.load();
         let gauge = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
-        self.inner.in_flight.set(gauge(in_flight));
-        self.inner.tasks.set(gauge(tasks));
-        self.inner.sessions.set(gauge(sessions));
+        self.inner.in_flight.set(gauge(load.calls_in_flight));
+        self.inner.tasks.set(gauge(load.tasks_running));
+        self.inner.sessions.set(gauge(load.sessions_open));
         prometheus::TextEncoder::new()
             .encode_to_string(&self.inner.registry.gather())
             .unwrap_or_else(|e| format!("# the metrics could not be encoded: {e}\n"))
+    }
+
+    /// `GET /metrics`: the text format, with its content type.
+    pub fn response(&self, server: &McpServer) -> HttpResponse {
+        let mut response = plain_response(http::StatusCode::OK, self.text(server));
+        response.headers_mut().insert(
+            http::header::CONTENT_TYPE,
+            http::HeaderValue::from_static(prometheus::TEXT_FORMAT),
+        );
+        response
+    }
+
+    /// Serve `GET /metrics` of `server` (and nothing else: other requests get 404) on
+    /// `listener`, for a port of its own that only Prometheus reaches, until accepting fails;
+    /// run it as a task beside the MCP transport.
+    ///
+    /// # Errors
+    ///
+    /// When accepting connections fails.
+    pub async fn serve(
+        self,
+        server: McpServer,
+        listener: tokio::net::TcpListener,
+    ) -> std::io::Result<()> {
+        loop {
+            let (stream, _) = listener.accept().await?;
+            let metrics = self.clone();
+            let server = server.clone();
+            tokio::spawn(async move {
+                let handler = hyper::service::service_fn(
+                    move |request: http::Request<hyper::body::Incoming>| {
+                        let answer = if request.uri().path() == "/metrics"
+                            && request.method() == http::Method::GET
+                        {
+                            metrics.response(&server)
+                        } else {
+                            plain_response(http::StatusCode::NOT_FOUND, "")
+                        };
+                        std::future::ready(Ok::<_, std::convert::Infallible>(answer))
+                    },
+                );
+                let connection = hyper_util::server::conn::auto::Builder::new(
+                    hyper_util::rt::TokioExecutor::new(),
+                )
+                .serve_connection(hyper_util::rt::TokioIo::new(stream), handler)
+                .await;
+                if let Err(error) = connection {
+                    tracing::debug!(%error, "metrics connection ended with an error");
+                }
+            });
+        }
     }
 }
