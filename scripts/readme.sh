@@ -266,6 +266,9 @@ grpc-mcp-gateway --target http://tasks.internal:50051 --http 0.0.0.0:8080 \
   --resource-url https://mcp.example.com/mcp \
   --auth-scope mcp --auth-write-scope tasks.write \
   --forward-claim sub=x-user-id --forward-claim client_id=x-client-id
+@@ rust,no_run: checked by e2e/src/book.rs (`authorization.md`): compiled by cargo test -p e2e --doc against the testdata InventoryService's golden module (not run: it would serve)
+# use e2e::testdata::streaming::inventory_service_mcp as inventory;
+...
 @@ json: not run: the shape of the protected resource metadata; runtime/tests/authorization.rs and scripts/auth-e2e.sh read the real document
    {"resource": "https://mcp.example.com/mcp",
 ...

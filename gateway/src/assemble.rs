@@ -86,7 +86,7 @@ pub(crate) fn backend_sets(
             .as_ref()
             .filter(|a| !a.forward_claims.is_empty())
         {
-            set = set.on_call(tonic_mcp::forward_claims(auth.forward_claims.clone()));
+            set = set.on_call(tonic_mcp_auth::forward_claims(auth.forward_claims.clone()));
         }
         tracing::debug!(backend = %backend.name, service = %service, tools = set.len(), "service ready");
         served.sets.push(set);

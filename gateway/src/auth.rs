@@ -3,7 +3,7 @@
 use std::net::SocketAddr;
 
 use clap::{Arg, ArgAction, ArgMatches, Command};
-use tonic_mcp::Authorization;
+use tonic_mcp_auth::Authorization;
 
 use crate::error::Error;
 
@@ -73,7 +73,7 @@ impl AuthSettings {
                 None => Error::new(format!(
                     "{e}; set --resource-url to the public URL clients use for this endpoint"
                 )),
-                Some(_) => Error::from(e),
+                Some(_) => Error::new(e.to_string()),
             })
     }
 }

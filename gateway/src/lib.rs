@@ -194,9 +194,6 @@ impl Gateway {
                 })?;
             }
         }
-        if let Some(authorization) = &config.authorization {
-            builder = builder.authorization(authorization.clone());
-        }
         if let Some(search) = &config.tool_search {
             builder = builder.tool_search(search.clone());
         }

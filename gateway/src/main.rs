@@ -188,7 +188,13 @@ async fn run(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
                 stateless = config.stateless,
                 "serving MCP over streamable HTTP at http://{addr}/mcp"
             );
-            server.serve_http(listener, http).await?;
+            match &config.authorization {
+                Some(authorization) => {
+                    let layer = authorization.layer(&server);
+                    server.serve_http_with(listener, http, layer).await?;
+                }
+                None => server.serve_http(listener, http).await?,
+            }
         }
     }
     Ok(())

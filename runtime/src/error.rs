@@ -72,9 +72,6 @@ pub enum Error {
     ServerTask(tokio::task::JoinError),
     /// Accepting connections, or another I/O operation of a transport, failed.
     Io(std::io::Error),
-    /// [`Authorization`](crate::Authorization) settings are invalid: an issuer or resource
-    /// that is not an `https` URL, a scope that is not an OAuth scope token.
-    Authorization(String),
 }
 
 impl Error {
@@ -129,7 +126,6 @@ impl fmt::Display for Error {
             Self::Handshake(error) => write!(f, "the MCP handshake failed: {error}"),
             Self::ServerTask(error) => write!(f, "the MCP server task failed: {error}"),
             Self::Io(error) => write!(f, "serving MCP failed: {error}"),
-            Self::Authorization(message) => write!(f, "invalid authorization settings: {message}"),
         }
     }
 }

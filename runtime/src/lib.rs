@@ -43,10 +43,10 @@
 //!    behind them.
 //! 5. **`grpc`**: forwarding through `tonic::client::Grpc` and gRPC statuses in words.
 //!
-//! Beside them: `auth` (OAuth resource server for the HTTP transport), `observe` (spans, and
-//! the [`CallObserver`] seam through which the add-on crates `tonic-mcp-metrics` and
-//! `tonic-mcp-otel` watch calls), `discovery` (tool search) and `dynamic` (tools made from
-//! descriptors at run time, for the gateway).
+//! Beside them: `observe` (spans, and the [`CallObserver`] seam through which the add-on crates
+//! `tonic-mcp-metrics` and `tonic-mcp-otel` watch calls), `discovery` (tool search) and
+//! `dynamic` (tools made from descriptors at run time, for the gateway). OAuth authorization
+//! is the add-on crate `tonic-mcp-auth`, a tower layer in front of [`McpHttpService`].
 //!
 //! # A tool call
 //!
@@ -97,8 +97,6 @@
 
 #![warn(missing_docs)]
 
-#[cfg(feature = "auth")]
-mod auth;
 mod call;
 pub mod codegen;
 mod discovery;
@@ -110,11 +108,6 @@ mod server;
 mod tool;
 mod transport;
 
-#[cfg(feature = "auth")]
-pub use auth::{
-    Authorization, AuthorizationBuilder, DEFAULT_JWKS_MAX_AGE, DEFAULT_JWKS_MIN_REFRESH,
-    DEFAULT_LEEWAY, MAX_TOKEN_BYTES, PROTECTED_RESOURCE_METADATA_PATH, Principal, forward_claims,
-};
 pub use call::Limits;
 pub use call::budget::DEFAULT_MAX_RESULT_BYTES;
 pub use call::longrunning::{FIRST_POLL, LONGEST_POLL};
@@ -139,7 +132,7 @@ pub use server::paging::{DEFAULT_LIST_TTL, DEFAULT_PAGE_BYTES, DEFAULT_PAGE_SIZE
 pub use server::{DEFAULT_INLINE_WAIT, TaskMode};
 pub use server::{Load, SessionLimits};
 pub use server::{McpServer, McpServerBuilder, SHUTDOWN_DRAIN};
-pub use tool::context::{CallContext, Refusal, forward_headers};
+pub use tool::context::{CallContext, Caller, Refusal, forward_headers};
 pub use tool::meta::{RPC_META_KEY, STATUS_META_KEY};
 pub use tool::set_pools::SetPools;
 pub use tool::toolset::{
@@ -150,6 +143,8 @@ pub use tool::toolset::{
 pub use tracing::Span;
 pub use transport::http::McpHttpService;
 pub use transport::http_response::{HttpResponse, plain_response};
+#[cfg(feature = "http-server")]
+pub use transport::http_server::TimedBody;
 pub use transport::origin::LOOPBACK_ORIGINS;
 
 /// The descriptor-to-tool generator shared with the plugin; its tool

@@ -778,3 +778,59 @@ async fn unknown_to(
     }
     Ok(())
 }
+
+/// A request refused before its body was read (here: no token) closes its HTTP/1 connection,
+/// and its answer says so: hyper closes a connection whose request body is left unread, and a
+/// client that sent the body after the headers (as httpx does) and reused the connection saw
+/// it closed with no answer. A request whose body was read keeps its connection.
+#[tokio::test]
+async fn a_refusal_before_the_body_is_read_closes_the_connection_and_says_so() -> TestResult {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+
+    let f = fixture(true).await?;
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).to_string();
+    let head = |bearer: Option<&str>| {
+        let authorization = bearer
+            .map(|bearer| format!("Authorization: {bearer}\r\n"))
+            .unwrap_or_default();
+        format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\n{authorization}\
+             Content-Length: {}\r\n\r\n",
+            f.addr.port(),
+            body.len()
+        )
+    };
+    // The answer's head, read up to its blank line.
+    async fn answer_head(stream: &mut tokio::net::TcpStream) -> TestResult<String> {
+        let mut read = Vec::new();
+        let mut byte = [0u8; 1];
+        while !read.ends_with(b"\r\n\r\n") {
+            if stream.read(&mut byte).await? == 0 {
+                break;
+            }
+            read.push(byte[0]);
+        }
+        Ok(String::from_utf8_lossy(&read).to_ascii_lowercase())
+    }
+
+    let mut stream = tokio::net::TcpStream::connect(f.addr).await?;
+    stream.write_all(head(None).as_bytes()).await?;
+    let refused = answer_head(&mut stream).await?;
+    stream.write_all(body.as_bytes()).await.ok();
+    assert!(refused.starts_with("http/1.1 401"), "{refused}");
+    assert!(refused.contains("\r\nconnection: close\r\n"), "{refused}");
+
+    let bearer = f.bearer(json!({"scope": "mcp"}))?;
+    let mut stream = tokio::net::TcpStream::connect(f.addr).await?;
+    stream.write_all(head(Some(&bearer)).as_bytes()).await?;
+    stream.write_all(body.as_bytes()).await?;
+    let answered = answer_head(&mut stream).await?;
+    assert!(answered.starts_with("http/1.1 200"), "{answered}");
+    assert!(
+        !answered.contains("\r\nconnection: close\r\n"),
+        "{answered}"
+    );
+    f.shutdown.cancel();
+    Ok(())
+}

@@ -267,19 +267,19 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         Some(addr) => Some(tokio::net::TcpListener::bind(addr).await?),
         None => None,
     };
+    let mut authorization = None;
     if let (Some(issuer), Some(listener)) = (&args.auth_issuer, &listener) {
         let resource = format!("http://{}/mcp", listener.local_addr()?);
-        let mut authorization = tonic_mcp::Authorization::builder(issuer, &resource);
+        let mut settings = tonic_mcp_auth::Authorization::builder(issuer, &resource);
         for scope in &args.auth_scopes {
-            authorization = authorization.required_scope(scope);
+            settings = settings.required_scope(scope);
         }
         for scope in &args.auth_write_scopes {
-            authorization = authorization.write_scope(scope);
+            settings = settings.write_scope(scope);
         }
         tracing::info!(%issuer, %resource, "requiring OAuth access tokens");
-        builder = builder
-            .authorization(authorization.build()?)
-            .on_call(tonic_mcp::forward_claims([("sub", "x-user-id")]));
+        authorization = Some(settings.build()?);
+        builder = builder.on_call(tonic_mcp_auth::forward_claims([("sub", "x-user-id")]));
     }
     if args.tool_search {
         builder = builder.tool_search(tonic_mcp::ToolSearch::new());
@@ -317,7 +317,13 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
                 stateless = args.stateless,
                 "serving MCP over streamable HTTP at http://{addr}/mcp"
             );
-            server.serve_http(listener, config).await?;
+            match authorization {
+                Some(authorization) => {
+                    let layer = authorization.layer(&server);
+                    server.serve_http_with(listener, config, layer).await?;
+                }
+                None => server.serve_http(listener, config).await?,
+            }
         }
     }
     Ok(())

@@ -65,7 +65,7 @@ pub struct Config {
     pub auth: Option<AuthSettings>,
     /// The resource server settings, made from [`auth`](Self::auth) once the listening
     /// address is known.
-    pub authorization: Option<tonic_mcp::Authorization>,
+    pub authorization: Option<tonic_mcp_auth::Authorization>,
 }
 
 impl Config {

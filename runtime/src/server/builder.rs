@@ -19,8 +19,6 @@ pub struct McpServerBuilder {
     task_ttl: Duration,
     task_limits: TaskLimits,
     task_mode: TaskMode,
-    #[cfg(feature = "auth")]
-    authorization: Option<crate::auth::Authorization>,
     #[cfg(feature = "http-server")]
     routes: Vec<(String, super::HttpRoute)>,
     observers: Vec<Arc<dyn CallObserver>>,
@@ -247,15 +245,6 @@ impl McpServerBuilder {
         self
     }
 
-    /// Serve streamable HTTP as an OAuth 2.1 resource server: every request needs an access
-    /// token of `authorization`'s issuer, tools may need scopes, and the protected resource
-    /// metadata is served at its well-known path. Stdio is unaffected.
-    #[cfg(feature = "auth")]
-    pub fn authorization(mut self, authorization: crate::auth::Authorization) -> Self {
-        self.authorization = Some(authorization);
-        self
-    }
-
     /// The server.
     pub fn build(self) -> McpServer {
         let capabilities = if self.tools_change {
@@ -301,8 +290,6 @@ impl McpServerBuilder {
                 tasks: Tasks::new(self.task_limits),
                 task_ttl: self.task_ttl,
                 task_mode: self.task_mode,
-                #[cfg(feature = "auth")]
-                authorization: self.authorization,
                 #[cfg(feature = "http-server")]
                 routes: self.routes,
                 observers: self.observers,
@@ -320,8 +307,6 @@ impl McpServer {
             instructions: None,
             tools: BTreeMap::new(),
             hooks: Vec::new(),
-            #[cfg(feature = "auth")]
-            authorization: None,
             #[cfg(feature = "http-server")]
             routes: Vec::new(),
             observers: Vec::new(),

@@ -172,7 +172,6 @@ impl Catalog {
     }
 
     /// The served tool `name` without its schemas ([`Listed::head`]).
-    #[cfg(feature = "auth")]
     pub(crate) fn tool_head(&self, name: &str) -> Option<Tool> {
         let redeem_tool = self.redeemer.as_ref().map(|r| r.tool.as_str());
         Some(self.tools.get(name)?.entry.head(redeem_tool))
@@ -213,7 +212,6 @@ impl Listed for ServedTool {
         self.registered.entry.listing(self.redeem_tool.as_deref())
     }
 
-    #[cfg(feature = "auth")]
     fn head(&self) -> Tool {
         self.registered.entry.head(self.redeem_tool.as_deref())
     }

@@ -118,9 +118,6 @@ struct Inner {
     task_ttl: Duration,
     /// When a call that did not ask for a task becomes one, unless its tool set says.
     task_mode: TaskMode,
-    /// OAuth resource server settings for streamable HTTP.
-    #[cfg(feature = "auth")]
-    authorization: Option<crate::auth::Authorization>,
     /// Endpoints `serve_http` answers beside `/mcp` ([`McpServerBuilder::http_get`]).
     #[cfg(feature = "http-server")]
     routes: Vec<(String, HttpRoute)>,
@@ -238,12 +235,6 @@ impl McpServer {
             }
         }
         Ok(served)
-    }
-
-    /// The OAuth resource server settings, when the server has them.
-    #[cfg(feature = "auth")]
-    pub(crate) fn authorization(&self) -> Option<&crate::auth::Authorization> {
-        self.inner.authorization.as_ref()
     }
 
     pub(crate) fn session_limits(&self) -> SessionLimits {

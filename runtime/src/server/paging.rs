@@ -76,7 +76,6 @@ pub(crate) trait Listed: Send + Sync {
     /// The tool without its schemas (an empty input schema, no output schema), made without
     /// making them: for what reads only its name, annotations and `_meta` (the scopes a call
     /// needs).
-    #[cfg(feature = "auth")]
     fn head(&self) -> Tool;
     /// What a served tool's listing is made of: the tool, and the GetOperation tool its
     /// description names. Two listed tools made of the same are the same tool, compared
@@ -112,7 +111,6 @@ impl Listed for Tool {
         Ok(self.clone())
     }
 
-    #[cfg(feature = "auth")]
     fn head(&self) -> Tool {
         self.clone()
     }

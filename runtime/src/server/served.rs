@@ -3,7 +3,6 @@
 
 use rmcp::model::Tool;
 
-#[cfg(feature = "auth")]
 use crate::discovery::CALL_TOOL;
 use crate::server::paging::prepare_by_package;
 
@@ -24,10 +23,11 @@ impl McpServer {
             .collect()
     }
 
-    /// The tool whose scopes a `tools/call` of `name` needs: under tool search, a `call_tool`
-    /// needs those of the tool it names (`target`, its `name` argument).
-    #[cfg(feature = "auth")]
-    pub(crate) fn scoped_tool(&self, name: &str, target: Option<&str>) -> Option<Tool> {
+    /// The served tool a `tools/call` of `name` runs, without its schemas (see
+    /// [`served_tool_heads`](Self::served_tool_heads)): under tool search, `call_tool` runs
+    /// the tool its `name` argument names (`target`). `None` for a tool not served now. What
+    /// a check of the calls reads (the scopes in `_meta` that `tonic-mcp-auth` checks).
+    pub fn tool_called(&self, name: &str, target: Option<&str>) -> Option<Tool> {
         let catalog = self.catalog();
         match (&catalog.discovery, target) {
             (Some(_), Some(target)) if name == CALL_TOOL => catalog.tool_head(target),
@@ -51,9 +51,9 @@ impl McpServer {
     }
 
     /// Every served tool as [`served_tools`](Self::served_tools) gives it, without its schemas
-    /// (an empty input schema, no output schema), made without making them.
-    #[cfg(feature = "auth")]
-    pub(crate) fn served_tool_heads(&self) -> Vec<Tool> {
+    /// (an empty input schema, no output schema), made without making them: for what reads
+    /// only names, annotations and `_meta`.
+    pub fn served_tool_heads(&self) -> Vec<Tool> {
         let catalog = self.catalog();
         catalog
             .every_tool()

@@ -18,6 +18,23 @@ pub struct CallContext<'a> {
 }
 
 impl<'a> CallContext<'a> {
+    /// The context of a call of `tool`, which calls `rpc_path`, as the server makes it: with
+    /// the inbound HTTP request's head over streamable HTTP (`http`), and the MCP request's
+    /// `_meta`. For testing call hooks and observers.
+    pub fn new(
+        tool: &'a str,
+        rpc_path: &'a str,
+        http: Option<&'a http::request::Parts>,
+        meta: &'a serde_json::Map<String, serde_json::Value>,
+    ) -> Self {
+        Self {
+            tool,
+            rpc_path,
+            http,
+            meta,
+        }
+    }
+
     /// The tool name as listed (with any prefix).
     pub fn tool_name(&self) -> &'a str {
         self.tool
@@ -38,11 +55,9 @@ impl<'a> CallContext<'a> {
         self.http?.headers.get(name)
     }
 
-    /// Who the caller is: the claims of the access token the request was authorized with,
-    /// when the server runs over streamable HTTP behind an
-    /// [`Authorization`](crate::Authorization).
-    #[cfg(feature = "auth")]
-    pub fn principal(&self) -> Option<&'a crate::auth::Principal> {
+    /// Who sends the request, when an authenticating layer in front of the streamable HTTP
+    /// endpoint says ([`Caller`]).
+    pub fn caller(&self) -> Option<&'a Caller> {
         self.http?.extensions.get()
     }
 
@@ -63,6 +78,27 @@ impl fmt::Debug for CallContext<'_> {
                 &self.http.map(|p| p.headers.keys().collect::<Vec<_>>()),
             )
             .finish_non_exhaustive()
+    }
+}
+
+/// Who sends a request to the streamable HTTP endpoint, as an authenticating layer in front of
+/// [`McpHttpService`](crate::McpHttpService) names them (`tonic-mcp-auth` names the access
+/// token's owner): the layer puts it in the request's extensions. A session opened by a caller
+/// then answers only to that caller (another gets 404, as for an unknown session) and counts
+/// toward its [`SessionLimits::max_sessions_per_principal`](crate::SessionLimits), and a task
+/// answers only to the caller that started it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Caller(Arc<str>);
+
+impl Caller {
+    /// The caller named `id`: the same caller, the same id.
+    pub fn new(id: impl Into<Arc<str>>) -> Self {
+        Self(id.into())
+    }
+
+    /// The caller's id.
+    pub fn id(&self) -> &str {
+        &self.0
     }
 }
 

@@ -1,6 +1,6 @@
 //! The streamable HTTP transport: [`McpHttpService`] and the guards it puts in front of rmcp's
-//! service (body size, nesting depth, sessions, origins, authorization). `http_server` serves
-//! it on a listener.
+//! service (body size, nesting depth, sessions and their callers, origins, a check of the
+//! messages). `http_server` serves it on a listener.
 
 use std::{convert::Infallible, fmt::Display, pin::Pin, sync::Arc};
 
@@ -15,18 +15,20 @@ use rmcp::{
     },
 };
 
-#[cfg(feature = "auth")]
-use crate::auth::Gate;
 use crate::{
     call::arguments_text,
     server::McpServer,
     server::tasks::sep1686,
+    tool::context::Caller,
     transport::guard::{self, Screened},
     transport::http_plain::{self, PlainHttp},
     transport::http_response::{HttpResponse, plain_response},
     transport::origin,
     transport::sessions::SessionStore,
 };
+
+/// A check of every message body [`McpHttpService`] reads ([`McpHttpService::check_messages`]).
+type MessageCheck = Arc<dyn Fn(&http::request::Parts, &[u8]) -> Option<HttpResponse> + Send + Sync>;
 
 impl McpServer {
     /// A tower service for MCP's streamable HTTP transport (rmcp's
@@ -42,11 +44,11 @@ impl McpServer {
     /// scaling use [`stateless_http_config`](Self::stateless_http_config): no session state,
     /// every request stands alone.
     ///
-    /// When the server has an `Authorization` (feature `auth`,
-    /// `McpServerBuilder::authorization`), every request needs a valid access token first, and
-    /// the service also answers the protected resource metadata at
-    /// `/.well-known/oauth-protected-resource` (bare and with the resource's path appended), so
-    /// route those paths to it too.
+    /// Authentication is a layer in front of it (`tonic-mcp-auth`'s makes the endpoint an
+    /// OAuth 2.1 resource server). Such a layer names the [`Caller`](crate::Caller) of each
+    /// request, to which the sessions it opens are bound, and may check every message body
+    /// ([`check_messages`](McpHttpService::check_messages)). Paths under `/.well-known/` are
+    /// never MCP: the service answers them 404, leaving them to such a layer.
     pub fn streamable_http_service(&self, config: StreamableHttpServerConfig) -> McpHttpService {
         let server = self.clone();
         let limits = self.session_limits();
@@ -55,15 +57,7 @@ impl McpServer {
         let sessions = Arc::new(SessionStore::new(local, limits));
         self.track_sessions(&sessions);
         McpHttpService {
-            #[cfg(feature = "auth")]
-            gate: self.authorization().map(|authorization| {
-                let tools = self.clone();
-                Arc::new(Gate::new(
-                    authorization.clone(),
-                    Arc::new(move |name, target| tools.scoped_tool(name, target)),
-                    &self.served_tool_heads(),
-                ))
-            }),
+            check: None,
             max_body: config.max_request_body_bytes,
             plain: PlainHttp::new(&config).map(Arc::new),
             session_mode: config.legacy_session_mode,
@@ -145,9 +139,8 @@ pub struct McpHttpService {
     session_mode: bool,
     /// The configuration's `allowed_origins`, for [`origin::refused`].
     allowed_origins: Arc<[String]>,
-    /// Authorization, when the server has it.
-    #[cfg(feature = "auth")]
-    gate: Option<Arc<Gate>>,
+    /// What every message body must pass ([`McpHttpService::check_messages`]).
+    check: Option<MessageCheck>,
 }
 
 impl std::fmt::Debug for McpHttpService {
@@ -166,13 +159,17 @@ impl McpHttpService {
         self.sessions.local.sessions.read().await.len()
     }
 
-    /// Whether the service answers the protected resource metadata (it has authorization).
-    pub fn serves_metadata(&self) -> bool {
-        #[cfg(feature = "auth")]
-        let serves = self.gate.is_some();
-        #[cfg(not(feature = "auth"))]
-        let serves = false;
-        serves
+    /// Checks every message body with `check` before it goes further: once it is read within
+    /// the size bound and screened by the nesting guard (a message too deep for the JSON parser
+    /// is cut, or answered, first), and before any of it runs. `check` gets the request's head
+    /// and the body, and returns the HTTP answer that refuses it, or `None` to let it through. `tonic-mcp-auth` refuses here a
+    /// `tools/call` whose tool needs scopes the access token lacks.
+    pub fn check_messages(
+        mut self,
+        check: impl Fn(&http::request::Parts, &[u8]) -> Option<HttpResponse> + Send + Sync + 'static,
+    ) -> Self {
+        self.check = Some(Arc::new(check));
+        self
     }
 
     /// A loopback `Origin` sent to this server under a public `Host` ([`origin::refused`]).
@@ -197,10 +194,27 @@ impl McpHttpService {
         if let Some(refused) = ambiguous_target(&request) {
             return plain_response(http::StatusCode::BAD_REQUEST, refused);
         }
-        #[cfg(feature = "auth")]
-        let (request, owner) = match self.authorize(request).await {
-            Ok(admitted) => admitted,
-            Err(refused) => return refused,
+        if request.uri().path().starts_with("/.well-known/") {
+            return plain_response(http::StatusCode::NOT_FOUND, "");
+        }
+        // A session answers only to the caller that opened it; the caller of a request that
+        // names no session may open one.
+        let caller = request.extensions().get::<Caller>().cloned();
+        let session = request
+            .headers()
+            .get("mcp-session-id")
+            .map(|id| String::from_utf8_lossy(id.as_bytes()).into_owned());
+        let opener = match (&caller, &session) {
+            (Some(caller), Some(session)) if !self.sessions.owned_by(session, caller) => {
+                tracing::warn!("a caller named a session another caller opened");
+                return jsonrpc_error_response(
+                    http::StatusCode::NOT_FOUND,
+                    ErrorData::new(rmcp::model::ErrorCode(-32001), "Session not found", None),
+                    None,
+                );
+            }
+            (Some(_), None) => caller,
+            _ => None,
         };
         if self.foreign_to_loopback(&request) {
             return plain_response(
@@ -280,11 +294,7 @@ impl McpHttpService {
             match (parts.headers.get("mcp-session-id"), &head.method, head.id) {
                 (None, Some(method), id) if method == "initialize" => {
                     let admitting = self.sessions.admitting.lock().await;
-                    #[cfg(feature = "auth")]
-                    let owner = owner.as_deref();
-                    #[cfg(not(feature = "auth"))]
-                    let owner = None;
-                    if let Some(full) = self.session_refusal(owner).await {
+                    if let Some(full) = self.session_refusal(opener.as_ref()).await {
                         return jsonrpc_error_response(
                             http::StatusCode::SERVICE_UNAVAILABLE,
                             ErrorData::internal_error(full, None),
@@ -315,14 +325,11 @@ impl McpHttpService {
                 _ => {}
             }
         }
-        #[cfg(feature = "auth")]
-        if let Some(gate) = &self.gate
-            && let Err(refused) = gate.check_message(&parts, &bytes)
-        {
-            return gate.refuse(&refused);
+        if let Some(refused) = self.check.as_ref().and_then(|check| check(&parts, &bytes)) {
+            return refused;
         }
         // The task requests of revision 2025-11-25, routed past rmcp's typed model (after the
-        // gate, which checks a task-augmented `tools/call` as any other).
+        // check, which sees a task-augmented `tools/call` as any other).
         let revision = parts.headers.get("mcp-protocol-version");
         let revision_2025 =
             revision.is_some_and(|version| version.as_bytes() == sep1686::REVISION.as_bytes());
@@ -349,7 +356,7 @@ impl McpHttpService {
                 Bytes::from(routed)
             }
             // A plain `tools/call`: its arguments go to the call as text, not through rmcp's
-            // parse (after the gate, which reads them). rmcp still checks the SEP-2243 headers
+            // parse (after the check, which reads them). rmcp still checks the SEP-2243 headers
             // of revision 2026-07-28 against the rest of the body; of the arguments it would
             // read only properties a tool's schema marks `x-mcp-header`, which no schema of
             // this crate or its generator carries.
@@ -366,13 +373,14 @@ impl McpHttpService {
         if initialize {
             response = declare_tasks(response, self.server.clone());
         }
-        #[cfg(feature = "auth")]
-        if let Some(gate) = &self.gate
-            && owner.is_some()
-            && response.headers().contains_key("mcp-session-id")
+        if let Some(opener) = opener
+            && let Some(session) = response
+                .headers()
+                .get("mcp-session-id")
+                .and_then(|id| id.to_str().ok())
         {
             let live = self.sessions.local.sessions.read().await;
-            gate.record_session(owner, &response, |id| {
+            self.sessions.record_owner(session, opener, |id| {
                 live.keys().any(|session| session.as_ref() == id)
             });
         }
@@ -389,46 +397,21 @@ impl McpHttpService {
         }
     }
 
-    /// Why one more session cannot be opened now, for `owner` when the request has one.
-    async fn session_refusal(&self, owner: Option<&str>) -> Option<String> {
+    /// Why one more session cannot be opened now, for `caller` when the request has one.
+    async fn session_refusal(&self, caller: Option<&Caller>) -> Option<String> {
         let live = self.sessions.local.sessions.read().await;
         if live.len() >= self.sessions.max_sessions {
             return Some(self.sessions.full_message());
         }
-        #[cfg(feature = "auth")]
-        if let (Some(gate), Some(owner)) = (&self.gate, owner) {
-            let open = gate.sessions_of(owner, |id| {
+        if let Some(caller) = caller {
+            let open = self.sessions.sessions_of(caller, |id| {
                 live.keys().any(|session| session.as_ref() == id)
             });
             if open >= self.sessions.max_sessions_per_principal {
                 return Some(self.sessions.owner_full_message());
             }
         }
-        #[cfg(not(feature = "auth"))]
-        let _ = owner;
         None
-    }
-
-    /// Answers the protected resource metadata, or authenticates the request (see
-    /// [`Gate::admit`]); passes it on unchanged when the server has no authorization.
-    /// Also returns who opened it, to bind the session an `initialize` opens.
-    #[cfg(feature = "auth")]
-    async fn authorize<B>(
-        &self,
-        request: http::Request<B>,
-    ) -> Result<(http::Request<B>, Option<String>), HttpResponse> {
-        let Some(gate) = &self.gate else {
-            return Ok((request, None));
-        };
-        let (mut parts, body) = request.into_parts();
-        if let Some(metadata) = gate.metadata_response(&parts) {
-            return Err(metadata);
-        }
-        gate.admit(&mut parts).await?;
-        let owner = (!parts.headers.contains_key("mcp-session-id"))
-            .then(|| crate::auth::owner(&parts))
-            .flatten();
-        Ok((http::Request::from_parts(parts, body), owner))
     }
 }
 

@@ -4,7 +4,7 @@
 //! descriptors run out).
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use rmcp::transport::StreamableHttpServerConfig;
@@ -19,7 +19,11 @@ use crate::{
 
 mod watch;
 
-use watch::{Activity, TimedBody, Tracked, Watched};
+pub use watch::TimedBody;
+use watch::{Activity, BodyState, Tracked, Watched};
+
+/// The request `serve_http` hands to its service.
+type Served = http::Request<TimedBody<hyper::body::Incoming>>;
 
 /// How long `accept` rests after failing for want of resources (descriptors, memory).
 const ACCEPT_PAUSE: Duration = Duration::from_millis(100);
@@ -57,8 +61,38 @@ impl McpServer {
     pub async fn serve_http(
         self,
         listener: tokio::net::TcpListener,
-        mut config: StreamableHttpServerConfig,
+        config: StreamableHttpServerConfig,
     ) -> Result<(), Error> {
+        self.serve_http_with(listener, config, tower_layer::Identity::new())
+            .await
+    }
+
+    /// [`serve_http`](Self::serve_http), with `layer` in front of the streamable HTTP endpoint:
+    /// it serves `/mcp` and every path under `/.well-known/` (which the endpoint itself answers
+    /// 404), with the same bounds, shutdown and routes. `tonic-mcp-auth`'s layer makes the
+    /// endpoint an OAuth 2.1 resource server this way, serving its metadata under
+    /// `/.well-known/`.
+    ///
+    /// # Errors
+    ///
+    /// As [`serve_http`](Self::serve_http).
+    pub async fn serve_http_with<L>(
+        self,
+        listener: tokio::net::TcpListener,
+        mut config: StreamableHttpServerConfig,
+        layer: L,
+    ) -> Result<(), Error>
+    where
+        L: tower_layer::Layer<McpHttpService>,
+        L::Service: tower_service::Service<
+                Served,
+                Response = HttpResponse,
+                Error = std::convert::Infallible,
+                Future: Send,
+            > + Clone
+            + Send
+            + 'static,
+    {
         // rmcp cancels sessions and streams with the configured token at once; it gets its own,
         // cancelled only once the calls in flight have been drained.
         let shutdown = std::mem::replace(
@@ -68,7 +102,7 @@ impl McpServer {
         let streams = config.cancellation_token.clone();
         let server = self.clone();
         let limits = self.connection_limits();
-        let service = self.streamable_http_service(config);
+        let service = layer.layer(self.streamable_http_service(config));
         // A connection holds a permit until it closes: at the cap, nothing is accepted.
         let permits = Arc::new(tokio::sync::Semaphore::new(limits.max_connections.max(1)));
         let mut accept_warning = Throttled::default();
@@ -120,12 +154,9 @@ impl McpServer {
                         async move {
                             let response = match request.uri().path() {
                                 "/mcp" => call(&mut service, request, &limits).await,
-                                // Protected resource metadata, when the server has
-                                // authorization (404 otherwise).
-                                path if path
-                                    .starts_with("/.well-known/oauth-protected-resource")
-                                    && service.serves_metadata() =>
-                                {
+                                // A layer's (the protected resource metadata of
+                                // authorization); 404 from the endpoint otherwise.
+                                path if path.starts_with("/.well-known/") => {
                                     call(&mut service, request, &limits).await
                                 }
                                 // For load balancers: up while accepting.
@@ -220,27 +251,35 @@ impl McpServer {
 }
 
 /// `request` through the MCP service, its body bounded by `body_read_timeout`: a body that
-/// does not arrive in time is answered 408 (and an HTTP/1 connection closed).
-async fn call(
-    service: &mut McpHttpService,
+/// does not arrive in time is answered 408 (and an HTTP/1 connection closed). An answer given
+/// before the body was read to its end (a refusal: no token, too large, a foreign origin)
+/// closes an HTTP/1 connection too, and says so: hyper closes a connection whose request body
+/// is left unread, and a client that reused it would see it closed with no answer.
+async fn call<S>(
+    service: &mut S,
     request: http::Request<hyper::body::Incoming>,
     limits: &ConnectionLimits,
-) -> HttpResponse {
-    let timed_out = Arc::new(AtomicBool::new(false));
+) -> HttpResponse
+where
+    S: tower_service::Service<Served, Response = HttpResponse, Error = std::convert::Infallible>,
+{
+    let state = Arc::new(BodyState::default());
     let version = request.version();
     let request =
-        request.map(|body| TimedBody::new(body, limits.body_read_timeout, Arc::clone(&timed_out)));
-    let Ok(response) = tower_service::Service::call(service, request).await;
-    if !timed_out.load(Ordering::Relaxed) {
+        request.map(|body| TimedBody::new(body, limits.body_read_timeout, Arc::clone(&state)));
+    let Ok(()) = std::future::poll_fn(|cx| service.poll_ready(cx)).await;
+    let Ok(mut response) = service.call(request).await;
+    if state.timed_out.load(Ordering::Relaxed) {
+        response = plain_response(
+            http::StatusCode::REQUEST_TIMEOUT,
+            format!(
+                "Request Timeout: the request body was not received within {:?}",
+                limits.body_read_timeout
+            ),
+        );
+    } else if state.ended.load(Ordering::Relaxed) {
         return response;
     }
-    let mut response = plain_response(
-        http::StatusCode::REQUEST_TIMEOUT,
-        format!(
-            "Request Timeout: the request body was not received within {:?}",
-            limits.body_read_timeout
-        ),
-    );
     if version < http::Version::HTTP_2 {
         response.headers_mut().insert(
             http::header::CONNECTION,

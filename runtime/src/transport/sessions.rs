@@ -1,8 +1,11 @@
 //! Streamable HTTP sessions: rmcp's in-memory session manager with bounds.
 
-use std::{collections::HashSet, sync::Arc};
+use std::{
+    collections::{HashMap, HashSet},
+    sync::Arc,
+};
 
-use crate::server::SessionLimits;
+use crate::{server::SessionLimits, tool::context::Caller};
 use rmcp::transport::streamable_http_server::{
     RestoreOutcome, SessionId, SessionManager,
     session::{
@@ -15,9 +18,10 @@ use rmcp::transport::streamable_http_server::{
 pub(crate) struct SessionStore {
     pub(crate) local: LocalSessionManager,
     pub(crate) max_sessions: usize,
-    /// Read where the owners are known (feature `auth`).
-    #[cfg_attr(not(feature = "auth"), allow(dead_code))]
     pub(crate) max_sessions_per_principal: usize,
+    /// Who opened each session, when an authenticating layer named the caller: the session
+    /// answers only to it.
+    owners: std::sync::Mutex<HashMap<String, Caller>>,
     /// Serialises creation, so that concurrent `initialize` requests cannot overshoot.
     pub(crate) creating: tokio::sync::Mutex<()>,
     /// Held by the HTTP service from its check of the bounds until rmcp has opened the
@@ -28,6 +32,39 @@ pub(crate) struct SessionStore {
     /// with an id already in flight is refused before it runs (rmcp would run both and answer
     /// one).
     in_flight: std::sync::Mutex<HashSet<(String, String)>>,
+}
+
+/// Session owners remembered before those of closed sessions are forgotten.
+const OWNERS_PRUNE_AT: usize = 4096;
+
+impl SessionStore {
+    /// Whether `caller` may use `session`: a request with a caller names only a session that
+    /// caller opened. Every session is opened with a caller when an authenticating layer is in
+    /// front, so one without an owner is unknown to it.
+    pub(crate) fn owned_by(&self, session: &str, caller: &Caller) -> bool {
+        let owners = self.owners.lock().unwrap_or_else(|e| e.into_inner());
+        owners.get(session) == Some(caller)
+    }
+
+    /// How many of the sessions `live` tells are open were opened by `caller`.
+    pub(crate) fn sessions_of(&self, caller: &Caller, live: impl Fn(&str) -> bool) -> usize {
+        let owners = self.owners.lock().unwrap_or_else(|e| e.into_inner());
+        owners
+            .iter()
+            .filter(|(session, opener)| *opener == caller && live(session))
+            .count()
+    }
+
+    /// Remembers that `caller` opened `session`; `live` tells which sessions are still open,
+    /// to forget the others.
+    pub(crate) fn record_owner(&self, session: &str, caller: Caller, live: impl Fn(&str) -> bool) {
+        let mut owners = self.owners.lock().unwrap_or_else(|e| e.into_inner());
+        if owners.len() >= OWNERS_PRUNE_AT {
+            // Sessions end without telling this map (idle timeout, DELETE).
+            owners.retain(|session, _| live(session));
+        }
+        owners.insert(session.to_owned(), caller);
+    }
 }
 
 /// A request in flight in a session, until dropped (with the answer's body).
@@ -67,6 +104,7 @@ impl SessionStore {
             creating: tokio::sync::Mutex::new(()),
             admitting: tokio::sync::Mutex::new(()),
             in_flight: std::sync::Mutex::new(HashSet::new()),
+            owners: std::sync::Mutex::new(HashMap::new()),
         }
     }
 
@@ -78,7 +116,6 @@ impl SessionStore {
     }
 
     /// The refusal of one more session to an owner that has `max_sessions_per_principal`.
-    #[cfg_attr(not(feature = "auth"), allow(dead_code))]
     pub(crate) fn owner_full_message(&self) -> String {
         format!(
             "this caller has too many open sessions (the limit per token owner is {}); close \

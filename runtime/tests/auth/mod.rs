@@ -18,7 +18,8 @@ use crate::common::{Backend, TestResult, http_client::send, pb, start_backend};
 use http_body_util::Full;
 use jsonwebtoken::{Algorithm, EncodingKey, Header, jwk::Jwk};
 use serde_json::{Value, json};
-use tonic_mcp::{Authorization, McpServer, ToolSearch, forward_claims, forward_headers};
+use tonic_mcp::{McpServer, ToolSearch, forward_headers};
+use tonic_mcp_auth::{Authorization, forward_claims};
 
 pub(crate) const KEY_A: &[u8] = include_bytes!("rsa-a.pem");
 pub(crate) const KEY_B: &[u8] = include_bytes!("rsa-b.pem");
@@ -207,7 +208,6 @@ pub(crate) async fn fixture_with(
         server = server.tool_search(search);
     }
     let server = server
-        .authorization(authorization.clone())
         // Asks for the token too: it must not be there to forward.
         .on_call(forward_headers(["authorization"]))
         .on_call(forward_claims([
@@ -222,7 +222,8 @@ pub(crate) async fn fixture_with(
         McpServer::session_http_config()
     };
     let shutdown = config.cancellation_token.clone();
-    tokio::spawn(server.serve_http(listener, config));
+    let layer = authorization.layer(&server);
+    tokio::spawn(server.serve_http_with(listener, config, layer));
     let good = json!({
         "iss": keys.issuer, "aud": resource, "sub": "user-1", "client_id": "agent",
         "scope": "mcp items.write", "iat": now(), "exp": now() + 600,

@@ -617,13 +617,13 @@ pub(crate) fn unknown(task_id: &str) -> ErrorData {
     ErrorData::invalid_params(format!("unknown task: {task_id}"), None)
 }
 
-/// Who is calling, to tell task owners apart: the token owner under authorization, else the
-/// HTTP session; `None` over stdio and stateless HTTP without authorization.
+/// Who is calling, to tell task owners apart: the [`Caller`](crate::Caller) an
+/// authenticating layer named, else the HTTP session; `None` over stdio and stateless HTTP
+/// without one.
 fn caller(context: &RequestContext<RoleServer>) -> Option<String> {
     let parts = context.extensions.get::<http::request::Parts>()?;
-    #[cfg(feature = "auth")]
-    if let Some(principal) = parts.extensions.get::<crate::auth::Principal>() {
-        return Some(format!("token:{}", principal.owner()));
+    if let Some(caller) = parts.extensions.get::<crate::tool::context::Caller>() {
+        return Some(format!("caller:{}", caller.id()));
     }
     parts
         .headers

@@ -286,24 +286,38 @@ impl<B: Body + Unpin> Body for Tracked<B> {
     }
 }
 
-/// A request body that fails once `timeout` has passed since the request's headers without
-/// its end having come, and says so in `timed_out`.
+/// A request body that fails once a timeout has passed since the request's headers without its
+/// end having come: what [`McpServer::serve_http`](crate::McpServer::serve_http) hands to its
+/// service, over hyper's body, with
+/// [`ConnectionLimits::body_read_timeout`](crate::ConnectionLimits::body_read_timeout).
 #[derive(Debug)]
-pub(super) struct TimedBody<B> {
+pub struct TimedBody<B> {
     inner: B,
     deadline: Option<Instant>,
     /// Made at the first wait: a body that comes with its headers needs no timer.
     sleep: Option<Pin<Box<tokio::time::Sleep>>>,
-    timed_out: Arc<AtomicBool>,
+    state: Arc<BodyState>,
 }
 
-impl<B> TimedBody<B> {
-    pub(super) fn new(inner: B, timeout: Duration, timed_out: Arc<AtomicBool>) -> Self {
+/// What became of a [`TimedBody`], for the server to read once the response is made.
+#[derive(Debug, Default)]
+pub(super) struct BodyState {
+    /// It failed for want of time.
+    pub(super) timed_out: AtomicBool,
+    /// It was read to its end (or had none).
+    pub(super) ended: AtomicBool,
+}
+
+impl<B: Body> TimedBody<B> {
+    pub(super) fn new(inner: B, timeout: Duration, state: Arc<BodyState>) -> Self {
+        if inner.is_end_stream() {
+            state.ended.store(true, Ordering::Relaxed);
+        }
         Self {
             inner,
             deadline: Instant::now().checked_add(timeout),
             sleep: None,
-            timed_out,
+            state,
         }
     }
 }
@@ -338,6 +352,7 @@ where
                 if frame.is_none() || this.inner.is_end_stream() {
                     this.deadline = None;
                     this.sleep = None;
+                    this.state.ended.store(true, Ordering::Relaxed);
                 }
                 Poll::Ready(frame.map(|frame| frame.map_err(Into::into)))
             }
@@ -353,7 +368,7 @@ where
                 }
                 this.deadline = None;
                 this.sleep = None;
-                this.timed_out.store(true, Ordering::Relaxed);
+                this.state.timed_out.store(true, Ordering::Relaxed);
                 Poll::Ready(Some(Err(Box::new(BodyTimedOut))))
             }
         }
@@ -455,30 +470,41 @@ mod tests {
 
     #[tokio::test]
     async fn a_body_that_does_not_come_in_time_fails() {
-        let timed_out = Arc::new(AtomicBool::new(false));
+        let state = Arc::new(BodyState::default());
         let mut body = TimedBody::new(
             stalled(&["a"]),
             Duration::from_millis(50),
-            Arc::clone(&timed_out),
+            Arc::clone(&state),
         );
         let frame = body.frame().await.unwrap().unwrap();
         assert_eq!(frame.into_data().unwrap(), "a");
-        assert!(!timed_out.load(Ordering::Relaxed));
+        assert!(!state.timed_out.load(Ordering::Relaxed));
         let error = body.frame().await.unwrap().unwrap_err();
         assert!(
             error.to_string().contains("not received in time"),
             "{error}"
         );
-        assert!(timed_out.load(Ordering::Relaxed));
-        // A body that ends in time is not cut.
-        let timed_out = Arc::new(AtomicBool::new(false));
+        assert!(state.timed_out.load(Ordering::Relaxed));
+        assert!(!state.ended.load(Ordering::Relaxed));
+        // A body that ends in time is not cut, and is seen to end.
+        let state = Arc::new(BodyState::default());
         let body = TimedBody::new(
             http_body_util::Full::new(bytes::Bytes::from_static(b"whole")),
             Duration::from_millis(50),
-            Arc::clone(&timed_out),
+            Arc::clone(&state),
         );
+        assert!(!state.ended.load(Ordering::Relaxed));
         tokio::time::sleep(Duration::from_millis(100)).await;
         assert_eq!(body.collect().await.unwrap().to_bytes(), "whole");
-        assert!(!timed_out.load(Ordering::Relaxed));
+        assert!(!state.timed_out.load(Ordering::Relaxed));
+        assert!(state.ended.load(Ordering::Relaxed));
+        // No body at all has ended from the start.
+        let state = Arc::new(BodyState::default());
+        let _body = TimedBody::new(
+            http_body_util::Empty::<bytes::Bytes>::new(),
+            Duration::from_millis(50),
+            Arc::clone(&state),
+        );
+        assert!(state.ended.load(Ordering::Relaxed));
     }
 }

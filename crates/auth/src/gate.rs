@@ -1,45 +1,34 @@
-//! Authorization in front of the streamable HTTP endpoint: what
-//! [`McpHttpService`](crate::McpHttpService) asks of every request when the server has an
-//! [`Authorization`].
+//! What the [`AuthorizationLayer`](crate::AuthorizationLayer) asks of every request: a token
+//! (authentication, in front of the endpoint), the scopes of the tools a message calls (a
+//! check of each message body the endpoint reads), and the protected resource metadata it
+//! answers itself.
 
-use std::{
-    collections::HashMap,
-    sync::{Arc, Mutex},
-};
+use std::collections::HashMap;
 
 use http::{StatusCode, request::Parts};
-use rmcp::model::Tool;
+use tonic_mcp::{Caller, HttpResponse, McpServer, plain_response};
 
 use super::{Authorization, PROTECTED_RESOURCE_METADATA_PATH, Principal, Refused, challenge};
-use crate::transport::http_response::{HttpResponse, not_found, plain_response};
 
-/// Session owners remembered before those of closed sessions are forgotten.
-const OWNERS_PRUNE_AT: usize = 4096;
-
-/// The tool whose scopes a `tools/call` of a name needs now (the server's tools may change
-/// while it runs); the second argument is the call's `name` argument, which under tool search
-/// names the tool `call_tool` calls.
-pub(crate) type ToolLookup = Arc<dyn Fn(&str, Option<&str>) -> Option<Tool> + Send + Sync>;
-
-/// The authorization state of one HTTP service.
+/// The authorization state of one HTTP endpoint.
 pub(crate) struct Gate {
     authorization: Authorization,
-    /// The tools served now, whose scopes a call needs beyond those of every request.
-    tools: ToolLookup,
+    /// The server, whose tools (served now: they may change while it runs) a call needs the
+    /// scopes of, beyond those of every request.
+    server: McpServer,
     /// The protected resource metadata document.
     metadata: serde_json::Value,
     /// The resource URL's path, as appended to the well-known path (`/mcp`; empty for a
     /// resource at the root).
     resource_path: String,
-    /// Who opened each session: a session answers only to the token owner that opened it.
-    owners: Mutex<HashMap<String, String>>,
 }
 
 impl Gate {
-    /// The gate of `authorization`; `listed` are the tools when the service is made, whose
-    /// scopes the protected resource metadata lists.
-    pub(crate) fn new(authorization: Authorization, tools: ToolLookup, listed: &[Tool]) -> Self {
-        let tool_scopes: HashMap<String, Vec<String>> = listed
+    /// The gate of `authorization` in front of `server`'s endpoint; the protected resource
+    /// metadata lists the scopes of the tools served now.
+    pub(crate) fn new(authorization: Authorization, server: McpServer) -> Self {
+        let tool_scopes: HashMap<String, Vec<String>> = server
+            .served_tool_heads()
             .iter()
             .map(|tool| (tool.name.to_string(), authorization.tool_scopes(tool)))
             .filter(|(_, scopes)| !scopes.is_empty())
@@ -52,10 +41,9 @@ impl Gate {
             .unwrap_or_default();
         Self {
             authorization,
-            tools,
+            server,
             metadata,
             resource_path,
-            owners: Mutex::new(HashMap::new()),
         }
     }
 
@@ -69,7 +57,7 @@ impl Gate {
         let path = parts.uri.path();
         let rest = path.strip_prefix(PROTECTED_RESOURCE_METADATA_PATH)?;
         if !(rest.is_empty() || rest == self.resource_path) {
-            return Some(not_found());
+            return Some(plain_response(StatusCode::NOT_FOUND, ""));
         }
         if parts.method != http::Method::GET {
             let mut response = plain_response(
@@ -95,10 +83,9 @@ impl Gate {
         Some(response)
     }
 
-    /// Authenticates a request: its principal goes into the request's extensions, its
-    /// `Authorization` header is removed (unless token passthrough is on), and a request
-    /// naming a session must come from the session's owner (404 otherwise, as for a session
-    /// that does not exist).
+    /// Authenticates a request: its principal, and the token owner as its [`Caller`] (to whom
+    /// the endpoint binds the sessions and tasks it opens), go into the request's extensions,
+    /// and its `Authorization` header is removed (unless token passthrough is on).
     pub(crate) async fn admit(&self, parts: &mut Parts) -> Result<(), HttpResponse> {
         let principal = self
             .authorization
@@ -108,28 +95,10 @@ impl Gate {
                 tracing::info!(reason = ?refused, "request refused by authorization");
                 self.authorization.refuse(&refused)
             })?;
-        if let Some(session) = session_id(parts) {
-            let owners = self.owners.lock().unwrap_or_else(|e| e.into_inner());
-            // Every session is opened through here, so one without an owner is unknown.
-            if owners.get(session) != Some(&principal.owner()) {
-                tracing::warn!(
-                    subject = principal.subject().unwrap_or_default(),
-                    "a token used a session another caller opened"
-                );
-                return Err(challenge::json_response(
-                    StatusCode::NOT_FOUND,
-                    &serde_json::json!({
-                        "jsonrpc": "2.0",
-                        "id": null,
-                        "error": {"code": -32001, "message": "Session not found"},
-                    }),
-                    None,
-                ));
-            }
-        }
         if !self.authorization.passes_token() {
             parts.headers.remove(http::header::AUTHORIZATION);
         }
+        parts.extensions.insert(Caller::new(principal.owner()));
         parts.extensions.insert(principal);
         Ok(())
     }
@@ -142,7 +111,12 @@ impl Gate {
     /// `call_tool` calls with `serde_json`, as rmcp and the call read them (escapes decoded:
     /// `"tools\/call"` is `tools/call`), and refuses a message naming any of them twice, so
     /// that what it checks is what runs.
-    pub(crate) fn check_message(&self, parts: &Parts, message: &[u8]) -> Result<(), Refused> {
+    pub(crate) fn check_message(&self, parts: &Parts, message: &[u8]) -> Option<HttpResponse> {
+        let refused = self.check_calls(parts, message).err()?;
+        Some(self.authorization.refuse(&refused))
+    }
+
+    fn check_calls(&self, parts: &Parts, message: &[u8]) -> Result<(), Refused> {
         for call in read_messages(message)? {
             let Some(Params {
                 name: Some(tool),
@@ -161,7 +135,7 @@ impl Gate {
                         _ => None,
                     });
             // An unknown tool is refused by the call itself, unrun.
-            let Some(listed) = (self.tools)(&tool, target.as_deref()) else {
+            let Some(listed) = self.server.tool_called(&tool, target.as_deref()) else {
                 continue;
             };
             let needed = self.authorization.tool_scopes(&listed);
@@ -181,57 +155,6 @@ impl Gate {
         }
         Ok(())
     }
-
-    /// The HTTP answer to a refused request.
-    pub(crate) fn refuse(&self, refused: &Refused) -> HttpResponse {
-        self.authorization.refuse(refused)
-    }
-
-    /// How many of the sessions `live` tells are open were opened by `owner`.
-    pub(crate) fn sessions_of(&self, owner: &str, live: impl Fn(&str) -> bool) -> usize {
-        let owners = self.owners.lock().unwrap_or_else(|e| e.into_inner());
-        owners
-            .iter()
-            .filter(|(session, opener)| opener.as_str() == owner && live(session))
-            .count()
-    }
-
-    /// Remembers who opened the session a response names (the answer to `initialize`);
-    /// `live` tells which sessions are still open, to forget the others.
-    pub(crate) fn record_session(
-        &self,
-        parts_owner: Option<String>,
-        response: &HttpResponse,
-        live: impl Fn(&str) -> bool,
-    ) {
-        let (Some(owner), Some(session)) = (
-            parts_owner,
-            response
-                .headers()
-                .get("mcp-session-id")
-                .and_then(|v| v.to_str().ok()),
-        ) else {
-            return;
-        };
-        let mut owners = self.owners.lock().unwrap_or_else(|e| e.into_inner());
-        if owners.len() >= OWNERS_PRUNE_AT {
-            // Sessions end without telling this map (idle timeout, DELETE).
-            owners.retain(|session, _| live(session));
-        }
-        owners.insert(session.to_owned(), owner);
-    }
-}
-
-/// The owner of an admitted request, for [`Gate::record_session`].
-pub(crate) fn owner(parts: &Parts) -> Option<String> {
-    parts.extensions.get::<Principal>().map(Principal::owner)
-}
-
-fn session_id(parts: &Parts) -> Option<&str> {
-    parts
-        .headers
-        .get("mcp-session-id")
-        .and_then(|v| v.to_str().ok())
 }
 
 /// What the gate reads of a JSON-RPC message. serde's derive refuses a member given twice, and

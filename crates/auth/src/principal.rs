@@ -7,9 +7,9 @@ use serde_json::{Map, Value};
 /// The claims of a validated access token: what a request under
 /// [`Authorization`](crate::Authorization) is allowed to do and on whose behalf.
 ///
-/// Over streamable HTTP it sits in the request's extensions, where
-/// [`CallContext::principal`](crate::CallContext::principal) finds it for call hooks. Its
-/// `Debug` output names the subject, the client and the scopes, never other claims.
+/// Over streamable HTTP it sits in the request's extensions, where [`Principal::of`] finds it
+/// for call hooks. Its `Debug` output names the subject, the client and the scopes, never
+/// other claims.
 #[derive(Clone)]
 pub struct Principal {
     claims: Arc<Map<String, Value>>,
@@ -17,6 +17,12 @@ pub struct Principal {
 }
 
 impl Principal {
+    /// The principal of a call's request, when it came over streamable HTTP through the
+    /// [`AuthorizationLayer`](crate::AuthorizationLayer).
+    pub fn of<'a>(call: &tonic_mcp::CallContext<'a>) -> Option<&'a Principal> {
+        call.http_parts()?.extensions.get()
+    }
+
     /// The claims of a token the caller has already validated (a JWT's payload, or an RFC
     /// 7662 introspection answer). Scopes are read from `scope` (a space-separated string)
     /// or, failing that, `scp` (a string or an array, as Microsoft Entra ID and Okta send).

@@ -1,5 +1,6 @@
-//! MCP authorization for the streamable HTTP transport: the endpoint as an OAuth 2.1 resource
-//! server, as the MCP specification's authorization chapter describes.
+//! MCP authorization for the streamable HTTP transport of a [`tonic_mcp`] server: the endpoint
+//! as an OAuth 2.1 resource server, as the MCP specification's authorization chapter describes,
+//! through a tower layer in front of it ([`Authorization::layer`]).
 //!
 //! - Protected resource metadata (RFC 9728) at `/.well-known/oauth-protected-resource` and
 //!   its path-suffixed form (`/.well-known/oauth-protected-resource/mcp`), naming the
@@ -12,15 +13,18 @@
 //!   resource (RFC 8707), `exp` and `nbf` with a small leeway. Opaque tokens are checked by
 //!   RFC 7662 introspection when it is configured.
 //! - The access token is not passed on to the gRPC backend (the specification forbids token
-//!   passthrough); [`forward_claims`](crate::forward_claims) sends who the caller is instead.
+//!   passthrough); [`forward_claims`] sends who the caller is instead.
 //!
 //! Stdio is unaffected: a local process has no tokens.
+
+#![warn(missing_docs)]
 
 mod challenge;
 mod fetch;
 mod forward;
 mod gate;
 mod keys;
+mod layer;
 mod principal;
 mod token;
 
@@ -34,14 +38,14 @@ use rmcp::model::Tool;
 use serde_json::{Value, json};
 
 pub use forward::forward_claims;
+pub use layer::{AuthorizationLayer, Authorized};
 pub use principal::Principal;
 pub use token::MAX_TOKEN_BYTES;
 
 pub(crate) use challenge::Refused;
-pub(crate) use gate::{Gate, owner};
 use token::{Checks, Introspection};
 
-use crate::{error::Error, tool::meta::RPC_META_KEY, transport::http_response::HttpResponse};
+use tonic_mcp::{HttpResponse, RPC_META_KEY};
 
 /// The well-known path of protected resource metadata (RFC 9728 section 3).
 pub const PROTECTED_RESOURCE_METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
@@ -57,14 +61,14 @@ pub const DEFAULT_JWKS_MIN_REFRESH: Duration = Duration::from_secs(30);
 pub const DEFAULT_JWKS_MAX_AGE: Duration = Duration::from_secs(3600);
 
 /// The streamable HTTP endpoint as an OAuth 2.1 resource server. Build one with
-/// [`Authorization::builder`] and hand it to
-/// [`McpServerBuilder::authorization`](crate::McpServerBuilder::authorization); cloning is
-/// cheap.
+/// [`Authorization::builder`] and put its [`layer`](Authorization::layer) in front of a
+/// server's endpoint; cloning is cheap.
 ///
 /// ```no_run
-/// use tonic_mcp::{Authorization, McpServer, forward_claims};
+/// use tonic_mcp::McpServer;
+/// use tonic_mcp_auth::{Authorization, forward_claims};
 ///
-/// # fn demo() -> Result<(), tonic_mcp::Error> {
+/// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 /// let authorization = Authorization::builder(
 ///     "https://id.example.com/realms/platform", // the authorization server's issuer
 ///     "https://mcp.example.com/mcp",            // this endpoint, as clients reach it
@@ -73,10 +77,14 @@ pub const DEFAULT_JWKS_MAX_AGE: Duration = Duration::from_secs(3600);
 /// .write_scope("tasks.write")
 /// .build()?;
 /// let server = McpServer::builder("tasks", "1.0.0")
-///     .authorization(authorization)
 ///     .on_call(forward_claims([("sub", "x-user-id")]))
 ///     .build();
-/// # let _ = server; Ok(()) }
+/// let listener = tokio::net::TcpListener::bind("0.0.0.0:8080").await?;
+/// let layer = authorization.layer(&server);
+/// server
+///     .serve_http_with(listener, McpServer::stateless_http_config(), layer)
+///     .await?;
+/// # Ok(()) }
 /// ```
 #[derive(Clone)]
 pub struct Authorization {
@@ -395,11 +403,11 @@ impl AuthorizationBuilder {
     ///
     /// # Errors
     ///
-    /// [`Error::Authorization`] when the issuer or the resource is not an absolute `https`
-    /// URL (`http` is allowed for loopback hosts only), when a scope is not an OAuth scope
-    /// token, or when the HTTP client cannot be made.
-    pub fn build(self) -> Result<Authorization, Error> {
-        let invalid = |message: String| Error::Authorization(message);
+    /// [`InvalidSettings`] when the issuer or the resource is not an absolute `https` URL
+    /// (`http` is allowed for loopback hosts only), when a scope is not an OAuth scope token,
+    /// or when the HTTP client cannot be made.
+    pub fn build(self) -> Result<Authorization, InvalidSettings> {
+        let invalid = InvalidSettings;
         check_url("issuer", &self.issuer).map_err(invalid)?;
         check_url("resource", &self.resource).map_err(invalid)?;
         if let Some(uri) = &self.jwks_uri {
@@ -475,7 +483,7 @@ fn check_url(what: &str, url: &str) -> Result<(), String> {
     let host = uri.host().unwrap_or_default();
     match uri.scheme_str() {
         Some("https") if !host.is_empty() => {}
-        Some("http") if crate::transport::origin::is_loopback(host) => {}
+        Some("http") if is_loopback(host) => {}
         Some("http") => {
             return Err(format!(
                 "the {what} {url:?} must use https (http is allowed for loopback hosts only)"
@@ -488,6 +496,29 @@ fn check_url(what: &str, url: &str) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// Whether a URL's host (a name, or an address: an IPv6 one in brackets) names this machine.
+fn is_loopback(host: &str) -> bool {
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|address| address.is_loopback())
+}
+
+/// Why [`AuthorizationBuilder::build`] refused the settings: an issuer or resource that is not
+/// an `https` URL, a scope that is not an OAuth scope token.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InvalidSettings(pub String);
+
+impl std::fmt::Display for InvalidSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "invalid authorization settings: {}", self.0)
+    }
+}
+
+impl std::error::Error for InvalidSettings {}
 
 /// Whether a query string carries `access_token` (RFC 6750 section 2.3, which MCP forbids).
 fn query_has_token(query: Option<&str>) -> bool {

@@ -4,7 +4,7 @@
 use http::{HeaderValue, StatusCode, header};
 use http_body_util::{BodyExt as _, Full};
 
-use crate::transport::http_response::HttpResponse;
+use tonic_mcp::HttpResponse;
 
 /// Why a request was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]

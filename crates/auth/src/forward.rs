@@ -5,11 +5,13 @@ use std::sync::Arc;
 
 use tonic::metadata::{AsciiMetadataKey, AsciiMetadataValue, MetadataMap};
 
-use crate::tool::context::{CallContext, Refusal};
+use tonic_mcp::{CallContext, Refusal};
+
+use crate::Principal;
 
 /// A call hook that sends claims of the caller's validated access token to the gRPC backend
 /// as metadata: each `(claim, metadata key)` pair adds the claim's text
-/// ([`Principal::claim_text`](crate::Principal::claim_text)) under the key.
+/// ([`Principal::claim_text`](Principal::claim_text)) under the key.
 ///
 /// The access token itself is not forwarded (see
 /// [`AuthorizationBuilder::pass_token_through`](crate::AuthorizationBuilder::pass_token_through)).
@@ -18,7 +20,8 @@ use crate::tool::context::{CallContext, Refusal};
 /// without [`Authorization`](crate::Authorization)) the hook adds nothing.
 ///
 /// ```
-/// use tonic_mcp::{McpServer, forward_claims};
+/// use tonic_mcp::McpServer;
+/// use tonic_mcp_auth::forward_claims;
 ///
 /// let server = McpServer::builder("items", "1.0.0")
 ///     .on_call(forward_claims([("sub", "x-user-id"), ("client_id", "x-client-id"), ("scope", "x-scopes")]))
@@ -42,7 +45,7 @@ where
         .collect();
     let pairs = Arc::new(pairs);
     move |context: &CallContext<'_>, metadata: &mut MetadataMap| {
-        let Some(principal) = context.principal() else {
+        let Some(principal) = Principal::of(context) else {
             return Ok(());
         };
         for (claim, key) in pairs.iter() {
@@ -65,7 +68,6 @@ mod tests {
     use serde_json::{Map, Value};
 
     use super::*;
-    use crate::auth::Principal;
 
     #[test]
     fn forwards_claims_as_metadata() {
@@ -85,12 +87,7 @@ mod tests {
             parts
         };
         let meta = Map::new();
-        let context = CallContext {
-            tool: "T",
-            rpc_path: "/a.B/C",
-            http: Some(&parts),
-            meta: &meta,
-        };
+        let context = CallContext::new("T", "/a.B/C", Some(&parts), &meta);
         let hook = forward_claims([
             ("sub", "X-User-Id"),
             ("scope", "x-scopes"),
