@@ -144,7 +144,7 @@ pub(crate) struct Loaded {
     /// `[traces] otlp_endpoint`.
     pub(crate) otlp_endpoint: Option<String>,
     /// `[tool_search]`.
-    pub(crate) tool_search: Option<tonic_mcp::ToolSearch>,
+    pub(crate) tool_search: Option<tonic_mcp_search::ToolSearch>,
     /// `[tasks]`.
     pub(crate) tasks: TaskBounds,
     /// `[connections]`.
@@ -276,10 +276,10 @@ fn load_with(path: &Path, env: &dyn Fn(&str) -> Option<String>) -> Result<Loaded
         metrics_addr,
         otlp_endpoint: file.traces.map(|traces| traces.otlp_endpoint),
         tool_search: file.tool_search.map(|table| {
-            table
-                .pin
-                .into_iter()
-                .fold(tonic_mcp::ToolSearch::new(), tonic_mcp::ToolSearch::pin)
+            table.pin.into_iter().fold(
+                tonic_mcp_search::ToolSearch::new(),
+                tonic_mcp_search::ToolSearch::pin,
+            )
         }),
         tasks: file
             .tasks

@@ -44,9 +44,10 @@
 //! 5. **`grpc`**: forwarding through `tonic::client::Grpc` and gRPC statuses in words.
 //!
 //! Beside them: `observe` (spans, and the [`CallObserver`] seam through which the add-on crates
-//! `tonic-mcp-metrics` and `tonic-mcp-otel` watch calls), `discovery` (tool search) and
-//! `dynamic` (tools made from descriptors at run time, for the gateway). OAuth authorization
-//! is the add-on crate `tonic-mcp-auth`, a tower layer in front of [`McpHttpService`].
+//! `tonic-mcp-metrics` and `tonic-mcp-otel` watch calls) and `dynamic` (tools made from
+//! descriptors at run time, for the gateway). OAuth authorization is the add-on crate
+//! `tonic-mcp-auth`, a tower layer in front of [`McpHttpService`]; tool search is
+//! `tonic-mcp-search`, a [`ToolDiscovery`].
 //!
 //! # A tool call
 //!
@@ -99,7 +100,6 @@
 
 mod call;
 pub mod codegen;
-mod discovery;
 mod dynamic;
 mod error;
 mod grpc;
@@ -111,7 +111,7 @@ mod transport;
 pub use call::Limits;
 pub use call::budget::DEFAULT_MAX_RESULT_BYTES;
 pub use call::longrunning::{FIRST_POLL, LONGEST_POLL};
-pub use discovery::{CALL_TOOL, DEFAULT_SEARCH_LIMIT, DESCRIBE_TOOLS, SEARCH_TOOLS, ToolSearch};
+pub use call::outcome::invalid_arguments;
 pub use dynamic::{DecodedDescriptors, DescriptorTools};
 pub use error::Error;
 pub use observe::observer::CallObserver;
@@ -128,6 +128,7 @@ pub use server::TaskLimits;
 pub use server::connection_limits::{
     ConnectionLimits, DEFAULT_MAX_CONNECTIONS, MAX_DEFAULT_CONNECTIONS,
 };
+pub use server::discovery::{DiscoveryIndex, ServedTool, Target, ToolDiscovery};
 pub use server::paging::{DEFAULT_LIST_TTL, DEFAULT_PAGE_BYTES, DEFAULT_PAGE_SIZE};
 pub use server::{DEFAULT_INLINE_WAIT, TaskMode};
 pub use server::{Load, SessionLimits};

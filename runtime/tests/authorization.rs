@@ -16,7 +16,7 @@ use common::{
 };
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::{Value, json};
-use tonic_mcp::ToolSearch;
+use tonic_mcp_search::ToolSearch;
 
 use auth::*;
 

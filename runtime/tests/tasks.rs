@@ -65,7 +65,7 @@ async fn server_with(task_ttl: Option<Duration>, search: bool) -> TestResult<(Mc
             builder = builder.task_ttl(ttl);
         }
         if search {
-            builder = builder.tool_search(tonic_mcp::ToolSearch::new());
+            builder = builder.tool_search(tonic_mcp_search::ToolSearch::new());
         }
         builder
     })

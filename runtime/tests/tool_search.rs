@@ -7,7 +7,8 @@ mod common;
 
 use common::{Client, TestResult, call, channel, connect, pb, start_backend, text};
 use serde_json::{Value, json};
-use tonic_mcp::{McpServer, ToolSearch};
+use tonic_mcp::McpServer;
+use tonic_mcp_search::ToolSearch;
 
 /// The demo's tools served plainly and with tool search (`ItemService_Echo` pinned).
 async fn server_pair() -> TestResult<(McpServer, McpServer, common::Backend)> {

@@ -389,11 +389,11 @@ impl AuthorizationBuilder {
     }
 
     /// Leave the `Authorization` header on requests, so that a call hook such as
-    /// [`forward_headers`](crate::forward_headers) can pass the access token to the gRPC
+    /// [`forward_headers`](tonic_mcp::forward_headers) can pass the access token to the gRPC
     /// backend. Off by default, and best left off: the MCP specification forbids token
     /// passthrough, because a token meant for this server lets the backend act as the
     /// caller anywhere that accepts it. Forward claims with
-    /// [`forward_claims`](crate::forward_claims) instead.
+    /// [`forward_claims`] instead.
     pub fn pass_token_through(mut self, pass: bool) -> Self {
         self.pass_token = pass;
         self

@@ -282,7 +282,7 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         builder = builder.on_call(tonic_mcp_auth::forward_claims([("sub", "x-user-id")]));
     }
     if args.tool_search {
-        builder = builder.tool_search(tonic_mcp::ToolSearch::new());
+        builder = builder.tool_search(tonic_mcp_search::ToolSearch::new());
     }
     let server = builder.tool_set(tools)?.tool_set(operation_tools)?.build();
 

@@ -40,7 +40,7 @@ pub struct Config {
     /// `--otlp-endpoint`: export traces over OTLP/gRPC to this collector.
     pub otlp_endpoint: Option<String>,
     /// `--tool-search` (with the `--pin` tools): list the discovery tools instead of every tool.
-    pub tool_search: Option<tonic_mcp::ToolSearch>,
+    pub tool_search: Option<tonic_mcp_search::ToolSearch>,
     /// Serve streamable HTTP on this address instead of stdio.
     pub http: Option<SocketAddr>,
     /// With `--http`: no sessions.
@@ -173,7 +173,7 @@ fn config(matches: &ArgMatches) -> Result<Config, Error> {
     let mut metrics_addr = matches.get_one::<SocketAddr>("metrics-addr").copied();
     let mut otlp_endpoint = matches.get_one::<String>("otlp-endpoint").cloned();
     let mut tool_search = matches.get_flag("tool-search").then(|| {
-        values(matches, "pin").fold(tonic_mcp::ToolSearch::new(), |search, name| {
+        values(matches, "pin").fold(tonic_mcp_search::ToolSearch::new(), |search, name| {
             search.pin(name.clone())
         })
     });

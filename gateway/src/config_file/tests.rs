@@ -348,7 +348,11 @@ fn the_tool_search_table_sets_what_the_flags_do() {
     let config = parse_with(&shown, &[]).unwrap();
     assert_eq!(
         config.tool_search,
-        Some(tonic_mcp::ToolSearch::new().pin("A_Get").pin("A_List"))
+        Some(
+            tonic_mcp_search::ToolSearch::new()
+                .pin("A_Get")
+                .pin("A_List")
+        )
     );
     let message = parse_error(&shown, &["--tool-search"]);
     assert!(

@@ -26,6 +26,17 @@ pub(crate) fn with_status(mut result: CallToolResult, code: Code, local: bool) -
     result
 }
 
+/// The `isError` result of a tool answered in the server itself (tool search's) whose
+/// arguments are not right: `invalid arguments: {message}`, with the status `_meta` of a local
+/// `INVALID_ARGUMENT`, as the runtime's own refusals carry.
+pub fn invalid_arguments(message: impl std::fmt::Display) -> CallToolResult {
+    with_status(
+        error_result(format!("invalid arguments: {message}")),
+        Code::InvalidArgument,
+        true,
+    )
+}
+
 /// A failure found before or after the RPC, without a backend status: `code` is the status it
 /// stands for.
 pub(crate) fn local_failure(code: Code, text: impl Into<String>) -> Outcome {

@@ -23,7 +23,7 @@ pub struct McpServerBuilder {
     routes: Vec<(String, super::HttpRoute)>,
     observers: Vec<Arc<dyn CallObserver>>,
     tools_change: bool,
-    pub(super) search: Option<crate::discovery::ToolSearch>,
+    pub(super) search: Option<Arc<dyn super::discovery::ToolDiscovery>>,
 }
 
 impl std::fmt::Debug for McpServerBuilder {
@@ -94,13 +94,12 @@ impl McpServerBuilder {
         self
     }
 
-    /// Tool search (progressive discovery), for servers with more tools than a model can be
-    /// shown: `tools/list` lists `search_tools`, `describe_tools` and `call_tool`, plus the
-    /// tools `search` pins, and every tool stays callable by name. See [`ToolSearch`].
-    ///
-    /// [`ToolSearch`]: crate::ToolSearch
-    pub fn tool_search(mut self, search: crate::discovery::ToolSearch) -> Self {
-        self.search = Some(search);
+    /// Tool discovery, for servers with more tools than a model can be shown: `tools/list`
+    /// lists what `discovery` lists (`tonic-mcp-search`'s `ToolSearch`: `search_tools`,
+    /// `describe_tools` and `call_tool`, plus the tools it pins), and every tool stays
+    /// callable by name. See [`ToolDiscovery`](crate::ToolDiscovery).
+    pub fn tool_search(mut self, discovery: impl super::discovery::ToolDiscovery) -> Self {
+        self.search = Some(Arc::new(discovery));
         self
     }
 
@@ -275,7 +274,7 @@ impl McpServerBuilder {
                 catalog: RwLock::new(Arc::new(Catalog::new(
                     self.tools,
                     paging,
-                    self.search.as_ref(),
+                    self.search.as_deref(),
                 ))),
                 paging,
                 search: self.search,

@@ -14,11 +14,11 @@ use rmcp::model::Tool;
 
 use crate::{
     call::longrunning::Redeemer,
-    discovery::{Discovery, ToolSearch},
     error::Error,
+    server::discovery::{DiscoveryIndex, ServedTool, ToolDiscovery},
     server::paging::{ListCache, Listed, Listing},
     tool::descriptor_pools,
-    tool::toolset::{CompiledTool, ToolSet},
+    tool::toolset::ToolSet,
     tool::union_pool::UnionPool,
 };
 
@@ -53,8 +53,11 @@ pub(crate) struct Catalog {
     pub(crate) listing: Listing,
     pub(crate) redeemer: Option<Redeemer>,
     pub(crate) types: UnionPool,
-    /// Tool search, when the server lists the discovery tools instead of every tool.
-    pub(crate) discovery: Option<Discovery>,
+    /// Every served tool, sorted by name, listed or not.
+    every: Vec<Arc<dyn Listed>>,
+    /// The index of tool discovery (tool search), when the server lists its tools instead of
+    /// every tool.
+    pub(crate) discovery: Option<Box<dyn DiscoveryIndex>>,
     /// Some tool may run as a task.
     pub(crate) task_tools: bool,
 }
@@ -93,7 +96,7 @@ impl Catalog {
     pub(crate) fn new(
         tools: BTreeMap<String, Arc<Registered>>,
         paging: Paging,
-        search: Option<&ToolSearch>,
+        discovery: Option<&dyn ToolDiscovery>,
     ) -> Catalog {
         let redeemer = tools.values().find_map(|registered| {
             Some(Redeemer {
@@ -102,27 +105,29 @@ impl Catalog {
             })
         });
         let redeem_tool: Option<Arc<str>> = redeemer.as_ref().map(|r| r.tool.as_str().into());
-        let served = tools.values().map(|registered| ServedTool {
-            registered: Arc::clone(registered),
-            redeem_tool: redeem_tool.clone(),
-        });
-        let (listing, discovery) = match search {
-            None => (
-                served
-                    .map(|served| Arc::new(served) as Arc<dyn Listed>)
-                    .collect(),
-                None,
-            ),
-            Some(search) => {
-                let discovery = Discovery::new(
-                    search,
-                    served.map(|served| {
-                        let description = served.description();
-                        let compiled = Arc::clone(&served.registered.entry.tool);
-                        (Arc::new(served) as Arc<dyn Listed>, description, compiled)
-                    }),
-                );
-                (discovery.listing().to_vec(), Some(discovery))
+        let served: Vec<ServedTool> = tools
+            .values()
+            .map(|registered| ServedTool::new(Arc::clone(registered), redeem_tool.clone()))
+            .collect();
+        let every: Vec<Arc<dyn Listed>> = served
+            .iter()
+            .map(|served| Arc::new(served.clone()) as Arc<dyn Listed>)
+            .collect();
+        let (listing, discovery) = match discovery {
+            None => (every.clone(), None),
+            Some(discovery) => {
+                let index = discovery.index(served);
+                let (own, pinned) = index.listing();
+                let listing = own
+                    .into_iter()
+                    .map(|tool| Arc::new(tool) as Arc<dyn Listed>)
+                    .chain(
+                        pinned
+                            .into_iter()
+                            .map(|served| Arc::new(served) as Arc<dyn Listed>),
+                    )
+                    .collect();
+                (listing, Some(index))
             }
         };
         let task_tools = tools
@@ -155,6 +160,7 @@ impl Catalog {
             .with_tasks(runs_as_task),
             redeemer,
             types,
+            every,
             discovery,
             task_tools,
         }
@@ -179,50 +185,6 @@ impl Catalog {
 
     /// Every served tool, sorted by name, listed or not.
     pub(crate) fn every_tool(&self) -> &[Arc<dyn Listed>] {
-        match &self.discovery {
-            Some(discovery) => discovery.tools(),
-            None => self.listing.tools(),
-        }
-    }
-}
-
-/// A served tool as a listing holds it: its registration, and the name of the catalog's
-/// GetOperation tool, which the description of a tool that waits for its operation names.
-struct ServedTool {
-    registered: Arc<Registered>,
-    redeem_tool: Option<Arc<str>>,
-}
-
-impl ServedTool {
-    fn description(&self) -> String {
-        self.registered
-            .entry
-            .description(self.redeem_tool.as_deref())
-            .unwrap_or_default()
-            .into_owned()
-    }
-}
-
-impl Listed for ServedTool {
-    fn name(&self) -> &str {
-        &self.registered.entry.name
-    }
-
-    fn tool(&self) -> Result<Tool, String> {
-        self.registered.entry.listing(self.redeem_tool.as_deref())
-    }
-
-    fn head(&self) -> Tool {
-        self.registered.entry.head(self.redeem_tool.as_deref())
-    }
-
-    fn made_of(&self) -> Option<(&Arc<CompiledTool>, Option<&str>)> {
-        Some((&self.registered.entry.tool, self.redeem_tool.as_deref()))
-    }
-
-    fn prepare(&self) {
-        let tool = &self.registered.entry.tool;
-        // A failure is logged there, and listings leave the tool out.
-        let _ = tool.schemas.get(&tool.def.name);
+        &self.every
     }
 }

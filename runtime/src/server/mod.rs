@@ -25,6 +25,7 @@ mod catalog;
 mod confirm;
 #[cfg(feature = "http-server")]
 pub(crate) mod connection_limits;
+pub(crate) mod discovery;
 pub(crate) mod paging;
 mod plain;
 mod run;
@@ -76,7 +77,6 @@ use crate::{
     call::arguments_text,
     call::arguments_text::{NotAnObject, TooDeep},
     call::{self, Limits},
-    discovery::{self, CALL_TOOL, ToolSearch},
     error::Error,
     observe::observer::CallObserver,
     server::paging::{ListCache, same_tools},
@@ -99,8 +99,9 @@ struct Inner {
     catalog: RwLock<Arc<Catalog>>,
     /// How `tools/list` is paged, for every catalog.
     paging: Paging,
-    /// Tool search: `tools/list` shows the discovery tools, for every catalog.
-    search: Option<ToolSearch>,
+    /// Tool discovery (tool search): `tools/list` shows what its index lists, for every
+    /// catalog.
+    search: Option<Arc<dyn discovery::ToolDiscovery>>,
     /// Connected clients, told when the tools change ([`McpServer::replace_tools`]).
     peers: Mutex<Vec<rmcp::service::Peer<RoleServer>>>,
     hooks: Vec<CallHook>,
@@ -207,7 +208,7 @@ impl McpServer {
         let catalog = Arc::new(Catalog::new(
             tools,
             self.inner.paging,
-            self.inner.search.as_ref(),
+            self.inner.search.as_deref(),
         ));
         // Compared outside the lock: calls keep looking tools up meanwhile.
         let before = self.catalog();
@@ -340,20 +341,17 @@ impl McpServer {
             if let Some(answer) = discovery.answer(&request.name, request.arguments.as_ref()) {
                 return Ok(Prepared::Answered(CallToolResponse::Complete(answer)));
             }
-            if request.name == CALL_TOOL {
-                match discovery.target(request.arguments.as_ref()) {
-                    Ok((name, arguments)) => {
-                        request.name = name.into();
-                        // Some, even when empty: the text kept of `call_tool`'s own arguments
-                        // is not the named tool's.
-                        request.arguments = Some(arguments.unwrap_or_default());
-                    }
-                    Err(message) => {
-                        return Ok(Prepared::Answered(CallToolResponse::Complete(
-                            discovery::refused(message),
-                        )));
-                    }
+            match discovery.target(&request.name, request.arguments.as_ref()) {
+                Some(discovery::Target::Call { name, arguments }) => {
+                    request.name = name.into();
+                    // Some, even when empty: the text kept of `call_tool`'s own arguments is
+                    // not the named tool's.
+                    request.arguments = Some(arguments.unwrap_or_default());
                 }
+                Some(discovery::Target::Refused(refused)) => {
+                    return Ok(Prepared::Answered(CallToolResponse::Complete(*refused)));
+                }
+                None => {}
             }
         }
         // Confirmation comes next: a declined call never reaches the backend, as a task or not.

@@ -3,7 +3,6 @@
 
 use rmcp::model::Tool;
 
-use crate::discovery::CALL_TOOL;
 use crate::server::paging::prepare_by_package;
 
 use super::McpServer;
@@ -29,9 +28,18 @@ impl McpServer {
     /// a check of the calls reads (the scopes in `_meta` that `tonic-mcp-auth` checks).
     pub fn tool_called(&self, name: &str, target: Option<&str>) -> Option<Tool> {
         let catalog = self.catalog();
-        match (&catalog.discovery, target) {
-            (Some(_), Some(target)) if name == CALL_TOOL => catalog.tool_head(target),
-            _ => catalog.tool_head(name),
+        let named = catalog.discovery.as_ref().and_then(|discovery| {
+            let arguments = target.map(|target| {
+                let mut arguments = rmcp::model::JsonObject::new();
+                arguments.insert("name".to_owned(), target.into());
+                arguments
+            });
+            discovery.target(name, arguments.as_ref())
+        });
+        match named {
+            Some(super::discovery::Target::Call { name, .. }) => catalog.tool_head(&name),
+            Some(super::discovery::Target::Refused(_)) => None,
+            None => catalog.tool_head(name),
         }
     }
 

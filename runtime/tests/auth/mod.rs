@@ -18,8 +18,9 @@ use crate::common::{Backend, TestResult, http_client::send, pb, start_backend};
 use http_body_util::Full;
 use jsonwebtoken::{Algorithm, EncodingKey, Header, jwk::Jwk};
 use serde_json::{Value, json};
-use tonic_mcp::{McpServer, ToolSearch, forward_headers};
+use tonic_mcp::{McpServer, forward_headers};
 use tonic_mcp_auth::{Authorization, forward_claims};
+use tonic_mcp_search::ToolSearch;
 
 pub(crate) const KEY_A: &[u8] = include_bytes!("rsa-a.pem");
 pub(crate) const KEY_B: &[u8] = include_bytes!("rsa-b.pem");

@@ -1,7 +1,9 @@
-//! Tool search: progressive discovery for servers with more tools than a model can be shown.
+//! Tool search for a [`tonic_mcp`] server: progressive discovery for servers with more tools
+//! than a model can be shown.
 //!
-//! With [`McpServerBuilder::tool_search`](crate::McpServerBuilder::tool_search), `tools/list`
-//! lists three tools, plus any [pinned](ToolSearch::pin) ones, instead of every RPC:
+//! With [`McpServerBuilder::tool_search`](tonic_mcp::McpServerBuilder::tool_search) given a
+//! [`ToolSearch`], `tools/list` lists three tools, plus any [pinned](ToolSearch::pin) ones,
+//! instead of every RPC:
 //! - [`search_tools`](SEARCH_TOOLS): a plain-language query and optional filters in; the best
 //!   matching tools out, ranked (name, title, one-line summary, RPC path, annotations);
 //! - [`describe_tools`](DESCRIBE_TOOLS): names in; each tool's full definition out (input and
@@ -11,7 +13,20 @@
 //!   authorization scopes, `_meta` on results.
 //!
 //! Every tool stays callable by its own name too. The index is rebuilt with the tools, so tools
-//! that [`McpServer::replace_tools`](crate::McpServer::replace_tools) adds are found at once.
+//! that [`McpServer::replace_tools`](tonic_mcp::McpServer::replace_tools) adds are found at
+//! once.
+//!
+//! ```
+//! use tonic_mcp::McpServer;
+//! use tonic_mcp_search::ToolSearch;
+//!
+//! let server = McpServer::builder("catalog", "1.0.0")
+//!     .tool_search(ToolSearch::new().pin("ItemService_GetItem"))
+//!     .build();
+//! # let _ = server;
+//! ```
+
+#![warn(missing_docs)]
 
 mod index;
 
@@ -20,11 +35,8 @@ use std::sync::Arc;
 
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool};
 use serde_json::{Value, json};
-use tonic::Code;
+use tonic_mcp::{DiscoveryIndex, ServedTool, Target, ToolDiscovery, invalid_arguments};
 
-use crate::call::outcome::with_status;
-use crate::server::paging::Listed;
-use crate::tool::toolset::CompiledTool;
 use index::{Document, Index};
 
 /// The tool that searches the served tools.
@@ -66,6 +78,13 @@ impl ToolSearch {
     }
 }
 
+/// Indexes the served tools for `search_tools`.
+impl ToolDiscovery for ToolSearch {
+    fn index(&self, tools: Vec<ServedTool>) -> Box<dyn DiscoveryIndex> {
+        Box::new(Discovery::new(self, tools))
+    }
+}
+
 /// What a `search_tools` result and its filters need of one tool beyond its definition (the
 /// tool of the same index in [`Discovery::tools`]).
 struct Entry {
@@ -78,33 +97,31 @@ struct Entry {
     /// The service's full name, lower-cased.
     service: String,
     read_only: bool,
-    /// The tool, for its title and annotations.
-    compiled: Arc<CompiledTool>,
+    /// The title, and the annotations in the result's shape.
+    title: String,
+    annotations: Option<Value>,
 }
 
-/// The search side of a catalog: every served tool, indexed, with its full definition.
-pub(crate) struct Discovery {
+/// The index of the tools served at one time: every served tool, with its full definition.
+struct Discovery {
     index: Index,
     entries: Vec<Entry>,
-    /// Every tool as `tools/list` would show it without discovery, sorted by name.
-    tools: Vec<Arc<dyn Listed>>,
-    /// What `tools/list` shows: the discovery tools and the pinned ones.
-    listing: Vec<Arc<dyn Listed>>,
+    /// Every served tool, sorted by name.
+    tools: Vec<ServedTool>,
+    /// The pinned ones, which `tools/list` shows after the discovery tools.
+    pinned: Vec<ServedTool>,
 }
 
 impl Discovery {
-    /// Indexes every served tool: as listed without discovery, sorted by name, each with its
-    /// listed description and its compiled form.
-    pub(crate) fn new(
-        search: &ToolSearch,
-        served: impl Iterator<Item = (Arc<dyn Listed>, String, Arc<CompiledTool>)>,
-    ) -> Discovery {
+    /// Indexes every served tool (sorted by name).
+    fn new(search: &ToolSearch, served: Vec<ServedTool>) -> Discovery {
         let mut documents = Vec::new();
         let mut entries = Vec::new();
-        let mut tools = Vec::new();
-        for (tool, description, compiled) in served {
-            let def = &compiled.def;
-            let path = def.rpc_path.trim_start_matches('/');
+        for tool in &served {
+            let description = tool.description();
+            let annotations = tool.annotations();
+            let rpc_path = tool.rpc_path();
+            let path = rpc_path.trim_start_matches('/');
             let (service_full, method) = path.split_once('/').unwrap_or((path, ""));
             let (package, service) = service_full.rsplit_once('.').unwrap_or(("", service_full));
             // Joined neighbours of the service and method names (`keyring`).
@@ -117,12 +134,12 @@ impl Discovery {
                 words.extend(index::words(text).into_iter().map(|word| (word, weight)));
             };
             add(tool.name(), 3.0);
-            add(&def.title, 2.0);
+            add(tool.title(), 2.0);
             add(service, 2.0);
             add(method, 2.0);
             add(&proto_comment(&description), 1.0);
             let mut outputs = Vec::new();
-            compiled.types.each_field(|name, input| {
+            tool.each_field(|name, input| {
                 if input {
                     add(name, 1.0);
                 } else {
@@ -143,65 +160,35 @@ impl Discovery {
                 name,
             });
             entries.push(Entry {
-                family: family(&def.rpc_path),
+                family: family(rpc_path),
                 summary: summary(&description),
-                rpc: def.rpc_path.to_string(),
+                rpc: rpc_path.to_owned(),
                 package: package.to_lowercase(),
                 service: service_full.to_lowercase(),
-                read_only: def.annotations.read_only == Some(true),
-                compiled: Arc::clone(&compiled),
+                read_only: annotations.as_ref().and_then(|a| a.read_only_hint) == Some(true),
+                title: tool.title().to_owned(),
+                annotations: annotations.and_then(|a| serde_json::to_value(a).ok()),
             });
-            tools.push(tool);
         }
-        let listing = meta_tools()
-            .into_iter()
-            .map(|tool| Arc::new(tool) as Arc<dyn Listed>)
-            .chain(
-                tools
-                    .iter()
-                    .filter(|tool| search.pinned.contains(tool.name()))
-                    .cloned(),
-            )
+        let pinned = served
+            .iter()
+            .filter(|tool| search.pinned.contains(tool.name()))
+            .cloned()
             .collect();
         Discovery {
             index: Index::new(&documents),
             entries,
-            tools,
-            listing,
+            tools: served,
+            pinned,
         }
     }
 
-    /// What `tools/list` shows.
-    pub(crate) fn listing(&self) -> &[Arc<dyn Listed>] {
-        &self.listing
-    }
-
-    /// Every served tool, as listed without discovery, sorted by name.
-    pub(crate) fn tools(&self) -> &[Arc<dyn Listed>] {
-        &self.tools
-    }
-
     /// The served tool `name`.
-    fn tool(&self, name: &str) -> Option<&Arc<dyn Listed>> {
+    fn tool(&self, name: &str) -> Option<&ServedTool> {
         self.tools
             .binary_search_by(|tool| tool.name().cmp(name))
             .ok()
             .map(|index| &self.tools[index])
-    }
-
-    /// A call of `search_tools` or `describe_tools`; `None` for any other name.
-    pub(crate) fn answer(
-        &self,
-        name: &str,
-        arguments: Option<&JsonObject>,
-    ) -> Option<CallToolResult> {
-        let empty = JsonObject::new();
-        let arguments = arguments.unwrap_or(&empty);
-        match name {
-            SEARCH_TOOLS => Some(self.search(arguments).unwrap_or_else(refused)),
-            DESCRIBE_TOOLS => Some(self.describe(arguments).unwrap_or_else(refused)),
-            _ => None,
-        }
     }
 
     fn search(&self, arguments: &JsonObject) -> Result<CallToolResult, String> {
@@ -269,17 +256,14 @@ impl Discovery {
                     "rpc": entry.rpc,
                     "score": (f64::from(*score) * 1000.0).round() / 1000.0,
                 });
-                let def = &entry.compiled.def;
-                if !def.title.is_empty() {
-                    found["title"] = json!(def.title);
+                if !entry.title.is_empty() {
+                    found["title"] = json!(entry.title);
                 }
                 if !entry.summary.is_empty() {
                     found["summary"] = json!(entry.summary);
                 }
-                if let Some(annotations) = crate::tool::def::annotations_to_rmcp(def.annotations)
-                    .and_then(|a| serde_json::to_value(a).ok())
-                {
-                    found["annotations"] = annotations;
+                if let Some(annotations) = &entry.annotations {
+                    found["annotations"] = annotations.clone();
                 }
                 if !others.is_empty() {
                     found["other_versions"] = json!(others.iter().take(4).collect::<Vec<_>>());
@@ -329,15 +313,14 @@ impl Discovery {
         let mut tools = Vec::with_capacity(names.len());
         for name in names {
             if let Some(listed) = self.tool(name) {
-                tools.push(serde_json::to_value(listed.tool()?).map_err(|e| e.to_string())?);
+                tools.push(serde_json::to_value(listed.definition()?).map_err(|e| e.to_string())?);
             }
         }
         Ok(structured(json!({"tools": tools})))
     }
 
-    /// `call_tool`'s arguments: the tool to call and its arguments, or why they are not; see
-    /// [`refused`] for the result that says so.
-    pub(crate) fn target(
+    /// `call_tool`'s arguments: the tool to call and its arguments, or why they are not.
+    fn call_target(
         &self,
         arguments: Option<&JsonObject>,
     ) -> Result<(String, Option<JsonObject>), String> {
@@ -367,6 +350,31 @@ impl Discovery {
     }
 }
 
+impl DiscoveryIndex for Discovery {
+    fn listing(&self) -> (Vec<Tool>, Vec<ServedTool>) {
+        (meta_tools(), self.pinned.clone())
+    }
+
+    /// A call of `search_tools` or `describe_tools`; `None` for any other name.
+    fn answer(&self, name: &str, arguments: Option<&JsonObject>) -> Option<CallToolResult> {
+        let empty = JsonObject::new();
+        let arguments = arguments.unwrap_or(&empty);
+        match name {
+            SEARCH_TOOLS => Some(self.search(arguments).unwrap_or_else(invalid_arguments)),
+            DESCRIBE_TOOLS => Some(self.describe(arguments).unwrap_or_else(invalid_arguments)),
+            _ => None,
+        }
+    }
+
+    /// A call of `call_tool`: the call it names; `None` for any other name.
+    fn target(&self, name: &str, arguments: Option<&JsonObject>) -> Option<Target> {
+        (name == CALL_TOOL).then(|| match self.call_target(arguments) {
+            Ok((name, arguments)) => Target::Call { name, arguments },
+            Err(message) => Target::Refused(Box::new(invalid_arguments(message))),
+        })
+    }
+}
+
 fn known_keys(arguments: &JsonObject, known: &[&str]) -> Result<(), String> {
     match arguments.keys().find(|key| !known.contains(&key.as_str())) {
         Some(key) => Err(format!(
@@ -385,17 +393,6 @@ fn structured(value: Value) -> CallToolResult {
     let mut result = CallToolResult::success(vec![ContentBlock::text(value.to_string())]);
     result.structured_content = Some(value);
     result
-}
-
-/// The `isError` result for arguments of a discovery tool that are not right.
-pub(crate) fn refused(message: String) -> CallToolResult {
-    with_status(
-        CallToolResult::error(vec![ContentBlock::text(format!(
-            "invalid arguments: {message}"
-        ))]),
-        Code::InvalidArgument,
-        true,
-    )
 }
 
 /// `rpc_path` without the segments of its package that name a version (`v1`, `v1beta2`,
