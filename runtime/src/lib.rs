@@ -124,7 +124,6 @@ pub use rmcp::model::CacheScope;
 pub use rmcp::model::CallToolResult;
 pub use server::DEFAULT_TASK_TTL;
 pub use server::TaskLimits;
-#[cfg(feature = "http-server")]
 pub use server::connection_limits::{
     ConnectionLimits, DEFAULT_MAX_CONNECTIONS, MAX_DEFAULT_CONNECTIONS,
 };

@@ -11,7 +11,6 @@ pub struct McpServerBuilder {
     hooks: Vec<CallHook>,
     limits: Limits,
     sessions: SessionLimits,
-    #[cfg(feature = "http-server")]
     connections: crate::server::connection_limits::ConnectionLimits,
     page_size: usize,
     page_bytes: usize,
@@ -19,7 +18,6 @@ pub struct McpServerBuilder {
     task_ttl: Duration,
     task_limits: TaskLimits,
     task_mode: TaskMode,
-    #[cfg(feature = "http-server")]
     routes: Vec<(String, super::HttpRoute)>,
     observers: Vec<Arc<dyn CallObserver>>,
     tools_change: bool,
@@ -150,7 +148,6 @@ impl McpServerBuilder {
     /// Bounds on the connections of [`McpServer::serve_http`] (default: three quarters of
     /// the limit on open files, 10 s for a request's headers, 30 s for its body, 75 s idle);
     /// see [`ConnectionLimits`](crate::ConnectionLimits).
-    #[cfg(feature = "http-server")]
     pub fn connection_limits(
         mut self,
         connections: crate::server::connection_limits::ConnectionLimits,
@@ -232,7 +229,6 @@ impl McpServerBuilder {
     ///     .build();
     /// # let _ = server;
     /// ```
-    #[cfg(feature = "http-server")]
     pub fn http_get(
         mut self,
         path: impl Into<String>,
@@ -282,14 +278,12 @@ impl McpServerBuilder {
                 hooks: self.hooks,
                 limits: self.limits,
                 sessions: self.sessions,
-                #[cfg(feature = "http-server")]
                 connections: self.connections,
                 in_flight: tokio::sync::watch::Sender::new(0),
                 session_stores: Mutex::new(Vec::new()),
                 tasks: Tasks::new(self.task_limits),
                 task_ttl: self.task_ttl,
                 task_mode: self.task_mode,
-                #[cfg(feature = "http-server")]
                 routes: self.routes,
                 observers: self.observers,
             }),
@@ -306,12 +300,10 @@ impl McpServer {
             instructions: None,
             tools: BTreeMap::new(),
             hooks: Vec::new(),
-            #[cfg(feature = "http-server")]
             routes: Vec::new(),
             observers: Vec::new(),
             limits: Limits::default(),
             sessions: SessionLimits::default(),
-            #[cfg(feature = "http-server")]
             connections: crate::server::connection_limits::ConnectionLimits::default(),
             page_size: paging::DEFAULT_PAGE_SIZE,
             page_bytes: paging::DEFAULT_PAGE_BYTES,

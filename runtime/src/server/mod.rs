@@ -23,7 +23,6 @@ use tonic_mcp_codec::Problem;
 mod builder;
 mod catalog;
 mod confirm;
-#[cfg(feature = "http-server")]
 pub(crate) mod connection_limits;
 pub(crate) mod discovery;
 pub(crate) mod paging;
@@ -108,7 +107,6 @@ struct Inner {
     limits: Limits,
     sessions: SessionLimits,
     /// Bounds on the connections of `serve_http`.
-    #[cfg(feature = "http-server")]
     connections: crate::server::connection_limits::ConnectionLimits,
     /// Tool calls running now, for a graceful shutdown.
     in_flight: tokio::sync::watch::Sender<usize>,
@@ -120,14 +118,12 @@ struct Inner {
     /// When a call that did not ask for a task becomes one, unless its tool set says.
     task_mode: TaskMode,
     /// Endpoints `serve_http` answers beside `/mcp` ([`McpServerBuilder::http_get`]).
-    #[cfg(feature = "http-server")]
     routes: Vec<(String, HttpRoute)>,
     /// What is told of every tool call.
     observers: Vec<Arc<dyn CallObserver>>,
 }
 
 /// An endpoint of `serve_http` besides `/mcp` ([`McpServerBuilder::http_get`]).
-#[cfg(feature = "http-server")]
 pub(crate) type HttpRoute = Arc<dyn Fn(&McpServer) -> crate::HttpResponse + Send + Sync + 'static>;
 
 /// What a server is doing at one instant ([`McpServer::load`]).
@@ -242,15 +238,20 @@ impl McpServer {
         self.inner.sessions
     }
 
-    #[cfg(feature = "http-server")]
-    pub(crate) fn connection_limits(&self) -> crate::server::connection_limits::ConnectionLimits {
+    /// The bounds on the connections of `serve_http`
+    /// ([`McpServerBuilder::connection_limits`]), for a server of your own to apply too.
+    pub fn connection_limits(&self) -> crate::server::connection_limits::ConnectionLimits {
         self.inner.connections
     }
 
-    /// Tool calls running now; [`McpServer::serve_http`] waits for none before it returns.
-    #[cfg(feature = "http-server")]
-    pub(crate) fn in_flight(&self) -> &tokio::sync::watch::Sender<usize> {
-        &self.inner.in_flight
+    /// Waits until no tool call is running, for up to `within`; whether none is. What a
+    /// graceful shutdown waits for once it takes no more requests ([`McpServer::serve_http`]
+    /// waits up to [`SHUTDOWN_DRAIN`]).
+    pub async fn drained(&self, within: Duration) -> bool {
+        let mut in_flight = self.inner.in_flight.subscribe();
+        tokio::time::timeout(within, in_flight.wait_for(|&n| n == 0))
+            .await
+            .is_ok_and(|waited| waited.is_ok())
     }
 
     /// What the server is doing now: tool calls and tasks running, sessions open. What a
@@ -288,14 +289,12 @@ impl McpServer {
             .push(store);
     }
 
-    /// The endpoint `serve_http` answers at `path` besides `/mcp`, if any.
-    #[cfg(feature = "http-server")]
-    pub(crate) fn route(&self, path: &str) -> Option<&HttpRoute> {
-        self.inner
-            .routes
-            .iter()
-            .find(|(route, _)| route == path)
-            .map(|(_, answer)| answer)
+    /// The answer of the route added at `path` with [`McpServerBuilder::http_get`] (an
+    /// add-on's endpoint, such as `/metrics`), which `serve_http` gives to a `GET` of it;
+    /// `None` when no route has that path. A server of your own routes such paths here.
+    pub fn http_get(&self, path: &str) -> Option<crate::HttpResponse> {
+        let (_, answer) = self.inner.routes.iter().find(|(route, _)| route == path)?;
+        Some(answer(self))
     }
 
     pub(crate) fn inner_tasks(&self) -> &Tasks {

@@ -6,11 +6,6 @@ use std::convert::Infallible;
 use bytes::Bytes;
 use http_body_util::{BodyExt as _, Full, combinators::BoxBody};
 
-#[cfg(feature = "http-server")]
-pub(crate) fn not_found() -> HttpResponse {
-    plain_response(http::StatusCode::NOT_FOUND, "")
-}
-
 /// The HTTP response type of [`McpHttpService`](crate::McpHttpService).
 pub type HttpResponse = http::Response<BoxBody<Bytes, Infallible>>;
 

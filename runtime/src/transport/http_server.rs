@@ -14,7 +14,7 @@ use crate::{
     server::connection_limits::ConnectionLimits,
     server::{McpServer, SHUTDOWN_DRAIN},
     transport::http::McpHttpService,
-    transport::http_response::{HttpResponse, not_found, plain_response},
+    transport::http_response::{HttpResponse, plain_response},
 };
 
 mod watch;
@@ -165,10 +165,7 @@ impl McpServer {
                                 }
                                 // An add-on's endpoint.
                                 path if request.method() == http::Method::GET => {
-                                    match server.route(path) {
-                                        Some(answer) => answer(&server),
-                                        None => not_found(),
-                                    }
+                                    server.http_get(path).unwrap_or_else(not_found)
                                 }
                                 _ => not_found(),
                             };
@@ -228,12 +225,7 @@ impl McpServer {
         drop(listener);
         // Let the calls in flight finish and their answers go out, then close what is left
         // (sessions, event streams).
-        let mut in_flight = self.in_flight().subscribe();
-        let drained = tokio::time::timeout(SHUTDOWN_DRAIN, async {
-            in_flight.wait_for(|&n| n == 0).await.is_ok()
-        })
-        .await;
-        if drained.is_err() {
+        if !self.drained(SHUTDOWN_DRAIN).await {
             tracing::warn!("tool calls still running {SHUTDOWN_DRAIN:?} after shutdown");
         }
         let _ = tokio::time::timeout(Duration::from_secs(1), async {
@@ -287,6 +279,11 @@ where
         );
     }
     response
+}
+
+/// The answer to a path nothing serves.
+fn not_found() -> HttpResponse {
+    plain_response(http::StatusCode::NOT_FOUND, "")
 }
 
 /// What a failed `accept` means for the loop.
