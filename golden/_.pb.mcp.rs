@@ -30,6 +30,7 @@ pub mod greeter_mcp {
         output_omitted: &[],
         task_support: ::tonic_mcp::codegen::TaskSupport::Forbidden,
         confirm: ::core::option::Option::None,
+        required_scopes: &[],
         wait_for_operation: ::core::option::Option::None,
         operation_metadata_type: ::core::option::Option::None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/Greeter/SayHello","inputType":"HelloRequest","outputType":"HelloReply","streaming":"unary","taskSupport":"forbidden"}}"#,

@@ -30,6 +30,7 @@ pub mod library_service_mcp {
         output_omitted: &["testdata.field_behavior.Book.request_id"],
         task_support: ::tonic_mcp::codegen::TaskSupport::Forbidden,
         confirm: ::core::option::Option::None,
+        required_scopes: &[],
         wait_for_operation: ::core::option::Option::None,
         operation_metadata_type: ::core::option::Option::None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.field_behavior.LibraryService/CreateBook","inputType":"testdata.field_behavior.Book","outputType":"testdata.field_behavior.Book","streaming":"unary","taskSupport":"forbidden"}}"#,

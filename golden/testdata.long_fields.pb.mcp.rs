@@ -30,6 +30,7 @@ pub mod long_field_service_mcp {
         output_omitted: &["testdata.long_fields.Deeper.secret"],
         task_support: ::tonic_mcp::codegen::TaskSupport::Forbidden,
         confirm: ::core::option::Option::None,
+        required_scopes: &[],
         wait_for_operation: ::core::option::Option::None,
         operation_metadata_type: ::core::option::Option::None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.long_fields.LongFieldService/Echo","inputType":"testdata.long_fields.Recommendation","outputType":"testdata.long_fields.Recommendation","streaming":"unary","taskSupport":"forbidden"}}"#,

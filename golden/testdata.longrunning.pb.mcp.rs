@@ -36,6 +36,7 @@ pub mod report_service_mcp {
         output_omitted: &["testdata.longrunning.Report.notes"],
         task_support: ::tonic_mcp::codegen::TaskSupport::Optional,
         confirm: ::core::option::Option::None,
+        required_scopes: &[],
         wait_for_operation: ::core::option::Option::Some("testdata.longrunning.Report"),
         operation_metadata_type: ::core::option::Option::Some(
             "testdata.longrunning.BuildReportMetadata",
@@ -67,6 +68,7 @@ pub mod report_service_mcp {
         output_omitted: &[],
         task_support: ::tonic_mcp::codegen::TaskSupport::Forbidden,
         confirm: ::core::option::Option::None,
+        required_scopes: &[],
         wait_for_operation: ::core::option::Option::None,
         operation_metadata_type: ::core::option::Option::None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.longrunning.ReportService/Compact","inputType":"testdata.longrunning.DeleteReportRequest","outputType":"google.longrunning.Operation","streaming":"unary","taskSupport":"forbidden"}}"#,
@@ -96,6 +98,7 @@ pub mod report_service_mcp {
         output_omitted: &[],
         task_support: ::tonic_mcp::codegen::TaskSupport::Optional,
         confirm: ::core::option::Option::None,
+        required_scopes: &[],
         wait_for_operation: ::core::option::Option::Some("testdata.common.PageInfo"),
         operation_metadata_type: ::core::option::Option::Some(
             "testdata.longrunning.BuildReportMetadata",
@@ -127,6 +130,7 @@ pub mod report_service_mcp {
         output_omitted: &[],
         task_support: ::tonic_mcp::codegen::TaskSupport::Optional,
         confirm: ::core::option::Option::None,
+        required_scopes: &[],
         wait_for_operation: ::core::option::Option::Some("google.protobuf.Empty"),
         operation_metadata_type: ::core::option::Option::Some(
             "testdata.longrunning.BuildReportMetadata",
@@ -158,6 +162,7 @@ pub mod report_service_mcp {
         output_omitted: &[],
         task_support: ::tonic_mcp::codegen::TaskSupport::Forbidden,
         confirm: ::core::option::Option::None,
+        required_scopes: &[],
         wait_for_operation: ::core::option::Option::None,
         operation_metadata_type: ::core::option::Option::None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.longrunning.ReportService/StartReport","inputType":"testdata.longrunning.BuildReportRequest","outputType":"google.longrunning.Operation","streaming":"unary","taskSupport":"forbidden","longRunning":{"responseType":"testdata.longrunning.Report","metadataType":"testdata.longrunning.BuildReportMetadata","wait":false}}}"#,

@@ -32,6 +32,7 @@ pub mod scalar_service_mcp {
         output_omitted: &[],
         task_support: ::tonic_mcp::codegen::TaskSupport::Forbidden,
         confirm: ::core::option::Option::None,
+        required_scopes: &[],
         wait_for_operation: ::core::option::Option::None,
         operation_metadata_type: ::core::option::Option::None,
         meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/testdata.scalars.ScalarService/Echo","inputType":"testdata.scalars.AllScalars","outputType":"testdata.scalars.AllScalars","streaming":"unary","taskSupport":"forbidden"}}"#,

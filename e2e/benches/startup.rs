@@ -331,6 +331,7 @@ fn read_generated_defs(data: &'static [u8]) -> Vec<(&'static [u8], &'static [Too
                     output_omitted: &[],
                     task_support: TaskSupport::Forbidden,
                     confirm: None,
+                    required_scopes: &[],
                     wait_for_operation: None,
                     operation_metadata_type: None,
                 })

@@ -418,11 +418,68 @@ async fn a_tool_scope_the_token_lacks_is_a_403_naming_it() -> TestResult {
     Ok(())
 }
 
+/// `GetItem` under another name, needing a scope of its own (`(rust_mcp.tool).required_scopes`).
+static ADMIN_GET_ITEM: tonic_mcp::codegen::ToolDef = tonic_mcp::codegen::ToolDef {
+    name: "Admin_GetItem",
+    required_scopes: &["items.admin"],
+    meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/demo.v1.ItemService/GetItem","inputType":"demo.v1.GetItemRequest","outputType":"demo.v1.Item","streaming":"unary","taskSupport":"forbidden","requiredScopes":["items.admin"]}}"#,
+    ..common::pb::item_service_mcp::GET_ITEM
+};
+
+/// A tool's own scopes (`required_scopes`) are needed beside the policy's, named in the 403 and
+/// listed in the protected resource metadata.
+#[tokio::test]
+async fn a_tool_needs_its_own_required_scopes() -> TestResult {
+    let f = fixture_with(true, None, &[&ADMIN_GET_ITEM]).await?;
+    let reader = f.bearer(json!({"scope": "mcp"}))?;
+    let reply = f
+        .call(&[("authorization", reader.as_str())], "Admin_GetItem")
+        .await?;
+    assert_eq!(reply.status, http::StatusCode::FORBIDDEN, "{}", reply.body);
+    let challenge = reply.header("www-authenticate");
+    assert!(
+        challenge.contains("error=\"insufficient_scope\"")
+            && challenge.contains("scope=\"mcp items.admin\""),
+        "{challenge}"
+    );
+    assert_eq!(f.backend_calls(), 0);
+    // The same call of the same RPC under its own name needs no more than `mcp`.
+    let reply = f.get_item_as(&reader).await?;
+    assert_eq!(reply.status, http::StatusCode::OK, "{}", reply.body);
+    let admin = f.bearer(json!({"scope": "mcp items.admin"}))?;
+    let reply = f
+        .call(&[("authorization", admin.as_str())], "Admin_GetItem")
+        .await?;
+    assert_eq!(reply.status, http::StatusCode::OK, "{}", reply.body);
+    assert_eq!(
+        reply.last()["result"]["isError"],
+        json!(false),
+        "{}",
+        reply.body
+    );
+    assert_eq!(f.backend_calls(), 2);
+    let metadata = send(
+        f.addr,
+        http::Method::GET,
+        "/.well-known/oauth-protected-resource/mcp",
+        &[],
+        None,
+    )
+    .await?;
+    let document: Value = serde_json::from_str(&metadata.body)?;
+    assert_eq!(
+        document["scopes_supported"],
+        json!(["items.admin", "items.write", "mcp"])
+    );
+    f.shutdown.cancel();
+    Ok(())
+}
+
 /// Under tool search, `call_tool` needs the scopes of the tool it calls: it cannot be a way
 /// around them.
 #[tokio::test]
 async fn call_tool_needs_the_scopes_of_the_tool_it_calls() -> TestResult {
-    let f = fixture_with(true, Some(ToolSearch::new())).await?;
+    let f = fixture_with(true, Some(ToolSearch::new()), &[]).await?;
     let read_only = f.bearer(json!({"scope": "mcp"}))?;
     let as_read_only = [("authorization", read_only.as_str())];
     let through = |name: &str| json!({"name": name, "arguments": {"id": "7"}});
@@ -446,7 +503,7 @@ async fn call_tool_needs_the_scopes_of_the_tool_it_calls() -> TestResult {
 /// body the check cannot read. Nothing reaches the backend.
 #[tokio::test]
 async fn escapes_and_duplicate_keys_do_not_get_past_the_scope_check() -> TestResult {
-    let f = fixture_with(true, Some(ToolSearch::new())).await?;
+    let f = fixture_with(true, Some(ToolSearch::new()), &[]).await?;
     let read_only = f.bearer(json!({"scope": "mcp"}))?;
     let as_read_only = [("authorization", read_only.as_str())];
     let forbidden = http::StatusCode::FORBIDDEN;

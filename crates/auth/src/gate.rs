@@ -28,9 +28,9 @@ impl Gate {
     /// metadata lists the scopes of the tools served now.
     pub(crate) fn new(authorization: Authorization, server: McpServer) -> Self {
         let tool_scopes: HashMap<String, Vec<String>> = server
-            .served_tool_heads()
+            .served()
             .iter()
-            .map(|tool| (tool.name.to_string(), authorization.tool_scopes(tool)))
+            .map(|tool| (tool.name().to_owned(), authorization.tool_scopes(tool)))
             .filter(|(_, scopes)| !scopes.is_empty())
             .collect();
         let metadata = authorization.metadata_document(&tool_scopes);
@@ -148,7 +148,7 @@ impl Gate {
                 .get::<Principal>()
                 .ok_or(Refused::NoToken)?;
             self.authorization
-                .check_tool(principal, &listed.name, &needed)
+                .check_tool(principal, listed.name(), &needed)
                 .inspect_err(|refused| {
                     tracing::info!(tool, reason = ?refused, "tool call refused by authorization");
                 })?;

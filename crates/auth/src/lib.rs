@@ -34,7 +34,6 @@ use std::{
     time::Duration,
 };
 
-use rmcp::model::Tool;
 use serde_json::{Value, json};
 
 pub use forward::forward_claims;
@@ -45,7 +44,7 @@ pub use token::MAX_TOKEN_BYTES;
 pub(crate) use challenge::Refused;
 use token::{Checks, Introspection};
 
-use tonic_mcp::{HttpResponse, RPC_META_KEY};
+use tonic_mcp::{HttpResponse, ServedTool};
 
 /// The well-known path of protected resource metadata (RFC 9728 section 3).
 pub const PROTECTED_RESOURCE_METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
@@ -179,12 +178,12 @@ impl Authorization {
         self.inner.pass_token
     }
 
-    /// The scopes a call of `tool` needs beyond those every request needs.
-    pub(crate) fn tool_scopes(&self, tool: &Tool) -> Vec<String> {
+    /// The scopes a call of `tool` needs beyond those every request needs: those of read-only
+    /// or of other tools, then the tool's own.
+    pub(crate) fn tool_scopes(&self, tool: &ServedTool) -> Vec<String> {
         let mut scopes: Vec<String> = Vec::new();
         let read_only = tool
-            .annotations
-            .as_ref()
+            .annotations()
             .and_then(|a| a.read_only_hint)
             .unwrap_or(false);
         let policy = if read_only {
@@ -192,16 +191,7 @@ impl Authorization {
         } else {
             &self.inner.write
         };
-        let declared = tool
-            .meta
-            .as_ref()
-            .and_then(|meta| meta.0.get(RPC_META_KEY))
-            .and_then(|rpc| rpc.get("requiredScopes"))
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .map(str::to_owned);
+        let declared = tool.required_scopes().map(str::to_owned);
         for scope in policy.iter().cloned().chain(declared) {
             if !scopes.contains(&scope) && !self.inner.required.contains(&scope) {
                 scopes.push(scope);

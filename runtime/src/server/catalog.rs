@@ -53,8 +53,10 @@ pub(crate) struct Catalog {
     pub(crate) listing: Listing,
     pub(crate) redeemer: Option<Redeemer>,
     pub(crate) types: UnionPool,
-    /// Every served tool, sorted by name, listed or not.
+    /// Every served tool, sorted by name, listed or not, as listings hold it and as tool
+    /// discovery sees it.
     every: Vec<Arc<dyn Listed>>,
+    pub(crate) served: Vec<ServedTool>,
     /// The index of tool discovery (tool search), when the server lists its tools instead of
     /// every tool.
     pub(crate) discovery: Option<Box<dyn DiscoveryIndex>>,
@@ -116,7 +118,7 @@ impl Catalog {
         let (listing, discovery) = match discovery {
             None => (every.clone(), None),
             Some(discovery) => {
-                let index = discovery.index(served);
+                let index = discovery.index(served.clone());
                 let (own, pinned) = index.listing();
                 let listing = own
                     .into_iter()
@@ -161,6 +163,7 @@ impl Catalog {
             redeemer,
             types,
             every,
+            served,
             discovery,
             task_tools,
         }
@@ -177,10 +180,13 @@ impl Catalog {
             .clone()
     }
 
-    /// The served tool `name` without its schemas ([`Listed::head`]).
-    pub(crate) fn tool_head(&self, name: &str) -> Option<Tool> {
-        let redeem_tool = self.redeemer.as_ref().map(|r| r.tool.as_str());
-        Some(self.tools.get(name)?.entry.head(redeem_tool))
+    /// The served tool `name`.
+    pub(crate) fn served_tool(&self, name: &str) -> Option<ServedTool> {
+        let at = self
+            .served
+            .binary_search_by(|tool| tool.name().cmp(name))
+            .ok()?;
+        Some(self.served[at].clone())
     }
 
     /// Every served tool, sorted by name, listed or not.

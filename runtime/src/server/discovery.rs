@@ -110,6 +110,16 @@ impl ServedTool {
         annotations_to_rmcp(self.compiled().def.annotations)
     }
 
+    /// OAuth scopes a call needs beyond those every request needs
+    /// (`(rust_mcp.tool).required_scopes`), in the order given.
+    pub fn required_scopes(&self) -> impl Iterator<Item = &str> {
+        self.compiled()
+            .meta
+            .required_scopes
+            .iter()
+            .map(|scope| &**scope)
+    }
+
     /// Calls `each` with the name of every field of the tool's input message (`true`), then of
     /// its output message (`false`), without resolving its types.
     pub fn each_field(&self, each: impl FnMut(&str, bool)) {
@@ -133,10 +143,6 @@ impl Listed for ServedTool {
 
     fn tool(&self) -> Result<Tool, String> {
         self.definition()
-    }
-
-    fn head(&self) -> Tool {
-        self.registered.entry.head(self.redeem_tool.as_deref())
     }
 
     fn made_of(&self) -> Option<(&Arc<CompiledTool>, Option<&str>)> {

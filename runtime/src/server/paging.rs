@@ -73,10 +73,6 @@ pub(crate) trait Listed: Send + Sync {
     /// The tool as `tools/list` shows it, or why it cannot be shown (a served tool whose
     /// schemas, made when first needed, cannot be made): listings leave it out.
     fn tool(&self) -> Result<Tool, String>;
-    /// The tool without its schemas (an empty input schema, no output schema), made without
-    /// making them: for what reads only its name, annotations and `_meta` (the scopes a call
-    /// needs).
-    fn head(&self) -> Tool;
     /// What a served tool's listing is made of: the tool, and the GetOperation tool its
     /// description names. Two listed tools made of the same are the same tool, compared
     /// without making their schemas.
@@ -109,10 +105,6 @@ impl Listed for Tool {
 
     fn tool(&self) -> Result<Tool, String> {
         Ok(self.clone())
-    }
-
-    fn head(&self) -> Tool {
-        self.clone()
     }
 }
 

@@ -3,7 +3,7 @@
 
 use rmcp::model::Tool;
 
-use crate::server::paging::prepare_by_package;
+use crate::server::{discovery::ServedTool, paging::prepare_by_package};
 
 use super::McpServer;
 
@@ -22,11 +22,11 @@ impl McpServer {
             .collect()
     }
 
-    /// The served tool a `tools/call` of `name` runs, without its schemas (see
-    /// [`served_tool_heads`](Self::served_tool_heads)): under tool search, `call_tool` runs
-    /// the tool its `name` argument names (`target`). `None` for a tool not served now. What
-    /// a check of the calls reads (the scopes in `_meta` that `tonic-mcp-auth` checks).
-    pub fn tool_called(&self, name: &str, target: Option<&str>) -> Option<Tool> {
+    /// The served tool a `tools/call` of `name` runs: under tool search, `call_tool` runs the
+    /// tool its `name` argument names (`target`). `None` for a tool not served now. What a
+    /// check of the calls reads (`tonic-mcp-auth` checks its annotations and
+    /// [`required_scopes`](crate::ServedTool::required_scopes)).
+    pub fn tool_called(&self, name: &str, target: Option<&str>) -> Option<ServedTool> {
         let catalog = self.catalog();
         let named = catalog.discovery.as_ref().and_then(|discovery| {
             let arguments = target.map(|target| {
@@ -37,9 +37,9 @@ impl McpServer {
             discovery.target(name, arguments.as_ref())
         });
         match named {
-            Some(super::discovery::Target::Call { name, .. }) => catalog.tool_head(&name),
+            Some(super::discovery::Target::Call { name, .. }) => catalog.served_tool(&name),
             Some(super::discovery::Target::Refused(_)) => None,
-            None => catalog.tool_head(name),
+            None => catalog.served_tool(name),
         }
     }
 
@@ -58,16 +58,10 @@ impl McpServer {
             .collect()
     }
 
-    /// Every served tool as [`served_tools`](Self::served_tools) gives it, without its schemas
-    /// (an empty input schema, no output schema), made without making them: for what reads
-    /// only names, annotations and `_meta`.
-    pub fn served_tool_heads(&self) -> Vec<Tool> {
-        let catalog = self.catalog();
-        catalog
-            .every_tool()
-            .iter()
-            .map(|tool| tool.head())
-            .collect()
+    /// Every served tool, sorted by name, as tool discovery sees it ([`ServedTool`]): read
+    /// without making its schemas.
+    pub fn served(&self) -> Vec<ServedTool> {
+        self.catalog().served.clone()
     }
 
     /// Makes, on a thread of its own, the schemas of every served tool that makes them when

@@ -59,6 +59,7 @@ pub(crate) fn is_json_object(text: &str) -> Result<bool, serde_json::Error> {
 ///     output_omitted: &[],
 ///     task_support: TaskSupport::Forbidden,
 ///     confirm: None,
+///     required_scopes: &[],
 ///     wait_for_operation: None,
 ///     operation_metadata_type: None,
 ///     meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/calc.v1.Calc/Double","inputType":"google.protobuf.Int64Value","outputType":"google.protobuf.Int64Value","streaming":"unary","taskSupport":"forbidden"}}"#,
@@ -105,6 +106,10 @@ pub struct ToolDef {
     pub task_support: TaskSupport,
     /// Ask the user before every call, and what to do when the client cannot be asked.
     pub confirm: Option<Unconfirmed>,
+    /// OAuth scopes a call needs beyond those every request needs
+    /// (`(rust_mcp.tool).required_scopes`), which an authorization layer checks
+    /// (`tonic-mcp-auth`); `_meta` lists them too, for clients.
+    pub required_scopes: &'static [&'static str],
     /// Wait for the `google.longrunning.Operation` the RPC returns and answer with its
     /// response, a message of this full proto name (the descriptor set must define it and
     /// `google.longrunning.GetOperationRequest`).

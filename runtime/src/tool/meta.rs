@@ -34,6 +34,8 @@ pub(crate) struct ToolMeta {
     pub(crate) task_support: TaskSupport,
     /// Ask the user before calling.
     pub(crate) confirm: Option<Unconfirmed>,
+    /// OAuth scopes a call needs beyond those every request needs.
+    pub(crate) required_scopes: Vec<Cow<'static, str>>,
     /// Wait for the `google.longrunning.Operation` the RPC returns: its `responseType` and
     /// `metadataType`.
     pub(crate) wait_for: Option<(String, Option<String>)>,
@@ -59,6 +61,12 @@ impl ToolMeta {
             text,
             task_support: def.task_support,
             confirm: def.confirm,
+            required_scopes: def
+                .required_scopes
+                .iter()
+                .copied()
+                .map(Cow::Borrowed)
+                .collect(),
             wait_for: def.wait_for_operation.map(|response| {
                 (
                     response.to_owned(),
@@ -81,6 +89,12 @@ impl ToolMeta {
             text,
             task_support: spec.task_support,
             confirm: spec.confirm,
+            required_scopes: spec
+                .required_scopes
+                .iter()
+                .cloned()
+                .map(Cow::Owned)
+                .collect(),
             wait_for: spec
                 .long_running
                 .as_ref()

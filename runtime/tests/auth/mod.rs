@@ -185,13 +185,15 @@ impl Fixture {
 }
 
 pub(crate) async fn fixture(stateless: bool) -> TestResult<Fixture> {
-    fixture_with(stateless, None).await
+    fixture_with(stateless, None, &[]).await
 }
 
-/// [`fixture`], with tool search when `search` is given.
+/// [`fixture`], with tool search when `search` is given, and `extra` tools over the same
+/// backend.
 pub(crate) async fn fixture_with(
     stateless: bool,
     search: Option<ToolSearch>,
+    extra: &[&'static tonic_mcp::codegen::ToolDef],
 ) -> TestResult<Fixture> {
     let keys = key_server(json!({"keys": [jwk(KEY_A, "a")?]})).await?;
     let (backend_addr, backend) = start_backend().await?;
@@ -203,8 +205,19 @@ pub(crate) async fn fixture_with(
         .write_scope("items.write")
         .jwks_refresh(Duration::from_millis(300), Duration::from_secs(3600))
         .build()?;
-    let tools = pb::item_service_mcp::from_channel(crate::common::channel(backend_addr).await?)?;
+    let channel = crate::common::channel(backend_addr).await?;
+    let tools = pb::item_service_mcp::from_channel(channel.clone())?;
     let mut server = McpServer::builder("demo", "0.1.0");
+    if !extra.is_empty() {
+        let mut more = tonic_mcp::codegen::ToolSetBuilder::new(
+            pb::MCP_FILE_DESCRIPTOR_SET,
+            tonic_mcp::codegen::BoxTransport::new(channel),
+        )?;
+        for def in extra {
+            more.add(def)?;
+        }
+        server = server.tool_set(more.build())?;
+    }
     if let Some(search) = search {
         server = server.tool_search(search);
     }

@@ -54,6 +54,7 @@ pub(super) fn generate_tool_def(
         Unconfirmed::Refuse => quote!(#runtime::codegen::Unconfirmed::Refuse),
         Unconfirmed::Proceed => quote!(#runtime::codegen::Unconfirmed::Proceed),
     }));
+    let required_scopes = &spec.required_scopes;
     let wait_for = tool.wait_for_operation();
     let wait_for_operation = option(wait_for.map(|(response, _)| quote!(#response)));
     let operation_metadata_type = option(
@@ -86,6 +87,7 @@ pub(super) fn generate_tool_def(
             output_omitted: &[#(#output_omitted),*],
             task_support: #runtime::codegen::TaskSupport::#task_support,
             confirm: #confirm,
+            required_scopes: &[#(#required_scopes),*],
             wait_for_operation: #wait_for_operation,
             operation_metadata_type: #operation_metadata_type,
             meta: #meta,

@@ -54,6 +54,7 @@ use crate::{
 ///     output_omitted: &[],
 ///     task_support: TaskSupport::Forbidden,
 ///     confirm: None,
+///     required_scopes: &[],
 ///     wait_for_operation: None,
 ///     operation_metadata_type: None,
 ///     meta: "", // no `_meta`
