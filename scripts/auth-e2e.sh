@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# MCP authorization end to end (tests-python/test_auth.py): a real authorization server
+# MCP authorization end to end (tests/python/test_auth.py): a real authorization server
 # (npm oidc-provider, configured by scripts/auth-server.mjs) on loopback, the official Python
 # MCP SDK 2.x as an OAuth client (client-credentials grant, discovery from the 401 challenge),
 # and the demo and the gateway as resource servers, over HTTP with sessions and stateless.
@@ -33,6 +33,6 @@ log "authorization server (oidc-provider) at $issuer"
 
 status=0
 AUTH_ISSUER="$issuer" DEMO_BIN="$TARGET/debug/demo" GATEWAY_BIN="$TARGET/debug/grpc-mcp-gateway" \
-  .tools/venv-mcp2/bin/python tests-python/test_auth.py "$@" || status=$?
+  .tools/venv-mcp2/bin/python tests/python/test_auth.py "$@" || status=$?
 log "done in $((SECONDS - start))s"
 exit "$status"

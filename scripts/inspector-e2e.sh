@@ -4,7 +4,7 @@
 # list every tool, following `nextCursor` through every page. It also calls the demo's
 # server-streaming ExportTasks and long-running ArchiveTasks and must get their results (the
 # Inspector declares MCP tasks but never polls one: the demo answers calls that end within its
-# 2 s inline wait with their result). See tests-python/test_inspector.py.
+# 2 s inline wait with their result). See tests/python/test_inspector.py.
 #
 # Usage: scripts/inspector-e2e.sh [-v]   (arguments go to the test script)
 # Needs: cargo, Node with npm, python3 (standard library only).
@@ -25,6 +25,6 @@ log "demo built in $((SECONDS - t))s"
 
 t=$SECONDS
 status=0
-DEMO_BIN="$TARGET/debug/demo" python3 tests-python/test_inspector.py "$@" || status=$?
+DEMO_BIN="$TARGET/debug/demo" python3 tests/python/test_inspector.py "$@" || status=$?
 log "tests ran in $((SECONDS - t))s (total $((SECONDS - start))s)"
 exit "$status"

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The gateway in front of gRPC servers nobody here wrote (tests-interop/test_interop.py): etcd
+# The gateway in front of gRPC servers nobody here wrote (tests/interop/test_interop.py): etcd
 # 3.4 (Debian's etcd-server, served from a descriptor set of the protos vendored under
 # testdata/third_party/etcd/, built with the vendored protoc, and through code generated from
-# the same protos, tests-interop/etcd-mcp, which must answer alike), a Python grpcio server of stock
+# the same protos, tests/interop/etcd-mcp, which must answer alike), a Python grpcio server of stock
 # servicers and a Node @grpc/grpc-js server with @grpc/reflection; the official Python MCP SDK
 # 2.x is the client; the gateway's metrics are read with the official Prometheus Python
 # client's parser (install-tools part `metrics`).
@@ -40,6 +40,6 @@ status=0
 ETCD_BIN="$ROOT/.tools/etcd/usr/bin/etcd" ETCD_DESCRIPTORS="$descriptors" \
   GRPCIO_PYTHON="$ROOT/.tools/venv-grpcio/bin/python" NODE_BIN="$node" \
   GATEWAY_BIN="$TARGET/debug/grpc-mcp-gateway" ETCD_MCP_BIN="$TARGET/debug/etcd-mcp" DEMO_BIN="$TARGET/debug/demo" \
-  .tools/venv-mcp2/bin/python tests-interop/test_interop.py "$@" || status=$?
+  .tools/venv-mcp2/bin/python tests/interop/test_interop.py "$@" || status=$?
 log "done in $((SECONDS - start))s"
 exit "$status"

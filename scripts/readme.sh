@@ -310,7 +310,7 @@ import "rust_mcp/options.proto";
 protoc-gen-rust-mcp ─────────────────────────────┐
 ...
 @@ text: not run: a diagram
-tools/call ─► transport/  stdio.rs, http.rs (+ sessions.rs, origin.rs, guard.rs; auth/ gate first)
+tools/call ─► transport/  stdio.rs, http.rs (+ sessions.rs, origin.rs, guard.rs; an auth layer first)
 ...
 @@ sh: not run: it rewrites golden/ (CI=true refuses it); the golden test that cargo test runs covers the same code
 UPDATE_GOLDEN=1 cargo test -p protoc-gen-rust-mcp --test golden

@@ -17,7 +17,7 @@
 #           without protoc on PATH.
 #   outside-buf  the manual's "`rust_mcp/options.proto` in a buf workspace", as written, in a buf
 #           workspace of its own outside the repository's (target/workflows/outside-buf/): its
-#           buf.yaml, the manual's buf.gen.yaml, a proto (tests-workflows/outside-buf/) that
+#           buf.yaml, the manual's buf.gen.yaml, a proto (tests/workflows/outside-buf/) that
 #           imports rust_mcp/options.proto and a well-known type, the section's commands (a link
 #           to the clone's proto/rust_mcp, `buf generate --path`), then plain `buf generate`
 #           with the section's `inputs`. Neither may write code for the options proto; the
@@ -26,11 +26,11 @@
 #           (type_attribute, bytes, btree_map, extern_path to a separately compiled package, a
 #           custom out dir), emits a descriptor set and adds the MCP modules with
 #           `DescriptorSetBuilder`; built twice, so a re-run of the build script is checked.
-#           The crate is tests-workflows/compose/, copied to target/workflows/compose/.
+#           The crate is tests/workflows/compose/, copied to target/workflows/compose/.
 #
 # Each output is compiled as a scratch crate under target/workflows/<name>/ (its own
 # [workspace], depending on prost, prost-types, tonic, tonic-prost and the runtime crate by
-# path; the manifest is tests-workflows/scratch/Cargo.toml) whose lib.rs nests the prost files
+# path; the manifest is tests/workflows/scratch/Cargo.toml) whose lib.rs nests the prost files
 # by package. Its test builds every tool set with `from_channel` and compares the tool names
 # with the plugin's tools JSON. The workspace's target directory is reused, so dependencies
 # already built for the workspace are not rebuilt.
@@ -126,7 +126,7 @@ write_lib_rs() {
 }
 
 # The crates (and the manifest of the scratch crates) that the workflows build, as files.
-FIXTURES="$ROOT/tests-workflows"
+FIXTURES="$ROOT/tests/workflows"
 
 # Copies the fixture file $1 to $2 with @REPO@ replaced by the repository's path and @NAME@ by
 # $3 (if given).
@@ -139,7 +139,7 @@ fill() {
 }
 
 # Creates the scratch crate `$1` under target/workflows, with `gen/` for the generated code and
-# the manifest of tests-workflows/scratch/.
+# the manifest of tests/workflows/scratch/.
 new_crate() {
   local name=$1 crate="$WORK/$1"
   rm -rf "$crate"
@@ -500,7 +500,7 @@ check_outside_buf_output() {
 }
 
 # A crate with its own tonic-prost-build configuration; DescriptorSetBuilder adds the MCP
-# modules from the descriptor set that configuration writes: tests-workflows/compose/, copied.
+# modules from the descriptor set that configuration writes: tests/workflows/compose/, copied.
 write_compose_crate() {
   local crate="$WORK/compose" file
   rm -rf "$crate"

@@ -3,7 +3,7 @@
 Run it with scripts/python-e2e.sh, which installs the pinned SDK into .tools/venv and builds
 the demo. By hand:
 
-    .tools/venv/bin/python tests-python/test_demo.py [-k SUBSTRING] [-v]
+    .tools/venv/bin/python tests/python/test_demo.py [-k SUBSTRING] [-v]
 
 DEMO_BIN overrides the binary (default: target/debug/demo, or $CARGO_TARGET_DIR/debug/demo).
 

@@ -5,7 +5,7 @@ official Python MCP SDK 2.x over stdio. Run it with scripts/interop.sh, which in
 servers, builds the gateway and the descriptor set, and passes their paths:
 
     ETCD_BIN=... ETCD_DESCRIPTORS=... GRPCIO_PYTHON=... NODE_BIN=... GATEWAY_BIN=... \\
-        .tools/venv-mcp2/bin/python tests-interop/test_interop.py [-v] [-k SUBSTRING]
+        .tools/venv-mcp2/bin/python tests/interop/test_interop.py [-v] [-k SUBSTRING]
 
 Every scenario starts its own server on a free loopback port and its own gateway, checks the
 tools are portable to model hosts, and calls them. The last line reads `N passed, N failed`.
@@ -33,8 +33,8 @@ import mcp_types
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests-python"))
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests" / "python"))
 from demo_support import LOG_DIR, free_port, kill_all, log, main  # noqa: E402
 
 GATEWAY = Path(os.environ.get("GATEWAY_BIN", ROOT / "target" / "debug" / "grpc-mcp-gateway"))
@@ -250,7 +250,7 @@ async def etcd_streams_windows_and_a_restart() -> None:
             assert got["kvs"][0]["value"] == b64("1"), got
 
 
-# The same calls through code generated from etcd's protos (tests-interop/etcd-mcp) and through
+# The same calls through code generated from etcd's protos (tests/interop/etcd-mcp) and through
 # the gateway reading them as a descriptor set. Each path gets its own fresh etcd on the same
 # ports and data directory path, so that the cluster and member IDs, revisions and raft terms in
 # every response header are the same; the lease ID is given, not drawn. Nothing is left out of

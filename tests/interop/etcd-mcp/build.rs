@@ -2,7 +2,7 @@
 //! tonic clients and the MCP tools of every etcd service. The protos are the ones the interop
 //! suite's gateway reads as a descriptor set (`testdata/third_party/etcd/`, see its ORIGIN.md).
 
-const ROOT: &str = "../../testdata/third_party/etcd";
+const ROOT: &str = "../../../testdata/third_party/etcd";
 
 fn main() -> Result<(), protoc_gen_rust_mcp::BuildError> {
     let protos = [

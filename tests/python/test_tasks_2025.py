@@ -4,7 +4,7 @@ HTTP. The SDK 2.x and rmcp's client cover the final tasks extension.
 
 Run it with scripts/python-e2e.sh, or by hand:
 
-    .tools/venv/bin/python tests-python/test_tasks_2025.py [-k SUBSTRING]
+    .tools/venv/bin/python tests/python/test_tasks_2025.py [-k SUBSTRING]
 """
 
 from __future__ import annotations

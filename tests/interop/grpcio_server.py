@@ -5,7 +5,7 @@ runs in it. Prints `listening on 127.0.0.1:PORT` once it serves.
 Health statuses: "" and "interop.up" SERVING, "interop.down" NOT_SERVING; "interop.flapping"
 flips between SERVING and NOT_SERVING every 200 ms, so that a Watch stream keeps sending.
 
-Usage: .tools/venv-grpcio/bin/python tests-interop/grpcio_server.py [PORT]
+Usage: .tools/venv-grpcio/bin/python tests/interop/grpcio_server.py [PORT]
 """
 
 import sys

@@ -4,7 +4,7 @@ scripts/install-tools.sh) lists every tool of a 2,301-tool server, over stdio an
 Run it with scripts/inspector-e2e.sh, which installs the Inspector into .tools/inspector and
 builds the demo. By hand:
 
-    python3 tests-python/test_inspector.py [-v]
+    python3 tests/python/test_inspector.py [-v]
 
 Needs only the Python standard library and Node. DEMO_BIN overrides the server binary (default:
 target/debug/demo, or $CARGO_TARGET_DIR/debug/demo), INSPECTOR_BIN the Inspector's launcher.

@@ -1,8 +1,8 @@
 // A Node server on @grpc/grpc-js with @grpc/reflection (npm, pinned by scripts/install-tools.sh
-// `interop`), serving tests-interop/notes.proto. Nothing of this project runs in it.
+// `interop`), serving tests/interop/notes.proto. Nothing of this project runs in it.
 // Prints `listening on 127.0.0.1:PORT` once it serves.
 //
-// Usage: node tests-interop/grpc_js_server.mjs [PORT]
+// Usage: node tests/interop/grpc_js_server.mjs [PORT]
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";

@@ -3,7 +3,7 @@ authorization server (oidc-provider, scripts/auth-server.mjs) on loopback, and t
 the gateway as resource servers. Run it with scripts/auth-e2e.sh, which installs the server
 and the SDK, builds the binaries and starts the authorization server. By hand:
 
-    AUTH_ISSUER=http://127.0.0.1:PORT .tools/venv-mcp2/bin/python tests-python/test_auth.py [-v]
+    AUTH_ISSUER=http://127.0.0.1:PORT .tools/venv-mcp2/bin/python tests/python/test_auth.py [-v]
 
 The SDK discovers everything itself: the 401 challenge names the protected resource metadata,
 which names the authorization server, whose metadata names the token endpoint; it asks for a

@@ -18,7 +18,7 @@ import traceback
 from pathlib import Path
 from typing import AsyncIterator, Awaitable, Callable
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TARGET = Path(os.environ.get("CARGO_TARGET_DIR") or ROOT / "target")
 DEMO = Path(os.environ.get("DEMO_BIN") or TARGET / "debug" / "demo")
 LOG_DIR = TARGET / "python-e2e"

@@ -1,11 +1,11 @@
 """The 2.x line of the official Python MCP SDK against the `demo` binary.
 
-tests-python/test_demo.py covers the 1.x line; this script covers the 2.x client (`mcp.Client`),
+tests/python/test_demo.py covers the 1.x line; this script covers the 2.x client (`mcp.Client`),
 which speaks protocol revision 2026-07-28 (no `initialize` handshake) with `mode="auto"` and the
 2025-11-25 handshake with `mode="legacy"`. Run it with scripts/python-e2e.sh, which installs the
 pinned SDK into .tools/venv-mcp2 and builds the demo. By hand:
 
-    .tools/venv-mcp2/bin/python tests-python/test_demo_mcp2.py [-k SUBSTRING] [-v]
+    .tools/venv-mcp2/bin/python tests/python/test_demo_mcp2.py [-k SUBSTRING] [-v]
 
 DEMO_BIN overrides the binary (default: target/debug/demo, or $CARGO_TARGET_DIR/debug/demo).
 
