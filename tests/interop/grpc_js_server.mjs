@@ -8,7 +8,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const require = createRequire(path.join(here, "..", ".tools/grpc-js/package.json"));
+const require = createRequire(path.join(here, "..", "..", ".tools/grpc-js/package.json"));
 const grpc = require("@grpc/grpc-js");
 const loader = require("@grpc/proto-loader");
 const { ReflectionService } = require("@grpc/reflection");
