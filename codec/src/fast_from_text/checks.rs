@@ -16,23 +16,8 @@ use super::super::Wkt;
 use super::super::fast_from_json::plan::{
     EncodePlan, FieldPlan, KeyMap, Scalar, Shape, Target, ValueKind,
 };
-use super::patterns::{DURATION_PATTERN, Digits, FIELD_MASK_PATTERN, TextPattern};
-
-/// Keywords that only annotate: the validator checks nothing with them. (`format` is an
-/// annotation in draft 2020-12 unless a validator is told otherwise; the runtime's is not.)
-const ANNOTATIONS: &[&str] = &[
-    "description",
-    "title",
-    "format",
-    "contentEncoding",
-    "contentMediaType",
-    "examples",
-    "default",
-    "deprecated",
-    "readOnly",
-    "writeOnly",
-    "$comment",
-];
+use crate::patterns::KnownPattern;
+use crate::validate::ANNOTATIONS;
 
 /// A property of a message: the field it sets and the check of its value.
 #[derive(Debug, Clone, Copy)]
@@ -67,15 +52,15 @@ pub(super) enum Check {
     Number,
     /// `true` or `false`.
     Bool,
-    /// A string; `digits`: it must match `^-?[0-9]+$` (signed) or `^[0-9]+$`.
-    Str { digits: Option<Digits> },
+    /// A string; `digits`: it must match the signed or unsigned 64-bit digit pattern.
+    Str { digits: Option<KnownPattern> },
     /// A string among these names.
     Enum(KeyMap<()>),
     /// A well-known type written as a string (Timestamp, Duration, FieldMask), of message plan
     /// `message`; the string must match `pattern` when there is one.
     WktText {
         message: usize,
-        pattern: Option<TextPattern>,
+        pattern: Option<KnownPattern>,
     },
     /// A wrapper (`google.protobuf.Int64Value`…) of message plan `message`: its scalar, checked
     /// by `value`.
@@ -285,7 +270,7 @@ impl<'a> Compiler<'a> {
 
     /// The check of a well-known type's node: the string forms, wrappers and `Empty`.
     fn well_known(&mut self, node: &'a Value, message: usize, wkt: Wkt) -> Check {
-        let text = |pattern: Option<(&str, TextPattern)>| {
+        let text = |pattern: Option<KnownPattern>| {
             let known: &[&str] = if pattern.is_some() {
                 &["type", "pattern"]
             } else {
@@ -294,10 +279,13 @@ impl<'a> Compiler<'a> {
             let Some(object) = keywords(node, known) else {
                 return Check::Unsupported;
             };
-            let written = object.get("pattern").and_then(Value::as_str);
+            let written = object
+                .get("pattern")
+                .and_then(Value::as_str)
+                .and_then(KnownPattern::of);
             match pattern {
                 _ if !Self::of_type(object, "string") => Check::Unsupported,
-                Some((expected, pattern)) if written == Some(expected) => Check::WktText {
+                Some(pattern) if written == Some(pattern) => Check::WktText {
                     message,
                     pattern: Some(pattern),
                 },
@@ -310,8 +298,8 @@ impl<'a> Compiler<'a> {
         };
         match wkt {
             Wkt::Timestamp => text(None),
-            Wkt::Duration => text(Some((DURATION_PATTERN, TextPattern::Duration))),
-            Wkt::FieldMask => text(Some((FIELD_MASK_PATTERN, TextPattern::FieldMask))),
+            Wkt::Duration => text(Some(KnownPattern::Duration)),
+            Wkt::FieldMask => text(Some(KnownPattern::FieldMask)),
             Wkt::Wrapper => match self.plan.messages.get(message).and_then(|m| m.wrapped) {
                 Some(scalar) => {
                     let value = self.push(scalar_check(node, scalar));
@@ -532,14 +520,16 @@ fn scalar_check(node: &Value, scalar: Scalar) -> Check {
             if ty != Some("string") || !only(&["type", "pattern"]) {
                 return Check::Unsupported;
             }
-            match object.get("pattern").map(Value::as_str) {
+            match object
+                .get("pattern")
+                .map(|p| p.as_str().and_then(KnownPattern::of))
+            {
                 None => Check::Str { digits: None },
-                Some(Some("^-?[0-9]+$")) => Check::Str {
-                    digits: Some(Digits::Signed),
-                },
-                Some(Some("^[0-9]+$")) => Check::Str {
-                    digits: Some(Digits::Unsigned),
-                },
+                Some(Some(digits @ (KnownPattern::Signed | KnownPattern::Unsigned))) => {
+                    Check::Str {
+                        digits: Some(digits),
+                    }
+                }
                 Some(_) => Check::Unsupported,
             }
         }
