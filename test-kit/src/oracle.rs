@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use jsonschema::{ValidationError, error::ValidationErrorKind, paths::LocationSegment};
+use jsonschema::{ValidationError, error::ValidationErrorKind};
 use serde_json::Value;
 
 /// One step of a path into a JSON document.
@@ -74,28 +74,24 @@ fn place(error: &ValidationError<'_>, root: &Value, out: &mut BTreeSet<Vec<Step>
     }
 }
 
-/// The instance path of `error`. A JSON pointer cannot tell an object key made of digits from
-/// an array index, so each step is read against the value it walks into.
+/// The instance path of `error`, read from its JSON pointer against the value each token walks
+/// into: a token is an array index only in an array. (jsonschema's own reading of its pointers
+/// drops empty keys and takes keys such as `01` or `+1` for the index 1.)
 fn location(error: &ValidationError<'_>, root: &Value) -> Vec<Step> {
+    let pointer = error.instance_path().as_str();
     let mut at = Some(root);
     let mut path = Vec::new();
-    for segment in error.instance_path().segments() {
-        let step = match segment {
-            LocationSegment::Property(key) => {
-                at = at.and_then(|value| value.get(key.as_ref()));
-                Step::Key(key.into_owned())
+    for token in pointer.split('/').skip(1) {
+        let token = token.replace("~1", "/").replace("~0", "~");
+        let step = match (at, token.parse::<usize>()) {
+            (Some(Value::Array(items)), Ok(index)) => {
+                at = items.get(index);
+                Step::Index(index)
             }
-            LocationSegment::Index(index) => match at {
-                Some(Value::Object(object)) => {
-                    let key = index.to_string();
-                    at = object.get(&key);
-                    Step::Key(key)
-                }
-                _ => {
-                    at = at.and_then(|value| value.get(index));
-                    Step::Index(index)
-                }
-            },
+            (value, _) => {
+                at = value.and_then(|value| value.get(token.as_str()));
+                Step::Key(token)
+            }
         };
         path.push(step);
     }
