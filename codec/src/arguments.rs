@@ -130,7 +130,7 @@ impl Arguments<'_> {
             return None;
         }
         let plan = self.plans.encode(self.input);
-        let checks = self.plans.text(self.input, self.schema);
+        let checks = self.plans.text(self.input, self.validator);
         fast_from_text::encode(plan, checks, text, max_depth).map(Bytes::from)
     }
 

@@ -4,7 +4,7 @@
 //! ([`schema`]); jsonschema is the reference its tests hold it to.
 
 mod check;
-mod schema;
+pub(crate) mod schema;
 
 use std::sync::OnceLock;
 
@@ -13,8 +13,6 @@ use serde_json::Value;
 use tonic_mcp_schema::json_schema::NOT_EXPANDED;
 
 use crate::path::{JsonPath, Problem};
-
-pub(crate) use schema::ANNOTATIONS;
 
 /// The second check of a tool whose listed input schema the plugin's `max_schema_bytes` budget
 /// shrank: subtrees listed as plain `{"type": "object"}` accept any object, so the arguments are
@@ -113,6 +111,11 @@ impl Validator {
     /// Whether `instance` is valid; stops at the first failure and builds nothing.
     pub fn is_valid(&self, instance: &Value) -> bool {
         self.nodes.valid(0, instance)
+    }
+
+    /// The compiled schema, for the text encoder's checks.
+    pub(crate) fn nodes(&self) -> &schema::Nodes {
+        &self.nodes
     }
 
     /// Every problem of `instance`, each with its path (none when it is valid).

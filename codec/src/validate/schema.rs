@@ -12,7 +12,7 @@ use crate::patterns::KnownPattern;
 /// The keywords that only annotate: nothing is checked with them (`format` and the `content*`
 /// keywords are annotations in draft 2020-12 unless a validator is told otherwise), but each
 /// must have the form the meta-schema gives it.
-pub(crate) const ANNOTATIONS: &[&str] = &[
+const ANNOTATIONS: &[&str] = &[
     "$comment",
     "$schema",
     "contentEncoding",
@@ -57,23 +57,31 @@ const CHECKED: &[&str] = &[
 ];
 
 /// The JSON types a `type` keyword names, as bits, in the order they are named in messages.
-pub(super) const TYPE_NAMES: [&str; 7] = [
+pub(crate) const TYPE_NAMES: [&str; 7] = [
     "null", "boolean", "integer", "number", "string", "array", "object",
 ];
 
+/// The bit of the JSON type `name` in a `type` check.
+pub(crate) fn type_bit(name: &str) -> u8 {
+    TYPE_NAMES
+        .iter()
+        .position(|known| *known == name)
+        .map_or(0, |position| 1 << position)
+}
+
 /// A compiled schema: its nodes, the root first.
 #[derive(Debug)]
-pub(super) struct Nodes(pub(super) Box<[Node]>);
+pub(crate) struct Nodes(pub(crate) Box<[Node]>);
 
 /// One schema object (or boolean schema): its checks, in reporting order.
 #[derive(Debug, Default)]
-pub(super) struct Node {
-    pub(super) checks: Box<[Check]>,
+pub(crate) struct Node {
+    pub(crate) checks: Box<[Check]>,
 }
 
 /// One keyword's check. Indexes are of [`Nodes`].
 #[derive(Debug)]
-pub(super) enum Check {
+pub(crate) enum Check {
     /// The `false` schema: nothing is valid.
     False,
     /// `type`: the bits of [`TYPE_NAMES`] taken.
@@ -107,20 +115,28 @@ pub(super) enum Check {
 
 /// A `pattern`: one the generator writes, checked by hand, or any other regular expression.
 #[derive(Debug)]
-pub(super) struct Pattern {
+pub(crate) struct Pattern {
     /// As the schema writes it, for messages.
-    pub(super) source: String,
-    pub(super) matcher: Matcher,
+    pub(crate) source: String,
+    pub(crate) matcher: Matcher,
 }
 
 #[derive(Debug)]
-pub(super) enum Matcher {
+pub(crate) enum Matcher {
     Known(KnownPattern),
     Regex(regex::Regex),
 }
 
 impl Pattern {
-    pub(super) fn matches(&self, text: &str) -> bool {
+    /// The generator's pattern this is, if it is one.
+    pub(crate) fn known(&self) -> Option<KnownPattern> {
+        match self.matcher {
+            Matcher::Known(known) => Some(known),
+            Matcher::Regex(_) => None,
+        }
+    }
+
+    pub(crate) fn matches(&self, text: &str) -> bool {
         match &self.matcher {
             Matcher::Known(known) => known.matches(text),
             Matcher::Regex(regex) => regex.is_match(text),
@@ -130,9 +146,9 @@ impl Pattern {
 
 /// Members named by `properties`, each with its node.
 #[derive(Debug, Default)]
-pub(super) struct Properties {
+pub(crate) struct Properties {
     /// In the schema's order (the order of the names a message lists).
-    pub(super) names: Box<[(String, usize)]>,
+    pub(crate) names: Box<[(String, usize)]>,
     /// The same, hashed, when there are many.
     index: Option<HashMap<String, usize, foldhash::fast::RandomState>>,
 }
@@ -141,7 +157,7 @@ pub(super) struct Properties {
 const HASHED_FROM: usize = 12;
 
 impl Properties {
-    pub(super) fn get(&self, name: &str) -> Option<usize> {
+    pub(crate) fn get(&self, name: &str) -> Option<usize> {
         match &self.index {
             Some(index) => index.get(name).copied(),
             None => self
@@ -155,7 +171,7 @@ impl Properties {
 
 /// What `additionalProperties` asks of the members `properties` does not name.
 #[derive(Debug, Default)]
-pub(super) enum Additional {
+pub(crate) enum Additional {
     /// Absent (or `true`): anything.
     #[default]
     Any,
@@ -166,7 +182,7 @@ pub(super) enum Additional {
 }
 
 /// Compiles `schema` into its nodes.
-pub(super) fn compile(schema: &Value) -> Result<Nodes, String> {
+pub(crate) fn compile(schema: &Value) -> Result<Nodes, String> {
     let mut compiler = Compiler {
         root: schema,
         nodes: Vec::new(),
@@ -525,6 +541,11 @@ fn percent_decode(text: &str) -> Option<String> {
 }
 
 impl Nodes {
+    /// The checks of node `node`.
+    pub(crate) fn keywords(&self, node: usize) -> &[Check] {
+        self.0.get(node).map_or(&[], |node| &node.checks)
+    }
+
     /// A node that reaches itself through `$ref`, `anyOf` or `oneOf` alone, which would check
     /// one value forever.
     fn loop_in_place(&self) -> Option<usize> {
