@@ -387,7 +387,7 @@ impl<'a> Compiler<'a> {
                 return self.push(Check::Unsupported);
             };
             let case = properties
-                .get("case")
+                .get("case", &mut 0)
                 .and_then(|case| {
                     self.keywords(case, |k| matches!(k, Keyword::Type(_) | Keyword::Const(_)))
                 })
@@ -401,9 +401,11 @@ impl<'a> Compiler<'a> {
                         _ => None,
                     })
                 });
-            let (Some(case), Some(value), 2) =
-                (case, properties.get("value"), properties.names.len())
-            else {
+            let (Some(case), Some(value), 2) = (
+                case,
+                properties.get("value", &mut 0),
+                properties.names.len(),
+            ) else {
                 return self.push(Check::Unsupported);
             };
             let Some(field) = members_plan.get(case).copied() else {

@@ -149,7 +149,7 @@ impl Pattern {
 pub(crate) struct Properties {
     /// In the schema's order (the order of the names a message lists).
     pub(crate) names: Box<[(String, usize)]>,
-    /// The same, hashed, when there are many.
+    /// Their positions in `names`, hashed, when there are many.
     index: Option<HashMap<String, usize, foldhash::fast::RandomState>>,
 }
 
@@ -157,15 +157,18 @@ pub(crate) struct Properties {
 const HASHED_FROM: usize = 12;
 
 impl Properties {
-    pub(crate) fn get(&self, name: &str) -> Option<usize> {
-        match &self.index {
-            Some(index) => index.get(name).copied(),
-            None => self
-                .names
-                .iter()
-                .find(|(key, _)| key == name)
-                .map(|(_, node)| *node),
-        }
+    /// The node of the property `name`. Members mostly come in the schema's order, so the
+    /// one after the last found (`next`, which is moved on) is tried first.
+    pub(crate) fn get(&self, name: &str, next: &mut usize) -> Option<usize> {
+        let position = match self.names.get(*next) {
+            Some((key, _)) if key == name => *next,
+            _ => match &self.index {
+                Some(index) => *index.get(name)?,
+                None => self.names.iter().position(|(key, _)| key == name)?,
+            },
+        };
+        *next = position + 1;
+        Some(self.names[position].1)
     }
 }
 
@@ -375,7 +378,13 @@ impl<'s> Compiler<'s> {
                 Additional::Schema(self.node(schema, join(pointer, "additionalProperties"))?)
             }
         };
-        let index = (names.len() >= HASHED_FROM).then(|| names.iter().cloned().collect());
+        let index = (names.len() >= HASHED_FROM).then(|| {
+            names
+                .iter()
+                .enumerate()
+                .map(|(position, (name, _))| (name.clone(), position))
+                .collect()
+        });
         Ok(Check::Members {
             properties: Properties {
                 names: names.into_boxed_slice(),
