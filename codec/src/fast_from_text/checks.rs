@@ -227,11 +227,10 @@ impl<'a> Compiler<'a> {
         for keyword in keywords {
             match keyword {
                 Keyword::Required(names) => required = names,
-                Keyword::Members { additional, .. }
-                    if matches!(additional, Additional::Schema(_)) =>
-                {
-                    return Check::Unsupported;
-                }
+                Keyword::Members {
+                    additional: Additional::Schema(_),
+                    ..
+                } => return Check::Unsupported,
                 Keyword::Members { properties: p, .. } => properties = &p.names,
                 _ => {}
             }
