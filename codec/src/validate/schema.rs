@@ -153,7 +153,8 @@ pub(crate) struct Properties {
     index: Option<HashMap<String, usize, foldhash::fast::RandomState>>,
 }
 
-/// Below this many properties, a scan finds a name sooner than a hash does.
+/// From this many properties on, a name not found where expected is hashed rather than scanned
+/// for (a short scan costs less than hashing the name).
 const HASHED_FROM: usize = 12;
 
 impl Properties {
