@@ -4,7 +4,7 @@
 
 use std::cmp::Ordering;
 
-use serde_json::{Number, Value};
+use serde_json::{Map, Number, Value};
 
 use super::schema::{Additional, Check, Nodes, TYPE_NAMES};
 use crate::path::{JsonPath, Problem};
@@ -90,7 +90,7 @@ impl Nodes {
                 }
                 Check::Required(names) => {
                     if let Value::Object(object) = value {
-                        for name in names.iter().filter(|name| !object.contains_key(*name)) {
+                        for name in names.iter().filter(|name| !has_key(object, name)) {
                             out.push(problem(path, format!("missing required property `{name}`")));
                         }
                     }
@@ -245,6 +245,16 @@ fn problem(path: &JsonPath, message: String) -> Problem {
     }
 }
 
+/// Whether `object` has the member `name`. A short object is scanned: comparing a few keys
+/// costs less than hashing the name (`Map` hashes with SipHash).
+fn has_key(object: &Map<String, Value>, name: &str) -> bool {
+    if object.len() <= 8 {
+        object.keys().any(|key| key == name)
+    } else {
+        object.contains_key(name)
+    }
+}
+
 /// Makes `slot` (a string) hold `text`, reusing its buffer.
 fn set_string(slot: &mut Value, text: &str) {
     if let Value::String(buffer) = slot {
@@ -273,7 +283,7 @@ fn holds(check: &Check, value: &Value) -> bool {
         (Check::MinProperties(min), Value::Object(object)) => object.len() as u64 >= *min,
         (Check::MaxProperties(max), Value::Object(object)) => object.len() as u64 <= *max,
         (Check::Required(names), Value::Object(object)) => {
-            names.iter().all(|name| object.contains_key(name))
+            names.iter().all(|name| has_key(object, name))
         }
         (Check::Pattern(pattern), Value::String(text)) => pattern.matches(text),
         (Check::UniqueItems, Value::Array(items)) => items
