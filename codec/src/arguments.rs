@@ -16,7 +16,6 @@
 //! be encoded straight from the text ([`Arguments::encode_text`]), checks included.
 
 use bytes::Bytes;
-use jsonschema::Validator;
 use prost::Message as _;
 use prost_reflect::MessageDescriptor;
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -28,7 +27,7 @@ use crate::{
     normalize::{NormalizeOptions, normalize_arguments},
     path::{JsonPath, Problem},
     plans::Plans,
-    validate::{self, DeepCheck},
+    validate::{self, DeepCheck, Validator},
 };
 
 /// What encodes one tool's arguments: its request type, the listed input schema with its
@@ -68,7 +67,7 @@ impl Arguments<'_> {
     ) -> Result<Vec<Bytes>, Vec<Problem>> {
         let args = if canonical_first {
             let value = Value::Object(args);
-            let valid = validate::problems(self.validator, self.schema, &value, &[]).is_empty()
+            let valid = validate::problems(self.validator, &value, &[]).is_empty()
                 && self
                     .deep
                     .problems(
@@ -103,7 +102,6 @@ impl Arguments<'_> {
         let mut problems = normalized.problems;
         problems.extend(validate::problems(
             self.validator,
-            self.schema,
             &normalized.value,
             &normalized.suppressed,
         ));
@@ -132,7 +130,7 @@ impl Arguments<'_> {
             return None;
         }
         let plan = self.plans.encode(self.input);
-        let checks = self.plans.text(self.input, self.schema);
+        let checks = self.plans.text(self.input, self.validator);
         fast_from_text::encode(plan, checks, text, max_depth).map(Bytes::from)
     }
 

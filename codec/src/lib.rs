@@ -27,6 +27,7 @@ mod from_json;
 mod measure;
 mod normalize;
 mod path;
+mod patterns;
 mod plans;
 mod response;
 mod scalar_kind;
@@ -36,14 +37,12 @@ mod validate;
 pub(crate) use descriptor::*;
 
 pub use arguments::{Arguments, parse};
-/// The compiled JSON Schema of a tool's input ([`compile`]).
-pub use jsonschema::Validator;
 pub use measure::depth_within;
 pub use path::{JsonPath, Problem};
 pub use plans::Plans;
 pub use response::Response;
 pub use to_json::{ToJsonOptions, clear_omitted, message_to_json, root_to_json};
-pub use validate::{DeepCheck, check_schema, compile};
+pub use validate::{DeepCheck, Validator, check_schema, compile};
 
 /// The reference path beside each one-pass transcoder, for the differential tests that hold
 /// the one to the other (`e2e/tests/transcode_*.rs`). Not for applications.

@@ -3,9 +3,11 @@
 use std::{borrow::Cow, sync::OnceLock};
 
 use prost_reflect::MessageDescriptor;
-use serde_json::Value;
 
-use super::{fast_from_json::EncodePlan, fast_from_text::TextChecks, fast_to_json::DecodePlan};
+use super::{
+    fast_from_json::EncodePlan, fast_from_text::TextChecks, fast_to_json::DecodePlan,
+    validate::Validator,
+};
 
 /// The plans of a tool's request and response types: made on its first call, so that a
 /// server of many tools pays only for those that are called (each boxed: an unused one is a
@@ -23,10 +25,11 @@ impl Plans {
         self.encode.get_or_init(|| Box::new(EncodePlan::new(input)))
     }
 
-    /// The text encoder's checks of `input_schema` (the tool's input schema, for `input`).
-    pub(crate) fn text(&self, input: &MessageDescriptor, input_schema: &Value) -> &TextChecks {
+    /// The text encoder's checks of `validator` (the tool's input schema compiled, for
+    /// `input`).
+    pub(crate) fn text(&self, input: &MessageDescriptor, validator: &Validator) -> &TextChecks {
         self.text
-            .get_or_init(|| Box::new(TextChecks::new(self.encode(input), input_schema)))
+            .get_or_init(|| Box::new(TextChecks::new(self.encode(input), validator)))
     }
 
     /// The response decoder's plan of `output`, clearing the `omitted` fields.

@@ -9,6 +9,10 @@
 //! numbers as JSON numbers, bad base64, unknown keys, nulls, bad timestamps…). Both ways must
 //! give the same request bytes (up to the order of map entries, which prost-reflect does not
 //! keep), or the same `isError` text.
+//!
+//! The same arguments also hold the codec's own validator (`tonic_mcp_codec::compile`) to
+//! jsonschema, the reference: the same verdict on every one, and problems at the very paths
+//! the reference's errors give (`test_kit::oracle`; the words are the codec's).
 
 #[path = "support/descriptor_set.rs"]
 mod descriptor_set;
@@ -19,13 +23,15 @@ mod schema_gen;
 #[path = "transcode_request/wire.rs"]
 mod wire;
 
+use std::collections::BTreeSet;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
 use prost_reflect::{DescriptorPool, DynamicMessage, MessageDescriptor};
 use serde_json::{Map, Value};
-use tonic_mcp_codec::{Arguments, DeepCheck, Plans, Validator};
+use test_kit::oracle::{self, Step};
+use tonic_mcp_codec::{Arguments, DeepCheck, JsonPath, Plans, Validator};
 
 /// Nesting the whole way walks, as a call's default limit does.
 const MAX_DEPTH: usize = 64;
@@ -36,6 +42,8 @@ struct Tool {
     input: MessageDescriptor,
     schema: Value,
     validator: Validator,
+    /// jsonschema's validator of `schema`, the reference `validator` is held to.
+    reference: jsonschema::Validator,
     deep: DeepCheck,
     plans: Plans,
     json_names: bool,
@@ -92,14 +100,53 @@ struct Tally {
     same_refusal: u64,
     /// Arguments the text encoder answered for (compact, pretty and keys reversed each count).
     from_text: u64,
+    /// Arguments the validator and the reference both took, and both refused with problems at
+    /// the same paths.
+    same_verdict: (u64, u64),
     mismatches: Vec<String>,
 }
 
+/// `steps` as a codec path.
+fn path_of(steps: &[Step]) -> JsonPath {
+    let mut path = JsonPath::default();
+    for step in steps {
+        match step {
+            Step::Key(key) => path.push_key(key),
+            Step::Index(index) => path.push_index(*index),
+        }
+    }
+    path
+}
+
 impl Tally {
+    /// The codec's validator against the reference on `arguments`, as they came.
+    fn check_validator(&mut self, tool: &Tool, arguments: &Value) {
+        let valid = tool.reference.is_valid(arguments);
+        let problems = tool.validator.problems(arguments);
+        let own: BTreeSet<String> = problems.iter().map(|p| p.path.to_string()).collect();
+        let expected: BTreeSet<String> = oracle::problem_paths(&tool.reference, arguments)
+            .iter()
+            .map(|steps| path_of(steps).to_string())
+            .collect();
+        let same = tool.validator.is_valid(arguments) == valid
+            && problems.is_empty() == valid
+            && own == expected;
+        match (same, valid) {
+            (true, true) => self.same_verdict.0 += 1,
+            (true, false) => self.same_verdict.1 += 1,
+            (false, _) if self.mismatches.len() < 20 => self.mismatches.push(format!(
+                "{}: validator on {arguments}\n  reference: valid {valid}, at {expected:?}\n  own:       {problems:?}",
+                tool.name
+            )),
+            (false, _) => {}
+        }
+    }
+
     fn check(&mut self, tool: &Tool, arguments: &Value) {
         let Value::Object(object) = arguments else {
             return;
         };
+        self.check_validator(tool, arguments);
         let (served, whole_way) = tool.both_ways(object);
         let desc = &tool.input;
         let name = &tool.name;
@@ -211,10 +258,13 @@ fn tools_of(pool: &DescriptorPool, options: &tonic_mcp::schema::Options) -> Vec<
             let text = spec.input_schema.to_string();
             let validator = tonic_mcp_codec::compile(&spec.input_schema)
                 .unwrap_or_else(|e| panic!("{}: {e}", spec.name));
+            let reference = oracle::reference(&spec.input_schema)
+                .unwrap_or_else(|e| panic!("{}: {e}", spec.name));
             tools.push(Tool {
                 name: spec.name,
                 input,
                 validator,
+                reference,
                 deep: DeepCheck::new(&text),
                 schema: spec.input_schema,
                 plans: Plans::default(),
@@ -295,6 +345,15 @@ fn canonical_arguments_taken_as_they_came_give_what_the_whole_way_gives() {
     // the mutated ones (those still canonical); every answer was compared above.
     assert!(valid.from_text * 2 > valid.compared, "{valid:?}");
     assert!(mutated.from_text > 0, "{mutated:?}");
+    // The validator met the reference on every one: most generated arguments valid, many
+    // mutated ones refused.
+    assert_eq!(
+        valid.same_verdict.0 + valid.same_verdict.1,
+        valid.compared,
+        "{valid:?}"
+    );
+    assert!(valid.same_verdict.0 * 10 > valid.compared * 8, "{valid:?}");
+    assert!(mutated.same_verdict.1 > 100, "{mutated:?}");
 }
 
 /// The same over the descriptor set at `TRANSCODE_DESCRIPTORS` (e.g. every googleapis service,

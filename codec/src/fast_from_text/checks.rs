@@ -1,7 +1,8 @@
-//! What a tool's input schema asks of each value, compiled once, for the text encoder.
+//! What a tool's input schema asks of each value, compiled once, for the text encoder, from
+//! the input validator's compiled schema (one reading of the schema for both).
 //!
-//! Only the keywords this module knows are taken, each for exactly what the JSON Schema
-//! validator checks with it. A schema node with any other keyword (`oneOf`, `minLength`,
+//! Only the keywords this module knows are taken, each for exactly what the validator checks
+//! with it. A schema node with any other keyword (`oneOf` outside a oneof, `minLength`,
 //! `exclusiveMinimum`, a `pattern` other than the 64-bit digit patterns, …) compiles to
 //! [`Check::Unsupported`]: a call that gives a value there takes the whole way instead. So do
 //! `Any`, the JSON-valued well-known types and maps with other than string keys. A oneof is
@@ -10,29 +11,17 @@
 
 use std::collections::HashMap;
 
-use serde_json::{Map, Number, Value};
+use serde_json::{Number, Value};
 
 use super::super::Wkt;
 use super::super::fast_from_json::plan::{
     EncodePlan, FieldPlan, KeyMap, Scalar, Shape, Target, ValueKind,
 };
-use super::patterns::{DURATION_PATTERN, Digits, FIELD_MASK_PATTERN, TextPattern};
-
-/// Keywords that only annotate: the validator checks nothing with them. (`format` is an
-/// annotation in draft 2020-12 unless a validator is told otherwise; the runtime's is not.)
-const ANNOTATIONS: &[&str] = &[
-    "description",
-    "title",
-    "format",
-    "contentEncoding",
-    "contentMediaType",
-    "examples",
-    "default",
-    "deprecated",
-    "readOnly",
-    "writeOnly",
-    "$comment",
-];
+use crate::patterns::KnownPattern;
+use crate::validate::{
+    Validator,
+    schema::{Additional, Check as Keyword, Nodes, type_bit},
+};
 
 /// A property of a message: the field it sets and the check of its value.
 #[derive(Debug, Clone, Copy)]
@@ -67,15 +56,15 @@ pub(super) enum Check {
     Number,
     /// `true` or `false`.
     Bool,
-    /// A string; `digits`: it must match `^-?[0-9]+$` (signed) or `^[0-9]+$`.
-    Str { digits: Option<Digits> },
+    /// A string; `digits`: it must match the signed or unsigned 64-bit digit pattern.
+    Str { digits: Option<KnownPattern> },
     /// A string among these names.
     Enum(KeyMap<()>),
     /// A well-known type written as a string (Timestamp, Duration, FieldMask), of message plan
     /// `message`; the string must match `pattern` when there is one.
     WktText {
         message: usize,
-        pattern: Option<TextPattern>,
+        pattern: Option<KnownPattern>,
     },
     /// A wrapper (`google.protobuf.Int64Value`…) of message plan `message`: its scalar, checked
     /// by `value`.
@@ -133,11 +122,12 @@ pub(crate) struct TextChecks {
 }
 
 impl TextChecks {
-    /// Compiles `schema` (the tool's input schema) against `plan` (its input type's).
-    pub(crate) fn new(plan: &EncodePlan, schema: &Value) -> Self {
+    /// Compiles the checks of `validator` (the tool's input schema, compiled) against `plan`
+    /// (its input type's).
+    pub(crate) fn new(plan: &EncodePlan, validator: &Validator) -> Self {
         let mut compiler = Compiler {
             plan,
-            defs: schema.get("$defs").and_then(Value::as_object),
+            nodes: validator.nodes(),
             refs: HashMap::new(),
             checks: Vec::new(),
         };
@@ -145,7 +135,7 @@ impl TextChecks {
         let check = if plan.root_wrapped {
             Check::Unsupported
         } else {
-            compiler.message(schema, 0)
+            compiler.message(0, 0)
         };
         compiler.set(root, check);
         Self {
@@ -156,10 +146,19 @@ impl TextChecks {
 
 struct Compiler<'a> {
     plan: &'a EncodePlan,
-    defs: Option<&'a Map<String, Value>>,
-    /// `$ref` → its check (reserved before it is compiled, for recursive types).
-    refs: HashMap<&'a str, usize>,
+    /// The validator's schema nodes, the root first.
+    nodes: &'a Nodes,
+    /// The node a `$ref` names → its check (reserved before it is compiled, for recursive
+    /// types).
+    refs: HashMap<usize, usize>,
     checks: Vec<Check>,
+}
+
+/// Whether `keywords` has `type` naming exactly `name`.
+fn of_type(keywords: &[Keyword], name: &str) -> bool {
+    keywords
+        .iter()
+        .any(|k| matches!(k, Keyword::Type(bits) if *bits == type_bit(name)))
 }
 
 impl<'a> Compiler<'a> {
@@ -179,28 +178,26 @@ impl<'a> Compiler<'a> {
         self.checks.len() - 1
     }
 
-    fn of_type(object: &Map<String, Value>, ty: &str) -> bool {
-        object.get("type").and_then(Value::as_str) == Some(ty)
+    /// The keywords of schema node `node`, when each is one `known` takes.
+    fn keywords(&self, node: usize, known: fn(&Keyword) -> bool) -> Option<&'a [Keyword]> {
+        let keywords = self.nodes.keywords(node);
+        keywords.iter().all(known).then_some(keywords)
     }
 
-    /// The check of a value of message plan `message` at `node`, following a `$ref`.
-    fn message_at(&mut self, node: &'a Value, message: usize) -> usize {
-        if let Some(object) = keywords(node, &["$ref"]) {
-            let Some(reference) = object.get("$ref").and_then(Value::as_str) else {
-                return self.push(Check::Unsupported);
+    /// The check of a value of message plan `message` at `node`, following a `$ref` (to a
+    /// `$defs` entry: a reference to the root takes the whole way).
+    fn message_at(&mut self, node: usize, message: usize) -> usize {
+        if let Some(keywords) = self.keywords(node, |k| matches!(k, Keyword::Ref(_))) {
+            let target = match keywords {
+                [Keyword::Ref(target)] if *target != 0 => *target,
+                _ => return self.push(Check::Unsupported),
             };
-            if let Some(&index) = self.refs.get(reference) {
+            if let Some(&index) = self.refs.get(&target) {
                 return index;
             }
-            let target = reference
-                .strip_prefix("#/$defs/")
-                .and_then(|name| self.defs?.get(name));
             let index = self.reserve();
-            self.refs.insert(reference, index);
-            let check = match target {
-                Some(target) => self.message(target, message),
-                None => Check::Unsupported,
-            };
+            self.refs.insert(target, index);
+            let check = self.message(target, message);
             self.set(index, check);
             return index;
         }
@@ -208,7 +205,7 @@ impl<'a> Compiler<'a> {
         self.push(check)
     }
 
-    fn message(&mut self, node: &'a Value, message: usize) -> Check {
+    fn message(&mut self, node: usize, message: usize) -> Check {
         let plan = self.plan;
         let Some(message_plan) = plan.messages.get(message) else {
             return Check::Unsupported;
@@ -216,59 +213,50 @@ impl<'a> Compiler<'a> {
         if let Some(wkt) = message_plan.wkt {
             return self.well_known(node, message, wkt);
         }
-        let known = [
-            "type",
-            "properties",
-            "additionalProperties",
-            "required",
-            "$defs",
-        ];
-        let Some(object) = keywords(node, &known) else {
+        let known = |k: &Keyword| {
+            matches!(
+                k,
+                Keyword::Type(_) | Keyword::Members { .. } | Keyword::Required(_)
+            )
+        };
+        let Some(keywords) = self.keywords(node, known) else {
             return Check::Unsupported;
         };
-        if !Self::of_type(object, "object")
-            || object
-                .get("additionalProperties")
-                .is_some_and(|closed| closed != &Value::Bool(false))
-        {
+        let mut required: &[String] = &[];
+        let mut properties: &[(String, usize)] = &[];
+        for keyword in keywords {
+            match keyword {
+                Keyword::Required(names) => required = names,
+                Keyword::Members {
+                    additional: Additional::Schema(_),
+                    ..
+                } => return Check::Unsupported,
+                Keyword::Members { properties: p, .. } => properties = &p.names,
+                _ => {}
+            }
+        }
+        if !of_type(keywords, "object") {
             return Check::Unsupported;
         }
-        let mut required = Vec::new();
-        if let Some(names) = object.get("required") {
-            let Some(names) = names.as_array() else {
-                return Check::Unsupported;
-            };
-            for name in names {
-                let Some(name) = name.as_str() else {
-                    return Check::Unsupported;
-                };
-                required.push(name);
-            }
-        }
         let mut props = KeyMap::default();
-        if let Some(properties) = object.get("properties") {
-            let Some(properties) = properties.as_object() else {
-                return Check::Unsupported;
+        for (key, child) in properties {
+            let (field, check) = match message_plan.keys.get(key.as_str()) {
+                Some(Target::Field(field)) => {
+                    let Some(field_plan) = message_plan.fields.get(*field) else {
+                        continue;
+                    };
+                    (*field, self.field(*child, field_plan))
+                }
+                // The member given says which field it sets.
+                Some(Target::Oneof(oneof)) => (usize::MAX, self.oneof(*child, message, *oneof)),
+                // A key that is not the message's: the whole way.
+                None => continue,
             };
-            for (key, child) in properties {
-                let (field, check) = match message_plan.keys.get(key.as_str()) {
-                    Some(Target::Field(field)) => {
-                        let Some(field_plan) = message_plan.fields.get(*field) else {
-                            continue;
-                        };
-                        (*field, self.field(child, field_plan))
-                    }
-                    // The member given says which field it sets.
-                    Some(Target::Oneof(oneof)) => (usize::MAX, self.oneof(child, message, *oneof)),
-                    // A key that is not the message's: the whole way.
-                    None => continue,
-                };
-                props.insert(key.as_str().into(), Prop { field, check });
-            }
+            props.insert(key.as_str().into(), Prop { field, check });
         }
         let required = required
-            .into_iter()
-            .map(|name| match props.get(name) {
+            .iter()
+            .map(|name| match props.get(name.as_str()) {
                 Some(prop) => match self.checks.get(prop.check) {
                     Some(Check::Oneof(members)) => members.values().map(|m| m.field).collect(),
                     _ => Box::from([prop.field]),
@@ -284,20 +272,25 @@ impl<'a> Compiler<'a> {
     }
 
     /// The check of a well-known type's node: the string forms, wrappers and `Empty`.
-    fn well_known(&mut self, node: &'a Value, message: usize, wkt: Wkt) -> Check {
-        let text = |pattern: Option<(&str, TextPattern)>| {
-            let known: &[&str] = if pattern.is_some() {
-                &["type", "pattern"]
+    fn well_known(&mut self, node: usize, message: usize, wkt: Wkt) -> Check {
+        let text = |pattern: Option<KnownPattern>| {
+            let keywords = if pattern.is_some() {
+                self.keywords(node, |k| {
+                    matches!(k, Keyword::Type(_) | Keyword::Pattern(_))
+                })
             } else {
-                &["type"]
+                self.keywords(node, |k| matches!(k, Keyword::Type(_)))
             };
-            let Some(object) = keywords(node, known) else {
+            let Some(keywords) = keywords else {
                 return Check::Unsupported;
             };
-            let written = object.get("pattern").and_then(Value::as_str);
+            let written = keywords.iter().find_map(|k| match k {
+                Keyword::Pattern(written) => Some(written.known()),
+                _ => None,
+            });
             match pattern {
-                _ if !Self::of_type(object, "string") => Check::Unsupported,
-                Some((expected, pattern)) if written == Some(expected) => Check::WktText {
+                _ if !of_type(keywords, "string") => Check::Unsupported,
+                Some(pattern) if written == Some(Some(pattern)) => Check::WktText {
                     message,
                     pattern: Some(pattern),
                 },
@@ -310,24 +303,24 @@ impl<'a> Compiler<'a> {
         };
         match wkt {
             Wkt::Timestamp => text(None),
-            Wkt::Duration => text(Some((DURATION_PATTERN, TextPattern::Duration))),
-            Wkt::FieldMask => text(Some((FIELD_MASK_PATTERN, TextPattern::FieldMask))),
+            Wkt::Duration => text(Some(KnownPattern::Duration)),
+            Wkt::FieldMask => text(Some(KnownPattern::FieldMask)),
             Wkt::Wrapper => match self.plan.messages.get(message).and_then(|m| m.wrapped) {
                 Some(scalar) => {
-                    let value = self.push(scalar_check(node, scalar));
+                    let value = self.push(self.scalar_check(node, scalar));
                     Check::Wrapper { message, value }
                 }
                 None => Check::Unsupported,
             },
             Wkt::Empty => {
-                let known = ["type", "properties", "additionalProperties"];
-                match keywords(node, &known) {
-                    Some(object)
-                        if Self::of_type(object, "object")
-                            && object.get("additionalProperties") == Some(&Value::Bool(false))
-                            && object
-                                .get("properties")
-                                .is_none_or(|p| p.as_object().is_some_and(Map::is_empty)) =>
+                let known = |k: &Keyword| matches!(k, Keyword::Type(_) | Keyword::Members { .. });
+                let closed_and_empty = |k: &Keyword| {
+                    matches!(k, Keyword::Members { properties, additional: Additional::Forbidden }
+                        if properties.names.is_empty())
+                };
+                match self.keywords(node, known) {
+                    Some(keywords)
+                        if of_type(keywords, "object") && keywords.iter().any(closed_and_empty) =>
                     {
                         Check::Message {
                             message,
@@ -345,51 +338,73 @@ impl<'a> Compiler<'a> {
     /// The check of real oneof `oneof` of message plan `message` at `node`: `oneOf` (or
     /// `anyOf`) branches, each `{case: const name, value: …}` with both required and nothing
     /// else.
-    fn oneof(&mut self, node: &'a Value, message: usize, oneof: usize) -> usize {
+    fn oneof(&mut self, node: usize, message: usize, oneof: usize) -> usize {
         let plan = self.plan;
         let Some(message_plan) = plan.messages.get(message) else {
             return self.push(Check::Unsupported);
         };
-        let (Some(members_plan), Some(object)) = (
-            message_plan.oneofs.get(oneof),
-            keywords(node, &["oneOf", "anyOf"]),
-        ) else {
+        let union = |k: &Keyword| matches!(k, Keyword::OneOf(_) | Keyword::AnyOf(_));
+        let (Some(members_plan), Some(keywords)) =
+            (message_plan.oneofs.get(oneof), self.keywords(node, union))
+        else {
             return self.push(Check::Unsupported);
         };
-        let branches = match (object.get("oneOf"), object.get("anyOf")) {
-            (Some(Value::Array(branches)), None) | (None, Some(Value::Array(branches))) => branches,
+        let branches = match keywords {
+            [Keyword::OneOf(branches) | Keyword::AnyOf(branches)] => branches,
             _ => return self.push(Check::Unsupported),
         };
         let mut members = KeyMap::default();
-        for branch in branches {
-            let known = ["type", "properties", "required", "additionalProperties"];
-            let Some(branch) = keywords(branch, &known) else {
+        for &branch in branches.iter() {
+            let known = |k: &Keyword| {
+                matches!(
+                    k,
+                    Keyword::Type(_) | Keyword::Members { .. } | Keyword::Required(_)
+                )
+            };
+            let Some(branch) = self.keywords(branch, known) else {
                 return self.push(Check::Unsupported);
             };
-            let properties = branch.get("properties").and_then(Value::as_object);
-            let required = branch.get("required").and_then(Value::as_array);
-            let closed = branch.get("additionalProperties") == Some(&Value::Bool(false));
-            let both_required = required.is_some_and(|names| {
-                names.len() == 2
-                    && names.iter().any(|n| n == "case")
-                    && names.iter().any(|n| n == "value")
-            });
-            let (Some(properties), true, true, true) = (
-                properties,
-                Self::of_type(branch, "object"),
-                closed,
-                both_required,
-            ) else {
+            let mut properties = None;
+            let mut both_required = false;
+            for keyword in branch {
+                match keyword {
+                    Keyword::Members {
+                        properties: p,
+                        additional: Additional::Forbidden,
+                    } => properties = Some(p),
+                    Keyword::Required(names) => {
+                        both_required = names.len() == 2
+                            && names.iter().any(|n| n == "case")
+                            && names.iter().any(|n| n == "value");
+                    }
+                    _ => {}
+                }
+            }
+            let (Some(properties), true, true) =
+                (properties, of_type(branch, "object"), both_required)
+            else {
                 return self.push(Check::Unsupported);
             };
             let case = properties
-                .get("case")
-                .and_then(|case| keywords(case, &["type", "const"]))
-                .filter(|case| case.get("type").is_none_or(|ty| ty == "string"))
-                .and_then(|case| case.get("const"))
-                .and_then(Value::as_str);
-            let (Some(case), Some(value), 2) = (case, properties.get("value"), properties.len())
-            else {
+                .get("case", &mut 0)
+                .and_then(|case| {
+                    self.keywords(case, |k| matches!(k, Keyword::Type(_) | Keyword::Const(_)))
+                })
+                .filter(|case| {
+                    case.iter()
+                        .all(|k| !matches!(k, Keyword::Type(_)) || of_type(case, "string"))
+                })
+                .and_then(|case| {
+                    case.iter().find_map(|k| match k {
+                        Keyword::Const(Value::String(name)) => Some(name.as_str()),
+                        _ => None,
+                    })
+                });
+            let (Some(case), Some(value), 2) = (
+                case,
+                properties.get("value", &mut 0),
+                properties.names.len(),
+            ) else {
                 return self.push(Check::Unsupported);
             };
             let Some(field) = members_plan.get(case).copied() else {
@@ -411,41 +426,58 @@ impl<'a> Compiler<'a> {
         self.push(Check::Oneof(members))
     }
 
-    fn field(&mut self, node: &'a Value, field: &FieldPlan) -> usize {
+    fn field(&mut self, node: usize, field: &FieldPlan) -> usize {
         if !field.usable || field.null_is_value || field.oneof.is_some() {
             return self.push(Check::Unsupported);
         }
         match &field.shape {
             Shape::Single => self.value(node, &field.kind),
             Shape::List { .. } => {
-                let Some(object) = keywords(node, &["type", "items"]) else {
+                let known = |k: &Keyword| matches!(k, Keyword::Type(_) | Keyword::Items(_));
+                let Some(keywords) = self.keywords(node, known) else {
                     return self.push(Check::Unsupported);
                 };
-                let Some(items) = object
-                    .get("items")
-                    .filter(|_| Self::of_type(object, "array"))
-                else {
-                    return self.push(Check::Unsupported);
-                };
-                let items = self.value(items, &field.kind);
-                self.push(Check::List { items })
+                let items = keywords.iter().find_map(|k| match k {
+                    Keyword::Items(items) => Some(*items),
+                    _ => None,
+                });
+                match items {
+                    Some(items) if of_type(keywords, "array") => {
+                        let items = self.value(items, &field.kind);
+                        self.push(Check::List { items })
+                    }
+                    _ => self.push(Check::Unsupported),
+                }
             }
             Shape::Map { key, value, .. } => {
-                let known = ["type", "additionalProperties", "propertyNames"];
-                let Some(object) = keywords(node, &known) else {
+                let known = |k: &Keyword| {
+                    matches!(
+                        k,
+                        Keyword::Type(_) | Keyword::Members { .. } | Keyword::PropertyNames(_)
+                    )
+                };
+                let Some(keywords) = self.keywords(node, known) else {
                     return self.push(Check::Unsupported);
                 };
-                let string_keys = object.get("propertyNames").is_none_or(|names| {
-                    keywords(names, &["type"]).is_some_and(|names| Self::of_type(names, "string"))
-                });
-                let values = object
-                    .get("additionalProperties")
-                    .filter(|values| values.is_object());
+                let mut values = None;
+                let mut string_keys = true;
+                for keyword in keywords {
+                    match keyword {
+                        Keyword::Members {
+                            properties,
+                            additional: Additional::Schema(node),
+                        } if properties.names.is_empty() => values = Some(*node),
+                        Keyword::PropertyNames(names) => {
+                            string_keys = self
+                                .keywords(*names, |k| matches!(k, Keyword::Type(_)))
+                                .is_some_and(|names| of_type(names, "string"));
+                        }
+                        _ => {}
+                    }
+                }
                 match values {
                     Some(values)
-                        if *key == Scalar::String
-                            && string_keys
-                            && Self::of_type(object, "object") =>
+                        if *key == Scalar::String && string_keys && of_type(keywords, "object") =>
                     {
                         let values = self.value(values, value);
                         self.push(Check::Map { values })
@@ -457,14 +489,17 @@ impl<'a> Compiler<'a> {
     }
 
     /// The check of one value of `kind` (a single field, a list item or a map value).
-    fn value(&mut self, node: &'a Value, kind: &ValueKind) -> usize {
+    fn value(&mut self, node: usize, kind: &ValueKind) -> usize {
         let check = match kind {
             ValueKind::Message(message) => return self.message_at(node, *message),
             ValueKind::Enum {
                 desc, null_value, ..
-            } => match keywords(node, &["type", "enum"]) {
-                Some(object) if !null_value && Self::of_type(object, "string") => {
-                    let names = object.get("enum").and_then(Value::as_array);
+            } => match self.keywords(node, |k| matches!(k, Keyword::Type(_) | Keyword::Enum(_))) {
+                Some(keywords) if !null_value && of_type(keywords, "string") => {
+                    let names = keywords.iter().find_map(|k| match k {
+                        Keyword::Enum(names) => Some(names),
+                        _ => None,
+                    });
                     let mut set = KeyMap::default();
                     let mut known = names.is_some();
                     for name in names.into_iter().flatten() {
@@ -484,70 +519,84 @@ impl<'a> Compiler<'a> {
                 }
                 _ => Check::Unsupported,
             },
-            ValueKind::Scalar(scalar) => scalar_check(node, *scalar),
+            ValueKind::Scalar(scalar) => self.scalar_check(node, *scalar),
         };
         self.push(check)
     }
-}
 
-/// The node's keywords, when each is an annotation or in `known`.
-fn keywords<'v>(node: &'v Value, known: &[&str]) -> Option<&'v Map<String, Value>> {
-    let object = node.as_object()?;
-    object
-        .keys()
-        .all(|key| known.contains(&key.as_str()) || ANNOTATIONS.contains(&key.as_str()))
-        .then_some(object)
-}
-
-/// The check of a scalar's node, when it is one this module reads exactly.
-fn scalar_check(node: &Value, scalar: Scalar) -> Check {
-    let Some(object) = node.as_object() else {
-        return Check::Unsupported;
-    };
-    let only = |known: &[&str]| keywords(node, known).is_some();
-    let ty = object.get("type").and_then(Value::as_str);
-    match scalar {
-        Scalar::Int32 | Scalar::Sint32 | Scalar::Sfixed32 | Scalar::Uint32 | Scalar::Fixed32 => {
-            if ty != Some("integer") || !only(&["type", "minimum", "maximum"]) {
-                return Check::Unsupported;
-            }
-            let bound = |key: &str| -> Result<Option<i128>, ()> {
-                match object.get(key) {
-                    None => Ok(None),
-                    Some(Value::Number(n)) => n
-                        .as_i64()
+    /// The check of a scalar's node, when it is one this module reads exactly.
+    fn scalar_check(&self, node: usize, scalar: Scalar) -> Check {
+        let only_type = |name: &str| {
+            self.keywords(node, |k| matches!(k, Keyword::Type(_)))
+                .is_some_and(|keywords| of_type(keywords, name))
+        };
+        match scalar {
+            Scalar::Int32
+            | Scalar::Sint32
+            | Scalar::Sfixed32
+            | Scalar::Uint32
+            | Scalar::Fixed32 => {
+                let known = |k: &Keyword| {
+                    matches!(
+                        k,
+                        Keyword::Type(_) | Keyword::Minimum(_) | Keyword::Maximum(_)
+                    )
+                };
+                let Some(keywords) = self.keywords(node, known) else {
+                    return Check::Unsupported;
+                };
+                if !of_type(keywords, "integer") {
+                    return Check::Unsupported;
+                }
+                let exact = |n: &Number| {
+                    n.as_i64()
                         .map(i128::from)
                         .or_else(|| n.as_u64().map(i128::from))
-                        .map(Some)
-                        .ok_or(()),
-                    Some(_) => Err(()),
+                };
+                let (mut min, mut max) = (None, None);
+                for keyword in keywords {
+                    let (slot, bound) = match keyword {
+                        Keyword::Minimum(bound) => (&mut min, bound),
+                        Keyword::Maximum(bound) => (&mut max, bound),
+                        _ => continue,
+                    };
+                    match exact(bound) {
+                        Some(bound) => *slot = Some(bound),
+                        None => return Check::Unsupported,
+                    }
                 }
-            };
-            match (bound("minimum"), bound("maximum")) {
-                (Ok(min), Ok(max)) => Check::Integer { min, max },
-                _ => Check::Unsupported,
+                Check::Integer { min, max }
             }
-        }
-        Scalar::Int64 | Scalar::Sint64 | Scalar::Sfixed64 | Scalar::Uint64 | Scalar::Fixed64 => {
-            if ty != Some("string") || !only(&["type", "pattern"]) {
-                return Check::Unsupported;
+            Scalar::Int64
+            | Scalar::Sint64
+            | Scalar::Sfixed64
+            | Scalar::Uint64
+            | Scalar::Fixed64 => {
+                let known = |k: &Keyword| matches!(k, Keyword::Type(_) | Keyword::Pattern(_));
+                let Some(keywords) = self.keywords(node, known) else {
+                    return Check::Unsupported;
+                };
+                if !of_type(keywords, "string") {
+                    return Check::Unsupported;
+                }
+                let pattern = keywords.iter().find_map(|k| match k {
+                    Keyword::Pattern(pattern) => Some(pattern.known()),
+                    _ => None,
+                });
+                match pattern {
+                    None => Check::Str { digits: None },
+                    Some(Some(digits @ (KnownPattern::Signed | KnownPattern::Unsigned))) => {
+                        Check::Str {
+                            digits: Some(digits),
+                        }
+                    }
+                    Some(_) => Check::Unsupported,
+                }
             }
-            match object.get("pattern").map(Value::as_str) {
-                None => Check::Str { digits: None },
-                Some(Some("^-?[0-9]+$")) => Check::Str {
-                    digits: Some(Digits::Signed),
-                },
-                Some(Some("^[0-9]+$")) => Check::Str {
-                    digits: Some(Digits::Unsigned),
-                },
-                Some(_) => Check::Unsupported,
-            }
+            Scalar::Double | Scalar::Float if only_type("number") => Check::Number,
+            Scalar::Bool if only_type("boolean") => Check::Bool,
+            Scalar::String | Scalar::Bytes if only_type("string") => Check::Str { digits: None },
+            _ => Check::Unsupported,
         }
-        Scalar::Double | Scalar::Float if ty == Some("number") && only(&["type"]) => Check::Number,
-        Scalar::Bool if ty == Some("boolean") && only(&["type"]) => Check::Bool,
-        Scalar::String | Scalar::Bytes if ty == Some("string") && only(&["type"]) => {
-            Check::Str { digits: None }
-        }
-        _ => Check::Unsupported,
     }
 }

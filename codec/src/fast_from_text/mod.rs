@@ -20,7 +20,6 @@
 mod checks;
 mod oneof;
 mod packed;
-mod patterns;
 mod well_known;
 
 use prost::encoding::{WireType, encode_key, encode_varint};

@@ -4,14 +4,15 @@ use serde::de::{self, Visitor};
 use serde_json::Value;
 
 use super::super::fast_from_json::well_known_into;
-use super::{Encoder, patterns::TextPattern, whole_way};
+use super::{Encoder, whole_way};
+use crate::patterns::KnownPattern;
 
 /// A Timestamp, Duration or FieldMask string: checked as the schema asks, then written by the
 /// one-pass encoder's own well-known code.
 pub(super) struct WktTextSeed<'e, 'p> {
     pub(super) encoder: &'e mut Encoder<'p>,
     pub(super) message: usize,
-    pub(super) pattern: Option<TextPattern>,
+    pub(super) pattern: Option<KnownPattern>,
 }
 
 impl<'de> Visitor<'de> for WktTextSeed<'_, '_> {

@@ -1,0 +1,466 @@
+//! A value checked against compiled schema nodes: whether it is valid, stopping at the first
+//! failure (the common case, which builds nothing), or every problem with its path, worded for
+//! a model to act on.
+
+use std::cmp::Ordering;
+
+use serde_json::{Map, Number, Value};
+
+use super::schema::{Additional, Check, Nodes, TYPE_NAMES};
+use crate::path::{JsonPath, Problem};
+
+impl Nodes {
+    /// Whether `value` is valid against node `node`.
+    pub(super) fn valid(&self, node: usize, value: &Value) -> bool {
+        self.0[node].checks.iter().all(|check| match check {
+            // The most common check, first in its node: kept out of the call.
+            Check::Type(bits) => bits & type_bits(value) != 0,
+            check => self.check_valid(check, value),
+        })
+    }
+
+    fn check_valid(&self, check: &Check, value: &Value) -> bool {
+        match check {
+            Check::Members {
+                properties,
+                additional,
+            } => {
+                let Value::Object(object) = value else {
+                    return true;
+                };
+                let mut next = 0;
+                object.iter().all(|(name, member)| {
+                    match (properties.get(name, &mut next), additional) {
+                        (Some(node), _) | (None, &Additional::Schema(node)) => {
+                            self.valid(node, member)
+                        }
+                        (None, Additional::Any) => true,
+                        (None, Additional::Forbidden) => false,
+                    }
+                })
+            }
+            Check::PropertyNames(node) => {
+                let Value::Object(object) = value else {
+                    return true;
+                };
+                let mut name = Value::String(String::new());
+                object.keys().all(|key| {
+                    set_string(&mut name, key);
+                    self.valid(*node, &name)
+                })
+            }
+            Check::Items(node) => match value {
+                Value::Array(items) => items.iter().all(|item| self.valid(*node, item)),
+                _ => true,
+            },
+            Check::AnyOf(branches) => branches.iter().any(|branch| self.valid(*branch, value)),
+            Check::OneOf(branches) => self.valid_branches(branches, value) == 1,
+            Check::Ref(node) => self.valid(*node, value),
+            leaf => holds(leaf, value),
+        }
+    }
+
+    /// How many of `branches` take `value`, counting no further than two.
+    fn valid_branches(&self, branches: &[usize], value: &Value) -> usize {
+        branches
+            .iter()
+            .filter(|branch| self.valid(**branch, value))
+            .take(2)
+            .count()
+    }
+
+    /// Every problem of `value` against node `node`, at `path`, into `out`.
+    pub(super) fn collect(
+        &self,
+        node: usize,
+        value: &Value,
+        path: &mut JsonPath,
+        out: &mut Vec<Problem>,
+    ) {
+        let checks = &self.0[node].checks;
+        for check in checks.iter() {
+            match check {
+                // A value an `enum` also refuses is one problem, which the `enum` words.
+                Check::Type(_)
+                    if checks
+                        .iter()
+                        .any(|other| matches!(other, Check::Enum(_)) && !holds(other, value)) =>
+                {
+                    continue;
+                }
+                Check::Required(names) => {
+                    if let Value::Object(object) = value {
+                        for name in names.iter().filter(|name| !has_key(object, name)) {
+                            out.push(problem(path, format!("missing required property `{name}`")));
+                        }
+                    }
+                }
+                Check::Members {
+                    properties,
+                    additional,
+                } => {
+                    let Value::Object(object) = value else {
+                        continue;
+                    };
+                    let mut unexpected = Vec::new();
+                    let mut next = 0;
+                    for (name, member) in object {
+                        let node = match (properties.get(name, &mut next), additional) {
+                            (Some(node), _) | (None, &Additional::Schema(node)) => node,
+                            (None, Additional::Any) => continue,
+                            (None, Additional::Forbidden) => {
+                                unexpected.push(name);
+                                continue;
+                            }
+                        };
+                        path.push_key(name);
+                        self.collect(node, member, path, out);
+                        path.pop();
+                    }
+                    for name in unexpected {
+                        let message = if properties.names.is_empty() {
+                            format!("unknown property `{name}`; this object takes no properties")
+                        } else {
+                            let allowed: Vec<&str> =
+                                properties.names.iter().map(|(n, _)| n.as_str()).collect();
+                            format!("unknown property `{name}`; allowed: {}", allowed.join(", "))
+                        };
+                        out.push(Problem {
+                            path: path.with_key(name),
+                            message,
+                        });
+                    }
+                }
+                Check::PropertyNames(node) => {
+                    let Value::Object(object) = value else {
+                        continue;
+                    };
+                    for key in object.keys() {
+                        let name = Value::String(key.clone());
+                        let mut found = Vec::new();
+                        self.collect(*node, &name, &mut JsonPath::default(), &mut found);
+                        for inner in found {
+                            out.push(problem(
+                                path,
+                                format!("property name {name}: {}", inner.message),
+                            ));
+                        }
+                    }
+                }
+                Check::Items(node) => {
+                    if let Value::Array(items) = value {
+                        for (index, item) in items.iter().enumerate() {
+                            path.push_index(index);
+                            self.collect(*node, item, path, out);
+                            path.pop();
+                        }
+                    }
+                }
+                Check::AnyOf(branches) => {
+                    if !branches.iter().any(|branch| self.valid(*branch, value)) {
+                        self.union_problems("anyOf", branches, value, path, out);
+                    }
+                }
+                Check::OneOf(branches) => match self.valid_branches(branches, value) {
+                    1 => {}
+                    0 => self.union_problems("oneOf", branches, value, path, out),
+                    _ => out.push(problem(
+                        path,
+                        format!(
+                            "{value} is valid under more than one of the schemas listed in the \
+                             'oneOf' keyword"
+                        ),
+                    )),
+                },
+                Check::Ref(node) => self.collect(*node, value, path, out),
+                leaf => {
+                    if !holds(leaf, value) {
+                        out.push(problem(path, message(leaf, value)));
+                    }
+                }
+            }
+        }
+    }
+
+    /// The problems of a value no branch of a union takes. In a `{case, value}` union (a
+    /// protobuf oneof), those of the branch whose `case` matched; else one problem naming the
+    /// cases.
+    fn union_problems(
+        &self,
+        keyword: &str,
+        branches: &[usize],
+        value: &Value,
+        path: &mut JsonPath,
+        out: &mut Vec<Problem>,
+    ) {
+        if value.get("case").is_some_and(Value::is_string) {
+            let case_path = path.with_key("case");
+            let mut matching = branches.iter().filter_map(|branch| {
+                let mut found = Vec::new();
+                self.collect(*branch, value, path, &mut found);
+                (!found.iter().any(|p| p.path == case_path)).then_some(found)
+            });
+            if let (Some(found), None) = (matching.next(), matching.next()) {
+                out.extend(found);
+                return;
+            }
+        }
+        let cases: Vec<&str> = branches
+            .iter()
+            .filter_map(|branch| self.case_of(*branch))
+            .collect();
+        let message = if cases.is_empty() {
+            format!(
+                "{value} is not valid under any of the schemas listed in the '{keyword}' keyword"
+            )
+        } else {
+            format!(
+                "expected {{\"case\": <member>, \"value\": <value>}} with case one of: {}",
+                cases.join(", ")
+            )
+        };
+        out.push(problem(path, message));
+    }
+
+    /// The `case` constant of a `{case, value}` branch, following a `$ref`.
+    fn case_of(&self, node: usize) -> Option<&str> {
+        self.0[node].checks.iter().find_map(|check| match check {
+            Check::Ref(target) => self.case_of(*target),
+            Check::Members { properties, .. } => {
+                let case = properties.get("case", &mut 0)?;
+                self.0[case].checks.iter().find_map(|check| match check {
+                    Check::Const(Value::String(name)) => Some(name.as_str()),
+                    _ => None,
+                })
+            }
+            _ => None,
+        })
+    }
+}
+
+fn problem(path: &JsonPath, message: String) -> Problem {
+    Problem {
+        path: path.clone(),
+        message,
+    }
+}
+
+/// Whether `object` has the member `name`. A short object is scanned: comparing a few keys
+/// costs less than hashing the name (`Map` hashes with SipHash).
+fn has_key(object: &Map<String, Value>, name: &str) -> bool {
+    if object.len() <= 8 {
+        object.keys().any(|key| key == name)
+    } else {
+        object.contains_key(name)
+    }
+}
+
+/// Makes `slot` (a string) hold `text`, reusing its buffer.
+fn set_string(slot: &mut Value, text: &str) {
+    if let Value::String(buffer) = slot {
+        buffer.clear();
+        buffer.push_str(text);
+    }
+}
+
+/// Whether the keyword that checks only the value itself holds for `value`.
+fn holds(check: &Check, value: &Value) -> bool {
+    use Ordering::{Greater, Less};
+    // A keyword about one JSON type holds for values of the others.
+    match (check, value) {
+        (Check::Type(bits), value) => bits & type_bits(value) != 0,
+        (Check::False, _) => false,
+        (Check::Const(expected), value) => equal(value, expected),
+        (Check::Enum(options), value) => options.iter().any(|option| equal(value, option)),
+        (Check::Minimum(limit), Value::Number(n)) => compare(n, limit) != Less,
+        (Check::Maximum(limit), Value::Number(n)) => compare(n, limit) != Greater,
+        (Check::ExclusiveMinimum(limit), Value::Number(n)) => compare(n, limit) == Greater,
+        (Check::ExclusiveMaximum(limit), Value::Number(n)) => compare(n, limit) == Less,
+        (Check::MinLength(min), Value::String(text)) => text.chars().count() as u64 >= *min,
+        (Check::MaxLength(max), Value::String(text)) => text.chars().count() as u64 <= *max,
+        (Check::MinItems(min), Value::Array(items)) => items.len() as u64 >= *min,
+        (Check::MaxItems(max), Value::Array(items)) => items.len() as u64 <= *max,
+        (Check::MinProperties(min), Value::Object(object)) => object.len() as u64 >= *min,
+        (Check::MaxProperties(max), Value::Object(object)) => object.len() as u64 <= *max,
+        (Check::Required(names), Value::Object(object)) => {
+            names.iter().all(|name| has_key(object, name))
+        }
+        (Check::Pattern(pattern), Value::String(text)) => pattern.matches(text),
+        (Check::UniqueItems, Value::Array(items)) => items
+            .iter()
+            .enumerate()
+            .all(|(i, item)| !items[..i].iter().any(|earlier| equal(item, earlier))),
+        _ => true,
+    }
+}
+
+/// The message of a keyword that checks only the value itself, which `value` fails.
+fn message(check: &Check, value: &Value) -> String {
+    let plural = |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    match check {
+        Check::False => format!("False schema does not allow {value}"),
+        Check::Type(bits) => {
+            let names: Vec<&str> = TYPE_NAMES
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| bits & (1 << i) != 0)
+                .map(|(_, name)| *name)
+                .collect();
+            format!("expected {}, got {}", names.join(" or "), describe(value))
+        }
+        Check::Const(expected) => format!("expected {expected}, got {}", describe(value)),
+        Check::Enum(options) => {
+            // A protobuf enum's value may also be given by its number (proto3 JSON); a number
+            // that reaches here is none of them.
+            let numbers = if value.is_number() && options.iter().all(Value::is_string) {
+                " (or the number of one of them)"
+            } else {
+                ""
+            };
+            let options: Vec<String> = options.iter().map(Value::to_string).collect();
+            format!(
+                "expected one of {}{numbers}, got {}",
+                options.join(", "),
+                describe(value)
+            )
+        }
+        Check::Minimum(limit) => format!("{value} is less than the minimum of {limit}"),
+        Check::Maximum(limit) => format!("{value} is greater than the maximum of {limit}"),
+        Check::ExclusiveMinimum(limit) => {
+            format!("{value} is less than or equal to the minimum of {limit}")
+        }
+        Check::ExclusiveMaximum(limit) => {
+            format!("{value} is greater than or equal to the maximum of {limit}")
+        }
+        Check::MinLength(n) => {
+            format!(
+                "{value} is shorter than {}",
+                plural(*n, "character", "characters")
+            )
+        }
+        Check::MaxLength(n) => {
+            format!(
+                "{value} is longer than {}",
+                plural(*n, "character", "characters")
+            )
+        }
+        Check::MinItems(n) => format!("{value} has less than {}", plural(*n, "item", "items")),
+        Check::MaxItems(n) => format!("{value} has more than {}", plural(*n, "item", "items")),
+        Check::MinProperties(n) => {
+            format!(
+                "{value} has less than {}",
+                plural(*n, "property", "properties")
+            )
+        }
+        Check::MaxProperties(n) => {
+            format!(
+                "{value} has more than {}",
+                plural(*n, "property", "properties")
+            )
+        }
+        Check::Pattern(pattern) => format!(
+            "expected a string matching {}, got {}",
+            pattern.source,
+            describe(value)
+        ),
+        Check::UniqueItems => format!("{value} has non-unique elements"),
+        Check::Required(_)
+        | Check::Members { .. }
+        | Check::PropertyNames(_)
+        | Check::Items(_)
+        | Check::AnyOf(_)
+        | Check::OneOf(_)
+        | Check::Ref(_) => String::new(),
+    }
+}
+
+/// What a value is, with its text when that is short: `a number (5)`.
+fn describe(value: &Value) -> String {
+    let kind = match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    };
+    let text = value.to_string();
+    if text.chars().count() > 60 {
+        kind.to_owned()
+    } else {
+        format!("{kind} ({text})")
+    }
+}
+
+/// The bits of [`TYPE_NAMES`] a value has: an integer (`1.0` included) is also a number.
+#[inline]
+fn type_bits(value: &Value) -> u8 {
+    match value {
+        Value::Null => 1,
+        Value::Bool(_) => 1 << 1,
+        Value::Number(n) if is_integer(n) => (1 << 2) | (1 << 3),
+        Value::Number(_) => 1 << 3,
+        Value::String(_) => 1 << 4,
+        Value::Array(_) => 1 << 5,
+        Value::Object(_) => 1 << 6,
+    }
+}
+
+#[inline]
+fn is_integer(n: &Number) -> bool {
+    n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0)
+}
+
+/// Equality as JSON Schema has it: numbers by value (`1` is `1.0`), objects whatever the order
+/// of their members.
+fn equal(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(a), Value::Number(b)) => compare(a, b) == Ordering::Equal,
+        (Value::Array(a), Value::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(a, b)| equal(a, b))
+        }
+        (Value::Object(a), Value::Object(b)) => {
+            a.len() == b.len()
+                && a.iter()
+                    .all(|(key, value)| b.get(key).is_some_and(|other| equal(value, other)))
+        }
+        (a, b) => a == b,
+    }
+}
+
+/// Two JSON numbers compared exactly, whichever of `u64`, `i64` and `f64` holds each.
+fn compare(a: &Number, b: &Number) -> Ordering {
+    match (integer(a), integer(b)) {
+        (Some(a), Some(b)) => a.cmp(&b),
+        (Some(a), None) => compare_integer_float(a, b.as_f64().unwrap_or(f64::NAN)),
+        (None, Some(b)) => compare_integer_float(b, a.as_f64().unwrap_or(f64::NAN)).reverse(),
+        (None, None) => {
+            let (a, b) = (a.as_f64().unwrap_or(0.0), b.as_f64().unwrap_or(0.0));
+            a.partial_cmp(&b).unwrap_or(Ordering::Equal)
+        }
+    }
+}
+
+fn integer(n: &Number) -> Option<i128> {
+    n.as_i64()
+        .map(i128::from)
+        .or_else(|| n.as_u64().map(i128::from))
+}
+
+/// An integer against a float, exactly: a float past ±2^100 is beyond any integer JSON holds
+/// here; below, a whole float converts exactly, and a float with a fraction is below 2^53,
+/// where the integer's nearest float keeps the order.
+fn compare_integer_float(integer: i128, float: f64) -> Ordering {
+    const FAR: f64 = 1.267_650_600_228_229_4e30; // 2^100
+    if float >= FAR {
+        Ordering::Less
+    } else if float <= -FAR {
+        Ordering::Greater
+    } else if float.fract() == 0.0 {
+        integer.cmp(&(float as i128))
+    } else {
+        (integer as f64)
+            .partial_cmp(&float)
+            .unwrap_or(Ordering::Equal)
+    }
+}
