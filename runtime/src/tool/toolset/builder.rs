@@ -26,9 +26,10 @@ use crate::{
 /// (through [`tool_set`]) and for hand-written [`ToolDef`]s.
 ///
 /// Each registration resolves the definition's message types in the descriptor set, parses
-/// both schemas and checks them against the JSON Schema 2020-12 meta-schema. The input
-/// validator is compiled on the tool's first call, so that a server with thousands of tools
-/// lists them at once.
+/// both schemas and checks that they are JSON Schema 2020-12 of the keywords the schema
+/// generator writes (what the codec's validator checks; another keyword is refused, named
+/// with its place). The input validator is compiled on the tool's first call, so that a
+/// server with thousands of tools lists them at once.
 ///
 /// ```
 /// use tonic_mcp::codegen::{
@@ -96,12 +97,12 @@ impl std::fmt::Debug for ToolSetBuilder {
 /// called (see [`SetPools`](crate::SetPools)). The schemas were written by
 /// the plugin, whose output is tested to compile: they are parsed here, and each input schema is
 /// compiled on the tool's first call. [`ToolSetBuilder::add`], for hand-written definitions,
-/// also checks them against the meta-schema at once.
+/// also checks them at once.
 ///
 /// # Errors
 ///
 /// As for [`ToolSetBuilder::new`] and [`ToolSetBuilder::add`], except that a schema that is not
-/// a valid 2020-12 schema is reported on the tool's first call (as an `isError` result).
+/// a schema the validator takes is reported on the tool's first call (as an `isError` result).
 pub fn tool_set(
     descriptor_set: &'static [u8],
     tools: &[ToolDef],
@@ -115,7 +116,7 @@ pub fn tool_set(
     Ok(builder.build())
 }
 
-/// Whether registration checks schemas against the meta-schema.
+/// Whether registration checks schemas at once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Checks {
     /// Hand-written definitions: check now.
@@ -292,8 +293,8 @@ impl ToolSetBuilder {
     }
 }
 
-/// Checks that `text` is a JSON object, and with [`Checks::MetaSchema`] a valid draft 2020-12
-/// schema. Without, only the syntax is read, building nothing.
+/// Checks that `text` is a JSON object, and with [`Checks::MetaSchema`] a 2020-12 schema the
+/// codec's validator takes. Without, only the syntax is read, building nothing.
 fn check_schema_text(text: &str, checks: Checks) -> Result<(), String> {
     const NOT_AN_OBJECT: &str = "a tool schema must be a JSON object";
     if checks == Checks::MetaSchema {
