@@ -30,7 +30,7 @@ use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
 use prost_reflect::{DescriptorPool, DynamicMessage, MessageDescriptor};
 use serde_json::{Map, Value};
-use test_kit::oracle::{self, Step};
+use test_kit::oracle;
 use tonic_mcp_codec::{Arguments, DeepCheck, JsonPath, Plans, Validator};
 
 /// Nesting the whole way walks, as a call's default limit does.
@@ -106,18 +106,6 @@ struct Tally {
     mismatches: Vec<String>,
 }
 
-/// `steps` as a codec path.
-fn path_of(steps: &[Step]) -> JsonPath {
-    let mut path = JsonPath::default();
-    for step in steps {
-        match step {
-            Step::Key(key) => path.push_key(key),
-            Step::Index(index) => path.push_index(*index),
-        }
-    }
-    path
-}
-
 impl Tally {
     /// The codec's validator against the reference on `arguments`, as they came.
     fn check_validator(&mut self, tool: &Tool, arguments: &Value) {
@@ -126,7 +114,9 @@ impl Tally {
         let own: BTreeSet<String> = problems.iter().map(|p| p.path.to_string()).collect();
         let expected: BTreeSet<String> = oracle::problem_paths(&tool.reference, arguments)
             .iter()
-            .map(|steps| path_of(steps).to_string())
+            .map(|steps| {
+                oracle::path_of(steps, JsonPath::push_key, JsonPath::push_index).to_string()
+            })
             .collect();
         let same = tool.validator.is_valid(arguments) == valid
             && problems.is_empty() == valid

@@ -15,6 +15,24 @@ pub enum Step {
     Index(usize),
 }
 
+/// `steps` made into a path of the caller's own type, from its empty value, with its ways to go
+/// into a member (`key`) and into an item (`index`): `path_of(steps, JsonPath::push_key,
+/// JsonPath::push_index)` for the codec's.
+pub fn path_of<P: Default>(
+    steps: &[Step],
+    key: impl Fn(&mut P, &str),
+    index: impl Fn(&mut P, usize),
+) -> P {
+    let mut path = P::default();
+    for step in steps {
+        match step {
+            Step::Key(name) => key(&mut path, name),
+            Step::Index(at) => index(&mut path, *at),
+        }
+    }
+    path
+}
+
 /// The reference validator of `schema`, as a draft 2020-12 schema.
 ///
 /// # Errors

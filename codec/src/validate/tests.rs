@@ -5,21 +5,10 @@
 use std::collections::BTreeSet;
 
 use serde_json::{Value, json};
-use test_kit::oracle::{Step, problem_paths, reference};
+use test_kit::oracle::{path_of, problem_paths, reference};
 
 use super::compile;
 use crate::path::JsonPath;
-
-fn path_of(steps: &[Step]) -> JsonPath {
-    let mut path = JsonPath::default();
-    for step in steps {
-        match step {
-            Step::Key(key) => path.push_key(key),
-            Step::Index(index) => path.push_index(*index),
-        }
-    }
-    path
-}
 
 /// For each schema, every instance gets the reference's verdict and problems at the paths the
 /// reference's errors give. Returns how many instances were compared.
@@ -40,7 +29,7 @@ fn agree(cases: &[(Value, Vec<Value>)]) -> usize {
             let own_paths: BTreeSet<JsonPath> = problems.into_iter().map(|p| p.path).collect();
             let expected: BTreeSet<JsonPath> = problem_paths(&oracle, instance)
                 .iter()
-                .map(|steps| path_of(steps))
+                .map(|steps| path_of(steps, JsonPath::push_key, JsonPath::push_index))
                 .collect();
             assert_eq!(own_paths, expected, "{schema} on {instance}");
             compared += 1;
