@@ -162,8 +162,9 @@ impl McpHttpService {
     /// Checks every message body with `check` before it goes further: once it is read within
     /// the size bound and screened by the nesting guard (a message too deep for the JSON parser
     /// is cut, or answered, first), and before any of it runs. `check` gets the request's head
-    /// and the body, and returns the HTTP answer that refuses it, or `None` to let it through. `tonic-mcp-auth` refuses here a
-    /// `tools/call` whose tool needs scopes the access token lacks.
+    /// and the body, and returns the HTTP answer that refuses it, or `None` to let it through.
+    /// `tonic-mcp-auth` refuses here a `tools/call` whose tool needs scopes the access token
+    /// lacks.
     pub fn check_messages(
         mut self,
         check: impl Fn(&http::request::Parts, &[u8]) -> Option<HttpResponse> + Send + Sync + 'static,
@@ -200,12 +201,12 @@ impl McpHttpService {
         // A session answers only to the caller that opened it; the caller of a request that
         // names no session may open one.
         let caller = request.extensions().get::<Caller>().cloned();
-        let session = request
-            .headers()
-            .get("mcp-session-id")
-            .map(|id| String::from_utf8_lossy(id.as_bytes()).into_owned());
-        let opener = match (&caller, &session) {
-            (Some(caller), Some(session)) if !self.sessions.owned_by(session, caller) => {
+        let opener = match (caller, request.headers().get("mcp-session-id")) {
+            (Some(caller), Some(session))
+                if !self
+                    .sessions
+                    .owned_by(&String::from_utf8_lossy(session.as_bytes()), &caller) =>
+            {
                 tracing::warn!("a caller named a session another caller opened");
                 return jsonrpc_error_response(
                     http::StatusCode::NOT_FOUND,
@@ -213,7 +214,7 @@ impl McpHttpService {
                     None,
                 );
             }
-            (Some(_), None) => caller,
+            (Some(caller), None) => Some(caller),
             _ => None,
         };
         if self.foreign_to_loopback(&request) {
