@@ -53,9 +53,7 @@ pub(crate) struct Catalog {
     pub(crate) listing: Listing,
     pub(crate) redeemer: Option<Redeemer>,
     pub(crate) types: UnionPool,
-    /// Every served tool, sorted by name, listed or not, as listings hold it and as tool
-    /// discovery sees it.
-    every: Vec<Arc<dyn Listed>>,
+    /// Every served tool, sorted by name, listed or not.
     pub(crate) served: Vec<ServedTool>,
     /// The index of tool discovery (tool search), when the server lists its tools instead of
     /// every tool.
@@ -111,12 +109,14 @@ impl Catalog {
             .values()
             .map(|registered| ServedTool::new(Arc::clone(registered), redeem_tool.clone()))
             .collect();
-        let every: Vec<Arc<dyn Listed>> = served
-            .iter()
-            .map(|served| Arc::new(served.clone()) as Arc<dyn Listed>)
-            .collect();
-        let (listing, discovery) = match discovery {
-            None => (every.clone(), None),
+        let (listing, discovery): (Vec<Arc<dyn Listed>>, _) = match discovery {
+            None => (
+                served
+                    .iter()
+                    .map(|served| Arc::new(served.clone()) as Arc<dyn Listed>)
+                    .collect(),
+                None,
+            ),
             Some(discovery) => {
                 let index = discovery.index(served.clone());
                 let (own, pinned) = index.listing();
@@ -162,7 +162,6 @@ impl Catalog {
             .with_tasks(runs_as_task),
             redeemer,
             types,
-            every,
             served,
             discovery,
             task_tools,
@@ -190,7 +189,7 @@ impl Catalog {
     }
 
     /// Every served tool, sorted by name, listed or not.
-    pub(crate) fn every_tool(&self) -> &[Arc<dyn Listed>] {
-        &self.every
+    pub(crate) fn every_tool(&self) -> &[ServedTool] {
+        &self.served
     }
 }

@@ -88,13 +88,32 @@ pub(crate) trait Listed: Send + Sync {
 /// a [`SetPools`](crate::SetPools) makes its schemas in its package's pool, which is built
 /// again once let go, and tools sorted by name mix packages. (A page is made in its own
 /// order: sorting its 50 tools so saved few pool builds on googleapis, 771 against 782.)
-pub(crate) fn prepare_by_package(tools: &[Arc<dyn Listed>]) {
-    let mut order: Vec<&Arc<dyn Listed>> = tools.iter().collect();
+pub(crate) fn prepare_by_package<L: Listed>(tools: &[L]) {
+    let mut order: Vec<&L> = tools.iter().collect();
     order.sort_by_cached_key(|tool| {
         tool.made_of()
             .map(|(compiled, _)| compiled.def.rpc_path.to_string())
     });
     order.iter().for_each(|tool| tool.prepare());
+}
+
+/// A listing's shared entry is the tool it shares.
+impl<T: Listed + ?Sized> Listed for Arc<T> {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+
+    fn tool(&self) -> Result<Tool, String> {
+        (**self).tool()
+    }
+
+    fn made_of(&self) -> Option<(&Arc<CompiledTool>, Option<&str>)> {
+        (**self).made_of()
+    }
+
+    fn prepare(&self) {
+        (**self).prepare();
+    }
 }
 
 /// A tool made ahead, such as the discovery tools.
@@ -110,14 +129,14 @@ impl Listed for Tool {
 
 /// Whether two listings show the same tools, made and compared one pair at a time: tools of
 /// one registration (a tool set served again) without making them.
-pub(crate) fn same_tools(a: &[Arc<dyn Listed>], b: &[Arc<dyn Listed>]) -> bool {
-    let same_making = |a: &dyn Listed, b: &dyn Listed| match (a.made_of(), b.made_of()) {
+pub(crate) fn same_tools<L: Listed>(a: &[L], b: &[L]) -> bool {
+    let same_making = |a: &L, b: &L| match (a.made_of(), b.made_of()) {
         (Some((a, a_redeem)), Some((b, b_redeem))) => Arc::ptr_eq(a, b) && a_redeem == b_redeem,
         _ => false,
     };
     a.len() == b.len()
         && a.iter().zip(b).all(|(a, b)| {
-            a.name() == b.name() && (same_making(&**a, &**b) || a.tool().ok() == b.tool().ok())
+            a.name() == b.name() && (same_making(a, b) || a.tool().ok() == b.tool().ok())
         })
 }
 

@@ -54,7 +54,7 @@ impl McpServer {
         catalog
             .every_tool()
             .iter()
-            .filter_map(|tool| tool.tool().ok())
+            .filter_map(|tool| tool.definition().ok())
             .collect()
     }
 
