@@ -112,6 +112,8 @@ struct ToolSearchTable {
     /// `--pin`: tools listed directly as well.
     #[serde(default)]
     pin: Vec<String>,
+    /// `--search-embeddings` and its options.
+    embeddings: Option<crate::SearchEmbeddings>,
 }
 
 /// `[traces]`: the same as `--otlp-endpoint`.
@@ -145,6 +147,8 @@ pub(crate) struct Loaded {
     pub(crate) otlp_endpoint: Option<String>,
     /// `[tool_search]`.
     pub(crate) tool_search: Option<tonic_mcp_search::ToolSearch>,
+    /// `[tool_search.embeddings]`.
+    pub(crate) search_embeddings: Option<crate::SearchEmbeddings>,
     /// `[tasks]`.
     pub(crate) tasks: TaskBounds,
     /// `[connections]`.
@@ -275,6 +279,10 @@ fn load_with(path: &Path, env: &dyn Fn(&str) -> Option<String>) -> Result<Loaded
         metrics_on_http,
         metrics_addr,
         otlp_endpoint: file.traces.map(|traces| traces.otlp_endpoint),
+        search_embeddings: file
+            .tool_search
+            .as_ref()
+            .and_then(|table| table.embeddings.clone()),
         tool_search: file.tool_search.map(|table| {
             table.pin.into_iter().fold(
                 tonic_mcp_search::ToolSearch::new(),

@@ -37,6 +37,7 @@ mod error;
 mod headers;
 mod imports;
 mod metrics;
+mod search;
 pub mod target;
 pub mod traces;
 mod values;
@@ -52,6 +53,7 @@ pub use crate::backend::{Backend, FLAGS_BACKEND};
 pub use crate::descriptors::Descriptors;
 pub use crate::error::Error;
 pub use crate::headers::Headers;
+pub use crate::search::SearchEmbeddings;
 
 /// A gateway ready to serve: the MCP server over every selected service of every backend.
 #[derive(Debug)]
@@ -195,7 +197,11 @@ impl Gateway {
             }
         }
         if let Some(search) = &config.tool_search {
-            builder = builder.tool_search(search.clone());
+            let mut search = search.clone();
+            if let Some(embeddings) = &config.search_embeddings {
+                search = search.embeddings(embeddings.embeddings(metrics.as_ref())?);
+            }
+            builder = builder.tool_search(search);
         }
         builder = builder
             .task_limits(config.task_limits)

@@ -37,7 +37,7 @@ pub(crate) fn reloads(metrics: &Metrics) -> Result<prometheus::IntCounterVec, Er
 }
 
 /// `family`, registered in the server's registry beside the runtime's families.
-fn register<C>(metrics: &Metrics, family: prometheus::Result<C>) -> Result<C, Error>
+pub(crate) fn register<C>(metrics: &Metrics, family: prometheus::Result<C>) -> Result<C, Error>
 where
     C: prometheus::core::Collector + Clone + 'static,
 {

@@ -127,7 +127,7 @@ pub use server::TaskLimits;
 pub use server::connection_limits::{
     ConnectionLimits, DEFAULT_MAX_CONNECTIONS, MAX_DEFAULT_CONNECTIONS,
 };
-pub use server::discovery::{DiscoveryIndex, ServedTool, Target, ToolDiscovery};
+pub use server::discovery::{DiscoveryAnswer, DiscoveryIndex, ServedTool, Target, ToolDiscovery};
 pub use server::paging::{DEFAULT_LIST_TTL, DEFAULT_PAGE_BYTES, DEFAULT_PAGE_SIZE};
 pub use server::{DEFAULT_INLINE_WAIT, TaskMode};
 pub use server::{Load, SessionLimits};

@@ -151,6 +151,61 @@ impl Index {
     }
 }
 
+/// The actions a query can ask for that an RPC's name says when it does them (as [`words`]
+/// keeps them): a query that asks for one of these is matched only by a tool whose service or
+/// method name says one of the query's actions.
+const ACTIONS: &[&str] = &["create", "delete", "update", "start", "stop"];
+
+impl Index {
+    /// The actions of [`ACTIONS`] that `query` asks for, and its other words, each with the
+    /// words an API would use for it.
+    pub(crate) fn actions(query: &str) -> (Vec<String>, Vec<Vec<String>>) {
+        let (mut actions, mut rest): (Vec<String>, Vec<String>) = words(query)
+            .into_iter()
+            .partition(|word| ACTIONS.contains(&word.as_str()));
+        actions.sort_unstable();
+        actions.dedup();
+        rest.sort_unstable();
+        rest.dedup();
+        let rest = rest
+            .into_iter()
+            .map(|word| {
+                let mut said = related(&word);
+                said.push(word);
+                said
+            })
+            .collect();
+        (actions, rest)
+    }
+
+    /// Whether document `id` does one of `actions` (its name says it) to what the query's
+    /// other words name (it has one of them, or the query has no other word).
+    pub(crate) fn does(&self, id: usize, actions: &[String], rest: &[Vec<String>]) -> bool {
+        actions.iter().any(|action| self.names(id, action))
+            && (rest.is_empty() || rest.iter().flatten().any(|word| self.has(id, word)))
+    }
+
+    /// Whether document `id` has the word `word` anywhere.
+    pub(crate) fn has(&self, id: usize, word: &str) -> bool {
+        let Ok(id) = u32::try_from(id) else {
+            return false;
+        };
+        self.postings
+            .get(word)
+            .is_some_and(|posting| posting.binary_search_by_key(&id, |(id, _)| *id).is_ok())
+    }
+
+    /// Whether the service or method name of document `id` has the word `word`.
+    pub(crate) fn names(&self, id: usize, word: &str) -> bool {
+        let Ok(id) = u32::try_from(id) else {
+            return false;
+        };
+        self.name_postings
+            .get(word)
+            .is_some_and(|ids| ids.binary_search(&id).is_ok())
+    }
+}
+
 /// The terms of a query with their weights: its words (1), and the words an API would use for
 /// what a user says ([`RELATED`], 0.5 each), each term once at its highest weight.
 fn query_terms(query: &str) -> Vec<(String, f32)> {
@@ -160,17 +215,21 @@ fn query_terms(query: &str) -> Vec<(String, f32)> {
         None => terms.push((term, weight)),
     };
     for word in words(query) {
-        if let Some((_, related)) = RELATED
-            .iter()
-            .find(|(said, _)| canonical(&stem(said)) == word)
-        {
-            for term in *related {
-                add(canonical(&stem(term)), 0.5);
-            }
+        for term in related(&word) {
+            add(term, 0.5);
         }
         add(word, 1.0);
     }
     terms
+}
+
+/// The words an API would use for `word` ([`RELATED`]), as [`words`] keeps them.
+fn related(word: &str) -> Vec<String> {
+    RELATED
+        .iter()
+        .find(|(said, _)| canonical(&stem(said)) == word)
+        .map(|(_, related)| related.iter().map(|term| canonical(&stem(term))).collect())
+        .unwrap_or_default()
 }
 
 /// What users say (compared as [`words`] keeps it), and the words APIs use for it.
@@ -403,5 +462,30 @@ mod tests {
         // Half the group's name (`instance`, not `group`) earns it a quarter of the bonus.
         let (hits, _) = index.search("instance group", 2, |_| true);
         assert_eq!(hits[0].0, 0, "{hits:?}");
+    }
+
+    #[test]
+    fn an_action_matches_only_a_tool_that_does_it_to_what_the_query_names() {
+        let documents = [
+            document("/x.v1.Books/GetBook", "GetBook get a book"),
+            document(
+                "/x.v1.Products/DeleteProduct",
+                "DeleteProduct delete a product",
+            ),
+            document(
+                "/x.v1.Instances/DeleteInstance",
+                "DeleteInstance delete an instance",
+            ),
+        ];
+        let index = Index::new(&documents);
+        let (actions, rest) = Index::actions("remove a book");
+        assert_eq!(actions, ["delete"]);
+        assert!((0..3).all(|id| !index.does(id, &actions, &rest)));
+        // What users say is looked up in the words APIs use (`vm`: `instance`).
+        let (actions, rest) = Index::actions("remove the vm");
+        assert!(index.does(2, &actions, &rest));
+        assert!(!index.does(1, &actions, &rest));
+        // A query with no action asks nothing of names.
+        assert!(Index::actions("books about birds").0.is_empty());
     }
 }

@@ -28,16 +28,27 @@
 
 #![warn(missing_docs)]
 
+mod apis;
+mod cache;
+mod embeddings;
 mod index;
+mod semantic;
 
 use std::collections::BTreeSet;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool};
 use serde_json::{Value, json};
-use tonic_mcp::{DiscoveryIndex, ServedTool, Target, ToolDiscovery, invalid_arguments};
+use tonic_mcp::{
+    DiscoveryAnswer, DiscoveryIndex, ServedTool, Target, ToolDiscovery, invalid_arguments,
+};
 
+pub use embeddings::{EmbeddingEvent, Embeddings};
+
+use apis::Apis;
+use cache::Key;
 use index::{Document, Index};
+use semantic::{Semantic, Unavailable};
 
 /// The tool that searches the served tools.
 pub const SEARCH_TOOLS: &str = "search_tools";
@@ -52,10 +63,27 @@ const MAX_SEARCH_LIMIT: usize = 50;
 /// How many tools one `describe_tools` call describes.
 const MAX_DESCRIBED: usize = 20;
 
-/// Tool search settings: which tools are listed directly besides the three discovery tools.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// How many API families `search_tools` names.
+const APIS: usize = 5;
+/// How deep each ranking goes before the two are fused.
+const FUSED_DEPTH: usize = 400;
+/// Reciprocal rank fusion: a tool at rank `r` (from 0) of a ranking scores `share / (RRF_K + r)`.
+const RRF_K: f32 = 60.0;
+/// The semantic ranking's share of the fused score (the keywords' is the rest).
+const SEMANTIC_SHARE: f32 = 0.5;
+
+/// Tool search settings: which tools are listed directly besides the three discovery tools, and
+/// the embeddings endpoint of hybrid ranking.
+#[derive(Debug, Clone, Default)]
 pub struct ToolSearch {
     pinned: BTreeSet<String>,
+    semantic: Option<Arc<Semantic>>,
+}
+
+impl std::fmt::Debug for Semantic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Semantic").field(self.settings()).finish()
+    }
 }
 
 impl ToolSearch {
@@ -75,6 +103,21 @@ impl ToolSearch {
     /// The pinned tool names.
     pub fn pinned(&self) -> impl Iterator<Item = &str> {
         self.pinned.iter().map(String::as_str)
+    }
+
+    /// Ranks by keywords (BM25) and by meaning, fused: each tool's search document is embedded
+    /// by `embeddings` once, in the background after the tools are indexed, and each query
+    /// when it comes. Until every tool is embedded, and while the endpoint fails, search ranks
+    /// by keywords alone and its result says so (`ranking`, `ranking_note`).
+    #[must_use]
+    pub fn embeddings(mut self, embeddings: Embeddings) -> Self {
+        self.semantic = Some(Arc::new(Semantic::new(embeddings)));
+        self
+    }
+
+    /// The embeddings endpoint, when ranking is hybrid.
+    pub fn embeddings_endpoint(&self) -> Option<&Embeddings> {
+        self.semantic.as_deref().map(Semantic::settings)
     }
 }
 
@@ -106,6 +149,11 @@ struct Entry {
 struct Discovery {
     index: Index,
     entries: Vec<Entry>,
+    apis: Apis,
+    /// Hybrid ranking's side: the vectors' source, this index's job there, each tool's
+    /// document key, and the vectors once all are made.
+    semantic: Option<(Arc<Semantic>, u64, Vec<Key>)>,
+    vectors: OnceLock<Vec<Arc<[f32]>>>,
     /// Every served tool, sorted by name.
     tools: Vec<ServedTool>,
     /// The pinned ones, which `tools/list` shows after the discovery tools.
@@ -117,6 +165,8 @@ impl Discovery {
     fn new(search: &ToolSearch, served: Vec<ServedTool>) -> Discovery {
         let mut documents = Vec::new();
         let mut entries = Vec::new();
+        let mut apis = Vec::new();
+        let mut texts = Vec::new();
         for tool in &served {
             let description = tool.description();
             let annotations = tool.annotations();
@@ -159,6 +209,17 @@ impl Discovery {
                 stable: !package.contains("alpha") && !package.contains("beta"),
                 name,
             });
+            let api = apis::api_of(rpc_path);
+            if search.semantic.is_some() {
+                texts.push(semantic_document(
+                    package,
+                    service,
+                    method,
+                    tool.title(),
+                    &description,
+                ));
+            }
+            apis.push((api, tool.service_description()));
             entries.push(Entry {
                 family: family(rpc_path),
                 summary: summary(&description),
@@ -175,9 +236,17 @@ impl Discovery {
             .filter(|tool| search.pinned.contains(tool.name()))
             .cloned()
             .collect();
+        let semantic = search.semantic.as_ref().map(|semantic| {
+            let (keys, work) = semantic::keyed(&texts);
+            (Arc::clone(semantic), semantic.prepare(work), keys)
+        });
+        let apis = Apis::new(apis);
         Discovery {
             index: Index::new(&documents),
             entries,
+            apis,
+            semantic,
+            vectors: OnceLock::new(),
             tools: served,
             pinned,
         }
@@ -191,7 +260,7 @@ impl Discovery {
             .map(|index| &self.tools[index])
     }
 
-    fn search(&self, arguments: &JsonObject) -> Result<CallToolResult, String> {
+    async fn search(&self, arguments: &JsonObject) -> Result<CallToolResult, String> {
         known_keys(
             arguments,
             &["query", "limit", "package", "service", "read_only"],
@@ -224,17 +293,25 @@ impl Discovery {
             Some(Value::Bool(flag)) => Some(*flag),
             Some(_) => return Err("`read_only` must be true or false".into()),
         };
-        // More than asked: the versions of one RPC become one result.
-        let (hits, total) = self.index.search(query, (limit * 8).min(400), |id| {
+        let keep = |id: usize| {
             let entry = &self.entries[id];
             package
                 .as_deref()
                 .is_none_or(|p| entry.package.starts_with(p))
                 && service.as_deref().is_none_or(|s| {
-                    entry.service == s || entry.service.rsplit('.').next() == Some(s)
+                    entry.service == s
+                        || entry.service.rsplit('.').next() == Some(s)
+                        || self.apis.of(id).name.eq_ignore_ascii_case(s)
                 })
                 && read_only.is_none_or(|wanted| entry.read_only == wanted)
-        });
+        };
+        let (keywords, total) = self.index.search(query, FUSED_DEPTH, keep);
+        let (hits, ranking, note) = match self.semantic_ranking(query, &keep).await {
+            None => (keywords, "keywords", None),
+            Some(Err(unavailable)) => (keywords, "keywords", Some(unavailable.note())),
+            Some(Ok(semantic)) => (fuse(&keywords, &semantic), "hybrid", None),
+        };
+        // The versions of one RPC become one result.
         let mut families: Vec<(usize, f32, Vec<&str>)> = Vec::new();
         for (id, score) in &hits {
             let entry = &self.entries[*id];
@@ -247,38 +324,131 @@ impl Discovery {
                 None => {}
             }
         }
-        let tools: Vec<Value> = families
-            .iter()
-            .map(|(id, score, others)| {
-                let (entry, tool) = (&self.entries[*id], &self.tools[*id]);
-                let mut found = json!({
-                    "name": tool.name(),
-                    "rpc": entry.rpc,
-                    "score": (f64::from(*score) * 1000.0).round() / 1000.0,
-                });
-                if !entry.title.is_empty() {
-                    found["title"] = json!(entry.title);
-                }
-                if !entry.summary.is_empty() {
-                    found["summary"] = json!(entry.summary);
-                }
-                if let Some(annotations) = &entry.annotations {
-                    found["annotations"] = annotations.clone();
-                }
-                if !others.is_empty() {
-                    found["other_versions"] = json!(others.iter().take(4).collect::<Vec<_>>());
+        let ranked: Vec<usize> = hits.iter().map(|(id, _)| *id).collect();
+        let apis: Vec<Value> = self
+            .apis
+            .ranked(&ranked, APIS)
+            .into_iter()
+            .map(|api| {
+                let mut found = json!({"api": api.name, "tools": api.tools});
+                if !api.summary.is_empty() {
+                    found["summary"] = json!(api.summary);
                 }
                 found
             })
             .collect();
-        let hint = if tools.is_empty() {
-            "No tool matches; try other words, or fewer filters."
+        // A query that asks for an action that no result does to what it names has no match
+        // ("delete a book" where books cannot be deleted), however well its other words match.
+        let (actions, rest) = Index::actions(query);
+        let no_match = !families.is_empty()
+            && !actions.is_empty()
+            && !families
+                .iter()
+                .any(|(id, _, _)| self.index.does(*id, &actions, &rest));
+        let tools: Vec<Value> = if no_match {
+            Vec::new()
         } else {
-            "Call describe_tools with the names you need, then call_tool."
+            families
+                .iter()
+                .map(|(id, score, others)| self.found(*id, *score, others))
+                .collect()
         };
-        Ok(structured(
-            json!({"tools": tools, "total": total, "hint": hint}),
-        ))
+        let hint = if no_match {
+            format!(
+                "No tool does that: no RPC here does {} such things. The nearest APIs are listed; \
+                 search again with other words or within one of them (`service`).",
+                actions
+                    .iter()
+                    .map(|action| format!("`{action}`"))
+                    .collect::<Vec<_>>()
+                    .join(" or ")
+            )
+        } else if tools.is_empty() {
+            "No tool matches; try other words, or fewer filters.".to_owned()
+        } else {
+            "Call describe_tools with the names you need, then call_tool. If none fits, search \
+             again in the words of one of the APIs listed, or within it (`service`)."
+                .to_owned()
+        };
+        let mut answer = json!({
+            "tools": tools,
+            "apis": apis,
+            "total": if no_match { 0 } else { total.max(hits.len()) },
+            "ranking": ranking,
+            "hint": hint,
+        });
+        if no_match {
+            answer["no_match"] = json!(true);
+        }
+        if let Some(note) = note {
+            answer["ranking_note"] = json!(note);
+        }
+        Ok(structured(answer))
+    }
+
+    /// Tool `id` as `search_tools` gives it.
+    fn found(&self, id: usize, score: f32, others: &[&str]) -> Value {
+        let (entry, tool) = (&self.entries[id], &self.tools[id]);
+        let mut found = json!({
+            "name": tool.name(),
+            "rpc": entry.rpc,
+            "api": self.apis.of(id).name,
+            "score": (f64::from(score) * 1000.0).round() / 1000.0,
+        });
+        if !entry.title.is_empty() {
+            found["title"] = json!(entry.title);
+        }
+        if !entry.summary.is_empty() {
+            found["summary"] = json!(entry.summary);
+        }
+        if let Some(annotations) = &entry.annotations {
+            found["annotations"] = annotations.clone();
+        }
+        if !others.is_empty() {
+            found["other_versions"] = json!(others.iter().take(4).collect::<Vec<_>>());
+        }
+        found
+    }
+
+    /// The tools that `keep` lets through, ranked by their vectors' closeness to the query's
+    /// (at most [`FUSED_DEPTH`]); `None` without hybrid ranking, why not when it cannot rank.
+    async fn semantic_ranking(
+        &self,
+        query: &str,
+        keep: &impl Fn(usize) -> bool,
+    ) -> Option<Result<Vec<(usize, f32)>, Unavailable>> {
+        let (semantic, job, keys) = self.semantic.as_ref()?;
+        let vectors = match self.vectors.get() {
+            Some(vectors) => vectors,
+            None => match semantic.gather(*job, keys) {
+                Ok(vectors) => self.vectors.get_or_init(|| vectors),
+                Err(unavailable) => return Some(Err(unavailable)),
+            },
+        };
+        let query = match semantic.query(query).await {
+            Ok(query) => query,
+            Err(unavailable) => return Some(Err(unavailable)),
+        };
+        if vectors.first().is_some_and(|v| v.len() != query.len()) {
+            return Some(Err(Unavailable::Failed(format!(
+                "the query's vector has {} dimensions and the tools' {}",
+                query.len(),
+                vectors[0].len()
+            ))));
+        }
+        let mut closeness: Vec<(usize, f32)> = vectors
+            .iter()
+            .enumerate()
+            .filter(|(id, _)| keep(*id))
+            .map(|(id, vector)| (id, dot(vector, &query)))
+            .collect();
+        let order = |a: &(usize, f32), b: &(usize, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+        if closeness.len() > FUSED_DEPTH {
+            closeness.select_nth_unstable_by(FUSED_DEPTH, order);
+            closeness.truncate(FUSED_DEPTH);
+        }
+        closeness.sort_by(order);
+        Some(Ok(closeness))
     }
 
     fn describe(&self, arguments: &JsonObject) -> Result<CallToolResult, String> {
@@ -356,12 +526,23 @@ impl DiscoveryIndex for Discovery {
     }
 
     /// A call of `search_tools` or `describe_tools`; `None` for any other name.
-    fn answer(&self, name: &str, arguments: Option<&JsonObject>) -> Option<CallToolResult> {
-        let empty = JsonObject::new();
-        let arguments = arguments.unwrap_or(&empty);
+    fn answer<'a>(
+        &'a self,
+        name: &'a str,
+        arguments: Option<&'a JsonObject>,
+    ) -> Option<DiscoveryAnswer<'a>> {
+        static EMPTY: OnceLock<JsonObject> = OnceLock::new();
+        let arguments = arguments.unwrap_or_else(|| EMPTY.get_or_init(JsonObject::new));
         match name {
-            SEARCH_TOOLS => Some(self.search(arguments).unwrap_or_else(invalid_arguments)),
-            DESCRIBE_TOOLS => Some(self.describe(arguments).unwrap_or_else(invalid_arguments)),
+            SEARCH_TOOLS => Some(Box::pin(async move {
+                self.search(arguments)
+                    .await
+                    .unwrap_or_else(invalid_arguments)
+            })),
+            DESCRIBE_TOOLS => {
+                let answer = self.describe(arguments).unwrap_or_else(invalid_arguments);
+                Some(Box::pin(std::future::ready(answer)))
+            }
             _ => None,
         }
     }
@@ -373,6 +554,49 @@ impl DiscoveryIndex for Discovery {
             Err(message) => Target::Refused(Box::new(invalid_arguments(message))),
         })
     }
+}
+
+/// Both rankings fused by weighted reciprocal rank: `1 - SEMANTIC_SHARE` of the keywords'
+/// `SEMANTIC_SHARE` of the vectors'; best first.
+fn fuse(keywords: &[(usize, f32)], semantic: &[(usize, f32)]) -> Vec<(usize, f32)> {
+    let mut fused: std::collections::HashMap<usize, f32> = std::collections::HashMap::new();
+    for (share, ranking) in [(1.0 - SEMANTIC_SHARE, keywords), (SEMANTIC_SHARE, semantic)] {
+        for (rank, (id, _)) in ranking.iter().enumerate() {
+            *fused.entry(*id).or_default() += share / (RRF_K + rank as f32);
+        }
+    }
+    let mut fused: Vec<(usize, f32)> = fused.into_iter().collect();
+    fused.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    // Scores on the keywords' scale of 0 to about 30 read oddly beside them; ×1000 keeps the
+    // three decimals shown meaningful.
+    fused.iter_mut().for_each(|(_, score)| *score *= 1000.0);
+    fused
+}
+
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+/// What is embedded of a tool: the words of its package (without `google`, `cloud` and
+/// versions), its service, its title (or method) and the first sentence of its description.
+fn semantic_document(
+    package: &str,
+    service: &str,
+    method: &str,
+    title: &str,
+    description: &str,
+) -> String {
+    let words: Vec<&str> = package
+        .split('.')
+        .filter(|word| !matches!(*word, "google" | "cloud") && !apis::is_version(word))
+        .collect();
+    let name = if title.is_empty() { method } else { title };
+    let first = proto_comment(description);
+    let first = first.split("\n\n").next().unwrap_or_default();
+    let first = first.split_whitespace().collect::<Vec<_>>().join(" ");
+    let sentence = first.find(". ").map_or(first.as_str(), |at| &first[..=at]);
+    let sentence: String = sentence.chars().take(300).collect();
+    format!("{} {service}: {name}. {sentence}", words.join(" "))
 }
 
 fn known_keys(arguments: &JsonObject, known: &[&str]) -> Result<(), String> {
@@ -402,10 +626,7 @@ fn family(rpc_path: &str) -> String {
     let (service, method) = path.split_once('/').unwrap_or((path, ""));
     let kept: Vec<&str> = service
         .split('.')
-        .filter(|segment| {
-            let mut chars = segment.chars();
-            !(chars.next() == Some('v') && chars.next().is_some_and(|c| c.is_ascii_digit()))
-        })
+        .filter(|segment| !apis::is_version(segment))
         .collect();
     format!("/{}/{method}", kept.join("."))
 }
@@ -426,7 +647,7 @@ fn proto_comment(description: &str) -> String {
 }
 
 /// The first sentence of `description`, at most about 160 characters.
-fn summary(description: &str) -> String {
+pub(crate) fn summary(description: &str) -> String {
     let first = description.split("\n\n").next().unwrap_or_default();
     let first = first.split_whitespace().collect::<Vec<_>>().join(" ");
     let end = first

@@ -340,6 +340,40 @@ fn base_command() -> Command {
                 .help("with --tool-search: list this tool directly as well; repeatable"),
         ))
         .arg(
+            Arg::new("search-embeddings")
+                .long("search-embeddings")
+                .value_name("URL")
+                .requires("tool-search")
+                .requires("search-embeddings-model")
+                .help_heading("MCP")
+                .help("with --tool-search: rank by keywords and embeddings, fused; URL is an OpenAI-shaped embeddings API (https://api.openai.com/v1, Ollama's, vLLM's, TEI's, LiteLLM's http://host:port/v1). Tools are embedded in the background; until then, and while it fails, search ranks by keywords"),
+        )
+        .arg(
+            Arg::new("search-embeddings-model")
+                .long("search-embeddings-model")
+                .value_name("NAME")
+                .requires("search-embeddings")
+                .help_heading("MCP")
+                .help("with --search-embeddings: the model to ask for"),
+        )
+        .arg(
+            Arg::new("search-embeddings-key-env")
+                .long("search-embeddings-key-env")
+                .value_name("VAR")
+                .requires("search-embeddings")
+                .help_heading("MCP")
+                .help("with --search-embeddings: send the API key in the environment variable VAR as a bearer token"),
+        )
+        .arg(
+            Arg::new("search-embeddings-cache")
+                .long("search-embeddings-cache")
+                .value_name("DIR")
+                .value_parser(clap::value_parser!(PathBuf))
+                .requires("search-embeddings")
+                .help_heading("MCP")
+                .help("with --search-embeddings: keep the tools' vectors in DIR between runs, so that only changed tools are embedded again (default $XDG_CACHE_HOME/grpc-mcp-gateway/embeddings)"),
+        )
+        .arg(
             Arg::new("max-tasks-per-owner")
                 .long("max-tasks-per-owner")
                 .value_name("N")

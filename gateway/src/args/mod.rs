@@ -41,6 +41,9 @@ pub struct Config {
     pub otlp_endpoint: Option<String>,
     /// `--tool-search` (with the `--pin` tools): list the discovery tools instead of every tool.
     pub tool_search: Option<tonic_mcp_search::ToolSearch>,
+    /// `--search-embeddings` and its options, or `[tool_search.embeddings]`: rank tool search
+    /// by keywords and embeddings, fused.
+    pub search_embeddings: Option<crate::SearchEmbeddings>,
     /// Serve streamable HTTP on this address instead of stdio.
     pub http: Option<SocketAddr>,
     /// With `--http`: no sessions.
@@ -177,6 +180,24 @@ fn config(matches: &ArgMatches) -> Result<Config, Error> {
             search.pin(name.clone())
         })
     });
+    let mut search_embeddings =
+        matches
+            .get_one::<String>("search-embeddings")
+            .map(|url| crate::SearchEmbeddings {
+                url: url.clone(),
+                model: matches
+                    .get_one::<String>("search-embeddings-model")
+                    .cloned()
+                    .unwrap_or_default(),
+                api_key_env: matches
+                    .get_one::<String>("search-embeddings-key-env")
+                    .cloned(),
+                cache_dir: matches
+                    .get_one::<PathBuf>("search-embeddings-cache")
+                    .cloned(),
+                batch_size: None,
+                requests_per_second: None,
+            });
     let mut connections = connection_flags(matches)?;
     let mut task_bounds = tasks::flags(matches)?;
     let backends = match matches.get_one::<PathBuf>("config") {
@@ -216,6 +237,7 @@ fn config(matches: &ArgMatches) -> Result<Config, Error> {
                 )));
             }
             tool_search = tool_search.or(file.tool_search);
+            search_embeddings = search_embeddings.or(file.search_embeddings);
             task_bounds = tasks::merge(task_bounds, file.tasks, path)?;
             connections = merge_connections(connections, file.connections, path)?;
             if file.connections != Connections::default()
@@ -261,6 +283,7 @@ fn config(matches: &ArgMatches) -> Result<Config, Error> {
         metrics,
         metrics_addr,
         tool_search,
+        search_embeddings,
         otlp_endpoint: match otlp_endpoint {
             Some(url) if !(url.starts_with("http://") || url.starts_with("https://")) => {
                 return Err(Error::new(format!(

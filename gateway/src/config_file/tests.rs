@@ -346,14 +346,78 @@ fn the_tool_search_table_sets_what_the_flags_do() {
         &format!("{BACKEND}\n[tool_search]\npin = [\"A_Get\", \"A_List\"]\n"),
     );
     let config = parse_with(&shown, &[]).unwrap();
-    assert_eq!(
-        config.tool_search,
-        Some(
-            tonic_mcp_search::ToolSearch::new()
-                .pin("A_Get")
-                .pin("A_List")
-        )
+    let pinned = |config: &crate::Config| {
+        config
+            .tool_search
+            .as_ref()
+            .map(|search| search.pinned().map(str::to_owned).collect::<Vec<_>>())
+    };
+    assert_eq!(pinned(&config), Some(vec!["A_Get".into(), "A_List".into()]));
+    assert_eq!(config.search_embeddings, None);
+    // Hybrid ranking's endpoint, as the flags set it.
+    let shown = config_path(
+        "search-embeddings",
+        &format!(
+            "{BACKEND}\n[tool_search]\n[tool_search.embeddings]\nurl = \"http://e:8090/v1\"\n\
+             model = \"all-MiniLM-L6-v2\"\napi_key_env = \"EMBEDDINGS_KEY\"\n\
+             cache_dir = \"/var/cache/e\"\nbatch_size = 32\nrequests_per_second = 2.5\n"
+        ),
     );
+    let from_file = parse_with(&shown, &[]).unwrap().search_embeddings;
+    assert_eq!(
+        from_file,
+        Some(crate::SearchEmbeddings {
+            url: "http://e:8090/v1".into(),
+            model: "all-MiniLM-L6-v2".into(),
+            api_key_env: Some("EMBEDDINGS_KEY".into()),
+            cache_dir: Some("/var/cache/e".into()),
+            batch_size: Some(32),
+            requests_per_second: Some(2.5),
+        })
+    );
+    let from_flags = crate::Config::parse([
+        "--target",
+        "http://x:1",
+        "--tool-search",
+        "--search-embeddings",
+        "http://e:8090/v1",
+        "--search-embeddings-model",
+        "all-MiniLM-L6-v2",
+        "--search-embeddings-key-env",
+        "EMBEDDINGS_KEY",
+        "--search-embeddings-cache",
+        "/var/cache/e",
+    ])
+    .unwrap()
+    .search_embeddings;
+    assert_eq!(
+        from_flags,
+        Some(crate::SearchEmbeddings {
+            batch_size: None,
+            requests_per_second: None,
+            ..from_file.clone().unwrap()
+        })
+    );
+    // The endpoint needs its model, and tool search.
+    for args in [
+        &["--tool-search", "--search-embeddings", "http://e:1/v1"][..],
+        &[
+            "--search-embeddings",
+            "http://e:1/v1",
+            "--search-embeddings-model",
+            "m",
+        ],
+    ] {
+        let parsed = crate::Config::parse(["--target", "http://x:1"].iter().chain(args).copied());
+        assert!(parsed.is_err(), "{args:?}");
+    }
+    let message = error(
+        "embeddings-typo",
+        &format!(
+            "{BACKEND}\n[tool_search.embeddings]\nurl = \"http://e:1\"\nmodel = \"m\"\nkey = \"x\"\n"
+        ),
+    );
+    assert!(message.contains("unknown field `key`"), "{message}");
     let message = parse_error(&shown, &["--tool-search"]);
     assert!(
         message.contains("conflicts with the [tool_search] table"),
@@ -366,7 +430,7 @@ fn the_tool_search_table_sets_what_the_flags_do() {
     assert!(message.contains("unknown field `pinned`"), "{message}");
     // Without the table or the flag, every tool is listed; --pin needs --tool-search.
     let shown = config_path("no-search", BACKEND);
-    assert_eq!(parse_with(&shown, &[]).unwrap().tool_search, None);
+    assert!(parse_with(&shown, &[]).unwrap().tool_search.is_none());
     assert!(crate::Config::parse(["--target", "http://x:1", "--pin", "A"]).is_err());
 }
 

@@ -121,10 +121,11 @@ pub(super) fn make_run(
                     .map_err(|e| Error::ToolGeneration(e.to_string()))
             })
             .and_then(|tools| {
+                let service_description = tools.description.map(Arc::from);
                 tools
                     .tools
                     .into_iter()
-                    .map(|spec| maker.made(spec))
+                    .map(|spec| maker.made(spec, service_description.clone()))
                     .collect()
             });
         let failed = tools.is_err();
@@ -149,7 +150,12 @@ pub(super) fn served_name<'s>(
 
 impl Maker<'_> {
     /// `spec` as it is registered: served under its unique name, its schemas as text.
-    pub(super) fn made(&self, mut spec: ToolSpec) -> Result<Made, Error> {
+    /// `service_description` is the proto comment of the tool's service.
+    pub(super) fn made(
+        &self,
+        mut spec: ToolSpec,
+        service_description: Option<Arc<str>>,
+    ) -> Result<Made, Error> {
         let name = served_name(self.renamed, &spec).to_owned();
         spec.name = name;
         let meta = ToolMeta::of_spec(&spec);
@@ -212,6 +218,7 @@ impl Maker<'_> {
             max_messages,
             max_result_bytes: max_result_bytes.map(|bytes| bytes as usize),
             output_omitted: output_omitted.into_iter().map(Cow::Owned).collect(),
+            service_description,
         };
         Ok(Made {
             info,

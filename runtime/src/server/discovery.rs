@@ -2,7 +2,7 @@
 //! tools of its own (tool search, the crate `tonic-mcp-search`), and the view of a served tool
 //! it indexes ([`ServedTool`]).
 
-use std::sync::Arc;
+use std::{future::Future, pin::Pin, sync::Arc};
 
 use rmcp::model::{CallToolResult, JsonObject, Tool};
 
@@ -26,14 +26,22 @@ pub trait DiscoveryIndex: Send + Sync {
     /// pinned ones), each at most once.
     fn listing(&self) -> (Vec<Tool>, Vec<ServedTool>);
 
-    /// The answer to a call of one of the index's own tools; `None` for any other name.
-    fn answer(&self, name: &str, arguments: Option<&JsonObject>) -> Option<CallToolResult>;
+    /// The answer to a call of one of the index's own tools; `None` for any other name. The
+    /// answer may wait (tool search asks an embeddings endpoint for the query's vector).
+    fn answer<'a>(
+        &'a self,
+        name: &'a str,
+        arguments: Option<&'a JsonObject>,
+    ) -> Option<DiscoveryAnswer<'a>>;
 
     /// The call that a call of `name` stands for (tool search's `call_tool`); `None` when
     /// `name` stands for no other call. The call named then goes the way of any other:
     /// confirmation, tasks, authorization scopes.
     fn target(&self, name: &str, arguments: Option<&JsonObject>) -> Option<Target>;
 }
+
+/// The answer of a [`DiscoveryIndex`]'s own tool, once it is ready.
+pub type DiscoveryAnswer<'a> = Pin<Box<dyn Future<Output = CallToolResult> + Send + 'a>>;
 
 /// What a call of a [`DiscoveryIndex`]'s tool stands for ([`DiscoveryIndex::target`]).
 #[derive(Debug)]
@@ -103,6 +111,12 @@ impl ServedTool {
             .description(self.redeem_tool.as_deref())
             .unwrap_or_default()
             .into_owned()
+    }
+
+    /// The proto comment of the tool's service, when the tool was made from descriptors that
+    /// carry source info (tools made at run time, as the gateway makes them).
+    pub fn service_description(&self) -> Option<&str> {
+        self.compiled().def.service_description.as_deref()
     }
 
     /// The tool's annotations, as listed; `None` when no hint is set.

@@ -338,7 +338,7 @@ impl McpServer {
                 return Ok(unreadable(&request, problem));
             }
             if let Some(answer) = discovery.answer(&request.name, request.arguments.as_ref()) {
-                return Ok(Prepared::Answered(CallToolResponse::Complete(answer)));
+                return Ok(Prepared::Answered(CallToolResponse::Complete(answer.await)));
             }
             match discovery.target(&request.name, request.arguments.as_ref()) {
                 Some(discovery::Target::Call { name, arguments }) => {

@@ -1,7 +1,7 @@
 //! Tool definitions: static ones written by the plugin as `const` items, and the owned form
 //! every tool is compiled from, whichever way it was made.
 
-use std::{borrow::Cow, time::Duration};
+use std::{borrow::Cow, sync::Arc, time::Duration};
 
 pub use tonic_mcp_schema::{Annotations as ToolAnnotations, RpcKind, TaskSupport, Unconfirmed};
 
@@ -141,6 +141,9 @@ pub(crate) struct ToolInfo {
     pub(crate) max_messages: Option<u32>,
     pub(crate) max_result_bytes: Option<usize>,
     pub(crate) output_omitted: Vec<Cow<'static, str>>,
+    /// The proto comment of the tool's service, shared by its tools; known for tools made
+    /// from descriptors with source info.
+    pub(crate) service_description: Option<Arc<str>>,
 }
 
 impl From<&ToolDef> for ToolInfo {
@@ -164,6 +167,7 @@ impl From<&ToolDef> for ToolInfo {
                 .iter()
                 .map(|f| Cow::Borrowed(*f))
                 .collect(),
+            service_description: None,
         }
     }
 }

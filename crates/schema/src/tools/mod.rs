@@ -136,6 +136,9 @@ pub struct ServiceTools {
     pub tools: Vec<ToolSpec>,
     /// RPCs that are not tools, with the reason, in declaration order.
     pub omitted: Vec<Omitted>,
+    /// The service's proto comment, when the source info has one and descriptions are on
+    /// (for what tool search says of the API).
+    pub description: Option<String>,
 }
 
 /// The tools of `service` under the options, extensions and comments of `cx`.
@@ -164,8 +167,17 @@ pub fn service_tools_with(
 ) -> Result<ServiceTools> {
     let options = cx.options;
     let service_options = cx.extensions.service(service);
+    let description = options
+        .descriptions
+        .then(|| {
+            cx.comments
+                .get(service.parent_file().name(), service.path())
+        })
+        .flatten()
+        .map(str::to_owned);
     if service_options.skip {
         return Ok(ServiceTools {
+            description,
             tools: Vec::new(),
             omitted: service
                 .methods()
@@ -211,7 +223,11 @@ pub fn service_tools_with(
     }
     tools.sort_by(|a, b| a.name.cmp(&b.name));
     check_collisions(&tools)?;
-    Ok(ServiceTools { tools, omitted })
+    Ok(ServiceTools {
+        tools,
+        omitted,
+        description,
+    })
 }
 
 impl ToolSpec {
