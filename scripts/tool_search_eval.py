@@ -8,9 +8,14 @@ Steps:
    in that descriptor set;
 3. the gateway without --tool-search: the full tools/list (every page), its tokens
    (tiktoken o200k_base) and the gateway's memory, for googleapis and the demo;
-4. the gateway with --tool-search: the discovery listing's tokens, `search_tools` (limit 5)
-   for every query (hit@1, hit@5, overall and per API; the misses go to a JSONL file), its
-   latency, the gateway's memory, and the tokens of one search -> describe -> call sequence.
+4. the gateway with --tool-search (and, given --search-embeddings, its embedding flags, after
+   waiting for `ranking: hybrid`): the discovery listing's tokens, `search_tools` (limit 5)
+   for every query and then for every request's `retry` (first try hit@1 and hit@5, retry
+   alone hit@5, two tries hit@5, API family hit@5; overall, per kind, per half and per API;
+   the misses go to a JSONL file), its latency, the gateway's memory, and the tokens of one
+   search -> describe -> call sequence.
+
+The report is printed as Markdown; --out writes it with the figures as JSON.
 
 Step 4 needs a gateway that has --tool-search; without it the report says so and the run
 exits with status 3 after writing what it measured.
@@ -185,7 +190,24 @@ def normalise(path: str) -> str:
     return split_version(path)[0]
 
 
+def family(path: str) -> str:
+    """The API family of an RPC path: its package without version segments, a dot, and the
+    service (`/google.cloud.kms.v1.KeyManagementService/Encrypt` ->
+    `google.cloud.kms.KeyManagementService`)."""
+    return normalise(path).split("/")[1]
+
+
+def normalise_family(api: str) -> str:
+    """An `apis` entry of search_tools, versions dropped as for paths (they should have none)."""
+    segments = api.strip("/").split(".")
+    return ".".join([s for s in segments[:-1] if not VERSION.match(s)] + segments[-1:])
+
+
 # --- eval set ----------------------------------------------------------------------------
+
+
+KINDS = ("plain", "indirect", "no_product")
+FIELDS = {"query", "expected", "api", "retry", "kind"}
 
 
 @dataclass(frozen=True)
@@ -193,6 +215,23 @@ class Query:
     query: str
     expected: tuple[str, ...]
     api: str
+    retry: str  # the second query a model would send, in the API's words
+    kind: str  # one of KINDS
+    line: int  # the line of the eval set, from 1 (its parity gives the half)
+
+    @property
+    def half(self) -> str:
+        return HALVES[self.line % 2]
+
+    @property
+    def families(self) -> set[str]:
+        return {family(e) for e in self.expected}
+
+
+# The eval set's halves (docs/benchmark-history.md): ranking changes are chosen on the requests
+# at odd positions counted from 0, the file's lines 2, 4, 6... counted from 1, and checked on
+# lines 1, 3, 5... (the history's per-half figures are these, not the other way round).
+HALVES = ("tuned on (lines 2, 4, ...)", "held out (lines 1, 3, ...)")
 
 
 def load_queries(path: Path) -> list[Query]:
@@ -200,13 +239,20 @@ def load_queries(path: Path) -> list[Query]:
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
             continue
-        item = json.loads(line)
-        if (not isinstance(item.get("query"), str) or not isinstance(item.get("api"), str)
-                or not isinstance(item.get("expected"), list) or not item["expected"]
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise SystemExit(f"{path}:{number}: not JSON ({error})")
+        if (not isinstance(item, dict) or set(item) != FIELDS
+                or not all(isinstance(item[k], str) and item[k].strip()
+                           for k in ("query", "api", "retry"))
+                or not isinstance(item["expected"], list) or not item["expected"]
                 or not all(isinstance(e, str) for e in item["expected"])
-                or set(item) != {"query", "expected", "api"}):
-            raise SystemExit(f"{path}:{number}: not {{query: str, expected: [str, ...], api: str}}")
-        queries.append(Query(item["query"], tuple(item["expected"]), item["api"]))
+                or item["kind"] not in KINDS):
+            raise SystemExit(f"{path}:{number}: not {{query: str, expected: [str, ...], api: str, "
+                             f"retry: str, kind: {' | '.join(KINDS)}}}")
+        queries.append(Query(item["query"], tuple(item["expected"]), item["api"],
+                             item["retry"], item["kind"], number))
     return queries
 
 
@@ -348,6 +394,11 @@ class Listing:
     seconds: float
 
 
+FAMILIES_FROM_APIS = "the result's `apis` list"
+FAMILIES_FROM_TOOLS = ("derived from the `tools` list (each result's `rpc` family, in order, "
+                       "deduplicated)")
+
+
 @dataclass
 class SearchOutcome:
     query: Query
@@ -355,6 +406,10 @@ class SearchOutcome:
     client_ms: float
     server_ms: float | None
     error: str | None = None
+    apis: list[dict[str, Any]] | None = None  # the result's `apis`, when it has one
+    ranking: str | None = None  # the result's `ranking`, when it has one
+    ranking_note: str | None = None
+    server_key: str | None = None  # where server_ms came from
 
     def distinct(self, k: int) -> int:
         """How many different RPCs, versions aside, the top k hold."""
@@ -364,6 +419,25 @@ class SearchOutcome:
         wanted = {normalise(e) for e in self.query.expected}
         return any(isinstance(t.get("rpc"), str) and normalise(t["rpc"]) in wanted
                    for t in self.returned[:k])
+
+    @property
+    def family_source(self) -> str:
+        return FAMILIES_FROM_TOOLS if self.apis is None else FAMILIES_FROM_APIS
+
+    def families(self) -> list[str]:
+        """The API families of the result, best first: its `apis` list, else the families of
+        its tools' `rpc` in order, each once."""
+        if self.apis is not None:
+            return [normalise_family(a["api"]) for a in self.apis
+                    if isinstance(a, dict) and isinstance(a.get("api"), str)]
+        seen: list[str] = []
+        for t in self.returned:
+            if isinstance(t.get("rpc"), str) and family(t["rpc"]) not in seen:
+                seen.append(family(t["rpc"]))
+        return seen
+
+    def family_hit(self, k: int) -> bool:
+        return bool(self.query.families & set(self.families()[:k]))
 
 
 @dataclass
@@ -378,6 +452,9 @@ class Report:
     listings: list[Listing] = field(default_factory=list)
     memory: list[tuple[str, dict[str, int]]] = field(default_factory=list)
     searches: list[SearchOutcome] = field(default_factory=list)
+    retries: list[SearchOutcome] = field(default_factory=list)  # aligned with searches
+    ranking_wait: str = ""  # how the wait for the hybrid ranking went, when asked for
+    embeddings: list[str] = field(default_factory=list)  # the gateway's embedding flags
     server_latency_key: str | None = None
     sequence: list[tuple[str, int, int]] = field(default_factory=list)  # (step, bytes, tokens)
     sequence_note: str = ""
@@ -435,12 +512,70 @@ def example_arguments(schema: dict[str, Any]) -> dict[str, Any]:
     return {name: value(name, properties.get(name, {})) for name in schema.get("required", [])}
 
 
-async def measure_tool_search(gateway: Path, args: list[str], log: Path, tokens: Tokens,
-                              queries: list[Query], report: Report) -> None:
+async def search(session: Any, query: Query, text: str) -> SearchOutcome:
+    """One `search_tools` call (limit 5) for `text`, on behalf of `query`."""
     from mcp.types import CallToolResult
 
     start = time.perf_counter()
-    async with gateway_session(gateway, [*args, "--tool-search"], log) as (session, pid):
+    result: CallToolResult = await session.call_tool(
+        "search_tools", {"query": text, "limit": SEARCH_LIMIT},
+        read_timeout_seconds=CALL_TIMEOUT)
+    client_ms = (time.perf_counter() - start) * 1e3
+    latency = server_latency(result)
+    content = result.structuredContent or {}
+    if not isinstance(content, dict):
+        content = {}
+    error = None
+    if result.isError:
+        error = " ".join(c.text for c in result.content if hasattr(c, "text"))[:300]
+    apis = content.get("apis")
+    return SearchOutcome(query, content.get("tools", []), client_ms,
+                         latency[1] if latency else None, error,
+                         apis if isinstance(apis, list) else None,
+                         content.get("ranking"), content.get("ranking_note"),
+                         latency[0] if latency else None)
+
+
+async def wait_for_hybrid(session: Any, timeout: float, report: Report) -> None:
+    """Polls `search_tools` until its result says `ranking: hybrid` with no `ranking_note`
+    (the embeddings are computed), at most `timeout` seconds, printing progress."""
+    from mcp.types import CallToolResult
+
+    start = time.perf_counter()
+    polls = 0
+    last = ""
+    while True:
+        polls += 1
+        result: CallToolResult = await session.call_tool(
+            "search_tools", {"query": "list", "limit": 1}, read_timeout_seconds=CALL_TIMEOUT)
+        content = result.structuredContent or {}
+        ranking = content.get("ranking") if isinstance(content, dict) else None
+        note = content.get("ranking_note") if isinstance(content, dict) else None
+        waited = time.perf_counter() - start
+        if ranking == "hybrid" and not note:
+            report.ranking_wait = (f"the ranking was `hybrid` with no `ranking_note` after "
+                                   f"{waited:.0f} s ({polls} polls)")
+            log(report.ranking_wait)
+            return
+        state = f"ranking {ranking!r}" + (f", note: {note}" if note else "")
+        if state != last or polls % 6 == 0:
+            log(f"waiting for the hybrid ranking ({waited:.0f} s of {timeout:.0f} s): {state}")
+            last = state
+        if waited >= timeout:
+            report.ranking_wait = (f"the ranking was not `hybrid` without a note after "
+                                   f"{waited:.0f} s (timeout; last: {state}); evaluated as it was")
+            report.notes.append(report.ranking_wait)
+            log(report.ranking_wait)
+            return
+        await asyncio.sleep(min(10.0, max(0.0, timeout - waited)))
+
+
+async def measure_tool_search(gateway: Path, args: list[str], log_path: Path, tokens: Tokens,
+                              queries: list[Query], report: Report,
+                              options: argparse.Namespace) -> None:
+    start = time.perf_counter()
+    extra = ["--tool-search", *report.embeddings]
+    async with gateway_session(gateway, [*args, *extra], log_path) as (session, pid):
         report.memory.append(("googleapis, --tool-search, after initialize", memory(pid)))
         tools = await list_all(session)
         size, count = tokens.json({"tools": tools})
@@ -450,28 +585,21 @@ async def measure_tool_search(gateway: Path, args: list[str], log: Path, tokens:
         if not {"search_tools", "describe_tools", "call_tool"} <= names:
             report.notes.append(f"the --tool-search listing has {sorted(names)}, not the three "
                                 "discovery tools")
+        if report.embeddings:
+            await wait_for_hybrid(session, options.embeddings_timeout, report)
         for number, query in enumerate(queries):
-            start = time.perf_counter()
-            result: CallToolResult = await session.call_tool(
-                "search_tools", {"query": query.query, "limit": SEARCH_LIMIT},
-                read_timeout_seconds=CALL_TIMEOUT)
-            client_ms = (time.perf_counter() - start) * 1e3
-            latency = server_latency(result)
-            if latency:
-                report.server_latency_key = latency[0]
-            content = result.structuredContent or {}
-            error = None
-            if result.isError:
-                error = " ".join(c.text for c in result.content if hasattr(c, "text"))[:300]
-            returned = content.get("tools", []) if isinstance(content, dict) else []
-            report.searches.append(SearchOutcome(query, returned, client_ms,
-                                                 latency[1] if latency else None, error))
+            outcome = await search(session, query, query.query)
+            report.server_latency_key = outcome.server_key or report.server_latency_key
+            report.searches.append(outcome)
             if number == 0:
                 report.memory.append(("googleapis, --tool-search, after the first search",
                                       memory(pid)))
         report.memory.append((f"googleapis, --tool-search, after {len(queries)} searches",
                               memory(pid)))
-        await measure_sequence(session, tokens, queries, report)
+        log(f"googleapis: search_tools for the {len(queries)} retries")
+        for query in queries:
+            report.retries.append(await search(session, query, query.retry))
+        await measure_sequence(session, tokens, options.all_queries, report)
 
 
 async def measure_sequence(session: Any, tokens: Tokens, queries: list[Query],
@@ -524,6 +652,66 @@ def pct(hits: int, total: int) -> str:
     return f"{100 * hits / total:.1f} % ({hits}/{total})" if total else "-"
 
 
+# The retrieval figures of each group of requests: (label, key in the JSON, test of one request
+# given its first search and the search of its retry).
+METRICS: list[tuple[str, str, Any]] = [
+    ("first try hit@1", "first_try_hit@1", lambda first, retry: first.hit(1)),
+    ("first try hit@5", "first_try_hit@5", lambda first, retry: first.hit(5)),
+    ("retry alone hit@5", "retry_hit@5", lambda first, retry: retry.hit(5)),
+    ("two tries hit@5", "two_tries_hit@5", lambda first, retry: first.hit(5) or retry.hit(5)),
+    ("API family hit@5", "api_family_hit@5", lambda first, retry: first.family_hit(5)),
+]
+
+
+def groups(report: Report) -> dict[str, dict[str, list[tuple[SearchOutcome, SearchOutcome]]]]:
+    """The (first search, retry search) pairs: all, by kind, by half and by API."""
+    pairs = list(zip(report.searches, report.retries))
+    by: dict[str, dict[str, list[tuple[SearchOutcome, SearchOutcome]]]] = {
+        "overall": {"all": pairs},
+        "kind": {k: [p for p in pairs if p[0].query.kind == k] for k in KINDS},
+        "half": {h: [p for p in pairs if p[0].query.half == h] for h in HALVES},
+        "api": defaultdict(list),
+    }
+    for pair in pairs:
+        by["api"][pair[0].query.api].append(pair)
+    by["api"] = {api: by["api"][api] for api in sorted(by["api"], key=str.lower)}
+    return by
+
+
+def figures(pairs: list[tuple[SearchOutcome, SearchOutcome]]) -> dict[str, Any]:
+    out: dict[str, Any] = {"requests": len(pairs)}
+    for _, key, test in METRICS:
+        hits = sum(1 for first, retry in pairs if test(first, retry))
+        out[key] = {"hits": hits, "pct": round(100 * hits / len(pairs), 1) if pairs else None}
+    return out
+
+
+def family_sources(report: Report) -> str:
+    """Where the API families of the first searches came from, in words."""
+    counts = defaultdict(int)
+    for s in report.searches:
+        counts[s.family_source] += 1
+    if len(counts) == 1:
+        return next(iter(counts))
+    return "; ".join(f"{source} for {n} searches" for source, n in counts.items())
+
+
+def rankings(report: Report) -> str:
+    """The `ranking` the searches reported, in words (with any `ranking_note` seen)."""
+    counts = defaultdict(int)
+    notes: list[str] = []
+    for s in [*report.searches, *report.retries]:
+        counts[s.ranking or "not reported"] += 1
+        if s.ranking_note and s.ranking_note not in notes:
+            notes.append(s.ranking_note)
+    text = ", ".join(f"`{r}` ({n} searches)" if r != "not reported" else
+                     f"not reported by the result ({n} searches; the gateway's keyword ranking)"
+                     for r, n in counts.items())
+    if notes:
+        text += "; `ranking_note`: " + " | ".join(notes[:3])
+    return text
+
+
 def render(report: Report, args: argparse.Namespace) -> str:
     lines = ["# Tool search evaluation", ""]
     lines += [
@@ -557,14 +745,31 @@ def render(report: Report, args: argparse.Namespace) -> str:
                   f"{sum(1 for s in report.searches if s.error)} |",
                   "", "An RPC of any API version counts; distinct RPCs counts the top 5 with "
                   "versions aside (5 when no two results are versions of one RPC).",
-                  "", "| API | queries | hit@1 | hit@5 |", "| --- | ---: | ---: | ---: |"]
-        by_api: dict[str, list[SearchOutcome]] = defaultdict(list)
-        for s in report.searches:
-            by_api[s.query.api].append(s)
-        for api in sorted(by_api, key=str.lower):
-            group = by_api[api]
-            lines.append(f"| {api} | {len(group)} | {pct(sum(s.hit(1) for s in group), len(group))}"
-                         f" | {pct(sum(s.hit(5) for s in group), len(group))} |")
+                  "", f"- ranking: {rankings(report)}"]
+        if report.embeddings:
+            lines.append(f"- gateway embedding flags: `{' '.join(report.embeddings)}`; "
+                         f"{report.ranking_wait}")
+        lines += [f"- API families: {family_sources(report)}; a request counts when an "
+                  "expected RPC's family (package without versions, and service) is among "
+                  "the first 5",
+                  "- two tries: the request counts when the top 5 of its query or of its "
+                  "`retry` (the second query a model would send, in the API's words) has an "
+                  "expected RPC",
+                  "", "| group | requests | " + " | ".join(l for l, _, _ in METRICS) + " |",
+                  "| --- | ---: |" + " ---: |" * len(METRICS)]
+        by = groups(report)
+
+        def row(label: str, pairs: list[tuple[SearchOutcome, SearchOutcome]]) -> str:
+            cells = [pct(sum(1 for f, r in pairs if test(f, r)), len(pairs))
+                     for _, _, test in METRICS]
+            return f"| {label} | {len(pairs)} | " + " | ".join(cells) + " |"
+
+        lines.append(row("all", by["overall"]["all"]))
+        lines += [row(f"kind `{k}`", pairs) for k, pairs in by["kind"].items()]
+        lines += [row(f"half {h}", pairs) for h, pairs in by["half"].items()]
+        lines += ["", "| API | " + " | ".join(["queries", *(l for l, _, _ in METRICS)]) + " |",
+                  "| --- | ---: |" + " ---: |" * len(METRICS)]
+        lines += [row(api, pairs) for api, pairs in by["api"].items()]
         client = [s.client_ms for s in report.searches]
         server = [s.server_ms for s in report.searches if s.server_ms is not None]
         lines += ["", "## `search_tools` latency", "",
@@ -603,16 +808,72 @@ def render(report: Report, args: argparse.Namespace) -> str:
 
 
 def write_misses(report: Report, path: Path) -> int:
-    misses = [s for s in report.searches if not s.hit(SEARCH_LIMIT)]
+    """The requests whose first query's top 5 has no expected RPC, each with its retry's top 5."""
+    def top(outcome: SearchOutcome) -> list[dict[str, Any]]:
+        return [{"rpc": t.get("rpc"), "name": t.get("name"), "score": t.get("score")}
+                for t in outcome.returned[:SEARCH_LIMIT]]
+
+    misses = [(s, r) for s, r in zip(report.searches, report.retries) if not s.hit(SEARCH_LIMIT)]
     with open(path, "w", encoding="utf-8") as out:
-        for s in misses:
+        for s, r in misses:
             out.write(json.dumps({
-                "query": s.query.query, "api": s.query.api, "expected": list(s.query.expected),
-                "returned": [{"rpc": t.get("rpc"), "name": t.get("name"), "score": t.get("score")}
-                             for t in s.returned[:SEARCH_LIMIT]],
+                "query": s.query.query, "api": s.query.api, "kind": s.query.kind,
+                "line": s.query.line, "expected": list(s.query.expected),
+                "returned": top(s), "families": s.families()[:SEARCH_LIMIT],
+                "family_hit": s.family_hit(SEARCH_LIMIT),
+                "retry": s.query.retry, "retry_hit": r.hit(SEARCH_LIMIT),
+                "retry_returned": top(r),
                 **({"error": s.error} if s.error else {}),
+                **({"retry_error": r.error} if r.error else {}),
             }, ensure_ascii=False) + "\n")
     return len(misses)
+
+
+def report_json(report: Report, args: argparse.Namespace) -> dict[str, Any]:
+    """The report's figures as JSON (what render() prints, for tools)."""
+    out: dict[str, Any] = {
+        "corpus": {"files": report.corpus_files, "skipped": len(report.skipped),
+                   "rpcs": report.corpus_rpcs, "descriptor_bytes": report.descriptor_bytes},
+        "eval_set": None if report.check is None else {
+            "path": str(args.queries), "requests": report.check.queries,
+            "apis": report.check.apis, "multi_version": report.check.multi_version,
+            "evaluated": len(report.searches)},
+        "gateway_flags": report.naming + ["--tool-search"] + report.embeddings,
+        "unserved": report.unserved,
+        "notes": report.notes,
+    }
+    if report.searches:
+        by = groups(report)
+        out["retrieval"] = {
+            "search_limit": SEARCH_LIMIT,
+            "ranking": rankings(report),
+            "rankings_reported": sorted({s.ranking or "" for s in report.searches} - {""}),
+            "ranking_wait": report.ranking_wait or None,
+            "family_source": family_sources(report),
+            "distinct_rpcs_top5_mean": round(statistics.mean(
+                s.distinct(SEARCH_LIMIT) for s in report.searches), 2),
+            "errors": sum(1 for s in [*report.searches, *report.retries] if s.error),
+            "overall": figures(by["overall"]["all"]),
+            "by_kind": {k: figures(v) for k, v in by["kind"].items()},
+            "by_half": {h: figures(v) for h, v in by["half"].items()},
+            "by_api": {a: figures(v) for a, v in by["api"].items()},
+        }
+        client = [s.client_ms for s in report.searches]
+        server = [s.server_ms for s in report.searches if s.server_ms is not None]
+        out["latency_ms"] = {
+            "client": {"p50": percentile(client, 50), "p99": percentile(client, 99),
+                       "max": max(client)},
+            "server": {"key": report.server_latency_key, "p50": percentile(server, 50),
+                       "p99": percentile(server, 99), "max": max(server)} if server else None,
+        }
+    out["listings"] = [{"label": l.label, "tools": l.tools, "json_bytes": l.pages_bytes,
+                        "tokens": l.tokens, "seconds": round(l.seconds, 2)}
+                       for l in report.listings]
+    out["sequence"] = {"steps": [{"step": step, "json_bytes": size, "tokens": count}
+                                 for step, size, count in report.sequence],
+                       "note": report.sequence_note}
+    out["memory_kib"] = [{"when": label, **values} for label, values in report.memory]
+    return out
 
 
 # --- main --------------------------------------------------------------------------------
@@ -624,6 +885,12 @@ def log(message: str) -> None:
 
 async def measure(args: argparse.Namespace, report: Report, queries: list[Query],
                   googleapis: Path, demo: Path) -> int:
+    if report.embeddings:
+        done = subprocess.run([str(args.gateway), "--help"], capture_output=True, text=True)
+        if "--search-embeddings" not in done.stdout:
+            raise SystemExit("the gateway has no --search-embeddings (its --help does not list "
+                             "it); run without --search-embeddings for the keyword ranking")
+
     tokens = Tokens()
     logs = args.work / "gateway.log"
     logs.write_text("")
@@ -632,16 +899,20 @@ async def measure(args: argparse.Namespace, report: Report, queries: list[Query]
         log(f"the gateway refuses duplicate tool names; retrying with {' '.join(report.naming)}")
     base = ["--descriptor-set", str(googleapis), "--target", DEAD_TARGET, *report.naming]
 
-    log("googleapis: full tools/list")
-    tools = await measure_full_listing("googleapis", args.gateway, base, logs, tokens, report)
-    served = {normalise(t.get("_meta", {}).get("protoc-gen-rust-mcp/rpc", {}).get("path", ""))
-              for t in tools}
-    report.unserved = sorted({e for q in queries for e in q.expected
-                              if normalise(e) not in served})
-    log("demo: full tools/list")
-    await measure_full_listing("demo", args.gateway,
-                               ["--descriptor-set", str(demo), "--target", DEAD_TARGET],
-                               logs, tokens, report)
+    if args.search_only:
+        report.notes.append("--search-only: the full tools/list listings (their tokens, memory "
+                            "and the check that every expected RPC is served) were not measured")
+    else:
+        log("googleapis: full tools/list")
+        tools = await measure_full_listing("googleapis", args.gateway, base, logs, tokens, report)
+        served = {normalise(t.get("_meta", {}).get("protoc-gen-rust-mcp/rpc", {}).get("path", ""))
+                  for t in tools}
+        report.unserved = sorted({e for q in queries for e in q.expected
+                                  if normalise(e) not in served})
+        log("demo: full tools/list")
+        await measure_full_listing("demo", args.gateway,
+                                   ["--descriptor-set", str(demo), "--target", DEAD_TARGET],
+                                   logs, tokens, report)
 
     if not gateway_has_tool_search(args.gateway):
         report.notes.append(f"{NO_TOOL_SEARCH}: retrieval, latency, the discovery listing and "
@@ -658,9 +929,11 @@ async def measure(args: argparse.Namespace, report: Report, queries: list[Query]
     size, count = tokens.json({"tools": demo_tools})
     report.listings.append(Listing("demo: --tool-search tools/list", len(demo_tools), size,
                                    count, seconds))
-    log(f"googleapis: search_tools for {len(queries)} queries")
-    await measure_tool_search(args.gateway, base, logs, tokens, queries, report)
-    return 0
+    log(f"googleapis: search_tools for {len(queries)} queries"
+        + (f" ({' '.join(report.embeddings)})" if report.embeddings else ""))
+    await measure_tool_search(args.gateway, base, logs, tokens, queries, report, args)
+    return 4 if report.embeddings and report.ranking_wait.startswith("the ranking was not") \
+        else 0
 
 
 def main() -> int:
@@ -673,9 +946,25 @@ def main() -> int:
     parser.add_argument("--queries", type=Path, default=Path("bench/tool-search/queries.jsonl"))
     parser.add_argument("--work", type=Path, default=Path(".tools/tool-search"),
                         help="descriptor sets and the gateway's log")
-    parser.add_argument("--out", type=Path, help="write the summary as Markdown here")
+    parser.add_argument("--out", type=Path,
+                        help="write the report here: FILE.json gets the figures as JSON and "
+                        "FILE.md the summary as Markdown; any other name gets the Markdown, with "
+                        "the JSON beside it (suffix .json)")
     parser.add_argument("--misses", type=Path,
                         help="the misses as JSONL (default: next to --out, .misses.jsonl)")
+    parser.add_argument("--limit-requests", type=int, metavar="N",
+                        help="evaluate only the first N requests of the set (a quick run; the "
+                        "halves still go by the lines' parity)")
+    parser.add_argument("--search-only", action="store_true",
+                        help="skip the full tools/list listings (tokens, memory, served check)")
+    parser.add_argument("--search-embeddings", metavar="URL",
+                        help="passed to the --tool-search gateway as --search-embeddings URL; "
+                        "the run first waits for the hybrid ranking")
+    parser.add_argument("--search-embeddings-model", metavar="NAME",
+                        help="passed to the --tool-search gateway as --search-embeddings-model")
+    parser.add_argument("--embeddings-timeout", type=float, default=1800, metavar="SECONDS",
+                        help="how long to wait for `ranking: hybrid` without a `ranking_note` "
+                        "(default 1800); after it the run evaluates as it is and exits 4")
     parser.add_argument("--check-only", action="store_true",
                         help="build the descriptor set and check the eval set, nothing more")
     args = parser.parse_args()
@@ -701,8 +990,10 @@ def main() -> int:
 
     queries = load_queries(args.queries)
     report.check = check_queries(queries, corpus_rpcs)
+    kinds = ", ".join(f"{sum(q.kind == k for q in queries)} {k}" for k in KINDS)
     print(f"eval set: {report.check.queries} queries, {report.check.apis} APIs, "
-          f"{report.check.multi_version} expecting an RPC that exists in several API versions")
+          f"{report.check.multi_version} expecting an RPC that exists in several API versions; "
+          f"kinds: {kinds}; every request has a retry")
     if report.check.duplicates:
         print(f"eval set: repeated queries: {report.check.duplicates}")
         return 1
@@ -715,6 +1006,20 @@ def main() -> int:
         return 0
     if not args.gateway:
         parser.error("--gateway is required unless --check-only")
+    if args.search_embeddings_model and not args.search_embeddings:
+        parser.error("--search-embeddings-model needs --search-embeddings")
+    if args.search_embeddings:
+        report.embeddings = ["--search-embeddings", args.search_embeddings]
+        if args.search_embeddings_model:
+            report.embeddings += ["--search-embeddings-model", args.search_embeddings_model]
+    args.all_queries = queries
+    if args.limit_requests is not None:
+        if args.limit_requests < 1:
+            parser.error("--limit-requests needs a positive number")
+        queries = queries[:args.limit_requests]
+        report.notes.append(f"--limit-requests {args.limit_requests}: only the first "
+                            f"{len(queries)} of the {len(args.all_queries)} requests were "
+                            "evaluated")
 
     demo = args.work / "demo.binpb"
     errors = run_protoc(args.protoc, [Path("examples/demo/proto"), Path("testdata"),
@@ -728,8 +1033,14 @@ def main() -> int:
     print(text)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(text, encoding="utf-8")
-        print(f"summary written to {args.out}")
+        if args.out.suffix == ".json":
+            markdown, figures = args.out.with_suffix(".md"), args.out
+        else:
+            markdown, figures = args.out, args.out.with_suffix(".json")
+        markdown.write_text(text, encoding="utf-8")
+        figures.write_text(json.dumps(report_json(report, args), indent=2, ensure_ascii=False)
+                           + "\n", encoding="utf-8")
+        print(f"summary written to {markdown}, figures (JSON) to {figures}")
     if report.searches:
         misses = args.misses or (args.out.with_suffix(".misses.jsonl") if args.out
                                  else args.work / "misses.jsonl")
@@ -737,6 +1048,8 @@ def main() -> int:
         print(f"{count} misses (hit@{SEARCH_LIMIT}) written to {misses}")
     if status == 3:
         print(f"error: {NO_TOOL_SEARCH}", file=sys.stderr)
+    if status == 4:
+        print(f"error: {report.ranking_wait}", file=sys.stderr)
     return status
 
 
