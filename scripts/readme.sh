@@ -266,6 +266,11 @@ grpc-mcp-gateway --target http://tasks.internal:50051 --http 0.0.0.0:8080 \
   --resource-url https://mcp.example.com/mcp \
   --auth-scope mcp --auth-write-scope tasks.write \
   --forward-claim sub=x-user-id --forward-claim client_id=x-client-id
+@@ sh: not run: it needs a backend and an embeddings endpoint on internal hosts; scripts/tool-search-e2e.sh runs the gateway with the same flags against the e2e services and a real embeddings server on loopback
+grpc-mcp-gateway --target dns:///api.internal:443 --tool-search \
+  --search-embeddings http://embeddings.internal:8080/v1 \
+  --search-embeddings-model all-MiniLM-L6-v2 \
+  --search-embeddings-key-env EMBEDDINGS_API_KEY
 @@ rust,no_run: checked by e2e/src/book.rs (`authorization.md`): compiled by cargo test -p e2e --doc against the testdata InventoryService's golden module (not run: it would serve)
 # use e2e::testdata::streaming::inventory_service_mcp as inventory;
 ...

@@ -2,8 +2,8 @@
 # Every test of the project: unit, golden, schema, end-to-end (Rust), the real buf and protoc
 # workflows, the manual built with mdBook (warnings fail it), every code block of README and the
 # manual run or checked (scripts/readme.sh), the official Python
-# MCP SDK and the MCP Inspector's CLI against the demo, and the official MCP conformance suite
-# against the demo and the gateway.
+# MCP SDK and the MCP Inspector's CLI against the demo, hybrid tool search against a real
+# embeddings server, and the official MCP conformance suite against the demo and the gateway.
 # Installs what it needs into .tools/. Exits non-zero on the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,6 +34,7 @@ fi
 step readme.sh "every code block of README and the manual: sh run as written, buf.gen.yaml, nginx, JSON against the real servers (or the test that checks it)"
 step python-e2e.sh "Python MCP SDK against the demo"
 step inspector-e2e.sh "MCP Inspector CLI against the demo (2,301 tools, paginated)"
+step tool-search-e2e.sh "hybrid tool search: a real embeddings server (all-MiniLM-L6-v2), rmcp's client and the Python SDK"
 step auth-e2e.sh "MCP authorization: a real authorization server, the Python SDK as OAuth client"
 step interop.sh "third-party gRPC servers behind the gateway: etcd, grpcio, grpc-js"
 step deploy-check.sh "the deployment files: Kubernetes manifests against Kubernetes' schemas, the Dockerfile linted"

@@ -6,8 +6,9 @@
 //!   meaning what keywords miss;
 //! - a query that asks for what no RPC does gets "no match" and the nearest APIs;
 //! - a restart reads every vector from the disk cache and embeds nothing again;
-//! - a stopped endpoint turns search to keywords (said in the result, counted in the metrics),
-//!   and hybrid ranking comes back with the endpoint.
+//! - with the API key an endpoint asks for, from the variable `--search-embeddings-key-env`
+//!   names, a stopped endpoint turns search to keywords (said in the result, counted in the
+//!   metrics), and hybrid ranking comes back with the endpoint.
 //!
 //! These tests need the embeddings venv, so they are ignored in `cargo test` and run by
 //! `scripts/tool-search-e2e.sh`, which installs it and names its Python in
@@ -25,8 +26,13 @@ const MODEL: &str = "all-MiniLM-L6-v2";
 /// Words that no tool's name, comment or fields say, and that mean the inventory.
 const BY_MEANING: &str = "what goods do we have in stock";
 
-/// The embeddings server on `port` (0: a free one), and its port once it listens.
-async fn embeddings_server(dir: &Path, port: u16) -> (tokio::process::Child, u16) {
+/// The API key the fall-back test's server asks for, from the variable [`KEY_ENV`].
+const KEY: &str = "a-secret-of-the-platform";
+const KEY_ENV: &str = "TOOL_SEARCH_TEST_EMBEDDINGS_KEY";
+
+/// The embeddings server on `port` (0: a free one), asking for [`KEY`] when `keyed`, and its
+/// port once it listens.
+async fn embeddings_server(dir: &Path, port: u16, keyed: bool) -> (tokio::process::Child, u16) {
     let python = std::env::var("TOOL_SEARCH_EMBEDDINGS_PYTHON").expect(
         "TOOL_SEARCH_EMBEDDINGS_PYTHON: the embeddings venv's Python (scripts/tool-search-e2e.sh)",
     );
@@ -34,10 +40,15 @@ async fn embeddings_server(dir: &Path, port: u16) -> (tokio::process::Child, u16
     let _ = std::fs::remove_file(&port_file);
     let log = std::fs::File::create(dir.join(format!("embeddings-{port}.log"))).expect("log");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/embeddings_server.py");
-    let child = tokio::process::Command::new(python)
+    let mut command = tokio::process::Command::new(python);
+    command
         .arg(script)
         .args(["--port", &port.to_string(), "--port-file"])
-        .arg(&port_file)
+        .arg(&port_file);
+    if keyed {
+        command.env(KEY_ENV, KEY).args(["--api-key-env", KEY_ENV]);
+    }
+    let child = command
         .stderr(log)
         .kill_on_drop(true)
         .spawn()
@@ -131,7 +142,7 @@ async fn hybrid_search_finds_by_meaning_says_no_match_and_restarts_from_the_cach
     let dir = temp_dir("hybrid-search");
     let cache = dir.join("cache");
     let _ = std::fs::remove_dir_all(&cache);
-    let (_embeddings, port) = embeddings_server(&dir, 0).await;
+    let (_embeddings, port) = embeddings_server(&dir, 0, false).await;
     let backend = e2e::start_backend().await.expect("backend");
     let target = format!("http://{}", backend.addr);
 
@@ -245,7 +256,8 @@ async fn hybrid_search_finds_by_meaning_says_no_match_and_restarts_from_the_cach
 #[ignore = "needs the embeddings venv: scripts/tool-search-e2e.sh"]
 async fn a_stopped_endpoint_turns_search_to_keywords_until_it_is_back() {
     let dir = temp_dir("hybrid-fallback");
-    let (mut embeddings, port) = embeddings_server(&dir, 0).await;
+    // This endpoint asks for an API key, which the gateway reads from the variable it is told.
+    let (mut embeddings, port) = embeddings_server(&dir, 0, true).await;
     let backend = e2e::start_backend().await.expect("backend");
     let metrics_port = test_kit::free_port();
     let mut command = gateway(
@@ -253,7 +265,10 @@ async fn a_stopped_endpoint_turns_search_to_keywords_until_it_is_back() {
         port,
         &dir.join("cache"),
     );
-    command.args(["--metrics-addr", &format!("127.0.0.1:{metrics_port}")]);
+    command
+        .env(KEY_ENV, KEY)
+        .args(["--search-embeddings-key-env", KEY_ENV])
+        .args(["--metrics-addr", &format!("127.0.0.1:{metrics_port}")]);
     let (mut child, addr) = spawn_http(command).await;
     let client = ()
         .serve(StreamableHttpClientTransport::from_uri(format!(
@@ -287,7 +302,7 @@ async fn a_stopped_endpoint_turns_search_to_keywords_until_it_is_back() {
     );
 
     // Back on the same port: hybrid again once the back-off has passed.
-    let (_embeddings, again) = embeddings_server(&dir, port).await;
+    let (_embeddings, again) = embeddings_server(&dir, port, true).await;
     assert_eq!(again, port);
     let mut back = false;
     for _ in 0..150 {

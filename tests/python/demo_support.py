@@ -111,6 +111,12 @@ logging.getLogger("mcp.client.streamable_http").addHandler(TERMINATIONS)
 _processes: list[subprocess.Popen[bytes]] = []
 
 
+def track(process: subprocess.Popen[bytes]) -> subprocess.Popen[bytes]:
+    """`process`, killed at the end of the run if it still runs."""
+    _processes.append(process)
+    return process
+
+
 def kill_all() -> None:
     for process in _processes:
         if process.poll() is None:
@@ -138,7 +144,7 @@ async def http_demo(label: str, *flags: str) -> AsyncIterator[str]:
             stderr=subprocess.STDOUT,
             env={**os.environ, "RUST_LOG": os.environ.get("RUST_LOG", "info"), "NO_COLOR": "1"},
         )
-    _processes.append(process)
+    track(process)
     try:
         deadline = time.monotonic() + STARTUP_TIMEOUT
         while True:
@@ -164,10 +170,12 @@ async def http_demo(label: str, *flags: str) -> AsyncIterator[str]:
 # --- runner -----------------------------------------------------------------------------
 
 
-async def _run(scenarios: list[tuple[str, Callable[[], Awaitable[None]]]]) -> int:
-    if not DEMO.is_file():
-        print(f"{DEMO} does not exist: build it with `cargo build -p demo`", file=sys.stderr)
-        return 2
+async def _run(scenarios: list[tuple[str, Callable[[], Awaitable[None]]]],
+               needs: list[Path]) -> int:
+    for binary in needs:
+        if not binary.is_file():
+            print(f"{binary} does not exist: build it with cargo", file=sys.stderr)
+            return 2
     selected = None
     if "-k" in sys.argv:
         selected = sys.argv[sys.argv.index("-k") + 1]
@@ -195,13 +203,14 @@ async def _run(scenarios: list[tuple[str, Callable[[], Awaitable[None]]]]) -> in
     return 1 if failed or not passed else 0
 
 
-def main(scenarios: list[tuple[str, Callable[[], Awaitable[None]]]]) -> None:
+def main(scenarios: list[tuple[str, Callable[[], Awaitable[None]]]],
+         needs: list[Path] | None = None) -> None:
     """Runs the scenarios (those whose name contains `-k SUBSTRING`, when given), each within
-    SCENARIO_TIMEOUT, prints `N passed, N failed` last, kills every demo started, and exits
-    non-zero on a failure or an empty run."""
+    SCENARIO_TIMEOUT, prints `N passed, N failed` last, kills every process started, and exits
+    non-zero on a failure or an empty run. `needs`: the binaries the scenarios run (the demo)."""
     code = 1
     try:
-        code = asyncio.run(_run(scenarios))
+        code = asyncio.run(_run(scenarios, [DEMO] if needs is None else needs))
     finally:
         kill_all()
     sys.exit(code)
