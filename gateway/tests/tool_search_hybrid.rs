@@ -111,7 +111,7 @@ async fn until_hybrid<H: rmcp::ClientHandler>(
         }
         assert_eq!(found["ranking"], "keywords", "{found}");
         let note = found["ranking_note"].as_str().unwrap_or_default();
-        assert!(note.contains("tools embedded so far"), "{found}");
+        assert!(note.contains("tool documents embedded so far"), "{found}");
         // Keywords answer meanwhile.
         assert_eq!(
             found["tools"][0]["name"], "InventoryService_ListItems",

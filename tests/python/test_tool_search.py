@@ -129,7 +129,7 @@ async def until_hybrid(session: ClientSession) -> None:
             assert "ranking_note" not in found, found
             return
         assert found["ranking"] == "keywords", found
-        assert "tools embedded so far" in found["ranking_note"], found
+        assert "tool documents embedded so far" in found["ranking_note"], found
         assert found["tools"][0]["name"] == "InventoryService_ListItems", found
         await asyncio.sleep(0.2)
     raise AssertionError(f"the tools were not embedded within {EMBEDDING_TIMEOUT}s")

@@ -1,9 +1,14 @@
 //! API families: the services of the served tools, each across its versions
-//! (`google.cloud.kms.KeyManagementService` for `google.cloud.kms.v1` and `v1beta1`), ranked for
-//! a query by the ranks of their tools, with a one-line summary from the service's comment. A
-//! model that sees the right API can narrow its search with the `service` filter.
+//! (`google.cloud.kms.KeyManagementService` for `google.cloud.kms.v1` and `v1beta1`), with a
+//! one-line summary from the service's comment. A query ranks them three ways, fused: by the
+//! ranks of their tools, by BM25 over each API as one document of its tools' words, and with
+//! hybrid ranking by the mean of their tools' vectors. A model that sees the right API can
+//! narrow its search with the `service` filter.
 
 use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+
+use crate::index::{Document, Index};
 
 /// How far down a ranking a tool still counts for its API.
 const DEPTH: usize = 50;
@@ -13,12 +18,28 @@ const K: f32 = 2.0;
 /// found by its best tools, not by how many it has.
 const DECAY: f32 = 0.5;
 
+/// How many APIs each of the API rankings fused gives.
+const API_DEPTH: usize = 50;
+/// Reciprocal rank fusion of the API rankings: rank `r` (from 0) scores
+/// `share / (API_RRF_K + r)`, the share 1 but for the ranking by tools.
+const API_RRF_K: f32 = 10.0;
+/// The ranking by tools' share: the tools' own ranking already speaks through the other two.
+/// Chosen on the tuned half of the evaluation set (BENCHMARKS.md).
+const BY_TOOLS_SHARE: f32 = 0.5;
+
+/// Every tool's vector and the query's, for the ranking by meaning.
+pub(crate) type Meaning<'v> = (&'v [Arc<[f32]>], &'v [f32]);
+
 /// The APIs of an index's tools.
 pub(crate) struct Apis {
     /// Per API: its name, its summary and how many tools it has.
     apis: Vec<Api>,
     /// Per tool: its API.
     of_tool: Vec<u32>,
+    /// Each API as one document of its tools' words.
+    index: Index,
+    /// Per API, the unit mean of its tools' vectors, made on the first hybrid search.
+    centroids: OnceLock<Vec<Vec<f32>>>,
 }
 
 pub(crate) struct Api {
@@ -28,8 +49,12 @@ pub(crate) struct Api {
 }
 
 impl Apis {
-    /// The APIs of tools, given in index order as (API name, the service's comment).
-    pub(crate) fn new<'t>(tools: impl IntoIterator<Item = (String, Option<&'t str>)>) -> Apis {
+    /// The APIs of tools, given in index order as (API name, the service's comment), with the
+    /// tools' `documents`.
+    pub(crate) fn new<'t>(
+        tools: impl IntoIterator<Item = (String, Option<&'t str>)>,
+        documents: &[Document],
+    ) -> Apis {
         let mut apis: Vec<Api> = Vec::new();
         let mut by_name: HashMap<String, u32> = HashMap::new();
         let mut of_tool = Vec::new();
@@ -52,7 +77,29 @@ impl Apis {
             }
             of_tool.push(at);
         }
-        Apis { apis, of_tool }
+        let mut merged: Vec<Document> = apis
+            .iter()
+            .map(|_| Document {
+                words: Vec::new(),
+                stable: true,
+                name: Vec::new(),
+            })
+            .collect();
+        for (document, at) in documents.iter().zip(&of_tool) {
+            let api = &mut merged[*at as usize];
+            api.words.extend(document.words.iter().cloned());
+            api.name.extend(document.name.iter().cloned());
+        }
+        for api in &mut merged {
+            api.name.sort_unstable();
+            api.name.dedup();
+        }
+        Apis {
+            apis,
+            of_tool,
+            index: Index::new(&merged),
+            centroids: OnceLock::new(),
+        }
     }
 
     /// The API of tool `id`.
@@ -60,10 +107,70 @@ impl Apis {
         &self.apis[self.of_tool[id] as usize]
     }
 
-    /// The best `limit` APIs for a ranking of tools (best first): each API scores the
-    /// reciprocal ranks of its tools in the first [`DEPTH`], each further one [`DECAY`] times
-    /// less.
-    pub(crate) fn ranked(&self, tools: &[usize], limit: usize) -> Vec<&Api> {
+    /// The best `limit` APIs for `query` (best first): the APIs of the ranked `tools`, the APIs
+    /// as documents of their tools' words, and, with `meaning` (every tool's vector and the
+    /// query's), the APIs by their tools' mean vector, fused by reciprocal rank.
+    pub(crate) fn ranked(
+        &self,
+        query: &str,
+        tools: &[usize],
+        meaning: Option<Meaning<'_>>,
+        limit: usize,
+    ) -> Vec<&Api> {
+        let (by_words, _) = self.index.search(query, API_DEPTH, |_| true);
+        let mut rankings = vec![
+            (BY_TOOLS_SHARE, self.by_tools(tools)),
+            (1.0, by_words.into_iter().map(|(at, _)| at).collect()),
+        ];
+        if let Some((vectors, query)) = meaning {
+            rankings.push((1.0, self.by_meaning(vectors, query)));
+        }
+        let mut fused: HashMap<usize, f32> = HashMap::new();
+        for (share, ranking) in &rankings {
+            for (rank, at) in ranking.iter().take(API_DEPTH).enumerate() {
+                *fused.entry(*at).or_default() += share / (API_RRF_K + rank as f32);
+            }
+        }
+        let mut fused: Vec<(usize, f32)> = fused.into_iter().collect();
+        fused.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        fused
+            .into_iter()
+            .take(limit)
+            .map(|(at, _)| &self.apis[at])
+            .collect()
+    }
+
+    /// The APIs closest to `query` by the mean of their tools' `vectors`.
+    fn by_meaning(&self, vectors: &[Arc<[f32]>], query: &[f32]) -> Vec<usize> {
+        let centroids = self.centroids.get_or_init(|| {
+            let dimensions = vectors.first().map_or(0, |v| v.len());
+            let mut sums = vec![vec![0.0_f32; dimensions]; self.apis.len()];
+            for (vector, at) in vectors.iter().zip(&self.of_tool) {
+                for (sum, x) in sums[*at as usize].iter_mut().zip(vector.iter()) {
+                    *sum += x;
+                }
+            }
+            for sum in &mut sums {
+                let length = sum.iter().map(|x| x * x).sum::<f32>().sqrt();
+                if length > 0.0 {
+                    sum.iter_mut().for_each(|x| *x /= length);
+                }
+            }
+            sums
+        });
+        let mut closeness: Vec<(usize, f32)> = centroids
+            .iter()
+            .enumerate()
+            .map(|(at, centroid)| (at, crate::dot(centroid, query)))
+            .collect();
+        closeness.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        closeness.truncate(API_DEPTH);
+        closeness.into_iter().map(|(at, _)| at).collect()
+    }
+
+    /// The APIs of the ranked `tools`, best first: each API scores the reciprocal ranks of its
+    /// tools in the first [`DEPTH`], each further one [`DECAY`] times less.
+    fn by_tools(&self, tools: &[usize]) -> Vec<usize> {
         // Per API: its score, and the weight of its next tool.
         let mut scores: HashMap<u32, (f32, f32)> = HashMap::new();
         for (rank, id) in tools.iter().take(DEPTH).enumerate() {
@@ -76,11 +183,7 @@ impl Apis {
             .map(|(api, (score, _))| (api, score))
             .collect();
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        ranked
-            .into_iter()
-            .take(limit)
-            .map(|(at, _)| &self.apis[at as usize])
-            .collect()
+        ranked.into_iter().map(|(at, _)| at as usize).collect()
     }
 }
 
@@ -122,23 +225,50 @@ mod tests {
 
     #[test]
     fn apis_rank_by_their_tools_ranks() {
-        let apis = Apis::new([
-            ("a.S".to_owned(), Some("The S service. It does things.")),
-            ("a.S".to_owned(), None),
-            ("b.T".to_owned(), None),
-        ]);
+        let document = |text: &str| Document {
+            words: crate::index::words(text)
+                .into_iter()
+                .map(|word| (word, 1.0))
+                .collect(),
+            stable: true,
+            name: Vec::new(),
+        };
+        let apis = Apis::new(
+            [
+                ("a.S".to_owned(), Some("The S service. It does things.")),
+                ("a.S".to_owned(), None),
+                ("b.T".to_owned(), None),
+            ],
+            &[
+                document("get a shelf"),
+                document("list the shelves"),
+                document("translate text"),
+            ],
+        );
         assert_eq!(apis.of(1).summary, "The S service.");
         assert_eq!(apis.of(0).tools, 2);
-        let ranked = |tools: &[usize]| -> Vec<&str> {
-            apis.ranked(tools, 5)
+        let ranked = |query: &str, tools: &[usize], meaning| -> Vec<&str> {
+            apis.ranked(query, tools, meaning, 5)
                 .iter()
                 .map(|api| api.name.as_str())
                 .collect()
         };
-        // T's one tool first, S's two after: the best tool counts most.
-        assert_eq!(ranked(&[2, 0, 1]), ["b.T", "a.S"]);
-        // S's two tools at the top.
-        assert_eq!(ranked(&[0, 1, 2]), ["a.S", "b.T"]);
-        assert_eq!(apis.ranked(&[2, 0, 1], 1).len(), 1);
+        // By the tools' ranks alone (no word of the query in any API): the best tool counts
+        // most, then how many.
+        assert_eq!(ranked("zzz", &[2, 0, 1], None), ["b.T", "a.S"]);
+        assert_eq!(ranked("zzz", &[0, 1, 2], None), ["a.S", "b.T"]);
+        // The API's words outweigh one tool's rank.
+        assert_eq!(ranked("shelves", &[2, 0, 1], None), ["a.S", "b.T"]);
+        // And so does meaning: T's one vector is closest to the query's.
+        let vectors: Vec<Arc<[f32]>> = vec![
+            Arc::from(&[1.0_f32, 0.0][..]),
+            Arc::from(&[1.0_f32, 0.0][..]),
+            Arc::from(&[0.0_f32, 1.0][..]),
+        ];
+        assert_eq!(
+            ranked("zzz", &[0, 1, 2], Some((&vectors, &[0.0, 1.0]))),
+            ["b.T", "a.S"]
+        );
+        assert_eq!(apis.ranked("zzz", &[2, 0, 1], None, 1).len(), 1);
     }
 }

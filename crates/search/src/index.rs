@@ -151,23 +151,51 @@ impl Index {
     }
 }
 
-/// The actions a query can ask for that an RPC's name says when it does them (as [`words`]
-/// keeps them): a query that asks for one of these is matched only by a tool whose service or
-/// method name says one of the query's actions.
-const ACTIONS: &[&str] = &["create", "delete", "update", "start", "stop"];
+/// The actions a request can begin with (as [`words`] keeps them: `remove`, `add`, `edit`…
+/// are among them), each with the other words of RPC names that do it: a request that begins
+/// with one is matched only by a tool whose service or method name says it.
+const ACTIONS: &[(&str, &[&str])] = &[
+    (
+        "create",
+        &[
+            "generate", "allocate", "import", "upload", "copy", "clone", "build", "deploy",
+            "publish", "write", "start", "run", "submit",
+        ],
+    ),
+    (
+        "delete",
+        &["clear", "undeploy", "revoke", "disable", "cancel", "stop"],
+    ),
+    (
+        "update",
+        &[
+            "set", "replace", "rename", "move", "enable", "disable", "patch", "modify", "write",
+            "apply", "resize", "upgrade",
+        ],
+    ),
+];
+
+/// What a request asks for when it begins with an action ([`Index::action`]).
+pub(crate) struct Action {
+    /// The words of RPC names that do it.
+    names: Vec<String>,
+    /// The request's other words, each with the words an API would use for it.
+    rest: Vec<Vec<String>>,
+}
 
 impl Index {
-    /// The actions of [`ACTIONS`] that `query` asks for, and its other words, each with the
-    /// words an API would use for it.
-    pub(crate) fn actions(query: &str) -> (Vec<String>, Vec<Vec<String>>) {
-        let (mut actions, mut rest): (Vec<String>, Vec<String>) = words(query)
-            .into_iter()
-            .partition(|word| ACTIONS.contains(&word.as_str()));
-        actions.sort_unstable();
-        actions.dedup();
-        rest.sort_unstable();
-        rest.dedup();
-        let rest = rest
+    /// What `query` asks for when its first word is one of [`ACTIONS`] ("delete a book",
+    /// "remove the old snapshots"); `None` otherwise.
+    pub(crate) fn action(query: &str) -> Option<Action> {
+        let mut words = words(query);
+        let first = words.first()?.clone();
+        let (_, others) = ACTIONS.iter().find(|(action, _)| *action == first)?;
+        let mut names: Vec<String> = others.iter().map(|word| canonical(&stem(word))).collect();
+        names.push(first);
+        words.remove(0);
+        words.sort_unstable();
+        words.dedup();
+        let rest = words
             .into_iter()
             .map(|word| {
                 let mut said = related(&word);
@@ -175,14 +203,15 @@ impl Index {
                 said
             })
             .collect();
-        (actions, rest)
+        Some(Action { names, rest })
     }
 
-    /// Whether document `id` does one of `actions` (its name says it) to what the query's
-    /// other words name (it has one of them, or the query has no other word).
-    pub(crate) fn does(&self, id: usize, actions: &[String], rest: &[Vec<String>]) -> bool {
-        actions.iter().any(|action| self.names(id, action))
-            && (rest.is_empty() || rest.iter().flatten().any(|word| self.has(id, word)))
+    /// Whether document `id` does `action` (its name says it) to what the request's other
+    /// words name (it has one of them, or the request has no other word).
+    pub(crate) fn does(&self, id: usize, action: &Action) -> bool {
+        action.names.iter().any(|word| self.names(id, word))
+            && (action.rest.is_empty()
+                || action.rest.iter().flatten().any(|word| self.has(id, word)))
     }
 
     /// Whether document `id` has the word `word` anywhere.
@@ -476,16 +505,24 @@ mod tests {
                 "/x.v1.Instances/DeleteInstance",
                 "DeleteInstance delete an instance",
             ),
+            document(
+                "/x.v1.Buckets/SetLabels",
+                "SetLabels set the labels of a bucket",
+            ),
         ];
         let index = Index::new(&documents);
-        let (actions, rest) = Index::actions("remove a book");
-        assert_eq!(actions, ["delete"]);
-        assert!((0..3).all(|id| !index.does(id, &actions, &rest)));
+        let action = Index::action("remove a book").expect("an action");
+        assert!((0..4).all(|id| !index.does(id, &action)));
         // What users say is looked up in the words APIs use (`vm`: `instance`).
-        let (actions, rest) = Index::actions("remove the vm");
-        assert!(index.does(2, &actions, &rest));
-        assert!(!index.does(1, &actions, &rest));
-        // A query with no action asks nothing of names.
-        assert!(Index::actions("books about birds").0.is_empty());
+        let action = Index::action("remove the vm").expect("an action");
+        assert!(index.does(2, &action));
+        assert!(!index.does(1, &action));
+        // Names that do an action in other words (`Set…` updates).
+        let action = Index::action("change the labels on my bucket").expect("an action");
+        assert!(index.does(3, &action));
+        // Only a request that begins with an action asks it of names.
+        assert!(Index::action("books about birds").is_none());
+        assert!(Index::action("plan routes with 40 stops").is_none());
+        assert!(Index::action("read the rows whose keys start with a").is_none());
     }
 }

@@ -36,6 +36,7 @@ mod semantic;
 
 use std::collections::BTreeSet;
 use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
 
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool};
 use serde_json::{Value, json};
@@ -240,7 +241,7 @@ impl Discovery {
             let (keys, work) = semantic::keyed(&texts);
             (Arc::clone(semantic), semantic.prepare(work), keys)
         });
-        let apis = Apis::new(apis);
+        let apis = Apis::new(apis, &documents);
         Discovery {
             index: Index::new(&documents),
             entries,
@@ -305,12 +306,17 @@ impl Discovery {
                 })
                 && read_only.is_none_or(|wanted| entry.read_only == wanted)
         };
+        let started = Instant::now();
         let (keywords, total) = self.index.search(query, FUSED_DEPTH, keep);
-        let (hits, ranking, note) = match self.semantic_ranking(query, &keep).await {
-            None => (keywords, "keywords", None),
-            Some(Err(unavailable)) => (keywords, "keywords", Some(unavailable.note())),
-            Some(Ok(semantic)) => (fuse(&keywords, &semantic), "hybrid", None),
-        };
+        let mut waited = Duration::ZERO;
+        let (hits, ranking, note, query_vector) =
+            match self.semantic_ranking(query, &keep, &mut waited).await {
+                None => (keywords, "keywords", None, None),
+                Some(Err(unavailable)) => (keywords, "keywords", Some(unavailable.note()), None),
+                Some(Ok((semantic, vector))) => {
+                    (fuse(&keywords, &semantic), "hybrid", None, Some(vector))
+                }
+            };
         // The versions of one RPC become one result.
         let mut families: Vec<(usize, f32, Vec<&str>)> = Vec::new();
         for (id, score) in &hits {
@@ -325,9 +331,14 @@ impl Discovery {
             }
         }
         let ranked: Vec<usize> = hits.iter().map(|(id, _)| *id).collect();
+        let meaning = self
+            .vectors
+            .get()
+            .map(Vec::as_slice)
+            .zip(query_vector.as_deref());
         let apis: Vec<Value> = self
             .apis
-            .ranked(&ranked, APIS)
+            .ranked(query, &ranked, meaning, APIS)
             .into_iter()
             .map(|api| {
                 let mut found = json!({"api": api.name, "tools": api.tools});
@@ -339,12 +350,13 @@ impl Discovery {
             .collect();
         // A query that asks for an action that no result does to what it names has no match
         // ("delete a book" where books cannot be deleted), however well its other words match.
-        let (actions, rest) = Index::actions(query);
+        let action = Index::action(query);
         let no_match = !families.is_empty()
-            && !actions.is_empty()
-            && !families
-                .iter()
-                .any(|(id, _, _)| self.index.does(*id, &actions, &rest));
+            && action.as_ref().is_some_and(|action| {
+                !families
+                    .iter()
+                    .any(|(id, _, _)| self.index.does(*id, action))
+            });
         let tools: Vec<Value> = if no_match {
             Vec::new()
         } else {
@@ -354,15 +366,10 @@ impl Discovery {
                 .collect()
         };
         let hint = if no_match {
-            format!(
-                "No tool does that: no RPC here does {} such things. The nearest APIs are listed; \
-                 search again with other words or within one of them (`service`).",
-                actions
-                    .iter()
-                    .map(|action| format!("`{action}`"))
-                    .collect::<Vec<_>>()
-                    .join(" or ")
-            )
+            "No tool does that: the tools that match the other words do something else. The \
+             nearest APIs are listed; search again in other words, or within one of them \
+             (`service`)."
+                .to_owned()
         } else if tools.is_empty() {
             "No tool matches; try other words, or fewer filters.".to_owned()
         } else {
@@ -383,7 +390,22 @@ impl Discovery {
         if let Some(note) = note {
             answer["ranking_note"] = json!(note);
         }
-        Ok(structured(answer))
+        let mut result = structured(answer);
+        // The search's own time, and the query's embedding call, for operators and benchmarks.
+        let milliseconds = |d: Duration| (d.as_secs_f64() * 1e6).round() / 1e3;
+        let mut meta = JsonObject::new();
+        meta.insert(
+            "tonic-mcp-search/took_ms".into(),
+            json!(milliseconds(started.elapsed().saturating_sub(waited))),
+        );
+        if !waited.is_zero() {
+            meta.insert(
+                "tonic-mcp-search/embedding_ms".into(),
+                json!(milliseconds(waited)),
+            );
+        }
+        result.meta = Some(rmcp::model::MetaObject(meta));
+        Ok(result)
     }
 
     /// Tool `id` as `search_tools` gives it.
@@ -411,12 +433,14 @@ impl Discovery {
     }
 
     /// The tools that `keep` lets through, ranked by their vectors' closeness to the query's
-    /// (at most [`FUSED_DEPTH`]); `None` without hybrid ranking, why not when it cannot rank.
+    /// (at most [`FUSED_DEPTH`]), and the query's vector; `None` without hybrid ranking, why not
+    /// when it cannot rank. `waited` is how long the query's embedding call took.
     async fn semantic_ranking(
         &self,
         query: &str,
         keep: &impl Fn(usize) -> bool,
-    ) -> Option<Result<Vec<(usize, f32)>, Unavailable>> {
+        waited: &mut Duration,
+    ) -> Option<Result<(Vec<(usize, f32)>, Vec<f32>), Unavailable>> {
         let (semantic, job, keys) = self.semantic.as_ref()?;
         let vectors = match self.vectors.get() {
             Some(vectors) => vectors,
@@ -425,7 +449,10 @@ impl Discovery {
                 Err(unavailable) => return Some(Err(unavailable)),
             },
         };
-        let query = match semantic.query(query).await {
+        let asked = Instant::now();
+        let query = semantic.query(query).await;
+        *waited = asked.elapsed();
+        let query = match query {
             Ok(query) => query,
             Err(unavailable) => return Some(Err(unavailable)),
         };
@@ -448,7 +475,7 @@ impl Discovery {
             closeness.truncate(FUSED_DEPTH);
         }
         closeness.sort_by(order);
-        Some(Ok(closeness))
+        Some(Ok((closeness, query)))
     }
 
     fn describe(&self, arguments: &JsonObject) -> Result<CallToolResult, String> {
@@ -573,7 +600,7 @@ fn fuse(keywords: &[(usize, f32)], semantic: &[(usize, f32)]) -> Vec<(usize, f32
     fused
 }
 
-fn dot(a: &[f32], b: &[f32]) -> f32 {
+pub(crate) fn dot(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 

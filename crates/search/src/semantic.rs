@@ -64,8 +64,8 @@ impl Unavailable {
     pub(crate) fn note(&self) -> String {
         match self {
             Self::Embedding { done, total } => format!(
-                "ranked by keywords only: {done} of {total} tools embedded so far; hybrid \
-                 ranking starts when all are"
+                "ranked by keywords only: {done} of {total} tool documents embedded so far \
+                 (tools with the same words share one); hybrid ranking starts when all are"
             ),
             Self::Failed(error) => {
                 format!("ranked by keywords only: the embeddings endpoint failed ({error})")
