@@ -64,17 +64,12 @@ async fn embeddings_server(dir: &Path, port: u16, keyed: bool) -> (tokio::proces
     panic!("the embeddings server did not listen within 120 s");
 }
 
-/// The gateway's command over the e2e services at `backend`, with hybrid search through the
-/// endpoint on `port`, its vectors cached in `cache`.
+/// The gateway's command over the e2e services at `backend` (every service its reflection
+/// lists), with hybrid search through the endpoint on `port`, its vectors cached in `cache`.
 fn gateway(backend: &str, port: u16, cache: &Path) -> tokio::process::Command {
     let mut command = tokio::process::Command::new(GATEWAY);
     command
         .args(["--target", backend])
-        .args(
-            e2e::SERVICES
-                .iter()
-                .flat_map(|service| ["--service", service]),
-        )
         .args([
             "--tool-search",
             "--search-embeddings",
@@ -85,6 +80,18 @@ fn gateway(backend: &str, port: u16, cache: &Path) -> tokio::process::Command {
         ])
         .arg(cache);
     command
+}
+
+/// The gateway of `command` over HTTP, and rmcp's client after the handshake.
+async fn over_http(command: tokio::process::Command) -> (tokio::process::Child, test_kit::Client) {
+    let (child, addr) = spawn_http(command).await;
+    let client = ()
+        .serve(StreamableHttpClientTransport::from_uri(format!(
+            "http://{addr}/mcp"
+        )))
+        .await
+        .expect("handshake over HTTP");
+    (child, client)
 }
 
 async fn search<H: rmcp::ClientHandler>(
@@ -195,14 +202,7 @@ async fn hybrid_search_finds_by_meaning_says_no_match_and_restarts_from_the_cach
 
     // Keywords alone miss what meaning finds: the same gateway without embeddings.
     let mut plain = tokio::process::Command::new(GATEWAY);
-    plain
-        .args(["--target", &target])
-        .args(
-            e2e::SERVICES
-                .iter()
-                .flat_map(|service| ["--service", service]),
-        )
-        .arg("--tool-search");
+    plain.args(["--target", &target]).arg("--tool-search");
     let keywords =
         ().serve(stdio_logging_to(plain, &dir.join("keywords.log")))
             .await
@@ -221,13 +221,7 @@ async fn hybrid_search_finds_by_meaning_says_no_match_and_restarts_from_the_cach
     let metrics_port = test_kit::free_port();
     let mut command = gateway(&target, port, &cache);
     command.args(["--metrics-addr", &format!("127.0.0.1:{metrics_port}")]);
-    let (mut child, addr) = spawn_http(command).await;
-    let client = ()
-        .serve(StreamableHttpClientTransport::from_uri(format!(
-            "http://{addr}/mcp"
-        )))
-        .await
-        .expect("handshake over HTTP");
+    let (mut child, client) = over_http(command).await;
     until_hybrid(&client).await;
     assert_eq!(
         names(&search(&client, BY_MEANING).await),
@@ -269,13 +263,7 @@ async fn a_stopped_endpoint_turns_search_to_keywords_until_it_is_back() {
         .env(KEY_ENV, KEY)
         .args(["--search-embeddings-key-env", KEY_ENV])
         .args(["--metrics-addr", &format!("127.0.0.1:{metrics_port}")]);
-    let (mut child, addr) = spawn_http(command).await;
-    let client = ()
-        .serve(StreamableHttpClientTransport::from_uri(format!(
-            "http://{addr}/mcp"
-        )))
-        .await
-        .expect("handshake over HTTP");
+    let (mut child, client) = over_http(command).await;
     until_hybrid(&client).await;
 
     // Stopped mid-run: keywords answer, and say why.

@@ -37,15 +37,6 @@ GATEWAY = Path(os.environ.get("GATEWAY_BIN") or TARGET / "debug" / "grpc-mcp-gat
 E2E_SERVER = Path(os.environ.get("E2E_SERVER_BIN") or TARGET / "debug" / "e2e-server")
 EMBEDDINGS_URL = os.environ.get("EMBEDDINGS_URL", "")
 MODEL = "all-MiniLM-L6-v2"
-SERVICES = [
-    "testdata.scalars.ScalarService",
-    "testdata.wkt.WellKnownService",
-    "testdata.oneofs.SearchService",
-    "testdata.maps.MapService",
-    "testdata.long_fields.LongFieldService",
-    "testdata.streaming.InventoryService",
-    "testdata.tool_options.CatalogService",
-]
 # Words that no tool's name, comment or fields say, and that mean the inventory.
 BY_MEANING = "what goods do we have in stock"
 REQUEST_TIMEOUT = timedelta(seconds=20)
@@ -79,8 +70,8 @@ def backend() -> Any:
 
 
 def gateway_args(target: str, cache: str) -> list[str]:
-    services = [arg for service in SERVICES for arg in ("--service", service)]
-    return ["--target", target, *services, "--tool-search",
+    """Every service the backend's reflection lists, searched with hybrid ranking."""
+    return ["--target", target, "--tool-search",
             "--search-embeddings", EMBEDDINGS_URL, "--search-embeddings-model", MODEL,
             "--search-embeddings-cache", cache]
 

@@ -73,7 +73,7 @@ impl Apis {
             if api.summary.is_empty()
                 && let Some(comment) = comment
             {
-                api.summary = crate::summary(comment);
+                api.summary = crate::text::summary(comment);
             }
             of_tool.push(at);
         }
@@ -161,7 +161,7 @@ impl Apis {
         let mut closeness: Vec<(usize, f32)> = centroids
             .iter()
             .enumerate()
-            .map(|(at, centroid)| (at, crate::dot(centroid, query)))
+            .map(|(at, centroid)| (at, crate::semantic::dot(centroid, query)))
             .collect();
         closeness.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         closeness.truncate(API_DEPTH);
@@ -195,15 +195,9 @@ pub(crate) fn api_of(rpc_path: &str) -> String {
     let service = path.split_once('/').map_or(path, |(service, _)| service);
     service
         .split('.')
-        .filter(|segment| !is_version(segment))
+        .filter(|segment| !crate::text::is_version(segment))
         .collect::<Vec<_>>()
         .join(".")
-}
-
-/// Whether a package segment names a version (`v1`, `v1beta2`, `v22`, `v1p1beta1`).
-pub(crate) fn is_version(segment: &str) -> bool {
-    let mut chars = segment.chars();
-    chars.next() == Some('v') && chars.next().is_some_and(|c| c.is_ascii_digit())
 }
 
 #[cfg(test)]

@@ -33,6 +33,7 @@ mod cache;
 mod embeddings;
 mod index;
 mod semantic;
+mod text;
 
 use std::collections::BTreeSet;
 use std::sync::{Arc, OnceLock};
@@ -49,7 +50,8 @@ pub use embeddings::{EmbeddingEvent, Embeddings};
 use apis::Apis;
 use cache::Key;
 use index::{Document, Index};
-use semantic::{Semantic, Unavailable};
+use semantic::{Semantic, Unavailable, dot};
+use text::{proto_comment, semantic_document, summary};
 
 /// The tool that searches the served tools.
 pub const SEARCH_TOOLS: &str = "search_tools";
@@ -600,47 +602,6 @@ fn fuse(keywords: &[(usize, f32)], semantic: &[(usize, f32)]) -> Vec<(usize, f32
     fused
 }
 
-/// The dot product of `a` and `b`, in eight running sums: one sum would be a single chain of
-/// dependent additions, which the compiler may not reorder into vector lanes.
-pub(crate) fn dot(a: &[f32], b: &[f32]) -> f32 {
-    let (a8, b8) = (a.chunks_exact(8), b.chunks_exact(8));
-    let tail: f32 = a8
-        .remainder()
-        .iter()
-        .zip(b8.remainder())
-        .map(|(x, y)| x * y)
-        .sum();
-    let mut sums = [0.0_f32; 8];
-    for (x, y) in a8.zip(b8) {
-        for lane in 0..8 {
-            sums[lane] += x[lane] * y[lane];
-        }
-    }
-    sums.iter().sum::<f32>() + tail
-}
-
-/// What is embedded of a tool: the words of its package (without `google`, `cloud` and
-/// versions), its service, its title (or method) and the first sentence of its description.
-fn semantic_document(
-    package: &str,
-    service: &str,
-    method: &str,
-    title: &str,
-    description: &str,
-) -> String {
-    let words: Vec<&str> = package
-        .split('.')
-        .filter(|word| !matches!(*word, "google" | "cloud") && !apis::is_version(word))
-        .collect();
-    let name = if title.is_empty() { method } else { title };
-    let first = proto_comment(description);
-    let first = first.split("\n\n").next().unwrap_or_default();
-    let first = first.split_whitespace().collect::<Vec<_>>().join(" ");
-    let sentence = first.find(". ").map_or(first.as_str(), |at| &first[..=at]);
-    let sentence: String = sentence.chars().take(300).collect();
-    format!("{} {service}: {name}. {sentence}", words.join(" "))
-}
-
 fn known_keys(arguments: &JsonObject, known: &[&str]) -> Result<(), String> {
     match arguments.keys().find(|key| !known.contains(&key.as_str())) {
         Some(key) => Err(format!(
@@ -668,39 +629,9 @@ fn family(rpc_path: &str) -> String {
     let (service, method) = path.split_once('/').unwrap_or((path, ""));
     let kept: Vec<&str> = service
         .split('.')
-        .filter(|segment| !apis::is_version(segment))
+        .filter(|segment| !text::is_version(segment))
         .collect();
     format!("/{}/{method}", kept.join("."))
-}
-
-/// `description` without the paragraphs the generator adds about how the call behaves
-/// (streaming, long-running): every such tool shares their words, and they make its document
-/// long, which BM25 counts against it.
-fn proto_comment(description: &str) -> String {
-    description
-        .split("\n\n")
-        .filter(|paragraph| {
-            !tonic_mcp_schema::tools::BEHAVIOUR_NOTES
-                .iter()
-                .any(|prefix| paragraph.starts_with(prefix))
-        })
-        .collect::<Vec<_>>()
-        .join("\n\n")
-}
-
-/// The first sentence of `description`, at most about 160 characters.
-pub(crate) fn summary(description: &str) -> String {
-    let first = description.split("\n\n").next().unwrap_or_default();
-    let first = first.split_whitespace().collect::<Vec<_>>().join(" ");
-    let end = first
-        .find(". ")
-        .map_or(first.len(), |at| at + 1)
-        .min(first.len());
-    let mut sentence = first[..end].to_owned();
-    if sentence.chars().count() > 160 {
-        sentence = sentence.chars().take(157).collect::<String>() + "...";
-    }
-    sentence
 }
 
 /// The three discovery tools, as `tools/list` shows them.
@@ -770,14 +701,6 @@ fn meta_tools() -> Vec<Tool> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_dot_product_counts_every_lane_and_the_tail() {
-        let a: Vec<f32> = (1..=19).map(|x| x as f32).collect();
-        let b = vec![2.0_f32; 19];
-        assert_eq!(dot(&a, &b), 380.0);
-        assert_eq!(dot(&[], &[]), 0.0);
-    }
 
     #[test]
     fn versions_of_one_rpc_share_a_family() {
