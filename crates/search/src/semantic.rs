@@ -316,8 +316,11 @@ impl Worker {
             let texts: Vec<&str> = batch.iter().map(|(_, text)| text.as_str()).collect();
             let mut retry = Duration::from_secs(1);
             loop {
-                if let Ok(newer) = self.receiver.try_recv() {
-                    return Some(self.newest(newer));
+                match self.receiver.try_recv() {
+                    Ok(newer) => return Some(self.newest(newer)),
+                    // The search that asked is gone (its server was dropped): so is the work.
+                    Err(mpsc::TryRecvError::Disconnected) => return None,
+                    Err(mpsc::TryRecvError::Empty) => {}
                 }
                 let sent = Instant::now();
                 let answer = endpoint.embed(&texts, Duration::from_secs(120)).await;
