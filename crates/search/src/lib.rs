@@ -650,15 +650,17 @@ fn meta_tools() -> Vec<Tool> {
         tool(
             SEARCH_TOOLS,
             "Search this server's tools (one per gRPC method) by what you want to do, in plain \
-             words. Returns the best matches, ranked, with name, summary and RPC. Then call \
-             describe_tools for the input schema of the ones you need, and call_tool to call one.",
+             words. Returns the best matches, ranked, with name, summary and RPC, and the APIs \
+             that match best (search again within one with `service`); no_match when no tool \
+             does what was asked. Then call describe_tools for the input schema of the ones you \
+             need, and call_tool to call one.",
             json!({
                 "type": "object",
                 "properties": {
                     "query": {"type": "string", "description": "What the tool should do, e.g. \"rotate an encryption key\"."},
                     "limit": {"type": "integer", "minimum": 1, "maximum": MAX_SEARCH_LIMIT, "description": "How many tools to return (10)."},
                     "package": {"type": "string", "description": "Only tools of proto packages starting with this, e.g. \"google.cloud.kms\"."},
-                    "service": {"type": "string", "description": "Only tools of this service, by full or short name."},
+                    "service": {"type": "string", "description": "Only tools of this service, by full or short name, or of an API as `apis` names it."},
                     "read_only": {"type": "boolean", "description": "Only tools that change nothing (true), or only tools that do (false)."}
                 },
                 "required": ["query"],
