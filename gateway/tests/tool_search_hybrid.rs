@@ -198,6 +198,12 @@ async fn hybrid_search_finds_by_meaning_says_no_match_and_restarts_from_the_cach
     for tool in within["tools"].as_array().into_iter().flatten() {
         assert_eq!(tool["api"], "testdata.streaming.InventoryService", "{tool}");
     }
+    // The APIs named are those the filter lets through too.
+    assert_eq!(
+        within["apis"],
+        json!([{"api": "testdata.streaming.InventoryService", "tools": 4, "summary": "Manages the inventory."}]),
+        "{within}"
+    );
     client.cancel().await.expect("close");
 
     // Keywords alone miss what meaning finds: the same gateway without embeddings.

@@ -114,6 +114,11 @@ async fn search_ranks_by_plain_words_and_filters() -> TestResult {
     .await?;
     let none = none.structured_content.ok_or("structured")?;
     assert_eq!(none["total"], 0, "{none}");
+    assert_eq!(
+        none["apis"],
+        json!([]),
+        "no API has a tool the filter lets through: {none}"
+    );
     let read_only = call(
         &searching,
         "search_tools",

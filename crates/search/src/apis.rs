@@ -110,20 +110,25 @@ impl Apis {
     /// The best `limit` APIs for `query` (best first): the APIs of the ranked `tools`, the APIs
     /// as documents of their tools' words, and, with `meaning` (every tool's vector and the
     /// query's), the APIs by their tools' mean vector, fused by reciprocal rank.
+    /// `kept`, when the search has filters: the APIs with a tool they let through.
     pub(crate) fn ranked(
         &self,
         query: &str,
         tools: &[usize],
         meaning: Option<Meaning<'_>>,
+        kept: Option<&[bool]>,
         limit: usize,
     ) -> Vec<&Api> {
-        let (by_words, _) = self.index.search(query, API_DEPTH, |_| true);
+        let keep = |at: usize| kept.is_none_or(|kept| kept[at]);
+        let (by_words, _) = self.index.search(query, API_DEPTH, keep);
         let mut rankings = vec![
             (BY_TOOLS_SHARE, self.by_tools(tools)),
             (1.0, by_words.into_iter().map(|(at, _)| at).collect()),
         ];
         if let Some((vectors, query)) = meaning {
-            rankings.push((1.0, self.by_meaning(vectors, query)));
+            let mut by_meaning = self.by_meaning(vectors, query, kept.is_some());
+            by_meaning.retain(|at| keep(*at));
+            rankings.push((1.0, by_meaning));
         }
         let mut fused: HashMap<usize, f32> = HashMap::new();
         for (share, ranking) in &rankings {
@@ -140,8 +145,20 @@ impl Apis {
             .collect()
     }
 
-    /// The APIs closest to `query` by the mean of their tools' `vectors`.
-    fn by_meaning(&self, vectors: &[Arc<[f32]>], query: &[f32]) -> Vec<usize> {
+    /// Which APIs have a tool that `keep` lets through.
+    pub(crate) fn kept(&self, keep: impl Fn(usize) -> bool) -> Vec<bool> {
+        let mut kept = vec![false; self.apis.len()];
+        for (id, at) in self.of_tool.iter().enumerate() {
+            if !kept[*at as usize] && keep(id) {
+                kept[*at as usize] = true;
+            }
+        }
+        kept
+    }
+
+    /// The APIs closest to `query` by the mean of their tools' `vectors`: the first
+    /// [`API_DEPTH`], or all of them when `all` (for a filter to choose from).
+    fn by_meaning(&self, vectors: &[Arc<[f32]>], query: &[f32], all: bool) -> Vec<usize> {
         let centroids = self.centroids.get_or_init(|| {
             let dimensions = vectors.first().map_or(0, |v| v.len());
             let mut sums = vec![vec![0.0_f32; dimensions]; self.apis.len()];
@@ -164,7 +181,9 @@ impl Apis {
             .map(|(at, centroid)| (at, crate::semantic::dot(centroid, query)))
             .collect();
         closeness.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        closeness.truncate(API_DEPTH);
+        if !all {
+            closeness.truncate(API_DEPTH);
+        }
         closeness.into_iter().map(|(at, _)| at).collect()
     }
 
@@ -242,7 +261,7 @@ mod tests {
         assert_eq!(apis.of(1).summary, "The S service.");
         assert_eq!(apis.of(0).tools, 2);
         let ranked = |query: &str, tools: &[usize], meaning| -> Vec<&str> {
-            apis.ranked(query, tools, meaning, 5)
+            apis.ranked(query, tools, meaning, None, 5)
                 .iter()
                 .map(|api| api.name.as_str())
                 .collect()
@@ -263,6 +282,15 @@ mod tests {
             ranked("zzz", &[0, 1, 2], Some((&vectors, &[0.0, 1.0]))),
             ["b.T", "a.S"]
         );
-        assert_eq!(apis.ranked("zzz", &[2, 0, 1], None, 1).len(), 1);
+        assert_eq!(apis.ranked("zzz", &[2, 0, 1], None, None, 1).len(), 1);
+        // A filter keeps the APIs with a tool it lets through, whatever the words say.
+        let kept = apis.kept(|id| id == 2);
+        assert_eq!(kept, [false, true]);
+        let filtered: Vec<&str> = apis
+            .ranked("shelves", &[2], None, Some(&kept), 5)
+            .iter()
+            .map(|api| api.name.as_str())
+            .collect();
+        assert_eq!(filtered, ["b.T"]);
     }
 }

@@ -333,6 +333,8 @@ impl Discovery {
             }
         }
         let ranked: Vec<usize> = hits.iter().map(|(id, _)| *id).collect();
+        let filtered = package.is_some() || service.is_some() || read_only.is_some();
+        let kept = filtered.then(|| self.apis.kept(keep));
         let meaning = self
             .vectors
             .get()
@@ -340,7 +342,7 @@ impl Discovery {
             .zip(query_vector.as_deref());
         let apis: Vec<Value> = self
             .apis
-            .ranked(query, &ranked, meaning, APIS)
+            .ranked(query, &ranked, meaning, kept.as_deref(), APIS)
             .into_iter()
             .map(|api| {
                 let mut found = json!({"api": api.name, "tools": api.tools});
