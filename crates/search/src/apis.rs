@@ -130,19 +130,17 @@ impl Apis {
             by_meaning.retain(|at| keep(*at));
             rankings.push((1.0, by_meaning));
         }
-        let mut fused: HashMap<usize, f32> = HashMap::new();
-        for (share, ranking) in &rankings {
-            for (rank, at) in ranking.iter().take(API_DEPTH).enumerate() {
-                *fused.entry(*at).or_default() += share / (API_RRF_K + rank as f32);
-            }
-        }
-        let mut fused: Vec<(usize, f32)> = fused.into_iter().collect();
-        fused.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        fused
-            .into_iter()
-            .take(limit)
-            .map(|(at, _)| &self.apis[at])
-            .collect()
+        let depth = |ranking: &[usize]| ranking.len().min(API_DEPTH);
+        crate::fusion::fuse(
+            rankings
+                .iter()
+                .map(|(share, ranking)| (*share, &ranking[..depth(ranking)])),
+            API_RRF_K,
+        )
+        .into_iter()
+        .take(limit)
+        .map(|(at, _)| &self.apis[at])
+        .collect()
     }
 
     /// Which APIs have a tool that `keep` lets through.

@@ -31,6 +31,7 @@
 mod apis;
 mod cache;
 mod embeddings;
+mod fusion;
 mod index;
 mod semantic;
 mod text;
@@ -116,11 +117,6 @@ impl ToolSearch {
     pub fn embeddings(mut self, embeddings: Embeddings) -> Self {
         self.semantic = Some(Arc::new(Semantic::new(embeddings)));
         self
-    }
-
-    /// The embeddings endpoint, when ranking is hybrid.
-    pub fn embeddings_endpoint(&self) -> Option<&Embeddings> {
-        self.semantic.as_deref().map(Semantic::settings)
     }
 }
 
@@ -590,14 +586,15 @@ impl DiscoveryIndex for Discovery {
 /// Both rankings fused by weighted reciprocal rank: `1 - SEMANTIC_SHARE` of the keywords'
 /// `SEMANTIC_SHARE` of the vectors'; best first.
 fn fuse(keywords: &[(usize, f32)], semantic: &[(usize, f32)]) -> Vec<(usize, f32)> {
-    let mut fused: std::collections::HashMap<usize, f32> = std::collections::HashMap::new();
-    for (share, ranking) in [(1.0 - SEMANTIC_SHARE, keywords), (SEMANTIC_SHARE, semantic)] {
-        for (rank, (id, _)) in ranking.iter().enumerate() {
-            *fused.entry(*id).or_default() += share / (RRF_K + rank as f32);
-        }
-    }
-    let mut fused: Vec<(usize, f32)> = fused.into_iter().collect();
-    fused.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let ids = |ranking: &[(usize, f32)]| ranking.iter().map(|(id, _)| *id).collect::<Vec<_>>();
+    let (keywords, semantic) = (ids(keywords), ids(semantic));
+    let mut fused = fusion::fuse(
+        [
+            (1.0 - SEMANTIC_SHARE, &keywords[..]),
+            (SEMANTIC_SHARE, &semantic[..]),
+        ],
+        RRF_K,
+    );
     // Scores on the keywords' scale of 0 to about 30 read oddly beside them; ×1000 keeps the
     // three decimals shown meaningful.
     fused.iter_mut().for_each(|(_, score)| *score *= 1000.0);
@@ -627,13 +624,8 @@ fn structured(value: Value) -> CallToolResult {
 /// `rpc_path` without the segments of its package that name a version (`v1`, `v1beta2`,
 /// `v22`, `v1p1beta1`).
 fn family(rpc_path: &str) -> String {
-    let path = rpc_path.trim_start_matches('/');
-    let (service, method) = path.split_once('/').unwrap_or((path, ""));
-    let kept: Vec<&str> = service
-        .split('.')
-        .filter(|segment| !text::is_version(segment))
-        .collect();
-    format!("/{}/{method}", kept.join("."))
+    let method = rpc_path.rsplit_once('/').map_or("", |(_, method)| method);
+    format!("/{}/{method}", apis::api_of(rpc_path))
 }
 
 /// The three discovery tools, as `tools/list` shows them.
