@@ -120,7 +120,7 @@ pub fn tool_set(
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Checks {
     /// Hand-written definitions: check now.
-    MetaSchema,
+    Now,
     /// Made by the schema generator (generated code, or at run time): compiled on first call.
     Trusted,
 }
@@ -157,7 +157,7 @@ impl ToolSetBuilder {
     /// See [`Error`]: unknown message types, invalid schemas, an invalid RPC path, an invalid
     /// or duplicate name.
     pub fn add(&mut self, def: &ToolDef) -> Result<(), Error> {
-        self.add_with(def, Checks::MetaSchema)
+        self.add_with(def, Checks::Now)
     }
 
     /// A generated tool of `set`'s package: its types resolved once in the package's pool now,
@@ -293,11 +293,11 @@ impl ToolSetBuilder {
     }
 }
 
-/// Checks that `text` is a JSON object, and with [`Checks::MetaSchema`] a 2020-12 schema the
+/// Checks that `text` is a JSON object, and with [`Checks::Now`] a 2020-12 schema the
 /// codec's validator takes. Without, only the syntax is read, building nothing.
 fn check_schema_text(text: &str, checks: Checks) -> Result<(), String> {
     const NOT_AN_OBJECT: &str = "a tool schema must be a JSON object";
-    if checks == Checks::MetaSchema {
+    if checks == Checks::Now {
         let schema: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
         if !schema.is_object() {
             return Err(NOT_AN_OBJECT.to_owned());
