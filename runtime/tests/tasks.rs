@@ -14,7 +14,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{Backend, TestResult, pb, start_backend, status, text};
+use common::{Backend, SLOW_TASK, TestResult, pb, start_backend, status, text};
 use rmcp::{
     model::{
         CallToolRequestParams, CallToolResponse, CallToolResult, ClientConfig, CreateTaskResult,
@@ -29,14 +29,6 @@ use tonic_mcp::{
 };
 
 type TaskClient = RunningService<RoleClient, ClientConfig>;
-
-/// `Slow` with tasks allowed, as `task_support: TASK_SUPPORT_OPTIONAL` makes it.
-static SLOW_TASK: ToolDef = ToolDef {
-    name: "SlowTask",
-    task_support: TaskSupport::Optional,
-    meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/demo.v1.ItemService/Slow","inputType":"demo.v1.SlowRequest","outputType":"demo.v1.SlowResponse","streaming":"unary","taskSupport":"optional"}}"#,
-    ..pb::item_service_mcp::SLOW
-};
 
 /// `Slow` whose calls must be tasks, as `task_support: TASK_SUPPORT_REQUIRED` makes it.
 static SLOW_REQUIRED: ToolDef = ToolDef {

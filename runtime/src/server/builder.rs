@@ -21,6 +21,9 @@ pub struct McpServerBuilder {
     routes: Vec<(String, super::HttpRoute)>,
     observers: Vec<Arc<dyn CallObserver>>,
     tools_change: bool,
+    replica: Option<Arc<str>>,
+    task_store: Option<Arc<dyn super::task_store::TaskStore>>,
+    task_lease: Duration,
     pub(super) search: Option<Arc<dyn super::discovery::ToolDiscovery>>,
 }
 
@@ -120,6 +123,29 @@ impl McpServerBuilder {
         self
     }
 
+    /// Keep tasks on `store`, shared by the replicas of this server, so that any replica
+    /// answers `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel` of a task another
+    /// one runs, and a task whose replica stops is reported failed within the lease (10 s)
+    /// rather than lost: see [`TaskStore`](crate::TaskStore), and the `tonic-mcp-redis` crate
+    /// for Redis-protocol servers. Name each replica with [`replica`](Self::replica). Without
+    /// a store (the default) tasks live in this process only, which is all stdio and a single
+    /// replica need. Calls without a task never touch the store.
+    pub fn task_store(mut self, store: impl super::task_store::TaskStore) -> Self {
+        self.task_store = Some(Arc::new(store));
+        self
+    }
+
+    /// How long this replica's lease on the task store lasts unless renewed (default
+    /// [`DEFAULT_TASK_LEASE`], 10 s; renewed ten times a lease): another replica reports a
+    /// task of this one's failed once its lease lapsed. Shorter finds stopped replicas sooner;
+    /// a store outage longer than the lease also fails the tasks running then.
+    ///
+    /// [`DEFAULT_TASK_LEASE`]: crate::DEFAULT_TASK_LEASE
+    pub fn task_lease(mut self, lease: Duration) -> Self {
+        self.task_lease = lease.max(Duration::from_millis(100));
+        self
+    }
+
     /// When a call from a client that declared the MCP tasks extension becomes a task
     /// (default [`TaskMode::auto`]: answered with its result when it ends within
     /// [`DEFAULT_INLINE_WAIT`], 2 s, else a task carrying on the same call). A tool set's
@@ -129,6 +155,30 @@ impl McpServerBuilder {
     /// [`DEFAULT_INLINE_WAIT`]: crate::DEFAULT_INLINE_WAIT
     pub fn task_mode(mut self, mode: TaskMode) -> Self {
         self.task_mode = mode;
+        self
+    }
+
+    /// This process's name among the replicas of one service, for running them behind a load
+    /// balancer: it starts the id of every streamable HTTP session opened here
+    /// (`NAME.` then a random UUID), so that a load balancer can send each session's requests
+    /// to the replica that holds it (docs/scaling-out.md), and it names the runner of the tasks
+    /// this replica puts on a shared task store. Letters, digits, `-` and `_`, at most 63;
+    /// anything else is replaced by `-` and cut there. Unset (the default), session ids are bare
+    /// UUIDs and tasks name a random runner id made at start.
+    pub fn replica(mut self, name: impl AsRef<str>) -> Self {
+        let name: String = name
+            .as_ref()
+            .chars()
+            .take(63)
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                    c
+                } else {
+                    '-'
+                }
+            })
+            .collect();
+        self.replica = (!name.is_empty()).then(|| Arc::from(name));
         self
     }
 
@@ -281,11 +331,17 @@ impl McpServerBuilder {
                 connections: self.connections,
                 in_flight: tokio::sync::watch::Sender::new(0),
                 session_stores: Mutex::new(Vec::new()),
-                tasks: Tasks::new(self.task_limits),
+                tasks: Tasks::new(
+                    self.task_limits,
+                    self.task_store,
+                    self.replica.clone().unwrap_or_else(random_runner),
+                    self.task_lease,
+                ),
                 task_ttl: self.task_ttl,
                 task_mode: self.task_mode,
                 routes: self.routes,
                 observers: self.observers,
+                replica: self.replica,
             }),
         }
     }
@@ -312,7 +368,19 @@ impl McpServer {
             task_limits: TaskLimits::default(),
             task_mode: TaskMode::default(),
             tools_change: false,
+            replica: None,
+            task_store: None,
+            task_lease: tasks::shared::DEFAULT_TASK_LEASE,
             search: None,
         }
     }
+}
+
+/// A runner name for a replica [`McpServerBuilder::replica`] did not name: the process id and
+/// the time it started, unique among the replicas on one task store.
+fn random_runner() -> Arc<str> {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| since.as_nanos());
+    Arc::from(format!("{:x}-{:x}", std::process::id(), nanos))
 }

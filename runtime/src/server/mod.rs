@@ -31,6 +31,7 @@ mod run;
 mod served;
 mod session_limits;
 mod task_limits;
+pub(crate) mod task_store;
 pub(crate) mod tasks;
 
 pub use crate::tool::task_mode::{DEFAULT_INLINE_WAIT, TaskMode};
@@ -42,6 +43,7 @@ use run::found;
 pub use session_limits::SessionLimits;
 pub use task_limits::TaskLimits;
 pub use tasks::DEFAULT_TASK_TTL;
+pub use tasks::shared::DEFAULT_TASK_LEASE;
 
 /// A transport's store of sessions, counted in [`Load::sessions_open`].
 pub(crate) trait OpenSessions: Send + Sync {
@@ -121,6 +123,8 @@ struct Inner {
     routes: Vec<(String, HttpRoute)>,
     /// What is told of every tool call.
     observers: Vec<Arc<dyn CallObserver>>,
+    /// This replica's name ([`McpServerBuilder::replica`]).
+    replica: Option<Arc<str>>,
 }
 
 /// An endpoint of `serve_http` besides `/mcp` ([`McpServerBuilder::http_get`]).
@@ -301,6 +305,11 @@ impl McpServer {
         &self.inner.tasks
     }
 
+    /// This replica's name, when [`McpServerBuilder::replica`] gave one.
+    pub(crate) fn replica(&self) -> Option<&str> {
+        self.inner.replica.as_deref()
+    }
+
     /// How long a task lives ([`McpServerBuilder::task_ttl`]).
     pub(crate) fn task_ttl(&self) -> Duration {
         self.inner.task_ttl
@@ -399,13 +408,16 @@ impl McpServer {
                 .call(&registered, request, context)
                 .await
                 .map(CallToolResponse::Complete),
-            tasks::Route::Task => Ok(CallToolResponse::Task(tasks::start(
-                self,
-                request,
-                &context,
-                self.inner.task_ttl,
-                tasks::Shape::Extension,
-            )?)),
+            tasks::Route::Task => Ok(CallToolResponse::Task(
+                tasks::start(
+                    self,
+                    request,
+                    &context,
+                    self.inner.task_ttl,
+                    tasks::Shape::Extension,
+                )
+                .await?,
+            )),
             tasks::Route::Refused => Err(tasks::required(&registered.entry.name)),
             tasks::Route::Wait(wait) => {
                 Ok(tasks::inline_or_task(self, registered, request, &context, wait).await)
@@ -532,6 +544,7 @@ impl ServerHandler for McpServer {
         self.inner
             .tasks
             .detailed(&request.task_id, &context, true)
+            .await
             .map(GetTaskResult::new)
     }
 
@@ -540,11 +553,21 @@ impl ServerHandler for McpServer {
         request: UpdateTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.inner.tasks.check_caller(&request.task_id, &context)?;
-        self.inner
-            .tasks
-            .manager
-            .update_task(&request.task_id, request.input_responses)
+        match self.inner.tasks.locate(&request.task_id, &context).await? {
+            tasks::Held::Here => self
+                .inner
+                .tasks
+                .manager
+                .update_task(&request.task_id, request.input_responses),
+            tasks::Held::Elsewhere(record) => Err(ErrorData::invalid_params(
+                format!(
+                    "task {} runs on replica {}: its input can only be given there (send \
+                     tasks/update through a session that reaches it)",
+                    request.task_id, record.runner
+                ),
+                None,
+            )),
+        }
     }
 
     async fn cancel_task(
@@ -552,7 +575,7 @@ impl ServerHandler for McpServer {
         request: CancelTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.inner.tasks.check_caller(&request.task_id, &context)?;
-        self.inner.tasks.manager.cancel_task(&request.task_id)
+        let held = self.inner.tasks.locate(&request.task_id, &context).await?;
+        self.inner.tasks.cancel(&request.task_id, &held).await
     }
 }

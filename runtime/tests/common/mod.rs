@@ -51,6 +51,14 @@ use pb::{
     item_service_server::{ItemService, ItemServiceServer},
 };
 
+/// `Slow` with tasks allowed, as `task_support: TASK_SUPPORT_OPTIONAL` makes it.
+pub static SLOW_TASK: tonic_mcp::codegen::ToolDef = tonic_mcp::codegen::ToolDef {
+    name: "SlowTask",
+    task_support: tonic_mcp::codegen::TaskSupport::Optional,
+    meta: r#"{"protoc-gen-rust-mcp/rpc":{"path":"/demo.v1.ItemService/Slow","inputType":"demo.v1.SlowRequest","outputType":"demo.v1.SlowResponse","streaming":"unary","taskSupport":"optional"}}"#,
+    ..pb::item_service_mcp::SLOW
+};
+
 /// What the backend observed.
 #[derive(Debug, Default)]
 pub struct Observed {

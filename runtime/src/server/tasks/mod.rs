@@ -51,10 +51,11 @@
 //! [`DEFAULT_INLINE_WAIT`]: crate::DEFAULT_INLINE_WAIT
 
 pub(crate) mod sep1686;
+pub(crate) mod shared;
 
 use std::{
     collections::{BTreeMap, HashMap},
-    sync::{Mutex, MutexGuard},
+    sync::{Arc, Mutex, MutexGuard},
     time::{Duration, Instant},
 };
 
@@ -75,9 +76,12 @@ use crate::{
     call::progress::{Handoff, Progress},
     call::stream_control::StreamControl,
     server::McpServer,
+    server::task_store::{SharedTask, TaskStore},
     server::{Cancel, Registered, TaskLimits, catalog::Found, run::cancelled_result},
     tool::task_mode::TaskMode,
 };
+
+use self::shared::{Ended, Shared};
 
 /// How long a task lives unless [`McpServerBuilder::task_ttl`] says otherwise: 5 minutes.
 ///
@@ -109,11 +113,30 @@ pub(crate) enum Shape {
 
 /// The tasks of one server (shared by all its sessions; task ids are random UUIDs): rmcp's
 /// task manager runs them and tracks their state; [`Store`] knows who started each, in which
-/// shape, and keeps their results, within the server's [`TaskLimits`].
+/// shape, and keeps their results, within the server's [`TaskLimits`]. With a task store
+/// ([`shared`]), the tasks of the other replicas too.
 pub(crate) struct Tasks {
     pub(crate) manager: TaskManager,
     limits: TaskLimits,
     store: Mutex<Store>,
+    shared: Option<Arc<Shared>>,
+}
+
+/// Where a caller's task is held.
+pub(crate) enum Held {
+    /// On this replica.
+    Here,
+    /// On another replica, as the task store has it.
+    Elsewhere(Box<SharedTask>),
+}
+
+/// How a task's call ended.
+enum Outcome {
+    /// With a tool result: its JSON.
+    Result(Vec<u8>),
+    Cancelled,
+    /// Failed, for this reason.
+    Failed(String),
 }
 
 /// What the server knows of its tasks besides rmcp's state. Lock order: this store, then
@@ -149,6 +172,8 @@ struct Record {
     /// When its call ended (rmcp forgets it one time-to-live later).
     ended_at: Option<Instant>,
     result: Kept,
+    /// Its record on the task store, as created, when there is a store.
+    shared: Option<Box<SharedTask>>,
 }
 
 /// The result of a task, kept here rather than in rmcp's manager: as its JSON, counted
@@ -168,9 +193,17 @@ enum Kept {
 }
 
 impl Tasks {
-    pub(crate) fn new(limits: TaskLimits) -> Self {
+    /// The tasks of a server under `limits`, on `store` (as replica `runner`) when it has one.
+    pub(crate) fn new(
+        limits: TaskLimits,
+        store: Option<Arc<dyn TaskStore>>,
+        runner: Arc<str>,
+        lease: Duration,
+    ) -> Self {
+        let manager = TaskManager::default();
         Self {
-            manager: TaskManager::default(),
+            shared: store.map(|store| Shared::new(store, runner, lease, manager.clone())),
+            manager,
             limits: TaskLimits {
                 max_per_owner: limits.max_per_owner.max(1),
                 max_running: limits.max_running.max(1),
@@ -191,30 +224,48 @@ impl Tasks {
         self.store().running
     }
 
-    /// The task `task_id`, or the error for an unknown task when `context`'s caller is not the
-    /// one that started it.
-    pub(crate) fn check_caller(
+    /// Where the task `task_id` of `context`'s caller is held: here, or (with a task store) on
+    /// another replica; the error for an unknown task when no such task of this caller's is
+    /// held anywhere, or the store's when it cannot tell.
+    pub(crate) async fn locate(
         &self,
         task_id: &str,
         context: &RequestContext<RoleServer>,
-    ) -> Result<(), ErrorData> {
-        match self.store().records.get(task_id) {
-            Some(record) if record.owner == caller(context) => Ok(()),
-            // Another caller's, or forgotten (rmcp forgets it at the same time, or an instant
-            // later): unknown.
-            _ => Err(unknown(task_id)),
+    ) -> Result<Held, ErrorData> {
+        let caller = caller(context);
+        if let Some(record) = self.store().records.get(task_id) {
+            // Another caller's: unknown, as an id that never existed.
+            return if record.owner == caller {
+                Ok(Held::Here)
+            } else {
+                Err(unknown(task_id))
+            };
+        }
+        // Forgotten here (rmcp forgets it at the same time, or an instant later), or another
+        // replica's.
+        let Some(shared) = &self.shared else {
+            return Err(unknown(task_id));
+        };
+        match shared.find(task_id, caller.as_deref()).await? {
+            Some(record) => Ok(Held::Elsewhere(Box::new(record))),
+            None => Err(unknown(task_id)),
         }
     }
 
-    /// Whether `task_id` was started in the shape of revision 2025-11-25.
-    pub(crate) fn started_in_2025_shape(&self, task_id: &str) -> bool {
-        self.answered_in_2025_shape(task_id, true)
+    /// Whether the task `task_id`, held as `held`, was started in the shape of revision
+    /// 2025-11-25.
+    pub(crate) fn started_in_2025_shape(&self, task_id: &str, held: &Held) -> bool {
+        match held {
+            Held::Here => self.answered_in_2025_shape(task_id, true),
+            Held::Elsewhere(record) => record.revision_2025,
+        }
     }
 
     /// Whether `tasks/get` and `tasks/cancel` of `task_id` are answered in the 2025-11-25
     /// shape: the task was started in it, or, unless `final_revision` (the request is of
     /// revision 2026-07-28, where rmcp checks the client's capabilities first), this server
-    /// does not hold it, which is answered [`unknown`] in either shape. One look at the store.
+    /// does not hold it, which is answered [`unknown`] in either shape, or from the task store.
+    /// One look at the store.
     pub(crate) fn answered_in_2025_shape(&self, task_id: &str, final_revision: bool) -> bool {
         match self.store().records.get(task_id) {
             Some(record) => record.shape == Shape::Sep1686,
@@ -222,16 +273,31 @@ impl Tasks {
         }
     }
 
-    /// The task `task_id` of `context`'s caller as rmcp tracks it, with its result when
-    /// `fetch` (which counts as fetched) or the failure saying it was dropped.
-    pub(crate) fn detailed(
+    /// The task `task_id` of `context`'s caller as rmcp (or, for another replica's, the task
+    /// store) tracks it, with its result when `fetch` (which counts as fetched) or the failure
+    /// saying it was dropped.
+    pub(crate) async fn detailed(
         &self,
         task_id: &str,
         context: &RequestContext<RoleServer>,
         fetch: bool,
     ) -> Result<DetailedTask, ErrorData> {
-        self.check_caller(task_id, context)?;
-        self.task(task_id, fetch)
+        match self.locate(task_id, context).await? {
+            Held::Here => self.task(task_id, fetch),
+            Held::Elsewhere(record) => Ok(record.task),
+        }
+    }
+
+    /// Cancels the call of task `task_id`, held as `held`: here, or through the task store on
+    /// the replica running it. A task that ended stays as it ended.
+    pub(crate) async fn cancel(&self, task_id: &str, held: &Held) -> Result<(), ErrorData> {
+        match (held, &self.shared) {
+            (Held::Elsewhere(record), Some(shared)) if !record.is_terminal() => {
+                shared.cancel(record).await
+            }
+            (Held::Elsewhere(_), _) => Ok(()),
+            (Held::Here, _) => self.manager.cancel_task(task_id),
+        }
     }
 
     /// As [`detailed`](Self::detailed), for any caller.
@@ -276,8 +342,9 @@ impl Tasks {
     /// One page of the tasks `context`'s caller started in the shape of revision 2025-11-25,
     /// in the order they were created, from after `cursor`; and the cursor of the next page.
     /// Over stdio (no HTTP request) every such task is the caller's; over HTTP with no caller
-    /// to tell apart, none is.
-    pub(crate) fn page_2025(
+    /// to tell apart, none is. With a task store, the page lists the caller's tasks on every
+    /// replica, as the store has them.
+    pub(crate) async fn page_2025(
         &self,
         context: &RequestContext<RoleServer>,
         cursor: Option<&str>,
@@ -287,6 +354,19 @@ impl Tasks {
         let caller = caller(context);
         if over_http && caller.is_none() {
             return Ok((Vec::new(), None));
+        }
+        if let (Some(shared), Some(owner)) = (&self.shared, caller.as_deref()) {
+            let (records, next) = shared.page(owner, after, LIST_PAGE).await?;
+            let tasks = records
+                .into_iter()
+                .filter(|record| record.revision_2025)
+                .map(|record| match self.task(record.id(), false) {
+                    // This replica's own: as it is now.
+                    Ok(task) if self.store().records.contains_key(record.id()) => task,
+                    _ => record.task,
+                })
+                .collect();
+            return Ok((tasks, next.map(encode_cursor)));
         }
         let (ids, next) = {
             let mut store = self.store();
@@ -370,8 +450,36 @@ impl Tasks {
         Ok(())
     }
 
-    /// The call of task `task_id` ended, with `result` (its JSON) when it has one.
-    fn end(&self, task_id: &str, result: Option<Vec<u8>>) {
+    /// The task store's record of `task`, created now, when there is a store.
+    fn seed(&self, task: &Task, owner: Option<&String>, shape: Shape) -> Option<SharedTask> {
+        let shared = self.shared.as_ref()?;
+        Some(shared.record(task, owner.cloned(), shape == Shape::Sep1686))
+    }
+
+    /// Puts task `task_id`, created here now, on the task store when there is one. When the
+    /// store cannot take it, the task is cancelled here (no other replica could answer for it)
+    /// and the store's error answers the call.
+    async fn share(&self, task_id: &str) -> Result<(), ErrorData> {
+        let Some(shared) = &self.shared else {
+            return Ok(());
+        };
+        let seed = self.store().records.get(task_id).and_then(|record| {
+            let seed = record.shared.as_deref()?;
+            Some((seed.clone(), record.ttl))
+        });
+        let Some((seed, ttl)) = seed else {
+            return Ok(());
+        };
+        if let Err(error) = shared.create(&seed, ttl).await {
+            let _ = self.manager.cancel_task(task_id);
+            return Err(error);
+        }
+        Ok(())
+    }
+
+    /// The call of task `task_id` ended as `outcome`: kept here, and written to the task store
+    /// when there is one.
+    fn end(&self, task_id: &str, outcome: Outcome) {
         let mut store = self.store();
         let store = &mut *store;
         let Some(record) = store.records.get_mut(task_id) else {
@@ -382,10 +490,21 @@ impl Tasks {
         }
         record.ended_at = Some(Instant::now());
         store.running = store.running.saturating_sub(1);
-        let Some(json) = result else {
+        let bound = self.limits.max_result_bytes;
+        if let (Some(shared), Some(seed)) = (&self.shared, &record.shared) {
+            let ended = match &outcome {
+                Outcome::Result(json) if json.len() > bound => {
+                    Ended::Failed(dropped_message(Some(json.len()), bound))
+                }
+                Outcome::Result(json) => Ended::Completed(json),
+                Outcome::Cancelled => Ended::Cancelled,
+                Outcome::Failed(message) => Ended::Failed(message.clone()),
+            };
+            shared.finish_later((**seed).clone(), ended, record.ttl);
+        }
+        let Outcome::Result(json) = outcome else {
             return;
         };
-        let bound = self.limits.max_result_bytes;
         if json.len() > bound {
             record.result = Kept::Dropped {
                 too_large: Some(json.len()),
@@ -426,8 +545,16 @@ impl Tasks {
 }
 
 impl Store {
-    /// Records task `task_id`, created now, whose call runs.
-    fn add(&mut self, task_id: &str, owner: Option<String>, shape: Shape, ttl: Duration) {
+    /// Records `task`, created now, whose call runs; `shared`, its record on the task store.
+    fn add(
+        &mut self,
+        task: &Task,
+        owner: Option<String>,
+        shape: Shape,
+        ttl: Duration,
+        shared: Option<SharedTask>,
+    ) {
+        let task_id = &task.task_id;
         self.next += 1;
         let created = self.next;
         self.created.insert(created, task_id.to_owned());
@@ -442,6 +569,7 @@ impl Store {
                 ttl,
                 ended_at: None,
                 result: Kept::Nothing,
+                shared: shared.map(Box::new),
             },
         );
     }
@@ -508,16 +636,29 @@ struct Ending {
 }
 
 impl Ending {
-    fn end(mut self, result: Option<Vec<u8>>) {
+    fn end(mut self, outcome: Outcome) {
         self.ended = true;
-        self.server.inner_tasks().end(&self.task_id, result);
+        self.server.inner_tasks().end(&self.task_id, outcome);
+    }
+
+    /// The call was cancelled: what rmcp is told.
+    fn cancelled(self) -> Result<CallToolResult, TaskExit> {
+        self.end(Outcome::Cancelled);
+        Err(TaskExit::Cancelled)
     }
 }
 
 impl Drop for Ending {
     fn drop(&mut self) {
         if !self.ended {
-            self.server.inner_tasks().end(&self.task_id, None);
+            self.server.inner_tasks().end(
+                &self.task_id,
+                Outcome::Failed(
+                    "the task's time-to-live passed before its call ended: the call was \
+                     cancelled"
+                        .to_owned(),
+                ),
+            );
         }
     }
 }
@@ -532,15 +673,13 @@ fn placeholder() -> CallToolResult {
 fn ended(ending: Ending, result: &CallToolResult) -> Result<CallToolResult, TaskExit> {
     match serde_json::to_vec(result) {
         Ok(json) => {
-            ending.end(Some(json));
+            ending.end(Outcome::Result(json));
             Ok(placeholder())
         }
         Err(error) => {
-            ending.end(None);
-            Err(TaskExit::Error(ErrorData::internal_error(
-                format!("the task's result could not be kept: {error}"),
-                None,
-            )))
+            let message = format!("the task's result could not be kept: {error}");
+            ending.end(Outcome::Failed(message.clone()));
+            Err(TaskExit::Error(ErrorData::internal_error(message, None)))
         }
     }
 }
@@ -755,7 +894,13 @@ pub(crate) async fn inline_or_task(
     // Still running: a task, if the limits let one more in.
     let owner = caller(context);
     match hand_to_task(server, call, cancel.clone(), &progress, owner, wait) {
-        Ok(task) => CallToolResponse::Task(task),
+        Ok(task) => match server.inner_tasks().share(&task.task.task_id).await {
+            Ok(()) => CallToolResponse::Task(task),
+            // The task is cancelled: the call is answered with why.
+            Err(error) => CallToolResponse::Complete(CallToolResult::error(vec![
+                rmcp::model::ContentBlock::text(error.message.to_string()),
+            ])),
+        },
         Err((refusal, mut call)) => {
             tracing::debug!(
                 tool = %request.name,
@@ -819,26 +964,37 @@ where
             };
             match outcome {
                 Some(outcome) => ended(ending, &outcome.result),
-                None => {
-                    ending.end(None);
-                    Err(TaskExit::Cancelled)
-                }
+                None => ending.cancelled(),
             }
         })
     });
-    store.add(&task.task_id, owner, Shape::Extension, ttl);
+    let seed = tasks.seed(&task, owner.as_ref(), Shape::Extension);
+    store.add(&task, owner, Shape::Extension, ttl, seed);
     Ok(CreateTaskResult::new(task))
 }
 
 /// Starts the call of a registered tool in the background and returns its task, or the
 /// refusal when the caller or the server is at one of the [`TaskLimits`].
-pub(crate) fn start(
+pub(crate) async fn start(
+    server: &McpServer,
+    request: CallToolRequestParams,
+    context: &RequestContext<RoleServer>,
+    ttl: Duration,
+    shape: Shape,
+) -> Result<CreateTaskResult, ErrorData> {
+    let task = start_here(server, request, context, ttl, shape)?;
+    server.inner_tasks().share(&task.task_id).await?;
+    Ok(CreateTaskResult::new(task))
+}
+
+/// [`start`] on this replica.
+fn start_here(
     server: &McpServer,
     mut request: CallToolRequestParams,
     context: &RequestContext<RoleServer>,
     ttl: Duration,
     shape: Shape,
-) -> Result<CreateTaskResult, ErrorData> {
+) -> Result<Task, ErrorData> {
     // A task keeps its arguments as a map (its stream control is read from them); arguments
     // kept as text that cannot be read make a task that completes with the refusal.
     let unreadable = crate::call::arguments_text::materialize(&mut request, &context.extensions)
@@ -895,15 +1051,13 @@ pub(crate) fn start(
                 .await;
             match outcome {
                 Some(outcome) => ended(ending, &outcome.result),
-                None => {
-                    ending.end(None);
-                    Err(TaskExit::Cancelled)
-                }
+                None => ending.cancelled(),
             }
         })
     });
-    store.add(&task.task_id, owner, shape, ttl);
-    Ok(CreateTaskResult::new(task))
+    let seed = tasks.seed(&task, owner.as_ref(), shape);
+    store.add(&task, owner, shape, ttl, seed);
+    Ok(task)
 }
 
 /// The options of a task living `ttl`, polled every [`POLL_INTERVAL`].
@@ -916,7 +1070,19 @@ fn options(ttl: Duration) -> TaskOptions {
 /// A task of revision 2025-11-25 that is complete from the start with `answer` (a call
 /// answered without running: refused arguments, a declined confirmation). It counts against
 /// the caller's live tasks, not the running ones.
-pub(crate) fn finished(
+pub(crate) async fn finished(
+    server: &McpServer,
+    answer: CallToolResult,
+    context: &RequestContext<RoleServer>,
+    ttl: Duration,
+) -> Result<Task, ErrorData> {
+    let task = finished_here(server, answer, context, ttl)?;
+    server.inner_tasks().share(&task.task_id).await?;
+    Ok(task)
+}
+
+/// [`finished`] on this replica.
+fn finished_here(
     server: &McpServer,
     answer: CallToolResult,
     context: &RequestContext<RoleServer>,
@@ -935,6 +1101,7 @@ pub(crate) fn finished(
         };
         Box::pin(async move { ended(ending, &answer) })
     });
-    store.add(&task.task_id, owner, Shape::Sep1686, ttl);
+    let seed = tasks.seed(&task, owner.as_ref(), Shape::Sep1686);
+    store.add(&task, owner, Shape::Sep1686, ttl, seed);
     Ok(task)
 }

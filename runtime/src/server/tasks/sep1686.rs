@@ -131,9 +131,9 @@ pub(crate) async fn answer(
     };
     let value = match method {
         TASKS_RESULT => result(server, &task_id()?, context).await?,
-        TASKS_LIST => list(server, params.as_ref(), context)?,
+        TASKS_LIST => list(server, params.as_ref(), context).await?,
         TOOLS_CALL if routed(context) => call(server, params, context).await?,
-        TASKS_GET if routed(context) => get(server, &task_id()?, context)?,
+        TASKS_GET if routed(context) => get(server, &task_id()?, context).await?,
         TASKS_CANCEL if routed(context) => cancel(server, &task_id()?, context).await?,
         TOOLS_LIST if routed(context) => tools_list(server, params)?,
         _ => {
@@ -194,7 +194,7 @@ async fn call(
     }
     let task = match server.prepare(request, context).await? {
         Prepared::Answered(CallToolResponse::Complete(answer)) => {
-            super::finished(server, answer, context, ttl)?
+            super::finished(server, answer, context, ttl).await?
         }
         Prepared::Answered(other) => {
             return Err(ErrorData::internal_error(
@@ -206,7 +206,9 @@ async fn call(
             if !registered.entry.tool.meta.task_support.allows_tasks() {
                 return Err(forbidden(&registered.entry.name));
             }
-            super::start(server, request, context, ttl, super::Shape::Sep1686)?.task
+            super::start(server, request, context, ttl, super::Shape::Sep1686)
+                .await?
+                .task
         }
     };
     Ok(json!({"task": task_object(&task)}))
@@ -223,31 +225,34 @@ fn forbidden(tool: &str) -> ErrorData {
     )
 }
 
-/// The task, found for this caller among those started in this shape; with its result when
-/// `fetch`.
-fn detailed(
+/// The task, found for this caller among those started in this shape (on this replica, or on
+/// the task store); with its result when `fetch`; and where it is held.
+async fn detailed(
     server: &McpServer,
     task_id: &str,
     context: &RequestContext<RoleServer>,
     fetch: bool,
-) -> Result<DetailedTask, ErrorData> {
+) -> Result<(DetailedTask, super::Held), ErrorData> {
     let tasks = server.inner_tasks();
-    tasks.check_caller(task_id, context)?;
-    if !tasks.started_in_2025_shape(task_id) {
+    let held = tasks.locate(task_id, context).await?;
+    if !tasks.started_in_2025_shape(task_id, &held) {
         return Err(super::unknown(task_id));
     }
-    tasks.detailed(task_id, context, fetch)
+    let task = match held {
+        super::Held::Here => tasks.detailed(task_id, context, fetch).await?,
+        super::Held::Elsewhere(ref record) => record.task.clone(),
+    };
+    Ok((task, held))
 }
 
 /// `tasks/get`: the task alone, without its result.
-fn get(
+async fn get(
     server: &McpServer,
     task_id: &str,
     context: &RequestContext<RoleServer>,
 ) -> Result<Value, ErrorData> {
-    Ok(task_object(
-        &detailed(server, task_id, context, false)?.task,
-    ))
+    let (task, _) = detailed(server, task_id, context, false).await?;
+    Ok(task_object(&task.task))
 }
 
 /// `tasks/result`: waits until the task ends, then answers what the call would have: the
@@ -259,7 +264,7 @@ async fn result(
 ) -> Result<Value, ErrorData> {
     let mut pause = Duration::from_millis(5);
     loop {
-        let task = detailed(server, task_id, context, true)?;
+        let (task, _) = detailed(server, task_id, context, true).await?;
         match task.payload {
             TaskPayload::Completed { mut result } => {
                 // The discriminator of revision 2026-07-28, which the store keeps.
@@ -301,7 +306,7 @@ async fn result(
 /// HTTP without a session or a token, none, since nothing tells callers apart there), oldest
 /// first, in pages of [`LIST_PAGE`](super::LIST_PAGE) linked by `nextCursor`. A cursor that
 /// is not one of ours is invalid params.
-fn list(
+async fn list(
     server: &McpServer,
     params: Option<&Value>,
     context: &RequestContext<RoleServer>,
@@ -316,7 +321,7 @@ fn list(
             ));
         }
     };
-    let (tasks, next) = server.inner_tasks().page_2025(context, cursor)?;
+    let (tasks, next) = server.inner_tasks().page_2025(context, cursor).await?;
     let listed: Vec<Value> = tasks.iter().map(|task| task_object(&task.task)).collect();
     let mut page = json!({"tasks": listed});
     if let Some(next) = next {
@@ -332,7 +337,7 @@ async fn cancel(
     task_id: &str,
     context: &RequestContext<RoleServer>,
 ) -> Result<Value, ErrorData> {
-    let task = detailed(server, task_id, context, false)?;
+    let (task, held) = detailed(server, task_id, context, false).await?;
     if task.status().is_terminal() {
         return Err(ErrorData::invalid_params(
             format!(
@@ -343,14 +348,20 @@ async fn cancel(
         ));
     }
     let tasks = server.inner_tasks();
-    tasks.manager.cancel_task(task_id)?;
+    tasks.cancel(task_id, &held).await?;
     let deadline = tokio::time::Instant::now() + CANCEL_WAIT;
+    // On another replica the cancellation waits for its next heartbeat: the store is read
+    // less often than this replica's own record.
+    let pause = match held {
+        super::Held::Here => Duration::from_millis(10),
+        super::Held::Elsewhere(_) => Duration::from_millis(100),
+    };
     loop {
-        let task = tasks.detailed(task_id, context, false)?;
+        let task = tasks.detailed(task_id, context, false).await?;
         if task.status().is_terminal() || tokio::time::Instant::now() >= deadline {
             return Ok(task_object(&task.task));
         }
-        tokio::time::sleep(Duration::from_millis(10)).await;
+        tokio::time::sleep(pause).await;
     }
 }
 

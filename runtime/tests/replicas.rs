@@ -1,0 +1,396 @@
+//! Tasks across replicas: two servers on one task store (`MemoryTaskStore`, shared as
+//! replicas share Redis), each serving stateless HTTP on its own port, as replicas behind a
+//! load balancer do. A task started on one is read, awaited, listed and cancelled on the
+//! other, in both task shapes; a task whose replica stopped is reported failed, saying so; an
+//! unknown task is unknown on every replica. Callers are told apart by a layer that names
+//! them from a header, as an authenticating layer names token owners.
+
+mod common;
+
+use std::{
+    convert::Infallible,
+    net::SocketAddr,
+    sync::Arc,
+    task::{Context, Poll},
+    time::Duration,
+};
+
+use common::{Backend, SLOW_TASK, TestResult, http_client::Reply, pb, start_backend};
+use rmcp::model::{DetailedTask, Task, TaskPayload, TaskStatus};
+use serde_json::{Value, json};
+use tonic_mcp::{
+    Caller, HttpResponse, McpServer, MemoryTaskStore, SharedTask, TaskMode, TaskStore, TimedBody,
+    codegen::{BoxTransport, ToolSetBuilder},
+};
+
+/// Names the caller of each request from its `x-test-caller` header.
+#[derive(Clone)]
+struct NameCallers<S>(S);
+
+type Served = http::Request<TimedBody<hyper::body::Incoming>>;
+
+impl<S> tower_service::Service<Served> for NameCallers<S>
+where
+    S: tower_service::Service<Served, Response = HttpResponse, Error = Infallible>,
+{
+    type Response = HttpResponse;
+    type Error = Infallible;
+    type Future = S::Future;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.0.poll_ready(cx)
+    }
+
+    fn call(&mut self, mut request: Served) -> Self::Future {
+        let caller = request
+            .headers()
+            .get("x-test-caller")
+            .and_then(|value| value.to_str().ok())
+            .map(str::to_owned);
+        if let Some(caller) = caller {
+            request.extensions_mut().insert(Caller::new(caller));
+        }
+        self.0.call(request)
+    }
+}
+
+struct Replicas {
+    a: SocketAddr,
+    b: SocketAddr,
+    store: Arc<MemoryTaskStore>,
+    backend: Backend,
+    shutdown: Vec<tokio_util::sync::CancellationToken>,
+}
+
+impl Drop for Replicas {
+    fn drop(&mut self) {
+        for token in &self.shutdown {
+            token.cancel();
+        }
+    }
+}
+
+/// Replicas `a` and `b` of one server, on one store and one backend.
+async fn replicas() -> TestResult<Replicas> {
+    let store = Arc::new(MemoryTaskStore::new());
+    let (backend_addr, backend) = start_backend().await?;
+    let mut addrs = Vec::new();
+    let mut shutdown = Vec::new();
+    for name in ["a", "b"] {
+        let channel = common::channel(backend_addr).await?;
+        let mut slow = ToolSetBuilder::new(
+            pb::MCP_FILE_DESCRIPTOR_SET,
+            BoxTransport::new(channel.clone()),
+        )?;
+        slow.add(&SLOW_TASK)?;
+        let server = McpServer::builder("replicas", "0.1.0")
+            .tool_set(pb::item_service_mcp::from_channel(channel)?)?
+            .tool_set(slow.build())?
+            .task_mode(TaskMode::Always)
+            .replica(name)
+            .task_store(Arc::clone(&store))
+            .build();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        addrs.push(listener.local_addr()?);
+        let config = McpServer::stateless_http_config();
+        shutdown.push(config.cancellation_token.clone());
+        tokio::spawn(server.serve_http_with(listener, config, tower_layer::layer_fn(NameCallers)));
+    }
+    Ok(Replicas {
+        a: addrs[0],
+        b: addrs[1],
+        store,
+        backend,
+        shutdown,
+    })
+}
+
+/// Sends a request of revision 2025-11-25 as `caller`.
+async fn send_2025(
+    addr: SocketAddr,
+    caller: &str,
+    method: &str,
+    params: Value,
+) -> TestResult<Reply> {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    common::http_client::send(
+        addr,
+        http::Method::POST,
+        "/mcp",
+        &[
+            ("mcp-protocol-version", "2025-11-25"),
+            ("x-test-caller", caller),
+        ],
+        Some(&body),
+    )
+    .await
+}
+
+/// Sends a request of revision 2026-07-28, declaring the tasks extension, as `caller`.
+async fn send_final(
+    addr: SocketAddr,
+    caller: &str,
+    method: &str,
+    mut params: Value,
+) -> TestResult<Reply> {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities":
+            {"extensions": {"io.modelcontextprotocol/tasks": {}}},
+    });
+    let name = params
+        .get("name")
+        .or_else(|| params.get("taskId"))
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    common::http_client::send(
+        addr,
+        http::Method::POST,
+        "/mcp",
+        &[
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", method),
+            ("mcp-name", &name),
+            ("x-test-caller", caller),
+        ],
+        Some(&body),
+    )
+    .await
+}
+
+/// The `result` of `reply`, failing on an error.
+fn result(reply: &Reply, what: &str) -> TestResult<Value> {
+    let last = reply.last();
+    match last.get("result") {
+        Some(result) => Ok(result.clone()),
+        None => Err(format!("{what}: {}", reply.body).into()),
+    }
+}
+
+/// A call of revision 2025-11-25 as a task, started on one replica: `tasks/get`,
+/// `tasks/result` and `tasks/list` on the other answer for it, for its caller alone, and the
+/// result is the direct call's.
+#[tokio::test]
+async fn a_task_started_on_one_replica_is_answered_on_the_other() -> TestResult {
+    let replicas = replicas().await?;
+    let call = json!({"name": "SlowTask", "arguments": {"sleep_ms": 300}, "task": {}});
+    let started = result(
+        &send_2025(replicas.a, "alice", "tools/call", call).await?,
+        "tools/call",
+    )?;
+    let task_id = started["task"]["taskId"]
+        .as_str()
+        .ok_or("no task id")?
+        .to_owned();
+
+    let got = result(
+        &send_2025(replicas.b, "alice", "tasks/get", json!({"taskId": task_id})).await?,
+        "tasks/get on the other replica",
+    )?;
+    assert_eq!(got["status"], json!("working"), "{got}");
+
+    let waited = result(
+        &send_2025(
+            replicas.b,
+            "alice",
+            "tasks/result",
+            json!({"taskId": task_id}),
+        )
+        .await?,
+        "tasks/result on the other replica",
+    )?;
+    let direct = result(
+        &send_2025(
+            replicas.a,
+            "alice",
+            "tools/call",
+            json!({"name": "SlowTask", "arguments": {"sleep_ms": 300}}),
+        )
+        .await?,
+        "the direct call",
+    )?;
+    assert_eq!(
+        waited["structuredContent"], direct["structuredContent"],
+        "{waited}"
+    );
+    assert_eq!(waited["content"], direct["content"], "{waited}");
+    assert_eq!(
+        waited["_meta"]["io.modelcontextprotocol/related-task"]["taskId"],
+        json!(task_id)
+    );
+
+    // Another caller is told it does not exist, on either replica.
+    for addr in [replicas.a, replicas.b] {
+        let reply = send_2025(addr, "bob", "tasks/get", json!({"taskId": task_id})).await?;
+        common::http_client::assert_unknown_task(&reply, &task_id, "another caller's task");
+    }
+    // Listed for its caller on the replica that did not run it; not for another.
+    let listed = result(
+        &send_2025(replicas.b, "alice", "tasks/list", json!({})).await?,
+        "tasks/list",
+    )?;
+    let ids: Vec<&str> = listed["tasks"]
+        .as_array()
+        .ok_or("no tasks")?
+        .iter()
+        .filter_map(|task| task["taskId"].as_str())
+        .collect();
+    assert_eq!(ids, [task_id.as_str()], "{listed}");
+    let listed = result(
+        &send_2025(replicas.b, "bob", "tasks/list", json!({})).await?,
+        "tasks/list",
+    )?;
+    assert_eq!(listed["tasks"], json!([]), "{listed}");
+    Ok(())
+}
+
+/// The tasks extension's shape: a task created on one replica is fetched, with its result,
+/// from the other.
+#[tokio::test]
+async fn a_task_of_the_extension_is_fetched_on_the_other_replica() -> TestResult {
+    let replicas = replicas().await?;
+    let call = json!({"name": "SlowTask", "arguments": {"sleep_ms": 200}});
+    let started = result(
+        &send_final(replicas.a, "alice", "tools/call", call).await?,
+        "tools/call",
+    )?;
+    let task_id = started["taskId"]
+        .as_str()
+        .ok_or_else(|| format!("no task: {started}"))?
+        .to_owned();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let got = result(
+            &send_final(replicas.b, "alice", "tasks/get", json!({"taskId": task_id})).await?,
+            "tasks/get on the other replica",
+        )?;
+        if got["status"] == json!("completed") {
+            assert!(got["result"]["structuredContent"].is_object(), "{got}");
+            break;
+        }
+        assert_eq!(got["status"], json!("working"), "{got}");
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "never completed: {got}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    Ok(())
+}
+
+/// `tasks/cancel` on the replica that does not run the task reaches the one that does, whose
+/// gRPC call the backend sees cancelled; the task ends cancelled.
+#[tokio::test]
+async fn cancelling_on_the_other_replica_cancels_the_grpc_call() -> TestResult {
+    let replicas = replicas().await?;
+    let call = json!({"name": "SlowTask", "arguments": {"sleep_ms": 20_000}, "task": {}});
+    let started = result(
+        &send_2025(replicas.a, "alice", "tools/call", call).await?,
+        "tools/call",
+    )?;
+    let task_id = started["task"]["taskId"]
+        .as_str()
+        .ok_or("no task id")?
+        .to_owned();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let cancelled = result(
+        &send_2025(
+            replicas.b,
+            "alice",
+            "tasks/cancel",
+            json!({"taskId": task_id}),
+        )
+        .await?,
+        "tasks/cancel on the other replica",
+    )?;
+    replicas
+        .backend
+        .observed
+        .assert_cancelled(1, Duration::from_secs(3))
+        .await;
+    // Answered once the call stopped, or as it was after the wait: cancelled by now.
+    let got = if cancelled["status"] == json!("cancelled") {
+        cancelled
+    } else {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        result(
+            &send_2025(replicas.b, "alice", "tasks/get", json!({"taskId": task_id})).await?,
+            "tasks/get",
+        )?
+    };
+    assert_eq!(got["status"], json!("cancelled"), "{got}");
+    Ok(())
+}
+
+/// A working task whose replica holds no lease (it stopped) is failed by the replica asked
+/// about it, with a message naming that replica, in `tasks/get` and `tasks/result`.
+#[tokio::test]
+async fn a_task_whose_replica_stopped_fails_saying_so() -> TestResult {
+    let replicas = replicas().await?;
+    let mut task = Task::new(
+        "orphan-1",
+        TaskStatus::Working,
+        "2026-01-01T00:00:00Z",
+        "2026-01-01T00:00:00Z",
+    );
+    task.ttl_ms = Some(60_000);
+    let record = SharedTask::new(
+        DetailedTask::new(task, TaskPayload::Working),
+        Some("caller:alice".to_owned()),
+        true,
+        "gone",
+        1,
+    );
+    replicas
+        .store
+        .create(&record, Duration::from_secs(60))
+        .await?;
+    let got = result(
+        &send_2025(
+            replicas.b,
+            "alice",
+            "tasks/get",
+            json!({"taskId": "orphan-1"}),
+        )
+        .await?,
+        "tasks/get",
+    )?;
+    assert_eq!(got["status"], json!("failed"), "{got}");
+    let message = got["statusMessage"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("replica running this task (gone) stopped"),
+        "{message}"
+    );
+    let reply = send_2025(
+        replicas.a,
+        "alice",
+        "tasks/result",
+        json!({"taskId": "orphan-1"}),
+    )
+    .await?;
+    assert_eq!(
+        reply.last()["error"]["message"].as_str(),
+        Some(message),
+        "{}",
+        reply.body
+    );
+    Ok(())
+}
+
+/// An id no replica holds is unknown on each, in both shapes: never "Missing required client
+/// capability".
+#[tokio::test]
+async fn an_unknown_task_is_unknown_on_every_replica() -> TestResult {
+    let replicas = replicas().await?;
+    for addr in [replicas.a, replicas.b] {
+        for method in ["tasks/get", "tasks/cancel"] {
+            let reply = send_2025(addr, "alice", method, json!({"taskId": "nowhere-1"})).await?;
+            common::http_client::assert_unknown_task(&reply, "nowhere-1", method);
+            let reply = send_final(addr, "alice", method, json!({"taskId": "nowhere-1"})).await?;
+            common::http_client::assert_unknown_task(&reply, "nowhere-1", method);
+        }
+    }
+    Ok(())
+}
