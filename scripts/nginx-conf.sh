@@ -1,12 +1,19 @@
 # shellcheck shell=bash
-# The manual's nginx block (docs/scaling-out.md) inside a complete nginx configuration, for the
-# scripts that run it: scripts/readme.sh checks the block as written with `nginx -t`, and
-# scripts/scale-out.sh serves it, with its addresses replaced, in front of real replicas.
+# The manual's nginx blocks (docs/scaling-out.md: the first for stateless replicas, the second
+# for session mode) inside a complete nginx configuration, for the scripts that run them:
+# scripts/readme.sh checks each block as written with `nginx -t`, and scripts/scale-out.sh
+# serves them, with their addresses replaced, in front of real replicas.
 # Sourced; needs ROOT (the repository root).
 
-# Prints the first ```nginx block of docs/scaling-out.md.
+# Prints the N-th (from 1; default 1) ```nginx block of docs/scaling-out.md; fails when there is
+# none.
 readme_nginx_block() {
-  awk '/^```nginx$/ { inside = 1; next } inside && /^```$/ { exit } inside { print }' "$ROOT/docs/scaling-out.md"
+  local n=${1:-1}
+  awk -v n="$n" '
+    /^```nginx$/ { seen++; inside = (seen == n); next }
+    inside && /^```$/ { found = 1; exit }
+    inside { print }
+    END { exit !found }' "$ROOT/docs/scaling-out.md"
 }
 
 # Prints the path of nginx: the one scripts/install-tools.sh nginx unpacks into .tools/ (from

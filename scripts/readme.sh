@@ -305,6 +305,52 @@ server {
     location = /.well-known/oauth-protected-resource { proxy_pass http://mcp_replicas; }
     location = /.well-known/oauth-protected-resource/mcp { proxy_pass http://mcp_replicas; }
 }
+@@ nginx: nginx_test
+# The replica named by the session id's prefix (`r1.<uuid>`): replicas started with
+# --replica r1, r2 and r3. No session id yet (initialize) or a name not listed: any replica.
+map $http_mcp_session_id $mcp_replica {
+    default     mcp_any;
+    "~^r1\."    mcp_r1;
+    "~^r2\."    mcp_r2;
+    "~^r3\."    mcp_r3;
+}
+upstream mcp_any {
+    server 10.0.0.11:8080 max_fails=1 fail_timeout=10s;
+    server 10.0.0.12:8080 max_fails=1 fail_timeout=10s;
+    server 10.0.0.13:8080 max_fails=1 fail_timeout=10s;
+}
+# One upstream per replica, the others its backups: a session of a replica that died lands on
+# a live one, which answers 404 (session not found), and the client initializes again.
+upstream mcp_r1 {
+    server 10.0.0.11:8080 max_fails=1 fail_timeout=10s;
+    server 10.0.0.12:8080 backup;
+    server 10.0.0.13:8080 backup;
+}
+upstream mcp_r2 {
+    server 10.0.0.12:8080 max_fails=1 fail_timeout=10s;
+    server 10.0.0.11:8080 backup;
+    server 10.0.0.13:8080 backup;
+}
+upstream mcp_r3 {
+    server 10.0.0.13:8080 max_fails=1 fail_timeout=10s;
+    server 10.0.0.11:8080 backup;
+    server 10.0.0.12:8080 backup;
+}
+server {
+    listen 443 ssl;
+    server_name mcp.example.com;
+    location = /mcp {
+        proxy_pass http://$mcp_replica;   # an upstream above, never a DNS name
+        proxy_http_version 1.1;
+        proxy_set_header Host $host;      # and allowed_hosts = ["mcp.example.com"] on replicas
+        proxy_buffering off;              # progress notifications stream as SSE
+        proxy_read_timeout 120s;          # longer than your longest tool deadline
+        proxy_next_upstream error timeout;
+    }
+    location = /healthz { proxy_pass http://mcp_any; }
+    location = /.well-known/oauth-protected-resource { proxy_pass http://mcp_any; }
+    location = /.well-known/oauth-protected-resource/mcp { proxy_pass http://mcp_any; }
+}
 @@ proto: not run: an illustration of the options; testdata/tool_options.proto sets each of them and the golden tests check what they do
 import "rust_mcp/options.proto";
 ...

@@ -1,18 +1,28 @@
 #!/usr/bin/env bash
 # Scale-out check on a real load balancer (not run in CI).
 #
-# Three stateless replicas of the demo (`demo --http ADDR --stateless`) run behind nginx, with
-# the manual's nginx block (docs/scaling-out.md) as its configuration: its three upstream servers
-# become the replicas and `listen 443 ssl` a plain loopback port, nothing else changes (the
-# block is read from docs/scaling-out.md, so the two cannot drift; scripts/readme.sh checks the block as
+# Two phases, each with three replicas of the demo behind nginx, whose configuration is one of
+# the manual's nginx blocks (docs/scaling-out.md) with its three upstream addresses replaced by
+# the replicas' and `listen 443 ssl` by a plain loopback port, nothing else changed (the blocks
+# are read from docs/scaling-out.md, so the two cannot drift; scripts/readme.sh checks them as
 # written with `nginx -t`). nginx is Debian's package, unpacked into .tools/ without root by
-# scripts/install-tools.sh nginx. MCP clients (rmcp, e2e/tests/scale_out.rs) call a tool
-# through nginx for SCALE_OUT_SECONDS (default 10); one replica is killed (SIGKILL) a third of
-# the way in. Only calls in flight on that replica may fail; every call started after the kill
-# must succeed.
+# scripts/install-tools.sh nginx. The clients are the ignored tests of e2e/tests/scale_out.rs.
 #
-# Usage: scripts/scale-out.sh            (from the repository root)
+#   stateless  the first block; `demo --http ADDR --stateless`. MCP clients (rmcp) call a tool
+#              through nginx for SCALE_OUT_SECONDS (default 10); one replica is killed (SIGKILL)
+#              a third of the way in. Only calls in flight on that replica may fail; every call
+#              started after the kill must succeed.
+#   sessions   the second block; `demo --http ADDR --replica rN` (session mode, N = 1, 2, 3),
+#              routed on the session id's prefix. The client opens sessions through nginx and
+#              calls tools in each (a request on another replica would get 404), then names a
+#              replica holding some of them in the ready file; this script kills it (SIGKILL)
+#              and writes the time to the kill file. Its sessions must then get 404, every other
+#              session must keep working, and a new session must open and work.
+#
+# Usage: scripts/scale-out.sh [stateless|sessions]...   (default: both; from anywhere)
 # Ports: nginx on 127.0.0.1:${SCALE_OUT_PORT:-18080}, replicas on the next three.
+# Each client run is bounded by SCALE_OUT_TIMEOUT seconds (default 300); every process it starts
+# is stopped on exit.
 set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -20,62 +30,179 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 source scripts/nginx-conf.sh
 port=${SCALE_OUT_PORT:-18080}
 seconds=${SCALE_OUT_SECONDS:-10}
+client_timeout=${SCALE_OUT_TIMEOUT:-300}
 work=$(mktemp -d)
-pids=()
+phase_dir=
+declare -A replica_pid=()
+declare -A replica_addr=()
+replica_names=()
+
+# Stops the phase's nginx and replicas, and waits for them (their ports are free after).
+stop_phase() {
+    local pid name
+    if [[ -n $phase_dir && -f "$phase_dir/nginx.pid" ]]; then
+        pid=$(cat "$phase_dir/nginx.pid")
+        kill "$pid" 2>/dev/null || true
+        for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        kill -9 "$pid" 2>/dev/null || true
+    fi
+    for name in "${replica_names[@]}"; do
+        pid=${replica_pid[$name]}
+        kill "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    done
+    replica_names=()
+    replica_pid=()
+    replica_addr=()
+}
+client=
 cleanup() {
-    if [[ -f "$work/nginx.pid" ]]; then kill "$(cat "$work/nginx.pid")" 2>/dev/null || true; fi
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    if [[ -n $client ]]; then kill "$client" 2>/dev/null || true; fi
+    stop_phase
     rm -rf "$work"
 }
 trap cleanup EXIT
 
-nginx_bin=$(nginx_bin)
+# Starts the demo replicas named $2... on the ports after $port, in mode $1: `stateless`
+# (--stateless) or `sessions` (--replica NAME: session mode, session ids NAME.<uuid>).
+start_replicas() {
+    local mode=$1 name i=0 addr extra
+    shift
+    for name in "$@"; do
+        i=$((i + 1))
+        addr="127.0.0.1:$((port + i))"
+        case $mode in
+            stateless) extra=(--stateless) ;;
+            sessions) extra=(--replica "$name") ;;
+            *) die "unknown mode $mode" ;;
+        esac
+        "$TARGET/debug/demo" --http "$addr" "${extra[@]}" >"$phase_dir/$name.log" 2>&1 &
+        replica_pid[$name]=$!
+        replica_addr[$name]=$addr
+        replica_names+=("$name")
+    done
+}
 
+# Serves the N-th ($1) nginx block of docs/scaling-out.md on 127.0.0.1:$port, its upstream
+# addresses 10.0.0.11:8080, .12 and .13 replaced by those of the replicas in start order (each
+# must occur) and its `listen 443 ssl;` by the port (exactly once); waits until nginx and every
+# replica answer /healthz.
+start_nginx() {
+    local n=$1 site i=0 name from
+    site=$(readme_nginx_block "$n") || die "docs/scaling-out.md has no nginx block $n"
+    [[ $(grep -cF -- "listen 443 ssl;" <<<"$site") == 1 ]] \
+        || die "nginx block $n of docs/scaling-out.md has no single line with 'listen 443 ssl;'"
+    site=${site//"listen 443 ssl;"/"listen 127.0.0.1:$port;"}
+    for name in "${replica_names[@]}"; do
+        i=$((i + 1))
+        from="10.0.0.1$i:8080"
+        grep -qF -- "server $from " <<<"$site" \
+            || die "nginx block $n of docs/scaling-out.md has no 'server $from'"
+        site=${site//"server $from "/"server ${replica_addr[$name]} "}
+    done
+    ! grep -q '10\.0\.0\.' <<<"$site" || die "nginx block $n has more upstream addresses than replicas"
+    printf '%s\n' "$site" >"$phase_dir/site.conf"
+    nginx_conf "$phase_dir" "$phase_dir/site.conf" >"$phase_dir/nginx.conf"
+    # The phases run in `||` context, where set -e does not apply: each step checks itself.
+    "$nginx_bin" -t -q -e stderr -c "$phase_dir/nginx.conf" -p "$phase_dir" \
+        || die "nginx -t refuses block $n with the replicas' addresses ($phase_dir/nginx.conf)"
+    "$nginx_bin" -e stderr -c "$phase_dir/nginx.conf" -p "$phase_dir" || die "nginx did not start"
+    for _ in $(seq 1 100); do
+        if curl -sf --max-time 2 "http://127.0.0.1:$port/healthz" >/dev/null 2>&1; then break; fi
+        sleep 0.2
+    done
+    for name in "${replica_names[@]}"; do
+        for _ in $(seq 1 100); do
+            if curl -sf --max-time 2 "http://${replica_addr[$name]}/healthz" >/dev/null 2>&1; then break; fi
+            sleep 0.2
+        done
+        curl -sf --max-time 2 "http://${replica_addr[$name]}/healthz" >/dev/null \
+            || die "replica $name (${replica_addr[$name]}) is not healthy: $(tail -n 5 "$phase_dir/$name.log")"
+    done
+    echo "${#replica_names[@]} replicas healthy behind nginx (block $n of docs/scaling-out.md) on 127.0.0.1:$port"
+}
+
+# Runs the ignored test $1 of e2e/tests/scale_out.rs against nginx, in the background (its pid
+# in $client), bounded by $client_timeout seconds; the environment is the phase's.
+start_client() {
+    SCALE_OUT_URL="http://127.0.0.1:$port/mcp" SCALE_OUT_KILL_FILE="$phase_dir/killed" \
+        SCALE_OUT_READY_FILE="$phase_dir/ready" SCALE_OUT_SECONDS="$seconds" \
+        timeout -k 10 "$client_timeout" \
+        cargo test -q -p e2e --test scale_out -- --ignored --exact --nocapture "$1" &
+    client=$!
+}
+
+# Kills replica $1 with SIGKILL and writes the time (Unix milliseconds) to the kill file.
+kill_replica() {
+    kill -9 "${replica_pid[$1]}" || die "replica $1 was not running any more: $(tail -n 5 "$phase_dir/$1.log")"
+    wait "${replica_pid[$1]}" 2>/dev/null || true
+    date +%s%3N >"$phase_dir/killed"
+    echo "killed replica $1 (${replica_addr[$1]})"
+}
+
+# Waits for the client; prints PASS or FAIL for phase $1; returns the client's status.
+finish_client() {
+    local status=0
+    wait "$client" || status=$?
+    client=
+    if [[ $status -eq 124 || $status -eq 137 ]]; then echo "the client ran out of its ${client_timeout}s"; fi
+    if [[ $status -eq 0 ]]; then echo "scale-out $1: PASS"; else echo "scale-out $1: FAIL"; fi
+    return "$status"
+}
+
+phase_stateless() {
+    phase_dir="$work/stateless"
+    mkdir -p "$phase_dir"
+    start_replicas stateless r1 r2 r3
+    start_nginx 1
+    start_client calls_through_the_load_balancer_survive_a_replica_kill
+    sleep "$((seconds / 3))"
+    kill_replica r2
+    finish_client stateless
+}
+
+phase_sessions() {
+    local victim
+    phase_dir="$work/sessions"
+    mkdir -p "$phase_dir"
+    start_replicas sessions r1 r2 r3
+    start_nginx 2
+    start_client sessions_stay_on_their_replica_and_end_only_with_it
+    # The client names the replica to kill once its sessions are open on every replica.
+    for _ in $(seq 1 600); do
+        [[ -s "$phase_dir/ready" ]] && break
+        kill -0 "$client" 2>/dev/null || break
+        sleep 0.2
+    done
+    if [[ ! -s "$phase_dir/ready" ]]; then
+        echo "the client named no replica to kill"
+        finish_client sessions || return
+        return 1
+    fi
+    victim=$(tr -d '[:space:]' <"$phase_dir/ready")
+    [[ -n ${replica_pid[$victim]:-} ]] || die "the client named $victim, not a replica"
+    kill_replica "$victim"
+    finish_client sessions
+}
+
+phases=("$@")
+((${#phases[@]})) || phases=(stateless sessions)
+for phase in "${phases[@]}"; do
+    case $phase in stateless | sessions) ;; *) die "unknown phase $phase (stateless, sessions)" ;; esac
+done
+
+nginx_bin=$(nginx_bin)
 echo "building the demo and the client"
 cargo build -q -p demo
 cargo test -q -p e2e --test scale_out --no-run 2>/dev/null
 
-replicas=()
-for i in 1 2 3; do
-    replica_port=$((port + i))
-    "$TARGET/debug/demo" --http "127.0.0.1:$replica_port" --stateless >"$work/replica$i.log" 2>&1 &
-    pids+=("$!")
-    replicas+=("127.0.0.1:$replica_port")
+failed=()
+for phase in "${phases[@]}"; do
+    "phase_$phase" || failed+=("$phase")
+    stop_phase
 done
-
-# The manual's block, with the replicas for its upstream servers and a loopback port for its TLS
-# listener; each replacement must apply exactly once.
-site=$(readme_nginx_block)
-replace() {
-    [[ $(grep -cF -- "$1" <<<"$site") == 1 ]] || { echo "the nginx block of docs/scaling-out.md has no single line with '$1'" >&2; exit 1; }
-    site=${site//"$1"/"$2"}
-}
-replace "server 10.0.0.11:8080 " "server ${replicas[0]} "
-replace "server 10.0.0.12:8080 " "server ${replicas[1]} "
-replace "server 10.0.0.13:8080 " "server ${replicas[2]} "
-replace "listen 443 ssl;" "listen 127.0.0.1:$port;"
-printf '%s\n' "$site" >"$work/site.conf"
-nginx_conf "$work" "$work/site.conf" >"$work/nginx.conf"
-"$nginx_bin" -t -q -e stderr -c "$work/nginx.conf" -p "$work"
-"$nginx_bin" -e stderr -c "$work/nginx.conf" -p "$work"
-
-for _ in $(seq 1 100); do
-    if curl -sf "http://127.0.0.1:$port/healthz" >/dev/null 2>&1; then break; fi
-    sleep 0.2
-done
-for replica in "${replicas[@]}"; do
-    curl -sf "http://$replica/healthz" >/dev/null || { echo "replica $replica is not healthy"; exit 1; }
-done
-echo "3 replicas healthy behind nginx on 127.0.0.1:$port"
-
-SCALE_OUT_URL="http://127.0.0.1:$port/mcp" SCALE_OUT_KILL_FILE="$work/killed" SCALE_OUT_SECONDS="$seconds" \
-    cargo test -q -p e2e --test scale_out -- --ignored --nocapture &
-driver=$!
-sleep "$((seconds / 3))"
-kill -9 "${pids[1]}"
-date +%s%3N >"$work/killed"
-echo "killed replica ${replicas[1]}"
-status=0
-wait "$driver" || status=$?
-if [[ $status -eq 0 ]]; then echo "scale-out: PASS"; else echo "scale-out: FAIL"; fi
-exit "$status"
+if ((${#failed[@]})); then
+    echo "scale-out: FAIL (${failed[*]})"
+    exit 1
+fi
+echo "scale-out: PASS (${phases[*]})"

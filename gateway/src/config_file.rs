@@ -33,6 +33,9 @@ use crate::values::{parse_bytes, parse_duration};
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct File {
+    /// `--replica`: this replica's name, which starts its session ids. A top-level key, so
+    /// written before the first table.
+    replica: Option<ReplicaName>,
     #[serde(default, rename = "backend")]
     backends: Vec<Spanned<Table>>,
     metrics: Option<MetricsTable>,
@@ -138,6 +141,8 @@ struct MetricsTable {
 /// What a config file holds.
 #[derive(Debug)]
 pub(crate) struct Loaded {
+    /// `replica`.
+    pub(crate) replica: Option<String>,
     pub(crate) backends: Vec<Backend>,
     /// `[metrics] on_http`.
     pub(crate) metrics_on_http: bool,
@@ -211,6 +216,38 @@ impl<'de> Deserialize<'de> for DurationText {
     }
 }
 
+/// A replica name (`replica`, `--replica`): checked while parsing, so that the error has its
+/// line.
+struct ReplicaName(String);
+
+impl<'de> Deserialize<'de> for ReplicaName {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        replica_name(&text)
+            .map(ReplicaName)
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+/// `text` as a replica name, or why it cannot be one: the name starts every session id, and
+/// a load balancer routes on it, so it is taken as written or refused (never changed as
+/// `McpServerBuilder::replica` would change it).
+pub(crate) fn replica_name(text: &str) -> Result<String, String> {
+    let valid = !text.is_empty()
+        && text.len() <= 63
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if valid {
+        Ok(text.to_owned())
+    } else {
+        Err(format!(
+            "`{text}` is not a replica name: use 1 to 63 letters, digits, `-` and `_` (it starts \
+             every session id, before a `.`)"
+        ))
+    }
+}
+
 /// A size: a number of bytes, or a string such as `"16MiB"`.
 struct Bytes(usize);
 
@@ -275,6 +312,7 @@ fn load_with(path: &Path, env: &dyn Fn(&str) -> Option<String>) -> Result<Loaded
         .metrics
         .map_or((false, None), |metrics| (metrics.on_http, metrics.addr));
     Ok(Loaded {
+        replica: file.replica.map(|name| name.0),
         backends,
         metrics_on_http,
         metrics_addr,

@@ -184,6 +184,9 @@ impl Gateway {
         let mut builder = McpServer::builder(config.name.clone(), env!("CARGO_PKG_VERSION"))
             .tools_change(config.reload_interval.is_some())
             .connection_limits(config.connection_limits);
+        if let Some(replica) = &config.replica {
+            builder = builder.replica(replica);
+        }
         for (name, one) in &served {
             let backend = config.backend(name)?;
             for set in &one.sets {

@@ -180,3 +180,79 @@ async fn closing_the_http_request_cancels_the_grpc_call() -> TestResult {
     serving.stop().await??;
     Ok(())
 }
+
+/// A named replica starts every session id with its name and a dot, so that a load balancer
+/// can route each session to it (docs/scaling-out.md); the sessions work as any other, and an
+/// id it did not hand out (another replica's) is a session it does not know: 404.
+#[tokio::test]
+async fn a_named_replica_starts_its_session_ids_with_its_name() -> TestResult {
+    let (addr, _backend) = start_backend().await?;
+    let tools = pb::item_service_mcp::from_channel(common::channel(addr).await?)?;
+    let server = McpServer::builder("demo", "0.1.0")
+        .replica("r1")
+        .tool_set(tools)?
+        .build();
+    let serving = test_kit::HttpServing::start(server, McpServer::session_http_config()).await?;
+    let addr = serving.addr;
+
+    let mut sessions = Vec::new();
+    for _ in 0..3 {
+        let session = common::http_client::open_session(addr, &[], json!({})).await?;
+        let uuid = session
+            .strip_prefix("r1.")
+            .ok_or(format!("id {session:?}"))?;
+        assert_eq!(uuid.len(), 36, "not a UUID after the name: {session:?}");
+        assert!(!sessions.contains(&session), "{session:?} handed out twice");
+        sessions.push(session);
+    }
+    for (n, session) in sessions.iter().enumerate() {
+        let id = n as u64 + 1;
+        let reply = common::http_client::session_send(
+            addr,
+            &[],
+            session,
+            &tools_call(id, "ItemService_GetItem", json!({"id": id.to_string()})),
+        )
+        .await?;
+        assert_eq!(reply.status, http::StatusCode::OK, "{}", reply.body);
+        assert_eq!(
+            reply.last()["result"]["structuredContent"]["id"],
+            json!(id.to_string()),
+            "{}",
+            reply.body
+        );
+    }
+
+    // Another replica's session: not found here.
+    let foreign = sessions[0].replacen("r1.", "r2.", 1);
+    let reply = common::http_client::session_send(
+        addr,
+        &[],
+        &foreign,
+        &tools_call(9, "ItemService_GetItem", json!({"id": "9"})),
+    )
+    .await?;
+    assert_eq!(reply.status, http::StatusCode::NOT_FOUND, "{}", reply.body);
+
+    // DELETE ends a named session as any other.
+    let reply = common::http_client::send(
+        addr,
+        http::Method::DELETE,
+        "/mcp",
+        &[("mcp-session-id", &sessions[0])],
+        None,
+    )
+    .await?;
+    assert!(reply.status.is_success(), "{} {}", reply.status, reply.body);
+    let reply = common::http_client::session_send(
+        addr,
+        &[],
+        &sessions[0],
+        &tools_call(10, "ItemService_GetItem", json!({"id": "10"})),
+    )
+    .await?;
+    assert_eq!(reply.status, http::StatusCode::NOT_FOUND, "{}", reply.body);
+
+    serving.stop().await??;
+    Ok(())
+}

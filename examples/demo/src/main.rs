@@ -58,6 +58,10 @@ Options:
                    rebinding; this demo is not meant to be exposed beyond the machine.
   --stateless      with --http: no MCP sessions, every request stands alone (the mode
                    for running several replicas behind a load balancer)
+  --replica NAME   with --http: this replica's name (letters, digits, - and _), which
+                   starts every MCP session id it opens (NAME.<uuid>), so that a load
+                   balancer can send each session to the replica that holds it
+                   (docs/scaling-out.md)
   --grpc ADDR      serve the gRPC TaskService (with gRPC reflection) on ADDR instead of a
                    free loopback port, for other gRPC clients such as grpc-mcp-gateway
   --in-process     call the service in-process through the generated `from_service`,
@@ -92,6 +96,7 @@ struct Args {
     http: Option<SocketAddr>,
     grpc: Option<SocketAddr>,
     stateless: bool,
+    replica: Option<String>,
     in_process: bool,
     copies: usize,
     tool_search: bool,
@@ -152,6 +157,22 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
                 }
             }
             "--stateless" => parsed.stateless = true,
+            "--replica" => {
+                let value = inline
+                    .or_else(|| args.next())
+                    .ok_or("--replica needs a name, for example --replica r1")?;
+                let valid = !value.is_empty()
+                    && value.len() <= 63
+                    && value
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+                if !valid {
+                    return Err(format!(
+                        "--replica {value}: use 1 to 63 letters, digits, `-` and `_`"
+                    ));
+                }
+                parsed.replica = Some(value);
+            }
             "--tool-search" => parsed.tool_search = true,
             "--in-process" => parsed.in_process = true,
             "--copies" => {
@@ -180,6 +201,9 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
     }
     if parsed.stateless && parsed.http.is_none() {
         return Err("--stateless only applies to --http".to_owned());
+    }
+    if parsed.replica.is_some() && parsed.http.is_none() {
+        return Err("--replica only applies to --http".to_owned());
     }
     Ok(Parsed::Run(parsed))
 }
@@ -284,6 +308,9 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     if args.tool_search {
         builder = builder.tool_search(tonic_mcp_search::ToolSearch::new());
     }
+    if let Some(replica) = &args.replica {
+        builder = builder.replica(replica);
+    }
     let server = builder.tool_set(tools)?.tool_set(operation_tools)?.build();
 
     match listener {
@@ -315,6 +342,7 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             tracing::info!(
                 tools = server.served_tool_names().len(),
                 stateless = args.stateless,
+                replica = args.replica.as_deref().unwrap_or_default(),
                 "serving MCP over streamable HTTP at http://{addr}/mcp"
             );
             match authorization {
@@ -348,6 +376,10 @@ mod tests {
             };
             assert_eq!(parsed.http, Some(SocketAddr::from(([127, 0, 0, 1], 8080))));
         }
+        let Ok(Parsed::Run(parsed)) = parse(&["--http", "127.0.0.1:0", "--replica=r2"]) else {
+            panic!("--replica should parse");
+        };
+        assert_eq!(parsed.replica.as_deref(), Some("r2"));
     }
 
     #[test]
@@ -359,6 +391,9 @@ mod tests {
         assert!(error(&["--http"]).contains("needs an address"));
         assert!(error(&["--http", "localhost"]).contains("not an IP address"));
         assert!(error(&["--stateless"]).contains("--http"));
+        assert!(error(&["--replica", "r1"]).contains("--http"));
+        assert!(error(&["--http", "127.0.0.1:0", "--replica"]).contains("needs a name"));
+        assert!(error(&["--http", "127.0.0.1:0", "--replica", "r.1"]).contains("letters"));
         assert!(error(&["--grpc", "127.0.0.1:1", "--in-process"]).contains("--in-process"));
         assert!(error(&["--verbose"]).contains("unknown argument `--verbose`"));
     }

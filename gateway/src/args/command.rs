@@ -267,6 +267,15 @@ fn base_command() -> Command {
                 .help_heading("MCP")
                 .help("with --http: no MCP sessions, every request stands alone (for replicas behind a load balancer)"),
         )
+        .arg(
+            Arg::new("replica")
+                .long("replica")
+                .value_name("NAME")
+                .requires("http")
+                .help_heading("MCP")
+                .value_parser(|text: &str| crate::config_file::replica_name(text))
+                .help("with --http: this gateway's name among the replicas behind one load balancer, letters, digits, - and _ (at most 63), unique to each replica: every MCP session id it opens starts with NAME. so that the load balancer can send each session's requests to the replica that holds it (docs/scaling-out.md); not needed with --stateless (config file: `replica`)"),
+        )
         .arg(many(
             Arg::new("allowed-host")
                 .long("allowed-host")

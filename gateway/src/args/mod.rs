@@ -48,6 +48,9 @@ pub struct Config {
     pub http: Option<SocketAddr>,
     /// With `--http`: no sessions.
     pub stateless: bool,
+    /// With `--http`: this replica's name (`--replica`, or `replica` in `--config`), which
+    /// starts the id of every session it opens, for routing sessions behind a load balancer.
+    pub replica: Option<String>,
     /// With `--http`: bounds on the HTTP connections (`--max-connections`, the read and idle
     /// timeouts, or the `[connections]` table of `--config`).
     pub connection_limits: tonic_mcp::ConnectionLimits,
@@ -200,6 +203,7 @@ fn config(matches: &ArgMatches) -> Result<Config, Error> {
             });
     let mut connections = connection_flags(matches)?;
     let mut task_bounds = tasks::flags(matches)?;
+    let mut replica = matches.get_one::<String>("replica").cloned();
     let backends = match matches.get_one::<PathBuf>("config") {
         Some(path) => {
             let given = BACKEND_FLAGS.iter().find(|id| {
@@ -249,6 +253,22 @@ fn config(matches: &ArgMatches) -> Result<Config, Error> {
                     path.display()
                 )));
             }
+            replica = match (replica, file.replica) {
+                (Some(_), Some(_)) => {
+                    return Err(Error::new(format!(
+                        "--replica conflicts with `replica` in {}; set it in one place",
+                        path.display()
+                    )));
+                }
+                (Some(name), None) | (None, Some(name)) => Some(name),
+                (None, None) => None,
+            };
+            if replica.is_some() && matches.get_one::<SocketAddr>("http").is_none() {
+                return Err(Error::new(format!(
+                    "{}: `replica` needs --http (it names the MCP sessions of the HTTP listener)",
+                    path.display()
+                )));
+            }
             metrics |= file.metrics_on_http;
             metrics_addr = metrics_addr.or(file.metrics_addr);
             if metrics && matches.get_one::<SocketAddr>("http").is_none() {
@@ -295,6 +315,7 @@ fn config(matches: &ArgMatches) -> Result<Config, Error> {
         },
         http: matches.get_one::<SocketAddr>("http").copied(),
         stateless: matches.get_flag("stateless"),
+        replica,
         task_limits: tasks::limits(task_bounds),
         task_mode: tasks::mode(task_bounds)?,
         connection_limits: connection_limits(connections),

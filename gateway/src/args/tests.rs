@@ -330,3 +330,35 @@ fn the_task_mode_is_set_by_flags() {
         assert!(error.contains(expected), "{args:?}: {error}");
     }
 }
+
+#[test]
+fn the_replica_flag_names_the_sessions() {
+    let config = run(&[
+        "--target",
+        "http://x:1",
+        "--http",
+        "127.0.0.1:0",
+        "--replica",
+        "gw-1_a",
+    ])
+    .unwrap();
+    assert_eq!(config.replica.as_deref(), Some("gw-1_a"));
+    let config = run(&["--target", "http://x:1", "--http", "127.0.0.1:0"]).unwrap();
+    assert_eq!(config.replica, None);
+    // It names the sessions of the HTTP listener: without --http, an error.
+    let error = refused(&["--target", "http://x:1", "--replica", "r1"]);
+    assert!(error.contains("--http"), "{error}");
+    // Taken as written or refused: a load balancer routes on it.
+    let long = "r".repeat(64);
+    for bad in ["", "r.1", "r 1", "ré", long.as_str()] {
+        let error = refused(&[
+            "--target",
+            "http://x:1",
+            "--http",
+            "127.0.0.1:0",
+            "--replica",
+            bad,
+        ]);
+        assert!(error.contains("is not a replica name"), "{bad:?}: {error}");
+    }
+}

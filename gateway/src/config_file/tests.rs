@@ -663,3 +663,26 @@ fn the_tasks_table_sets_the_task_mode() {
     );
     assert!(message.contains("not a duration"), "{message}");
 }
+
+#[test]
+fn the_replica_key_sets_what_the_flag_does() {
+    let shown = config_path("replica", &format!("replica = \"r2\"\n{BACKEND}"));
+    let config = parse_with(&shown, &["--http", "127.0.0.1:0"]).unwrap();
+    assert_eq!(config.replica.as_deref(), Some("r2"));
+    // The key and the flag: an error; without --http: an error.
+    let message = parse_error(&shown, &["--http", "127.0.0.1:0", "--replica", "r3"]);
+    assert!(
+        message.contains("--replica conflicts with `replica`"),
+        "{message}"
+    );
+    let message = parse_error(&shown, &[]);
+    assert!(message.contains("`replica` needs --http"), "{message}");
+    // The flag alone, with a file without the key.
+    let plain = config_path("replica-none", BACKEND);
+    let config = parse_with(&plain, &["--http", "127.0.0.1:0", "--replica", "r3"]).unwrap();
+    assert_eq!(config.replica.as_deref(), Some("r3"));
+    // A name a load balancer could not route on: an error naming the line.
+    let message = error("replica-bad", &format!("replica = \"r.1\"\n{BACKEND}"));
+    assert!(message.contains("line 1"), "{message}");
+    assert!(message.contains("is not a replica name"), "{message}");
+}

@@ -54,7 +54,7 @@ impl McpServer {
         let limits = self.session_limits();
         let mut local = LocalSessionManager::default();
         local.session_config.keep_alive = Some(limits.idle_timeout);
-        let sessions = Arc::new(SessionStore::new(local, limits));
+        let sessions = Arc::new(SessionStore::new(local, limits, self.replica()));
         self.track_sessions(&sessions);
         McpHttpService {
             check: None,

@@ -6,11 +6,15 @@ use std::{
 };
 
 use crate::{server::SessionLimits, tool::context::Caller};
-use rmcp::transport::streamable_http_server::{
-    RestoreOutcome, SessionId, SessionManager,
-    session::{
-        ServerSseMessage,
-        local::{LocalSessionManager, LocalSessionManagerError},
+use rmcp::transport::{
+    WorkerTransport,
+    common::server_side_http,
+    streamable_http_server::{
+        RestoreOutcome, SessionId, SessionManager,
+        session::{
+            ServerSseMessage,
+            local::{LocalSessionManager, LocalSessionManagerError, create_local_session},
+        },
     },
 };
 
@@ -19,6 +23,10 @@ pub(crate) struct SessionStore {
     pub(crate) local: LocalSessionManager,
     pub(crate) max_sessions: usize,
     pub(crate) max_sessions_per_principal: usize,
+    /// This replica's name ([`McpServerBuilder::replica`](crate::McpServerBuilder::replica)),
+    /// which starts the id of every session opened here, so that a load balancer can route a
+    /// session's requests on it.
+    replica: Option<Arc<str>>,
     /// Who opened each session, when an authenticating layer named the caller: the session
     /// answers only to it.
     owners: std::sync::Mutex<HashMap<String, Caller>>,
@@ -95,10 +103,16 @@ impl crate::server::OpenSessions for SessionStore {
 }
 
 impl SessionStore {
-    /// The store over `local`, bounded by `limits`.
-    pub(crate) fn new(local: LocalSessionManager, limits: SessionLimits) -> Self {
+    /// The store over `local`, bounded by `limits`; the ids of its sessions start with
+    /// `replica` and a dot when it is named.
+    pub(crate) fn new(
+        local: LocalSessionManager,
+        limits: SessionLimits,
+        replica: Option<&str>,
+    ) -> Self {
         Self {
             local,
+            replica: replica.map(Arc::from),
             max_sessions: limits.max_sessions,
             max_sessions_per_principal: limits.max_sessions_per_principal,
             creating: tokio::sync::Mutex::new(()),
@@ -171,7 +185,15 @@ impl SessionManager for SessionStore {
         if self.local.sessions.read().await.len() >= self.max_sessions {
             return Err(SessionStoreError::Full(self.full_message()));
         }
-        Ok(self.local.create_session().await?)
+        let Some(replica) = &self.replica else {
+            return Ok(self.local.create_session().await?);
+        };
+        // rmcp's `LocalSessionManager::create_session` with the replica's name in front of its
+        // random UUID (that manager has no event store here, so nothing else differs).
+        let id: SessionId = format!("{replica}.{}", server_side_http::session_id()).into();
+        let (handle, worker) = create_local_session(id.clone(), self.local.session_config.clone());
+        self.local.sessions.write().await.insert(id.clone(), handle);
+        Ok((id, WorkerTransport::spawn(worker)))
     }
 
     async fn initialize_session(
