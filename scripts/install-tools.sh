@@ -2,7 +2,7 @@
 # Installs the external tools the workflow and end-to-end tests use, into the
 # project-local, git-ignored `.tools/` folder. No sudo, nothing outside the repo.
 #
-# Usage: scripts/install-tools.sh [buf|prost-plugins|mdbook|python|python2|inspector|conformance|auth-server|interop|metrics|tokens|deploy|nginx|embeddings|all|path]...
+# Usage: scripts/install-tools.sh [buf|prost-plugins|mdbook|python|python2|inspector|conformance|auth-server|interop|metrics|tokens|deploy|nginx|redis|embeddings|all|path]...
 #   buf            npm `@bufbuild/buf`           -> .tools/buf/node_modules/.bin/buf
 #   prost-plugins  protoc-gen-prost, -tonic      -> .tools/cargo/bin/
 #   mdbook         mdBook from crates.io, without its default features (no `serve`, `watch`
@@ -42,6 +42,10 @@
 #                  libpcre2-8-0, zlib1g and libcrypt1 from the machine) for the check of
 #                  the manual's nginx block (scripts/readme.sh) and scripts/scale-out.sh
 #                  -> .tools/nginx/usr/sbin/nginx
+#   redis          Redis 7 (Debian's redis-tools with the jemalloc and lzf libraries it links,
+#                  unpacked without installing) for the task store's tests
+#                  (crates/redis/tests, scripts/scale-out.sh) -> .tools/redis/run, which runs
+#                  redis-server with those libraries
 #   all            all of the above but `embeddings` (the default)
 #   path           print an `export PATH=...` line for the installed tools
 #
@@ -270,6 +274,35 @@ install_nginx() {
   log "nginx ready: $deb ($nginx)"
 }
 
+# Redis from Debian's archive, as nginx above. The server is redis-tools' redis-check-rdb
+# under the name redis-server (Debian's redis-server package is that link and a service
+# configuration, which is not wanted here); the libraries it links that a machine seldom has
+# (jemalloc, lzf) are unpacked beside it, and .tools/redis/run starts it with them.
+install_redis() {
+  local run="$TOOLS/redis/run" deb lib libs
+  if [[ -x $run ]] && "$run" --version >/dev/null 2>&1; then
+    log "redis already unpacked ($("$run" --version), $run)"
+    return
+  fi
+  log "downloading Debian redis-tools, libjemalloc2 and liblzf1 into .tools/redis"
+  deb="$(debian_unpack redis-tools "$TOOLS/redis/tools" redis)"
+  for lib in libjemalloc2 liblzf1; do
+    debian_unpack "$lib" "$TOOLS/redis/$lib" redis >/dev/null
+  done
+  ln -s redis-check-rdb "$TOOLS/redis/tools/usr/bin/redis-server"
+  libs="$TOOLS/redis/libjemalloc2/usr/lib/x86_64-linux-gnu:$TOOLS/redis/liblzf1/usr/lib/x86_64-linux-gnu"
+  {
+    echo '#!/usr/bin/env bash'
+    echo "# redis-server from Debian's redis-tools, with the libraries unpacked beside it."
+    echo "export LD_LIBRARY_PATH=\"$libs\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}\""
+    echo "exec \"$TOOLS/redis/tools/usr/bin/redis-server\" \"\$@\""
+  } >"$run"
+  chmod +x "$run"
+  "$run" --version >/dev/null \
+    || die "the unpacked redis-server does not run; missing libraries: $(LD_LIBRARY_PATH=$libs ldd "$TOOLS/redis/tools/usr/bin/redis-server" | grep 'not found' || echo none)"
+  log "redis ready: $deb ($("$run" --version))"
+}
+
 # Prints the version of a crate installed under .tools/cargo, or nothing.
 cargo_installed_version() {
   local list
@@ -492,6 +525,7 @@ main() {
       tokens) timed tokens install_tokens ;;
       deploy) timed deploy install_deploy ;;
       nginx) timed nginx install_nginx ;;
+      redis) timed redis install_redis ;;
       embeddings) timed embeddings install_embeddings ;;
       all)
         timed buf install_buf
@@ -507,10 +541,11 @@ main() {
         timed tokens install_tokens
         timed deploy install_deploy
         timed nginx install_nginx
+        timed redis install_redis
         ;;
       path) print_path; return ;;
-      -h | --help) sed -n '2,49p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; return ;;
-      *) die "unknown part '$part' (valid: buf, prost-plugins, mdbook, python, python2, inspector, conformance, auth-server, interop, metrics, tokens, deploy, nginx, embeddings, all, path)" ;;
+      -h | --help) sed -n '2,53p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; return ;;
+      *) die "unknown part '$part' (valid: buf, prost-plugins, mdbook, python, python2, inspector, conformance, auth-server, interop, metrics, tokens, deploy, nginx, redis, embeddings, all, path)" ;;
     esac
   done
   log "all requested parts done in $((SECONDS - total))s"
