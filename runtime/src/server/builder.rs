@@ -24,6 +24,7 @@ pub struct McpServerBuilder {
     replica: Option<Arc<str>>,
     task_store: Option<Arc<dyn super::task_store::TaskStore>>,
     task_lease: Duration,
+    task_key: Option<Arc<[u8]>>,
     pub(super) search: Option<Arc<dyn super::discovery::ToolDiscovery>>,
 }
 
@@ -143,6 +144,18 @@ impl McpServerBuilder {
     /// [`DEFAULT_TASK_LEASE`]: crate::DEFAULT_TASK_LEASE
     pub fn task_lease(mut self, lease: Duration) -> Self {
         self.task_lease = lease.max(Duration::from_millis(100));
+        self
+    }
+
+    /// The key, shared by every replica, that signs the ids of tasks that wait on a
+    /// `google.longrunning.Operation`: such an id carries the tool and the operation's name,
+    /// so that any replica answers for the task by asking the backend (`GetOperation`,
+    /// `CancelOperation`), with or without a task store, and the task survives the death of
+    /// any replica. At least 32 bytes of randomness (a Kubernetes Secret, the gateway's
+    /// `--task-key-file`). Without a key, such tasks are kept as any other.
+    pub fn task_key(mut self, key: impl Into<Vec<u8>>) -> Self {
+        let key: Vec<u8> = key.into();
+        self.task_key = (!key.is_empty()).then(|| Arc::from(key));
         self
     }
 
@@ -342,6 +355,7 @@ impl McpServerBuilder {
                 routes: self.routes,
                 observers: self.observers,
                 replica: self.replica,
+                task_key: self.task_key,
             }),
         }
     }
@@ -371,6 +385,7 @@ impl McpServer {
             replica: None,
             task_store: None,
             task_lease: tasks::shared::DEFAULT_TASK_LEASE,
+            task_key: None,
             search: None,
         }
     }

@@ -125,6 +125,8 @@ struct Inner {
     observers: Vec<Arc<dyn CallObserver>>,
     /// This replica's name ([`McpServerBuilder::replica`]).
     replica: Option<Arc<str>>,
+    /// The key signing operation tasks' ids ([`McpServerBuilder::task_key`]).
+    task_key: Option<Arc<[u8]>>,
 }
 
 /// An endpoint of `serve_http` besides `/mcp` ([`McpServerBuilder::http_get`]).
@@ -303,6 +305,12 @@ impl McpServer {
 
     pub(crate) fn inner_tasks(&self) -> &Tasks {
         &self.inner.tasks
+    }
+
+    /// The key signing operation tasks' ids, when [`McpServerBuilder::task_key`] gave one.
+    #[allow(dead_code, reason = "read by operation tasks")]
+    pub(crate) fn task_key(&self) -> Option<&[u8]> {
+        self.inner.task_key.as_deref()
     }
 
     /// This replica's name, when [`McpServerBuilder::replica`] gave one.
