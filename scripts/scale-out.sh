@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Scale-out check on a real load balancer (not run in CI).
+# Scale-out check on a real load balancer, in CI (scripts/test.sh).
 #
-# Two phases, each with three replicas of the demo behind nginx, whose configuration is one of
+# Three phases, each with three replicas behind nginx, whose configuration is one of
 # the manual's nginx blocks (docs/scaling-out.md) with its three upstream addresses replaced by
 # the replicas' and `listen 443 ssl` by a plain loopback port, nothing else changed (the blocks
 # are read from docs/scaling-out.md, so the two cannot drift; scripts/readme.sh checks them as
@@ -18,9 +18,20 @@
 #              replica holding some of them in the ready file; this script kills it (SIGKILL)
 #              and writes the time to the kill file. Its sessions must then get 404, every other
 #              session must keep working, and a new session must open and work.
+#   tasks      the first block; three gateways (`grpc-mcp-gateway --stateless --replica gN`)
+#              on one Redis task store (Debian's redis-server, started here on a loopback port)
+#              and one task key, in front of two backends: e2e-server's inventory (its counters
+#              of started and cancelled calls in backend.log) and the demo's task tracker, whose
+#              ArchiveTasks waits on long-running operations. The client runs 300 tasks through
+#              nginx (streaming ones, and operation ones one after another), orders a replica
+#              killed a third of the way in and Redis stopped and started after, through the
+#              control file: a line per order (a replica's name, `redis-stop`, `redis-start`),
+#              acknowledged by a line in the done file. Then the official Python SDK's task
+#              client (tests/python/test_scale_out_tasks.py) runs tasks through nginx.
 #
-# Usage: scripts/scale-out.sh [stateless|sessions]...   (default: both; from anywhere)
-# Ports: nginx on 127.0.0.1:${SCALE_OUT_PORT:-18080}, replicas on the next three.
+# Usage: scripts/scale-out.sh [stateless|sessions|tasks]...   (default: all; from anywhere)
+# Ports: nginx on 127.0.0.1:${SCALE_OUT_PORT:-18080}, replicas on the next three, the tasks
+# phase's Redis and backends on the four after port + 10.
 # Each client run is bounded by SCALE_OUT_TIMEOUT seconds (default 300); every process it starts
 # is stopped on exit.
 set -euo pipefail
@@ -36,6 +47,9 @@ phase_dir=
 declare -A replica_pid=()
 declare -A replica_addr=()
 replica_names=()
+# The tasks phase's other processes, stopped with the phase.
+extra_pids=()
+redis_pid=
 
 # Stops the phase's nginx and replicas, and waits for them (their ports are free after).
 stop_phase() {
@@ -54,6 +68,12 @@ stop_phase() {
     replica_names=()
     replica_pid=()
     replica_addr=()
+    stop_redis
+    for pid in "${extra_pids[@]}"; do
+        kill "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    done
+    extra_pids=()
 }
 client=
 cleanup() {
@@ -63,20 +83,22 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# Starts the demo replicas named $2... on the ports after $port, in mode $1: `stateless`
-# (--stateless) or `sessions` (--replica NAME: session mode, session ids NAME.<uuid>).
+# Starts the replicas named $2... on the ports after $port, in mode $1: `stateless` (the demo,
+# --stateless), `sessions` (the demo, --replica NAME: session mode, session ids NAME.<uuid>) or
+# `gateway` (grpc-mcp-gateway, stateless, named, with the arguments in gateway_args).
 start_replicas() {
-    local mode=$1 name i=0 addr extra
+    local mode=$1 name i=0 addr command
     shift
     for name in "$@"; do
         i=$((i + 1))
         addr="127.0.0.1:$((port + i))"
         case $mode in
-            stateless) extra=(--stateless) ;;
-            sessions) extra=(--replica "$name") ;;
+            stateless) command=("$TARGET/debug/demo" --http "$addr" --stateless) ;;
+            sessions) command=("$TARGET/debug/demo" --http "$addr" --replica "$name") ;;
+            gateway) command=("$TARGET/debug/grpc-mcp-gateway" "${gateway_args[@]}" --http "$addr" --stateless --replica "$name") ;;
             *) die "unknown mode $mode" ;;
         esac
-        "$TARGET/debug/demo" --http "$addr" "${extra[@]}" >"$phase_dir/$name.log" 2>&1 &
+        "${command[@]}" >"$phase_dir/$name.log" 2>&1 &
         replica_pid[$name]=$!
         replica_addr[$name]=$addr
         replica_names+=("$name")
@@ -127,9 +149,44 @@ start_nginx() {
 start_client() {
     SCALE_OUT_URL="http://127.0.0.1:$port/mcp" SCALE_OUT_KILL_FILE="$phase_dir/killed" \
         SCALE_OUT_READY_FILE="$phase_dir/ready" SCALE_OUT_SECONDS="$seconds" \
+        SCALE_OUT_CONTROL="$phase_dir/control" SCALE_OUT_DONE="$phase_dir/done" \
+        SCALE_OUT_REPLICAS="$(replica_list)" SCALE_OUT_BACKEND_LOG="$phase_dir/backend.log" \
         timeout -k 10 "$client_timeout" \
-        cargo test -q -p e2e --test scale_out -- --ignored --exact --nocapture "$1" &
+        cargo test -q --workspace --all-features --test scale_out -- --ignored --exact --nocapture "$1" &
     client=$!
+}
+
+# The replicas as name=addr,... (SCALE_OUT_REPLICAS).
+replica_list() {
+    local name list=()
+    for name in "${replica_names[@]}"; do list+=("$name=${replica_addr[$name]}"); done
+    (IFS=,; echo "${list[*]}")
+}
+
+# Starts Redis on 127.0.0.1:$redis_port without persistence (a restart loses the tasks, as a
+# store that failed over to an empty replica would); waits until it answers.
+start_redis() {
+    "$redis_run" --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no \
+        >>"$phase_dir/redis.log" 2>&1 &
+    redis_pid=$!
+    wait_port "$redis_port" || die "Redis did not listen on $redis_port: $(tail -n 5 "$phase_dir/redis.log")"
+}
+
+stop_redis() {
+    if [[ -n $redis_pid ]]; then
+        kill "$redis_pid" 2>/dev/null || true
+        wait "$redis_pid" 2>/dev/null || true
+        redis_pid=
+    fi
+}
+
+# Waits (10 s at most) until 127.0.0.1:$1 accepts connections.
+wait_port() {
+    for _ in $(seq 1 100); do
+        if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then return 0; fi
+        sleep 0.1
+    done
+    return 1
 }
 
 # Kills replica $1 with SIGKILL and writes the time (Unix milliseconds) to the kill file.
@@ -185,16 +242,73 @@ phase_sessions() {
     finish_client sessions
 }
 
+phase_tasks() {
+    local backend_port=$((port + 11)) demo_grpc=$((port + 12)) demo_http=$((port + 13)) given=0 order
+    redis_port=$((port + 10))
+    phase_dir="$work/tasks"
+    mkdir -p "$phase_dir"
+    : >"$phase_dir/control"
+    : >"$phase_dir/done"
+    start_redis
+    "$TARGET/debug/e2e-server" --backend-only "127.0.0.1:$backend_port" >"$phase_dir/backend.log" 2>&1 &
+    extra_pids+=("$!")
+    "$TARGET/debug/demo" --http "127.0.0.1:$demo_http" --grpc "127.0.0.1:$demo_grpc" \
+        >"$phase_dir/demo.log" 2>&1 </dev/null &
+    extra_pids+=("$!")
+    wait_port "$backend_port" || die "e2e-server did not listen: $(tail -n 5 "$phase_dir/backend.log")"
+    wait_port "$demo_grpc" || die "the demo did not listen: $(tail -n 5 "$phase_dir/demo.log")"
+    head -c 32 /dev/urandom >"$phase_dir/task.key"
+    cat >"$phase_dir/gateway.toml" <<EOF
+[[backend]]
+name = "inventory"
+target = "http://127.0.0.1:$backend_port"
+include = ["testdata.streaming.*"]
+
+[[backend]]
+name = "tracker"
+target = "http://127.0.0.1:$demo_grpc"
+EOF
+    gateway_args=(--config "$phase_dir/gateway.toml" --metrics
+        --task-store "redis://127.0.0.1:$redis_port/0" --task-key-file "$phase_dir/task.key")
+    start_replicas gateway g1 g2 g3
+    start_nginx 1
+    start_client tasks_survive_a_replica_kill_and_a_store_restart
+    # Carries out the client's orders as they come, until it ends.
+    while kill -0 "$client" 2>/dev/null; do
+        while IFS= read -r order; do
+            case $order in
+                redis-stop) stop_redis; echo "stopped Redis" ;;
+                redis-start) start_redis; echo "started Redis again" ;;
+                *)
+                    [[ -n ${replica_pid[$order]:-} ]] || die "the client ordered '$order', not a replica"
+                    kill_replica "$order"
+                    ;;
+            esac
+            echo "$order" >>"$phase_dir/done"
+            given=$((given + 1))
+        done < <(tail -n +"$((given + 1))" "$phase_dir/control")
+        sleep 0.1
+    done
+    finish_client tasks || return
+    echo "the Python SDK's task client through nginx"
+    scripts/install-tools.sh python >&2
+    timeout -k 10 120 .tools/venv/bin/python tests/python/test_scale_out_tasks.py \
+        "http://127.0.0.1:$port/mcp" || { echo "scale-out tasks (Python SDK): FAIL"; return 1; }
+}
+
 phases=("$@")
-((${#phases[@]})) || phases=(stateless sessions)
+((${#phases[@]})) || phases=(stateless sessions tasks)
 for phase in "${phases[@]}"; do
-    case $phase in stateless | sessions) ;; *) die "unknown phase $phase (stateless, sessions)" ;; esac
+    case $phase in stateless | sessions | tasks) ;; *) die "unknown phase $phase (stateless, sessions, tasks)" ;; esac
 done
 
 nginx_bin=$(nginx_bin)
-echo "building the demo and the client"
-cargo build -q -p demo
-cargo test -q -p e2e --test scale_out --no-run 2>/dev/null
+scripts/install-tools.sh redis >&2
+redis_run="$ROOT/.tools/redis/run"
+echo "building the demo, e2e-server, the gateway and the client"
+# As `cargo test --workspace --all-features` builds them, so that nothing is built again.
+cargo build -q --workspace --all-features --bin demo --bin e2e-server --bin grpc-mcp-gateway
+cargo test -q --workspace --all-features --test scale_out --no-run 2>/dev/null
 
 failed=()
 for phase in "${phases[@]}"; do

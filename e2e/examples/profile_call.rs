@@ -20,6 +20,9 @@
 //! `initialize`, the request `_meta` that stands for it in every call, and the SEP-2243
 //! headers (`Mcp-Method`, `Mcp-Name`) on every request.
 //!
+//! `http-store` is `http` on a server with a task store (`MemoryTaskStore`), as replicas that
+//! share tasks run: a call without a task must not touch it, and cost what `http` costs.
+//!
 //! `direct` calls the tonic echo server through the generated tonic client; `mcp` sends the
 //! same message as pre-serialised `tools/call` requests from a raw JSON-RPC client on an
 //! in-process duplex pipe to `McpServer`, whose tool calls the same server over a channel. Both
@@ -70,10 +73,15 @@ fn main() {
         } else {
             let tools =
                 e2e::testdata::scalars::scalar_service_mcp::from_channel(channel).expect("tools");
-            let server = McpServer::builder("profile", "0")
+            let mut server = McpServer::builder("profile", "0")
                 .tool_set(tools)
-                .expect("tool set")
-                .build();
+                .expect("tool set");
+            if mode == "http-store" {
+                server = server
+                    .replica("profile")
+                    .task_store(tonic_mcp::MemoryTaskStore::new());
+            }
+            let server = server.build();
             let arguments = json!({
                 "f_double": 1234.5678, "f_float": 0.25, "f_int32": -42,
                 "f_int64": "9007199254740993", "f_uint32": 4_000_000_000u32,
@@ -97,13 +105,13 @@ fn main() {
                     String::from_utf8_lossy(response)
                 );
             };
-            if mode == "http" || mode == "http2026" {
+            if mode == "http" || mode == "http2026" || mode == "http-store" {
                 let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
                     .await
                     .expect("bind");
                 let addr = listener.local_addr().expect("address");
                 tokio::spawn(server.serve_http(listener, McpServer::stateless_http_config()));
-                let mut client = if mode == "http" {
+                let mut client = if mode != "http2026" {
                     common::RawHttp::connect(addr).await
                 } else {
                     common::RawHttp::connect_2026(addr).await

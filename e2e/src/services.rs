@@ -229,7 +229,9 @@ impl testdata::streaming::inventory_service_server::InventoryService for Invento
     type ListItemsStream = BoxStream<testdata::streaming::Item>;
 
     /// Streams the items whose name starts with `name_prefix` (at most `limit` when positive).
-    /// The prefix `fail` streams two items and then fails with UNAVAILABLE; `slow` streams all
+    /// The prefix `watch` streams the five items over and over, one every 200 ms, until the
+    /// call is dropped (counted cancelled). The prefix `fail` streams two items and then fails
+    /// with UNAVAILABLE; `slow` streams all
     /// five, 200 ms apart.
     async fn list_items(
         &self,
@@ -252,6 +254,18 @@ impl testdata::streaming::inventory_service_server::InventoryService for Invento
                 tokio_stream::iter((1..=5).map(|n| Ok(item(n))))
                     .throttle(Duration::from_millis(200)),
             ),
+            // Never ends: an item every 200 ms until the call is dropped, which counts as
+            // cancelled.
+            "watch" => {
+                let guard = CancelGuard::new(&self.observed);
+                Box::pin(
+                    tokio_stream::iter((1..=5).cycle().map(move |n| {
+                        let _kept = &guard;
+                        Ok(item(n))
+                    }))
+                    .throttle(Duration::from_millis(200)),
+                )
+            }
             _ => Box::pin(tokio_stream::iter(
                 (1..=5)
                     .map(item)

@@ -336,3 +336,327 @@ async fn sessions_stay_on_their_replica_and_end_only_with_it() {
         fresh.len()
     );
 }
+
+/// The tasks phase's orders to the script: a line each in `SCALE_OUT_CONTROL` (a replica's name
+/// to kill it, `redis-stop`, `redis-start`), each acknowledged with a line in
+/// `SCALE_OUT_DONE` once carried out.
+struct Control {
+    control: String,
+    done: String,
+    given: usize,
+}
+
+impl Control {
+    fn from_env() -> Self {
+        Control {
+            control: std::env::var("SCALE_OUT_CONTROL").expect("SCALE_OUT_CONTROL"),
+            done: std::env::var("SCALE_OUT_DONE").expect("SCALE_OUT_DONE"),
+            given: 0,
+        }
+    }
+
+    /// Gives `order` and waits (at most a minute) until the script carried it out.
+    async fn order(&mut self, order: &str) {
+        use std::io::Write as _;
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.control)
+            .expect("the control file");
+        writeln!(file, "{order}").expect("an order");
+        self.given += 1;
+        let until = Instant::now() + Duration::from_secs(60);
+        loop {
+            let done = std::fs::read_to_string(&self.done).unwrap_or_default();
+            if done.lines().count() >= self.given {
+                return;
+            }
+            assert!(
+                Instant::now() < until,
+                "the script did not carry out `{order}`"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+}
+
+/// A JSON-RPC request of protocol revision 2025-11-25 to `addr`: its answer (the last message).
+async fn rpc_2025(addr: SocketAddr, method: &str, params: serde_json::Value) -> serde_json::Value {
+    let body = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    let response = support::post(
+        addr,
+        &[("mcp-protocol-version", "2025-11-25")],
+        body.to_string().as_bytes(),
+    )
+    .await;
+    response
+        .messages()
+        .pop()
+        .unwrap_or_else(|| serde_json::json!({"http": response.status, "body": response.body}))
+}
+
+/// Starts `tool` with `arguments` as a task (revision 2025-11-25's `task`): its id, or the
+/// answer that refused it.
+async fn start_task(
+    addr: SocketAddr,
+    tool: &str,
+    arguments: serde_json::Value,
+) -> Result<String, serde_json::Value> {
+    let params = serde_json::json!({"name": tool, "arguments": arguments, "task": {}});
+    let answer = rpc_2025(addr, "tools/call", params).await;
+    match answer["result"]["task"]["taskId"].as_str() {
+        Some(id) => Ok(id.to_owned()),
+        None => Err(answer),
+    }
+}
+
+/// Polls `tasks/get` of `task_id` until it ends (within `within`): the task as it ended.
+async fn settle_task(addr: SocketAddr, task_id: &str, within: Duration) -> serde_json::Value {
+    let until = Instant::now() + within;
+    loop {
+        let answer = rpc_2025(addr, "tasks/get", serde_json::json!({"taskId": task_id})).await;
+        let status = answer["result"]["status"].as_str().unwrap_or_default();
+        if matches!(status, "completed" | "failed" | "cancelled") {
+            return answer["result"].clone();
+        }
+        assert!(
+            status == "working" && Instant::now() < until,
+            "task {task_id}: {answer}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// A tool call answered inline: its result, failing on an error.
+async fn call_2025(
+    addr: SocketAddr,
+    tool: &str,
+    arguments: serde_json::Value,
+) -> serde_json::Value {
+    let answer = rpc_2025(
+        addr,
+        "tools/call",
+        serde_json::json!({"name": tool, "arguments": arguments}),
+    )
+    .await;
+    assert!(
+        answer["result"].is_object() && answer["result"]["isError"] != true,
+        "{tool}: {answer}"
+    );
+    answer["result"].clone()
+}
+
+/// The backend's count of cancelled calls, from the last `observed started=N cancelled=M` line
+/// e2e-server printed to `SCALE_OUT_BACKEND_LOG`.
+fn backend_cancelled() -> usize {
+    let log = std::env::var("SCALE_OUT_BACKEND_LOG").expect("SCALE_OUT_BACKEND_LOG");
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|line| {
+            line.split_once("cancelled=")
+                .map(|(_, n)| n.trim().parse().ok())
+        })
+        .last()
+        .flatten()
+        .unwrap_or(0)
+}
+
+/// Streaming tasks through the load balancer (`InventoryService_ListItems`, five items over a
+/// second, collected into a task).
+const STREAMING_TASKS: usize = 270;
+/// Long-running-operation tasks (`TaskService_ArchiveTasks`), one after another.
+const OPERATION_TASKS: usize = 30;
+/// Streaming tasks running at once.
+const CONCURRENT_TASKS: usize = 24;
+
+/// Three gateway replicas, stateless, on one Redis task store and one task key, behind nginx
+/// round robin, in front of two backends (e2e-server's inventory, the demo's task tracker with
+/// its long-running operations). `SCALE_OUT_REPLICAS` is `name=addr,...`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "run by scripts/scale-out.sh"]
+async fn tasks_survive_a_replica_kill_and_a_store_restart() {
+    let balancer = Balancer::from_env();
+    let lb = balancer.addr;
+    let replicas: BTreeMap<String, SocketAddr> = std::env::var("SCALE_OUT_REPLICAS")
+        .expect("SCALE_OUT_REPLICAS")
+        .split(',')
+        .filter_map(|pair| pair.split_once('='))
+        .map(|(name, addr)| (name.to_owned(), addr.parse().expect("a replica address")))
+        .collect();
+    assert_eq!(replicas.len(), 3, "{replicas:?}");
+    let mut control = Control::from_env();
+    let slow = serde_json::json!({"namePrefix": "slow"});
+    let direct = call_2025(lb, "InventoryService_ListItems", slow.clone()).await;
+
+    // tasks/cancel sent to another replica than the one running the task.
+    let (runner, other) = (replicas["g1"], replicas["g3"]);
+    let cancelled_before = backend_cancelled();
+    let watch = start_task(
+        runner,
+        "InventoryService_ListItems",
+        serde_json::json!({"namePrefix": "watch"}),
+    )
+    .await
+    .expect("a watch task");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let answer = rpc_2025(other, "tasks/cancel", serde_json::json!({"taskId": watch})).await;
+    assert!(
+        answer["result"].is_object(),
+        "tasks/cancel on another replica: {answer}"
+    );
+    let until = Instant::now() + Duration::from_secs(5);
+    while backend_cancelled() <= cancelled_before {
+        assert!(Instant::now() < until, "the backend saw no cancelled call");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let ended = settle_task(other, &watch, Duration::from_secs(10)).await;
+    assert_eq!(ended["status"], "cancelled", "{ended}");
+    eprintln!("scale-out tasks: a cancel sent to g3 stopped g1's gRPC call at the backend");
+
+    // Long-running operations, one after another: each archives the task made just before.
+    // The tracker's sample tasks in that state go first (archiving fails when none is there).
+    let _ = rpc_2025(
+        lb,
+        "tools/call",
+        serde_json::json!({"name": "TaskService_ArchiveTasks", "arguments": {"state": "STATE_DONE", "perTask": "0.01s"}}),
+    )
+    .await;
+    let operations = tokio::spawn(async move {
+        let mut ended = Vec::new();
+        for n in 0..OPERATION_TASKS {
+            let made = call_2025(
+                lb,
+                "TaskService_CreateTask",
+                serde_json::json!({"task": {"title": format!("archive me {n}"), "state": "STATE_DONE"}}),
+            )
+            .await;
+            let id = start_task(
+                lb,
+                "TaskService_ArchiveTasks",
+                serde_json::json!({"state": "STATE_DONE", "perTask": "0.4s"}),
+            )
+            .await
+            .unwrap_or_else(|answer| panic!("an operation task: {answer}"));
+            let task = settle_task(lb, &id, Duration::from_secs(60)).await;
+            assert_eq!(task["status"], "completed", "operation task {n}: {task}");
+            let result = rpc_2025(lb, "tasks/result", serde_json::json!({"taskId": id})).await;
+            assert_eq!(
+                result["result"]["structuredContent"]["tasks"],
+                serde_json::json!([made["structuredContent"]]),
+                "operation task {n}: {result}"
+            );
+            ended.push(id);
+        }
+        ended
+    });
+
+    // Streaming tasks, CONCURRENT_TASKS at a time; the kill after a third have started.
+    let semaphore = std::sync::Arc::new(tokio::sync::Semaphore::new(CONCURRENT_TASKS));
+    let mut running = Vec::new();
+    for n in 0..STREAMING_TASKS {
+        if n == STREAMING_TASKS / 3 {
+            control.order("g2").await;
+        }
+        let permit = std::sync::Arc::clone(&semaphore)
+            .acquire_owned()
+            .await
+            .expect("a permit");
+        let (slow, direct) = (slow.clone(), direct.clone());
+        running.push(tokio::spawn(async move {
+            let _permit = permit;
+            let started = now_ms();
+            let id = start_task(lb, "InventoryService_ListItems", slow)
+                .await
+                .unwrap_or_else(|answer| panic!("streaming task {n}: {answer}"));
+            let task = settle_task(lb, &id, Duration::from_secs(60)).await;
+            if task["status"] == "completed" {
+                let result = rpc_2025(lb, "tasks/result", serde_json::json!({"taskId": id})).await;
+                assert_eq!(
+                    result["result"]["structuredContent"], direct["structuredContent"],
+                    "streaming task {n}: {result}"
+                );
+            }
+            (started, now_ms(), task)
+        }));
+    }
+    let killed = balancer.killed_at(Duration::from_secs(5)).await;
+    let mut completed = 0;
+    let mut failed = Vec::new();
+    for task in running {
+        let (started, ended, task) = task.await.expect("a streaming task");
+        if task["status"] == "completed" {
+            completed += 1;
+            continue;
+        }
+        assert_eq!(task["status"], "failed", "{task}");
+        let message = task["statusMessage"].as_str().unwrap_or_default();
+        assert!(
+            message.contains("the replica running this task (g2) stopped"),
+            "a task failed for another reason: {task}"
+        );
+        assert!(
+            started <= killed,
+            "a task started after the kill failed: {task}"
+        );
+        failed.push(ended - killed);
+    }
+    let operations = operations.await.expect("the operation tasks");
+    eprintln!(
+        "scale-out tasks: {STREAMING_TASKS} streaming tasks, {completed} completed equal to the direct call, \
+         {} failed with g2 (ended {:?} ms after the kill); {} long-running-operation tasks completed",
+        failed.len(),
+        failed,
+        operations.len()
+    );
+    assert_eq!(operations.len(), OPERATION_TASKS);
+    assert!(
+        !failed.is_empty(),
+        "the kill caught no task in flight on g2: nothing was tested"
+    );
+    assert!(
+        failed.iter().all(|after| *after < 25_000),
+        "a task of the killed replica failed later than the lease allows"
+    );
+
+    // The store goes down: plain calls go on, task calls fail naming the store; it comes back.
+    control.order("redis-stop").await;
+    call_2025(lb, "InventoryService_ListItems", slow.clone()).await;
+    let refused = start_task(lb, "InventoryService_ListItems", slow.clone())
+        .await
+        .expect_err("a task with the store down");
+    let message = refused.to_string();
+    assert!(message.contains("task store (redis://"), "{refused}");
+    control.order("redis-start").await;
+    let until = Instant::now() + Duration::from_secs(20);
+    let id = loop {
+        match start_task(lb, "InventoryService_ListItems", slow.clone()).await {
+            Ok(id) => break id,
+            Err(answer) if Instant::now() < until => {
+                eprintln!("not back yet: {answer}");
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+            Err(answer) => panic!("the store did not come back: {answer}"),
+        }
+    };
+    let task = settle_task(lb, &id, Duration::from_secs(30)).await;
+    assert_eq!(task["status"], "completed", "{task}");
+    let mut counted = 0.0;
+    for (name, addr) in &replicas {
+        if name == "g2" {
+            continue;
+        }
+        let metrics = support::get(*addr, "/metrics").await;
+        assert_eq!(metrics.status, 200, "/metrics of {name}: {}", metrics.body);
+        counted += metrics
+            .body
+            .lines()
+            .filter(|line| line.starts_with("mcp_task_store_errors_total"))
+            .filter_map(|line| line.rsplit(' ').next()?.parse::<f64>().ok())
+            .sum::<f64>();
+    }
+    assert!(counted > 0.0, "no replica counted a task store error");
+    eprintln!(
+        "scale-out tasks: with Redis down plain calls worked and tasks were refused naming it; {counted} store errors counted; tasks work again after"
+    );
+}

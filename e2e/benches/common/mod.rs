@@ -236,6 +236,42 @@ impl RawHttp {
         body
     }
 
+    /// A request of revision 2025-11-25 (whose task shape `tools/call` with `task` is): its
+    /// answer's JSON-RPC message.
+    pub async fn request_2025(
+        &mut self,
+        method: &str,
+        params: serde_json::Value,
+    ) -> serde_json::Value {
+        let id = self.next;
+        self.next += 1;
+        let body =
+            serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let request = http::Request::post(self.uri.clone())
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("host", self.uri.authority().expect("authority").as_str())
+            .header("mcp-protocol-version", "2025-11-25")
+            .body(Full::new(Bytes::from(body.to_string())))
+            .expect("request");
+        self.sender.ready().await.expect("ready");
+        let response = self.sender.send_request(request).await.expect("response");
+        let body = response
+            .into_body()
+            .collect()
+            .await
+            .expect("body")
+            .to_bytes();
+        let text = String::from_utf8_lossy(&body);
+        let json = text
+            .lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .map(str::trim)
+            .rfind(|data| !data.is_empty())
+            .unwrap_or(text.trim());
+        serde_json::from_str(json).unwrap_or_else(|_| panic!("{method}: {text}"))
+    }
+
     /// One call; the response body as bytes.
     pub async fn call(&mut self, call: &RawCall) -> Vec<u8> {
         let id = self.next;
