@@ -280,6 +280,9 @@ grpc-mcp-gateway --target dns:///api.internal:443 --tool-search \
 @@ rust: checked by e2e/src/book.rs (`tasks.md`): compiled and run by cargo test -p e2e --doc against the testdata InventoryService's golden module
 # use e2e::testdata::streaming::inventory_service_mcp;
 ...
+@@ rust: checked by e2e/src/book.rs (`scaling-out.md`): compiled by cargo test -p e2e --doc against the testdata InventoryService's golden module (the function is compiled, not called: it needs Redis and a key file)
+# async fn build(channel: tonic::transport::Channel) -> Result<tonic_mcp::McpServer, Box<dyn std::error::Error>> {
+...
 @@ nginx: nginx_test
 upstream mcp_replicas {
     server 10.0.0.11:8080 max_fails=1 fail_timeout=10s;
