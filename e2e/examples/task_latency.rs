@@ -43,7 +43,12 @@ async fn replica(backend: &e2e::Backend, name: &str, store: &str) -> std::net::S
     let mut builder = McpServer::builder("task-latency", "0")
         .tool_set(tools)
         .expect("tool set")
-        .replica(name);
+        .replica(name)
+        // Every task of the run stays live (one time-to-live): no bound per caller in the way.
+        .task_limits(tonic_mcp::TaskLimits {
+            max_per_owner: usize::MAX,
+            ..tonic_mcp::TaskLimits::default()
+        });
     if store != "memory" {
         builder = builder
             .task_store(tonic_mcp_redis::RedisTaskStore::new(store, None).expect("store URL"));
