@@ -43,6 +43,37 @@ struct File {
     tool_search: Option<ToolSearchTable>,
     tasks: Option<TasksTable>,
     connections: Option<ConnectionsTable>,
+    task_store: Option<Spanned<TaskStoreTable>>,
+}
+
+/// `[task_store]`: the same as `--task-store`, `--task-store-password-env`,
+/// `--task-store-password-file`, `--task-store-prefix` and `--task-key-file`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TaskStoreTable {
+    /// Spanned, not checked while parsing: the parser's error would quote the line, and with
+    /// it the password it is refused for.
+    url: Option<Spanned<String>>,
+    password_env: Option<String>,
+    password_file: Option<PathBuf>,
+    key_prefix: Option<String>,
+    key_file: Option<PathBuf>,
+}
+
+/// The task store's settings and the task key's file, each set or not (by the flags, or by
+/// `[task_store]`).
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(crate) struct TaskStoreKeys {
+    /// `--task-store`, `url`.
+    pub(crate) url: Option<String>,
+    /// `--task-store-password-env`, `password_env`.
+    pub(crate) password_env: Option<String>,
+    /// `--task-store-password-file`, `password_file`.
+    pub(crate) password_file: Option<PathBuf>,
+    /// `--task-store-prefix`, `key_prefix`.
+    pub(crate) key_prefix: Option<String>,
+    /// `--task-key-file`, `key_file`.
+    pub(crate) key_file: Option<PathBuf>,
 }
 
 /// `[connections]`: the same as `--max-connections`, `--header-read-timeout`,
@@ -158,6 +189,10 @@ pub(crate) struct Loaded {
     pub(crate) tasks: TaskBounds,
     /// `[connections]`.
     pub(crate) connections: Connections,
+    /// `[task_store]`, its paths relative to the file's directory.
+    pub(crate) task_store: TaskStoreKeys,
+    /// Where `[task_store]` is, `path:line`, for the errors about it.
+    pub(crate) task_store_origin: Option<String>,
 }
 
 /// One `[[backend]]` table.
@@ -308,6 +343,14 @@ fn load_with(path: &Path, env: &dyn Fn(&str) -> Option<String>) -> Result<Loaded
         }
         backends.push(backend);
     }
+    let (task_store, task_store_origin) = match file.task_store {
+        Some(spanned) => {
+            let origin = format!("{shown}:{}", line_of(&text, spanned.span().start));
+            let keys = task_store_keys(spanned.into_inner(), &origin, &text, &shown, base)?;
+            (keys, Some(origin))
+        }
+        None => (TaskStoreKeys::default(), None),
+    };
     let (metrics_on_http, metrics_addr) = file
         .metrics
         .map_or((false, None), |metrics| (metrics.on_http, metrics.addr));
@@ -344,6 +387,41 @@ fn load_with(path: &Path, env: &dyn Fn(&str) -> Option<String>) -> Result<Loaded
                 body_read_timeout: table.body_read_timeout.map(|d| d.0),
                 idle_timeout: table.idle_timeout.map(|d| d.0),
             }),
+        task_store,
+        task_store_origin,
+    })
+}
+
+/// The keys of `[task_store]` at `origin`, its paths relative to `base`.
+fn task_store_keys(
+    table: TaskStoreTable,
+    origin: &str,
+    text: &str,
+    shown: &std::path::Display<'_>,
+    base: &Path,
+) -> Result<TaskStoreKeys, Error> {
+    let url = match table.url {
+        Some(url) => {
+            let line = line_of(text, url.span().start);
+            let url = url.into_inner();
+            crate::task_store::check_url(&url)
+                .map_err(|why| Error::new(format!("{shown}:{line}: [task_store] url: {why}")))?;
+            Some(url)
+        }
+        None => None,
+    };
+    if table.password_env.is_some() && table.password_file.is_some() {
+        return Err(Error::new(format!(
+            "{origin}: [task_store]: `password_env` and `password_file` both name the \
+             password; keep one"
+        )));
+    }
+    Ok(TaskStoreKeys {
+        url,
+        password_env: table.password_env,
+        password_file: table.password_file.map(|path| base.join(path)),
+        key_prefix: table.key_prefix,
+        key_file: table.key_file.map(|path| base.join(path)),
     })
 }
 

@@ -39,6 +39,7 @@ mod imports;
 mod metrics;
 mod search;
 pub mod target;
+mod task_store;
 pub mod traces;
 mod values;
 
@@ -54,6 +55,7 @@ pub use crate::descriptors::Descriptors;
 pub use crate::error::Error;
 pub use crate::headers::Headers;
 pub use crate::search::SearchEmbeddings;
+pub use crate::task_store::TaskStoreSettings;
 
 /// A gateway ready to serve: the MCP server over every selected service of every backend.
 #[derive(Debug)]
@@ -65,6 +67,9 @@ pub struct Gateway {
     /// The metrics, when the gateway has them (`--metrics`, `--metrics-addr`): serve them on
     /// a port of their own with [`Metrics::serve`](tonic_mcp_metrics::Metrics::serve).
     pub metrics: Option<tonic_mcp_metrics::Metrics>,
+    /// The task store the replicas share, as logs name it (no credentials), with
+    /// `--task-store`.
+    pub task_store: Option<String>,
     /// The tool sets of each backend, by name, as served now ([`Gateway::reload`]).
     served: Mutex<BTreeMap<String, assemble::Served>>,
     /// `mcp_backend_up`, when the gateway has metrics.
@@ -209,6 +214,15 @@ impl Gateway {
         builder = builder
             .task_limits(config.task_limits)
             .task_mode(config.task_mode);
+        let mut task_store = None;
+        if let Some(settings) = &config.task_store {
+            let store = settings.store(metrics.as_ref())?;
+            task_store = Some(tonic_mcp::TaskStore::name(&store).to_owned());
+            builder = builder.task_store(store);
+        }
+        if let Some(path) = &config.task_key_file {
+            builder = builder.task_key(task_store::read_task_key(path)?);
+        }
         if let Some(metrics) = &metrics {
             builder = metrics.install(builder, config.metrics);
         }
@@ -230,6 +244,7 @@ impl Gateway {
                 .flat_map(|one| one.services.clone())
                 .collect(),
             served: Mutex::new(served),
+            task_store,
             metrics,
             backend_up,
             reloads,

@@ -114,6 +114,20 @@ async fn run(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
     }
     let config = &config;
     let gateway = std::sync::Arc::new(Gateway::connect(config).await?);
+    if let Some(store) = &gateway.task_store {
+        // The store's name has no credentials.
+        tracing::info!(
+            task_store = %store,
+            replica = config.replica.as_deref().unwrap_or("(unnamed: its process id and start time)"),
+            task_key = config.task_key_file.is_some(),
+            "sharing MCP tasks with the other replicas on the task store"
+        );
+    } else if config.task_key_file.is_some() {
+        tracing::info!(
+            replica = config.replica.as_deref().unwrap_or("(none)"),
+            "signing the ids of tasks on long-running operations with the task key"
+        );
+    }
     tokio::spawn(reload(std::sync::Arc::clone(&gateway), config.clone()));
     let server = gateway.server.clone();
     // Hosts list every tool when they connect: without tool search, every schema is made while

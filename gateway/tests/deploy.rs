@@ -84,13 +84,19 @@ fn the_container_runs_the_deployments_arguments_and_config() {
         .collect();
     assert!(!variables.is_empty(), "{secret}");
 
+    // `$(POD_NAME)` (the replica's name) expands as Kubernetes expands it, from the variable the
+    // Deployment sets to the pod's name.
+    assert!(
+        deployment.contains("name: POD_NAME") && deployment.contains("fieldPath: metadata.name"),
+        "the Deployment's POD_NAME"
+    );
     let args: Vec<String> = args
         .into_iter()
         .map(|arg| {
             if arg == config_path {
                 config.display().to_string()
             } else {
-                arg
+                arg.replace("$(POD_NAME)", "grpc-mcp-gateway-7d9c4b6f5-x2k8q")
             }
         })
         .collect();

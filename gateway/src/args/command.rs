@@ -276,6 +276,48 @@ fn base_command() -> Command {
                 .value_parser(|text: &str| crate::config_file::replica_name(text))
                 .help("with --http: this gateway's name among the replicas behind one load balancer, letters, digits, - and _ (at most 63), unique to each replica: every MCP session id it opens starts with NAME. so that the load balancer can send each session's requests to the replica that holds it (docs/scaling-out.md); not needed with --stateless (config file: `replica`)"),
         )
+        .arg(
+            Arg::new("task-store")
+                .long("task-store")
+                .value_name("URL")
+                .requires("http")
+                .help_heading("MCP")
+                .help("with --http: keep MCP tasks in this Redis-protocol server (Redis, Valkey), redis://HOST:PORT/DB, shared by the replicas behind one load balancer so that any of them answers tasks/get, tasks/result, tasks/list and tasks/cancel for a task another runs (docs/scaling-out.md); never with a password in it: see --task-store-password-env (config file: [task_store] url)"),
+        )
+        .arg(
+            Arg::new("task-store-password-env")
+                .long("task-store-password-env")
+                .value_name("VAR")
+                .requires("http")
+                .help_heading("MCP")
+                .help("with --task-store: the store's password is in the environment variable VAR (config file: [task_store] password_env)"),
+        )
+        .arg(
+            Arg::new("task-store-password-file")
+                .long("task-store-password-file")
+                .value_name("PATH")
+                .value_parser(clap::value_parser!(PathBuf))
+                .requires("http")
+                .help_heading("MCP")
+                .help("with --task-store: the store's password is in the file PATH, a trailing newline dropped (a mounted secret; config file: [task_store] password_file)"),
+        )
+        .arg(
+            Arg::new("task-store-prefix")
+                .long("task-store-prefix")
+                .value_name("PREFIX")
+                .requires("http")
+                .help_heading("MCP")
+                .help("with --task-store: the prefix of the store's keys (default tonic-mcp:), the same for every replica, another for servers that are not replicas of one another and share a database (config file: [task_store] key_prefix)"),
+        )
+        .arg(
+            Arg::new("task-key-file")
+                .long("task-key-file")
+                .value_name("PATH")
+                .value_parser(clap::value_parser!(PathBuf))
+                .requires("http")
+                .help_heading("MCP")
+                .help("with --http: the key, shared by every replica, that signs the ids of tasks waiting on a google.longrunning.Operation, so that any replica answers for them, with or without --task-store: a file of at least 32 random bytes (head -c 32 /dev/urandom > task.key), a trailing newline dropped (config file: [task_store] key_file)"),
+        )
         .arg(many(
             Arg::new("allowed-host")
                 .long("allowed-host")

@@ -15,6 +15,7 @@ use crate::headers::Headers;
 use crate::target::Target;
 
 mod command;
+mod store;
 mod tasks;
 
 use crate::values::{check_origin, parse_duration};
@@ -51,6 +52,12 @@ pub struct Config {
     /// With `--http`: this replica's name (`--replica`, or `replica` in `--config`), which
     /// starts the id of every session it opens, for routing sessions behind a load balancer.
     pub replica: Option<String>,
+    /// With `--http`: the task store the replicas share (`--task-store` and its options, or
+    /// the `[task_store]` table of `--config`).
+    pub task_store: Option<crate::TaskStoreSettings>,
+    /// With `--http`: the file of the key that signs the ids of tasks waiting on a
+    /// long-running operation (`--task-key-file`, or `key_file` in `[task_store]`).
+    pub task_key_file: Option<PathBuf>,
     /// With `--http`: bounds on the HTTP connections (`--max-connections`, the read and idle
     /// timeouts, or the `[connections]` table of `--config`).
     pub connection_limits: tonic_mcp::ConnectionLimits,
@@ -204,6 +211,7 @@ fn config(matches: &ArgMatches) -> Result<Config, Error> {
     let mut connections = connection_flags(matches)?;
     let mut task_bounds = tasks::flags(matches)?;
     let mut replica = matches.get_one::<String>("replica").cloned();
+    let mut task_store = store::flags(matches);
     let backends = match matches.get_one::<PathBuf>("config") {
         Some(path) => {
             let given = BACKEND_FLAGS.iter().find(|id| {
@@ -269,6 +277,16 @@ fn config(matches: &ArgMatches) -> Result<Config, Error> {
                     path.display()
                 )));
             }
+            task_store = store::merge(task_store, file.task_store, path)?;
+            if let (Some(origin), None) = (
+                &file.task_store_origin,
+                matches.get_one::<SocketAddr>("http"),
+            ) {
+                return Err(Error::new(format!(
+                    "{origin}: [task_store] needs --http (it shares the tasks of the replicas \
+                     behind one load balancer)"
+                )));
+            }
             metrics |= file.metrics_on_http;
             metrics_addr = metrics_addr.or(file.metrics_addr);
             if metrics && matches.get_one::<SocketAddr>("http").is_none() {
@@ -282,6 +300,7 @@ fn config(matches: &ArgMatches) -> Result<Config, Error> {
         }
         None => vec![flags_backend(matches)?],
     };
+    let (task_store, task_key_file) = store::settings(task_store)?;
     let forward_headers: Vec<String> = values(matches, "forward-header").cloned().collect();
     Ok(Config {
         auth: auth::settings(matches, &forward_headers)?,
@@ -316,6 +335,8 @@ fn config(matches: &ArgMatches) -> Result<Config, Error> {
         http: matches.get_one::<SocketAddr>("http").copied(),
         stateless: matches.get_flag("stateless"),
         replica,
+        task_store,
+        task_key_file,
         task_limits: tasks::limits(task_bounds),
         task_mode: tasks::mode(task_bounds)?,
         connection_limits: connection_limits(connections),

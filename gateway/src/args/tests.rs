@@ -362,3 +362,124 @@ fn the_replica_flag_names_the_sessions() {
         assert!(error.contains("is not a replica name"), "{bad:?}: {error}");
     }
 }
+
+/// `--http` and a backend, then `args`.
+fn over_http(args: &[&str]) -> Vec<String> {
+    ["--target", "http://x:1", "--http", "127.0.0.1:0"]
+        .iter()
+        .chain(args)
+        .map(|arg| (*arg).to_owned())
+        .collect()
+}
+
+fn run_over_http(args: &[&str]) -> Result<Config, Error> {
+    Config::parse(over_http(args))
+}
+
+fn refused_over_http(args: &[&str]) -> String {
+    match run_over_http(args) {
+        Ok(_) => panic!("{args:?} must be refused"),
+        Err(error) => error.to_string(),
+    }
+}
+
+#[test]
+fn the_task_store_flags_describe_the_store() {
+    let config = run_over_http(&[
+        "--task-store",
+        "redis://redis.tasks:6379/0",
+        "--task-store-password-env",
+        "TASKS_PASSWORD",
+        "--task-store-prefix",
+        "shop:",
+        "--task-key-file",
+        "/run/secrets/task.key",
+    ])
+    .unwrap();
+    assert_eq!(
+        config.task_store,
+        Some(crate::TaskStoreSettings {
+            url: "redis://redis.tasks:6379/0".to_owned(),
+            password_env: Some("TASKS_PASSWORD".to_owned()),
+            password_file: None,
+            key_prefix: Some("shop:".to_owned()),
+        })
+    );
+    assert_eq!(
+        config.task_key_file.as_deref(),
+        Some(std::path::Path::new("/run/secrets/task.key"))
+    );
+    let config = run_over_http(&[
+        "--task-store",
+        "redis://redis:6379",
+        "--task-store-password-file",
+        "/run/secrets/redis",
+    ])
+    .unwrap();
+    let store = config.task_store.unwrap();
+    assert_eq!(
+        store.password_file.as_deref(),
+        Some(std::path::Path::new("/run/secrets/redis"))
+    );
+    assert_eq!((store.password_env, store.key_prefix), (None, None));
+    assert_eq!(config.task_key_file, None);
+    // Neither: no store, no key.
+    let config = run_over_http(&[]).unwrap();
+    assert_eq!((config.task_store, config.task_key_file), (None, None));
+    // The key without a store.
+    let config = run_over_http(&["--task-key-file", "task.key"]).unwrap();
+    assert_eq!(config.task_store, None);
+    assert!(config.task_key_file.is_some());
+}
+
+#[test]
+fn the_task_store_flags_are_refused_where_they_do_not_fit() {
+    // A password in the URL: refused, without repeating it.
+    for url in [
+        "redis://:s3cret@redis:6379",
+        "redis://app:s3cret@redis:6379/1",
+    ] {
+        let error = refused_over_http(&["--task-store", url]);
+        assert!(
+            error.contains("--task-store-password-env")
+                && error.contains("--task-store-password-file"),
+            "{error}"
+        );
+        assert!(!error.contains("s3cret"), "{error}");
+    }
+    let error = refused_over_http(&["--task-store", "rediss://redis:6380"]);
+    assert!(error.contains("expects a redis:// URL"), "{error}");
+    // Two sources of the password.
+    let error = refused_over_http(&[
+        "--task-store",
+        "redis://redis:6379",
+        "--task-store-password-env",
+        "P",
+        "--task-store-password-file",
+        "p.txt",
+    ]);
+    assert!(error.contains("give one"), "{error}");
+    // A setting of the store without the store.
+    for (flag, value) in [
+        ("--task-store-password-env", "P"),
+        ("--task-store-password-file", "p.txt"),
+        ("--task-store-prefix", "shop:"),
+    ] {
+        let error = refused_over_http(&[flag, value]);
+        assert!(
+            error.contains(&format!("{flag} needs --task-store")),
+            "{flag}: {error}"
+        );
+    }
+    // Every one of them needs --http.
+    for (flag, value) in [
+        ("--task-store", "redis://redis:6379"),
+        ("--task-store-password-env", "P"),
+        ("--task-store-password-file", "p.txt"),
+        ("--task-store-prefix", "shop:"),
+        ("--task-key-file", "task.key"),
+    ] {
+        let error = refused(&["--target", "http://x:1", flag, value]);
+        assert!(error.contains("--http"), "{flag}: {error}");
+    }
+}

@@ -686,3 +686,159 @@ fn the_replica_key_sets_what_the_flag_does() {
     assert!(message.contains("line 1"), "{message}");
     assert!(message.contains("is not a replica name"), "{message}");
 }
+
+#[test]
+fn the_task_store_table_sets_what_the_flags_do() {
+    let shown = config_path(
+        "task-store",
+        &format!(
+            "{BACKEND}\n[task_store]\nurl = \"redis://redis:6379/2\"\npassword_file = \
+             \"secrets/redis\"\nkey_prefix = \"shop:\"\nkey_file = \"secrets/task.key\"\n"
+        ),
+    );
+    let dir = Path::new(&shown).parent().unwrap().to_path_buf();
+    let config = parse_with(&shown, &["--http", "127.0.0.1:0"]).unwrap();
+    assert_eq!(
+        config.task_store,
+        Some(crate::TaskStoreSettings {
+            url: "redis://redis:6379/2".to_owned(),
+            password_env: None,
+            // Relative to the file, as every path of it.
+            password_file: Some(dir.join("secrets/redis")),
+            key_prefix: Some("shop:".to_owned()),
+        })
+    );
+    assert_eq!(config.task_key_file, Some(dir.join("secrets/task.key")));
+    // A key and its flag: an error; without --http: an error naming the table's line.
+    for (flag, value, key) in [
+        ("--task-store", "redis://other:6379", "url"),
+        ("--task-store-password-file", "p.txt", "password_file"),
+        ("--task-store-prefix", "p:", "key_prefix"),
+        ("--task-key-file", "k", "key_file"),
+    ] {
+        let message = parse_error(&shown, &["--http", "127.0.0.1:0", flag, value]);
+        assert!(
+            message.contains(&format!(
+                "{flag} conflicts with `{key}` in the [task_store] table"
+            )),
+            "{message}"
+        );
+    }
+    let message = parse_error(&shown, &[]);
+    assert!(
+        message.contains(":5: [task_store] needs --http"),
+        "{message}"
+    );
+    // The key file alone: no store.
+    let key_only = config_path(
+        "task-key-only",
+        &format!("{BACKEND}\n[task_store]\nkey_file = \"task.key\"\n"),
+    );
+    let config = parse_with(&key_only, &["--http", "127.0.0.1:0"]).unwrap();
+    assert_eq!(config.task_store, None);
+    assert!(config.task_key_file.is_some());
+    // A password from a flag, the URL from the file.
+    let url_only = config_path(
+        "task-store-url",
+        &format!("{BACKEND}\n[task_store]\nurl = \"redis://redis:6379\"\n"),
+    );
+    let config = parse_with(
+        &url_only,
+        &["--http", "127.0.0.1:0", "--task-store-password-env", "P"],
+    )
+    .unwrap();
+    assert_eq!(
+        config.task_store.unwrap().password_env.as_deref(),
+        Some("P")
+    );
+    // The password named twice, the flag and the key.
+    let message = parse_error(
+        &config_path(
+            "task-store-env",
+            &format!(
+                "{BACKEND}\n[task_store]\nurl = \"redis://redis:6379\"\npassword_env = \"P\"\n"
+            ),
+        ),
+        &[
+            "--http",
+            "127.0.0.1:0",
+            "--task-store-password-file",
+            "p.txt",
+        ],
+    );
+    assert!(message.contains("give one"), "{message}");
+    // A setting of the store without a URL.
+    let message = parse_error(
+        &config_path(
+            "task-store-no-url",
+            &format!("{BACKEND}\n[task_store]\npassword_env = \"P\"\n"),
+        ),
+        &["--http", "127.0.0.1:0"],
+    );
+    assert!(
+        message.contains("--task-store-password-env needs --task-store (`url` in [task_store])"),
+        "{message}"
+    );
+    // The reference documents the table's keys and the flags.
+    let reference =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/reference.md"))
+            .unwrap();
+    let start = reference
+        .find("A `[task_store]`\ntable takes ")
+        .expect("the reference's [task_store] keys");
+    let list = &reference[start..start + reference[start..].find("The other MCP flags").unwrap()];
+    for key in [
+        "url",
+        "password_env",
+        "password_file",
+        "key_prefix",
+        "key_file",
+    ] {
+        assert!(
+            list.contains(&format!("`{key}`")),
+            "docs/reference.md lacks `{key}`"
+        );
+    }
+    for flag in [
+        "--task-store URL",
+        "--task-store-password-env VAR",
+        "--task-store-password-file PATH",
+        "--task-store-prefix PREFIX",
+        "--task-key-file PATH",
+    ] {
+        assert!(
+            reference.contains(&format!("`{flag}`")),
+            "docs/reference.md lacks `{flag}`"
+        );
+    }
+}
+
+#[test]
+fn the_task_store_table_refuses_a_password_in_the_file() {
+    // In the URL: an error naming the line, without the password.
+    let message = error(
+        "task-store-password-url",
+        &format!(
+            "{BACKEND}\n[task_store]\nkey_prefix = \"a:\"\nurl = \"redis://:s3cret@redis:6379\"\n"
+        ),
+    );
+    assert!(message.contains(":7: [task_store] url:"), "{message}");
+    assert!(message.contains("--task-store-password-file"), "{message}");
+    assert!(!message.contains("s3cret"), "{message}");
+    // Both sources: an error naming the table's line.
+    let message = error(
+        "task-store-both",
+        &format!(
+            "{BACKEND}\n[task_store]\nurl = \"redis://redis:6379\"\npassword_env = \"P\"\n\
+             password_file = \"p\"\n"
+        ),
+    );
+    assert!(message.contains(":5: [task_store]"), "{message}");
+    assert!(message.contains("keep one"), "{message}");
+    // An unknown key.
+    let message = error(
+        "task-store-unknown",
+        &format!("{BACKEND}\n[task_store]\npassword = \"s3cret\"\n"),
+    );
+    assert!(message.contains("password"), "{message}");
+}
