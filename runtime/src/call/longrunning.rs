@@ -16,6 +16,12 @@
 //!
 //! A call cancelled while it waits (a client's cancellation, or `tasks/cancel`) calls
 //! `CancelOperation` with the operation's name.
+//!
+//! On a server with a task key, a task-augmented call stops waiting once the RPC answered (or
+//! after the inline wait, [`Started::detaching`]) and leaves the operation to a task whose
+//! signed id names it (`server::tasks::operation`): that task reads the operation with
+//! [`look`], one GetOperation through the same transports, made into the same result, and
+//! cancels it with [`cancel`].
 
 use std::{
     borrow::Cow,
@@ -123,29 +129,64 @@ async fn cancel_through(
 }
 
 /// Where a waiting call records its operation (name, and the call's gRPC metadata), so that a
-/// cancellation can cancel the operation too.
+/// cancellation can cancel the operation too. A call made to become a task that waits on the
+/// backend's state ([`Started::detaching`]) stops waiting at a set instant and records that it
+/// did: the operation goes on, and the task answers for it.
 #[derive(Clone, Default)]
-pub(crate) struct Started(Arc<Mutex<Option<(String, MetadataMap)>>>);
+pub(crate) struct Started(Arc<Mutex<Slot>>);
+
+#[derive(Default)]
+struct Slot {
+    operation: Option<(String, MetadataMap)>,
+    /// When the wait stops with the operation still running, if it does.
+    detach_at: Option<Instant>,
+    detached: bool,
+}
 
 impl Started {
+    /// A slot whose call stops waiting `after` from now, leaving the operation running
+    /// ([`detached`](Self::detached)). `Duration::ZERO`: right after the RPC's first answer.
+    pub(crate) fn detaching(after: Duration) -> Self {
+        Self(Arc::new(Mutex::new(Slot {
+            detach_at: Some(Instant::now() + after),
+            ..Slot::default()
+        })))
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Slot> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     fn set(&self, name: &str, metadata: &MetadataMap) {
-        if let Ok(mut slot) = self.0.lock()
-            && slot.is_none()
-        {
-            *slot = Some((name.to_owned(), metadata.clone()));
+        let mut slot = self.lock();
+        if slot.operation.is_none() {
+            slot.operation = Some((name.to_owned(), metadata.clone()));
         }
     }
 
     /// The operation, once; `None` when the call had none running.
     pub(crate) fn take(&self) -> Option<(String, MetadataMap)> {
-        self.0.lock().ok().and_then(|mut slot| slot.take())
+        self.lock().operation.take()
+    }
+
+    /// The operation the call stopped waiting for, still running, when it was made
+    /// [`detaching`](Self::detaching) and stopped so; `None` when the call ended otherwise.
+    pub(crate) fn detached(&self) -> Option<(String, MetadataMap)> {
+        let slot = self.lock();
+        slot.detached.then(|| slot.operation.clone()).flatten()
+    }
+
+    fn detach_at(&self) -> Option<Instant> {
+        self.lock().detach_at
+    }
+
+    fn mark_detached(&self) {
+        self.lock().detached = true;
     }
 
     /// Forgets the operation: it finished, so there is nothing to cancel.
     fn clear(&self) {
-        if let Ok(mut slot) = self.0.lock() {
-            *slot = None;
-        }
+        self.lock().operation = None;
     }
 }
 
@@ -204,40 +245,34 @@ pub(crate) async fn wait(wait: Wait<'_>, first: Bytes) -> Outcome {
         wait.started.set(&name, &wait.metadata);
         let metadata = metadata_json(&wait, &operation);
         if let Some(progress) = &wait.progress {
-            let text = match &metadata {
-                Some(metadata) => format!("operation {name} running: {metadata}"),
-                None => format!("operation {name} running"),
-            };
-            progress.report(polls, text).await;
+            progress
+                .report(polls, running_text(&name, metadata.as_ref()))
+                .await;
         }
         let now = Instant::now();
+        // A call made to become a task stops here: the operation goes on, and the task
+        // answers for it by asking the backend (server::tasks::operation).
+        let detach_at = wait.started.detach_at();
+        if detach_at.is_some_and(|at| now >= at) && now < wait.deadline {
+            wait.started.mark_detached();
+            return pending(&wait, &name, metadata);
+        }
         if now >= wait.deadline {
             return pending(&wait, &name, metadata);
         }
-        tokio::time::sleep(delay.min(wait.deadline - now)).await;
+        let until = detach_at.map_or(wait.deadline, |at| at.min(wait.deadline));
+        tokio::time::sleep(delay.min(until - now)).await;
+        if detach_at.is_some_and(|at| Instant::now() >= at) && Instant::now() < wait.deadline {
+            wait.started.mark_detached();
+            return pending(&wait, &name, metadata);
+        }
         delay = (delay * 3 / 2).min(LONGEST_POLL);
         let now = Instant::now();
         if now >= wait.deadline {
             return pending(&wait, &name, metadata);
         }
         polls += 1;
-        let mut answer = poll(&wait, via, &name).await;
-        if let Err(status) = &answer
-            && status.code() == Code::Unimplemented
-            && let Some(redeemer) = wait.redeemer
-            && !std::ptr::eq(via, &*redeemer.operations)
-        {
-            // The tool's own transport does not serve Operations (in process, `from_service`
-            // reaches only its own service): from now on, poll through the served
-            // GetOperation tool's transport.
-            tracing::debug!(
-                operation = %name,
-                through = %redeemer.tool,
-                "polling through the served GetOperation tool"
-            );
-            via = &redeemer.operations;
-            answer = poll(&wait, via, &name).await;
-        }
+        let answer = poll_through(&wait, &mut via, &name).await;
         match answer {
             Ok(Some(bytes)) => match DynamicMessage::decode(wait.operation.clone(), bytes) {
                 Ok(next) => operation = next,
@@ -251,6 +286,82 @@ pub(crate) async fn wait(wait: Wait<'_>, first: Bytes) -> Outcome {
             // The deadline passed during the poll.
             Ok(None) => return pending(&wait, &name, metadata),
             Err(status) => return poll_failed(&wait, via, &name, &status),
+        }
+    }
+}
+
+/// One GetOperation through `*via`, the tool's own transport at first: when that answers
+/// `UNIMPLEMENTED` and the server serves a GetOperation tool, through that tool's transport,
+/// which `*via` then is for the polls to come.
+async fn poll_through<'a>(
+    wait: &Wait<'a>,
+    via: &mut &'a Operations,
+    name: &str,
+) -> Result<Option<Bytes>, Status> {
+    let answer = poll(wait, via, name).await;
+    if let Err(status) = &answer
+        && status.code() == Code::Unimplemented
+        && let Some(redeemer) = wait.redeemer
+        && !std::ptr::eq(*via, &*redeemer.operations)
+    {
+        // The tool's own transport does not serve Operations (in process, `from_service`
+        // reaches only its own service): from now on, poll through the served
+        // GetOperation tool's transport.
+        tracing::debug!(
+            operation = %name,
+            through = %redeemer.tool,
+            "polling through the served GetOperation tool"
+        );
+        *via = &redeemer.operations;
+        return poll(wait, via, name).await;
+    }
+    answer
+}
+
+/// What the progress of a call waiting for the running operation `name` says, with its latest
+/// `metadata`: also the status message of a task that waits on it.
+pub(crate) fn running_text(name: &str, metadata: Option<&Value>) -> String {
+    match metadata {
+        Some(metadata) => format!("operation {name} running: {metadata}"),
+        None => format!("operation {name} running"),
+    }
+}
+
+/// What one GetOperation told of an operation ([`look`]).
+pub(crate) enum Look {
+    /// Not done yet: its latest metadata, as JSON, if it has any.
+    Running(Option<Value>),
+    /// Done: the result a waiting call ends with (its unpacked response, or its error as an
+    /// `isError` result), exactly as [`wait`] makes it.
+    Done(Outcome),
+    /// GetOperation failed (or the deadline passed first): the status, and what to tell.
+    Unanswered(Status, String),
+}
+
+/// One GetOperation of the operation `name` (through the same transports as [`wait`]), read
+/// as a waiting call reads it: for a task that answers for an operation from the backend's
+/// state, on any replica.
+pub(crate) async fn look(wait: &Wait<'_>, name: &str) -> Look {
+    let mut via: &Operations = &wait.lro.own;
+    match poll_through(wait, &mut via, name).await {
+        Ok(Some(bytes)) => match DynamicMessage::decode(wait.operation.clone(), bytes) {
+            Ok(operation) if bool_field(&operation, "done") => {
+                Look::Done(finished(wait, name, &operation))
+            }
+            Ok(operation) => Look::Running(metadata_json(wait, &operation)),
+            Err(e) => Look::Done(local_failure(
+                Code::Internal,
+                format!("GetOperation's answer could not be decoded as {OPERATION}: {e}"),
+            )),
+        },
+        Ok(None) => {
+            let status = Status::deadline_exceeded("GetOperation did not answer in time");
+            let text = poll_failure_text(wait, via, name, &status);
+            Look::Unanswered(status, text)
+        }
+        Err(status) => {
+            let text = poll_failure_text(wait, via, name, &status);
+            Look::Unanswered(status, text)
         }
     }
 }
@@ -298,6 +409,19 @@ async fn poll(wait: &Wait<'_>, via: &Operations, name: &str) -> Result<Option<By
 
 /// The result when GetOperation through `via` failed with `status`.
 fn poll_failed(wait: &Wait<'_>, via: &Operations, name: &str, status: &Status) -> Outcome {
+    let text = poll_failure_text(wait, via, name, status);
+    Outcome {
+        result: with_status(
+            CallToolResult::error(vec![ContentBlock::text(text)]),
+            status.code(),
+            false,
+        ),
+        grpc_code: Some(status.code()),
+    }
+}
+
+/// What to tell when GetOperation through `via` failed with `status`.
+fn poll_failure_text(wait: &Wait<'_>, via: &Operations, name: &str, status: &Status) -> String {
     let advice = if status.code() == Code::Unimplemented {
         let transports = match wait.redeemer {
             Some(redeemer) if std::ptr::eq(via, &*redeemer.operations) => format!(
@@ -318,18 +442,10 @@ fn poll_failed(wait: &Wait<'_>, via: &Operations, name: &str, status: &Status) -
         "The operation may still be running; get it again with GetOperation and its name."
             .to_owned()
     };
-    let text = format!(
+    format!(
         "Waiting for the operation `{name}` failed: GetOperation answered {}. {advice}",
         describe_status(status)
-    );
-    Outcome {
-        result: with_status(
-            CallToolResult::error(vec![ContentBlock::text(text)]),
-            status.code(),
-            false,
-        ),
-        grpc_code: Some(status.code()),
-    }
+    )
 }
 
 /// The result of a finished operation: its unpacked response, or its error.
@@ -402,8 +518,11 @@ fn finished(wait: &Wait<'_>, name: &str, operation: &DynamicMessage) -> Outcome 
 
 /// The result of an operation still running at the deadline.
 fn pending(wait: &Wait<'_>, name: &str, metadata: Option<Value>) -> Outcome {
-    // It was not cancelled: nothing to cancel if the caller goes away now.
-    wait.started.clear();
+    // It was not cancelled: nothing to cancel if the caller goes away now (a detached call
+    // keeps it: its task answers for it).
+    if !wait.started.lock().detached {
+        wait.started.clear();
+    }
     let mut operation = Map::new();
     operation.insert("name".to_owned(), json!(name));
     if let Some(metadata) = metadata {

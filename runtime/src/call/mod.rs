@@ -214,12 +214,10 @@ pub(crate) async fn run(call: Call<'_>, arguments: CallArguments<'_>) -> Outcome
         StreamControl::default()
     };
 
-    let mut metadata = call.set.metadata.clone();
-    for hook in call.server_hooks.iter().chain(&call.set.hooks) {
-        if let Err(refusal) = hook(&call.context, &mut metadata) {
-            return local_failure(Code::PermissionDenied, format!("call refused: {refusal}"));
-        }
-    }
+    let metadata = match grpc_metadata(call.set, call.server_hooks, &call.context) {
+        Ok(metadata) => metadata,
+        Err(refusal) => return local_failure(Code::PermissionDenied, refusal),
+    };
 
     let requests = match encoded {
         Some(requests) => requests,
@@ -343,7 +341,7 @@ fn one_unary_response<'a>(tool: &CompiledTool, collected: &'a Collected) -> Opti
     }
 }
 
-fn json_options(tool: &CompiledTool) -> ToJsonOptions {
+pub(crate) fn json_options(tool: &CompiledTool) -> ToJsonOptions {
     ToJsonOptions {
         json_names: tool.def.json_names,
         emit_defaults: tool.def.emit_defaults,
@@ -395,6 +393,22 @@ fn respond(
         }
     }
     respond_encoded(tool, types, collected, encoded, budget)
+}
+
+/// The gRPC metadata of a call of `set`'s tool in `context`: the set's, then what the
+/// server's hooks and the set's add; or the refusal of a hook, as the text to tell. Also the
+/// metadata of the GetOperation and CancelOperation calls a task of a waiting tool makes for
+/// its caller (`server::tasks::operation`).
+pub(crate) fn grpc_metadata(
+    set: &SetConfig,
+    server_hooks: &[CallHook],
+    context: &CallContext<'_>,
+) -> Result<tonic::metadata::MetadataMap, String> {
+    let mut metadata = set.metadata.clone();
+    for hook in server_hooks.iter().chain(&set.hooks) {
+        hook(context, &mut metadata).map_err(|refusal| format!("call refused: {refusal}"))?;
+    }
+    Ok(metadata)
 }
 
 /// The result of a call whose response messages are encoded, within `budget` bytes of JSON

@@ -308,7 +308,6 @@ impl McpServer {
     }
 
     /// The key signing operation tasks' ids, when [`McpServerBuilder::task_key`] gave one.
-    #[allow(dead_code, reason = "read by operation tasks")]
     pub(crate) fn task_key(&self) -> Option<&[u8]> {
         self.inner.task_key.as_deref()
     }
@@ -411,7 +410,26 @@ impl McpServer {
             Prepared::Answered(answer) => return Ok(answer),
             Prepared::Ready(registered, request) => (registered, request),
         };
-        match tasks::route(self.task_mode_of(&registered), &registered, &context) {
+        let route = tasks::route(self.task_mode_of(&registered), &registered, &context);
+        // A task of a tool that waits on an operation, with a task key: the backend's
+        // operation answers for it (tasks::operation).
+        if let Some(after) = tasks::operation::waits_before_task(route)
+            && let Some(key) = tasks::operation::key_for(self, &registered)
+        {
+            let ttl = self.inner.task_ttl;
+            return Ok(tasks::operation::begin(
+                self,
+                key,
+                &registered,
+                request,
+                &context,
+                ttl,
+                after,
+            )
+            .await
+            .into_response());
+        }
+        match route {
             tasks::Route::Inline => self
                 .call(&registered, request, context)
                 .await
@@ -549,6 +567,12 @@ impl ServerHandler for McpServer {
         request: GetTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
+        if tasks::operation::is_operation_task(&request.task_id) {
+            return tasks::operation::OperationTask::open(self, &request.task_id, &context)?
+                .detailed(self, &context)
+                .await
+                .map(GetTaskResult::new);
+        }
         self.inner
             .tasks
             .detailed(&request.task_id, &context, true)
@@ -561,6 +585,16 @@ impl ServerHandler for McpServer {
         request: UpdateTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        if tasks::operation::is_operation_task(&request.task_id) {
+            tasks::operation::OperationTask::open(self, &request.task_id, &context)?;
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "task {} waits on a long-running operation: it takes no input",
+                    request.task_id
+                ),
+                None,
+            ));
+        }
         match self.inner.tasks.locate(&request.task_id, &context).await? {
             tasks::Held::Here => self
                 .inner
@@ -583,6 +617,12 @@ impl ServerHandler for McpServer {
         request: CancelTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        if tasks::operation::is_operation_task(&request.task_id) {
+            return tasks::operation::OperationTask::open(self, &request.task_id, &context)?
+                .cancel(self, &context)
+                .await
+                .map(|_| ());
+        }
         let held = self.inner.tasks.locate(&request.task_id, &context).await?;
         self.inner.tasks.cancel(&request.task_id, &held).await
     }

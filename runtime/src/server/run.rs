@@ -80,6 +80,28 @@ impl McpServer {
         progress: Option<Progress>,
         cancel: Cancel<'_, impl std::future::Future<Output = ()>>,
     ) -> Option<Outcome> {
+        // Only a tool that waits for an operation has one to cancel.
+        let started = registered.entry.tool.waits().then(Started::default);
+        self.run_started(registered, given, http, meta, progress, cancel, started)
+            .await
+    }
+
+    /// [`run_registered`](Self::run_registered), recording the operation a waiting tool's
+    /// call waits for in `started` (which may stop the wait early: [`Started::detaching`]).
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "run_registered's, and where it records"
+    )]
+    pub(crate) async fn run_started(
+        &self,
+        registered: &Found,
+        given: FromTransport<'_>,
+        http: Option<&http::request::Parts>,
+        meta: &rmcp::model::JsonObject,
+        progress: Option<Progress>,
+        cancel: Cancel<'_, impl std::future::Future<Output = ()>>,
+        started: Option<Started>,
+    ) -> Option<Outcome> {
         let (stop, dropped) = match cancel {
             Cancel::Drop(cancelled) => (None, Some(cancelled)),
             Cancel::Stop(stop) => (Some(stop), None),
@@ -105,8 +127,6 @@ impl McpServer {
             observer.call_started(&context, &span);
         }
         let started_at = Instant::now();
-        // Only a tool that waits for an operation has one to cancel.
-        let started = registered.entry.tool.waits().then(Started::default);
         let call = Call {
             tool: &registered.entry.tool,
             set: &registered.set,

@@ -34,6 +34,11 @@
 //! Clients of revision 2025-11-25 ask for tasks in that revision's shape (SEP-1686), which
 //! [`sep1686`] serves from the same store.
 //!
+//! With a task key ([`McpServerBuilder::task_key`]), a task of a tool that waits on a
+//! `google.longrunning.Operation` is none of the above: nothing runs or holds it, its signed id
+//! carries the operation, and any replica with the key answers for it by asking the backend
+//! ([`operation`]). Such tasks survive any replica, and `tasks/list` cannot list them.
+//!
 //! Tasks are bounded ([`TaskLimits`], [`McpServerBuilder::task_limits`]): live tasks per
 //! caller and running tasks per server, past which a task-augmented `tools/call` is refused
 //! with a JSON-RPC error (as the other refusals to make a task are, in both shapes: the
@@ -43,6 +48,7 @@
 //! with an empty placeholder), so that they can be counted and dropped.
 //!
 //! [`McpServerBuilder::task_ttl`]: crate::McpServerBuilder::task_ttl
+//! [`McpServerBuilder::task_key`]: crate::McpServerBuilder::task_key
 //! [`McpServerBuilder::task_limits`]: crate::McpServerBuilder::task_limits
 //! [`TaskMode`]: crate::TaskMode
 //! [`TaskMode::Auto`]: crate::TaskMode::Auto
@@ -50,6 +56,7 @@
 //! [`TaskMode::Never`]: crate::TaskMode::Never
 //! [`DEFAULT_INLINE_WAIT`]: crate::DEFAULT_INLINE_WAIT
 
+pub(crate) mod operation;
 pub(crate) mod sep1686;
 pub(crate) mod shared;
 

@@ -20,7 +20,9 @@
 //! - [`declare`] adds `capabilities.tasks` to an `initialize` result of revision 2025-11-25.
 //!
 //! A task belongs to the shape it was started in: `tasks/get` of a task started by a final
-//! extension client keeps the final shape, whatever asks.
+//! extension client keeps the final shape, whatever asks. A task that waits on a long-running
+//! operation under a task key ([`operation`]) is held nowhere: it is answered in the shape of
+//! the request that asks for it, from the backend.
 
 use std::{sync::LazyLock, time::Duration};
 
@@ -34,6 +36,7 @@ use rmcp::{
 };
 use serde_json::{Map, Value, json};
 
+use super::operation;
 use crate::{
     server::McpServer,
     server::{Prepared, marker},
@@ -206,9 +209,30 @@ async fn call(
             if !registered.entry.tool.meta.task_support.allows_tasks() {
                 return Err(forbidden(&registered.entry.name));
             }
-            super::start(server, request, context, ttl, super::Shape::Sep1686)
-                .await?
-                .task
+            if let Some(key) = operation::key_for(server, &registered) {
+                // A task the backend's operation answers for; a call that ended at once is a
+                // task complete from the start.
+                match operation::begin(
+                    server,
+                    key,
+                    &registered,
+                    request,
+                    context,
+                    ttl,
+                    Duration::ZERO,
+                )
+                .await
+                {
+                    operation::Begun::Task(task) => task,
+                    operation::Begun::Answered(answer) => {
+                        super::finished(server, answer, context, ttl).await?
+                    }
+                }
+            } else {
+                super::start(server, request, context, ttl, super::Shape::Sep1686)
+                    .await?
+                    .task
+            }
         }
     };
     Ok(json!({"task": task_object(&task)}))
@@ -251,6 +275,12 @@ async fn get(
     task_id: &str,
     context: &RequestContext<RoleServer>,
 ) -> Result<Value, ErrorData> {
+    if operation::is_operation_task(task_id) {
+        let task = operation::OperationTask::open(server, task_id, context)?
+            .detailed(server, context)
+            .await?;
+        return Ok(task_object(&task.task));
+    }
     let (task, _) = detailed(server, task_id, context, false).await?;
     Ok(task_object(&task.task))
 }
@@ -262,35 +292,22 @@ async fn result(
     task_id: &str,
     context: &RequestContext<RoleServer>,
 ) -> Result<Value, ErrorData> {
+    if operation::is_operation_task(task_id) {
+        let task = operation::OperationTask::open(server, task_id, context)?
+            .ended(server, context)
+            .await?;
+        return ended_answer(task_id, task.payload).unwrap_or_else(|| {
+            Err(ErrorData::internal_error(
+                format!("task {task_id} has not ended"),
+                None,
+            ))
+        });
+    }
     let mut pause = Duration::from_millis(5);
     loop {
         let (task, _) = detailed(server, task_id, context, true).await?;
-        match task.payload {
-            TaskPayload::Completed { mut result } => {
-                // The discriminator of revision 2026-07-28, which the store keeps.
-                result.remove("resultType");
-                let meta = result
-                    .entry("_meta")
-                    .or_insert_with(|| Value::Object(JsonObject::new()));
-                if let Value::Object(meta) = meta {
-                    meta.insert(RELATED_TASK.to_owned(), json!({"taskId": task_id}));
-                }
-                return Ok(Value::Object(result));
-            }
-            TaskPayload::Failed { error } => {
-                return Err(
-                    serde_json::from_value(Value::Object(error)).unwrap_or_else(|_| {
-                        ErrorData::internal_error(format!("task {task_id} failed"), None)
-                    }),
-                );
-            }
-            TaskPayload::Cancelled => {
-                return Err(ErrorData::invalid_params(
-                    format!("task {task_id} was cancelled: it has no result"),
-                    None,
-                ));
-            }
-            _ => {}
+        if let Some(answer) = ended_answer(task_id, task.payload) {
+            return answer;
         }
         tokio::select! {
             () = tokio::time::sleep(pause) => {}
@@ -299,6 +316,34 @@ async fn result(
             }
         }
         pause = (pause * 2).min(Duration::from_millis(200));
+    }
+}
+
+/// What `tasks/result` answers for the task `task_id` that ended with `payload`: the tool
+/// result (with `_meta` naming the task), or the error the call failed with; `None` while it
+/// has not ended.
+fn ended_answer(task_id: &str, payload: TaskPayload) -> Option<Result<Value, ErrorData>> {
+    match payload {
+        TaskPayload::Completed { mut result } => {
+            // The discriminator of revision 2026-07-28, which the store keeps.
+            result.remove("resultType");
+            let meta = result
+                .entry("_meta")
+                .or_insert_with(|| Value::Object(JsonObject::new()));
+            if let Value::Object(meta) = meta {
+                meta.insert(RELATED_TASK.to_owned(), json!({"taskId": task_id}));
+            }
+            Some(Ok(Value::Object(result)))
+        }
+        TaskPayload::Failed { error } => Some(Err(serde_json::from_value(Value::Object(error))
+            .unwrap_or_else(|_| {
+                ErrorData::internal_error(format!("task {task_id} failed"), None)
+            }))),
+        TaskPayload::Cancelled => Some(Err(ErrorData::invalid_params(
+            format!("task {task_id} was cancelled: it has no result"),
+            None,
+        ))),
+        _ => None,
     }
 }
 
@@ -337,16 +382,13 @@ async fn cancel(
     task_id: &str,
     context: &RequestContext<RoleServer>,
 ) -> Result<Value, ErrorData> {
-    let (task, held) = detailed(server, task_id, context, false).await?;
-    if task.status().is_terminal() {
-        return Err(ErrorData::invalid_params(
-            format!(
-                "Cannot cancel task {task_id}: it is already {}",
-                status_name(&task.task)
-            ),
-            None,
-        ));
+    if operation::is_operation_task(task_id) {
+        let task = operation::OperationTask::open(server, task_id, context)?;
+        ended_already(task_id, &task.detailed(server, context).await?)?;
+        return Ok(task_object(&task.cancel(server, context).await?.task));
     }
+    let (task, held) = detailed(server, task_id, context, false).await?;
+    ended_already(task_id, &task)?;
     let tasks = server.inner_tasks();
     tasks.cancel(task_id, &held).await?;
     let deadline = tokio::time::Instant::now() + CANCEL_WAIT;
@@ -363,6 +405,20 @@ async fn cancel(
         }
         tokio::time::sleep(pause).await;
     }
+}
+
+/// The refusal to cancel `task`, which ended already.
+fn ended_already(task_id: &str, task: &DetailedTask) -> Result<(), ErrorData> {
+    if task.status().is_terminal() {
+        return Err(ErrorData::invalid_params(
+            format!(
+                "Cannot cancel task {task_id}: it is already {}",
+                status_name(&task.task)
+            ),
+            None,
+        ));
+    }
+    Ok(())
 }
 
 /// A `tools/list` page with `execution.taskSupport` on the tools that run as tasks.
