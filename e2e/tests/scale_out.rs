@@ -470,12 +470,8 @@ fn backend_cancelled() -> usize {
     std::fs::read_to_string(log)
         .unwrap_or_default()
         .lines()
-        .filter_map(|line| {
-            line.split_once("cancelled=")
-                .map(|(_, n)| n.trim().parse().ok())
-        })
-        .last()
-        .flatten()
+        .rev()
+        .find_map(|line| line.split_once("cancelled=")?.1.trim().parse().ok())
         .unwrap_or(0)
 }
 
@@ -662,7 +658,10 @@ async fn tasks_survive_a_replica_kill_and_a_store_restart() {
         operations_lost.len()
     );
     assert!(operations_lost.iter().all(|started| *started <= killed));
-    assert!(operations_lost.len() <= 1, "more than one operation start lost at one kill");
+    assert!(
+        operations_lost.len() <= 1,
+        "more than one operation start lost at one kill"
+    );
     assert_eq!(operations.len() + operations_lost.len(), OPERATION_TASKS);
     assert!(lost <= CONCURRENT_TASKS, "{lost} starts lost");
     assert!(
