@@ -329,23 +329,47 @@ async fn cancelling_on_the_other_replica_cancels_the_grpc_call() -> TestResult {
 #[tokio::test]
 async fn a_task_whose_replica_stopped_fails_saying_so() -> TestResult {
     let replicas = replicas().await?;
-    let mut task = Task::new(
-        "orphan-1",
-        TaskStatus::Working,
-        "2026-01-01T00:00:00Z",
-        "2026-01-01T00:00:00Z",
-    );
-    task.ttl_ms = Some(60_000);
-    let record = SharedTask::new(
-        DetailedTask::new(task, TaskPayload::Working),
-        Some("caller:alice".to_owned()),
-        true,
-        "gone",
-        1,
-    );
+    let record = |id: &str, created_us: u64| {
+        let mut task = Task::new(
+            id,
+            TaskStatus::Working,
+            "2026-01-01T00:00:00Z",
+            "2026-01-01T00:00:00Z",
+        );
+        task.ttl_ms = Some(60_000);
+        SharedTask::new(
+            DetailedTask::new(task, TaskPayload::Working),
+            Some("caller:alice".to_owned()),
+            true,
+            "gone",
+            created_us,
+        )
+    };
+    // Created just now: its runner may not have renewed its lease yet (a store that came back
+    // empty), and it is given a lease's time.
+    let now_us = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)?
+        .as_micros();
+    let young = record("young-1", u64::try_from(now_us)?);
     replicas
         .store
-        .create(&record, Duration::from_secs(60))
+        .create(&young, Duration::from_secs(60))
+        .await?;
+    let got = result(
+        &send_2025(
+            replicas.b,
+            "alice",
+            "tasks/get",
+            json!({"taskId": "young-1"}),
+        )
+        .await?,
+        "tasks/get",
+    )?;
+    assert_eq!(got["status"], json!("working"), "{got}");
+    // Created long ago.
+    replicas
+        .store
+        .create(&record("orphan-1", 1), Duration::from_secs(60))
         .await?;
     let got = result(
         &send_2025(

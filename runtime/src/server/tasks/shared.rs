@@ -12,7 +12,9 @@
 //! The heartbeat also renews this replica's lease ([`DEFAULT_TASK_LEASE`]). A replica reading a working
 //! task whose runner's lease lapsed knows the runner stopped before the call ended (killed,
 //! or cut from the store for longer than the lease), and finishes the task as failed with a
-//! message saying so: a task is never left `working` for its whole time-to-live.
+//! message saying so: a task is never left `working` for its whole time-to-live. A task younger
+//! than a lease is given that long (its runner may not have renewed since the store came back
+//! empty).
 //!
 //! Every store call is bounded by [`STORE_WAIT`]; one that fails or takes longer answers the
 //! request with an error naming the store. Calls without a task never reach this module.
@@ -157,7 +159,11 @@ impl Shared {
         if record.owner.as_deref() != owner {
             return Ok(None);
         }
-        if record.is_terminal() || *record.runner == *self.runner {
+        // A task younger than a lease may be its runner's first since it started, or since the
+        // store came back empty: the lease is not there yet.
+        let young = now_us().saturating_sub(record.created_us)
+            < u64::try_from(self.lease.as_micros()).unwrap_or(u64::MAX);
+        if record.is_terminal() || *record.runner == *self.runner || young {
             return Ok(Some(record));
         }
         if self
