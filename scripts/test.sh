@@ -3,7 +3,8 @@
 # workflows, the manual built with mdBook (warnings fail it), every code block of README and the
 # manual run or checked (scripts/readme.sh), the official Python
 # MCP SDK and the MCP Inspector's CLI against the demo, hybrid tool search against a real
-# embeddings server, and the official MCP conformance suite against the demo and the gateway.
+# embeddings server, replicas behind nginx sharing tasks on Redis, and the official MCP
+# conformance suite against the demo and the gateway.
 # Installs what it needs into .tools/. Exits non-zero on the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,6 +21,9 @@ echo "== corpus subset (googleapis from npm google-proto-files, pinned)"
 # cannot skip it silently.
 scripts/corpus.sh install
 export RUST_MCP_CORPUS_REQUIRED=1
+echo "== Redis (Debian's, for the task store's tests)"
+scripts/install-tools.sh redis
+export TONIC_MCP_REDIS_REQUIRED=1
 echo "== cargo test --workspace"
 cargo test --workspace --all-features
 
@@ -37,6 +41,7 @@ step inspector-e2e.sh "MCP Inspector CLI against the demo (2,301 tools, paginate
 step tool-search-e2e.sh "hybrid tool search: a real embeddings server (all-MiniLM-L6-v2), rmcp's client and the Python SDK"
 step auth-e2e.sh "MCP authorization: a real authorization server, the Python SDK as OAuth client"
 step interop.sh "third-party gRPC servers behind the gateway: etcd, grpcio, grpc-js"
+step scale-out.sh "replicas behind nginx: stateless calls through a replica kill, sessions with affinity, tasks on a shared Redis through a replica kill and a Redis restart"
 step deploy-check.sh "the deployment files: Kubernetes manifests against Kubernetes' schemas, the Dockerfile linted"
 step conformance.sh "the official MCP conformance suite against the demo and the gateway (HTTP, both modes)"
 echo "== all tests passed in $((SECONDS - start)) s"
