@@ -9,66 +9,11 @@
 
 mod support;
 
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 use support::{GATEWAY, metrics, spawn_http, temp_dir};
-
-/// The redis-server to run, or `None` when there is none and none is required.
-fn redis_server() -> Option<PathBuf> {
-    let path = std::env::var_os("TONIC_MCP_REDIS_SERVER").map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.tools/redis/run"),
-        PathBuf::from,
-    );
-    if path.exists() {
-        return Some(path);
-    }
-    assert!(
-        std::env::var_os("TONIC_MCP_REDIS_REQUIRED").is_none(),
-        "no redis-server at {}: run scripts/install-tools.sh redis",
-        path.display()
-    );
-    eprintln!(
-        "skipped: no redis-server at {} (scripts/install-tools.sh redis)",
-        path.display()
-    );
-    None
-}
-
-/// A redis-server on a loopback port, asking for `password`, stopped when dropped.
-struct Redis(Child);
-
-impl Redis {
-    fn start(path: &PathBuf, port: u16, password: &str) -> Redis {
-        let child = Command::new(path)
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "no"])
-            .args(["--requirepass", password])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start redis-server");
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "redis-server did not listen");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Redis(child)
-    }
-
-    fn stop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-impl Drop for Redis {
-    fn drop(&mut self) {
-        self.stop();
-    }
-}
+use test_kit::redis::{Redis, redis_server};
 
 /// A JSON-RPC request of revision 2025-11-25 to the stateless gateway at `addr`: the JSON-RPC
 /// response (the message with an id, of a JSON body or of an event stream, read up to it: the
@@ -153,7 +98,7 @@ async fn replicas_share_tasks_and_count_the_stores_errors() {
     };
     let dir = temp_dir("task-store");
     let port = test_kit::free_port();
-    let mut redis = Redis::start(&server, port, "s3cret-pw");
+    let mut redis = Redis::start(server, port, Some("s3cret-pw"));
     let backend = e2e::start_backend().await.expect("backend");
     let target = format!("http://{}", backend.addr);
     let (mut a, a_addr, a_metrics) = replica(&target, port, "a", &dir).await;

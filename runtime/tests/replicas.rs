@@ -7,52 +7,19 @@
 
 mod common;
 
-use std::{
-    convert::Infallible,
-    net::SocketAddr,
-    sync::Arc,
-    task::{Context, Poll},
-    time::Duration,
-};
+use std::{net::SocketAddr, sync::Arc, time::Duration};
 
-use common::{Backend, SLOW_TASK, TestResult, http_client::Reply, pb, start_backend};
+use common::{
+    Backend, SLOW_TASK, TestResult, pb,
+    replicas::{NameCallers, result, send_2025, send_final},
+    start_backend,
+};
 use rmcp::model::{DetailedTask, Task, TaskPayload, TaskStatus};
-use serde_json::{Value, json};
+use serde_json::json;
 use tonic_mcp::{
-    Caller, HttpResponse, McpServer, MemoryTaskStore, SharedTask, TaskMode, TaskStore, TimedBody,
+    McpServer, MemoryTaskStore, SharedTask, TaskMode, TaskStore,
     codegen::{BoxTransport, ToolSetBuilder},
 };
-
-/// Names the caller of each request from its `x-test-caller` header.
-#[derive(Clone)]
-struct NameCallers<S>(S);
-
-type Served = http::Request<TimedBody<hyper::body::Incoming>>;
-
-impl<S> tower_service::Service<Served> for NameCallers<S>
-where
-    S: tower_service::Service<Served, Response = HttpResponse, Error = Infallible>,
-{
-    type Response = HttpResponse;
-    type Error = Infallible;
-    type Future = S::Future;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        self.0.poll_ready(cx)
-    }
-
-    fn call(&mut self, mut request: Served) -> Self::Future {
-        let caller = request
-            .headers()
-            .get("x-test-caller")
-            .and_then(|value| value.to_str().ok())
-            .map(str::to_owned);
-        if let Some(caller) = caller {
-            request.extensions_mut().insert(Caller::new(caller));
-        }
-        self.0.call(request)
-    }
-}
 
 struct Replicas {
     a: SocketAddr,
@@ -103,70 +70,6 @@ async fn replicas() -> TestResult<Replicas> {
         backend,
         shutdown,
     })
-}
-
-/// Sends a request of revision 2025-11-25 as `caller`.
-async fn send_2025(
-    addr: SocketAddr,
-    caller: &str,
-    method: &str,
-    params: Value,
-) -> TestResult<Reply> {
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    common::http_client::send(
-        addr,
-        http::Method::POST,
-        "/mcp",
-        &[
-            ("mcp-protocol-version", "2025-11-25"),
-            ("x-test-caller", caller),
-        ],
-        Some(&body),
-    )
-    .await
-}
-
-/// Sends a request of revision 2026-07-28, declaring the tasks extension, as `caller`.
-async fn send_final(
-    addr: SocketAddr,
-    caller: &str,
-    method: &str,
-    mut params: Value,
-) -> TestResult<Reply> {
-    params["_meta"] = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities":
-            {"extensions": {"io.modelcontextprotocol/tasks": {}}},
-    });
-    let name = params
-        .get("name")
-        .or_else(|| params.get("taskId"))
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned();
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    common::http_client::send(
-        addr,
-        http::Method::POST,
-        "/mcp",
-        &[
-            ("mcp-protocol-version", "2026-07-28"),
-            ("mcp-method", method),
-            ("mcp-name", &name),
-            ("x-test-caller", caller),
-        ],
-        Some(&body),
-    )
-    .await
-}
-
-/// The `result` of `reply`, failing on an error.
-fn result(reply: &Reply, what: &str) -> TestResult<Value> {
-    let last = reply.last();
-    match last.get("result") {
-        Some(result) => Ok(result.clone()),
-        None => Err(format!("{what}: {}", reply.body).into()),
-    }
 }
 
 /// A call of revision 2025-11-25 as a task, started on one replica: `tasks/get`,

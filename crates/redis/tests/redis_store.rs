@@ -6,8 +6,6 @@
 //! set, as scripts/test.sh sets it: there they fail.
 
 use std::{
-    path::PathBuf,
-    process::{Child, Command, Stdio},
     sync::{
         Arc,
         atomic::{AtomicUsize, Ordering},
@@ -16,72 +14,11 @@ use std::{
 };
 
 use rmcp::model::{DetailedTask, JsonObject, Task, TaskPayload, TaskStatus};
+use test_kit::redis::{Redis, redis_server};
 use tonic_mcp::{SharedTask, TaskStore};
 use tonic_mcp_redis::RedisTaskStore;
 
 type TestResult<T = ()> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
-
-/// The redis-server to run, or `None` (and why) when there is none and none is required.
-fn redis_server() -> Option<PathBuf> {
-    let path = std::env::var_os("TONIC_MCP_REDIS_SERVER").map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../.tools/redis/run"),
-        PathBuf::from,
-    );
-    if path.exists() {
-        return Some(path);
-    }
-    assert!(
-        std::env::var_os("TONIC_MCP_REDIS_REQUIRED").is_none(),
-        "no redis-server at {}: run scripts/install-tools.sh redis",
-        path.display()
-    );
-    eprintln!(
-        "skipped: no redis-server at {} (scripts/install-tools.sh redis)",
-        path.display()
-    );
-    None
-}
-
-/// A redis-server on a loopback port, stopped when dropped.
-struct Redis {
-    path: PathBuf,
-    port: u16,
-    child: Child,
-}
-
-impl Redis {
-    fn start(path: PathBuf, port: u16) -> TestResult<Self> {
-        let child = Command::new(&path)
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "no"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()?;
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            if Instant::now() > deadline {
-                return Err(format!("redis-server did not listen on {port}").into());
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Ok(Self { path, port, child })
-    }
-
-    fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}/0", self.port)
-    }
-
-    fn stop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for Redis {
-    fn drop(&mut self) {
-        self.stop();
-    }
-}
 
 fn record(id: &str, owner: &str, created_us: u64, payload: TaskPayload) -> SharedTask {
     let mut task = Task::new(
@@ -116,7 +53,7 @@ async fn the_store_keeps_tasks_as_the_trait_says() -> TestResult {
     let Some(path) = redis_server() else {
         return Ok(());
     };
-    let redis = Redis::start(path, test_kit::free_port())?;
+    let redis = Redis::start(path, test_kit::free_port(), None);
     let store = RedisTaskStore::new(&redis.url(), None)?.key_prefix("test:");
     assert_eq!(store.name(), format!("redis://127.0.0.1:{}/0", redis.port));
 
@@ -239,7 +176,7 @@ async fn a_store_that_goes_down_fails_fast_and_comes_back_by_itself() -> TestRes
         return Ok(());
     };
     let port = test_kit::free_port();
-    let mut redis = Redis::start(path.clone(), port)?;
+    let mut redis = Redis::start(path.clone(), port, None);
     let errors = Arc::new(AtomicUsize::new(0));
     let counted = Arc::clone(&errors);
     let store = RedisTaskStore::new(&redis.url(), None)?.on_error(move |operation| {
@@ -268,7 +205,7 @@ async fn a_store_that_goes_down_fails_fast_and_comes_back_by_itself() -> TestRes
     assert!(error.to_string().starts_with("get: "), "{error}");
     assert!(errors.load(Ordering::Relaxed) >= 1);
 
-    let _redis = Redis::start(redis.path.clone(), port)?;
+    let _redis = Redis::start(redis.path.clone(), port, None);
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         match store.get("up").await {
@@ -293,36 +230,7 @@ async fn a_password_is_sent_and_a_wrong_one_is_refused() -> TestResult {
     let Some(path) = redis_server() else {
         return Ok(());
     };
-    let port = test_kit::free_port();
-    let mut child = Command::new(&path)
-        .args([
-            "--port",
-            &port.to_string(),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--requirepass",
-            "s3cret",
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()?;
-    let redis = Redis {
-        path,
-        port,
-        child: {
-            let deadline = Instant::now() + Duration::from_secs(10);
-            while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-                if Instant::now() > deadline {
-                    let _ = child.kill();
-                    return Err("redis-server did not listen".into());
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            child
-        },
-    };
+    let redis = Redis::start(path, test_kit::free_port(), Some("s3cret"));
     let good = RedisTaskStore::new(&redis.url(), Some("s3cret"))?;
     good.create(
         &record("p1", "caller:alice", 1, TaskPayload::Working),

@@ -28,6 +28,7 @@ use tonic::{Code, Request, Response, Status, Streaming, metadata::MetadataMap};
 use tonic_types::{ErrorDetails, StatusExt as _};
 
 pub mod http_client;
+pub mod replicas;
 
 pub type TestResult<T = ()> = Result<T, Box<dyn Error + Send + Sync>>;
 

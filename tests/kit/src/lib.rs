@@ -1,7 +1,8 @@
 //! What the workspace's tests share, written once: rmcp's client connected to an
 //! [`McpServer`](tonic_mcp::McpServer) over an in-process pipe, tool calls and what their
 //! results hold, calls as MCP tasks, a process that announces its address on a line, a free
-//! loopback port, a small seeded random number generator for the fuzz tests, and (with
+//! loopback port, a real redis-server ([`redis`]), a small seeded random number generator for
+//! the fuzz tests, and (with
 //! `oracle`) jsonschema as the reference of the codec's validator.
 //!
 //! Used as a dev-dependency by the plugin (without its default feature `mcp`, which the rest
@@ -13,6 +14,7 @@
 mod mcp;
 #[cfg(feature = "oracle")]
 pub mod oracle;
+pub mod redis;
 #[cfg(feature = "mcp")]
 pub use mcp::*;
 
