@@ -32,8 +32,8 @@
 //! - `cancel:NAME`, the ids of the tasks other replicas asked that replica to cancel, taken
 //!   with its next renewal.
 //!
-//! Writes that must not replace an ended task (`create`, `finish`) are Lua scripts, atomic
-//! on the server. The connection is made on first use and made again after a failure, so a
+//! The writes (`create` never replaces a task, `finish` never an ended one) are one Lua
+//! script, atomic on the server. The connection is made on first use and made again after a failure, so a
 //! server starts while the store is down, and tasks work again as soon as it is back; calls
 //! without a task never reach it.
 
@@ -55,10 +55,18 @@ const RESPONSE_TIMEOUT: Duration = Duration::from_millis(1500);
 /// stopped never does).
 const CANCELS_KEPT: Duration = Duration::from_secs(60);
 
-/// Writes a new task unless its key exists, and indexes it under its owner.
-/// KEYS: task, owner index (or ""). ARGV: status, record, expire ms, created µs, id.
-const CREATE: &str = r"
-if redis.call('EXISTS', KEYS[1]) == 0 then
+/// Writes a task and indexes it under its owner; answers 1 when it wrote. `create` writes only
+/// a task not there yet; `finish` replaces one that has not ended. KEYS: task, owner index (or
+/// ""). ARGV: status, record, expire ms, created µs, id, `create` or `finish`.
+const WRITE: &str = r"
+local status = redis.call('HGET', KEYS[1], 'status')
+local write
+if ARGV[6] == 'create' then
+  write = not status
+else
+  write = (not status) or status == 'working' or status == 'input_required'
+end
+if write then
   redis.call('HSET', KEYS[1], 'status', ARGV[1], 'record', ARGV[2])
   redis.call('PEXPIRE', KEYS[1], ARGV[3])
 end
@@ -68,25 +76,8 @@ if KEYS[2] ~= '' then
     redis.call('PEXPIRE', KEYS[2], ARGV[3])
   end
 end
-return 1
-";
-
-/// Writes an ended task unless the one there has ended; answers 1 when it wrote.
-/// KEYS and ARGV as [`CREATE`].
-const FINISH: &str = r"
-local status = redis.call('HGET', KEYS[1], 'status')
-if status and status ~= 'working' and status ~= 'input_required' then
-  return 0
-end
-redis.call('HSET', KEYS[1], 'status', ARGV[1], 'record', ARGV[2])
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-if KEYS[2] ~= '' then
-  redis.call('ZADD', KEYS[2], ARGV[4], ARGV[5])
-  if redis.call('PTTL', KEYS[2]) < tonumber(ARGV[3]) then
-    redis.call('PEXPIRE', KEYS[2], ARGV[3])
-  end
-end
-return 1
+if write then return 1 end
+return 0
 ";
 
 /// A [`TaskStore`] on a Redis-protocol server; see the [crate] documentation.
@@ -95,8 +86,7 @@ pub struct RedisTaskStore {
     connection: ConnectionManager,
     name: Arc<str>,
     prefix: Arc<str>,
-    create: Arc<Script>,
-    finish: Arc<Script>,
+    write: Arc<Script>,
     on_error: Option<Arc<dyn Fn(&'static str) + Send + Sync>>,
 }
 
@@ -140,8 +130,7 @@ impl RedisTaskStore {
             connection,
             name: Arc::from(name),
             prefix: Arc::from(DEFAULT_KEY_PREFIX),
-            create: Arc::new(Script::new(CREATE)),
-            finish: Arc::new(Script::new(FINISH)),
+            write: Arc::new(Script::new(WRITE)),
             on_error: None,
         })
     }
@@ -180,11 +169,10 @@ impl RedisTaskStore {
         })
     }
 
-    /// Runs `script` (create or finish) for `task`, kept `expire`.
+    /// Runs [`WRITE`] as `operation` (`create` or `finish`) for `task`, kept `expire`.
     async fn write(
         &self,
         operation: &'static str,
-        script: &Script,
         task: &SharedTask,
         expire: Duration,
     ) -> Result<bool, TaskStoreError> {
@@ -200,7 +188,8 @@ impl RedisTaskStore {
             .map_or_else(String::new, |owner| self.key("owner", owner));
         let expire_ms = u64::try_from(expire.as_millis()).unwrap_or(u64::MAX).max(1);
         let mut connection = self.connection.clone();
-        let wrote: redis::RedisResult<i64> = script
+        let wrote: redis::RedisResult<i64> = self
+            .write
             .key(self.key("task", task.id()))
             .key(owner)
             .arg(status)
@@ -208,6 +197,7 @@ impl RedisTaskStore {
             .arg(expire_ms)
             .arg(task.created_us)
             .arg(task.id())
+            .arg(operation)
             .invoke_async(&mut connection)
             .await;
         Ok(self.checked(operation, wrote)? == 1)
@@ -229,15 +219,11 @@ impl TaskStore for RedisTaskStore {
     }
 
     fn create<'a>(&'a self, task: &'a SharedTask, expire: Duration) -> StoreFuture<'a, ()> {
-        Box::pin(async move {
-            self.write("create", &self.create, task, expire)
-                .await
-                .map(|_| ())
-        })
+        Box::pin(async move { self.write("create", task, expire).await.map(|_| ()) })
     }
 
     fn finish<'a>(&'a self, task: &'a SharedTask, expire: Duration) -> StoreFuture<'a, bool> {
-        Box::pin(self.write("finish", &self.finish, task, expire))
+        Box::pin(self.write("finish", task, expire))
     }
 
     fn get<'a>(&'a self, task_id: &'a str) -> StoreFuture<'a, Option<SharedTask>> {
