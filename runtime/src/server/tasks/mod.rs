@@ -95,8 +95,19 @@ use self::shared::{Ended, Shared};
 /// [`McpServerBuilder::task_ttl`]: crate::McpServerBuilder::task_ttl
 pub const DEFAULT_TASK_TTL: Duration = Duration::from_secs(300);
 
-/// How often clients are asked to poll `tasks/get`.
-const POLL_INTERVAL: Duration = Duration::from_millis(500);
+/// How often clients are asked to poll `tasks/get`, in milliseconds.
+const POLL_INTERVAL_MS: u64 = 500;
+
+/// How long `tasks/cancel` waits for the call (or the operation) to stop before answering with
+/// the task as it is then.
+const CANCEL_WAIT: Duration = Duration::from_secs(2);
+
+/// The time since the Unix epoch, as task records and signed task ids write it.
+fn since_epoch() -> Duration {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default()
+}
 
 /// Tasks per `tasks/list` page (revision 2025-11-25).
 pub(crate) const LIST_PAGE: usize = 100;
@@ -367,10 +378,13 @@ impl Tasks {
             let tasks = records
                 .into_iter()
                 .filter(|record| record.revision_2025)
-                .map(|record| match self.task(record.id(), false) {
+                .map(|record| {
                     // This replica's own: as it is now.
-                    Ok(task) if self.store().records.contains_key(record.id()) => task,
-                    _ => record.task,
+                    let here = self.store().records.contains_key(record.id());
+                    match here.then(|| self.task(record.id(), false)) {
+                        Some(Ok(task)) => task,
+                        _ => record.task,
+                    }
                 })
                 .collect();
             return Ok((tasks, next.map(encode_cursor)));
@@ -1067,11 +1081,11 @@ fn start_here(
     Ok(task)
 }
 
-/// The options of a task living `ttl`, polled every [`POLL_INTERVAL`].
+/// The options of a task living `ttl`, polled every [`POLL_INTERVAL_MS`].
 fn options(ttl: Duration) -> TaskOptions {
     TaskOptions::new()
         .with_ttl_ms(u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX))
-        .with_poll_interval_ms(u64::try_from(POLL_INTERVAL.as_millis()).unwrap_or(1000))
+        .with_poll_interval_ms(POLL_INTERVAL_MS)
 }
 
 /// A task of revision 2025-11-25 that is complete from the start with `answer` (a call

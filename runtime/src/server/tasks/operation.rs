@@ -42,7 +42,7 @@
 //!
 //! [`McpServerBuilder::task_key`]: crate::McpServerBuilder::task_key
 
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use base64::Engine as _;
 use hmac::{Hmac, Mac as _};
@@ -79,9 +79,6 @@ const PREFIX: &str = "op1.";
 
 /// The ids' base64: URL-safe, unpadded.
 const BASE64: base64::engine::GeneralPurpose = base64::engine::general_purpose::URL_SAFE_NO_PAD;
-
-/// How long `tasks/cancel` looks for the operation to end after `CancelOperation`.
-const CANCEL_WAIT: Duration = Duration::from_secs(2);
 
 /// What a task's id carries, signed.
 #[derive(Debug, Serialize, Deserialize)]
@@ -302,7 +299,7 @@ impl OperationTask {
 
     /// Cancels the operation (`CancelOperation`; its failure is logged, as a waiting call's
     /// is) and answers the task as the backend has it then: cancelled once the backend ended
-    /// the operation so within [`CANCEL_WAIT`], else as it is at that point.
+    /// the operation so within [`CANCEL_WAIT`](super::CANCEL_WAIT), else as it is at that point.
     pub(crate) async fn cancel(
         &self,
         server: &McpServer,
@@ -317,7 +314,7 @@ impl OperationTask {
             wait.observers,
         )
         .await;
-        let deadline = std::time::Instant::now() + CANCEL_WAIT;
+        let deadline = std::time::Instant::now() + super::CANCEL_WAIT;
         loop {
             wait.deadline = std::time::Instant::now() + wait.timeout;
             let task = self.read(longrunning::look(&wait, &self.claims.operation).await)?;
@@ -432,7 +429,7 @@ fn task(claims: &Claims, task_id: String) -> Task {
         rmcp::task_manager::current_timestamp(),
     );
     task.ttl_ms = Some(claims.ttl_ms);
-    task.poll_interval_ms = Some(u64::try_from(super::POLL_INTERVAL.as_millis()).unwrap_or(1000));
+    task.poll_interval_ms = Some(super::POLL_INTERVAL_MS);
     task
 }
 
@@ -481,11 +478,7 @@ fn mac(key: &[u8], signed: &[u8]) -> Hmac<Sha256> {
 
 /// Milliseconds since the Unix epoch.
 fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .map_or(0, |since| {
-            u64::try_from(since.as_millis()).unwrap_or(u64::MAX)
-        })
+    u64::try_from(super::since_epoch().as_millis()).unwrap_or(u64::MAX)
 }
 
 /// `ms` since the Unix epoch as an RFC 3339 timestamp (UTC).

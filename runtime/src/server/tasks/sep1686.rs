@@ -57,8 +57,6 @@ const TASKS_RESULT: &str = "tasks/result";
 const TASKS_LIST: &str = "tasks/list";
 /// The `_meta` key that ties a `tasks/result` answer to its task.
 const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
-/// How long `tasks/cancel` waits for the call to stop before answering with the task as it is.
-const CANCEL_WAIT: Duration = Duration::from_secs(2);
 
 /// Set by a transport on a request it routed (an HTTP request's or a stdio message's
 /// extensions).
@@ -391,7 +389,7 @@ async fn cancel(
     ended_already(task_id, &task)?;
     let tasks = server.inner_tasks();
     tasks.cancel(task_id, &held).await?;
-    let deadline = tokio::time::Instant::now() + CANCEL_WAIT;
+    let deadline = tokio::time::Instant::now() + super::CANCEL_WAIT;
     // On another replica the cancellation waits for its next heartbeat: the store is read
     // less often than this replica's own record.
     let pause = match held {

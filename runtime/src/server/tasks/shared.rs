@@ -23,7 +23,7 @@
 
 use std::{
     sync::{Arc, OnceLock, Weak},
-    time::{Duration, SystemTime},
+    time::Duration,
 };
 
 use rmcp::{
@@ -304,9 +304,5 @@ fn failed(message: String) -> TaskPayload {
 
 /// Microseconds since the Unix epoch.
 fn now_us() -> u64 {
-    SystemTime::now()
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .map_or(0, |since| {
-            u64::try_from(since.as_micros()).unwrap_or(u64::MAX)
-        })
+    u64::try_from(super::since_epoch().as_micros()).unwrap_or(u64::MAX)
 }
