@@ -44,6 +44,7 @@ use tokio::runtime::Runtime;
 use tokio::task::JoinSet;
 use tonic::transport::Channel;
 use tonic_mcp::{McpServer, StreamableHttpServerConfig};
+use tonic_mcp_serve::ServeHttp as _;
 
 /// Concurrent calls per iteration in the throughput group.
 const CONCURRENCY: [usize; 2] = [1, 16];

@@ -36,6 +36,7 @@ use e2e::testdata::scalars::scalar_service_client::ScalarServiceClient;
 use e2e::testdata::scalars::scalar_service_server::ScalarServiceServer;
 use serde_json::json;
 use tonic_mcp::McpServer;
+use tonic_mcp_serve::ServeHttp as _;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();

@@ -23,6 +23,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use tonic_mcp::McpServer;
+use tonic_mcp_serve::ServeHttp as _;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();

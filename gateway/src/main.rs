@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use grpc_mcp_gateway::traces::Traces;
 use grpc_mcp_gateway::{Config, Gateway, Parsed};
 use tonic_mcp::McpServer;
+use tonic_mcp_serve::ServeHttp as _;
 use tracing_subscriber::layer::SubscriberExt as _;
 use tracing_subscriber::util::SubscriberInitExt as _;
 use tracing_subscriber::{EnvFilter, Layer as _};

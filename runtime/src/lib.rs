@@ -29,8 +29,7 @@
 //! The folders are the layers, in the order a call flows through them:
 //!
 //! 1. **`transport`**: stdio (newline-delimited JSON-RPC) and streamable HTTP behind their
-//!    guards (the byte-level nesting `guard`, body size, `origin`, `sessions`), the ready-made
-//!    hyper server (`http_server`), and the plain-call path both take without rmcp's
+//!    guards (the byte-level nesting `guard`, body size, `origin`, `sessions`), and the plain-call path both take without rmcp's
 //!    per-request service (`tools_call_text`, `stdio_plain`, `http_plain`).
 //! 2. **`server`**: the rmcp `ServerHandler` over composed tool sets: listing and paging, both
 //!    task shapes (`tasks`), confirmation, and what the builder configures (session, task and
@@ -47,7 +46,8 @@
 //! `tonic-mcp-metrics` and `tonic-mcp-otel` watch calls) and `dynamic` (tools made from
 //! descriptors at run time, for the gateway). OAuth authorization is the add-on crate
 //! `tonic-mcp-auth`, a tower layer in front of [`McpHttpService`]; tool search is
-//! `tonic-mcp-search`, a [`ToolDiscovery`].
+//! `tonic-mcp-search`, a [`ToolDiscovery`]; the ready-made hyper server for
+//! [`McpHttpService`] (connection limits, `/healthz`, graceful shutdown) is `tonic-mcp-serve`.
 //!
 //! # A tool call
 //!
@@ -146,8 +146,6 @@ pub use tool::toolset::{
 pub use tracing::Span;
 pub use transport::http::McpHttpService;
 pub use transport::http_response::{HttpResponse, plain_response};
-#[cfg(feature = "http-server")]
-pub use transport::http_server::TimedBody;
 pub use transport::origin::LOOPBACK_ORIGINS;
 
 /// The descriptor-to-tool generator shared with the plugin; its tool

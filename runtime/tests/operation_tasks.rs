@@ -29,6 +29,7 @@ use tonic::{Status, server::NamedService};
 use tonic_mcp::{
     DEFAULT_TASK_TTL, DescriptorPool, DescriptorTools, McpServer, TaskMode, schema::Options,
 };
+use tonic_mcp_serve::ServeHttp as _;
 
 // ---------------------------------------------------------------------------------------------
 // The backend: jobs that take `steps` × 100 ms, as google.longrunning operations.

@@ -20,6 +20,7 @@ use tonic_mcp::{
     McpServer, MemoryTaskStore, SharedTask, TaskMode, TaskStore,
     codegen::{BoxTransport, ToolSetBuilder},
 };
+use tonic_mcp_serve::ServeHttp as _;
 
 struct Replicas {
     a: SocketAddr,

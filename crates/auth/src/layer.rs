@@ -30,7 +30,7 @@ impl std::fmt::Debug for AuthorizationLayer {
 
 impl Authorization {
     /// The layer of this authorization in front of `server`'s streamable HTTP endpoint: give
-    /// it to [`McpServer::serve_http_with`], or layer the service of
+    /// it to `tonic_mcp_serve::ServeHttp::serve_http_with`, or layer the service of
     /// [`McpServer::streamable_http_service`] with it in a stack of your own (route the paths
     /// under `/.well-known/` to it too). The protected resource metadata lists the scopes of
     /// the tools `server` serves now; a call is checked against the tools it serves then.

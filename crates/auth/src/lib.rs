@@ -66,6 +66,7 @@ pub const DEFAULT_JWKS_MAX_AGE: Duration = Duration::from_secs(3600);
 /// ```no_run
 /// use tonic_mcp::McpServer;
 /// use tonic_mcp_auth::{Authorization, forward_claims};
+/// use tonic_mcp_serve::ServeHttp as _;
 ///
 /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 /// let authorization = Authorization::builder(

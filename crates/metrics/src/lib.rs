@@ -2,7 +2,7 @@
 //!
 //! [`Metrics`] holds a `prometheus` registry with the server's families. It is a
 //! [`CallObserver`]: [`Metrics::install`] registers it with a server's builder, and optionally
-//! adds `GET /metrics` to [`McpServer::serve_http`]'s listener. Scrape it there, on a port of
+//! adds `GET /metrics` to the MCP listener (`tonic-mcp-serve`). Scrape it there, on a port of
 //! its own ([`Metrics::serve`]), or read [`Metrics::text`].
 //!
 //! ```no_run
@@ -190,7 +190,7 @@ impl CallObserver for Metrics {
 
 impl Metrics {
     /// Registers the metrics with `builder` as an observer of its calls; with `on_http`,
-    /// [`McpServer::serve_http`] also answers `GET /metrics` on the MCP listener, without
+    /// the MCP listener (`tonic-mcp-serve`) also answers `GET /metrics`, without
     /// authorization: leave it off when that listener is public, and serve the metrics on an
     /// internal port instead ([`serve`](Self::serve)).
     pub fn install(&self, builder: McpServerBuilder, on_http: bool) -> McpServerBuilder {

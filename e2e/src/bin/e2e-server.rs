@@ -17,6 +17,7 @@
 
 use std::process::ExitCode;
 use std::time::Duration;
+use tonic_mcp_serve::ServeHttp as _;
 
 #[tokio::main]
 async fn main() -> ExitCode {

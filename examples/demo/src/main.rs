@@ -9,6 +9,7 @@ use std::process::ExitCode;
 
 use tonic::transport::{Channel, Server, server::TcpIncoming};
 use tonic_mcp::{McpServer, ToolSet};
+use tonic_mcp_serve::ServeHttp as _;
 use tracing_subscriber::EnvFilter;
 
 mod operations;

@@ -208,8 +208,8 @@ impl McpServerBuilder {
         self
     }
 
-    /// Bounds on the connections of [`McpServer::serve_http`] (default: three quarters of
-    /// the limit on open files, 10 s for a request's headers, 30 s for its body, 75 s idle);
+    /// Bounds on the HTTP connections, which `tonic-mcp-serve` applies (default: three quarters
+    /// of the limit on open files, 10 s for a request's headers, 30 s for its body, 75 s idle);
     /// see [`ConnectionLimits`](crate::ConnectionLimits).
     pub fn connection_limits(
         mut self,
@@ -274,7 +274,7 @@ impl McpServerBuilder {
         self
     }
 
-    /// Answer `GET path` on [`McpServer::serve_http`]'s listener with `answer`, beside `/mcp`
+    /// Answer `GET path` on the listener of `tonic_mcp_serve` with `answer`, beside `/mcp`
     /// and `/healthz`: an add-on's endpoint, such as Prometheus's `/metrics`
     /// (`tonic-mcp-metrics`). Such a route is answered without authorization: give it only
     /// what anyone who reaches the listener may read. A later route of the same path replaces

@@ -1,7 +1,5 @@
-//! [`ConnectionLimits`]: bounds on the connections of [`McpServer::serve_http`], set on the
-//! server's builder.
-//!
-//! [`McpServer::serve_http`]: crate::McpServer::serve_http
+//! [`ConnectionLimits`]: bounds on the HTTP connections of a server, set on its builder and
+//! applied by the crate `tonic-mcp-serve` (or a server of your own).
 
 use std::time::Duration;
 
@@ -13,7 +11,7 @@ pub const DEFAULT_MAX_CONNECTIONS: usize = 768;
 /// high that limit: what 10,000 idle connections hold stays in tens of megabytes.
 pub const MAX_DEFAULT_CONNECTIONS: usize = 10_000;
 
-/// Bounds on the HTTP connections of [`McpServer::serve_http`], so that clients that open
+/// Bounds on the HTTP connections of a server (`tonic-mcp-serve` applies them), so that clients that open
 /// connections and send nothing, send their headers or body a byte at a time, or never close
 /// an idle connection, cannot exhaust the server's file descriptors or memory.
 ///
@@ -30,8 +28,6 @@ pub const MAX_DEFAULT_CONNECTIONS: usize = 10_000;
 ///
 /// None of them bounds a response: a long tool call or an event stream (`GET /mcp`, a
 /// streamed answer) keeps its connection for as long as it runs.
-///
-/// [`McpServer::serve_http`]: crate::McpServer::serve_http
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ConnectionLimits {
     /// Most connections open at once (at least 1). Default: three quarters of the process's

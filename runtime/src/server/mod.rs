@@ -145,7 +145,7 @@ pub struct Load {
     pub sessions_open: usize,
 }
 
-/// How long [`McpServer::serve_http`] waits, after its shutdown, for tool calls in flight.
+/// How long `tonic_mcp_serve`'s `serve_http` waits, after its shutdown, for tool calls in flight.
 pub const SHUTDOWN_DRAIN: Duration = Duration::from_secs(30);
 
 /// An MCP server whose tools call gRPC services.
@@ -251,8 +251,8 @@ impl McpServer {
     }
 
     /// Waits until no tool call is running, for up to `within`; whether none is. What a
-    /// graceful shutdown waits for once it takes no more requests ([`McpServer::serve_http`]
-    /// waits up to [`SHUTDOWN_DRAIN`]).
+    /// graceful shutdown waits for once it takes no more requests (`tonic-mcp-serve` waits up
+    /// to [`SHUTDOWN_DRAIN`]).
     pub async fn drained(&self, within: Duration) -> bool {
         let mut in_flight = self.inner.in_flight.subscribe();
         tokio::time::timeout(within, in_flight.wait_for(|&n| n == 0))

@@ -1,6 +1,6 @@
 //! The streamable HTTP transport: [`McpHttpService`] and the guards it puts in front of rmcp's
 //! service (body size, nesting depth, sessions and their callers, origins, a check of the
-//! messages). `http_server` serves it on a listener.
+//! messages). The crate `tonic-mcp-serve` serves it on a listener.
 
 use std::{convert::Infallible, fmt::Display, pin::Pin, sync::Arc};
 

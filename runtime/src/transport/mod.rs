@@ -1,13 +1,11 @@
 //! The MCP transports: stdio (newline-delimited JSON-RPC) and streamable HTTP, behind the
-//! guards every message passes first (the nesting guard, body and origin checks, sessions),
-//! with the ready-made hyper server and its connection limits.
+//! guards every message passes first (the nesting guard, body and origin checks, sessions).
+//! The hyper server that puts the HTTP endpoint on a listener is the crate `tonic-mcp-serve`.
 
 pub(crate) mod guard;
 pub(crate) mod http;
 pub(crate) mod http_plain;
 pub(crate) mod http_response;
-#[cfg(feature = "http-server")]
-pub(crate) mod http_server;
 pub(crate) mod origin;
 pub(crate) mod sessions;
 pub(crate) mod stdio;

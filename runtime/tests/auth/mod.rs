@@ -21,6 +21,7 @@ use serde_json::{Value, json};
 use tonic_mcp::{McpServer, forward_headers};
 use tonic_mcp_auth::{Authorization, forward_claims};
 use tonic_mcp_search::ToolSearch;
+use tonic_mcp_serve::ServeHttp as _;
 
 pub(crate) const KEY_A: &[u8] = include_bytes!("rsa-a.pem");
 pub(crate) const KEY_B: &[u8] = include_bytes!("rsa-b.pem");

@@ -10,7 +10,8 @@ use std::{
 };
 
 use serde_json::{Value, json};
-use tonic_mcp::{Caller, HttpResponse, TimedBody};
+use tonic_mcp::{Caller, HttpResponse};
+use tonic_mcp_serve::TimedBody;
 
 use super::{TestResult, http_client::Reply};
 

@@ -14,6 +14,7 @@ use tokio::io::{AsyncBufReadExt as _, AsyncRead, BufReader, DuplexStream, Lines}
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 use tonic_mcp::{McpServer, StreamableHttpServerConfig};
+use tonic_mcp_serve::ServeHttp as _;
 
 /// rmcp's client without a handler of its own.
 pub type Client = RunningService<RoleClient, ()>;

@@ -1,20 +1,31 @@
-//! [`McpServer::serve_http`]: a ready-made hyper server for the streamable HTTP endpoint, with
-//! `/healthz`, the routes of add-ons (`McpServerBuilder::http_get`), a graceful shutdown, and the bounds of [`ConnectionLimits`] (a cap
-//! on connections, timeouts on reading requests and on idle connections, `accept` retried when
-//! descriptors run out).
+//! A ready-made hyper server for the streamable HTTP endpoint of a
+//! [`tonic_mcp::McpServer`]: `/mcp`, `/healthz`, the routes of add-ons
+//! ([`McpServerBuilder::http_get`](tonic_mcp::McpServerBuilder::http_get)), a graceful
+//! shutdown, and the bounds of [`ConnectionLimits`] (a cap on connections, timeouts on reading
+//! requests and on idle connections, `accept` retried when descriptors run out).
+//!
+//! The core crate serves MCP as a tower service
+//! ([`McpServer::streamable_http_service`](tonic_mcp::McpServer::streamable_http_service));
+//! this crate puts that service on a listener, as tonic's `transport::Server` does for gRPC.
+//! [`ServeHttp`] adds the two methods to `McpServer`:
+//!
+//! ```no_run
+//! use tonic_mcp_serve::ServeHttp as _;
+//!
+//! # async fn demo(server: tonic_mcp::McpServer) -> Result<(), Box<dyn std::error::Error>> {
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+//! server.serve_http(listener, tonic_mcp::McpServer::stateless_http_config()).await?;
+//! # Ok(()) }
+//! ```
 
+use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use rmcp::transport::StreamableHttpServerConfig;
-
-use crate::{
-    error::Error,
-    server::connection_limits::ConnectionLimits,
-    server::{McpServer, SHUTDOWN_DRAIN},
-    transport::http::McpHttpService,
-    transport::http_response::{HttpResponse, plain_response},
+use tonic_mcp::{
+    ConnectionLimits, Error, HttpResponse, McpHttpService, McpServer, SHUTDOWN_DRAIN,
+    StreamableHttpServerConfig, plain_response,
 };
 
 mod watch;
@@ -22,21 +33,22 @@ mod watch;
 pub use watch::TimedBody;
 use watch::{Activity, BodyState, Tracked, Watched};
 
-/// The request `serve_http` hands to its service.
-type Served = http::Request<TimedBody<hyper::body::Incoming>>;
+/// The request [`ServeHttp::serve_http`] hands to its service.
+pub type Served = http::Request<TimedBody<hyper::body::Incoming>>;
 
 /// How long `accept` rests after failing for want of resources (descriptors, memory).
 const ACCEPT_PAUSE: Duration = Duration::from_millis(100);
 
-impl McpServer {
+/// Serving an [`McpServer`]'s streamable HTTP endpoint on a TCP listener.
+pub trait ServeHttp {
     /// Serve the streamable HTTP endpoint at `/mcp` on `listener` (HTTP/1.1 and h2c), until
     /// `config.cancellation_token` is cancelled. `GET /healthz` answers `200 ok` for load
     /// balancers (it fails once shutdown begins: the listener is closed); the routes added
-    /// with [`McpServerBuilder::http_get`](crate::McpServerBuilder::http_get) answer `GET`
+    /// with [`McpServerBuilder::http_get`](tonic_mcp::McpServerBuilder::http_get) answer `GET`
     /// at their paths; other paths answer 404.
     ///
     /// Connections are bounded by the server's [`ConnectionLimits`]
-    /// ([`McpServerBuilder::connection_limits`](crate::McpServerBuilder::connection_limits)):
+    /// ([`McpServerBuilder::connection_limits`](tonic_mcp::McpServerBuilder::connection_limits)):
     /// at most `max_connections` at once, and timeouts on reading a request's headers and body
     /// and on waiting for the next request. When `accept` fails for want of descriptors or
     /// memory (`EMFILE`, `ENFILE`, `ENOBUFS`, `ENOMEM`) the server logs a warning (at most one
@@ -44,28 +56,18 @@ impl McpServer {
     /// is skipped.
     ///
     /// Shutdown is graceful: the listener closes, connections finish the requests they carry
-    /// and close, and tool calls in flight complete (up to [`SHUTDOWN_DRAIN`](crate::SHUTDOWN_DRAIN)); then open
+    /// and close, and tool calls in flight complete (up to [`SHUTDOWN_DRAIN`]); then open
     /// sessions and event streams are closed and this returns.
-    ///
-    /// ```no_run
-    /// # async fn demo(server: tonic_mcp::McpServer) -> Result<(), Box<dyn std::error::Error>> {
-    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
-    /// server.serve_http(listener, tonic_mcp::McpServer::stateless_http_config()).await?;
-    /// # Ok(()) }
-    /// ```
     ///
     /// # Errors
     ///
     /// [`Error::Io`] when the listener itself fails (not for a connection's error, nor for
     /// running out of descriptors).
-    pub async fn serve_http(
+    fn serve_http(
         self,
         listener: tokio::net::TcpListener,
         config: StreamableHttpServerConfig,
-    ) -> Result<(), Error> {
-        self.serve_http_with(listener, config, tower_layer::Identity::new())
-            .await
-    }
+    ) -> impl Future<Output = Result<(), Error>> + Send;
 
     /// [`serve_http`](Self::serve_http), with `layer` in front of the streamable HTTP endpoint:
     /// it serves `/mcp` and every path under `/.well-known/` (which the endpoint itself answers
@@ -76,14 +78,42 @@ impl McpServer {
     /// # Errors
     ///
     /// As [`serve_http`](Self::serve_http).
-    pub async fn serve_http_with<L>(
+    fn serve_http_with<L>(
+        self,
+        listener: tokio::net::TcpListener,
+        config: StreamableHttpServerConfig,
+        layer: L,
+    ) -> impl Future<Output = Result<(), Error>> + Send
+    where
+        L: tower_layer::Layer<McpHttpService> + Send,
+        L::Service: tower_service::Service<
+                Served,
+                Response = HttpResponse,
+                Error = std::convert::Infallible,
+                Future: Send,
+            > + Clone
+            + Send
+            + 'static;
+}
+
+impl ServeHttp for McpServer {
+    async fn serve_http(
+        self,
+        listener: tokio::net::TcpListener,
+        config: StreamableHttpServerConfig,
+    ) -> Result<(), Error> {
+        self.serve_http_with(listener, config, tower_layer::Identity::new())
+            .await
+    }
+
+    async fn serve_http_with<L>(
         self,
         listener: tokio::net::TcpListener,
         mut config: StreamableHttpServerConfig,
         layer: L,
     ) -> Result<(), Error>
     where
-        L: tower_layer::Layer<McpHttpService>,
+        L: tower_layer::Layer<McpHttpService> + Send,
         L::Service: tower_service::Service<
                 Served,
                 Response = HttpResponse,
