@@ -4,7 +4,7 @@
 //! the server sends `elicitation/create`) and on 2026-07-28 (`server/discover`; the call answers
 //! with an `InputRequiredResult` and the client sends it again with the user's answer).
 
-mod common;
+use test_kit::demo as common;
 
 use std::sync::{Arc, Mutex};
 

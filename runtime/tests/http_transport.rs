@@ -1,7 +1,7 @@
 //! Streamable HTTP: `McpServer::serve_http` on loopback, called with a plain HTTP client, with
 //! header forwarding and static metadata observed by the backend's interceptor.
 
-mod common;
+use test_kit::demo as common;
 
 use std::net::SocketAddr;
 

@@ -3,7 +3,7 @@
 //! its answer is not written (as rmcp drops the answer of a request it cancelled); a call
 //! still running when the input ends is answered, as rmcp drains its handlers.
 
-mod common;
+use test_kit::demo as common;
 
 use std::time::Duration;
 

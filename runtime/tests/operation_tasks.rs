@@ -7,7 +7,7 @@
 //! reaches the backend's CancelOperation; a changed id, another caller's, or one made under
 //! another key is unknown; without a key such a task is held as any other.
 
-mod common;
+use test_kit::demo as common;
 
 use std::{
     convert::Infallible,

@@ -1,7 +1,7 @@
 //! `tools/list` in pages, with rmcp's client: 2,000+ tools, each listed exactly once, in pages
 //! bounded by count and by bytes.
 
-mod common;
+use test_kit::demo as common;
 
 use std::time::Duration;
 

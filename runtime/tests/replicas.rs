@@ -5,7 +5,7 @@
 //! unknown task is unknown on every replica. Callers are told apart by a layer that names
 //! them from a header, as an authenticating layer names token owners.
 
-mod common;
+use test_kit::demo as common;
 
 use std::{net::SocketAddr, sync::Arc, time::Duration};
 

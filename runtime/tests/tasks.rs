@@ -10,7 +10,7 @@
 //! `TaskMode::Always`, so that a quick call is a task (the default mode would answer it
 //! inline). The `TaskMode` tests set their own mode.
 
-mod common;
+use test_kit::demo as common;
 
 use std::time::Duration;
 
@@ -47,17 +47,9 @@ static LIST_ITEMS_LONG: ToolDef = ToolDef {
 };
 
 async fn server(task_ttl: Option<Duration>) -> TestResult<(McpServer, Backend)> {
-    server_with(task_ttl, false).await
-}
-
-/// [`server`], with tool search when `search` is true.
-async fn server_with(task_ttl: Option<Duration>, search: bool) -> TestResult<(McpServer, Backend)> {
     server_configured(|mut builder| {
         if let Some(ttl) = task_ttl {
             builder = builder.task_ttl(ttl);
-        }
-        if search {
-            builder = builder.tool_search(tonic_mcp_search::ToolSearch::new());
         }
         builder
     })
@@ -279,28 +271,6 @@ async fn a_streaming_task_reports_progress_and_completes_with_the_result() -> Te
 }
 
 /// Under tool search, `call_tool` of a tool with tasks gives the task the direct call gives.
-#[tokio::test]
-async fn call_tool_of_a_task_tool_starts_a_task() -> TestResult {
-    let (server, _backend) = server_with(None, true).await?;
-    let client = connect(server, true).await?;
-    let task = start(
-        &client,
-        "call_tool",
-        json!({"name": "ItemService_ListItems", "arguments": {"count": 3}}),
-    )
-    .await?;
-    let (payload, _) = settle(&client, &task.task.task_id).await?;
-    let result = completed(payload)?;
-    let messages = &result.structured_content.as_ref().ok_or("structured")?["messages"];
-    assert_eq!(
-        messages.as_array().map(Vec::len),
-        Some(3),
-        "{}",
-        text(&result)
-    );
-    Ok(())
-}
-
 #[tokio::test]
 async fn cancelling_a_task_cancels_the_grpc_call() -> TestResult {
     let (client, backend) = task_client().await?;

@@ -1,6 +1,6 @@
 //! Each tool call runs in a `mcp.tool_call` span with tool, rpc, duration and gRPC code.
 
-mod common;
+use test_kit::demo as common;
 
 use std::{
     collections::BTreeMap,

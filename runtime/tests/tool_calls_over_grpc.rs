@@ -1,6 +1,6 @@
 //! Tool calls end to end: rmcp client → McpServer → tonic client → tonic server on loopback.
 
-mod common;
+use test_kit::demo as common;
 
 use std::time::{Duration, Instant};
 

@@ -1,7 +1,7 @@
 //! Tool sets: in-process services, composition, prefixes, per-tool settings, and
 //! registration errors.
 
-mod common;
+use test_kit::demo as common;
 
 use std::time::{Duration, Instant};
 

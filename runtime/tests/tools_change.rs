@@ -2,7 +2,7 @@
 //! them (`notifications/tools/list_changed`, declared as `tools.listChanged`), lists the new
 //! tools, and lets a call that started on the old ones finish.
 
-mod common;
+use test_kit::demo as common;
 
 use std::sync::{
     Arc,

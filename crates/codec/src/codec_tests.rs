@@ -9,7 +9,7 @@ use super::{
     to_json::{ToJsonOptions, root_to_json},
 };
 
-const DESCRIPTOR_SET: &[u8] = include_bytes!("../../../runtime/tests/gen/descriptor.bin");
+const DESCRIPTOR_SET: &[u8] = include_bytes!("../../../tests/kit/gen/descriptor.bin");
 
 fn desc(name: &str) -> MessageDescriptor {
     let pool = DescriptorPool::decode(DESCRIPTOR_SET).unwrap_or_else(|e| unreachable!("{e}"));

@@ -2,14 +2,17 @@
 //! [`McpServer`](tonic_mcp::McpServer) over an in-process pipe, tool calls and what their
 //! results hold, calls as MCP tasks, a process that announces its address on a line, a free
 //! loopback port, a real redis-server ([`redis`]), a small seeded random number generator for
-//! the fuzz tests, and (with
-//! `oracle`) jsonschema as the reference of the codec's validator.
+//! the fuzz tests, (with `oracle`) jsonschema as the reference of the codec's validator, and
+//! (with `demo`) the demo service the runtime's and the add-ons' tests serve ([`demo`]).
 //!
 //! Used as a dev-dependency by the plugin (without its default feature `mcp`, which the rest
-//! needs), the runtime, the gateway, the e2e crate and the demo. With `mcp` it depends on the
+//! needs), the codec (`oracle` only), the runtime and the add-on crates (with `demo`), the
+//! gateway, the e2e crate and the demo. With `mcp` it depends on the
 //! runtime's default features only, so that the runtime's own tests build it against the same
 //! runtime they test.
 
+#[cfg(feature = "demo")]
+pub mod demo;
 #[cfg(feature = "mcp")]
 mod mcp;
 #[cfg(feature = "oracle")]

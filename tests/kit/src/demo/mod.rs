@@ -1,6 +1,7 @@
-//! Shared test harness: the demo service's generated code, a real tonic backend on loopback,
-//! and an rmcp client connected to an `McpServer` over an in-process duplex pipe.
-#![allow(dead_code, unreachable_pub)]
+//! The demo service as the runtime's and the add-ons' tests serve it: its generated code
+//! (`proto/demo/v1/demo.proto`), a real tonic backend on loopback, and an rmcp client
+//! connected to an `McpServer` over an in-process duplex pipe.
+#![allow(dead_code, unreachable_pub, missing_docs)]
 
 use std::{
     collections::HashMap,
@@ -14,9 +15,9 @@ use std::{
     time::Duration,
 };
 
-use futures_core::Stream;
 #[allow(unused_imports)]
-pub use test_kit::{status, text};
+pub use crate::{status, text};
+use futures_core::Stream;
 
 use rmcp::{
     ClientHandler, RoleClient,
@@ -40,7 +41,7 @@ pub type TestResult<T = ()> = Result<T, Box<dyn Error + Send + Sync>>;
     dead_code
 )]
 pub mod pb {
-    include!("../gen/demo.v1.rs");
+    include!("../../gen/demo.v1.rs");
     include!("demo.v1.pb.mcp.rs");
 }
 
@@ -365,7 +366,7 @@ pub async fn connect_with(
     let recorder = Recorder::default();
     let client = recorder
         .clone()
-        .serve_with_lifecycle(test_kit::serve_in_process(server), lifecycle)
+        .serve_with_lifecycle(crate::serve_in_process(server), lifecycle)
         .await?;
     Ok((client, recorder))
 }
@@ -379,14 +380,14 @@ pub async fn call<H: ClientHandler>(
     if !arguments.is_object() {
         return Err("arguments must be an object".into());
     }
-    Ok(test_kit::call(client, name, arguments).await?)
+    Ok(crate::call(client, name, arguments).await?)
 }
 
 /// Expect a successful result whose structured content validates against the tool's
 /// output schema and equals its text content; return the structured content.
 pub async fn call_ok(client: &Client, name: &str, arguments: Value) -> TestResult<Value> {
     let result = call(client, name, arguments).await?;
-    let structured = test_kit::expect_ok(name, &result);
+    let structured = crate::expect_ok(name, &result);
     let tools = client.list_all_tools().await?;
     let tool = tools
         .iter()
@@ -415,7 +416,7 @@ pub async fn call_ok(client: &Client, name: &str, arguments: Value) -> TestResul
 /// Expect an `isError` result and return its text.
 pub async fn call_err(client: &Client, name: &str, arguments: Value) -> TestResult<String> {
     let result = call(client, name, arguments).await?;
-    Ok(test_kit::expect_err(name, &result))
+    Ok(crate::expect_err(name, &result))
 }
 
 /// [`call_err`], asserting that the text contains each of `expected`; returns the text.

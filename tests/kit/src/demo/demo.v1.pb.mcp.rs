@@ -3,7 +3,7 @@
 // set is `include_bytes!` of the checked-in file rather than an inline byte string.
 
 /// Encoded `FileDescriptorSet` (transitive closure, no source info) used by the MCP tools of this package.
-pub const MCP_FILE_DESCRIPTOR_SET: &[u8] = include_bytes!("../gen/descriptor.bin");
+pub const MCP_FILE_DESCRIPTOR_SET: &[u8] = include_bytes!("../../gen/descriptor.bin");
 /// MCP tools for `demo.v1.ItemService`.
 pub mod item_service_mcp {
     /// `ItemService_GetItem`

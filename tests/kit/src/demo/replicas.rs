@@ -11,16 +11,15 @@ use std::{
 
 use serde_json::{Value, json};
 use tonic_mcp::{Caller, HttpResponse};
-use tonic_mcp_serve::TimedBody;
 
 use super::{TestResult, http_client::Reply};
 
-/// What `McpServer::serve_http_with` hands a layer.
-type Served = http::Request<TimedBody<hyper::body::Incoming>>;
+/// What `serve_http_with` hands a layer.
+type Served = tonic_mcp_serve::Served;
 
 /// Names the caller of each request from its `x-test-caller` header; serve with
 /// `tower_layer::layer_fn(NameCallers)`.
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 pub struct NameCallers<S>(pub S);
 
 impl<S> tower_service::Service<Served> for NameCallers<S>

@@ -3,7 +3,7 @@
 //! `Metrics::serve` on loopback. And an observer of the application's own, told of the same
 //! calls through the same seam.
 
-mod common;
+use test_kit::demo as common;
 
 use common::http_client::{Reply, open_session, send};
 use common::{TestResult, call, channel, connect, pb, start_backend};

@@ -1,9 +1,9 @@
-//! The prost/tonic code and descriptor set under `tests/gen/` are generated from
-//! `tests/proto/` and checked in, so the runtime needs no build script. This test regenerates
+//! The demo's prost/tonic code and descriptor set under `gen/` are generated from `proto/` and
+//! checked in, so no crate whose tests serve the demo needs a build script. This test regenerates
 //! them and fails on drift. To re-bless after editing the proto:
 //!
 //! ```sh
-//! TONIC_MCP_BLESS=1 cargo test -p tonic-mcp --test generated_code_is_fresh
+//! TONIC_MCP_BLESS=1 cargo test -p test-kit --test generated_code_is_fresh
 //! ```
 
 use std::{fs, path::Path, process::Command};
@@ -12,7 +12,7 @@ use prost::Message as _;
 
 #[test]
 fn generated_code_is_fresh() -> Result<(), Box<dyn std::error::Error>> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let out = std::env::temp_dir().join(format!("tonic-mcp-gen-{}", std::process::id()));
     fs::create_dir_all(&out)?;
 
@@ -56,7 +56,7 @@ fn generated_code_is_fresh() -> Result<(), Box<dyn std::error::Error>> {
         let current = fs::read(&path).unwrap_or_default();
         assert!(
             current == bytes,
-            "tests/gen/{name} is stale; re-bless with TONIC_MCP_BLESS=1 cargo test -p tonic-mcp --test generated_code_is_fresh"
+            "gen/{name} is stale; re-bless with TONIC_MCP_BLESS=1 cargo test -p test-kit --test generated_code_is_fresh"
         );
     }
     Ok(())

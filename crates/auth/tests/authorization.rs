@@ -6,7 +6,7 @@
 //! authorization server and the official Python SDK.)
 
 mod auth;
-mod common;
+use test_kit::demo as common;
 
 use std::{sync::atomic::Ordering, time::Duration};
 

@@ -2,7 +2,7 @@
 //! authorization fixture of `tests/auth/`).
 
 mod auth;
-mod common;
+use test_kit::demo as common;
 
 use std::sync::{Arc, atomic::Ordering};
 

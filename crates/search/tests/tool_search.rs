@@ -3,7 +3,7 @@
 //! `search_tools` ranks by plain words; `describe_tools` gives what a plain listing would; and
 //! `call_tool` answers exactly as the direct call does, errors and streams included.
 
-mod common;
+use test_kit::demo as common;
 
 use common::{Client, TestResult, call, channel, connect, pb, start_backend, text};
 use serde_json::{Value, json};
@@ -271,6 +271,36 @@ async fn tools_added_at_run_time_are_found_at_once() -> TestResult {
         names(&after).first(),
         Some(&"ItemService_GetItem"),
         "{after}"
+    );
+    Ok(())
+}
+
+/// `call_tool` of a tool that may run as a task, called as a task by a client that declared
+/// tasks, starts a task whose result is the tool's.
+#[tokio::test]
+async fn call_tool_of_a_task_tool_starts_a_task() -> TestResult {
+    let (addr, _backend) = start_backend().await?;
+    let server = McpServer::builder("demo", "0.1.0")
+        .tool_set(pb::item_service_mcp::from_channel(channel(addr).await?)?)?
+        .tool_search(ToolSearch::new())
+        .task_mode(tonic_mcp::TaskMode::Always)
+        .build();
+    let client =
+        test_kit::connect_as(server, test_kit::client_config("search-tasks", true)).await?;
+    let task_id = test_kit::start_task(
+        &client,
+        "call_tool",
+        json!({"name": "ItemService_ListItems", "arguments": {"count": 3}}),
+    )
+    .await;
+    let (payload, _) = test_kit::settle(&client, &task_id).await;
+    let result = test_kit::completed(payload);
+    let messages = &result.structured_content.as_ref().ok_or("structured")?["messages"];
+    assert_eq!(
+        messages.as_array().map(Vec::len),
+        Some(3),
+        "{}",
+        text(&result)
     );
     Ok(())
 }
