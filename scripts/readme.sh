@@ -19,7 +19,7 @@
 #   - `not run: <reason>`.
 # A block that shows a file of the repository uses mdBook's `{{#include ../path}}`, so it is
 # the file by construction; its handler `included` checks that every include target exists.
-# The Rust blocks of the book are compiled and run by `cargo test -p e2e --doc` (e2e/src/book.rs
+# The Rust blocks of the book are compiled and run by `cargo test -p e2e --doc` (tests/e2e/src/book.rs
 # includes each chapter as the doc of an item); a `rust,ignore` block names the test that
 # compiles it instead. docs/benchmark-history.md is an archive of dated measurements kept
 # verbatim: its blocks are the commands of those runs, none run here (BENCHMARKS.md has the
@@ -271,16 +271,16 @@ grpc-mcp-gateway --target dns:///api.internal:443 --tool-search \
   --search-embeddings http://embeddings.internal:8080/v1 \
   --search-embeddings-model all-MiniLM-L6-v2 \
   --search-embeddings-key-env EMBEDDINGS_API_KEY
-@@ rust,no_run: checked by e2e/src/book.rs (`authorization.md`): compiled by cargo test -p e2e --doc against the testdata InventoryService's golden module (not run: it would serve)
+@@ rust,no_run: checked by tests/e2e/src/book.rs (`authorization.md`): compiled by cargo test -p e2e --doc against the testdata InventoryService's golden module (not run: it would serve)
 # use e2e::testdata::streaming::inventory_service_mcp as inventory;
 ...
 @@ json: not run: the shape of the protected resource metadata; crates/auth/tests/authorization.rs and scripts/auth-e2e.sh read the real document
    {"resource": "https://mcp.example.com/mcp",
 ...
-@@ rust: checked by e2e/src/book.rs (`tasks.md`): compiled and run by cargo test -p e2e --doc against the testdata InventoryService's golden module
+@@ rust: checked by tests/e2e/src/book.rs (`tasks.md`): compiled and run by cargo test -p e2e --doc against the testdata InventoryService's golden module
 # use e2e::testdata::streaming::inventory_service_mcp;
 ...
-@@ rust: checked by e2e/src/book.rs (`scaling-out.md`): compiled by cargo test -p e2e --doc against the testdata InventoryService's golden module (the function is compiled, not called: it needs Redis and a key file)
+@@ rust: checked by tests/e2e/src/book.rs (`scaling-out.md`): compiled by cargo test -p e2e --doc against the testdata InventoryService's golden module (the function is compiled, not called: it needs Redis and a key file)
 # async fn build(channel: tonic::transport::Channel) -> Result<tonic_mcp::McpServer, Box<dyn std::error::Error>> {
 ...
 @@ nginx: nginx_test

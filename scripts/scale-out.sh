@@ -6,7 +6,7 @@
 # the replicas' and `listen 443 ssl` by a plain loopback port, nothing else changed (the blocks
 # are read from docs/scaling-out.md, so the two cannot drift; scripts/readme.sh checks them as
 # written with `nginx -t`). nginx is Debian's package, unpacked into .tools/ without root by
-# scripts/install-tools.sh nginx. The clients are the ignored tests of e2e/tests/scale_out.rs.
+# scripts/install-tools.sh nginx. The clients are the ignored tests of tests/e2e/tests/scale_out.rs.
 #
 #   stateless  the first block; `demo --http ADDR --stateless`. MCP clients (rmcp) call a tool
 #              through nginx for SCALE_OUT_SECONDS (default 10); one replica is killed (SIGKILL)
@@ -144,7 +144,7 @@ start_nginx() {
     echo "${#replica_names[@]} replicas healthy behind nginx (block $n of docs/scaling-out.md) on 127.0.0.1:$port"
 }
 
-# Runs the ignored test $1 of e2e/tests/scale_out.rs against nginx, in the background (its pid
+# Runs the ignored test $1 of tests/e2e/tests/scale_out.rs against nginx, in the background (its pid
 # in $client), bounded by $client_timeout seconds; the environment is the phase's.
 start_client() {
     SCALE_OUT_URL="http://127.0.0.1:$port/mcp" SCALE_OUT_KILL_FILE="$phase_dir/killed" \

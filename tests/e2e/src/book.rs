@@ -8,7 +8,7 @@
 macro_rules! chapters {
     ($($name:ident = $file:literal;)*) => {
         $(
-            #[doc = include_str!(concat!("../../docs/", $file))]
+            #[doc = include_str!(concat!("../../../docs/", $file))]
             pub struct $name;
         )*
     };

@@ -45,7 +45,7 @@ const RUNS: &[(&str, &str)] = &[
 ];
 
 fn golden_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../golden")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../golden")
 }
 
 /// `(package, tools)` of every `*.mcp.json` in `dir`, sorted by file name.

@@ -10,8 +10,9 @@ use prost::Message as _;
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR")?);
     let repo = manifest
-        .parent()
-        .ok_or("e2e sits in the workspace")?
+        .ancestors()
+        .nth(2)
+        .ok_or("e2e sits in the workspace's tests/")?
         .to_path_buf();
     let out = PathBuf::from(std::env::var("OUT_DIR")?);
     let testdata = repo.join("testdata");
@@ -41,7 +42,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut body = format!("include!(concat!(env!(\"OUT_DIR\"), \"/{stem}.rs\"));\n");
         let golden = repo.join("golden").join(format!("{stem}.pb.mcp.rs"));
         if golden.exists() {
-            body.push_str(&format!("include!(\"{}\");\n", rel(&manifest, &golden)));
+            body.push_str(&format!("include!(\"{}\");\n", include_path(&golden)));
         }
         let mut node = &mut tree;
         for part in package.split('.').filter(|p| !p.is_empty()) {
@@ -74,17 +75,10 @@ impl Tree {
     }
 }
 
-/// `include!` paths are relative to the including file, which is in OUT_DIR: use an absolute
-/// path built from the manifest directory instead.
-fn rel(manifest: &Path, file: &Path) -> String {
-    let relative = file
-        .strip_prefix(manifest.parent().unwrap_or(manifest))
-        .unwrap_or(file);
-    format!(
-        "{}/../{}",
-        manifest.display().to_string().replace('\\', "/"),
-        relative.display().to_string().replace('\\', "/")
-    )
+/// `include!` paths are relative to the including file, which is in OUT_DIR: use the file's
+/// absolute path instead (`file` is made from the manifest directory).
+fn include_path(file: &Path) -> String {
+    file.display().to_string().replace('\\', "/")
 }
 
 fn testdata_protos(root: &Path) -> std::io::Result<Vec<PathBuf>> {

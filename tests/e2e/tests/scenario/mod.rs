@@ -45,7 +45,7 @@ pub async fn err_containing(client: &Client, name: &str, arguments: Value, expec
 
 /// Every tool of the checked-in `golden/*.mcp.json` files.
 fn golden_tools() -> Vec<Value> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../golden");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../golden");
     let mut tools = Vec::new();
     for entry in std::fs::read_dir(dir).expect("golden/") {
         let path = entry.expect("entry").path();
