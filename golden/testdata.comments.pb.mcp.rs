@@ -3,6 +3,11 @@
 /// Encoded `FileDescriptorSet` of this package and its imports (no source info): the
 /// MCP tools of this package convert JSON to and from protobuf with it.
 pub const MCP_FILE_DESCRIPTOR_SET: &[u8] = b"\n\xDA\x06\n\x0Ecomments.proto\x12\x11testdata.comments\"\xC9\x02\n\x08Document\x12\x0E\n\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n\x05title\x18\x02 \x01(\tR\x05title\x12\x16\n\x06author\x18\x03 \x01(\tR\x06author\x12\x12\n\x04body\x18\x04 \x01(\tR\x04body\x12\x1D\n\npage_count\x18\x05 \x01(\x05R\tpageCount\x12\x1A\n\x08language\x18\x06 \x01(\tR\x08language\x12\x1D\n\nsize_bytes\x18\x07 \x01(\x03R\tsizeBytes\x12\x14\n\x04path\x18\x08 \x01(\tH\0R\x04path\x12\x12\n\x03url\x18\t \x01(\tH\0R\x03url\x12+\n\x04kind\x18\n \x01(\x0E2\x17.testdata.comments.KindR\x04kind\x12.\n\x05state\x18\x0B \x01(\x0E2\x18.testdata.comments.StateR\x05stateB\n\n\x08location\"#\n\x0BUncommented\x12\x14\n\x05value\x18\x01 \x01(\tR\x05value*K\n\x04Kind\x12\x14\n\x10KIND_UNSPECIFIED\x10\0\x12\r\n\tKIND_TEXT\x10\x01\x12\x0E\n\nKIND_IMAGE\x10\x02\x12\x0E\n\nKIND_OTHER\x10\x03*D\n\x05State\x12\x15\n\x11STATE_UNSPECIFIED\x10\0\x12\x0F\n\x0BSTATE_DRAFT\x10\x01\x12\x13\n\x0FSTATE_PUBLISHED\x10\x022\xA8\x02\n\x0FDocumentService\x12A\n\x05Store\x12\x1B.testdata.comments.Document\x1A\x1B.testdata.comments.Document\x12A\n\x05Fetch\x12\x1B.testdata.comments.Document\x1A\x1B.testdata.comments.Document\x12G\n\x05Check\x12\x1E.testdata.comments.Uncommented\x1A\x1E.testdata.comments.Uncommented\x12F\n\x04Ping\x12\x1E.testdata.comments.Uncommented\x1A\x1E.testdata.comments.Uncommentedb\x06proto3";
+/// [`MCP_FILE_DESCRIPTOR_SET`], read once per process by the first tool set of this
+/// package.
+pub static MCP_DESCRIPTORS: ::tonic_mcp::codegen::Descriptors = ::tonic_mcp::codegen::Descriptors::new(
+    MCP_FILE_DESCRIPTOR_SET,
+);
 #[doc(hidden)]
 pub const MCP_SCHEMA_0: &str = r#"{"type":"object","properties":{"value":{"type":"string"}},"additionalProperties":false}"#;
 #[doc(hidden)]
@@ -140,7 +145,7 @@ pub mod document_service_mcp {
         T: ::tonic_mcp::codegen::Transport,
     {
         ::tonic_mcp::codegen::tool_set(
-            super::MCP_FILE_DESCRIPTOR_SET,
+            &super::MCP_DESCRIPTORS,
             TOOLS,
             ::tonic_mcp::codegen::BoxTransport::new(transport),
         )

@@ -3,6 +3,11 @@
 /// Encoded `FileDescriptorSet` of this package and its imports (no source info): the
 /// MCP tools of this package convert JSON to and from protobuf with it.
 pub const MCP_FILE_DESCRIPTOR_SET: &[u8] = b"\n\xF8\x02\n\x15crosspkg/common.proto\x12\x0Ftestdata.common\"I\n\x0BPageRequest\x12\x1B\n\tpage_size\x18\x01 \x01(\x05R\x08pageSize\x12\x1D\n\npage_token\x18\x02 \x01(\tR\tpageToken\"H\n\x08PageInfo\x12&\n\x0Fnext_page_token\x18\x01 \x01(\tR\rnextPageToken\x12\x14\n\x05total\x18\x02 \x01(\x03R\x05total\"[\n\x0BResourceRef\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x128\n\tlifecycle\x18\x02 \x01(\x0E2\x1A.testdata.common.LifecycleR\tlifecycle*T\n\tLifecycle\x12\x19\n\x15LIFECYCLE_UNSPECIFIED\x10\0\x12\x14\n\x10LIFECYCLE_ACTIVE\x10\x01\x12\x16\n\x12LIFECYCLE_ARCHIVED\x10\x02b\x06proto3\n\xF0\x05\n\x16crosspkg/service.proto\x12\x11testdata.crosspkg\"\x93\x01\n\x07Project\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x128\n\tlifecycle\x18\x02 \x01(\x0E2\x1A.testdata.common.LifecycleR\tlifecycle\x12:\n\tresources\x18\x03 \x03(\x0B2\x1C.testdata.common.ResourceRefR\tresources\"\x81\x01\n\x13ListProjectsRequest\x120\n\x04page\x18\x01 \x01(\x0B2\x1C.testdata.common.PageRequestR\x04page\x128\n\tlifecycle\x18\x02 \x01(\x0E2\x1A.testdata.common.LifecycleR\tlifecycle\"\x86\x01\n\x14ListProjectsResponse\x126\n\x08projects\x18\x01 \x03(\x0B2\x1A.testdata.crosspkg.ProjectR\x08projects\x126\n\tpage_info\x18\x02 \x01(\x0B2\x19.testdata.common.PageInfoR\x08pageInfo2\x80\x02\n\x0EProjectService\x12_\n\x0CListProjects\x12&.testdata.crosspkg.ListProjectsRequest\x1A'.testdata.crosspkg.ListProjectsResponse\x12E\n\x07Resolve\x12\x1C.testdata.common.ResourceRef\x1A\x1C.testdata.common.ResourceRef\x12F\n\x08EchoPage\x12\x1C.testdata.common.PageRequest\x1A\x1C.testdata.common.PageRequestb\x06proto3\x1A\x15crosspkg/common.proto";
+/// [`MCP_FILE_DESCRIPTOR_SET`], read once per process by the first tool set of this
+/// package.
+pub static MCP_DESCRIPTORS: ::tonic_mcp::codegen::Descriptors = ::tonic_mcp::codegen::Descriptors::new(
+    MCP_FILE_DESCRIPTOR_SET,
+);
 #[doc(hidden)]
 pub const MCP_SCHEMA_0: &str = r#"{"type":"object","description":"A page of results to fetch.","properties":{"page_size":{"type":"integer","description":"The most items to return.","format":"int32"},"page_token":{"type":"string","description":"The token from the previous page, empty for the first page."}},"additionalProperties":false}"#;
 #[doc(hidden)]
@@ -114,7 +119,7 @@ pub mod project_service_mcp {
         T: ::tonic_mcp::codegen::Transport,
     {
         ::tonic_mcp::codegen::tool_set(
-            super::MCP_FILE_DESCRIPTOR_SET,
+            &super::MCP_DESCRIPTORS,
             TOOLS,
             ::tonic_mcp::codegen::BoxTransport::new(transport),
         )

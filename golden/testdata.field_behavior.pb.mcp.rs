@@ -3,6 +3,11 @@
 /// Encoded `FileDescriptorSet` of this package and its imports (no source info): the
 /// MCP tools of this package convert JSON to and from protobuf with it.
 pub const MCP_FILE_DESCRIPTOR_SET: &[u8] = b"\n\xF6\x02\n\x1Fgoogle/api/field_behavior.proto\x12\ngoogle.api*\xB6\x01\n\rFieldBehavior\x12\x1E\n\x1AFIELD_BEHAVIOR_UNSPECIFIED\x10\0\x12\x0C\n\x08OPTIONAL\x10\x01\x12\x0C\n\x08REQUIRED\x10\x02\x12\x0F\n\x0BOUTPUT_ONLY\x10\x03\x12\x0E\n\nINPUT_ONLY\x10\x04\x12\r\n\tIMMUTABLE\x10\x05\x12\x12\n\x0EUNORDERED_LIST\x10\x06\x12\x15\n\x11NON_EMPTY_DEFAULT\x10\x07\x12\x0E\n\nIDENTIFIER\x10\x08:d\n\x0Efield_behavior\x12\x1D.google.protobuf.FieldOptions\x18\x9C\x08 \x03(\x0E2\x19.google.api.FieldBehaviorB\x02\x10\0R\rfieldBehaviorb\x06proto3\x1A google/protobuf/descriptor.proto\n\xFC\x04\n\x14field_behavior.proto\x12\x17testdata.field_behavior\"\x83\x03\n\x04Book\x12\x1A\n\x04name\x18\x01 \x01(\tB\x06\xE0A\x08\xE0A\x03R\x04name\x12\x19\n\x05title\x18\x02 \x01(\tB\x03\xE0A\x02R\x05title\x12\x1E\n\x06author\x18\x03 \x01(\tB\x06\xE0A\x02\xE0A\x05R\x06author\x12-\n\x10create_time_unix\x18\x04 \x01(\x03B\x03\xE0A\x03R\x0EcreateTimeUnix\x12\"\n\nrequest_id\x18\x05 \x01(\tB\x03\xE0A\x04R\trequestId\x12\x17\n\x04isbn\x18\x06 \x01(\tB\x03\xE0A\x05R\x04isbn\x12\x19\n\x05notes\x18\x07 \x01(\tB\x03\xE0A\x01R\x05notes\x12!\n\nshelf_code\x18\x08 \x01(\tB\x02\x18\x01R\tshelfCode\x12\x1A\n\x08location\x18\t \x01(\tR\x08location\x12\x17\n\x04tags\x18\n \x03(\tB\x03\xE0A\x06R\x04tags\x12E\n\tpublisher\x18\x0B \x01(\x0B2\".testdata.field_behavior.PublisherB\x03\xE0A\x02R\tpublisher\">\n\tPublisher\x12\x17\n\x04name\x18\x01 \x01(\tB\x03\xE0A\x02R\x04name\x12\x18\n\x07country\x18\x02 \x01(\tR\x07country2\\\n\x0ELibraryService\x12J\n\nCreateBook\x12\x1D.testdata.field_behavior.Book\x1A\x1D.testdata.field_behavior.Bookb\x06proto3\x1A\x1Fgoogle/api/field_behavior.proto";
+/// [`MCP_FILE_DESCRIPTOR_SET`], read once per process by the first tool set of this
+/// package.
+pub static MCP_DESCRIPTORS: ::tonic_mcp::codegen::Descriptors = ::tonic_mcp::codegen::Descriptors::new(
+    MCP_FILE_DESCRIPTOR_SET,
+);
 /// MCP tools for `testdata.field_behavior.LibraryService`.
 pub mod library_service_mcp {
     /// `LibraryService_CreateBook`: `/testdata.field_behavior.LibraryService/CreateBook`.
@@ -46,7 +51,7 @@ pub mod library_service_mcp {
         T: ::tonic_mcp::codegen::Transport,
     {
         ::tonic_mcp::codegen::tool_set(
-            super::MCP_FILE_DESCRIPTOR_SET,
+            &super::MCP_DESCRIPTORS,
             TOOLS,
             ::tonic_mcp::codegen::BoxTransport::new(transport),
         )

@@ -3,6 +3,11 @@
 /// Encoded `FileDescriptorSet` of this package and its imports (no source info): the
 /// MCP tools of this package convert JSON to and from protobuf with it.
 pub const MCP_FILE_DESCRIPTOR_SET: &[u8] = b"\n\xE1\x06\n\x0Ekeywords.proto\x12\x11testdata.keywords\"\xDE\x01\n\x08Keywords\x12\x12\n\x04type\x18\x01 \x01(\tR\x04type\x12\x12\n\x04self\x18\x02 \x01(\tR\x04self\x12\x14\n\x05async\x18\x03 \x01(\x08R\x05async\x12\x14\n\x05match\x18\x04 \x01(\x05R\x05match\x12\x14\n\x05super\x18\x05 \x01(\tR\x05super\x12\x12\n\x04loop\x18\x06 \x03(\tR\x04loop\x12'\n\x02me\x18\x07 \x01(\x0B2\x17.testdata.keywords.SelfR\x02me\x12+\n\x04kind\x18\x08 \x01(\x0E2\x17.testdata.keywords.KindR\x04kind\"\x1C\n\x04Self\x12\x14\n\x05value\x18\x01 \x01(\tR\x05value\"\xFB\x01\n\x0EXMLHttpRequest\x12\x10\n\x03url\x18\x01 \x01(\tR\x03url\x12F\n\x07headers\x18\x02 \x03(\x0B2,.testdata.keywords.XMLHttpRequest.HTTPHeaderR\x07headers\x127\n\x08keywords\x18\x03 \x01(\x0B2\x1B.testdata.keywords.KeywordsR\x08keywords\x12\x1E\n\nHTTPMethod\x18\x04 \x01(\tR\nHTTPMethod\x1A6\n\nHTTPHeader\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n\x05value\x18\x02 \x01(\tR\x05value*Q\n\x04Kind\x12\x14\n\x10KIND_UNSPECIFIED\x10\0\x12\r\n\tKIND_SELF\x10\x01\x12\r\n\tKIND_TYPE\x10\x02\x12\x0B\n\x07KIND_2D\x10\x03\x12\x08\n\x04KIND\x10\x042\xE3\x01\n\x0BABCServiceX\x12T\n\x0CGetHTTPThing\x12!.testdata.keywords.XMLHttpRequest\x1A!.testdata.keywords.XMLHttpRequest\x12@\n\x04Type\x12\x1B.testdata.keywords.Keywords\x1A\x1B.testdata.keywords.Keywords\x12<\n\x08EchoSelf\x12\x17.testdata.keywords.Self\x1A\x17.testdata.keywords.Selfb\x06proto3";
+/// [`MCP_FILE_DESCRIPTOR_SET`], read once per process by the first tool set of this
+/// package.
+pub static MCP_DESCRIPTORS: ::tonic_mcp::codegen::Descriptors = ::tonic_mcp::codegen::Descriptors::new(
+    MCP_FILE_DESCRIPTOR_SET,
+);
 #[doc(hidden)]
 pub const MCP_SCHEMA_0: &str = r#"{"type":"object","description":"prost names this message `Self_`.","properties":{"value":{"type":"string","description":"A field of the `Self_` message."}},"additionalProperties":false}"#;
 #[doc(hidden)]
@@ -116,7 +121,7 @@ pub mod abc_service_x_mcp {
         T: ::tonic_mcp::codegen::Transport,
     {
         ::tonic_mcp::codegen::tool_set(
-            super::MCP_FILE_DESCRIPTOR_SET,
+            &super::MCP_DESCRIPTORS,
             TOOLS,
             ::tonic_mcp::codegen::BoxTransport::new(transport),
         )

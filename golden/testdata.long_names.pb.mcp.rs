@@ -3,6 +3,11 @@
 /// Encoded `FileDescriptorSet` of this package and its imports (no source info): the
 /// MCP tools of this package convert JSON to and from protobuf with it.
 pub const MCP_FILE_DESCRIPTOR_SET: &[u8] = b"\n\xFE\x03\n\x10long_names.proto\x12\x13testdata.long_names\"\t\n\x07Nothing2\xC1\x03\n=VeryLongAndDescriptiveWarehouseInventoryReconciliationService\x12|\n>ReconcileAllOutstandingInventoryDiscrepanciesForNorthernRegion\x12\x1C.testdata.long_names.Nothing\x1A\x1C.testdata.long_names.Nothing\x12|\n>ReconcileAllOutstandingInventoryDiscrepanciesForSouthernRegion\x12\x1C.testdata.long_names.Nothing\x1A\x1C.testdata.long_names.Nothing\x12B\n\x04Ping\x12\x1C.testdata.long_names.Nothing\x1A\x1C.testdata.long_names.Nothing\x12@\n\x02Go\x12\x1C.testdata.long_names.Nothing\x1A\x1C.testdata.long_names.Nothingb\x06proto3";
+/// [`MCP_FILE_DESCRIPTOR_SET`], read once per process by the first tool set of this
+/// package.
+pub static MCP_DESCRIPTORS: ::tonic_mcp::codegen::Descriptors = ::tonic_mcp::codegen::Descriptors::new(
+    MCP_FILE_DESCRIPTOR_SET,
+);
 #[doc(hidden)]
 pub const MCP_SCHEMA_0: &str = r#"{"type":"object","description":"A request with nothing in it.","properties":{},"additionalProperties":false}"#;
 /// MCP tools for `testdata.long_names.VeryLongAndDescriptiveWarehouseInventoryReconciliationService`.
@@ -143,7 +148,7 @@ pub mod very_long_and_descriptive_warehouse_inventory_reconciliation_service_mcp
         T: ::tonic_mcp::codegen::Transport,
     {
         ::tonic_mcp::codegen::tool_set(
-            super::MCP_FILE_DESCRIPTOR_SET,
+            &super::MCP_DESCRIPTORS,
             TOOLS,
             ::tonic_mcp::codegen::BoxTransport::new(transport),
         )

@@ -3,6 +3,11 @@
 /// Encoded `FileDescriptorSet` of this package and its imports (no source info): the
 /// MCP tools of this package convert JSON to and from protobuf with it.
 pub const MCP_FILE_DESCRIPTOR_SET: &[u8] = b"\n\xE0\r\n\x0Frecursion.proto\x12\x12testdata.recursion\"X\n\x08TreeNode\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x128\n\x08children\x18\x02 \x03(\x0B2\x1C.testdata.recursion.TreeNodeR\x08children\"<\n\x06Forest\x122\n\x05trees\x18\x01 \x03(\x0B2\x1C.testdata.recursion.TreeNodeR\x05trees\">\n\x01A\x12#\n\x01b\x18\x01 \x01(\x0B2\x15.testdata.recursion.BR\x01b\x12\x14\n\x05label\x18\x02 \x01(\tR\x05label\">\n\x01B\x12#\n\x01a\x18\x01 \x01(\x0B2\x15.testdata.recursion.AR\x01a\x12\x14\n\x05count\x18\x02 \x01(\x05R\x05count\"b\n\x04Expr\x12\x1A\n\x07literal\x18\x01 \x01(\x03H\0R\x07literal\x126\n\x06binary\x18\x02 \x01(\x0B2\x1C.testdata.recursion.BinaryOpH\0R\x06binaryB\x06\n\x04kind\"\x90\x01\n\x08BinaryOp\x12&\n\x02op\x18\x01 \x01(\x0E2\x16.testdata.recursion.OpR\x02op\x12,\n\x04left\x18\x02 \x01(\x0B2\x18.testdata.recursion.ExprR\x04left\x12.\n\x05right\x18\x03 \x01(\x0B2\x18.testdata.recursion.ExprR\x05right\"F\n\x05Money\x12\x1A\n\x08currency\x18\x01 \x01(\tR\x08currency\x12!\n\x0Camount_minor\x18\x02 \x01(\x03R\x0BamountMinor\"~\n\x08Transfer\x121\n\x06amount\x18\x01 \x01(\x0B2\x19.testdata.recursion.MoneyR\x06amount\x12+\n\x03fee\x18\x02 \x01(\x0B2\x19.testdata.recursion.MoneyR\x03fee\x12\x12\n\x04memo\x18\x03 \x01(\tR\x04memo\"\xB1\x02\n\x05Outer\x128\n\x06middle\x18\x01 \x01(\x0B2 .testdata.recursion.Outer.MiddleR\x06middle\x1A\xED\x01\n\x06Middle\x12<\n\x05inner\x18\x01 \x01(\x0B2&.testdata.recursion.Outer.Middle.InnerR\x05inner\x1A\xA4\x01\n\x05Inner\x12B\n\x05level\x18\x01 \x01(\x0E2,.testdata.recursion.Outer.Middle.Inner.LevelR\x05level\x12\x14\n\x05value\x18\x02 \x01(\tR\x05value\"A\n\x05Level\x12\x15\n\x11LEVEL_UNSPECIFIED\x10\0\x12\x11\n\rLEVEL_SHALLOW\x10\x01\x12\x0E\n\nLEVEL_DEEP\x10\x02\"\xBB\x01\n\x06Holder\x12<\n\x05inner\x18\x01 \x01(\x0B2&.testdata.recursion.Outer.Middle.InnerR\x05inner\x12B\n\x05level\x18\x02 \x01(\x0E2,.testdata.recursion.Outer.Middle.Inner.LevelR\x05level\x12/\n\x05outer\x18\x03 \x01(\x0B2\x19.testdata.recursion.OuterR\x05outer*<\n\x02Op\x12\x12\n\x0EOP_UNSPECIFIED\x10\0\x12\n\n\x06OP_ADD\x10\x01\x12\n\n\x06OP_SUB\x10\x02\x12\n\n\x06OP_MUL\x10\x032\xA9\x03\n\x10RecursionService\x12F\n\x08EchoTree\x12\x1C.testdata.recursion.TreeNode\x1A\x1C.testdata.recursion.TreeNode\x12D\n\nEchoForest\x12\x1A.testdata.recursion.Forest\x1A\x1A.testdata.recursion.Forest\x125\n\x05EchoA\x12\x15.testdata.recursion.A\x1A\x15.testdata.recursion.A\x12>\n\x08Evaluate\x12\x18.testdata.recursion.Expr\x1A\x18.testdata.recursion.Expr\x12J\n\x0CEchoTransfer\x12\x1C.testdata.recursion.Transfer\x1A\x1C.testdata.recursion.Transfer\x12D\n\nEchoHolder\x12\x1A.testdata.recursion.Holder\x1A\x1A.testdata.recursion.Holderb\x06proto3";
+/// [`MCP_FILE_DESCRIPTOR_SET`], read once per process by the first tool set of this
+/// package.
+pub static MCP_DESCRIPTORS: ::tonic_mcp::codegen::Descriptors = ::tonic_mcp::codegen::Descriptors::new(
+    MCP_FILE_DESCRIPTOR_SET,
+);
 #[doc(hidden)]
 pub const MCP_SCHEMA_0: &str = r##"{"type":"object","description":"Half of a mutual recursion with `B`.","properties":{"b":{"$ref":"#/$defs/testdata.recursion.B","description":"The other half."},"label":{"type":"string","description":"A label."}},"additionalProperties":false,"$defs":{"testdata.recursion.B":{"type":"object","description":"Half of a mutual recursion with `A`.","properties":{"a":{"$ref":"#","description":"The other half."},"count":{"type":"integer","description":"A count.","format":"int32"}},"additionalProperties":false}}}"##;
 #[doc(hidden)]
@@ -215,7 +220,7 @@ pub mod recursion_service_mcp {
         T: ::tonic_mcp::codegen::Transport,
     {
         ::tonic_mcp::codegen::tool_set(
-            super::MCP_FILE_DESCRIPTOR_SET,
+            &super::MCP_DESCRIPTORS,
             TOOLS,
             ::tonic_mcp::codegen::BoxTransport::new(transport),
         )

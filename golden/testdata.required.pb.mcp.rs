@@ -3,6 +3,11 @@
 /// Encoded `FileDescriptorSet` of this package and its imports (no source info): the
 /// MCP tools of this package convert JSON to and from protobuf with it.
 pub const MCP_FILE_DESCRIPTOR_SET: &[u8] = b"\n\xDE\x03\n\x0Erequired.proto\x12\x11testdata.required\"V\n\x07Address\x12\x16\n\x06street\x18\x01 \x02(\tR\x06street\x12\x12\n\x04city\x18\x02 \x02(\tR\x04city\x12\x1F\n\x0Bpostal_code\x18\x03 \x01(\tR\npostalCode\"\x8B\x02\n\x08Customer\x12\x0E\n\x02id\x18\x01 \x02(\x03R\x02id\x12\x12\n\x04name\x18\x02 \x02(\tR\x04name\x124\n\x07address\x18\x03 \x02(\x0B2\x1A.testdata.required.AddressR\x07address\x12C\n\x0Fbilling_address\x18\x04 \x01(\x0B2\x1A.testdata.required.AddressR\x0EbillingAddress\x12\"\n\x0Border_count\x18\x05 \x01(\x05:\x010R\norderCount\x12\x16\n\x06emails\x18\x06 \x03(\tR\x06emails\x12$\n\nnewsletter\x18\x07 \x01(\x08:\x04trueR\nnewsletter2S\n\x0FCustomerService\x12@\n\x04Echo\x12\x1B.testdata.required.Customer\x1A\x1B.testdata.required.Customer";
+/// [`MCP_FILE_DESCRIPTOR_SET`], read once per process by the first tool set of this
+/// package.
+pub static MCP_DESCRIPTORS: ::tonic_mcp::codegen::Descriptors = ::tonic_mcp::codegen::Descriptors::new(
+    MCP_FILE_DESCRIPTOR_SET,
+);
 /// MCP tools for `testdata.required.CustomerService`.
 pub mod customer_service_mcp {
     /// `CustomerService_Echo`: `/testdata.required.CustomerService/Echo`.
@@ -46,7 +51,7 @@ pub mod customer_service_mcp {
         T: ::tonic_mcp::codegen::Transport,
     {
         ::tonic_mcp::codegen::tool_set(
-            super::MCP_FILE_DESCRIPTOR_SET,
+            &super::MCP_DESCRIPTORS,
             TOOLS,
             ::tonic_mcp::codegen::BoxTransport::new(transport),
         )

@@ -3,6 +3,11 @@
 /// Encoded `FileDescriptorSet` of this package and its imports (no source info): the
 /// MCP tools of this package convert JSON to and from protobuf with it.
 pub const MCP_FILE_DESCRIPTOR_SET: &[u8] = b"\n\xB2\x05\n\x0Fstreaming.proto\x12\x12testdata.streaming\"F\n\x04Item\x12\x0E\n\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n\x04name\x18\x02 \x01(\tR\x04name\x12\x1A\n\x08quantity\x18\x03 \x01(\x05R\x08quantity\"I\n\x10ListItemsRequest\x12\x1F\n\x0Bname_prefix\x18\x01 \x01(\tR\nnamePrefix\x12\x14\n\x05limit\x18\x02 \x01(\x05R\x05limit\"J\n\rUploadSummary\x12\x16\n\x06stored\x18\x01 \x01(\x05R\x06stored\x12!\n\x0Crejected_ids\x18\x02 \x03(\tR\x0BrejectedIds\"9\n\x0BChatMessage\x12\x16\n\x06sender\x18\x01 \x01(\tR\x06sender\x12\x12\n\x04text\x18\x02 \x01(\tR\x04text\" \n\x0EGetItemRequest\x12\x0E\n\x02id\x18\x01 \x01(\tR\x02id2\xC6\x02\n\x10InventoryService\x12G\n\x07GetItem\x12\".testdata.streaming.GetItemRequest\x1A\x18.testdata.streaming.Item\x12M\n\tListItems\x12$.testdata.streaming.ListItemsRequest\x1A\x18.testdata.streaming.Item0\x01\x12L\n\x0BUploadItems\x12\x18.testdata.streaming.Item\x1A!.testdata.streaming.UploadSummary(\x01\x12L\n\x04Chat\x12\x1F.testdata.streaming.ChatMessage\x1A\x1F.testdata.streaming.ChatMessage(\x010\x01b\x06proto3";
+/// [`MCP_FILE_DESCRIPTOR_SET`], read once per process by the first tool set of this
+/// package.
+pub static MCP_DESCRIPTORS: ::tonic_mcp::codegen::Descriptors = ::tonic_mcp::codegen::Descriptors::new(
+    MCP_FILE_DESCRIPTOR_SET,
+);
 /// MCP tools for `testdata.streaming.InventoryService`.
 pub mod inventory_service_mcp {
     /// `InventoryService_Chat`: `/testdata.streaming.InventoryService/Chat`.
@@ -141,7 +146,7 @@ pub mod inventory_service_mcp {
         T: ::tonic_mcp::codegen::Transport,
     {
         ::tonic_mcp::codegen::tool_set(
-            super::MCP_FILE_DESCRIPTOR_SET,
+            &super::MCP_DESCRIPTORS,
             TOOLS,
             ::tonic_mcp::codegen::BoxTransport::new(transport),
         )

@@ -6,7 +6,7 @@
 //!
 //! ```ignore
 //! pub fn from_channel<T: Transport>(transport: T) -> Result<ToolSet, Error> {
-//!     tool_set(super::MCP_FILE_DESCRIPTOR_SET, TOOLS, BoxTransport::new(transport))
+//!     tool_set(&super::MCP_DESCRIPTORS, TOOLS, BoxTransport::new(transport))
 //! }
 //! ```
 
@@ -14,5 +14,6 @@ pub use crate::{
     grpc::BoxTransport,
     grpc::transport::Transport,
     tool::def::{RpcKind, TaskSupport, ToolAnnotations, ToolDef, Unconfirmed},
+    tool::descriptor_pools::Descriptors,
     tool::toolset::{ToolSetBuilder, tool_set},
 };

@@ -279,7 +279,7 @@ async fn a_generated_set_reports_a_broken_schema_on_the_tools_first_call() -> Te
     // `codegen::tool_set` trusts the plugin's schemas and compiles each on first use.
     static DEFS: [ToolDef; 2] = [BAD_SCHEMA, item_service_mcp::GET_ITEM];
     let transport = BoxTransport::new(ItemServiceServer::new(Backend::default()));
-    let tools = tonic_mcp::codegen::tool_set(pb::MCP_FILE_DESCRIPTOR_SET, &DEFS, transport)?;
+    let tools = tonic_mcp::codegen::tool_set(&pb::MCP_DESCRIPTORS, &DEFS, transport)?;
     let server = McpServer::builder("demo", "0.1.0").tool_set(tools)?.build();
     let (client, _) = connect(server).await?;
     let text = call_err(&client, "Bad", json!({"id": "1"})).await?;

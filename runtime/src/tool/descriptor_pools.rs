@@ -1,6 +1,6 @@
-//! The descriptor pools of tool sets: generated code's embedded sets kept once per process as
-//! their files ([`SetPools`]), shared by every tool set of a package, and hand-written tool
-//! sets' pools.
+//! The descriptor pools of tool sets: generated code's embedded sets, each held by the
+//! generated module's [`Descriptors`] static and read once per process as its files
+//! ([`SetPools`]), shared by every tool set of its package; and hand-written tool sets' pools.
 
 use std::sync::{Arc, OnceLock};
 
@@ -9,28 +9,48 @@ use tonic_mcp_schema::set_files::SetFiles;
 
 use crate::{error::Error, tool::set_pools::SetPools};
 
-/// Embedded descriptor sets, by the address and length of their `'static` bytes.
-type SetCache = std::sync::Mutex<Vec<((usize, usize), Arc<SetPools>)>>;
+/// A generated package's embedded `FileDescriptorSet` and, once its first tool set is made,
+/// its files. Generated code holds one in a `static` per package (`MCP_DESCRIPTORS`, beside
+/// `MCP_FILE_DESCRIPTOR_SET`), as it holds the bytes: every tool set of the package reads the
+/// set once, and each package's pool is built on the well-known types when its tools are
+/// registered and when one of them is first called.
+///
+/// ```
+/// static DESCRIPTORS: tonic_mcp::codegen::Descriptors =
+///     tonic_mcp::codegen::Descriptors::new(b"");
+/// ```
+#[derive(Debug)]
+pub struct Descriptors {
+    bytes: &'static [u8],
+    /// The set's files, or why the bytes do not decode.
+    set: OnceLock<Result<Arc<SetPools>, String>>,
+}
 
-/// The files of generated code's embedded set `descriptor_set`, read once per process: each
-/// package's pool is built on the well-known types when its tools are registered and when one
-/// of them is first called.
-pub(crate) fn shared(descriptor_set: &'static [u8]) -> Result<Arc<SetPools>, Error> {
-    static SETS: OnceLock<SetCache> = OnceLock::new();
-    let key = (descriptor_set.as_ptr() as usize, descriptor_set.len());
-    let sets = SETS.get_or_init(SetCache::default);
-    // A poisoned lock only means another thread panicked while holding it: the cache is intact.
-    let mut sets = sets
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    if let Some((_, set)) = sets.iter().find(|(k, _)| *k == key) {
-        return Ok(Arc::clone(set));
+impl Descriptors {
+    /// The descriptors of `bytes`, an encoded `FileDescriptorSet` that may leave out the
+    /// well-known types (the plugin embeds neither them nor `descriptor.proto`): nothing is
+    /// read until the first tool set is made.
+    pub const fn new(bytes: &'static [u8]) -> Self {
+        Self {
+            bytes,
+            set: OnceLock::new(),
+        }
     }
-    let (files, _) =
-        SetFiles::decode_on_well_known(descriptor_set).map_err(Error::descriptor_set)?;
-    let set = Arc::new(SetPools::new(files));
-    sets.push((key, Arc::clone(&set)));
-    Ok(set)
+
+    /// The set's files, decoded the first time.
+    pub(crate) fn set(&self) -> Result<Arc<SetPools>, Error> {
+        self.set
+            .get_or_init(|| {
+                SetFiles::decode_on_well_known(self.bytes)
+                    .map(|(files, _)| Arc::new(SetPools::new(files)))
+                    .map_err(|error| match Error::descriptor_set(error) {
+                        Error::DescriptorSet(message) => message,
+                        other => other.to_string(),
+                    })
+            })
+            .clone()
+            .map_err(Error::DescriptorSet)
+    }
 }
 
 /// The pool generated tools were last registered with: of one package of one embedded set

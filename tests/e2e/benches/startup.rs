@@ -243,7 +243,7 @@ fn rss_kib() -> (u64, u64) {
 
 /// The texts of `ToolDef`s as the plugin would write them (schemas as pretty JSON text), per
 /// service, each with the descriptor set of its package (one per package, shared by its
-/// services, as generated `MCP_FILE_DESCRIPTOR_SET`s are), written to `out` as
+/// services, as generated `MCP_DESCRIPTORS` are), written to `out` as
 /// length-prefixed records: per package its set and a count of services, then per service a
 /// count of tools and nine texts per tool.
 fn write_generated_defs(pool: &DescriptorPool, out: &mut Vec<u8>) {
@@ -293,7 +293,9 @@ fn write_generated_defs(pool: &DescriptorPool, out: &mut Vec<u8>) {
 
 /// The `ToolDef`s [`write_generated_defs`] wrote, borrowing every text from `data`: the
 /// definitions and descriptor sets of a generated module are the binary's read-only data.
-fn read_generated_defs(data: &'static [u8]) -> Vec<(&'static [u8], &'static [ToolDef])> {
+fn read_generated_defs(
+    data: &'static [u8],
+) -> Vec<(&'static tonic_mcp::codegen::Descriptors, &'static [ToolDef])> {
     fn take(rest: &mut &'static [u8]) -> &'static [u8] {
         let (length, tail) = rest.split_at(4);
         let length = u32::from_le_bytes(length.try_into().expect("length")) as usize;
@@ -306,7 +308,10 @@ fn read_generated_defs(data: &'static [u8]) -> Vec<(&'static [u8], &'static [Too
     let count =
         |rest: &mut &'static [u8]| u32::from_le_bytes(take(rest).try_into().expect("count"));
     while !rest.is_empty() {
-        let set = take(&mut rest);
+        // What a generated module's `MCP_DESCRIPTORS` static is, one per package.
+        let set: &'static tonic_mcp::codegen::Descriptors = Box::leak(Box::new(
+            tonic_mcp::codegen::Descriptors::new(take(&mut rest)),
+        ));
         for _ in 0..count(&mut rest) {
             let tools = count(&mut rest);
             let mut text = || std::str::from_utf8(take(&mut rest)).expect("utf-8");
@@ -440,8 +445,12 @@ fn child(mode: &str, path: &str) {
                 let started = Instant::now();
                 let sets = defs
                     .iter()
-                    .map(|(bytes, defs)| {
-                        tonic_mcp::codegen::tool_set(bytes, defs, BoxTransport::new(transport()))
+                    .map(|(descriptors, defs)| {
+                        tonic_mcp::codegen::tool_set(
+                            descriptors,
+                            defs,
+                            BoxTransport::new(transport()),
+                        )
                             .expect("tool set")
                     })
                     .collect();

@@ -107,7 +107,7 @@ async fn shrunk_client(budget: usize) -> (scenario::Client, String) {
     let backend = e2e::start_backend().await.expect("backend");
     let channel = e2e::channel(&backend).await.expect("channel");
     let tools = tonic_mcp::codegen::tool_set(
-        pb::MCP_FILE_DESCRIPTOR_SET,
+        &pb::MCP_DESCRIPTORS,
         std::slice::from_ref(def),
         tonic_mcp::codegen::BoxTransport::new(channel),
     )

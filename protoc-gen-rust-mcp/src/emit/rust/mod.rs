@@ -7,6 +7,7 @@
 //!
 //! ```text
 //! pub const MCP_FILE_DESCRIPTOR_SET: &[u8] = b"...";
+//! pub static MCP_DESCRIPTORS: Descriptors = Descriptors::new(MCP_FILE_DESCRIPTOR_SET);
 //! pub const MCP_SCHEMA_0: &str = r#"{...}"#;   // a schema text several tools share
 //! pub mod item_service_mcp {
 //!     pub const GET_ITEM: ToolDef = ToolDef { name, schemas as minified JSON (a raw string,
@@ -59,11 +60,16 @@ pub(crate) fn package(package: &Package, options: &PluginOptions) -> Result<Stri
     };
     let descriptor_set = byte_string(&package.descriptor_set)?;
     let shared_schemas = cx.schemas.constants()?;
+    let runtime = &cx.runtime;
     let constants: syn::File = parse(
         quote! {
             /// Encoded `FileDescriptorSet` of this package and its imports (no source info): the
             /// MCP tools of this package convert JSON to and from protobuf with it.
             pub const MCP_FILE_DESCRIPTOR_SET: &[u8] = #descriptor_set;
+            /// [`MCP_FILE_DESCRIPTOR_SET`], read once per process by the first tool set of this
+            /// package.
+            pub static MCP_DESCRIPTORS: #runtime::codegen::Descriptors =
+                #runtime::codegen::Descriptors::new(MCP_FILE_DESCRIPTOR_SET);
             #shared_schemas
         },
         || format!("the constants of package {}", package.name),
@@ -155,7 +161,7 @@ fn generate_service(
                     T: #runtime::codegen::Transport,
                 {
                     #runtime::codegen::tool_set(
-                        super::MCP_FILE_DESCRIPTOR_SET,
+                        &super::MCP_DESCRIPTORS,
                         TOOLS,
                         #runtime::codegen::BoxTransport::new(transport),
                     )

@@ -164,6 +164,12 @@ fn texts_are_verbatim_raw_strings() {
         "{code}"
     );
     assert!(code.contains(r#"\xFE\xFF\x007\0";"#), "{code}");
+    assert!(
+        code.contains(
+            "pub static MCP_DESCRIPTORS: ::tonic_mcp::codegen::Descriptors = ::tonic_mcp::codegen::Descriptors::new(\n    MCP_FILE_DESCRIPTOR_SET,\n);"
+        ),
+        "{code}"
+    );
 }
 
 #[test]

@@ -14,7 +14,7 @@ use crate::{
     error::Error,
     grpc::{BoxTransport, Endpoint},
     tool::def::{ToolDef, ToolInfo, is_json_object},
-    tool::descriptor_pools,
+    tool::descriptor_pools::{self, Descriptors},
     tool::long_running::Operations,
     tool::meta::ToolMeta,
     tool::schemas::{MadeSchemas, Schemas},
@@ -90,7 +90,7 @@ impl std::fmt::Debug for ToolSetBuilder {
 /// The tool set of generated `TOOLS`, calling through `transport`: what a generated
 /// `from_channel` returns.
 ///
-/// The descriptor set (generated code passes the package's `MCP_FILE_DESCRIPTOR_SET`) is read
+/// The package's descriptor set (generated code passes its `MCP_DESCRIPTORS` static) is read
 /// once per process as its files, shared by every service of its package. Its pool is built
 /// to register the tools, let go once the server is built, and built again when one of them
 /// is first called, then kept: a server holds the pools of the packages whose tools are
@@ -104,11 +104,11 @@ impl std::fmt::Debug for ToolSetBuilder {
 /// As for [`ToolSetBuilder::new`] and [`ToolSetBuilder::add`], except that a schema that is not
 /// a schema the validator takes is reported on the tool's first call (as an `isError` result).
 pub fn tool_set(
-    descriptor_set: &'static [u8],
+    descriptors: &'static Descriptors,
     tools: &[ToolDef],
     transport: BoxTransport,
 ) -> Result<ToolSet, Error> {
-    let set = descriptor_pools::shared(descriptor_set)?;
+    let set = descriptors.set()?;
     let mut builder = ToolSetBuilder::with_pool(DescriptorPool::new(), transport);
     for def in tools {
         builder.add_generated(def, &set)?;

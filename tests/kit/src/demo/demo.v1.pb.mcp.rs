@@ -4,6 +4,10 @@
 
 /// Encoded `FileDescriptorSet` (transitive closure, no source info) used by the MCP tools of this package.
 pub const MCP_FILE_DESCRIPTOR_SET: &[u8] = include_bytes!("../../gen/descriptor.bin");
+/// [`MCP_FILE_DESCRIPTOR_SET`], read once per process by the first tool set of this
+/// package.
+pub static MCP_DESCRIPTORS: ::tonic_mcp::codegen::Descriptors =
+    ::tonic_mcp::codegen::Descriptors::new(MCP_FILE_DESCRIPTOR_SET);
 /// MCP tools for `demo.v1.ItemService`.
 pub mod item_service_mcp {
     /// `ItemService_GetItem`
@@ -407,7 +411,7 @@ pub mod item_service_mcp {
         transport: T,
     ) -> ::core::result::Result<::tonic_mcp::ToolSet, ::tonic_mcp::Error> {
         ::tonic_mcp::codegen::tool_set(
-            super::MCP_FILE_DESCRIPTOR_SET,
+            &super::MCP_DESCRIPTORS,
             TOOLS,
             ::tonic_mcp::codegen::BoxTransport::new(transport),
         )
