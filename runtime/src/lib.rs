@@ -127,6 +127,7 @@ pub use server::connection_limits::{
     ConnectionLimits, DEFAULT_MAX_CONNECTIONS, MAX_DEFAULT_CONNECTIONS,
 };
 pub use server::discovery::{DiscoveryAnswer, DiscoveryIndex, ServedTool, Target, ToolDiscovery};
+pub use server::http_response::{HttpResponse, plain_response};
 pub use server::paging::{DEFAULT_LIST_TTL, DEFAULT_PAGE_BYTES, DEFAULT_PAGE_SIZE};
 pub use server::task_store::{
     MemoryTaskStore, SharedTask, StoreFuture, TaskPage, TaskStore, TaskStoreError,
@@ -145,7 +146,6 @@ pub use tool::toolset::{
 /// The `tracing` span a [`CallObserver`] is told a call or gRPC request runs in.
 pub use tracing::Span;
 pub use transport::http::McpHttpService;
-pub use transport::http_response::{HttpResponse, plain_response};
 pub use transport::origin::LOOPBACK_ORIGINS;
 
 /// The descriptor-to-tool generator shared with the plugin; its tool

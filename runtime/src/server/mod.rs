@@ -25,6 +25,7 @@ mod catalog;
 mod confirm;
 pub(crate) mod connection_limits;
 pub(crate) mod discovery;
+pub(crate) mod http_response;
 pub(crate) mod paging;
 mod plain;
 mod run;
@@ -130,7 +131,8 @@ struct Inner {
 }
 
 /// An endpoint of `serve_http` besides `/mcp` ([`McpServerBuilder::http_get`]).
-pub(crate) type HttpRoute = Arc<dyn Fn(&McpServer) -> crate::HttpResponse + Send + Sync + 'static>;
+pub(crate) type HttpRoute =
+    Arc<dyn Fn(&McpServer) -> crate::server::http_response::HttpResponse + Send + Sync + 'static>;
 
 /// What a server is doing at one instant ([`McpServer::load`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -298,7 +300,7 @@ impl McpServer {
     /// The answer of the route added at `path` with [`McpServerBuilder::http_get`] (an
     /// add-on's endpoint, such as `/metrics`), which `serve_http` gives to a `GET` of it;
     /// `None` when no route has that path. A server of your own routes such paths here.
-    pub fn http_get(&self, path: &str) -> Option<crate::HttpResponse> {
+    pub fn http_get(&self, path: &str) -> Option<crate::server::http_response::HttpResponse> {
         let (_, answer) = self.inner.routes.iter().find(|(route, _)| route == path)?;
         Some(answer(self))
     }

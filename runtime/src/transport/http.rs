@@ -18,11 +18,11 @@ use rmcp::{
 use crate::{
     call::arguments_text,
     server::McpServer,
+    server::http_response::{HttpResponse, plain_response},
     server::tasks::sep1686,
     tool::context::Caller,
     transport::guard::{self, Screened},
     transport::http_plain::{self, PlainHttp},
-    transport::http_response::{HttpResponse, plain_response},
     transport::origin,
     transport::sessions::SessionStore,
 };
@@ -40,12 +40,12 @@ impl McpServer {
     /// a request body larger than `config.max_request_body_bytes` is refused with 413 before
     /// it is buffered (at once when its `Content-Length` says so); a message nested too deep
     /// for the JSON parser gets the documented `isError` (a `tools/call`) or a JSON-RPC parse
-    /// error; sessions are bounded by [`SessionLimits`](crate::SessionLimits). For horizontal
+    /// error; sessions are bounded by [`SessionLimits`](crate::server::SessionLimits). For horizontal
     /// scaling use [`stateless_http_config`](Self::stateless_http_config): no session state,
     /// every request stands alone.
     ///
     /// Authentication is a layer in front of it (`tonic-mcp-auth`'s makes the endpoint an
-    /// OAuth 2.1 resource server). Such a layer names the [`Caller`](crate::Caller) of each
+    /// OAuth 2.1 resource server). Such a layer names the [`Caller`](crate::tool::context::Caller) of each
     /// request, to which the sessions it opens are bound, and may check every message body
     /// ([`check_messages`](McpHttpService::check_messages)). Paths under `/.well-known/` are
     /// never MCP: the service answers them 404, leaving them to such a layer.
@@ -95,7 +95,7 @@ impl McpServer {
     /// config.allowed_origins.push("https://app.example.com:443".to_owned());
     /// ```
     ///
-    /// [`LOOPBACK_ORIGINS`]: crate::LOOPBACK_ORIGINS
+    /// [`LOOPBACK_ORIGINS`]: crate::transport::origin::LOOPBACK_ORIGINS
     pub fn session_http_config() -> StreamableHttpServerConfig {
         StreamableHttpServerConfig::default()
             .enforce_origin_validation()
@@ -124,7 +124,7 @@ fn jsonrpc_error_response(
 
 /// The streamable HTTP endpoint of an [`McpServer`]: a tower service over rmcp's
 /// [`StreamableHttpService`] that bounds request bodies before buffering them, answers
-/// messages too deep for the JSON parser, and bounds sessions ([`SessionLimits`](crate::SessionLimits)). Made by
+/// messages too deep for the JSON parser, and bounds sessions ([`SessionLimits`](crate::server::SessionLimits)). Made by
 /// [`McpServer::streamable_http_service`]; cloning is cheap.
 #[derive(Clone)]
 pub struct McpHttpService {

@@ -3,7 +3,7 @@
 //! For each stateless request rmcp's service parses the message again, builds a server
 //! service with a peer, spawns its loop and the handler as tasks, and serialises the result
 //! as a tree. For a plain call ([`McpServer::plain_call`]) none of that changes the answer,
-//! so [`McpHttpService`](crate::McpHttpService) runs the tool itself: the message read
+//! so [`McpHttpService`](crate::transport::http::McpHttpService) runs the tool itself: the message read
 //! straight from its text ([`tools_call_text::read`]), the call spawned as one task that
 //! the client's disconnect cancels (as rmcp's request token does), the result written with
 //! its structured content spliced from its text ([`structured_text::to_vec`]).
@@ -38,8 +38,8 @@ use rmcp::{
 
 use crate::{
     call::structured_text,
+    server::http_response::{HttpResponse, plain_response},
     server::{McpServer, PlainCall},
-    transport::http_response::{HttpResponse, plain_response},
     transport::tools_call_text,
 };
 

@@ -5,7 +5,6 @@
 pub(crate) mod guard;
 pub(crate) mod http;
 pub(crate) mod http_plain;
-pub(crate) mod http_response;
 pub(crate) mod origin;
 pub(crate) mod sessions;
 pub(crate) mod stdio;

@@ -1,8 +1,8 @@
 //! Browser origins on the streamable HTTP transport.
 //!
 //! rmcp validates `Host` (loopback names by default) and, with the configurations of
-//! [`McpServer::session_http_config`](crate::McpServer::session_http_config) and
-//! [`stateless_http_config`](crate::McpServer::stateless_http_config), `Origin` against an
+//! [`McpServer::session_http_config`](crate::server::McpServer::session_http_config) and
+//! [`stateless_http_config`](crate::server::McpServer::stateless_http_config), `Origin` against an
 //! allow-list. That list holds the loopback origins by default, any scheme and port, so that a
 //! page served from this machine (the MCP Inspector's web UI, a local app) can call a server on
 //! this machine; foreign origins are refused with 403, which is what stops DNS rebinding.

@@ -23,7 +23,7 @@ pub(crate) struct SessionStore {
     pub(crate) local: LocalSessionManager,
     pub(crate) max_sessions: usize,
     pub(crate) max_sessions_per_principal: usize,
-    /// This replica's name ([`McpServerBuilder::replica`](crate::McpServerBuilder::replica)),
+    /// This replica's name ([`McpServerBuilder::replica`](crate::server::McpServerBuilder::replica)),
     /// which starts the id of every session opened here, so that a load balancer can route a
     /// session's requests on it.
     replica: Option<Arc<str>>,

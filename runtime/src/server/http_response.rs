@@ -6,7 +6,7 @@ use std::convert::Infallible;
 use bytes::Bytes;
 use http_body_util::{BodyExt as _, Full, combinators::BoxBody};
 
-/// The HTTP response type of [`McpHttpService`](crate::McpHttpService).
+/// The HTTP response type of [`McpHttpService`](crate::transport::http::McpHttpService).
 pub type HttpResponse = http::Response<BoxBody<Bytes, Infallible>>;
 
 /// A response of `status` whose body is `text`, with no `Content-Type`: set one on its headers
