@@ -53,22 +53,23 @@ impl Descriptors {
     }
 }
 
-/// The pool generated tools were last registered with: of one package of one embedded set
-/// (by the set's address). A package's services are registered one after another, and one pool
-/// at a time, in the whole process, keeps the peak low: the pools of every package at once
-/// would stay in the process's memory once let go.
-static REGISTERING: std::sync::Mutex<Option<(usize, Box<str>, DescriptorPool)>> =
-    std::sync::Mutex::new(None);
+/// The pool generated tools were last registered with: of one package of one set. A package's
+/// services are registered one after another, and one pool at a time, in the whole process,
+/// keeps the peak low: the pools of every package at once would stay in the process's memory
+/// once let go. The slot holds its set, so that the set it names is the one it was built from.
+static REGISTERING: std::sync::Mutex<Option<Registering>> = std::sync::Mutex::new(None);
+
+/// A set, one of its packages, and that package's pool.
+type Registering = (Arc<SetPools>, Box<str>, DescriptorPool);
 
 /// The pool of `package` in `set`, to register its tools: the one the last registration used
 /// if it was the same, else built now, after that one is let go.
 pub(crate) fn registering(set: &Arc<SetPools>, package: &str) -> Result<DescriptorPool, Error> {
-    let key = Arc::as_ptr(set) as usize;
     let mut slot = REGISTERING
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    if let Some((at, name, pool)) = &*slot
-        && *at == key
+    if let Some((last, name, pool)) = &*slot
+        && Arc::ptr_eq(last, set)
         && &**name == package
     {
         return Ok(pool.clone());
@@ -78,7 +79,7 @@ pub(crate) fn registering(set: &Arc<SetPools>, package: &str) -> Result<Descript
         .files()
         .package_pool(package)
         .map_err(Error::DescriptorSet)?;
-    *slot = Some((key, package.into(), pool.clone()));
+    *slot = Some((Arc::clone(set), package.into(), pool.clone()));
     Ok(pool)
 }
 
