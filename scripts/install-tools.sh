@@ -44,7 +44,7 @@
 #                  -> .tools/nginx/usr/sbin/nginx
 #   redis          Redis 7 (Debian's redis-tools with the jemalloc and lzf libraries it links,
 #                  unpacked without installing) for the task store's tests
-#                  (crates/redis/tests, scripts/scale-out.sh) -> .tools/redis/run, which runs
+#                  (addons/redis/tests, scripts/scale-out.sh) -> .tools/redis/run, which runs
 #                  redis-server with those libraries
 #   all            all of the above but `embeddings` (the default)
 #   path           print an `export PATH=...` line for the installed tools

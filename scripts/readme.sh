@@ -274,7 +274,7 @@ grpc-mcp-gateway --target dns:///api.internal:443 --tool-search \
 @@ rust,no_run: checked by tests/e2e/src/book.rs (`authorization.md`): compiled by cargo test -p e2e --doc against the testdata InventoryService's golden module (not run: it would serve)
 # use e2e::testdata::streaming::inventory_service_mcp as inventory;
 ...
-@@ json: not run: the shape of the protected resource metadata; crates/auth/tests/authorization.rs and scripts/auth-e2e.sh read the real document
+@@ json: not run: the shape of the protected resource metadata; addons/auth/tests/authorization.rs and scripts/auth-e2e.sh read the real document
    {"resource": "https://mcp.example.com/mcp",
 ...
 @@ rust: checked by tests/e2e/src/book.rs (`tasks.md`): compiled and run by cargo test -p e2e --doc against the testdata InventoryService's golden module
