@@ -4,7 +4,7 @@
 //!
 //! - **Canonical arguments** (the shape the listed schema describes, which a model that follows
 //!   the schema sends) are validated as they came and encoded in one pass
-//!   ([`fast_from_json`]). Normalisation would give them back unchanged, in bytes.
+//!   ([`encode`]). Normalisation would give them back unchanged, in bytes.
 //! - **Anything else** (loose forms: enum numbers, `null` for absent, URL-safe base64, a flat
 //!   oneof, JSON sent as a string…; arguments with problems; what the one-pass encoder leaves)
 //!   takes the whole way: normalise to the canonical shape (reporting what cannot be),
@@ -22,7 +22,7 @@ use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
 use crate::{
-    fast_from_json, fast_from_text,
+    encode,
     from_json::{message_from_json, root_from_json},
     normalize::{NormalizeOptions, normalize_arguments},
     path::{JsonPath, Problem},
@@ -130,21 +130,22 @@ impl Arguments<'_> {
             return None;
         }
         let plan = self.plans.encode(self.input);
-        let checks = self.plans.text(self.input, self.validator);
-        fast_from_text::encode(plan, checks, text, max_depth).map(Bytes::from)
+        let checks = self.plans.schema(self.input, self.validator);
+        encode::from_text(plan, checks, text, max_depth).map(Bytes::from)
     }
 
     /// Canonical arguments encoded by the one-pass encoder, or `None` where it leaves them.
     fn encode_in_one_pass(&self, canonical: &Value) -> Option<Vec<Bytes>> {
         let plan = self.plans.encode(self.input);
+        let checks = self.plans.loose(self.input);
         if !self.streaming {
-            return fast_from_json::encode_root(plan, canonical)
+            return encode::from_value(plan, checks, canonical, true)
                 .map(|bytes| vec![Bytes::from(bytes)]);
         }
         match canonical.get("messages") {
             Some(Value::Array(items)) => items
                 .iter()
-                .map(|item| fast_from_json::encode_message(plan, item).map(Bytes::from))
+                .map(|item| encode::from_value(plan, checks, item, false).map(Bytes::from))
                 .collect(),
             _ => Some(Vec::new()),
         }
@@ -155,8 +156,9 @@ impl Arguments<'_> {
     fn encode_canonical(&self, canonical: Value) -> Result<Vec<Bytes>, Problem> {
         let undecodable = |path: JsonPath, message: String| Problem { path, message };
         let plan = self.plans.encode(self.input);
+        let checks = self.plans.loose(self.input);
         if !self.streaming {
-            if let Some(bytes) = fast_from_json::encode_root(plan, &canonical) {
+            if let Some(bytes) = encode::from_value(plan, checks, &canonical, true) {
                 return Ok(vec![Bytes::from(bytes)]);
             }
             let message = root_from_json(self.input, canonical)
@@ -177,7 +179,7 @@ impl Arguments<'_> {
                 let mut path = JsonPath::default();
                 path.push_key("messages");
                 path.push_index(index);
-                if let Some(bytes) = fast_from_json::encode_message(plan, &item) {
+                if let Some(bytes) = encode::from_value(plan, checks, &item, false) {
                     return Ok(Bytes::from(bytes));
                 }
                 message_from_json(self.input, item)

@@ -601,7 +601,7 @@ fn value_kind(ctx: Ctx<'_>, plan: &MessagePlan, slots: &[Slot<'_>], depth: usize
                 Ty::Scalar(_) => return None,
             },
             (5 | 6, Slot::Msgs(slices)) => match field.ty {
-                Ty::Message(m) => message(ctx, m, &super::decode::merged(slices)?, depth + 1)?,
+                Ty::Message(m) => message(ctx, m, &super::message::merged(slices)?, depth + 1)?,
                 Ty::Scalar(_) => return None,
             },
             _ => return None,
@@ -649,7 +649,7 @@ fn decode_struct(ctx: Ctx<'_>, plan: &MessagePlan, bytes: &[u8], depth: usize) -
                 return None;
             }
             let entry = r.len_delimited()?;
-            let (key, value) = super::decode::map_entry(ctx, key_kind, value_ty, entry, depth)?;
+            let (key, value) = super::message::map_entry(ctx, key_kind, value_ty, entry, depth)?;
             if !field.omitted {
                 fields.insert(key, value);
             }
