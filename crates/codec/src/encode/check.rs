@@ -7,7 +7,7 @@ use prost::Message as _;
 use prost_reflect::MessageDescriptor;
 use serde_json::{Map, Value};
 
-use super::{Checks, EncodePlan, from_value};
+use super::{Checks, EncodePlan, MAX_DEPTH, from_value};
 use crate::{
     from_json::{message_from_json, root_from_json},
     normalize::{NormalizeOptions, normalize_arguments},
@@ -55,7 +55,7 @@ impl Transcoder {
 
     /// This encoder, reading `canonical` as the type's checks take it.
     pub fn new_path(&self, canonical: &Value, root: bool) -> Option<Vec<u8>> {
-        from_value(&self.plan, &self.checks, canonical, root)
+        from_value(&self.plan, &self.checks, canonical, root, MAX_DEPTH)
     }
 
     /// Both: the old path's bytes (or error) and this encoder's.

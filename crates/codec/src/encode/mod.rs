@@ -83,18 +83,20 @@ pub(crate) fn from_text(
 /// Some(exactly the bytes `root_from_json(desc, value.clone())?.encode_to_vec()` gives, up to
 /// the order of map entries; `message_from_json` unless `root`) or `None` when this encoder
 /// cannot guarantee that, including every case where the old path returns an error.
+/// Containers deeper than `max_depth` give `None`.
 pub(crate) fn from_value(
     plan: &EncodePlan,
     checks: &Checks,
     value: &Value,
     root: bool,
+    max_depth: usize,
 ) -> Option<Vec<u8>> {
     let value = match value {
         Value::Object(object) if root && plan.root_wrapped => object.get("value").unwrap_or(&NULL),
         other => other,
     };
     // Most requests fit: one allocation, rarely a second.
-    let mut encoder = Encoder::new(plan, checks, 512, MAX_DEPTH);
+    let mut encoder = Encoder::new(plan, checks, 512, max_depth);
     BodySeed {
         encoder: &mut encoder,
         check: 0,

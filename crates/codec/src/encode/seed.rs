@@ -259,10 +259,12 @@ impl<'de> DeserializeSeed<'de> for FieldSeed<'_, '_, '_> {
         if matches!(self.encoder.check(self.check), Check::Unsupported) {
             return Err(whole_way());
         }
-        if self.field.null_is_value {
-            self.value(deserializer)
-        } else {
+        // Where `null` is no value of the field's: absent for the type's checks, and for the
+        // schema's refused by the value's own seed as it is by any other wrong type.
+        if self.encoder.checks.null_is_absent && !self.field.null_is_value {
             deserializer.deserialize_option(self)
+        } else {
+            self.value(deserializer)
         }
     }
 }
@@ -293,11 +295,7 @@ impl<'de> Visitor<'de> for FieldSeed<'_, '_, '_> {
     }
 
     fn visit_none<E: de::Error>(self) -> Result<(), E> {
-        if self.encoder.checks.null_is_absent {
-            Ok(())
-        } else {
-            Err(whole_way())
-        }
+        Ok(())
     }
 
     fn visit_some<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
