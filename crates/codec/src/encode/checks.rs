@@ -65,10 +65,10 @@ pub(super) enum Check {
     Str { digits: Option<KnownPattern> },
     /// A string among these names.
     Enum(KeyMap<()>),
-    /// A well-known type written as a string (Timestamp, Duration, FieldMask), of message plan
-    /// `message`; the string must match `pattern` when there is one.
+    /// A well-known type written as a string (Timestamp, Duration, FieldMask); the string
+    /// must match `pattern` when there is one.
     WktText {
-        message: usize,
+        wkt: Wkt,
         pattern: Option<KnownPattern>,
     },
     /// A wrapper (`google.protobuf.Int64Value`…) of message plan `message`: its scalar, checked
@@ -209,10 +209,9 @@ impl Loose<'_> {
             return;
         };
         let check = match message_plan.wkt {
-            Some(Wkt::Timestamp | Wkt::Duration | Wkt::FieldMask) => Check::WktText {
-                message,
-                pattern: None,
-            },
+            Some(wkt @ (Wkt::Timestamp | Wkt::Duration | Wkt::FieldMask)) => {
+                Check::WktText { wkt, pattern: None }
+            }
             Some(Wkt::Wrapper) => Check::Wrapper {
                 message,
                 value: LOOSE,
@@ -426,15 +425,8 @@ impl<'a> Compiler<'a> {
             });
             match pattern {
                 _ if !of_type(keywords, "string") => Check::Unsupported,
-                Some(pattern) if written == Some(Some(pattern)) => Check::WktText {
-                    message,
-                    pattern: Some(pattern),
-                },
-                None => Check::WktText {
-                    message,
-                    pattern: None,
-                },
-                Some(_) => Check::Unsupported,
+                Some(known) if written != Some(Some(known)) => Check::Unsupported,
+                pattern => Check::WktText { wkt, pattern },
             }
         };
         match wkt {

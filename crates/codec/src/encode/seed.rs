@@ -10,9 +10,7 @@ use super::plan::{EncodePlan, FieldPlan, KeyMap, Shape, ValueKind};
 use super::scalar::{Json, close, map_key, open, scalar_field, scalar_raw};
 use super::well_known::{JsonSeed, WktTextSeed};
 use super::{MAP_VALUE, MAX_DEPTH};
-
-/// The field of a wrapper's scalar (`google/protobuf/wrappers.proto`).
-const WRAPPER_VALUE: u32 = 1;
+use crate::well_known::number;
 
 /// The state of one encoding: the plan and checks it follows and the bytes written.
 pub(super) struct Encoder<'p> {
@@ -112,9 +110,9 @@ impl<'de> DeserializeSeed<'de> for BodySeed<'_, '_> {
     fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
         let encoder = self.encoder;
         match *encoder.check(self.check) {
-            Check::WktText { message, pattern } => deserializer.deserialize_str(WktTextSeed {
+            Check::WktText { wkt, pattern } => deserializer.deserialize_str(WktTextSeed {
                 encoder,
-                message,
+                wkt,
                 pattern,
             }),
             // The wrapped scalar as a field of its own (`value`, 1), a default left out.
@@ -124,7 +122,7 @@ impl<'de> DeserializeSeed<'de> for BodySeed<'_, '_> {
                 let kind = ValueKind::Scalar(wrapped.ok_or_else(whole_way)?);
                 ValueSeed {
                     encoder,
-                    number: Some(WRAPPER_VALUE),
+                    number: Some(number::WRAPPER_VALUE),
                     kind: &kind,
                     presence: false,
                     check: value,

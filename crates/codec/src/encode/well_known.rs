@@ -1,41 +1,23 @@
-//! The well-known types' JSON forms, as prost-reflect reads them: Timestamp, Duration and
-//! FieldMask as their strings (Timestamp and Duration parsed by `prost_types`, range-checked
-//! as prost-reflect does), and `Struct`, `ListValue` and `Value` as any JSON of their shape.
-//! Wrappers are their scalar and `Empty` is `{}` (`seed.rs`); `Any` is left to the old path.
+//! The encoder's seeds of the well-known types' JSON forms ([`crate::well_known`]):
+//! Timestamp, Duration and FieldMask as their strings, and `Struct`, `ListValue` and `Value` as
+//! any JSON of their shape. Wrappers are their scalar and `Empty` is `{}` (`seed.rs`); `Any` is
+//! left to the old path.
 
 use std::borrow::Cow;
 
-use prost::Message as _;
 use prost::encoding::{WireType, encode_key};
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 
-use super::scalar::{self, close, open, string_field};
+use super::scalar::{close, open, string_field};
 use super::seed::{Encoder, whole_way};
 use super::{MAP_KEY, MAP_VALUE};
-use crate::{Wkt, patterns::KnownPattern};
+use crate::patterns::KnownPattern;
+use crate::well_known::{self, Wkt, number};
 
-/// Field numbers of `google/protobuf/struct.proto` and `field_mask.proto`.
-mod number {
-    /// `Struct.fields`, a `map<string, Value>`.
-    pub(super) const STRUCT_FIELDS: u32 = 1;
-    /// `ListValue.values`.
-    pub(super) const LIST_VALUES: u32 = 1;
-    /// `FieldMask.paths`.
-    pub(super) const FIELD_MASK_PATHS: u32 = 1;
-    /// The members of `Value.kind`.
-    pub(super) const NULL_VALUE: u32 = 1;
-    pub(super) const NUMBER_VALUE: u32 = 2;
-    pub(super) const STRING_VALUE: u32 = 3;
-    pub(super) const BOOL_VALUE: u32 = 4;
-    pub(super) const STRUCT_VALUE: u32 = 5;
-    pub(super) const LIST_VALUE: u32 = 6;
-}
-
-/// A Timestamp, Duration or FieldMask string of message plan `message`, matching `pattern`
-/// when there is one.
+/// A Timestamp, Duration or FieldMask (`wkt`) string, matching `pattern` when there is one.
 pub(super) struct WktTextSeed<'e, 'p> {
     pub(super) encoder: &'e mut Encoder<'p>,
-    pub(super) message: usize,
+    pub(super) wkt: Wkt,
     pub(super) pattern: Option<KnownPattern>,
 }
 
@@ -50,73 +32,21 @@ impl<'de> Visitor<'de> for WktTextSeed<'_, '_> {
         if self.pattern.is_some_and(|pattern| !pattern.matches(text)) {
             return Err(whole_way());
         }
-        let plan = self.encoder.plan;
-        let wkt = plan.messages.get(self.message).and_then(|m| m.wkt);
         let buf = &mut self.encoder.buf;
-        match wkt {
-            Some(Wkt::Timestamp) => timestamp(text, buf),
-            Some(Wkt::Duration) => duration(text, buf),
-            Some(Wkt::FieldMask) => field_mask(text, buf),
-            _ => None,
+        match self.wkt {
+            Wkt::FieldMask => well_known::field_mask_from_json(text, buf),
+            wkt => well_known::time_from_json(wkt, text, buf),
         }
         .ok_or_else(whole_way)
     }
-}
-
-/// A Timestamp's body from its RFC 3339 text.
-fn timestamp(text: &str, buf: &mut Vec<u8>) -> Option<()> {
-    if !scalar::strict_rfc3339(text) {
-        return None;
-    }
-    let timestamp: prost_types::Timestamp = text.parse().ok()?;
-    if timestamp.seconds < scalar::MIN_TIMESTAMP_SECONDS
-        || scalar::MAX_TIMESTAMP_SECONDS < timestamp.seconds
-    {
-        return None;
-    }
-    timestamp.encode_raw(buf);
-    Some(())
-}
-
-/// A Duration's body from its text (`"1.5s"`).
-fn duration(text: &str, buf: &mut Vec<u8>) -> Option<()> {
-    let duration: prost_types::Duration = text.parse().ok()?;
-    if duration.seconds.unsigned_abs() > scalar::MAX_DURATION_SECONDS
-        || duration.nanos.unsigned_abs() > scalar::MAX_DURATION_NANOS
-    {
-        return None;
-    }
-    duration.encode_raw(buf);
-    Some(())
-}
-
-/// A FieldMask's body from its comma-separated lowerCamel paths.
-fn field_mask(text: &str, buf: &mut Vec<u8>) -> Option<()> {
-    let mut path = String::new();
-    for part in text.split(',').filter(|p| !p.is_empty()) {
-        path.clear();
-        scalar::field_mask_path(part, &mut path)?;
-        string_field(buf, number::FIELD_MASK_PATHS, &path);
-    }
-    Some(())
-}
-
-/// Which JSON a [`JsonSeed`] reads.
-#[derive(Clone, Copy)]
-enum Shape {
-    /// A `Struct`'s body: an object.
-    Struct,
-    /// A `ListValue`'s body: an array.
-    List,
-    /// A `Value`'s body: any JSON.
-    Value,
 }
 
 /// `Struct`, `ListValue` or `Value`: any JSON of its shape, one level deeper per value and per
 /// container, as the old path's decoder counts them.
 pub(super) struct JsonSeed<'e, 'p> {
     encoder: &'e mut Encoder<'p>,
-    shape: Shape,
+    /// `Struct` (an object), `ListValue` (an array) or `Value` (any JSON).
+    wkt: Wkt,
 }
 
 impl JsonSeed<'_, '_> {
@@ -127,20 +57,15 @@ impl JsonSeed<'_, '_> {
         deserializer: D,
     ) -> Result<(), D::Error> {
         encoder.enter()?;
-        let shape = match wkt {
-            Wkt::Struct => Shape::Struct,
-            Wkt::ListValue => Shape::List,
-            Wkt::Value => Shape::Value,
-            _ => return Err(whole_way()),
-        };
         let seed = JsonSeed {
             encoder: &mut *encoder,
-            shape,
+            wkt,
         };
-        match shape {
-            Shape::Struct => deserializer.deserialize_map(seed)?,
-            Shape::List => deserializer.deserialize_seq(seed)?,
-            Shape::Value => deserializer.deserialize_any(seed)?,
+        match wkt {
+            Wkt::Struct => deserializer.deserialize_map(seed)?,
+            Wkt::ListValue => deserializer.deserialize_seq(seed)?,
+            Wkt::Value => deserializer.deserialize_any(seed)?,
+            _ => return Err(whole_way()),
         }
         encoder.leave();
         Ok(())
@@ -157,7 +82,7 @@ impl JsonSeed<'_, '_> {
         encoder.enter()?;
         deserializer.deserialize_any(JsonSeed {
             encoder: &mut *encoder,
-            shape: Shape::Value,
+            wkt: Wkt::Value,
         })?;
         encoder.leave();
         close(&mut encoder.buf, start).ok_or_else(whole_way)
@@ -170,7 +95,7 @@ impl JsonSeed<'_, '_> {
         wire: WireType,
         write: impl FnOnce(&mut Vec<u8>),
     ) -> Result<(), E> {
-        if !matches!(self.shape, Shape::Value) {
+        if self.wkt != Wkt::Value {
             return Err(whole_way());
         }
         encode_key(number, wire, &mut self.encoder.buf);
@@ -191,7 +116,7 @@ impl JsonSeed<'_, '_> {
         fill: impl FnOnce(&mut Encoder<'_>) -> Result<(), E>,
     ) -> Result<(), E> {
         let encoder = self.encoder;
-        if matches!(self.shape, Shape::Value) {
+        if self.wkt == Wkt::Value {
             encode_key(number, WireType::LengthDelimited, &mut encoder.buf);
             let start = open(&mut encoder.buf);
             encoder.enter()?;
@@ -248,7 +173,7 @@ impl<'de> Visitor<'de> for JsonSeed<'_, '_> {
     }
 
     fn visit_str<E: de::Error>(self, text: &str) -> Result<(), E> {
-        if !matches!(self.shape, Shape::Value) {
+        if self.wkt != Wkt::Value {
             return Err(whole_way());
         }
         string_field(&mut self.encoder.buf, number::STRING_VALUE, text);
@@ -256,7 +181,7 @@ impl<'de> Visitor<'de> for JsonSeed<'_, '_> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        if matches!(self.shape, Shape::List) {
+        if self.wkt == Wkt::ListValue {
             return Err(whole_way());
         }
         self.container(number::STRUCT_VALUE, |encoder| {
@@ -282,7 +207,7 @@ impl<'de> Visitor<'de> for JsonSeed<'_, '_> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        if matches!(self.shape, Shape::Struct) {
+        if self.wkt == Wkt::Struct {
             return Err(whole_way());
         }
         self.container(number::LIST_VALUE, |encoder| {
