@@ -1,4 +1,4 @@
-//! The decoding of [`super::decode`] written as JSON text, with no `serde_json::Value` for a
+//! The decoding of [`super::message`] written as JSON text, with no `serde_json::Value` for a
 //! message, its singular scalars and its singular messages: byte for byte what
 //! `serde_json::to_vec` writes of the `Value` that [`super::message::message`] gives.
 //!

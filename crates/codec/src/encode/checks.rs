@@ -30,7 +30,7 @@ pub(super) struct Prop {
     pub(super) check: usize,
 }
 
-/// The check of one value. Indexes are into [`TextChecks::checks`].
+/// The check of one value. Indexes are into [`Checks::checks`].
 #[derive(Debug)]
 pub(super) enum Check {
     /// Left to the whole way.
