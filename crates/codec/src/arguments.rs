@@ -3,8 +3,9 @@
 //! Two ways, one answer:
 //!
 //! - **Canonical arguments** (the shape the listed schema describes, which a model that follows
-//!   the schema sends) are validated as they came and encoded in one pass
-//!   ([`fast_from_json`]). Normalisation would give them back unchanged, in bytes.
+//!   the schema sends) are encoded in one pass ([`encode`]) as they came: checked as they are
+//!   read by the schema's checks when these take them all, else validated first.
+//!   Normalisation would give them back unchanged, in bytes.
 //! - **Anything else** (loose forms: enum numbers, `null` for absent, URL-safe base64, a flat
 //!   oneof, JSON sent as a string…; arguments with problems; what the one-pass encoder leaves)
 //!   takes the whole way: normalise to the canonical shape (reporting what cannot be),
@@ -22,7 +23,7 @@ use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
 use crate::{
-    fast_from_json, fast_from_text,
+    encode,
     from_json::{message_from_json, root_from_json},
     normalize::{NormalizeOptions, normalize_arguments},
     path::{JsonPath, Problem},
@@ -67,6 +68,9 @@ impl Arguments<'_> {
     ) -> Result<Vec<Bytes>, Vec<Problem>> {
         let args = if canonical_first {
             let value = Value::Object(args);
+            if let Some(requests) = self.encode_checked(&value, max_depth) {
+                return Ok(requests);
+            }
             let valid = validate::problems(self.validator, &value, &[]).is_empty()
                 && self
                     .deep
@@ -130,21 +134,39 @@ impl Arguments<'_> {
             return None;
         }
         let plan = self.plans.encode(self.input);
-        let checks = self.plans.text(self.input, self.validator);
-        fast_from_text::encode(plan, checks, text, max_depth).map(Bytes::from)
+        let checks = self.plans.schema(self.input, self.validator);
+        encode::from_text(plan, checks, text, max_depth).map(Bytes::from)
+    }
+
+    /// Arguments the schema's checks take (canonical, valid), encoded in one pass without a
+    /// validator pass, as [`Arguments::encode_text`] encodes them from text; `None` where the
+    /// checks leave them to the validator: a streaming input, a shrunk schema, anything the
+    /// encoder is not sure of.
+    fn encode_checked(&self, args: &Value, max_depth: usize) -> Option<Vec<Bytes>> {
+        if self.streaming || !self.deep.is_none() {
+            return None;
+        }
+        let plan = self.plans.encode(self.input);
+        let checks = self.plans.schema(self.input, self.validator);
+        encode::from_value(plan, checks, args, true, max_depth)
+            .map(|bytes| vec![Bytes::from(bytes)])
     }
 
     /// Canonical arguments encoded by the one-pass encoder, or `None` where it leaves them.
     fn encode_in_one_pass(&self, canonical: &Value) -> Option<Vec<Bytes>> {
         let plan = self.plans.encode(self.input);
+        let checks = self.plans.loose(self.input);
         if !self.streaming {
-            return fast_from_json::encode_root(plan, canonical)
+            return encode::from_value(plan, checks, canonical, true, encode::MAX_DEPTH)
                 .map(|bytes| vec![Bytes::from(bytes)]);
         }
         match canonical.get("messages") {
             Some(Value::Array(items)) => items
                 .iter()
-                .map(|item| fast_from_json::encode_message(plan, item).map(Bytes::from))
+                .map(|item| {
+                    encode::from_value(plan, checks, item, false, encode::MAX_DEPTH)
+                        .map(Bytes::from)
+                })
                 .collect(),
             _ => Some(Vec::new()),
         }
@@ -155,8 +177,11 @@ impl Arguments<'_> {
     fn encode_canonical(&self, canonical: Value) -> Result<Vec<Bytes>, Problem> {
         let undecodable = |path: JsonPath, message: String| Problem { path, message };
         let plan = self.plans.encode(self.input);
+        let checks = self.plans.loose(self.input);
         if !self.streaming {
-            if let Some(bytes) = fast_from_json::encode_root(plan, &canonical) {
+            if let Some(bytes) =
+                encode::from_value(plan, checks, &canonical, true, encode::MAX_DEPTH)
+            {
                 return Ok(vec![Bytes::from(bytes)]);
             }
             let message = root_from_json(self.input, canonical)
@@ -177,7 +202,9 @@ impl Arguments<'_> {
                 let mut path = JsonPath::default();
                 path.push_key("messages");
                 path.push_index(index);
-                if let Some(bytes) = fast_from_json::encode_message(plan, &item) {
+                if let Some(bytes) =
+                    encode::from_value(plan, checks, &item, false, encode::MAX_DEPTH)
+                {
                     return Ok(Bytes::from(bytes));
                 }
                 message_from_json(self.input, item)

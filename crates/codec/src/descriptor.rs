@@ -1,72 +1,10 @@
-//! What the JSON mapping needs to know of descriptors: the well-known types, the property
-//! names of fields and oneofs, and the lookups a loose key needs.
+//! What the JSON mapping needs to know of descriptors: the property names of fields and
+//! oneofs, and the lookups a loose key needs.
 
 use std::borrow::Cow;
 
 use prost_reflect::{FieldDescriptor, Kind, MessageDescriptor, OneofDescriptor};
 use serde_json::Value;
-
-/// Well-known types whose JSON mapping is special.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Wkt {
-    Any,
-    Timestamp,
-    Duration,
-    FieldMask,
-    Struct,
-    Value,
-    ListValue,
-    Empty,
-    /// One of the nine `google.protobuf.*Value` wrappers.
-    Wrapper,
-}
-
-impl Wkt {
-    pub(crate) fn of(desc: &MessageDescriptor) -> Option<Self> {
-        Some(match desc.full_name() {
-            "google.protobuf.Any" => Self::Any,
-            "google.protobuf.Timestamp" => Self::Timestamp,
-            "google.protobuf.Duration" => Self::Duration,
-            "google.protobuf.FieldMask" => Self::FieldMask,
-            "google.protobuf.Struct" => Self::Struct,
-            "google.protobuf.Value" => Self::Value,
-            "google.protobuf.ListValue" => Self::ListValue,
-            "google.protobuf.Empty" => Self::Empty,
-            "google.protobuf.DoubleValue"
-            | "google.protobuf.FloatValue"
-            | "google.protobuf.Int64Value"
-            | "google.protobuf.UInt64Value"
-            | "google.protobuf.Int32Value"
-            | "google.protobuf.UInt32Value"
-            | "google.protobuf.BoolValue"
-            | "google.protobuf.StringValue"
-            | "google.protobuf.BytesValue" => Self::Wrapper,
-            _ => return None,
-        })
-    }
-
-    /// Whether a tool whose RPC message is this type wraps it as `{"value": …}` (docs/design.md §4.1):
-    /// its JSON is not an object.
-    pub(crate) fn is_value_wrapped_root(self) -> bool {
-        !matches!(self, Self::Any | Self::Struct | Self::Empty)
-    }
-}
-
-/// `value` as a tool root: wrapped as `{"value": …}` when `wrapped` (a value-like well-known
-/// type, see [`Wkt::is_value_wrapped_root`]), else itself.
-pub(crate) fn as_root(value: Value, wrapped: bool) -> Value {
-    if !wrapped {
-        return value;
-    }
-    let mut root = serde_json::Map::with_capacity(1);
-    root.insert("value".to_owned(), value);
-    Value::Object(root)
-}
-
-/// Whether the tool root for `desc` is `{"value": <json>}` rather than the message itself.
-pub(crate) fn is_value_wrapped_root(desc: &MessageDescriptor) -> bool {
-    Wkt::of(desc).is_some_and(Wkt::is_value_wrapped_root)
-}
 
 /// The oneof a field belongs to, unless it is a proto3 `optional` (synthetic oneof): those
 /// are plain fields in the JSON shape.

@@ -19,10 +19,9 @@
 //! Every walker is descriptor-driven and checks the nesting depth before it recurses.
 
 mod arguments;
+mod decode;
 mod descriptor;
-mod fast_from_json;
-mod fast_from_text;
-mod fast_to_json;
+mod encode;
 mod from_json;
 mod measure;
 mod normalize;
@@ -33,8 +32,10 @@ mod response;
 mod scalar_kind;
 mod to_json;
 mod validate;
+mod well_known;
 
 pub(crate) use descriptor::*;
+pub(crate) use well_known::{Wkt, as_root, is_value_wrapped_root};
 
 pub use arguments::{Arguments, parse};
 pub use measure::depth_within;
@@ -48,8 +49,8 @@ pub use validate::{DeepCheck, Validator, check_schema, compile};
 /// the one to the other (`e2e/tests/transcode_*.rs`). Not for applications.
 #[cfg(feature = "differential")]
 pub mod differential {
-    pub use crate::fast_from_json::check as request;
-    pub use crate::fast_to_json::check as response;
+    pub use crate::decode::check as response;
+    pub use crate::encode::check as request;
 }
 
 #[cfg(test)]

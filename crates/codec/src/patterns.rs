@@ -1,6 +1,6 @@
 //! The string patterns the schema generator writes, checked by hand exactly as their regular
 //! expressions read (the tests hold each to its expression). The input validator checks these
-//! without a regular expression engine, and the text encoder checks them as it reads.
+//! without a regular expression engine, and the encoder checks them as it reads.
 
 use tonic_mcp_schema::json_schema::wkt::{
     DURATION_PATTERN, FIELD_MASK_PATTERN, SIGNED_KEY_PATTERN, SIGNED_PATTERN, UNSIGNED_KEY_PATTERN,

@@ -5,7 +5,8 @@ use std::{borrow::Cow, sync::OnceLock};
 use prost_reflect::MessageDescriptor;
 
 use super::{
-    fast_from_json::EncodePlan, fast_from_text::TextChecks, fast_to_json::DecodePlan,
+    decode::DecodePlan,
+    encode::{Checks, EncodePlan},
     validate::Validator,
 };
 
@@ -16,7 +17,8 @@ use super::{
 pub struct Plans {
     encode: OnceLock<Box<EncodePlan>>,
     decode: OnceLock<Box<DecodePlan>>,
-    text: OnceLock<Box<TextChecks>>,
+    schema: OnceLock<Box<Checks>>,
+    loose: OnceLock<Box<Checks>>,
 }
 
 impl Plans {
@@ -25,11 +27,16 @@ impl Plans {
         self.encode.get_or_init(|| Box::new(EncodePlan::new(input)))
     }
 
-    /// The text encoder's checks of `validator` (the tool's input schema compiled, for
-    /// `input`).
-    pub(crate) fn text(&self, input: &MessageDescriptor, validator: &Validator) -> &TextChecks {
-        self.text
-            .get_or_init(|| Box::new(TextChecks::new(self.encode(input), validator)))
+    /// The encoder's checks of `validator` (the tool's input schema compiled, for `input`).
+    pub(crate) fn schema(&self, input: &MessageDescriptor, validator: &Validator) -> &Checks {
+        self.schema
+            .get_or_init(|| Box::new(Checks::new(self.encode(input), validator)))
+    }
+
+    /// The encoder's checks of `input`'s type alone, for arguments the validator has passed.
+    pub(crate) fn loose(&self, input: &MessageDescriptor) -> &Checks {
+        self.loose
+            .get_or_init(|| Box::new(Checks::loose(self.encode(input))))
     }
 
     /// The response decoder's plan of `output`, clearing the `omitted` fields.

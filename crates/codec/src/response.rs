@@ -1,7 +1,7 @@
 //! A tool's response messages → the JSON its output schema describes.
 //!
 //! Each message is decoded in one pass when the one-pass decoder can answer exactly
-//! ([`fast_to_json`]), else through prost-reflect ([`to_json`]), which also words the errors.
+//! ([`decode`]), else through prost-reflect ([`to_json`]), which also words the errors.
 //! A differential test (`e2e/tests/transcode_response.rs`) holds the first to the second.
 
 use std::borrow::Cow;
@@ -11,7 +11,7 @@ use prost_reflect::{DynamicMessage, MessageDescriptor};
 use serde_json::Value;
 
 use crate::{
-    fast_to_json,
+    decode,
     plans::Plans,
     to_json::{self, ToJsonOptions, clear_omitted},
 };
@@ -43,9 +43,9 @@ impl Response<'_> {
         if let Some(plans) = self.plans {
             let plan = plans.decode(self.output, self.omitted);
             let fast = if self.streaming {
-                fast_to_json::message_to_json(plan, bytes, self.options)
+                decode::message_to_json(plan, bytes, self.options)
             } else {
-                fast_to_json::root_to_json(plan, bytes, self.options)
+                decode::root_to_json(plan, bytes, self.options)
             };
             if let Some(value) = fast {
                 return Ok(value);
@@ -73,6 +73,6 @@ impl Response<'_> {
     /// or `None` where the one-pass writer is not sure of them (then [`Response::decode`]).
     pub fn decode_text(&self, bytes: &[u8]) -> Option<String> {
         let plan = self.plans?.decode(self.output, self.omitted);
-        fast_to_json::root_to_text(plan, bytes, self.options)
+        decode::root_to_text(plan, bytes, self.options)
     }
 }

@@ -1,4 +1,4 @@
-//! Differential tests of the single-pass request encoder (`crates/codec/src/fast_from_json`) against the
+//! Differential tests of the single-pass request encoder (`crates/codec/src/encode`) against the
 //! old path (`root_from_json` / `message_from_json` → `DynamicMessage` → `encode_to_vec`):
 //!
 //! 1. **Valid input:** arguments generated from every testdata tool's `inputSchema`

@@ -1,4 +1,4 @@
-//! The single-pass response decoder (`crates/codec/src/fast_to_json`) against the old path
+//! The single-pass response decoder (`crates/codec/src/decode`) against the old path
 //! (`DynamicMessage::decode`, `clear_omitted`, protojson, canonical reshaping): for every
 //! message type of `testdata/`, random messages, their merges (two encodings concatenated),
 //! truncated and mutated bytes, with every option combination, as a root and as a stream

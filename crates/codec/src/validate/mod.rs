@@ -113,7 +113,7 @@ impl Validator {
         self.nodes.valid(0, instance)
     }
 
-    /// The compiled schema, for the text encoder's checks.
+    /// The compiled schema, for the encoder's checks (`encode::checks`).
     pub(crate) fn nodes(&self) -> &schema::Nodes {
         &self.nodes
     }

@@ -1,5 +1,6 @@
-//! What a tool's input schema asks of each value, compiled once, for the text encoder, from
-//! the input validator's compiled schema (one reading of the schema for both).
+//! What a tool's input schema asks of each value, compiled once from the input validator's
+//! compiled schema (one reading of the schema for both); and what its type alone asks
+//! ([`Checks::loose`]), for values the validator has passed.
 //!
 //! Only the keywords this module knows are taken, each for exactly what the validator checks
 //! with it. A schema node with any other keyword (`oneOf` outside a oneof, `minLength`,
@@ -13,10 +14,9 @@ use std::collections::HashMap;
 
 use serde_json::{Number, Value};
 
-use super::super::Wkt;
-use super::super::fast_from_json::plan::{
-    EncodePlan, FieldPlan, KeyMap, Scalar, Shape, Target, ValueKind,
-};
+use super::plan::{EncodePlan, FieldPlan, KeyMap, Scalar, Shape, Target, ValueKind};
+use super::scalar::{self, Json};
+use crate::Wkt;
 use crate::patterns::KnownPattern;
 use crate::validate::{
     Validator,
@@ -30,11 +30,15 @@ pub(super) struct Prop {
     pub(super) check: usize,
 }
 
-/// The check of one value. Indexes are into [`TextChecks::checks`].
+/// The check of one value. Indexes are into [`Checks::checks`].
 #[derive(Debug)]
 pub(super) enum Check {
     /// Left to the whole way.
     Unsupported,
+    /// A scalar or enum in any form prost-reflect reads (the type's checks only).
+    Loose,
+    /// `Struct`, `Value` or `ListValue`: any JSON of its shape (the type's checks only).
+    Json(Wkt),
     /// A message of plan `message`: an object of these properties (and no other).
     Message {
         message: usize,
@@ -45,7 +49,8 @@ pub(super) enum Check {
     },
     /// An array, each item checked by `items`.
     List { items: usize },
-    /// An object of string keys, each value checked by `values`.
+    /// An object whose keys are the map's (strings, or integers or booleans in canonical text
+    /// for the type's checks), each value checked by `values`.
     Map { values: usize },
     /// A JSON integer (no fraction, no exponent) within the bounds.
     Integer {
@@ -60,10 +65,10 @@ pub(super) enum Check {
     Str { digits: Option<KnownPattern> },
     /// A string among these names.
     Enum(KeyMap<()>),
-    /// A well-known type written as a string (Timestamp, Duration, FieldMask), of message plan
-    /// `message`; the string must match `pattern` when there is one.
+    /// A well-known type written as a string (Timestamp, Duration, FieldMask); the string
+    /// must match `pattern` when there is one.
     WktText {
-        message: usize,
+        wkt: Wkt,
         pattern: Option<KnownPattern>,
     },
     /// A wrapper (`google.protobuf.Int64Value`…) of message plan `message`: its scalar, checked
@@ -75,53 +80,55 @@ pub(super) enum Check {
 }
 
 impl Check {
-    /// Whether the check takes a JSON integer: an `integer` within its bounds, or a `number`.
-    pub(super) fn takes_integer(&self, exact: i128) -> bool {
-        match self {
-            Check::Integer { min, max } => {
-                min.is_none_or(|min| exact >= min) && max.is_none_or(|max| exact <= max)
+    /// Whether the check takes the scalar `value`: [`Check::Loose`] takes what the reader of
+    /// its kind does (`scalar.rs`); an `integer` a JSON integer within its bounds; a `number`
+    /// any JSON number; a string check a string (of the digit pattern when it has one).
+    pub(super) fn takes(&self, value: Json<'_>) -> bool {
+        let within = |exact: i128, min: &Option<i128>, max: &Option<i128>| {
+            min.is_none_or(|min| exact >= min) && max.is_none_or(|max| exact <= max)
+        };
+        match (self, value) {
+            (Check::Loose, _)
+            | (Check::Bool, Json::Bool(_))
+            | (Check::Number, Json::U64(_) | Json::I64(_) | Json::F64(_)) => true,
+            (Check::Integer { min, max }, Json::U64(u)) => within(i128::from(u), min, max),
+            (Check::Integer { min, max }, Json::I64(i)) => within(i128::from(i), min, max),
+            (Check::Str { digits }, Json::Str(text)) => {
+                digits.is_none_or(|digits| digits.matches(text))
             }
-            Check::Number => true,
             _ => false,
         }
     }
 
-    /// The number of the enum value named `text`, when the check takes the name.
-    pub(super) fn enum_number(&self, kind: &ValueKind, text: &str) -> Option<i32> {
-        match (self, kind) {
-            (Check::Enum(names), ValueKind::Enum { desc, .. }) if names.contains_key(text) => {
-                desc.get_value_by_name(text).map(|value| value.number())
-            }
-            _ => None,
-        }
-    }
-
-    /// The number the decimal `text` of a 64-bit integer stands for (`str::parse`, as the
-    /// whole way reads such a string), when the check takes it.
-    pub(super) fn digits_number(&self, kind: Scalar, text: &str) -> Option<Number> {
-        let Check::Str { digits } = self else {
+    /// The number of the enum value `value` stands for, when the check takes it: a name of the
+    /// schema's list, or (loose) whatever prost-reflect reads as one.
+    pub(super) fn enum_number(&self, kind: &ValueKind, value: Json<'_>) -> Option<i32> {
+        let ValueKind::Enum {
+            desc, null_value, ..
+        } = kind
+        else {
             return None;
         };
-        if digits.is_some_and(|digits| !digits.matches(text)) {
-            return None;
-        }
-        match kind {
-            Scalar::Int64 | Scalar::Sint64 | Scalar::Sfixed64 => {
-                text.parse::<i64>().ok().map(Number::from)
+        match (self, value) {
+            (Check::Enum(names), Json::Str(text)) if names.contains_key(text) => {
+                desc.get_value_by_name(text).map(|value| value.number())
             }
-            Scalar::Uint64 | Scalar::Fixed64 => text.parse::<u64>().ok().map(Number::from),
+            (Check::Loose, value) => scalar::enum_number(desc, *null_value, value),
             _ => None,
         }
     }
 }
 
-/// The checks of one tool's input schema; index 0 is the root's.
+/// The checks of one tool's input: its schema's, or its type's ([`Checks::loose`]); index 0
+/// is the root's.
 #[derive(Debug)]
-pub(crate) struct TextChecks {
+pub(crate) struct Checks {
     pub(super) checks: Vec<Check>,
+    /// `null` is an absent field (the type's checks), not a value to refuse.
+    pub(super) null_is_absent: bool,
 }
 
-impl TextChecks {
+impl Checks {
     /// Compiles the checks of `validator` (the tool's input schema, compiled) against `plan`
     /// (its input type's).
     pub(crate) fn new(plan: &EncodePlan, validator: &Validator) -> Self {
@@ -140,6 +147,134 @@ impl TextChecks {
         compiler.set(root, check);
         Self {
             checks: compiler.checks,
+            null_is_absent: false,
+        }
+    }
+
+    /// The checks of `plan`'s type alone, for canonical arguments the validator has passed:
+    /// every value in each form prost-reflect reads from a `Value`, every property key the
+    /// plan resolves.
+    pub(crate) fn loose(plan: &EncodePlan) -> Self {
+        let mut loose = Loose {
+            plan,
+            messages: vec![None; plan.messages.len()],
+            // The root's check, then the scalars' and enums', shared.
+            checks: vec![Check::Unsupported, Check::Loose],
+        };
+        if let Some(root) = loose.messages.first_mut() {
+            *root = Some(0);
+        }
+        loose.compile(0, 0);
+        Self {
+            checks: loose.checks,
+            null_is_absent: true,
+        }
+    }
+}
+
+/// Where [`Checks::loose`] keeps [`Check::Loose`] (the root's check is first).
+const LOOSE: usize = 1;
+
+/// The compiler of the type's checks.
+struct Loose<'a> {
+    plan: &'a EncodePlan,
+    /// Message plan → its check.
+    messages: Vec<Option<usize>>,
+    checks: Vec<Check>,
+}
+
+impl Loose<'_> {
+    fn push(&mut self, check: Check) -> usize {
+        self.checks.push(check);
+        self.checks.len() - 1
+    }
+
+    /// The check of message plan `message`, compiled once (recursive types refer to it).
+    fn message(&mut self, message: usize) -> usize {
+        if let Some(Some(index)) = self.messages.get(message) {
+            return *index;
+        }
+        let index = self.push(Check::Unsupported);
+        if let Some(slot) = self.messages.get_mut(message) {
+            *slot = Some(index);
+        }
+        self.compile(message, index);
+        index
+    }
+
+    /// Compiles the check of message plan `message` into `index`.
+    fn compile(&mut self, message: usize, index: usize) {
+        let plan = self.plan;
+        let Some(message_plan) = plan.messages.get(message) else {
+            return;
+        };
+        let check = match message_plan.wkt {
+            Some(wkt @ (Wkt::Timestamp | Wkt::Duration | Wkt::FieldMask)) => {
+                Check::WktText { wkt, pattern: None }
+            }
+            Some(Wkt::Wrapper) => Check::Wrapper {
+                message,
+                value: LOOSE,
+            },
+            Some(wkt @ (Wkt::Struct | Wkt::Value | Wkt::ListValue)) => Check::Json(wkt),
+            Some(Wkt::Any) => Check::Unsupported,
+            Some(Wkt::Empty) | None => {
+                let mut props = KeyMap::default();
+                for (key, target) in &message_plan.keys {
+                    let prop = match *target {
+                        Target::Field(field) => Prop {
+                            field,
+                            check: self.field(message_plan.fields.get(field)),
+                        },
+                        Target::Oneof(oneof) => {
+                            let mut members = KeyMap::default();
+                            for (key, &field) in
+                                message_plan.oneofs.get(oneof).into_iter().flatten()
+                            {
+                                let check = self.field(message_plan.fields.get(field));
+                                members.insert(key.clone(), Prop { field, check });
+                            }
+                            Prop {
+                                field: usize::MAX,
+                                check: self.push(Check::Oneof(members)),
+                            }
+                        }
+                    };
+                    props.insert(key.clone(), prop);
+                }
+                Check::Message {
+                    message,
+                    props,
+                    required: Box::default(),
+                }
+            }
+        };
+        if let Some(slot) = self.checks.get_mut(index) {
+            *slot = check;
+        }
+    }
+
+    /// The check of a field's value: a single value, a list or a map.
+    fn field(&mut self, field: Option<&FieldPlan>) -> usize {
+        let Some(field) = field.filter(|field| field.usable) else {
+            return self.push(Check::Unsupported);
+        };
+        let value = |this: &mut Self, kind: &ValueKind| match kind {
+            ValueKind::Message(message) => this.message(*message),
+            ValueKind::Scalar(_) | ValueKind::Enum { .. } => LOOSE,
+        };
+        match &field.shape {
+            Shape::Single => value(self, &field.kind),
+            Shape::List { .. } => {
+                let items = value(self, &field.kind);
+                self.push(Check::List { items })
+            }
+            Shape::Map {
+                value: map_value, ..
+            } => {
+                let values = value(self, map_value);
+                self.push(Check::Map { values })
+            }
         }
     }
 }
@@ -290,15 +425,8 @@ impl<'a> Compiler<'a> {
             });
             match pattern {
                 _ if !of_type(keywords, "string") => Check::Unsupported,
-                Some(pattern) if written == Some(Some(pattern)) => Check::WktText {
-                    message,
-                    pattern: Some(pattern),
-                },
-                None => Check::WktText {
-                    message,
-                    pattern: None,
-                },
-                Some(_) => Check::Unsupported,
+                Some(known) if written != Some(Some(known)) => Check::Unsupported,
+                pattern => Check::WktText { wkt, pattern },
             }
         };
         match wkt {

@@ -43,7 +43,7 @@
 
 #[cfg(feature = "differential")]
 pub mod check;
-mod decode;
+mod message;
 mod plan;
 mod text;
 mod wire;
@@ -54,7 +54,7 @@ use serde_json::Value;
 
 use super::Wkt;
 use super::to_json::ToJsonOptions;
-use decode::Ctx;
+use message::Ctx;
 use plan::ROOT;
 
 /// A tool root: `Some` of exactly what [`super::to_json::root_to_json`] writes after
@@ -108,5 +108,5 @@ pub(crate) fn message_to_json(
         emit_defaults: options.emit_defaults,
         validating: false,
     };
-    decode::message(ctx, ROOT, bytes, 0)
+    message::message(ctx, ROOT, bytes, 0)
 }

@@ -8,10 +8,10 @@ use std::collections::BTreeMap;
 use base64::{Engine as _, prelude::BASE64_STANDARD};
 use serde_json::{Map, Value};
 
-use super::super::Wkt;
 use super::super::scalar_kind::ScalarKind;
 use super::plan::{DecodePlan, EnumPlan, FieldPlan, MessagePlan, Scalar, Shape, Ty};
 use super::wire::{FIXED32, FIXED64, LEN, Reader, VARINT};
+use crate::well_known::{self, Wkt, number};
 
 /// Deeper messages are left to the old path (prost's recursion limit is 100).
 pub(super) const MAX_DEPTH: usize = 64;
@@ -472,12 +472,6 @@ pub(super) fn map_entry(
 
 // The well-known types.
 
-// prost-reflect's ranges (`check_timestamp`, `check_duration`).
-const MAX_DURATION_SECONDS: u64 = 315_576_000_000;
-const MAX_DURATION_NANOS: u32 = 999_999_999;
-const MIN_TIMESTAMP_SECONDS: i64 = -62_135_596_800;
-const MAX_TIMESTAMP_SECONDS: i64 = 253_402_300_799;
-
 fn well_known(
     ctx: Ctx<'_>,
     wkt: Wkt,
@@ -491,7 +485,9 @@ fn well_known(
         Wkt::Struct => decode_struct(ctx, plan, bytes, depth),
         Wkt::ListValue => {
             let mut slots = scan_cleared(ctx, plan, bytes, depth)?;
-            let slot = plan.field(1).and_then(|index| slots.get_mut(index));
+            let slot = plan
+                .field(number::LIST_VALUES)
+                .and_then(|index| slots.get_mut(index));
             match slot.map(std::mem::take) {
                 Some(Slot::List(items)) => Some(Value::Array(items)),
                 None | Some(Slot::Empty) => Some(Value::Array(Vec::new())),
@@ -513,23 +509,11 @@ fn well_known(
                         None | Some(Slot::Empty) => 0,
                         _ => return None,
                     };
-                    Some(Value::String(if wkt == Wkt::Timestamp {
-                        if !(MIN_TIMESTAMP_SECONDS..=MAX_TIMESTAMP_SECONDS).contains(&seconds) {
-                            return None;
-                        }
-                        prost_types::Timestamp { seconds, nanos }.to_string()
-                    } else {
-                        if seconds.unsigned_abs() > MAX_DURATION_SECONDS
-                            || nanos.unsigned_abs() > MAX_DURATION_NANOS
-                        {
-                            return None;
-                        }
-                        prost_types::Duration { seconds, nanos }.to_string()
-                    }))
+                    well_known::time_to_json(wkt, seconds, nanos).map(Value::String)
                 }
                 Wkt::FieldMask => {
                     let mut out = String::new();
-                    if let Some(Slot::List(paths)) = at(1) {
+                    if let Some(Slot::List(paths)) = at(number::FIELD_MASK_PATHS) {
                         for path in paths {
                             let Value::String(path) = path else {
                                 return None;
@@ -537,12 +521,7 @@ fn well_known(
                             if !out.is_empty() {
                                 out.push(',');
                             }
-                            for (index, part) in path.split('.').enumerate() {
-                                if index > 0 {
-                                    out.push('.');
-                                }
-                                snake_to_camel(&mut out, part)?;
-                            }
+                            well_known::field_mask_path_to_json(path, &mut out)?;
                         }
                     }
                     Some(Value::String(out))
@@ -552,7 +531,7 @@ fn well_known(
                     let Ty::Scalar(kind) = field.ty else {
                         return None;
                     };
-                    let raw = match at(1) {
+                    let raw = match at(number::WRAPPER_VALUE) {
                         Some(Slot::One(raw)) => *raw,
                         None | Some(Slot::Empty) => zero_of(kind)?,
                         _ => return None,
@@ -592,16 +571,16 @@ fn value_kind(ctx: Ctx<'_>, plan: &MessagePlan, slots: &[Slot<'_>], depth: usize
     for (field, slot) in plan.fields.iter().zip(slots) {
         let value = match (field.number, slot) {
             (_, Slot::Empty) => continue,
-            (1, Slot::One(_)) => Value::Null,
-            (2, Slot::One(Raw::F64(number))) => integral(*number)?,
-            (3, Slot::One(Raw::Str(text))) => Value::String((*text).to_owned()),
-            (4, Slot::One(Raw::Bool(flag))) => Value::Bool(*flag),
-            (5 | 6, Slot::Msg(bytes)) => match field.ty {
+            (number::NULL_VALUE, Slot::One(_)) => Value::Null,
+            (number::NUMBER_VALUE, Slot::One(Raw::F64(n))) => integral(*n)?,
+            (number::STRING_VALUE, Slot::One(Raw::Str(text))) => Value::String((*text).to_owned()),
+            (number::BOOL_VALUE, Slot::One(Raw::Bool(flag))) => Value::Bool(*flag),
+            (number::STRUCT_VALUE | number::LIST_VALUE, Slot::Msg(bytes)) => match field.ty {
                 Ty::Message(m) => message(ctx, m, bytes, depth + 1)?,
                 Ty::Scalar(_) => return None,
             },
-            (5 | 6, Slot::Msgs(slices)) => match field.ty {
-                Ty::Message(m) => message(ctx, m, &super::decode::merged(slices)?, depth + 1)?,
+            (number::STRUCT_VALUE | number::LIST_VALUE, Slot::Msgs(slices)) => match field.ty {
+                Ty::Message(m) => message(ctx, m, &super::message::merged(slices)?, depth + 1)?,
                 Ty::Scalar(_) => return None,
             },
             _ => return None,
@@ -649,7 +628,7 @@ fn decode_struct(ctx: Ctx<'_>, plan: &MessagePlan, bytes: &[u8], depth: usize) -
                 return None;
             }
             let entry = r.len_delimited()?;
-            let (key, value) = super::decode::map_entry(ctx, key_kind, value_ty, entry, depth)?;
+            let (key, value) = super::message::map_entry(ctx, key_kind, value_ty, entry, depth)?;
             if !field.omitted {
                 fields.insert(key, value);
             }
@@ -658,27 +637,4 @@ fn decode_struct(ctx: Ctx<'_>, plan: &MessagePlan, bytes: &[u8], depth: usize) -
         }
     }
     Some(Value::Object(fields.into_iter().collect()))
-}
-
-/// prost-reflect's `snake_case_to_camel_case`: `None` where it fails.
-fn snake_to_camel(out: &mut String, part: &str) -> Option<()> {
-    let mut upper_next = false;
-    for ch in part.chars() {
-        if ch.is_ascii_uppercase() {
-            return None;
-        }
-        if upper_next {
-            let upper = ch.to_ascii_uppercase();
-            if upper == ch {
-                return None;
-            }
-            out.push(upper);
-            upper_next = false;
-        } else if ch == '_' {
-            upper_next = true;
-        } else {
-            out.push(ch);
-        }
-    }
-    Some(())
 }

@@ -7,25 +7,28 @@ use prost::Message as _;
 use prost_reflect::MessageDescriptor;
 use serde_json::{Map, Value};
 
-use super::{EncodePlan, encode_message, encode_root};
+use super::{Checks, EncodePlan, MAX_DEPTH, from_value};
 use crate::{
     from_json::{message_from_json, root_from_json},
     normalize::{NormalizeOptions, normalize_arguments},
 };
 
-/// An encode plan for one input type.
+/// An encode plan for one input type, and its type's checks.
 #[derive(Debug)]
 pub struct Transcoder {
     desc: MessageDescriptor,
     plan: EncodePlan,
+    checks: Checks,
 }
 
 impl Transcoder {
     /// Plans the encoding of `desc` (done once per tool input type).
     pub fn new(desc: &MessageDescriptor) -> Self {
+        let plan = EncodePlan::new(desc);
         Self {
             desc: desc.clone(),
-            plan: EncodePlan::new(desc),
+            checks: Checks::loose(&plan),
+            plan,
         }
     }
 
@@ -50,13 +53,9 @@ impl Transcoder {
         })
     }
 
-    /// This encoder.
+    /// This encoder, reading `canonical` as the type's checks take it.
     pub fn new_path(&self, canonical: &Value, root: bool) -> Option<Vec<u8>> {
-        if root {
-            encode_root(&self.plan, canonical)
-        } else {
-            encode_message(&self.plan, canonical)
-        }
+        from_value(&self.plan, &self.checks, canonical, root, MAX_DEPTH)
     }
 
     /// Both: the old path's bytes (or error) and this encoder's.

@@ -1,6 +1,6 @@
-//! The decoding of [`super::decode`] written as JSON text, with no `serde_json::Value` for a
+//! The decoding of [`super::message`] written as JSON text, with no `serde_json::Value` for a
 //! message, its singular scalars and its singular messages: byte for byte what
-//! `serde_json::to_vec` writes of the `Value` that [`super::decode::message`] gives.
+//! `serde_json::to_vec` writes of the `Value` that [`super::message::message`] gives.
 //!
 //! Lists, maps and well-known types are made as `Value`s by the same code as there and
 //! written at once; a message whose keys can repeat is left to that path whole.
@@ -8,7 +8,7 @@
 use base64::{Engine as _, prelude::BASE64_STANDARD};
 use serde::Serialize;
 
-use super::decode::{
+use super::message::{
     Ctx, MAX_DEPTH, Raw, Slot, field_json, is_zero, merged, message, scalar_json, scan_cleared,
 };
 use super::plan::{DecodePlan, FieldPlan, Scalar, Shape, Ty};

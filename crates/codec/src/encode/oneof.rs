@@ -2,8 +2,9 @@
 
 use serde::de::{self, DeserializeSeed, MapAccess, Visitor};
 
-use super::super::fast_from_json::plan::{FieldPlan, KeyMap};
-use super::{Encoder, KeySeed, ValueSeed, checks::Prop, whole_way};
+use super::checks::Prop;
+use super::plan::{FieldPlan, KeyMap};
+use super::seed::{Encoder, FieldSeed, KeySeed, whole_way};
 
 /// A oneof's `{"case": member, "value": …}`, `case` first: writes the member's value and
 /// returns the index of its field.
@@ -42,17 +43,15 @@ impl<'de> Visitor<'de> for OneofSeed<'_, '_> {
             return Err(whole_way());
         }
         let field = self.fields.get(prop.field).ok_or_else(whole_way)?;
-        map.next_value_seed(ValueSeed {
+        map.next_value_seed(FieldSeed {
             encoder: &mut *encoder,
-            number: field.number,
-            kind: &field.kind,
-            presence: field.presence,
+            field,
             check: prop.check,
         })?;
         if map.next_key_seed(Exactly(""))?.is_some() {
             return Err(whole_way());
         }
-        encoder.depth -= 1;
+        encoder.leave();
         Ok(prop.field)
     }
 }

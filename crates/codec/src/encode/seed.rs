@@ -1,0 +1,484 @@
+//! The encoder's serde seeds: a message's body, its properties, a field's value (single, list
+//! or map) and one value, each written as it is read and checked by its [`Check`].
+
+use prost::encoding::{WireType, encode_key, encode_varint};
+use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+
+use super::checks::{Check, Checks, Prop};
+use super::oneof::OneofSeed;
+use super::plan::{EncodePlan, FieldPlan, KeyMap, Shape, ValueKind};
+use super::scalar::{Json, close, map_key, open, scalar_field, scalar_raw};
+use super::well_known::{JsonSeed, WktTextSeed};
+use super::{MAP_VALUE, MAX_DEPTH};
+use crate::well_known::number;
+
+/// The state of one encoding: the plan and checks it follows and the bytes written.
+pub(super) struct Encoder<'p> {
+    pub(super) plan: &'p EncodePlan,
+    checks: &'p Checks,
+    pub(super) buf: Vec<u8>,
+    /// (field index, start, end) of the fields written of the messages open, in text order.
+    fields: Vec<(usize, usize, usize)>,
+    /// Where a message's fields are put in order.
+    scratch: Vec<u8>,
+    depth: usize,
+    max_depth: usize,
+}
+
+/// The error that sends a call the whole way; its text is never shown.
+pub(super) fn whole_way<E: de::Error>() -> E {
+    E::custom("left to the whole way")
+}
+
+static UNSUPPORTED: Check = Check::Unsupported;
+
+impl<'p> Encoder<'p> {
+    /// An encoder of `plan` checked by `checks`, its buffer of `capacity`, following nesting
+    /// to `max_depth` (at most [`MAX_DEPTH`]).
+    pub(super) fn new(
+        plan: &'p EncodePlan,
+        checks: &'p Checks,
+        capacity: usize,
+        max_depth: usize,
+    ) -> Self {
+        Self {
+            plan,
+            checks,
+            buf: Vec::with_capacity(capacity),
+            fields: Vec::with_capacity(32),
+            scratch: Vec::new(),
+            depth: 0,
+            max_depth: max_depth.min(MAX_DEPTH),
+        }
+    }
+
+    pub(super) fn check(&self, index: usize) -> &'p Check {
+        let checks: &'p Checks = self.checks;
+        checks.checks.get(index).unwrap_or(&UNSUPPORTED)
+    }
+
+    /// One level deeper; past the limit, the whole way.
+    pub(super) fn enter<E: de::Error>(&mut self) -> Result<(), E> {
+        self.depth += 1;
+        if self.depth > self.max_depth {
+            return Err(whole_way());
+        }
+        Ok(())
+    }
+
+    pub(super) fn leave(&mut self) {
+        self.depth -= 1;
+    }
+
+    /// Puts the fields written since `mark` in field-number order, refusing one given twice.
+    fn order<E: de::Error>(&mut self, mark: usize) -> Result<(), E> {
+        let fields = self.fields.get_mut(mark..).ok_or_else(whole_way)?;
+        if fields.windows(2).all(|pair| pair[0].0 < pair[1].0) {
+            return Ok(());
+        }
+        let Some(&(_, from, _)) = fields.first() else {
+            return Ok(());
+        };
+        fields.sort_unstable_by_key(|field| field.0);
+        if fields.windows(2).any(|pair| pair[0].0 == pair[1].0) {
+            return Err(whole_way());
+        }
+        self.scratch.clear();
+        self.scratch
+            .extend_from_slice(self.buf.get(from..).ok_or_else(whole_way)?);
+        self.buf.truncate(from);
+        for &(_, start, end) in fields.iter() {
+            let bytes = self
+                .scratch
+                .get(start - from..end - from)
+                .ok_or_else(whole_way)?;
+            self.buf.extend_from_slice(bytes);
+        }
+        Ok(())
+    }
+}
+
+/// A message's body: its fields from a JSON object, or a well-known type's JSON form.
+pub(super) struct BodySeed<'e, 'p> {
+    pub(super) encoder: &'e mut Encoder<'p>,
+    pub(super) check: usize,
+}
+
+impl<'de> DeserializeSeed<'de> for BodySeed<'_, '_> {
+    type Value = ();
+
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        let encoder = self.encoder;
+        match *encoder.check(self.check) {
+            Check::WktText { wkt, pattern } => deserializer.deserialize_str(WktTextSeed {
+                encoder,
+                wkt,
+                pattern,
+            }),
+            // The wrapped scalar as a field of its own (`value`, 1), a default left out.
+            Check::Wrapper { message, value } => {
+                let plan = encoder.plan;
+                let wrapped = plan.messages.get(message).and_then(|m| m.wrapped);
+                let kind = ValueKind::Scalar(wrapped.ok_or_else(whole_way)?);
+                ValueSeed {
+                    encoder,
+                    number: Some(number::WRAPPER_VALUE),
+                    kind: &kind,
+                    presence: false,
+                    check: value,
+                }
+                .deserialize(deserializer)
+            }
+            Check::Json(wkt) => JsonSeed::body(encoder, wkt, deserializer),
+            _ => deserializer.deserialize_map(MessageSeed {
+                encoder,
+                check: self.check,
+            }),
+        }
+    }
+}
+
+/// A message's fields, from a JSON object.
+struct MessageSeed<'e, 'p> {
+    encoder: &'e mut Encoder<'p>,
+    check: usize,
+}
+
+impl<'de> Visitor<'de> for MessageSeed<'_, '_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a message")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let encoder = self.encoder;
+        let plan = encoder.plan;
+        let Check::Message {
+            message,
+            props,
+            required,
+        } = encoder.check(self.check)
+        else {
+            return Err(whole_way());
+        };
+        let message = plan.messages.get(*message).ok_or_else(whole_way)?;
+        let fields = &message.fields;
+        encoder.enter()?;
+        let mark = encoder.fields.len();
+        while let Some(prop) = map.next_key_seed(KeySeed { props })? {
+            let start = encoder.buf.len();
+            let index = if let Check::Oneof(members) = encoder.check(prop.check) {
+                map.next_value_seed(OneofSeed {
+                    encoder: &mut *encoder,
+                    fields,
+                    members,
+                })?
+            } else {
+                let field = fields.get(prop.field).ok_or_else(whole_way)?;
+                map.next_value_seed(FieldSeed {
+                    encoder: &mut *encoder,
+                    field,
+                    check: prop.check,
+                })?;
+                prop.field
+            };
+            let end = encoder.buf.len();
+            encoder.fields.push((index, start, end));
+        }
+        encoder.order(mark)?;
+        let given = encoder.fields.get(mark..).unwrap_or_default();
+        if !required
+            .iter()
+            .all(|fields| given.iter().any(|(index, _, _)| fields.contains(index)))
+        {
+            return Err(whole_way());
+        }
+        // Two members of one oneof (by two of its keys): the old path refuses both set, and
+        // keeps the set one of a set and a null; left to it either way.
+        if !message.oneofs.is_empty() {
+            let mut seen: u64 = 0;
+            for &(index, _, _) in given {
+                if let Some(oneof) = fields.get(index).and_then(|field| field.oneof) {
+                    let bit = u32::try_from(oneof)
+                        .ok()
+                        .and_then(|oneof| 1u64.checked_shl(oneof))
+                        .ok_or_else(whole_way)?;
+                    if seen & bit != 0 {
+                        return Err(whole_way());
+                    }
+                    seen |= bit;
+                }
+            }
+        }
+        encoder.fields.truncate(mark);
+        encoder.leave();
+        Ok(())
+    }
+}
+
+/// A property key: the property of the message it names, or the whole way.
+pub(super) struct KeySeed<'c> {
+    pub(super) props: &'c KeyMap<Prop>,
+}
+
+impl<'de> DeserializeSeed<'de> for KeySeed<'_> {
+    type Value = Prop;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Prop, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeySeed<'_> {
+    type Value = Prop;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a property name")
+    }
+
+    fn visit_str<E: de::Error>(self, key: &str) -> Result<Prop, E> {
+        self.props.get(key).copied().ok_or_else(whole_way)
+    }
+}
+
+/// One field's value: a single value, a list or a map; `null` for absent where the checks
+/// take it so.
+pub(super) struct FieldSeed<'e, 'p, 'f> {
+    pub(super) encoder: &'e mut Encoder<'p>,
+    pub(super) field: &'f FieldPlan,
+    pub(super) check: usize,
+}
+
+impl<'de> DeserializeSeed<'de> for FieldSeed<'_, '_, '_> {
+    type Value = ();
+
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        if matches!(self.encoder.check(self.check), Check::Unsupported) {
+            return Err(whole_way());
+        }
+        // Where `null` is no value of the field's: absent for the type's checks, and for the
+        // schema's refused by the value's own seed as it is by any other wrong type.
+        if self.encoder.checks.null_is_absent && !self.field.null_is_value {
+            deserializer.deserialize_option(self)
+        } else {
+            self.value(deserializer)
+        }
+    }
+}
+
+impl<'de> FieldSeed<'_, '_, '_> {
+    fn value<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        let field = self.field;
+        match &field.shape {
+            Shape::Single => ValueSeed {
+                encoder: self.encoder,
+                number: Some(field.number),
+                kind: &field.kind,
+                presence: field.presence,
+                check: self.check,
+            }
+            .deserialize(deserializer),
+            Shape::List { .. } => deserializer.deserialize_seq(self),
+            Shape::Map { .. } => deserializer.deserialize_map(self),
+        }
+    }
+}
+
+impl<'de> Visitor<'de> for FieldSeed<'_, '_, '_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a field's value")
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_some<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        self.value(deserializer)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let encoder = self.encoder;
+        let field = self.field;
+        let (Shape::List { packed }, &Check::List { items }) =
+            (&field.shape, encoder.check(self.check))
+        else {
+            return Err(whole_way());
+        };
+        encoder.enter()?;
+        // Each element with the field's key, or none in a packed list.
+        let number = (!*packed).then_some(field.number);
+        if *packed {
+            let key_at = encoder.buf.len();
+            encode_key(field.number, WireType::LengthDelimited, &mut encoder.buf);
+            let start = open(&mut encoder.buf);
+            let mut count = 0usize;
+            while seq
+                .next_element_seed(ValueSeed {
+                    encoder: &mut *encoder,
+                    number,
+                    kind: &field.kind,
+                    presence: true,
+                    check: items,
+                })?
+                .is_some()
+            {
+                count += 1;
+            }
+            if count == 0 {
+                encoder.buf.truncate(key_at);
+            } else {
+                close(&mut encoder.buf, start).ok_or_else(whole_way)?;
+            }
+        } else {
+            while seq
+                .next_element_seed(ValueSeed {
+                    encoder: &mut *encoder,
+                    number,
+                    kind: &field.kind,
+                    presence: true,
+                    check: items,
+                })?
+                .is_some()
+            {}
+        }
+        encoder.leave();
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let encoder = self.encoder;
+        let field = self.field;
+        let (
+            Shape::Map {
+                key: key_kind,
+                key_presence,
+                value,
+                value_presence,
+            },
+            &Check::Map { values },
+        ) = (&field.shape, encoder.check(self.check))
+        else {
+            return Err(whole_way());
+        };
+        encoder.enter()?;
+        // A key given twice is one entry to the whole way (the last value): left to it.
+        let mut keys: Vec<std::borrow::Cow<'de, str>> = Vec::new();
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            encode_key(field.number, WireType::LengthDelimited, &mut encoder.buf);
+            let start = open(&mut encoder.buf);
+            map_key(&mut encoder.buf, *key_kind, *key_presence, &key).ok_or_else(whole_way)?;
+            map.next_value_seed(ValueSeed {
+                encoder: &mut *encoder,
+                number: Some(MAP_VALUE),
+                kind: value,
+                presence: *value_presence,
+                check: values,
+            })?;
+            close(&mut encoder.buf, start).ok_or_else(whole_way)?;
+            keys.push(key);
+        }
+        keys.sort_unstable();
+        if keys.windows(2).any(|pair| pair[0] == pair[1]) {
+            return Err(whole_way());
+        }
+        encoder.leave();
+        Ok(())
+    }
+}
+
+/// One value: a scalar, an enum or a message, with its key `number` (none: a packed list's
+/// element).
+pub(super) struct ValueSeed<'e, 'p, 'k> {
+    pub(super) encoder: &'e mut Encoder<'p>,
+    pub(super) number: Option<u32>,
+    pub(super) kind: &'k ValueKind,
+    pub(super) presence: bool,
+    pub(super) check: usize,
+}
+
+impl<'de> DeserializeSeed<'de> for ValueSeed<'_, '_, '_> {
+    type Value = ();
+
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        match (self.kind, self.number) {
+            (ValueKind::Message(_), Some(number)) => {
+                let encoder = self.encoder;
+                encode_key(number, WireType::LengthDelimited, &mut encoder.buf);
+                let start = open(&mut encoder.buf);
+                BodySeed {
+                    encoder: &mut *encoder,
+                    check: self.check,
+                }
+                .deserialize(deserializer)?;
+                close(&mut encoder.buf, start).ok_or_else(whole_way)
+            }
+            (ValueKind::Message(_), None) => Err(whole_way()),
+            _ => deserializer.deserialize_any(self),
+        }
+    }
+}
+
+impl ValueSeed<'_, '_, '_> {
+    /// A scalar or an enum, when its check takes `value`.
+    fn write<E: de::Error>(self, value: Json<'_>) -> Result<(), E> {
+        let encoder = self.encoder;
+        let check = encoder.check(self.check);
+        let buf = &mut encoder.buf;
+        match self.kind {
+            ValueKind::Scalar(kind) if check.takes(value) => match self.number {
+                Some(number) => scalar_field(buf, number, *kind, self.presence, value),
+                None => scalar_raw(buf, *kind, value).map(|_| ()),
+            }
+            .ok_or_else(whole_way),
+            ValueKind::Enum { default, .. } => {
+                let n = check.enum_number(self.kind, value).ok_or_else(whole_way)?;
+                match self.number {
+                    Some(number) if self.presence || n != *default => {
+                        encode_key(number, WireType::Varint, buf);
+                        encode_varint(i64::from(n) as u64, buf);
+                    }
+                    Some(_) => {}
+                    None => encode_varint(i64::from(n) as u64, buf),
+                }
+                Ok(())
+            }
+            _ => Err(whole_way()),
+        }
+    }
+}
+
+impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a scalar")
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        self.write(Json::Null)
+    }
+
+    fn visit_bool<E: de::Error>(self, value: bool) -> Result<(), E> {
+        self.write(Json::Bool(value))
+    }
+
+    fn visit_u64<E: de::Error>(self, value: u64) -> Result<(), E> {
+        self.write(Json::U64(value))
+    }
+
+    fn visit_i64<E: de::Error>(self, value: i64) -> Result<(), E> {
+        self.write(Json::I64(value))
+    }
+
+    fn visit_f64<E: de::Error>(self, value: f64) -> Result<(), E> {
+        self.write(Json::F64(value))
+    }
+
+    fn visit_str<E: de::Error>(self, text: &str) -> Result<(), E> {
+        self.write(Json::Str(text))
+    }
+}
