@@ -13,7 +13,7 @@
 //!   words the errors.
 //!
 //! The first way is taken only when it gives the very bytes of the second; a differential test
-//! (`e2e/tests/transcode_arguments.rs`) holds it to that. Arguments sent as JSON text may also
+//! (`tests/e2e/tests/transcode_arguments.rs`) holds it to that. Arguments sent as JSON text may also
 //! be encoded straight from the text ([`Arguments::encode_text`]), checks included.
 
 use bytes::Bytes;

@@ -46,7 +46,7 @@ pub use to_json::{ToJsonOptions, clear_omitted, message_to_json, root_to_json};
 pub use validate::{DeepCheck, Validator, check_schema, compile};
 
 /// The reference path beside each one-pass transcoder, for the differential tests that hold
-/// the one to the other (`e2e/tests/transcode_*.rs`). Not for applications.
+/// the one to the other (`tests/e2e/tests/transcode_*.rs`). Not for applications.
 #[cfg(feature = "differential")]
 pub mod differential {
     pub use crate::decode::check as response;

@@ -1,5 +1,5 @@
 //! The test hook: the old path and the new one side by side, for the differential tests
-//! (`e2e/tests/transcode_response.rs`), through `tonic_mcp_codec::differential::response`.
+//! (`tests/e2e/tests/transcode_response.rs`), through `tonic_mcp_codec::differential::response`.
 
 use std::borrow::Cow;
 

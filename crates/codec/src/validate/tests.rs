@@ -1,5 +1,5 @@
 //! The validator against jsonschema, the reference, on hand-made schemas at the edges of each
-//! keyword (the corpus of generated tool schemas is `e2e/tests/transcode_arguments.rs`), and
+//! keyword (the corpus of generated tool schemas is `tests/e2e/tests/transcode_arguments.rs`), and
 //! its refusals and words.
 
 use std::collections::BTreeSet;
