@@ -29,11 +29,12 @@
 //! The folders are the layers, in the order a call flows through them:
 //!
 //! 1. **`transport`**: stdio (newline-delimited JSON-RPC) and streamable HTTP behind their
-//!    guards (the byte-level nesting `guard`, body size, `origin`, `sessions`), and the plain-call path both take without rmcp's
-//!    per-request service (`tools_call_text`, `stdio_plain`, `http_plain`).
+//!    guards (the byte-level nesting `guard`, body size, `origin`, `sessions`), and the
+//!    plain-call path both take without rmcp's per-request service (`tools_call_text`,
+//!    `stdio_plain`, `http_plain`).
 //! 2. **`server`**: the rmcp `ServerHandler` over composed tool sets: listing and paging, both
 //!    task shapes (`tasks`), confirmation, and what the builder configures (session, task and
-//!    connection limits, the Prometheus endpoint).
+//!    connection limits, the routes of add-ons such as the Prometheus endpoint).
 //! 3. **`call`**: one tool call end to end: limits, hooks, arguments to requests (through the
 //!    codec crate, [`tonic_mcp_codec`]), collecting responses, long-running operations, result
 //!    budgets and progress.

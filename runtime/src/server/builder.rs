@@ -295,10 +295,7 @@ impl McpServerBuilder {
     pub fn http_get(
         mut self,
         path: impl Into<String>,
-        answer: impl Fn(&McpServer) -> crate::server::http_response::HttpResponse
-        + Send
-        + Sync
-        + 'static,
+        answer: impl Fn(&McpServer) -> HttpResponse + Send + Sync + 'static,
     ) -> Self {
         let path = path.into();
         self.routes.retain(|(route, _)| *route != path);

@@ -38,6 +38,7 @@ pub(crate) mod tasks;
 pub use crate::tool::task_mode::{DEFAULT_INLINE_WAIT, TaskMode};
 pub use builder::McpServerBuilder;
 use catalog::{Catalog, Found, Paging};
+use http_response::HttpResponse;
 pub(crate) use plain::PlainCall;
 pub(crate) use run::Cancel;
 use run::found;
@@ -131,8 +132,7 @@ struct Inner {
 }
 
 /// An endpoint of `serve_http` besides `/mcp` ([`McpServerBuilder::http_get`]).
-pub(crate) type HttpRoute =
-    Arc<dyn Fn(&McpServer) -> crate::server::http_response::HttpResponse + Send + Sync + 'static>;
+pub(crate) type HttpRoute = Arc<dyn Fn(&McpServer) -> HttpResponse + Send + Sync + 'static>;
 
 /// What a server is doing at one instant ([`McpServer::load`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -300,7 +300,7 @@ impl McpServer {
     /// The answer of the route added at `path` with [`McpServerBuilder::http_get`] (an
     /// add-on's endpoint, such as `/metrics`), which `serve_http` gives to a `GET` of it;
     /// `None` when no route has that path. A server of your own routes such paths here.
-    pub fn http_get(&self, path: &str) -> Option<crate::server::http_response::HttpResponse> {
+    pub fn http_get(&self, path: &str) -> Option<HttpResponse> {
         let (_, answer) = self.inner.routes.iter().find(|(route, _)| route == path)?;
         Some(answer(self))
     }
