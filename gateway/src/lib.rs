@@ -60,7 +60,8 @@ pub use crate::task_store::TaskStoreSettings;
 /// A gateway ready to serve: the MCP server over every selected service of every backend.
 #[derive(Debug)]
 pub struct Gateway {
-    /// The MCP server; serve it with [`McpServer::serve_stdio`] or [`McpServer::serve_http`].
+    /// The MCP server; serve it with [`McpServer::serve_stdio`] or
+    /// [`ServeHttp::serve_http`](tonic_mcp_serve::ServeHttp::serve_http).
     pub server: McpServer,
     /// The services that became tools, by full name.
     pub services: Vec<String>,
