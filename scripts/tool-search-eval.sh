@@ -24,8 +24,8 @@
 #                   with no `ranking_note`, at most --embeddings-timeout seconds (default 1800;
 #                   after it the run evaluates as it is and exits 4)
 #
-# The eval set is bench/tool-search/queries.jsonl: {"query", "expected": [RPC paths], "api",
-# "retry", "kind"} per line (see bench/tool-search/README.md). Every expected path must exist in
+# The eval set is tests/tool-search/queries.jsonl: {"query", "expected": [RPC paths], "api",
+# "retry", "kind"} per line (see tests/tool-search/README.md). Every expected path must exist in
 # the descriptor set (the run fails listing the missing ones); an RPC of any API version counts
 # (v1, v1beta2, v2alpha, v22... are dropped from the package when comparing).
 #

@@ -31,5 +31,5 @@ if [[ -z $GATEWAY ]]; then
   GATEWAY="$TARGET/release/grpc-mcp-gateway"
 fi
 exec "$ROOT/.tools/venv-embed/bin/python" "$ROOT/scripts/tool_search_semantic.py" \
-  --gateway "$GATEWAY" --descriptor-set "$SET" --queries "$ROOT/bench/tool-search/queries.jsonl" \
+  --gateway "$GATEWAY" --descriptor-set "$SET" --queries "$ROOT/tests/tool-search/queries.jsonl" \
   --log "$ROOT/.tools/tool-search/gateway.log" ${ARGS[@]+"${ARGS[@]}"}

@@ -4,7 +4,7 @@ scripts/tool-search-eval.sh, which installs what this needs and runs it.
 Steps:
 1. one descriptor set of every googleapis file that declares a service (files that do not
    compile together are skipped and counted), and one of the demo's protos;
-2. the eval set (bench/tool-search/queries.jsonl) checked: every expected RPC path must exist
+2. the eval set (tests/tool-search/queries.jsonl) checked: every expected RPC path must exist
    in that descriptor set;
 3. the gateway without --tool-search: the full tools/list (every page), its tokens
    (tiktoken o200k_base) and the gateway's memory, for googleapis and the demo;
@@ -943,7 +943,7 @@ def main() -> int:
     parser.add_argument("--protoc", type=Path, required=True)
     parser.add_argument("--include", type=Path, required=True, help="protoc's well-known types")
     parser.add_argument("--gateway", type=Path, help="the grpc-mcp-gateway binary")
-    parser.add_argument("--queries", type=Path, default=Path("bench/tool-search/queries.jsonl"))
+    parser.add_argument("--queries", type=Path, default=Path("tests/tool-search/queries.jsonl"))
     parser.add_argument("--work", type=Path, default=Path(".tools/tool-search"),
                         help="descriptor sets and the gateway's log")
     parser.add_argument("--out", type=Path,

