@@ -311,39 +311,30 @@ impl<'de> Visitor<'de> for FieldSeed<'_, '_, '_> {
         encoder.enter()?;
         // Each element with the field's key, or none in a packed list.
         let number = (!*packed).then_some(field.number);
-        if *packed {
+        // A packed list's key and the slot of its length, where they start.
+        let packed_at = packed.then(|| {
             let key_at = encoder.buf.len();
             encode_key(field.number, WireType::LengthDelimited, &mut encoder.buf);
-            let start = open(&mut encoder.buf);
-            let mut count = 0usize;
-            while seq
-                .next_element_seed(ValueSeed {
-                    encoder: &mut *encoder,
-                    number,
-                    kind: &field.kind,
-                    presence: true,
-                    check: items,
-                })?
-                .is_some()
-            {
-                count += 1;
-            }
-            if count == 0 {
-                encoder.buf.truncate(key_at);
-            } else {
-                close(&mut encoder.buf, start).ok_or_else(whole_way)?;
-            }
-        } else {
-            while seq
-                .next_element_seed(ValueSeed {
-                    encoder: &mut *encoder,
-                    number,
-                    kind: &field.kind,
-                    presence: true,
-                    check: items,
-                })?
-                .is_some()
-            {}
+            (key_at, open(&mut encoder.buf))
+        });
+        let mut count = 0usize;
+        while seq
+            .next_element_seed(ValueSeed {
+                encoder: &mut *encoder,
+                number,
+                kind: &field.kind,
+                presence: true,
+                check: items,
+            })?
+            .is_some()
+        {
+            count += 1;
+        }
+        match packed_at {
+            // An empty packed list is written as nothing, as prost-reflect writes it.
+            Some((key_at, _)) if count == 0 => encoder.buf.truncate(key_at),
+            Some((_, start)) => close(&mut encoder.buf, start).ok_or_else(whole_way)?,
+            None => {}
         }
         encoder.leave();
         Ok(())
