@@ -14,10 +14,10 @@ use common::{
     replicas::{NameCallers, result, send_2025, send_final},
     start_backend,
 };
-use rmcp::model::{DetailedTask, Task, TaskPayload, TaskStatus};
+use rmcp::model::TaskPayload;
 use serde_json::json;
 use tonic_mcp::{
-    McpServer, MemoryTaskStore, SharedTask, TaskMode, TaskStore,
+    McpServer, MemoryTaskStore, TaskMode, TaskStore,
     codegen::{BoxTransport, ToolSetBuilder},
 };
 use tonic_mcp_serve::ServeHttp as _;
@@ -234,19 +234,13 @@ async fn cancelling_on_the_other_replica_cancels_the_grpc_call() -> TestResult {
 async fn a_task_whose_replica_stopped_fails_saying_so() -> TestResult {
     let replicas = replicas().await?;
     let record = |id: &str, created_us: u64| {
-        let mut task = Task::new(
+        test_kit::task_record(
             id,
-            TaskStatus::Working,
-            "2026-01-01T00:00:00Z",
-            "2026-01-01T00:00:00Z",
-        );
-        task.ttl_ms = Some(60_000);
-        SharedTask::new(
-            DetailedTask::new(task, TaskPayload::Working),
-            Some("caller:alice".to_owned()),
-            true,
+            "caller:alice",
             "gone",
             created_us,
+            TaskPayload::Working,
+            true,
         )
     };
     // Created just now: its runner may not have renewed its lease yet (a store that came back

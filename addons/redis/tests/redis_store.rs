@@ -13,7 +13,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use rmcp::model::{DetailedTask, JsonObject, Task, TaskPayload, TaskStatus};
+use rmcp::model::{JsonObject, TaskPayload};
 use test_kit::redis::{Redis, redis_server};
 use tonic_mcp::{SharedTask, TaskStore};
 use tonic_mcp_redis::RedisTaskStore;
@@ -21,20 +21,7 @@ use tonic_mcp_redis::RedisTaskStore;
 type TestResult<T = ()> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
 
 fn record(id: &str, owner: &str, created_us: u64, payload: TaskPayload) -> SharedTask {
-    let mut task = Task::new(
-        id,
-        TaskStatus::Working,
-        "2026-01-01T00:00:00Z",
-        "2026-01-01T00:00:00Z",
-    );
-    task.ttl_ms = Some(60_000);
-    SharedTask::new(
-        DetailedTask::new(task, payload),
-        Some(owner.to_owned()),
-        false,
-        "r1",
-        created_us,
-    )
+    test_kit::task_record(id, owner, "r1", created_us, payload, false)
 }
 
 fn completed(text: &str) -> TaskPayload {

@@ -354,3 +354,30 @@ pub async fn announced_addr<R: AsyncRead + Unpin>(output: R) -> (String, Lines<B
         .to_owned();
     (addr, lines)
 }
+
+/// A task store's record of a task created at `created_us` (microseconds since the epoch) with
+/// `payload`, owned by `owner`, run by `runner`, a minute to live; `revision_2025` for a task
+/// started in the shape of revision 2025-11-25: the records the task store tests write by hand.
+pub fn task_record(
+    id: &str,
+    owner: &str,
+    runner: &str,
+    created_us: u64,
+    payload: TaskPayload,
+    revision_2025: bool,
+) -> tonic_mcp::SharedTask {
+    let mut task = rmcp::model::Task::new(
+        id,
+        TaskStatus::Working,
+        "2026-01-01T00:00:00Z",
+        "2026-01-01T00:00:00Z",
+    );
+    task.ttl_ms = Some(60_000);
+    tonic_mcp::SharedTask::new(
+        rmcp::model::DetailedTask::new(task, payload),
+        Some(owner.to_owned()),
+        revision_2025,
+        runner,
+        created_us,
+    )
+}
