@@ -6,8 +6,8 @@
 //! parse buffers every member of a message before it knows the method). A plain call then
 //! encodes them straight from the text (`arguments::requests_from_text`); whatever reads the
 //! map before the call ([`materialize`]: tool search, confirmation, tasks), and a call the text
-//! encoder leaves, parses them then. With them go the facts the transport's message guard
-//! attaches when the arguments cannot be read at all ([`TooDeep`], [`NotAnObject`]).
+//! encoder leaves, parses them then. The text travels in the request's
+//! [`Facts`](crate::call::facts::Facts).
 
 use std::sync::Arc;
 
@@ -16,24 +16,7 @@ use serde_json::value::RawValue;
 
 use tonic_mcp_codec::Problem;
 
-/// A message that was nested too deep, with its real depth, attached to the request (as an
-/// extension) after its deep parts were cut.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct TooDeep {
-    /// Nesting of the whole message.
-    pub(crate) message_depth: usize,
-    /// Nesting of `params.arguments` (1 for `{}`), when the message had that member.
-    pub(crate) arguments_depth: Option<usize>,
-}
-
-/// A `tools/call` whose `arguments` was not an object (an array, a string, a number or a
-/// boolean), attached to the request after `arguments` was taken out, so that the call is
-/// refused with an `isError` naming `$` instead of failing to parse as a whole.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct NotAnObject {
-    /// What `arguments` was: "an array", "a string", …
-    pub(crate) got: &'static str,
-}
+use crate::call::facts::Facts;
 
 /// A call's arguments as the client sent them: the text of a JSON object.
 #[derive(Debug, Clone)]
@@ -48,14 +31,9 @@ impl ArgumentsText {
     }
 }
 
-/// The arguments kept as text for the request of `extensions`: by the stdio transport in the
-/// request's own extensions, by the HTTP transport in its HTTP request's.
+/// The arguments kept as text for the request of `extensions` ([`Facts::of`]).
 pub(crate) fn kept(extensions: &Extensions) -> Option<&ArgumentsText> {
-    extensions.get::<ArgumentsText>().or_else(|| {
-        extensions
-            .get::<http::request::Parts>()
-            .and_then(|parts| parts.extensions.get::<ArgumentsText>())
-    })
+    Facts::of(extensions)?.arguments.as_ref()
 }
 
 /// Parses the arguments kept as text, if any, into `request.arguments`, for what reads the

@@ -15,6 +15,7 @@ pub(crate) mod arguments;
 pub(crate) mod arguments_text;
 pub(crate) mod budget;
 pub(crate) mod collect;
+pub(crate) mod facts;
 pub(crate) mod longrunning;
 pub(crate) mod outcome;
 pub(crate) mod progress;

@@ -5,7 +5,7 @@
 //! `serde_json::Value`, a tree that is built, serialised again and freed on every call. A
 //! transport that writes its own messages (the runtime's line transport, [`crate::transport::stdio`], and
 //! stateless HTTP for a plain call, [`crate::transport::http_plain`]) asks for the text alone, with the
-//! [`StructuredFromText`] request extension. A unary result then holds [`placeholder`] as its
+//! request's [`Facts::structured_from_text`]. A unary result then holds [`placeholder`] as its
 //! structured content, and [`to_vec`] writes the text block's text in its place. The bytes are
 //! those serde_json writes of the result holding the tree.
 //!
@@ -16,6 +16,8 @@
 use rmcp::model::{ContentBlock, ServerJsonRpcMessage, ServerResult};
 use serde_json::Value;
 
+use crate::call::facts::Facts;
+
 /// How a call's structured result is handed to the transport.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Structured {
@@ -25,16 +27,11 @@ pub(crate) enum Structured {
     FromText,
 }
 
-/// The request extension by which a transport says that it writes `structuredContent` from
-/// the text block where a result holds [`placeholder`].
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct StructuredFromText;
-
 impl Structured {
     /// How the transport of a request with `extensions` takes the structured result: from
-    /// the text when it set [`StructuredFromText`].
+    /// the text when it said so in the request's [`Facts`].
     pub(crate) fn asked_in(extensions: &rmcp::model::Extensions) -> Self {
-        if extensions.get::<StructuredFromText>().is_some() {
+        if Facts::of(extensions).is_some_and(|facts| facts.structured_from_text) {
             Self::FromText
         } else {
             Self::Tree

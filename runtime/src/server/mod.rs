@@ -53,19 +53,6 @@ pub(crate) trait OpenSessions: Send + Sync {
     fn open(&self) -> usize;
 }
 
-/// A marker a transport set on a request: over stdio on the request itself, over streamable
-/// HTTP on the HTTP request parts.
-pub(crate) fn marker<T: Copy + Send + Sync + 'static>(
-    context: &RequestContext<RoleServer>,
-) -> Option<T> {
-    context.extensions.get::<T>().copied().or_else(|| {
-        context
-            .extensions
-            .get::<http::request::Parts>()
-            .and_then(|parts| parts.extensions.get::<T>().copied())
-    })
-}
-
 /// A `tools/call` checked up to where it runs ([`McpServer::prepare`]).
 pub(crate) enum Prepared {
     /// Answered without running: refused, a tool-search answer, or a declined confirmation.
@@ -78,7 +65,7 @@ use self::tasks::Tasks;
 
 use crate::{
     call::arguments_text,
-    call::arguments_text::{NotAnObject, TooDeep},
+    call::facts::Facts,
     call::{self, Limits},
     error::Error,
     observe::observer::CallObserver,
@@ -385,19 +372,19 @@ impl McpServer {
     }
 
     /// The `isError` result for a call whose `arguments` the message guard marked: nested too
-    /// deep to parse ([`TooDeep`]) or not an object ([`NotAnObject`]).
+    /// deep to parse ([`Facts::too_deep`]) or not an object ([`Facts::not_an_object`]).
     fn guarded_refusal(
         &self,
         name: &str,
         context: &RequestContext<RoleServer>,
     ) -> Option<CallToolResult> {
-        let outcome = if let Some(depth) =
-            marker::<TooDeep>(context).and_then(|too_deep| too_deep.arguments_depth)
-        {
-            call::too_deep(name, depth, self.inner.limits)
-        } else {
-            call::not_an_object(name, marker::<NotAnObject>(context)?.got)
-        };
+        let facts = Facts::of(&context.extensions)?;
+        let outcome =
+            if let Some(depth) = facts.too_deep.and_then(|too_deep| too_deep.arguments_depth) {
+                call::too_deep(name, depth, self.inner.limits)
+            } else {
+                call::not_an_object(name, facts.not_an_object?.got)
+            };
         tracing::debug!(tool = %name, "tool call refused: arguments not readable");
         Some(outcome.result)
     }

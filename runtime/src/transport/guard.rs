@@ -9,7 +9,7 @@
 
 use crate::call::{
     ARGUMENTS_OFFSET, MESSAGE_DEPTH_LIMIT,
-    arguments_text::{NotAnObject, TooDeep},
+    facts::{NotAnObject, TooDeep},
 };
 
 /// What to do with an incoming message.

@@ -17,6 +17,7 @@ use rmcp::{
 
 use crate::{
     call::arguments_text,
+    call::facts::Facts,
     server::McpServer,
     server::http_response::{HttpResponse, plain_response},
     server::tasks::sep1686,
@@ -270,11 +271,14 @@ impl McpHttpService {
                 bytes
             }
             Screened::Repaired(repaired, not) => {
-                parts.extensions.insert(not);
+                parts
+                    .extensions
+                    .get_or_insert_default::<Facts>()
+                    .not_an_object = Some(not);
                 Bytes::from(repaired)
             }
             Screened::Cut(cut, too_deep) => {
-                parts.extensions.insert(too_deep);
+                parts.extensions.get_or_insert_default::<Facts>().too_deep = Some(too_deep);
                 Bytes::from(cut)
             }
             Screened::Refuse { id, message } => {
@@ -353,7 +357,7 @@ impl McpHttpService {
         }
         let bytes = match routed {
             Some(routed) => {
-                parts.extensions.insert(sep1686::Routed);
+                parts.extensions.get_or_insert_default::<Facts>().routed = true;
                 Bytes::from(routed)
             }
             // A plain `tools/call`: its arguments go to the call as text, not through rmcp's
@@ -363,7 +367,7 @@ impl McpHttpService {
             // this crate or its generator carries.
             None => match tools_call.then(|| arguments_text::take(&bytes)).flatten() {
                 Some((rest, arguments)) => {
-                    parts.extensions.insert(arguments);
+                    parts.extensions.get_or_insert_default::<Facts>().arguments = Some(arguments);
                     Bytes::from(rest)
                 }
                 None => bytes,

@@ -30,6 +30,7 @@ use tokio::{
 
 use crate::{
     call::MESSAGE_DEPTH_LIMIT,
+    call::facts::Facts,
     call::structured_text,
     error::Error,
     server::McpServer,
@@ -321,7 +322,10 @@ where
                             serde_json::from_slice::<ClientJsonRpcMessage>(&routed)
                     {
                         if let ClientJsonRpcMessage::Request(request) = &mut message {
-                            request.request.extensions_mut().insert(sep1686::Routed);
+                            request.request.extensions_mut().insert(Facts {
+                                routed: true,
+                                ..Facts::default()
+                            });
                         }
                         return Some(message);
                     }
@@ -334,7 +338,10 @@ where
                         serde_json::from_slice::<ClientJsonRpcMessage>(&repaired)
                     {
                         if let ClientJsonRpcMessage::Request(request) = &mut message {
-                            request.request.extensions_mut().insert(not);
+                            request.request.extensions_mut().insert(Facts {
+                                not_an_object: Some(not),
+                                ..Facts::default()
+                            });
                         }
                         return Some(message);
                     }
@@ -344,7 +351,10 @@ where
                     match serde_json::from_slice::<ClientJsonRpcMessage>(&cut) {
                         Ok(mut message) => {
                             if let ClientJsonRpcMessage::Request(request) = &mut message {
-                                request.request.extensions_mut().insert(too_deep);
+                                request.request.extensions_mut().insert(Facts {
+                                    too_deep: Some(too_deep),
+                                    ..Facts::default()
+                                });
                             }
                             return Some(message);
                         }

@@ -29,7 +29,7 @@ use rmcp::model::{
 };
 use tokio_util::sync::CancellationToken;
 
-use crate::{call::structured_text::StructuredFromText, server::McpServer};
+use crate::{call::facts::Facts, server::McpServer};
 
 /// What the line transport knows of its session for answering plain calls, and the plain
 /// calls running now.
@@ -107,7 +107,7 @@ impl PlainCalls {
         // one the message guard repaired, nor a task request routed by revision.
         let call = match &mut request.request {
             ClientRequest::CallToolRequest(call)
-                if call.extensions().get::<StructuredFromText>().is_some() =>
+                if Facts::of(call.extensions()).is_some_and(|facts| facts.structured_from_text) =>
             {
                 server.plain_call(call, self.tasks_declared, false)
             }

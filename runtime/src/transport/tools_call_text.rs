@@ -7,7 +7,7 @@ use rmcp::model::{
 };
 use serde_json::value::RawValue;
 
-use crate::{call::arguments_text::ArgumentsText, call::structured_text::StructuredFromText};
+use crate::{call::arguments_text::ArgumentsText, call::facts::Facts};
 
 /// A `tools/call` message, as rmcp reads it, without rmcp's general parse.
 ///
@@ -16,8 +16,8 @@ use crate::{call::arguments_text::ArgumentsText, call::structured_text::Structur
 /// after another, which cost more per call than the arguments' own transcoding. This reads the
 /// one shape a `tools/call` has, straight from the text. It gives the message rmcp's parse
 /// gives (`_meta` moves to the request's extensions, as rmcp's `Request` deserializer moves
-/// it), except that an object of arguments is kept as its text ([`ArgumentsText`], in the
-/// extensions too) rather than parsed into a map: the call encodes it straight from the text
+/// it), except that an object of arguments is kept as its text (in the request's [`Facts`])
+/// rather than parsed into a map: the call encodes it straight from the text
 /// when it can. `None` for any other line, or a `tools/call` this shape does not read (an
 /// unknown parameter among them): those take the general parse, which also words the errors.
 pub(crate) fn read(text: &[u8]) -> Option<ClientJsonRpcMessage> {
@@ -57,11 +57,12 @@ pub(crate) fn read(text: &[u8]) -> Option<ClientJsonRpcMessage> {
     if let Some(meta) = params.meta {
         request.extensions.insert(meta);
     }
-    if let Some(arguments) = arguments {
-        request.extensions.insert(arguments);
-    }
     // This transport writes a plain result's structured content from its text block.
-    request.extensions.insert(StructuredFromText);
+    request.extensions.insert(Facts {
+        arguments,
+        structured_from_text: true,
+        ..Facts::default()
+    });
     Some(ClientJsonRpcMessage::Request(JsonRpcRequest::new(
         id,
         ClientRequest::CallToolRequest(request),
@@ -111,7 +112,7 @@ mod tests {
             );
             assert!(fast.params.arguments.is_none(), "{line}");
             assert_eq!(
-                fast.extensions.get::<ArgumentsText>().is_some(),
+                crate::call::arguments_text::kept(&fast.extensions).is_some(),
                 line.contains("\"arguments\""),
                 "kept as text: {line}"
             );

@@ -13,7 +13,7 @@
 //!   (a `tools/call` with `task`; `tasks/get` and `tasks/cancel` of a task started so, or,
 //!   before revision 2026-07-28, of a task this server does not hold, which is unknown; and,
 //!   for a client of revision 2025-11-25 while some tool runs as a task, `tools/list`), and
-//!   the transport marks them [`Routed`], so that a client cannot name the internal methods
+//!   the transport marks them routed in the request's [`Facts`], so that a client cannot name the internal methods
 //!   itself; `tasks/result` and `tasks/list` reach rmcp's custom-request handler as they are;
 //! - [`answer`] answers each in the 2025-11-25 shape, through the same call path, task store
 //!   and caller check as the final extension's requests;
@@ -38,8 +38,8 @@ use serde_json::{Map, Value, json};
 
 use super::operation;
 use crate::{
-    server::McpServer,
-    server::{Prepared, marker},
+    call::facts::Facts,
+    server::{McpServer, Prepared},
 };
 
 /// The protocol revision whose task shape this module serves.
@@ -57,11 +57,6 @@ const TASKS_RESULT: &str = "tasks/result";
 const TASKS_LIST: &str = "tasks/list";
 /// The `_meta` key that ties a `tasks/result` answer to its task.
 const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
-
-/// Set by a transport on a request it routed (an HTTP request's or a stdio message's
-/// extensions).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Routed;
 
 /// The message `bytes` under its internal method name, when it is one of the requests this
 /// module answers and rmcp would read in the final shape; `None` otherwise (most messages:
@@ -110,9 +105,9 @@ pub(crate) fn route(
     serde_json::to_vec(&message).ok()
 }
 
-/// Whether a transport marked this request [`Routed`].
+/// Whether a transport routed this request ([`Facts::routed`]).
 fn routed(context: &RequestContext<RoleServer>) -> bool {
-    marker::<Routed>(context).is_some()
+    Facts::of(&context.extensions).is_some_and(|facts| facts.routed)
 }
 
 /// Answers a custom request: one of this module's, or rmcp's own "method not found".
