@@ -20,7 +20,7 @@ use crate::{
     call::facts::Facts,
     server::McpServer,
     server::http_response::{HttpResponse, plain_response},
-    server::tasks::sep1686,
+    server::tasks::sep1686::{self, Revision},
     tool::context::Caller,
     transport::guard::{self, Screened},
     transport::http_plain::{self, PlainHttp},
@@ -335,17 +335,14 @@ impl McpHttpService {
         }
         // The task requests of revision 2025-11-25, routed past rmcp's typed model (after the
         // check, which sees a task-augmented `tools/call` as any other).
-        let revision = parts.headers.get("mcp-protocol-version");
-        let revision_2025 =
-            revision.is_some_and(|version| version.as_bytes() == sep1686::REVISION.as_bytes());
-        let final_revision = revision.is_some_and(|version| {
-            version.as_bytes()
-                >= rmcp::model::ProtocolVersion::V_2026_07_28
-                    .as_str()
-                    .as_bytes()
-        });
+        let revision = parts
+            .headers
+            .get("mcp-protocol-version")
+            .map_or_else(Revision::default, |version| {
+                Revision::of(version.as_bytes())
+            });
         let initialize = INITIALIZE.find(&bytes).is_some();
-        let routed = sep1686::route(&bytes, &self.server, revision_2025, final_revision);
+        let routed = sep1686::route(&bytes, &self.server, revision);
         // A plain stateless call: answered here, as rmcp would answer it (see `http_plain`).
         if routed.is_none()
             && tools_call

@@ -34,7 +34,7 @@ use crate::{
     call::structured_text,
     error::Error,
     server::McpServer,
-    server::tasks::sep1686,
+    server::tasks::sep1686::{self, Revision},
     transport::guard::{self, Screened},
     transport::stdio_plain::PlainCalls,
     transport::tools_call_text,
@@ -101,11 +101,8 @@ pub(crate) struct LineTransport<R, W> {
     answers: JoinSet<()>,
     /// The server, for the task requests of revision 2025-11-25 ([`sep1686`]).
     server: McpServer,
-    /// The client asked for revision 2025-11-25 in `initialize`.
-    revision_2025: bool,
-    /// The client asked for revision 2026-07-28 or later at `initialize` (see
-    /// [`sep1686::route`]).
-    final_revision: bool,
+    /// The revision the client asked for in `initialize`, for [`sep1686::route`].
+    revision: Revision,
     /// Plain `tools/call`s, answered by the transport itself ([`PlainCalls`]).
     plain: PlainCalls,
 }
@@ -123,8 +120,7 @@ where
             write: Arc::new(Mutex::new(Some(write))),
             answers: JoinSet::new(),
             server,
-            revision_2025: false,
-            final_revision: false,
+            revision: Revision::default(),
             plain: PlainCalls::default(),
         }
     }
@@ -240,7 +236,7 @@ where
             // `capabilities.tasks` for a client of revision 2025-11-25 (not in rmcp's model).
             if let ServerJsonRpcMessage::Response(response) = &item
                 && let ServerResult::InitializeResult(result) = &response.result
-                && result.protocol_version.as_str() == sep1686::REVISION
+                && Revision::of(result.protocol_version.as_str().as_bytes()).is_2025()
                 && let Ok(mut value) = serde_json::to_value(&item)
                 && sep1686::declare(&mut value, &server)
             {
@@ -316,8 +312,7 @@ where
             }
             let tools_call = match guard::screen(text) {
                 Screened::Pass { tools_call } => {
-                    if let Some(routed) =
-                        sep1686::route(text, &self.server, self.revision_2025, self.final_revision)
+                    if let Some(routed) = sep1686::route(text, &self.server, self.revision)
                         && let Ok(mut message) =
                             serde_json::from_slice::<ClientJsonRpcMessage>(&routed)
                     {
@@ -384,10 +379,8 @@ where
                     if let ClientJsonRpcMessage::Request(request) = &message
                         && let ClientRequest::InitializeRequest(initialize) = &request.request
                     {
-                        let revision = initialize.params.protocol_version.as_str();
-                        self.revision_2025 = revision == sep1686::REVISION;
-                        self.final_revision =
-                            revision >= rmcp::model::ProtocolVersion::V_2026_07_28.as_str();
+                        self.revision =
+                            Revision::of(initialize.params.protocol_version.as_str().as_bytes());
                     }
                     return Some(message);
                 }

@@ -30,7 +30,7 @@ use rmcp::{
     ErrorData, RoleServer,
     model::{
         CallToolRequestParams, CallToolResponse, CustomResult, DetailedTask, ErrorCode, JsonObject,
-        PaginatedRequestParams, Task, TaskPayload,
+        PaginatedRequestParams, ProtocolVersion, Task, TaskPayload,
     },
     service::RequestContext,
 };
@@ -43,7 +43,7 @@ use crate::{
 };
 
 /// The protocol revision whose task shape this module serves.
-pub(crate) const REVISION: &str = "2025-11-25";
+const REVISION: &str = "2025-11-25";
 /// `tools/call` with a `task` parameter, routed.
 const TOOLS_CALL: &str = "protoc-gen-rust-mcp/2025-11-25/tools/call";
 /// `tasks/get` of a task started in this shape, routed.
@@ -58,24 +58,42 @@ const TASKS_LIST: &str = "tasks/list";
 /// The `_meta` key that ties a `tasks/result` answer to its task.
 const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
 
+/// What the task shapes need of a request's protocol revision: the transports learn it from
+/// `initialize` (stdio) or from `MCP-Protocol-Version` (streamable HTTP).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Revision {
+    /// Revision 2025-11-25, whose task shape this module serves.
+    of_2025: bool,
+    /// Revision 2026-07-28 or later, whose rules for the final extension rmcp applies.
+    final_extension: bool,
+}
+
+impl Revision {
+    /// The revision named `version`.
+    pub(crate) fn of(version: &[u8]) -> Self {
+        Self {
+            of_2025: version == REVISION.as_bytes(),
+            final_extension: version >= ProtocolVersion::V_2026_07_28.as_str().as_bytes(),
+        }
+    }
+
+    /// Whether it is revision 2025-11-25.
+    pub(crate) fn is_2025(self) -> bool {
+        self.of_2025
+    }
+}
+
 /// The message `bytes` under its internal method name, when it is one of the requests this
 /// module answers and rmcp would read in the final shape; `None` otherwise (most messages:
-/// a byte scan decides before anything is parsed). `revision_2025` says the client
-/// negotiated revision 2025-11-25; `final_revision`, that the request is of revision
-/// 2026-07-28, whose rules for the final extension rmcp applies (a client of it declares the
-/// extension with each request, and rmcp checks that before the task is looked up).
-pub(crate) fn route(
-    bytes: &[u8],
-    server: &McpServer,
-    revision_2025: bool,
-    final_revision: bool,
-) -> Option<Vec<u8>> {
+/// a byte scan decides before anything is parsed). Revision 2026-07-28 and later declare the
+/// final extension with each request, and rmcp checks that before the task is looked up.
+pub(crate) fn route(bytes: &[u8], server: &McpServer, revision: Revision) -> Option<Vec<u8>> {
     // `"task` starts both a `task` key and a `tasks/…` method: one scan for the two.
     // Searches built once, not on every message.
     type Needle = LazyLock<memchr::memmem::Finder<'static>>;
     static LIST_METHOD: Needle = Needle::new(|| memchr::memmem::Finder::new(b"\"tools/list\""));
     static TASK_WORD: Needle = Needle::new(|| memchr::memmem::Finder::new(b"\"task"));
-    let list = revision_2025 && LIST_METHOD.find(bytes).is_some();
+    let list = revision.of_2025 && LIST_METHOD.find(bytes).is_some();
     if !list && TASK_WORD.find(bytes).is_none() {
         return None;
     }
@@ -88,9 +106,10 @@ pub(crate) fn route(
         // which no client of those revisions does, and a client whose task lived on another
         // replica, or expired, would be told its capabilities are missing.
         name @ ("tasks/get" | "tasks/cancel")
-            if server
-                .inner_tasks()
-                .answered_in_2025_shape(params?.get("taskId")?.as_str()?, final_revision) =>
+            if server.inner_tasks().answered_in_2025_shape(
+                params?.get("taskId")?.as_str()?,
+                revision.final_extension,
+            ) =>
         {
             if name == "tasks/get" {
                 TASKS_GET
