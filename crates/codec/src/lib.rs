@@ -14,7 +14,9 @@
 //! Two entry points, one per direction: [`Arguments`] turns a tool's arguments into its request
 //! messages (or the [`Problem`]s that keep them from being sent), and [`Response`] turns its
 //! response messages into the JSON of its output schema. Both borrow what they work from; the
-//! one-pass [`Plans`] of a tool are made on its first call and kept by the caller.
+//! one-pass [`Plans`] of a tool (one per-type plan of its request type for the encoder, one of
+//! its response type for the decoder, the same structure both ways) are made on its first call
+//! and kept by the caller.
 //!
 //! Every walker is descriptor-driven and checks the nesting depth before it recurses.
 
@@ -27,6 +29,7 @@ mod measure;
 mod normalize;
 mod path;
 mod patterns;
+mod plan;
 mod plans;
 mod response;
 mod scalar_kind;

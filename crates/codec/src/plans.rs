@@ -1,30 +1,26 @@
-//! The single-pass transcoders' plans of one tool, each made on first use.
+//! The plans of one tool's request and response types, each made on first use.
 
 use std::{borrow::Cow, sync::OnceLock};
 
 use prost_reflect::MessageDescriptor;
 
-use super::{
-    decode::DecodePlan,
-    encode::{Checks, EncodePlan},
-    validate::Validator,
-};
+use super::{encode::Checks, plan::Plan, validate::Validator};
 
 /// The plans of a tool's request and response types: made on its first call, so that a
 /// server of many tools pays only for those that are called (each boxed: an unused one is a
 /// pointer).
 #[derive(Debug, Default)]
 pub struct Plans {
-    encode: OnceLock<Box<EncodePlan>>,
-    decode: OnceLock<Box<DecodePlan>>,
+    request: OnceLock<Box<Plan>>,
+    response: OnceLock<Box<Plan>>,
     schema: OnceLock<Box<Checks>>,
     loose: OnceLock<Box<Checks>>,
 }
 
 impl Plans {
-    /// The request encoder's plan of `input`.
-    pub(crate) fn encode(&self, input: &MessageDescriptor) -> &EncodePlan {
-        self.encode.get_or_init(|| Box::new(EncodePlan::new(input)))
+    /// The plan of `input`, the request type, for the encoder.
+    pub(crate) fn encode(&self, input: &MessageDescriptor) -> &Plan {
+        self.request.get_or_init(|| Box::new(Plan::new(input, &[])))
     }
 
     /// The encoder's checks of `validator` (the tool's input schema compiled, for `input`).
@@ -39,13 +35,14 @@ impl Plans {
             .get_or_init(|| Box::new(Checks::loose(self.encode(input))))
     }
 
-    /// The response decoder's plan of `output`, clearing the `omitted` fields.
+    /// The plan of `output`, the response type, for the decoder, clearing the `omitted`
+    /// fields.
     pub(crate) fn decode(
         &self,
         output: &MessageDescriptor,
         omitted: &[Cow<'static, str>],
-    ) -> &DecodePlan {
-        self.decode
-            .get_or_init(|| Box::new(DecodePlan::new(output, omitted)))
+    ) -> &Plan {
+        self.response
+            .get_or_init(|| Box::new(Plan::new(output, omitted)))
     }
 }

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use prost_reflect::{DynamicMessage, MessageDescriptor};
 use serde_json::Value;
 
-use super::DecodePlan;
+use super::Plan;
 use crate::to_json::{self, ToJsonOptions};
 
 /// A response type with its options, made once: [`Transcoder::old_path`] runs the current path
@@ -16,7 +16,7 @@ use crate::to_json::{self, ToJsonOptions};
 pub struct Transcoder {
     desc: MessageDescriptor,
     omitted: Vec<Cow<'static, str>>,
-    plan: DecodePlan,
+    plan: Plan,
     options: ToJsonOptions,
     root: bool,
 }
@@ -36,7 +36,7 @@ impl Transcoder {
             .map(|s| Cow::Owned((*s).to_owned()))
             .collect();
         Self {
-            plan: DecodePlan::new(desc, &omitted),
+            plan: Plan::new(desc, &omitted),
             desc: desc.clone(),
             omitted,
             options: ToJsonOptions {

@@ -9,8 +9,8 @@ use base64::{Engine as _, prelude::BASE64_STANDARD};
 use serde_json::{Map, Value};
 
 use super::super::scalar_kind::ScalarKind;
-use super::plan::{DecodePlan, EnumPlan, FieldPlan, MessagePlan, Scalar, Shape, Ty};
 use super::wire::{FIXED32, FIXED64, LEN, Reader, VARINT};
+use crate::plan::{EnumPlan, FieldPlan, MessagePlan, Plan, Scalar, Shape, Ty};
 use crate::well_known::{self, Wkt, number};
 
 /// Deeper messages are left to the old path (prost's recursion limit is 100).
@@ -19,7 +19,7 @@ pub(super) const MAX_DEPTH: usize = 64;
 /// What the decoding of one response shares.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Ctx<'p> {
-    pub(super) plan: &'p DecodePlan,
+    pub(super) plan: &'p Plan,
     pub(super) json_names: bool,
     pub(super) emit_defaults: bool,
     /// Decoding what the old path decodes then clears (an omitted field, a replaced oneof
@@ -95,7 +95,7 @@ pub(super) fn read_scalar<'a>(r: &mut Reader<'a>, kind: Scalar, wire_type: u8) -
 }
 
 /// The default of an implicit-presence scalar.
-fn zero(plan: &DecodePlan, kind: Scalar) -> Raw<'static> {
+fn zero(plan: &Plan, kind: Scalar) -> Raw<'static> {
     match kind {
         Scalar::Kind(ScalarKind::Int32 | ScalarKind::Sint32 | ScalarKind::Sfixed32) => Raw::I32(0),
         Scalar::Kind(ScalarKind::Int64 | ScalarKind::Sint64 | ScalarKind::Sfixed64) => Raw::I64(0),
@@ -112,7 +112,7 @@ fn zero(plan: &DecodePlan, kind: Scalar) -> Raw<'static> {
 
 /// Whether an implicit-presence scalar holds its default (prost-reflect's `==`, so `-0.0`
 /// is default and NaN is not).
-pub(super) fn is_zero(plan: &DecodePlan, kind: Scalar, raw: Raw<'_>) -> bool {
+pub(super) fn is_zero(plan: &Plan, kind: Scalar, raw: Raw<'_>) -> bool {
     match raw {
         Raw::I32(v) => v == 0,
         Raw::I64(v) => v == 0,
@@ -128,7 +128,7 @@ pub(super) fn is_zero(plan: &DecodePlan, kind: Scalar, raw: Raw<'_>) -> bool {
 }
 
 /// A scalar as prost-reflect's protojson writes it (64-bit integers as strings).
-pub(super) fn scalar_json(plan: &DecodePlan, kind: Scalar, raw: Raw<'_>) -> Value {
+pub(super) fn scalar_json(plan: &Plan, kind: Scalar, raw: Raw<'_>) -> Value {
     match raw {
         Raw::I32(v) => Value::from(v),
         Raw::U32(v) => Value::from(v),
@@ -269,15 +269,15 @@ pub(super) fn field_json(
             Some(message(ctx, m, &merged(&slices)?, depth + 1)?)
         }
         (Slot::Empty, Shape::Single, Ty::Message(_)) => None,
-        (Slot::List(items), Shape::List, _) => {
+        (Slot::List(items), Shape::List { .. }, _) => {
             (ctx.emit_defaults || !items.is_empty()).then_some(Value::Array(items))
         }
-        (Slot::Empty, Shape::List, _) => ctx.emit_defaults.then(|| Value::Array(Vec::new())),
+        (Slot::Empty, Shape::List { .. }, _) => ctx.emit_defaults.then(|| Value::Array(Vec::new())),
         // In the order of the wire. prost-reflect keeps a map in a `HashMap`, so the old
         // path's order is not deterministic: its result is JSON-equal, in another order.
-        (Slot::Map(entries), Shape::Map(..), _) => (ctx.emit_defaults || !entries.is_empty())
+        (Slot::Map(entries), Shape::Map { .. }, _) => (ctx.emit_defaults || !entries.is_empty())
             .then(|| Value::Object(entries.into_iter().collect())),
-        (Slot::Empty, Shape::Map(..), _) => ctx.emit_defaults.then(|| Value::Object(Map::new())),
+        (Slot::Empty, Shape::Map { .. }, _) => ctx.emit_defaults.then(|| Value::Object(Map::new())),
         _ => return None,
     })
 }
@@ -325,7 +325,7 @@ pub(super) fn scan<'a>(
 ) -> Option<Vec<Slot<'a>>> {
     let mut slots: Vec<Slot<'a>> = Vec::with_capacity(plan.fields.len());
     slots.resize_with(plan.fields.len(), Slot::default);
-    let mut oneofs: Vec<Option<usize>> = vec![None; plan.oneofs];
+    let mut oneofs: Vec<Option<usize>> = vec![None; plan.oneofs.len()];
     let mut r = Reader::new(bytes);
     while !r.is_empty() {
         let (number, wire_type) = r.key()?;
@@ -376,7 +376,7 @@ pub(super) fn scan<'a>(
                     _ => return None,
                 };
             }
-            (Shape::List, ty) => {
+            (Shape::List { .. }, ty) => {
                 if !matches!(slot, Slot::List(_)) {
                     *slot = Slot::List(Vec::new());
                 }
@@ -413,11 +413,12 @@ pub(super) fn scan<'a>(
                     }
                 }
             }
-            (Shape::Map(key_kind, value_ty), _) => {
+            (Shape::Map { key, value, .. }, _) => {
                 if wire_type != LEN {
                     return None;
                 }
-                let (key, value) = map_entry(ctx, key_kind, value_ty, r.len_delimited()?, depth)?;
+                let bytes = r.len_delimited()?;
+                let (key, value) = map_entry(ctx, Scalar::Kind(key), value, bytes, depth)?;
                 if !matches!(slot, Slot::Map(_)) {
                     *slot = Slot::Map(Vec::new());
                 }
@@ -609,11 +610,15 @@ fn integral(number: f64) -> Option<Value> {
 /// written sorted by key, the last of equal keys winning.
 fn decode_struct(ctx: Ctx<'_>, plan: &MessagePlan, bytes: &[u8], depth: usize) -> Option<Value> {
     let field = plan.fields.first()?;
-    let Shape::Map(key_kind @ Scalar::Kind(ScalarKind::String), value_ty @ Ty::Message(_)) =
-        field.shape
+    let Shape::Map {
+        key: ScalarKind::String,
+        value: value_ty @ Ty::Message(_),
+        ..
+    } = field.shape
     else {
         return None;
     };
+    let key_kind = Scalar::Kind(ScalarKind::String);
     // Omitted: decoded for its errors only, written empty.
     let ctx = Ctx {
         validating: ctx.validating || field.omitted,

@@ -3,7 +3,7 @@
 //! The old path ([`super::to_json`]) decodes a `DynamicMessage`, clears the omitted fields,
 //! has prost-reflect write protojson into a `serde_json::Value`, then reshapes it. This
 //! decoder reads the wire once and writes the very same `Value` (key order included: the
-//! workspace's `serde_json` preserves it), from a [`DecodePlan`] made once per output type:
+//! workspace's `serde_json` preserves it), from a [`Plan`] made once per output type:
 //! every reachable message's fields in number order (the order prost-reflect writes), their
 //! output keys (aliases of long names included) made in advance, enum names by number.
 //!
@@ -44,26 +44,19 @@
 #[cfg(feature = "differential")]
 pub mod check;
 mod message;
-mod plan;
 mod text;
 mod wire;
-
-pub(crate) use plan::DecodePlan;
 
 use serde_json::Value;
 
 use super::Wkt;
 use super::to_json::ToJsonOptions;
+use crate::plan::{Plan, ROOT};
 use message::Ctx;
-use plan::ROOT;
 
 /// A tool root: `Some` of exactly what [`super::to_json::root_to_json`] writes after
 /// `clear_omitted`, or `None` when this decoder cannot guarantee it (see the module).
-pub(crate) fn root_to_json(
-    plan: &DecodePlan,
-    bytes: &[u8],
-    options: ToJsonOptions,
-) -> Option<Value> {
+pub(crate) fn root_to_json(plan: &Plan, bytes: &[u8], options: ToJsonOptions) -> Option<Value> {
     let value = message_to_json(plan, bytes, options)?;
     let wrapped = plan
         .messages
@@ -75,11 +68,7 @@ pub(crate) fn root_to_json(
 
 /// A tool root as JSON text: `Some` of exactly what `serde_json` writes of what
 /// [`root_to_json`] gives, and `None` where that gives `None`.
-pub(crate) fn root_to_text(
-    plan: &DecodePlan,
-    bytes: &[u8],
-    options: ToJsonOptions,
-) -> Option<String> {
+pub(crate) fn root_to_text(plan: &Plan, bytes: &[u8], options: ToJsonOptions) -> Option<String> {
     if plan.messages.get(ROOT)?.wkt.is_some() {
         // A well-known root is a `Value` (wrapped, for some) either way.
         return serde_json::to_string(&root_to_json(plan, bytes, options)?).ok();
@@ -97,11 +86,7 @@ pub(crate) fn root_to_text(
 
 /// One message (not a tool root), e.g. an element of a server stream: as
 /// [`super::to_json::message_to_json`] writes it, or `None`.
-pub(crate) fn message_to_json(
-    plan: &DecodePlan,
-    bytes: &[u8],
-    options: ToJsonOptions,
-) -> Option<Value> {
+pub(crate) fn message_to_json(plan: &Plan, bytes: &[u8], options: ToJsonOptions) -> Option<Value> {
     let ctx = Ctx {
         plan,
         json_names: options.json_names,

@@ -11,7 +11,7 @@ use serde::Serialize;
 use super::message::{
     Ctx, MAX_DEPTH, Raw, Slot, field_json, is_zero, merged, message, scalar_json, scan_cleared,
 };
-use super::plan::{DecodePlan, FieldPlan, Scalar, Shape, Ty};
+use crate::plan::{FieldPlan, Plan, Scalar, Shape, Ty};
 
 /// Writes the message `m` from `bytes` to `out`, or `None` where [`message`] gives `None`
 /// (`out` then holds a part, to be thrown away).
@@ -94,7 +94,7 @@ fn close(field: &FieldPlan, out: &mut Vec<u8>) {
 }
 
 /// A scalar as [`scalar_json`] makes it, written; floats and enums go through it.
-fn write_scalar(plan: &DecodePlan, kind: Scalar, raw: Raw<'_>, out: &mut Vec<u8>) -> Option<()> {
+fn write_scalar(plan: &Plan, kind: Scalar, raw: Raw<'_>, out: &mut Vec<u8>) -> Option<()> {
     match raw {
         Raw::I32(v) => write_value(&v, out),
         Raw::U32(v) => write_value(&v, out),

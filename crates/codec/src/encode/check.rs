@@ -7,24 +7,24 @@ use prost::Message as _;
 use prost_reflect::MessageDescriptor;
 use serde_json::{Map, Value};
 
-use super::{Checks, EncodePlan, MAX_DEPTH, from_value};
+use super::{Checks, MAX_DEPTH, Plan, from_value};
 use crate::{
     from_json::{message_from_json, root_from_json},
     normalize::{NormalizeOptions, normalize_arguments},
 };
 
-/// An encode plan for one input type, and its type's checks.
+/// The plan of one input type, and its type's checks.
 #[derive(Debug)]
 pub struct Transcoder {
     desc: MessageDescriptor,
-    plan: EncodePlan,
+    plan: Plan,
     checks: Checks,
 }
 
 impl Transcoder {
     /// Plans the encoding of `desc` (done once per tool input type).
     pub fn new(desc: &MessageDescriptor) -> Self {
-        let plan = EncodePlan::new(desc);
+        let plan = Plan::new(desc, &[]);
         Self {
             desc: desc.clone(),
             checks: Checks::loose(&plan),

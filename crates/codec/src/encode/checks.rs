@@ -14,10 +14,11 @@ use std::collections::HashMap;
 
 use serde_json::{Number, Value};
 
-use super::plan::{EncodePlan, FieldPlan, KeyMap, Scalar, Shape, Target, ValueKind};
 use super::scalar::{self, Json};
 use crate::Wkt;
 use crate::patterns::KnownPattern;
+use crate::plan::{EnumPlan, FieldPlan, KeyMap, Plan, Scalar, Shape, Target, Ty};
+use crate::scalar_kind::ScalarKind;
 use crate::validate::{
     Validator,
     schema::{Additional, Check as Keyword, Nodes, type_bit},
@@ -102,13 +103,10 @@ impl Check {
 
     /// The number of the enum value `value` stands for, when the check takes it: a name of the
     /// schema's list, or (loose) whatever prost-reflect reads as one.
-    pub(super) fn enum_number(&self, kind: &ValueKind, value: Json<'_>) -> Option<i32> {
-        let ValueKind::Enum {
+    pub(super) fn enum_number(&self, plan: &EnumPlan, value: Json<'_>) -> Option<i32> {
+        let EnumPlan {
             desc, null_value, ..
-        } = kind
-        else {
-            return None;
-        };
+        } = plan;
         match (self, value) {
             (Check::Enum(names), Json::Str(text)) if names.contains_key(text) => {
                 desc.get_value_by_name(text).map(|value| value.number())
@@ -131,7 +129,7 @@ pub(crate) struct Checks {
 impl Checks {
     /// Compiles the checks of `validator` (the tool's input schema, compiled) against `plan`
     /// (its input type's).
-    pub(crate) fn new(plan: &EncodePlan, validator: &Validator) -> Self {
+    pub(crate) fn new(plan: &Plan, validator: &Validator) -> Self {
         let mut compiler = Compiler {
             plan,
             nodes: validator.nodes(),
@@ -154,7 +152,7 @@ impl Checks {
     /// The checks of `plan`'s type alone, for canonical arguments the validator has passed:
     /// every value in each form prost-reflect reads from a `Value`, every property key the
     /// plan resolves.
-    pub(crate) fn loose(plan: &EncodePlan) -> Self {
+    pub(crate) fn loose(plan: &Plan) -> Self {
         let mut loose = Loose {
             plan,
             messages: vec![None; plan.messages.len()],
@@ -177,7 +175,7 @@ const LOOSE: usize = 1;
 
 /// The compiler of the type's checks.
 struct Loose<'a> {
-    plan: &'a EncodePlan,
+    plan: &'a Plan,
     /// Message plan → its check.
     messages: Vec<Option<usize>>,
     checks: Vec<Check>,
@@ -259,14 +257,14 @@ impl Loose<'_> {
         let Some(field) = field.filter(|field| field.usable) else {
             return self.push(Check::Unsupported);
         };
-        let value = |this: &mut Self, kind: &ValueKind| match kind {
-            ValueKind::Message(message) => this.message(*message),
-            ValueKind::Scalar(_) | ValueKind::Enum { .. } => LOOSE,
+        let value = |this: &mut Self, ty: Ty| match ty {
+            Ty::Message(message) => this.message(message),
+            Ty::Scalar(_) => LOOSE,
         };
-        match &field.shape {
-            Shape::Single => value(self, &field.kind),
+        match field.shape {
+            Shape::Single => value(self, field.ty),
             Shape::List { .. } => {
-                let items = value(self, &field.kind);
+                let items = value(self, field.ty);
                 self.push(Check::List { items })
             }
             Shape::Map {
@@ -280,7 +278,7 @@ impl Loose<'_> {
 }
 
 struct Compiler<'a> {
-    plan: &'a EncodePlan,
+    plan: &'a Plan,
     /// The validator's schema nodes, the root first.
     nodes: &'a Nodes,
     /// The node a `$ref` names → its check (reserved before it is compiled, for recursive
@@ -545,7 +543,7 @@ impl<'a> Compiler<'a> {
                 && !field_plan.null_is_value
                 && matches!(field_plan.shape, Shape::Single)
             {
-                self.value(value, &field_plan.kind)
+                self.value(value, field_plan.ty)
             } else {
                 self.push(Check::Unsupported)
             };
@@ -558,8 +556,8 @@ impl<'a> Compiler<'a> {
         if !field.usable || field.null_is_value || field.oneof.is_some() {
             return self.push(Check::Unsupported);
         }
-        match &field.shape {
-            Shape::Single => self.value(node, &field.kind),
+        match field.shape {
+            Shape::Single => self.value(node, field.ty),
             Shape::List { .. } => {
                 let known = |k: &Keyword| matches!(k, Keyword::Type(_) | Keyword::Items(_));
                 let Some(keywords) = self.keywords(node, known) else {
@@ -571,7 +569,7 @@ impl<'a> Compiler<'a> {
                 });
                 match items {
                     Some(items) if of_type(keywords, "array") => {
-                        let items = self.value(items, &field.kind);
+                        let items = self.value(items, field.ty);
                         self.push(Check::List { items })
                     }
                     _ => self.push(Check::Unsupported),
@@ -605,7 +603,9 @@ impl<'a> Compiler<'a> {
                 }
                 match values {
                     Some(values)
-                        if *key == Scalar::String && string_keys && of_type(keywords, "object") =>
+                        if key == ScalarKind::String
+                            && string_keys
+                            && of_type(keywords, "object") =>
                     {
                         let values = self.value(values, value);
                         self.push(Check::Map { values })
@@ -617,13 +617,19 @@ impl<'a> Compiler<'a> {
     }
 
     /// The check of one value of `kind` (a single field, a list item or a map value).
-    fn value(&mut self, node: usize, kind: &ValueKind) -> usize {
-        let check = match kind {
-            ValueKind::Message(message) => return self.message_at(node, *message),
-            ValueKind::Enum {
-                desc, null_value, ..
-            } => match self.keywords(node, |k| matches!(k, Keyword::Type(_) | Keyword::Enum(_))) {
-                Some(keywords) if !null_value && of_type(keywords, "string") => {
+    fn value(&mut self, node: usize, ty: Ty) -> usize {
+        let check = match ty {
+            Ty::Message(message) => return self.message_at(node, message),
+            Ty::Scalar(Scalar::Enum(index)) => match (
+                self.plan.enumeration(index),
+                self.keywords(node, |k| matches!(k, Keyword::Type(_) | Keyword::Enum(_))),
+            ) {
+                (
+                    Some(EnumPlan {
+                        desc, null_value, ..
+                    }),
+                    Some(keywords),
+                ) if !null_value && of_type(keywords, "string") => {
                     let names = keywords.iter().find_map(|k| match k {
                         Keyword::Enum(names) => Some(names),
                         _ => None,
@@ -647,23 +653,23 @@ impl<'a> Compiler<'a> {
                 }
                 _ => Check::Unsupported,
             },
-            ValueKind::Scalar(scalar) => self.scalar_check(node, *scalar),
+            Ty::Scalar(Scalar::Kind(scalar)) => self.scalar_check(node, scalar),
         };
         self.push(check)
     }
 
     /// The check of a scalar's node, when it is one this module reads exactly.
-    fn scalar_check(&self, node: usize, scalar: Scalar) -> Check {
+    fn scalar_check(&self, node: usize, scalar: ScalarKind) -> Check {
         let only_type = |name: &str| {
             self.keywords(node, |k| matches!(k, Keyword::Type(_)))
                 .is_some_and(|keywords| of_type(keywords, name))
         };
         match scalar {
-            Scalar::Int32
-            | Scalar::Sint32
-            | Scalar::Sfixed32
-            | Scalar::Uint32
-            | Scalar::Fixed32 => {
+            ScalarKind::Int32
+            | ScalarKind::Sint32
+            | ScalarKind::Sfixed32
+            | ScalarKind::Uint32
+            | ScalarKind::Fixed32 => {
                 let known = |k: &Keyword| {
                     matches!(
                         k,
@@ -695,11 +701,11 @@ impl<'a> Compiler<'a> {
                 }
                 Check::Integer { min, max }
             }
-            Scalar::Int64
-            | Scalar::Sint64
-            | Scalar::Sfixed64
-            | Scalar::Uint64
-            | Scalar::Fixed64 => {
+            ScalarKind::Int64
+            | ScalarKind::Sint64
+            | ScalarKind::Sfixed64
+            | ScalarKind::Uint64
+            | ScalarKind::Fixed64 => {
                 let known = |k: &Keyword| matches!(k, Keyword::Type(_) | Keyword::Pattern(_));
                 let Some(keywords) = self.keywords(node, known) else {
                     return Check::Unsupported;
@@ -721,9 +727,11 @@ impl<'a> Compiler<'a> {
                     Some(_) => Check::Unsupported,
                 }
             }
-            Scalar::Double | Scalar::Float if only_type("number") => Check::Number,
-            Scalar::Bool if only_type("boolean") => Check::Bool,
-            Scalar::String | Scalar::Bytes if only_type("string") => Check::Str { digits: None },
+            ScalarKind::Double | ScalarKind::Float if only_type("number") => Check::Number,
+            ScalarKind::Bool if only_type("boolean") => Check::Bool,
+            ScalarKind::String | ScalarKind::Bytes if only_type("string") => {
+                Check::Str { digits: None }
+            }
             _ => Check::Unsupported,
         }
     }

@@ -34,8 +34,6 @@
 //! types, stops at 100).
 
 pub(crate) mod checks;
-mod oneof;
-pub(crate) mod plan;
 pub(crate) mod scalar;
 mod seed;
 mod well_known;
@@ -43,12 +41,14 @@ mod well_known;
 #[cfg(feature = "differential")]
 pub mod check;
 
-use serde::de::DeserializeSeed as _;
+use serde::de::{self, DeserializeSeed as _};
 use serde_json::Value;
 
-use self::seed::{BodySeed, Encoder};
+use self::checks::Check;
+use self::seed::BodySeed;
 
-pub(crate) use self::{checks::Checks, plan::EncodePlan};
+pub(crate) use self::checks::Checks;
+use crate::plan::Plan;
 
 /// The key and value fields of a map entry (`descriptor.proto`, `MessageOptions.map_entry`).
 pub(crate) const MAP_KEY: u32 = 1;
@@ -63,7 +63,7 @@ static NULL: Value = Value::Null;
 /// `checks` (the schema's), or `None` when this encoder is not sure of them. Containers deeper
 /// than `max_depth` give `None`.
 pub(crate) fn from_text(
-    plan: &EncodePlan,
+    plan: &Plan,
     checks: &Checks,
     text: &str,
     max_depth: usize,
@@ -85,7 +85,7 @@ pub(crate) fn from_text(
 /// cannot guarantee that, including every case where the old path returns an error.
 /// Containers deeper than `max_depth` give `None`.
 pub(crate) fn from_value(
-    plan: &EncodePlan,
+    plan: &Plan,
     checks: &Checks,
     value: &Value,
     root: bool,
@@ -104,4 +104,85 @@ pub(crate) fn from_value(
     .deserialize(value)
     .ok()?;
     Some(encoder.buf)
+}
+
+/// The state of one encoding: the plan and checks it follows and the bytes written.
+struct Encoder<'p> {
+    plan: &'p Plan,
+    checks: &'p Checks,
+    buf: Vec<u8>,
+    /// (field index, start, end) of the fields written of the messages open, in text order.
+    fields: Vec<(usize, usize, usize)>,
+    /// Where a message's fields are put in order.
+    scratch: Vec<u8>,
+    depth: usize,
+    max_depth: usize,
+}
+
+/// The error that sends a call the whole way; its text is never shown.
+fn whole_way<E: de::Error>() -> E {
+    E::custom("left to the whole way")
+}
+
+static UNSUPPORTED: Check = Check::Unsupported;
+
+impl<'p> Encoder<'p> {
+    /// An encoder of `plan` checked by `checks`, its buffer of `capacity`, following nesting
+    /// to `max_depth` (at most [`MAX_DEPTH`]).
+    fn new(plan: &'p Plan, checks: &'p Checks, capacity: usize, max_depth: usize) -> Self {
+        Self {
+            plan,
+            checks,
+            buf: Vec::with_capacity(capacity),
+            fields: Vec::with_capacity(32),
+            scratch: Vec::new(),
+            depth: 0,
+            max_depth: max_depth.min(MAX_DEPTH),
+        }
+    }
+
+    fn check(&self, index: usize) -> &'p Check {
+        let checks: &'p Checks = self.checks;
+        checks.checks.get(index).unwrap_or(&UNSUPPORTED)
+    }
+
+    /// One level deeper; past the limit, the whole way.
+    fn enter<E: de::Error>(&mut self) -> Result<(), E> {
+        self.depth += 1;
+        if self.depth > self.max_depth {
+            return Err(whole_way());
+        }
+        Ok(())
+    }
+
+    fn leave(&mut self) {
+        self.depth -= 1;
+    }
+
+    /// Puts the fields written since `mark` in field-number order, refusing one given twice.
+    fn order<E: de::Error>(&mut self, mark: usize) -> Result<(), E> {
+        let fields = self.fields.get_mut(mark..).ok_or_else(whole_way)?;
+        if fields.windows(2).all(|pair| pair[0].0 < pair[1].0) {
+            return Ok(());
+        }
+        let Some(&(_, from, _)) = fields.first() else {
+            return Ok(());
+        };
+        fields.sort_unstable_by_key(|field| field.0);
+        if fields.windows(2).any(|pair| pair[0].0 == pair[1].0) {
+            return Err(whole_way());
+        }
+        self.scratch.clear();
+        self.scratch
+            .extend_from_slice(self.buf.get(from..).ok_or_else(whole_way)?);
+        self.buf.truncate(from);
+        for &(_, start, end) in fields.iter() {
+            let bytes = self
+                .scratch
+                .get(start - from..end - from)
+                .ok_or_else(whole_way)?;
+            self.buf.extend_from_slice(bytes);
+        }
+        Ok(())
+    }
 }

@@ -11,7 +11,7 @@ use base64::{
 };
 use prost::encoding::{WireType, encode_key, encode_varint};
 
-use super::plan::Scalar;
+use crate::scalar_kind::ScalarKind;
 
 /// A JSON scalar as serde hands it to a visitor, from text or from a `Value` alike.
 #[derive(Debug, Clone, Copy)]
@@ -217,7 +217,7 @@ pub(crate) fn string_field(buf: &mut Vec<u8>, number: u32, text: &str) {
 pub(crate) fn scalar_field(
     buf: &mut Vec<u8>,
     number: u32,
-    kind: Scalar,
+    kind: ScalarKind,
     presence: bool,
     value: Json<'_>,
 ) -> Option<()> {
@@ -233,11 +233,16 @@ pub(crate) fn scalar_field(
 /// A map entry's key (`key`, as a JSON property name) with its key number; an
 /// implicit-presence default is left out. Integer keys must be in canonical decimal form, so
 /// that two keys never name one entry (the old path keeps the last of them, unordered).
-pub(crate) fn map_key(buf: &mut Vec<u8>, kind: Scalar, presence: bool, key: &str) -> Option<()> {
+pub(crate) fn map_key(
+    buf: &mut Vec<u8>,
+    kind: ScalarKind,
+    presence: bool,
+    key: &str,
+) -> Option<()> {
     let value = match kind {
-        Scalar::String => Json::Str(key),
-        Scalar::Bool => Json::Bool(key.parse().ok()?),
-        Scalar::Double | Scalar::Float | Scalar::Bytes => return None,
+        ScalarKind::String => Json::Str(key),
+        ScalarKind::Bool => Json::Bool(key.parse().ok()?),
+        ScalarKind::Double | ScalarKind::Float | ScalarKind::Bytes => return None,
         _ if canonical_integer_key(key) => Json::Str(key),
         _ => return None,
     };
@@ -245,76 +250,76 @@ pub(crate) fn map_key(buf: &mut Vec<u8>, kind: Scalar, presence: bool, key: &str
 }
 
 /// Writes a scalar without key; returns whether it is the type's default (zero).
-pub(crate) fn scalar_raw(buf: &mut Vec<u8>, kind: Scalar, value: Json<'_>) -> Option<bool> {
+pub(crate) fn scalar_raw(buf: &mut Vec<u8>, kind: ScalarKind, value: Json<'_>) -> Option<bool> {
     Some(match kind {
-        Scalar::Double => {
+        ScalarKind::Double => {
             let v = double(value)?;
             buf.extend_from_slice(&v.to_le_bytes());
             v == 0.0
         }
-        Scalar::Float => {
+        ScalarKind::Float => {
             let v = float(value)?;
             buf.extend_from_slice(&v.to_le_bytes());
             v == 0.0
         }
-        Scalar::Int32 => {
+        ScalarKind::Int32 => {
             let v = int32(value)?;
             encode_varint(i64::from(v) as u64, buf);
             v == 0
         }
-        Scalar::Sint32 => {
+        ScalarKind::Sint32 => {
             let v = int32(value)?;
             encode_varint(u64::from(((v << 1) ^ (v >> 31)) as u32), buf);
             v == 0
         }
-        Scalar::Sfixed32 => {
+        ScalarKind::Sfixed32 => {
             let v = int32(value)?;
             buf.extend_from_slice(&v.to_le_bytes());
             v == 0
         }
-        Scalar::Int64 => {
+        ScalarKind::Int64 => {
             let v = int64(value)?;
             encode_varint(v as u64, buf);
             v == 0
         }
-        Scalar::Sint64 => {
+        ScalarKind::Sint64 => {
             let v = int64(value)?;
             encode_varint(((v << 1) ^ (v >> 63)) as u64, buf);
             v == 0
         }
-        Scalar::Sfixed64 => {
+        ScalarKind::Sfixed64 => {
             let v = int64(value)?;
             buf.extend_from_slice(&v.to_le_bytes());
             v == 0
         }
-        Scalar::Uint32 => {
+        ScalarKind::Uint32 => {
             let v = uint32(value)?;
             encode_varint(u64::from(v), buf);
             v == 0
         }
-        Scalar::Fixed32 => {
+        ScalarKind::Fixed32 => {
             let v = uint32(value)?;
             buf.extend_from_slice(&v.to_le_bytes());
             v == 0
         }
-        Scalar::Uint64 => {
+        ScalarKind::Uint64 => {
             let v = uint64(value)?;
             encode_varint(v, buf);
             v == 0
         }
-        Scalar::Fixed64 => {
+        ScalarKind::Fixed64 => {
             let v = uint64(value)?;
             buf.extend_from_slice(&v.to_le_bytes());
             v == 0
         }
-        Scalar::Bool => {
+        ScalarKind::Bool => {
             let Json::Bool(v) = value else {
                 return None;
             };
             buf.push(u8::from(v));
             !v
         }
-        Scalar::String => {
+        ScalarKind::String => {
             let Json::Str(text) = value else {
                 return None;
             };
@@ -322,7 +327,7 @@ pub(crate) fn scalar_raw(buf: &mut Vec<u8>, kind: Scalar, value: Json<'_>) -> Op
             buf.extend_from_slice(text.as_bytes());
             text.is_empty()
         }
-        Scalar::Bytes => {
+        ScalarKind::Bytes => {
             let Json::Str(text) = value else {
                 return None;
             };
@@ -337,11 +342,11 @@ pub(crate) fn scalar_raw(buf: &mut Vec<u8>, kind: Scalar, value: Json<'_>) -> Op
 }
 
 /// The wire type of a scalar kind.
-pub(crate) fn wire_type(kind: Scalar) -> WireType {
+pub(crate) fn wire_type(kind: ScalarKind) -> WireType {
     match kind {
-        Scalar::Double | Scalar::Fixed64 | Scalar::Sfixed64 => WireType::SixtyFourBit,
-        Scalar::Float | Scalar::Fixed32 | Scalar::Sfixed32 => WireType::ThirtyTwoBit,
-        Scalar::String | Scalar::Bytes => WireType::LengthDelimited,
+        ScalarKind::Double | ScalarKind::Fixed64 | ScalarKind::Sfixed64 => WireType::SixtyFourBit,
+        ScalarKind::Float | ScalarKind::Fixed32 | ScalarKind::Sfixed32 => WireType::ThirtyTwoBit,
+        ScalarKind::String | ScalarKind::Bytes => WireType::LengthDelimited,
         _ => WireType::Varint,
     }
 }

@@ -1,102 +1,16 @@
-//! The encoder's serde seeds: a message's body, its properties, a field's value (single, list
+//! The encoder's serde seeds: a message's body, its properties (a oneof's
+//! `{"case": member, "value": …}` among them, read `case` first), a field's value (single, list
 //! or map) and one value, each written as it is read and checked by its [`Check`].
 
 use prost::encoding::{WireType, encode_key, encode_varint};
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 
-use super::checks::{Check, Checks, Prop};
-use super::oneof::OneofSeed;
-use super::plan::{EncodePlan, FieldPlan, KeyMap, Shape, ValueKind};
+use super::checks::{Check, Prop};
 use super::scalar::{Json, close, map_key, open, scalar_field, scalar_raw};
 use super::well_known::{JsonSeed, WktTextSeed};
-use super::{MAP_VALUE, MAX_DEPTH};
+use super::{Encoder, MAP_VALUE, whole_way};
+use crate::plan::{FieldPlan, KeyMap, Scalar, Shape, Ty};
 use crate::well_known::number;
-
-/// The state of one encoding: the plan and checks it follows and the bytes written.
-pub(super) struct Encoder<'p> {
-    pub(super) plan: &'p EncodePlan,
-    checks: &'p Checks,
-    pub(super) buf: Vec<u8>,
-    /// (field index, start, end) of the fields written of the messages open, in text order.
-    fields: Vec<(usize, usize, usize)>,
-    /// Where a message's fields are put in order.
-    scratch: Vec<u8>,
-    depth: usize,
-    max_depth: usize,
-}
-
-/// The error that sends a call the whole way; its text is never shown.
-pub(super) fn whole_way<E: de::Error>() -> E {
-    E::custom("left to the whole way")
-}
-
-static UNSUPPORTED: Check = Check::Unsupported;
-
-impl<'p> Encoder<'p> {
-    /// An encoder of `plan` checked by `checks`, its buffer of `capacity`, following nesting
-    /// to `max_depth` (at most [`MAX_DEPTH`]).
-    pub(super) fn new(
-        plan: &'p EncodePlan,
-        checks: &'p Checks,
-        capacity: usize,
-        max_depth: usize,
-    ) -> Self {
-        Self {
-            plan,
-            checks,
-            buf: Vec::with_capacity(capacity),
-            fields: Vec::with_capacity(32),
-            scratch: Vec::new(),
-            depth: 0,
-            max_depth: max_depth.min(MAX_DEPTH),
-        }
-    }
-
-    pub(super) fn check(&self, index: usize) -> &'p Check {
-        let checks: &'p Checks = self.checks;
-        checks.checks.get(index).unwrap_or(&UNSUPPORTED)
-    }
-
-    /// One level deeper; past the limit, the whole way.
-    pub(super) fn enter<E: de::Error>(&mut self) -> Result<(), E> {
-        self.depth += 1;
-        if self.depth > self.max_depth {
-            return Err(whole_way());
-        }
-        Ok(())
-    }
-
-    pub(super) fn leave(&mut self) {
-        self.depth -= 1;
-    }
-
-    /// Puts the fields written since `mark` in field-number order, refusing one given twice.
-    fn order<E: de::Error>(&mut self, mark: usize) -> Result<(), E> {
-        let fields = self.fields.get_mut(mark..).ok_or_else(whole_way)?;
-        if fields.windows(2).all(|pair| pair[0].0 < pair[1].0) {
-            return Ok(());
-        }
-        let Some(&(_, from, _)) = fields.first() else {
-            return Ok(());
-        };
-        fields.sort_unstable_by_key(|field| field.0);
-        if fields.windows(2).any(|pair| pair[0].0 == pair[1].0) {
-            return Err(whole_way());
-        }
-        self.scratch.clear();
-        self.scratch
-            .extend_from_slice(self.buf.get(from..).ok_or_else(whole_way)?);
-        self.buf.truncate(from);
-        for &(_, start, end) in fields.iter() {
-            let bytes = self
-                .scratch
-                .get(start - from..end - from)
-                .ok_or_else(whole_way)?;
-            self.buf.extend_from_slice(bytes);
-        }
-        Ok(())
-    }
-}
 
 /// A message's body: its fields from a JSON object, or a well-known type's JSON form.
 pub(super) struct BodySeed<'e, 'p> {
@@ -119,11 +33,10 @@ impl<'de> DeserializeSeed<'de> for BodySeed<'_, '_> {
             Check::Wrapper { message, value } => {
                 let plan = encoder.plan;
                 let wrapped = plan.messages.get(message).and_then(|m| m.wrapped);
-                let kind = ValueKind::Scalar(wrapped.ok_or_else(whole_way)?);
                 ValueSeed {
                     encoder,
                     number: Some(number::WRAPPER_VALUE),
-                    kind: &kind,
+                    ty: Ty::Scalar(Scalar::Kind(wrapped.ok_or_else(whole_way)?)),
                     presence: false,
                     check: value,
                 }
@@ -274,7 +187,7 @@ impl<'de> FieldSeed<'_, '_, '_> {
             Shape::Single => ValueSeed {
                 encoder: self.encoder,
                 number: Some(field.number),
-                kind: &field.kind,
+                ty: field.ty,
                 presence: field.presence,
                 check: self.check,
             }
@@ -304,13 +217,13 @@ impl<'de> Visitor<'de> for FieldSeed<'_, '_, '_> {
         let encoder = self.encoder;
         let field = self.field;
         let (Shape::List { packed }, &Check::List { items }) =
-            (&field.shape, encoder.check(self.check))
+            (field.shape, encoder.check(self.check))
         else {
             return Err(whole_way());
         };
         encoder.enter()?;
         // Each element with the field's key, or none in a packed list.
-        let number = (!*packed).then_some(field.number);
+        let number = (!packed).then_some(field.number);
         // A packed list's key and the slot of its length, where they start.
         let packed_at = packed.then(|| {
             let key_at = encoder.buf.len();
@@ -322,7 +235,7 @@ impl<'de> Visitor<'de> for FieldSeed<'_, '_, '_> {
             .next_element_seed(ValueSeed {
                 encoder: &mut *encoder,
                 number,
-                kind: &field.kind,
+                ty: field.ty,
                 presence: true,
                 check: items,
             })?
@@ -351,7 +264,7 @@ impl<'de> Visitor<'de> for FieldSeed<'_, '_, '_> {
                 value_presence,
             },
             &Check::Map { values },
-        ) = (&field.shape, encoder.check(self.check))
+        ) = (field.shape, encoder.check(self.check))
         else {
             return Err(whole_way());
         };
@@ -361,12 +274,12 @@ impl<'de> Visitor<'de> for FieldSeed<'_, '_, '_> {
         while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
             encode_key(field.number, WireType::LengthDelimited, &mut encoder.buf);
             let start = open(&mut encoder.buf);
-            map_key(&mut encoder.buf, *key_kind, *key_presence, &key).ok_or_else(whole_way)?;
+            map_key(&mut encoder.buf, key_kind, key_presence, &key).ok_or_else(whole_way)?;
             map.next_value_seed(ValueSeed {
                 encoder: &mut *encoder,
                 number: Some(MAP_VALUE),
-                kind: value,
-                presence: *value_presence,
+                ty: value,
+                presence: value_presence,
                 check: values,
             })?;
             close(&mut encoder.buf, start).ok_or_else(whole_way)?;
@@ -383,20 +296,20 @@ impl<'de> Visitor<'de> for FieldSeed<'_, '_, '_> {
 
 /// One value: a scalar, an enum or a message, with its key `number` (none: a packed list's
 /// element).
-pub(super) struct ValueSeed<'e, 'p, 'k> {
+pub(super) struct ValueSeed<'e, 'p> {
     pub(super) encoder: &'e mut Encoder<'p>,
     pub(super) number: Option<u32>,
-    pub(super) kind: &'k ValueKind,
+    pub(super) ty: Ty,
     pub(super) presence: bool,
     pub(super) check: usize,
 }
 
-impl<'de> DeserializeSeed<'de> for ValueSeed<'_, '_, '_> {
+impl<'de> DeserializeSeed<'de> for ValueSeed<'_, '_> {
     type Value = ();
 
     fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        match (self.kind, self.number) {
-            (ValueKind::Message(_), Some(number)) => {
+        match (self.ty, self.number) {
+            (Ty::Message(_), Some(number)) => {
                 let encoder = self.encoder;
                 encode_key(number, WireType::LengthDelimited, &mut encoder.buf);
                 let start = open(&mut encoder.buf);
@@ -407,28 +320,30 @@ impl<'de> DeserializeSeed<'de> for ValueSeed<'_, '_, '_> {
                 .deserialize(deserializer)?;
                 close(&mut encoder.buf, start).ok_or_else(whole_way)
             }
-            (ValueKind::Message(_), None) => Err(whole_way()),
+            (Ty::Message(_), None) => Err(whole_way()),
             _ => deserializer.deserialize_any(self),
         }
     }
 }
 
-impl ValueSeed<'_, '_, '_> {
+impl ValueSeed<'_, '_> {
     /// A scalar or an enum, when its check takes `value`.
     fn write<E: de::Error>(self, value: Json<'_>) -> Result<(), E> {
         let encoder = self.encoder;
+        let plan = encoder.plan;
         let check = encoder.check(self.check);
         let buf = &mut encoder.buf;
-        match self.kind {
-            ValueKind::Scalar(kind) if check.takes(value) => match self.number {
-                Some(number) => scalar_field(buf, number, *kind, self.presence, value),
-                None => scalar_raw(buf, *kind, value).map(|_| ()),
+        match self.ty {
+            Ty::Scalar(Scalar::Kind(kind)) if check.takes(value) => match self.number {
+                Some(number) => scalar_field(buf, number, kind, self.presence, value),
+                None => scalar_raw(buf, kind, value).map(|_| ()),
             }
             .ok_or_else(whole_way),
-            ValueKind::Enum { default, .. } => {
-                let n = check.enum_number(self.kind, value).ok_or_else(whole_way)?;
+            Ty::Scalar(Scalar::Enum(index)) => {
+                let plan = plan.enumeration(index).ok_or_else(whole_way)?;
+                let n = check.enum_number(plan, value).ok_or_else(whole_way)?;
                 match self.number {
-                    Some(number) if self.presence || n != *default => {
+                    Some(number) if self.presence || n != plan.default => {
                         encode_key(number, WireType::Varint, buf);
                         encode_varint(i64::from(n) as u64, buf);
                     }
@@ -442,7 +357,7 @@ impl ValueSeed<'_, '_, '_> {
     }
 }
 
-impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
+impl<'de> Visitor<'de> for ValueSeed<'_, '_> {
     type Value = ();
 
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -471,5 +386,82 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
 
     fn visit_str<E: de::Error>(self, text: &str) -> Result<(), E> {
         self.write(Json::Str(text))
+    }
+}
+
+/// A oneof's `{"case": member, "value": …}`, `case` first: writes the member's value and
+/// returns the index of its field.
+struct OneofSeed<'e, 'p> {
+    pub(super) encoder: &'e mut Encoder<'p>,
+    pub(super) fields: &'p [FieldPlan],
+    pub(super) members: &'p KeyMap<Prop>,
+}
+
+impl<'de> DeserializeSeed<'de> for OneofSeed<'_, '_> {
+    type Value = usize;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<usize, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for OneofSeed<'_, '_> {
+    type Value = usize;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a oneof")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<usize, A::Error> {
+        let encoder = self.encoder;
+        encoder.enter()?;
+        // `value` before `case` would have to wait for it: left to the whole way.
+        if map.next_key_seed(Exactly("case"))?.is_none() {
+            return Err(whole_way());
+        }
+        let prop = map.next_value_seed(KeySeed {
+            props: self.members,
+        })?;
+        if map.next_key_seed(Exactly("value"))?.is_none() {
+            return Err(whole_way());
+        }
+        let field = self.fields.get(prop.field).ok_or_else(whole_way)?;
+        map.next_value_seed(FieldSeed {
+            encoder: &mut *encoder,
+            field,
+            check: prop.check,
+        })?;
+        if map.next_key_seed(Exactly(""))?.is_some() {
+            return Err(whole_way());
+        }
+        encoder.leave();
+        Ok(prop.field)
+    }
+}
+
+/// A property key that must be the given one.
+struct Exactly(&'static str);
+
+impl<'de> DeserializeSeed<'de> for Exactly {
+    type Value = ();
+
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Exactly {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+
+    fn visit_str<E: de::Error>(self, key: &str) -> Result<(), E> {
+        if key == self.0 {
+            Ok(())
+        } else {
+            Err(whole_way())
+        }
     }
 }

@@ -9,7 +9,7 @@ use prost::encoding::{WireType, encode_key};
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 
 use super::scalar::{close, open, string_field};
-use super::seed::{Encoder, whole_way};
+use super::{Encoder, whole_way};
 use super::{MAP_KEY, MAP_VALUE};
 use crate::patterns::KnownPattern;
 use crate::well_known::{self, Wkt, number};
