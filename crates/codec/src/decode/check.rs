@@ -82,19 +82,3 @@ impl Transcoder {
         }
     }
 }
-
-/// The old path's text (or error) and the new one's, for `bytes` of `desc`.
-pub fn both(
-    desc: &MessageDescriptor,
-    bytes: &[u8],
-    json_names: bool,
-    emit_defaults: bool,
-    root: bool,
-    omitted: &[&str],
-) -> (Result<String, String>, Option<String>) {
-    let transcoder = Transcoder::build(desc, json_names, emit_defaults, root, omitted);
-    (
-        transcoder.old_path(bytes).map(|v| v.to_string()),
-        transcoder.fast_path(bytes).map(|v| v.to_string()),
-    )
-}

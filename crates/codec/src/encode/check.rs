@@ -68,16 +68,6 @@ impl Transcoder {
     }
 }
 
-/// The old path's bytes (or error) and the new encoder's, for one canonical value of `desc`
-/// (`root`: a tool root, else one message as `message_from_json` reads it).
-pub fn both(
-    desc: &MessageDescriptor,
-    canonical: &Value,
-    root: bool,
-) -> (Result<Vec<u8>, String>, Option<Vec<u8>>) {
-    Transcoder::new(desc).both(canonical, root)
-}
-
 /// The runtime's normaliser: loose tool arguments → the canonical value and the problems it
 /// reported (as text).
 pub fn normalize(
