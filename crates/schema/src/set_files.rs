@@ -13,7 +13,7 @@ use prost_reflect::DescriptorPool;
 use crate::{
     comments::Comments,
     file_pool::{self, EncodedFile},
-    source_info::{self, EncodedFiles, SetError},
+    source_info::{self, SetError},
 };
 
 /// What is read of a file to index it: its name, package, imports, messages, services and
@@ -106,14 +106,14 @@ impl SetFiles {
     fn decode_files(bytes: &[u8], on_well_known: bool) -> Result<(SetFiles, Comments), SetError> {
         let link = |e: prost::DecodeError| SetError::Link(e.to_string());
         let base = on_well_known.then(DescriptorPool::global);
-        let encoded = EncodedFiles::decode(bytes).map_err(link)?;
+        let encoded = source_info::set_files(bytes)?;
         let mut comments = Comments::default();
-        let mut outlines = Vec::with_capacity(encoded.file.len());
-        let mut kept: Vec<Vec<u8>> = Vec::with_capacity(encoded.file.len());
-        let mut index: HashMap<String, u32> = HashMap::with_capacity(encoded.file.len());
-        for file in encoded.file {
-            source_info::index_comments(&file, &mut comments).map_err(link)?;
-            let bytes = source_info::without_source_info(&file);
+        let mut outlines = Vec::with_capacity(encoded.len());
+        let mut kept: Vec<Vec<u8>> = Vec::with_capacity(encoded.len());
+        let mut index: HashMap<String, u32> = HashMap::with_capacity(encoded.len());
+        for file in encoded {
+            source_info::index_comments(file, &mut comments).map_err(link)?;
+            let bytes = source_info::without_source_info(file);
             let outline = Outline::decode(bytes.as_slice()).map_err(link)?;
             let name = outline.name().to_owned();
             match index.get(&name) {

@@ -13,14 +13,6 @@ use crate::{
     file_pool::{self, EncodedFile},
 };
 
-/// An encoded `FileDescriptorSet` with its files kept as bytes.
-#[derive(Clone, PartialEq, prost::Message)]
-pub(crate) struct EncodedFiles {
-    /// Its files, each an encoded `FileDescriptorProto`.
-    #[prost(bytes = "vec", repeated, tag = "1")]
-    pub(crate) file: Vec<Vec<u8>>,
-}
-
 /// What is read of an encoded `FileDescriptorProto` before a pool is built of it: its name,
 /// imports and syntax. Every other field is skipped.
 #[derive(Clone, PartialEq, prost::Message)]
@@ -137,17 +129,17 @@ fn decode_files(
     mut comments: Option<&mut Comments>,
 ) -> Result<DescriptorPool, SetError> {
     let link = |e: prost::DecodeError| SetError::Link(e.to_string());
-    let encoded = EncodedFiles::decode(bytes).map_err(link)?;
-    let mut files = Vec::with_capacity(encoded.file.len());
-    let mut syntaxes = Vec::with_capacity(encoded.file.len());
-    for file in encoded.file {
-        let head = FileHead::decode(file.as_slice()).map_err(link)?;
+    let encoded = set_files(bytes)?;
+    let mut files = Vec::with_capacity(encoded.len());
+    let mut syntaxes = Vec::with_capacity(encoded.len());
+    for file in encoded {
+        let head = FileHead::decode(file).map_err(link)?;
         let bytes = match comments.as_deref_mut() {
             Some(comments) => {
-                index_comments(&file, comments).map_err(link)?;
-                without_source_info(&file)
+                index_comments(file, comments).map_err(link)?;
+                without_source_info(file)
             }
-            None => file,
+            None => file.to_vec(),
         };
         syntaxes.push(head.syntax);
         files.push(EncodedFile {
@@ -167,9 +159,40 @@ fn decode_files(
     file_pool::build(files).map_err(SetError::Link)
 }
 
+/// The files of an encoded `FileDescriptorSet` (its field 1), each a slice of `bytes`: none
+/// is copied, so a large set is held once while it is read.
+///
+/// # Errors
+///
+/// The bytes do not scan as protobuf.
+pub(crate) fn set_files(bytes: &[u8]) -> Result<Vec<&[u8]>, SetError> {
+    const FILE: u64 = 1 << 3 | 2;
+    let mut files = Vec::new();
+    scan(bytes, |key, _, value| {
+        if key == FILE {
+            files.push(value);
+        }
+    })
+    .ok_or_else(|| SetError::Link("the bytes are not an encoded FileDescriptorSet".to_owned()))?;
+    Ok(files)
+}
+
 /// `bytes` without the length-delimited field `number`, or `None` when they do not scan as
 /// protobuf.
 fn strip_field(bytes: &[u8], number: u64) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(bytes.len());
+    scan(bytes, |key, field, _| {
+        if key != (number << 3 | 2) {
+            out.extend_from_slice(field);
+        }
+    })?;
+    Some(out)
+}
+
+/// Calls `each` with every field of the encoded message `bytes`, in order: its key, the
+/// field's bytes (key included) and its value's (a length-delimited field's contents).
+/// `None` when the bytes do not scan as protobuf.
+fn scan<'a>(bytes: &'a [u8], mut each: impl FnMut(u64, &'a [u8], &'a [u8])) -> Option<()> {
     fn varint(bytes: &[u8], at: &mut usize) -> Option<u64> {
         let mut value = 0u64;
         for shift in (0..64).step_by(7) {
@@ -182,11 +205,11 @@ fn strip_field(bytes: &[u8], number: u64) -> Option<Vec<u8>> {
         }
         None
     }
-    let mut out = Vec::with_capacity(bytes.len());
     let mut at = 0;
     while at < bytes.len() {
         let start = at;
         let key = varint(bytes, &mut at)?;
+        let mut value = at;
         match key & 7 {
             0 => {
                 varint(bytes, &mut at)?;
@@ -194,20 +217,16 @@ fn strip_field(bytes: &[u8], number: u64) -> Option<Vec<u8>> {
             1 => at = at.checked_add(8)?,
             2 => {
                 let len = usize::try_from(varint(bytes, &mut at)?).ok()?;
+                value = at;
                 at = at.checked_add(len)?;
             }
             5 => at = at.checked_add(4)?,
             // Groups never appear in a descriptor; leave such bytes to the pool.
             _ => return None,
         }
-        if at > bytes.len() {
-            return None;
-        }
-        if key != (number << 3 | 2) {
-            out.extend_from_slice(&bytes[start..at]);
-        }
+        each(key, bytes.get(start..at)?, bytes.get(value..at)?);
     }
-    Some(out)
+    Some(())
 }
 
 #[cfg(test)]
@@ -261,6 +280,6 @@ mod tests {
 
     /// The one file of an encoded set, as bytes.
     fn file_bytes(set: &[u8]) -> Vec<u8> {
-        EncodedFiles::decode(set).unwrap().file.remove(0)
+        set_files(set).unwrap()[0].to_vec()
     }
 }
