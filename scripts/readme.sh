@@ -207,7 +207,7 @@ ls "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/protoc-bin-vendored-linux-x86_64
 use std::time::Duration;
 ...
 @@ rust,ignore: checked by examples/minimal/tests/readme_snippets.rs (`"without_generated_code"`): compiled there, and the book shows it as it is there (ignore for rustdoc, which has no greeter module)
-use tonic_mcp::{DescriptorTools, schema::Options};
+use tonic_mcp::schema::Options;
 ...
 @@ rust,ignore: checked by examples/minimal/tests/readme_snippets.rs (`"migrating"`): compiled there, and the book shows it as it is there (ignore for rustdoc, which has no greeter module)
 use greeter::v1::greeter_mcp;

@@ -6,7 +6,8 @@ use std::{
     sync::Arc,
 };
 
-use tonic_mcp::{DescriptorTools, ToolSet};
+use tonic_mcp::ToolSet;
+use tonic_mcp_dynamic::DescriptorTools;
 
 use crate::Loaded;
 use crate::args::Config;

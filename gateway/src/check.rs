@@ -4,7 +4,7 @@
 use std::fmt::{self, Write as _};
 use std::sync::Arc;
 
-use tonic_mcp::DescriptorTools;
+use tonic_mcp_dynamic::DescriptorTools;
 use tonic_mcp_schema::json_schema::Direction;
 use tonic_mcp_schema::{Context, RpcKind};
 

@@ -44,8 +44,9 @@
 //! 5. **`grpc`**: forwarding through `tonic::client::Grpc` and gRPC statuses in words.
 //!
 //! Beside them: `observe` (spans, and the [`CallObserver`] seam through which the add-on crates
-//! `tonic-mcp-metrics` and `tonic-mcp-otel` watch calls) and `dynamic` (tools made from
-//! descriptors at run time, for the gateway). OAuth authorization is the add-on crate
+//! `tonic-mcp-metrics` and `tonic-mcp-otel` watch calls). Tools made from descriptors at run
+//! time, for the gateway, are the add-on crate `tonic-mcp-dynamic`, which registers them as
+//! [`SpecTool`]s. OAuth authorization is the add-on crate
 //! `tonic-mcp-auth`, a tower layer in front of [`McpHttpService`]; tool search is
 //! `tonic-mcp-search`, a [`ToolDiscovery`]; the ready-made hyper server for
 //! [`McpHttpService`] (connection limits, `/healthz`, graceful shutdown) is `tonic-mcp-serve`.
@@ -101,7 +102,6 @@
 
 mod call;
 pub mod codegen;
-mod dynamic;
 mod error;
 mod grpc;
 mod observe;
@@ -113,11 +113,10 @@ pub use call::Limits;
 pub use call::budget::DEFAULT_MAX_RESULT_BYTES;
 pub use call::longrunning::{FIRST_POLL, LONGEST_POLL};
 pub use call::outcome::invalid_arguments;
-pub use dynamic::{DecodedDescriptors, DescriptorTools};
 pub use error::Error;
 pub use observe::observer::CallObserver;
-/// The descriptor pool [`DescriptorTools`] reads; the whole `prost_reflect` crate is
-/// re-exported too, so that no direct dependency on it is needed.
+/// The descriptor pool tool sets resolve their message types in; the whole `prost_reflect`
+/// crate is re-exported too, so that no direct dependency on it is needed.
 pub use prost_reflect::{self, DescriptorPool};
 /// Who may cache a `tools/list` page: [`McpServerBuilder::list_cache`].
 pub use rmcp::model::CacheScope;
@@ -139,7 +138,10 @@ pub use server::{Load, SessionLimits};
 pub use server::{McpServer, McpServerBuilder, SHUTDOWN_DRAIN};
 pub use tool::context::{CallContext, Caller, Refusal, forward_headers};
 pub use tool::meta::{RPC_META_KEY, STATUS_META_KEY};
+pub use tool::schema_text::SchemaTexts;
+pub use tool::schemas::{MadeSchemas, MakeSchemas};
 pub use tool::set_pools::SetPools;
+pub use tool::spec_tool::SpecTool;
 pub use tool::toolset::{
     DEFAULT_MAX_DECODING_MESSAGE_SIZE, DEFAULT_MAX_MESSAGES, DEFAULT_TIMEOUT, MAX_TOOL_NAME_LEN,
     ToolSet,
@@ -149,9 +151,9 @@ pub use tracing::Span;
 pub use transport::http::McpHttpService;
 pub use transport::origin::LOOPBACK_ORIGINS;
 
-/// The descriptor-to-tool generator shared with the plugin; its tool
-/// [`Options`](tonic_mcp_schema::Options) configure [`DescriptorTools`] (the plugin's code
-/// options, which shape generated Rust, are not among them).
+/// The descriptor-to-tool generator shared with the plugin: the [`ToolSpec`](tonic_mcp_schema::ToolSpec)s
+/// a [`SpecTool`] is made of, and the tool [`Options`](tonic_mcp_schema::Options) they are
+/// made under (the plugin's code options, which shape generated Rust, are not among them).
 pub use tonic_mcp_schema as schema;
 
 /// rmcp's streamable HTTP configuration, re-exported for [`McpServer::streamable_http_service`].

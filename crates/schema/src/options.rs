@@ -4,7 +4,7 @@
 //! error for an unknown option both print that table, so they cannot drift apart.
 //!
 //! The options split by who uses them. The tool options ([`Scope::Tool`]) say what a tool looks
-//! like: its name, its schemas, which RPCs become tools. The plugin, the runtime's
+//! like: its name, its schemas, which RPCs become tools. The plugin, `tonic-mcp-dynamic`'s
 //! `DescriptorTools` and the gateway share them, as [`Options`]. The code options
 //! ([`Scope::Code`]) say how Rust is written and where files go; only the plugin reads them
 //! (its `PluginOptions`, which holds an [`Options`]). They are listed here too, so that every

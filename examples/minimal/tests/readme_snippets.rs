@@ -61,7 +61,8 @@ fn without_generated_code(
     descriptor_set_bytes: Vec<u8>,
     channel: Channel,
 ) -> Result<(), Box<dyn Error>> {
-    use tonic_mcp::{DescriptorTools, schema::Options};
+    use tonic_mcp::schema::Options;
+    use tonic_mcp_dynamic::DescriptorTools;
 
     let pool = DescriptorTools::decode_pool(&descriptor_set_bytes)?; // with source info
     let options = Options::parse("tool_names=method,exclude=*.Delete*")?;

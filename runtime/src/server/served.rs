@@ -11,7 +11,7 @@ impl McpServer {
     /// Tool definitions as `tools/list` shows them: every tool, sorted by name, or under tool
     /// search the discovery tools and the pinned ones ([`served_tools`](Self::served_tools)
     /// gives every tool then). A tool whose schemas cannot be made is left out, as there
-    /// ([`DescriptorTools::lazy_schemas`](crate::DescriptorTools::lazy_schemas)).
+    /// ([`SpecTool::later`](crate::SpecTool::later)).
     pub fn tools(&self) -> Vec<Tool> {
         let catalog = self.catalog();
         catalog
@@ -65,7 +65,7 @@ impl McpServer {
     }
 
     /// Makes, on a thread of its own, the schemas of every served tool that makes them when
-    /// first needed ([`DescriptorTools::lazy_schemas`](crate::DescriptorTools::lazy_schemas)),
+    /// first needed ([`SpecTool::later`](crate::SpecTool::later)),
     /// a package after another, and returns at once. The server answers meanwhile; a client that
     /// lists every page (most hosts do, when they connect) then finds most schemas made,
     /// instead of waiting for each page's. The gateway does this unless it serves tool search,

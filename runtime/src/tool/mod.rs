@@ -9,6 +9,7 @@ pub(crate) mod meta;
 pub(crate) mod schema_text;
 pub(crate) mod schemas;
 pub(crate) mod set_pools;
+pub(crate) mod spec_tool;
 pub(crate) mod task_mode;
 pub(crate) mod toolset;
 pub(crate) mod types;

@@ -68,12 +68,12 @@ impl Packed {
     }
 }
 
-/// The texts that tools made at run time keep, each packed once: a text packed again, for
-/// another tool, is the one packed first. Shared by the tool sets of one
-/// [`DescriptorTools`](crate::DescriptorTools) (and so of a gateway's backend); the tools keep
-/// their texts when it is dropped.
+/// The schema texts that tools made at run time keep, each packed once (LZ4): a text packed
+/// again, for another tool, is the one packed first. Share one among the tools made from one
+/// set of descriptors ([`MadeSchemas::made`](crate::MadeSchemas::made)); the tools keep their
+/// texts when it is dropped.
 #[derive(Debug, Default)]
-pub(crate) struct SchemaTexts {
+pub struct SchemaTexts {
     packed: Mutex<HashSet<Arc<Packed>>>,
 }
 

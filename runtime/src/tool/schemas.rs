@@ -12,17 +12,35 @@ use tonic_mcp_codec::DeepCheck;
 
 use crate::tool::schema_text::{SchemaText, SchemaTexts};
 
-/// Makes a tool's schemas when they are first needed.
-pub(crate) trait MakeSchemas: Send + Sync {
+/// Makes a tool's schemas when they are first needed: given to
+/// [`SpecTool::later`](crate::SpecTool::later), it is run once, on the first `tools/list` page
+/// that shows the tool, its `describe_tools` or its first call, and dropped once it has made
+/// them (what it reads can then be let go).
+pub trait MakeSchemas: Send + Sync {
     /// The input and the output schema, or why they cannot be made, naming the proto element.
+    ///
+    /// # Errors
+    ///
+    /// The schemas cannot be made; the tool is then left out of listings and its calls fail
+    /// with this message.
     fn make(&self) -> Result<MadeSchemas, String>;
 }
 
-/// A tool's schemas, and the check its input needs when the listed input schema was shrunk.
-pub(crate) struct MadeSchemas {
+/// A tool's schemas as a server keeps them (JSON text), and the check its input needs when the
+/// listed input schema was shrunk.
+pub struct MadeSchemas {
     input: SchemaText,
     output: SchemaText,
     pub(crate) deep: DeepCheck,
+}
+
+impl std::fmt::Debug for MadeSchemas {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MadeSchemas")
+            .field("input", &self.input)
+            .field("output", &self.output)
+            .finish_non_exhaustive()
+    }
 }
 
 impl MadeSchemas {
@@ -35,8 +53,10 @@ impl MadeSchemas {
         }
     }
 
-    /// Schemas made at run time, each a JSON object as text, packed into `texts`.
-    pub(crate) fn made(input: &str, output: &str, texts: &SchemaTexts) -> Self {
+    /// Schemas made at run time, each a JSON object as text (JSON Schema 2020-12 of the
+    /// keywords the schema generator writes), packed into `texts`: a text packed there before,
+    /// for another tool, is shared.
+    pub fn made(input: &str, output: &str, texts: &SchemaTexts) -> Self {
         Self {
             deep: DeepCheck::new(input),
             input: texts.pack(input),
@@ -44,13 +64,21 @@ impl MadeSchemas {
         }
     }
 
-    /// The input schema's text (see [`SchemaText::text`]).
-    pub(crate) fn input(&self) -> Result<Cow<'_, str>, String> {
+    /// The input schema's text.
+    ///
+    /// # Errors
+    ///
+    /// A packed text does not unpack (never, for a text [`made`](Self::made) packed).
+    pub fn input(&self) -> Result<Cow<'_, str>, String> {
         self.input.text()
     }
 
-    /// The output schema's text (see [`SchemaText::text`]).
-    pub(crate) fn output(&self) -> Result<Cow<'_, str>, String> {
+    /// The output schema's text.
+    ///
+    /// # Errors
+    ///
+    /// As for [`input`](Self::input).
+    pub fn output(&self) -> Result<Cow<'_, str>, String> {
         self.output.text()
     }
 }

@@ -27,7 +27,9 @@ type BuiltPool = OnceLock<Result<DescriptorPool, String>>;
 /// A prost-reflect pool is many times the size of the encoded set, and a package's pool (its
 /// files and what they import) a small part of the whole set's (docs/benchmark-history.md
 /// measures both on googleapis). A gateway in front of such a set holds the pools of the
-/// packages whose tools are called, not the set's. Build the tools with [`DescriptorTools::of_set`](crate::DescriptorTools::of_set).
+/// packages whose tools are called, not the set's. Generated code keeps its package's embedded
+/// set this way; the add-on crate `tonic-mcp-dynamic` makes tools of a set's services with
+/// `DescriptorTools::of_set`.
 ///
 /// A type is known where its package's pool knows it: an `Any` in a tool's arguments must hold
 /// a type the tool's package defines or imports, as in generated code. A response whose `Any`
@@ -35,16 +37,13 @@ type BuiltPool = OnceLock<Result<DescriptorPool, String>>;
 /// (and kept).
 ///
 /// ```no_run
-/// # fn demo(bytes: &[u8], channel: tonic::transport::Channel) -> Result<(), tonic_mcp::Error> {
-/// use std::sync::Arc;
-/// use tonic_mcp::{DescriptorTools, SetPools, schema::Options};
+/// # fn demo(bytes: &[u8]) -> Result<(), tonic_mcp::Error> {
+/// use tonic_mcp::SetPools;
 ///
-/// let (set, comments) = SetPools::decode(bytes)?;
-/// let (set, options) = (Arc::new(set), Options::default());
-/// let tools = DescriptorTools::of_set(&set, Arc::new(comments), &options)
-///     .lazy_schemas()
-///     .service("demo.v1.ItemService", channel)?;
-/// # let _ = tools; Ok(()) }
+/// let (set, _comments) = SetPools::decode(bytes)?;
+/// // The package's files and what they import.
+/// let pool = set.recent("demo.v1").map_err(tonic_mcp::Error::DescriptorSet)?;
+/// # let _ = pool; Ok(()) }
 /// ```
 #[derive(Debug)]
 pub struct SetPools {
@@ -105,9 +104,14 @@ impl SetPools {
             .clone())
     }
 
-    /// The pool of `package`, for schemas: one built before, or built now and kept while it
-    /// is among the most recent.
-    pub(crate) fn recent(&self, package: &str) -> Result<DescriptorPool, String> {
+    /// The pool of `package` (its files and those they import), to make tools or schemas
+    /// from: one kept for calls or built before, or built now and kept while it is among the
+    /// few most recent.
+    ///
+    /// # Errors
+    ///
+    /// The package's files do not link, saying why.
+    pub fn recent(&self, package: &str) -> Result<DescriptorPool, String> {
         if let Some(pool) = lock(&self.pinned).get(package) {
             return Ok(pool.clone());
         }
@@ -138,15 +142,15 @@ impl SetPools {
         .clone()
     }
 
-    /// Lets go of the pools built to make tools and schemas: serving the tools builds what it
-    /// needs again.
-    pub(crate) fn forget_recent(&self) {
+    /// Lets go of the pools built to make tools and schemas ([`recent`](Self::recent)):
+    /// serving the tools builds what it needs again. The pools kept for calls stay.
+    pub fn forget_recent(&self) {
         lock(&self.recent).clear();
     }
 
-    /// The packages whose pools are kept for calls, sorted.
-    #[cfg(test)]
-    pub(crate) fn pinned_packages(&self) -> Vec<String> {
+    /// The packages whose pools are kept for calls (a tool of each has resolved its types for
+    /// a call), sorted.
+    pub fn pinned_packages(&self) -> Vec<String> {
         let mut packages: Vec<String> = lock(&self.pinned).keys().map(|k| k.to_string()).collect();
         packages.sort();
         packages

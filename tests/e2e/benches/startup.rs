@@ -51,10 +51,11 @@ use prost_types::{
 use rmcp::ServiceExt as _;
 use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
 use tonic_mcp::{
-    DescriptorTools, McpServer, SetPools, ToolSet,
+    McpServer, SetPools, ToolSet,
     codegen::{BoxTransport, RpcKind, TaskSupport, ToolAnnotations, ToolDef},
     schema::Options,
 };
+use tonic_mcp_dynamic::DescriptorTools;
 
 const SERVICES_PER_PACKAGE: usize = 10;
 

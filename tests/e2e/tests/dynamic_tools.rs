@@ -1,4 +1,4 @@
-//! Tools built from descriptors at run time (`tonic_mcp::DescriptorTools`) are exactly the tools
+//! Tools built from descriptors at run time (`tonic_mcp_dynamic::DescriptorTools`) are exactly the tools
 //! the plugin generates: over the whole golden corpus (every package of the default run and of
 //! every variant), `tools/list` serialises to the same bytes as the plugin's tools JSON, and for
 //! the services the generated modules serve, to the same bytes as the generated tool sets. Every
@@ -11,12 +11,13 @@ use rmcp::model::CallToolRequestParams;
 use serde_json::{Value, json};
 use tonic::transport::Channel;
 use tonic_mcp::{
-    DescriptorTools, McpServer, ToolSet,
+    McpServer, ToolSet,
     schema::{
         Options,
         options::{OptionItem, Scope, option_doc},
     },
 };
+use tonic_mcp_dynamic::DescriptorTools;
 
 /// The plugin runs behind `golden/`: its folder and its parameter, as in the plugin's golden test
 /// (protoc-gen-rust-mcp/tests/golden.rs).

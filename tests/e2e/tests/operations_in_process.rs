@@ -25,7 +25,8 @@ use rmcp::model::{CallToolRequestParams, CallToolResult};
 use serde_json::{Value, json};
 use test_kit::{Client, connect, text};
 use tonic::{Request, Response, Status};
-use tonic_mcp::{DescriptorTools, McpServer, ToolSet, schema::Options};
+use tonic_mcp::{McpServer, ToolSet, schema::Options};
+use tonic_mcp_dynamic::DescriptorTools;
 
 const OPERATION_NAME: &str = "operations/report-1";
 

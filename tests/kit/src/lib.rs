@@ -3,7 +3,9 @@
 //! results hold, calls as MCP tasks, a process that announces its address on a line, a free
 //! loopback port, a real redis-server ([`redis`]), a small seeded random number generator for
 //! the fuzz tests, (with `oracle`) jsonschema as the reference of the codec's validator, and
-//! (with `demo`) the demo service the runtime's and the add-ons' tests serve ([`demo`]).
+//! (with `demo`) the demo service the runtime's and the add-ons' tests serve ([`demo`]) and
+//! the descriptors built in code that the tests of tools made from descriptors share
+//! ([`descriptors`]).
 //!
 //! Used as a dev-dependency by the plugin (without its default feature `mcp`, which the rest
 //! needs), the codec (`oracle` only), the runtime and the add-on crates (with `demo`), the
@@ -13,6 +15,8 @@
 
 #[cfg(feature = "demo")]
 pub mod demo;
+#[cfg(feature = "demo")]
+pub mod descriptors;
 #[cfg(feature = "mcp")]
 mod mcp;
 #[cfg(feature = "oracle")]

@@ -19,6 +19,7 @@ use crate::{
     tool::meta::ToolMeta,
     tool::schemas::{MadeSchemas, Schemas},
     tool::set_pools::{SetPools, package_of_rpc},
+    tool::spec_tool::SpecTool,
     tool::types::{FieldNames, Later, LaterTypes, ToolTypes, Types},
 };
 
@@ -118,7 +119,7 @@ pub fn tool_set(
 
 /// Whether registration checks schemas at once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Checks {
+enum Checks {
     /// Hand-written definitions: check now.
     Now,
     /// Made by the schema generator (generated code, or at run time): compiled on first call.
@@ -141,7 +142,12 @@ impl ToolSetBuilder {
         ))
     }
 
-    pub(crate) fn with_pool(pool: DescriptorPool, transport: BoxTransport) -> Self {
+    /// Start a tool set whose message types live in `pool` and whose calls go through
+    /// `transport`: for tools made from descriptors at run time
+    /// ([`add_spec_tool`](Self::add_spec_tool)). Tools that resolve their types later, in a
+    /// [`SetPools`](crate::SetPools)' package pools ([`SpecTool::resolve_later`]), need no
+    /// pool here (`DescriptorPool::new()`).
+    pub fn with_pool(pool: DescriptorPool, transport: BoxTransport) -> Self {
         Self {
             pool,
             transport,
@@ -194,9 +200,25 @@ impl ToolSetBuilder {
         }
     }
 
+    /// Register a tool made from descriptors at run time. Its schemas were made by the schema
+    /// generator (as the plugin's are): given ones are read as JSON objects, and the input
+    /// schema is compiled on the tool's first call. Its types are resolved now in the builder's
+    /// pool, or on its first call when [`SpecTool::resolve_later`] was called.
+    ///
+    /// # Errors
+    ///
+    /// As for [`add`](Self::add): unknown message types, a schema that is not a JSON object,
+    /// an invalid RPC path, an invalid or duplicate name.
+    pub fn add_spec_tool(&mut self, tool: SpecTool) -> Result<(), Error> {
+        match tool.into_parts() {
+            (info, schemas, meta, Some(later)) => self.register_later(info, schemas, meta, later),
+            (info, schemas, meta, None) => self.register(info, schemas, Checks::Trusted, meta),
+        }
+    }
+
     /// The one registration path of generated and run-time tools whose types are resolved
     /// now, in the set's pool.
-    pub(crate) fn register(
+    fn register(
         &mut self,
         def: ToolInfo,
         schemas: Schemas,
@@ -212,7 +234,7 @@ impl ToolSetBuilder {
     /// are resolved on its first call: `later` says where (its package), and what tool search
     /// reads of them now. The caller has resolved them once in the package's pool, so that
     /// what does not resolve is refused here as it would be by `register`.
-    pub(crate) fn register_later(
+    fn register_later(
         &mut self,
         def: ToolInfo,
         schemas: Schemas,

@@ -23,7 +23,6 @@ use crate::{
 
 mod builder;
 
-pub(crate) use builder::Checks;
 pub use builder::{ToolSetBuilder, tool_set};
 
 /// Default per-call deadline of a tool set.

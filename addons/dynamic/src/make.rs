@@ -1,21 +1,13 @@
 //! Making the tools of many services, on several threads: each thread makes the tools of a run
 //! of services with its own schema context, and the caller registers them in order.
 
-use std::{borrow::Cow, collections::HashMap, sync::Arc, time::Duration};
+use std::{collections::HashMap, sync::Arc};
 
 use prost_reflect::DescriptorPool;
+use tonic_mcp::{Error, MadeSchemas, SchemaTexts, SpecTool};
 use tonic_mcp_schema::{Context, Options, ToolSpec, tools::Schemas as When};
 
 use super::lazy::{MethodSchemas, SchemaSource, text};
-use crate::{
-    error::Error,
-    tool::def::ToolInfo,
-    tool::meta::ToolMeta,
-    tool::schema_text::SchemaTexts,
-    tool::schemas::{MadeSchemas, Schemas},
-    tool::toolset::{Checks, ToolSetBuilder},
-    tool::types::Later,
-};
 
 /// Most threads [`DescriptorTools::services`] makes tools on.
 pub(super) const MAX_THREADS: usize = 8;
@@ -35,32 +27,21 @@ pub(super) struct Maker<'a> {
     pub(super) texts: &'a SchemaTexts,
 }
 
-/// A tool made ready for [`ToolSetBuilder::register`].
+/// A tool made ready for [`ToolSetBuilder::add_spec_tool`](tonic_mcp::codegen::ToolSetBuilder::add_spec_tool).
+#[derive(Debug)]
 pub(super) struct Made {
-    pub(super) info: ToolInfo,
-    pub(super) schemas: Schemas,
-    pub(super) meta: ToolMeta,
-    /// For a tool of a set's package: where its types are resolved on its first call.
-    pub(super) later: Option<Later>,
+    pub(super) tool: SpecTool,
 }
 
 impl Made {
-    /// Registers the tool in `builder`. The generator's schemas are tested to compile; each
-    /// compiles on its tool's first call.
-    pub(super) fn register(self, builder: &mut ToolSetBuilder) -> Result<(), Error> {
-        match self.later {
-            Some(later) => builder.register_later(self.info, self.schemas, self.meta, later),
-            None => builder.register(self.info, self.schemas, Checks::Trusted, self.meta),
-        }
-    }
-
     /// Serves the tool under the unique name `renamed` gives its RPC, if it gives one for
     /// the name the tool has (see [`DescriptorTools::unique_names`](super::DescriptorTools::unique_names)).
     pub(super) fn rename(&mut self, renamed: &HashMap<String, (String, String)>) {
-        if let Some((taken, unique)) = renamed.get(&*self.info.rpc_path)
-            && *taken == self.info.name
+        if let Some((taken, unique)) = renamed.get(self.tool.rpc_path())
+            && taken == self.tool.name()
         {
-            self.info.name = Cow::Owned(unique.clone());
+            let unique = unique.clone();
+            self.tool.rename(unique);
         }
     }
 }
@@ -158,31 +139,16 @@ impl Maker<'_> {
     ) -> Result<Made, Error> {
         let name = served_name(self.renamed, &spec).to_owned();
         spec.name = name;
-        let meta = ToolMeta::of_spec(&spec);
-        let ToolSpec {
-            name,
-            title,
-            description,
-            rpc_path,
-            kind,
-            input_type,
-            output_type,
-            annotations,
-            timeout,
-            max_messages,
-            max_result_bytes,
-            output_omitted,
-            input_schema,
-            output_schema,
-            ..
-        } = spec;
-        let schemas = match self.later {
-            Some(source) => Schemas::later(Box::new(MethodSchemas {
-                source: Arc::clone(source),
-                rpc_path: rpc_path.clone(),
-            })),
+        let tool = match self.later {
+            Some(source) => {
+                let maker = Box::new(MethodSchemas {
+                    source: Arc::clone(source),
+                    rpc_path: spec.rpc_path.clone(),
+                });
+                SpecTool::later(spec, self.options, service_description, maker)
+            }
             None => {
-                let tool = &name;
+                let tool = &spec.name;
                 let invalid = |which: &'static str| {
                     move |message: String| Error::InvalidSchema {
                         tool: tool.clone(),
@@ -190,41 +156,14 @@ impl Maker<'_> {
                         message,
                     }
                 };
-                Schemas::ready(MadeSchemas::made(
-                    &text(input_schema).map_err(invalid("input"))?,
-                    &text(output_schema).map_err(invalid("output"))?,
-                    self.texts,
-                ))
+                let input =
+                    text(std::mem::take(&mut spec.input_schema)).map_err(invalid("input"))?;
+                let output =
+                    text(std::mem::take(&mut spec.output_schema)).map_err(invalid("output"))?;
+                let made = MadeSchemas::made(&input, &output, self.texts);
+                SpecTool::new(spec, self.options, service_description, made)
             }
         };
-        let info = ToolInfo {
-            name: Cow::Owned(name),
-            title: Cow::Owned(title),
-            description: Cow::Owned(description),
-            rpc_path: Cow::Owned(rpc_path),
-            kind,
-            input_type: Cow::Owned(input_type),
-            output_type: Cow::Owned(output_type),
-            annotations,
-            json_names: self.options.json_names,
-            emit_defaults: self.options.emit_defaults,
-            // As the plugin writes it: `Duration::new(seconds, nanos)`, negatives as zero.
-            timeout: timeout.map(|(seconds, nanos)| {
-                Duration::new(
-                    u64::try_from(seconds).unwrap_or(0),
-                    u32::try_from(nanos).unwrap_or(0),
-                )
-            }),
-            max_messages,
-            max_result_bytes: max_result_bytes.map(|bytes| bytes as usize),
-            output_omitted: output_omitted.into_iter().map(Cow::Owned).collect(),
-            service_description,
-        };
-        Ok(Made {
-            info,
-            schemas,
-            meta,
-            later: None,
-        })
+        Ok(Made { tool })
     }
 }

@@ -26,9 +26,8 @@ use common::{
 };
 use serde_json::{Value, json};
 use tonic::{Status, server::NamedService};
-use tonic_mcp::{
-    DEFAULT_TASK_TTL, DescriptorPool, DescriptorTools, McpServer, TaskMode, schema::Options,
-};
+use tonic_mcp::{DEFAULT_TASK_TTL, DescriptorPool, McpServer, TaskMode, schema::Options};
+use tonic_mcp_dynamic::DescriptorTools;
 use tonic_mcp_serve::ServeHttp as _;
 
 // ---------------------------------------------------------------------------------------------
@@ -349,8 +348,10 @@ fn descriptors() -> &'static DescriptorPool {
 }
 
 fn compile() -> TestResult<DescriptorPool> {
+    // addons/dynamic/ → the workspace.
     let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
+        .ancestors()
+        .nth(2)
         .ok_or("no workspace")?
         .to_owned();
     let dir =

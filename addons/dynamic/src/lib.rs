@@ -1,6 +1,11 @@
-//! Tools from descriptors at run time: the same tool definitions the plugin
-//! generates, made by the same code (`tonic-mcp-schema`) from a descriptor pool, registered
-//! through the same path as generated `ToolDef`s.
+//! Tools from descriptors at run time, for a tonic-mcp server: the same tool definitions
+//! `protoc-gen-rust-mcp` generates, made by the same code (`tonic-mcp-schema`) from a
+//! descriptor pool, for a gRPC server that was not compiled into the binary. This is what
+//! `grpc-mcp-gateway` serves.
+//!
+//! It wraps the runtime crate `tonic-mcp`: each tool is a [`tonic_mcp::SpecTool`], registered
+//! with [`ToolSetBuilder::add_spec_tool`], its schemas made with it or, with
+//! [`DescriptorTools::lazy_schemas`], by a [`tonic_mcp::MakeSchemas`] when first needed.
 
 use std::{
     collections::{BTreeMap, HashMap},
@@ -20,13 +25,9 @@ use lazy::{Pools, SchemaSource};
 use make::{MAX_THREADS, Made, Maker, make_run, runs, served_name};
 use packages::ByPackage;
 
-use crate::{
-    error::Error,
-    grpc::BoxTransport,
-    grpc::transport::Transport,
-    tool::schema_text::SchemaTexts,
-    tool::set_pools::SetPools,
-    tool::toolset::{ToolSet, ToolSetBuilder},
+use tonic_mcp::{
+    Error, SchemaTexts, SetPools, ToolSet,
+    codegen::{BoxTransport, ToolSetBuilder, Transport},
 };
 
 /// Builds [`ToolSet`]s from a descriptor pool at run time, exactly as `protoc-gen-rust-mcp`
@@ -40,7 +41,8 @@ use crate::{
 ///
 /// ```no_run
 /// # fn demo(bytes: &[u8], channel: tonic::transport::Channel) -> Result<(), Box<dyn std::error::Error>> {
-/// use tonic_mcp::{DescriptorTools, McpServer, schema::Options};
+/// use tonic_mcp::{McpServer, schema::Options};
+/// use tonic_mcp_dynamic::DescriptorTools;
 ///
 /// let pool = DescriptorTools::decode_pool(bytes)?; // a tonic_mcp::DescriptorPool
 /// let options = Options::parse("tool_names=method,exclude=*.Delete*")?;
@@ -96,7 +98,7 @@ impl<'a> DescriptorTools<'a> {
     /// [`Error::DescriptorSet`] when the bytes do not decode, a file is an editions file, or
     /// the files do not link.
     pub fn decode_pool(bytes: &[u8]) -> Result<DescriptorPool, Error> {
-        source_info::decode_set_with_source_info(bytes).map_err(Error::descriptor_set)
+        source_info::decode_set_with_source_info(bytes).map_err(descriptor_set)
     }
 
     /// As [`decode_pool`](Self::decode_pool), with the pool built without the files' source
@@ -109,7 +111,7 @@ impl<'a> DescriptorTools<'a> {
     ///
     /// As for [`decode_pool`](Self::decode_pool).
     pub fn decode(bytes: &[u8]) -> Result<DecodedDescriptors, Error> {
-        let (pool, comments) = source_info::decode_set(bytes).map_err(Error::descriptor_set)?;
+        let (pool, comments) = source_info::decode_set(bytes).map_err(descriptor_set)?;
         Ok(DecodedDescriptors {
             pool,
             comments: Arc::new(comments),
@@ -201,7 +203,7 @@ impl<'a> DescriptorTools<'a> {
     ///
     /// [`Error::UnknownService`] when the pool has no such service;
     /// [`Error::ToolGeneration`] when its options are invalid or two tools get the same name;
-    /// otherwise as for [`ToolSetBuilder::add`].
+    /// otherwise as for [`ToolSetBuilder::add_spec_tool`].
     pub fn service<T: Transport>(&self, full_name: &str, transport: T) -> Result<ToolSet, Error> {
         self.services([full_name], BoxTransport::new(transport))
     }
@@ -227,7 +229,7 @@ impl<'a> DescriptorTools<'a> {
         for made in self.make(&names, threads, &transport) {
             let mut builder = ToolSetBuilder::with_pool(self.pools.one(), transport.clone());
             for tool in made? {
-                tool.register(&mut builder)?;
+                builder.add_spec_tool(tool.tool)?;
             }
             sets.push(builder.build());
         }
@@ -270,7 +272,7 @@ impl<'a> DescriptorTools<'a> {
         let mut builder = ToolSetBuilder::with_pool(self.pools.one(), transport.clone());
         for made in self.make(&names, threads, &transport) {
             for tool in made? {
-                tool.register(&mut builder)?;
+                builder.add_spec_tool(tool.tool)?;
             }
         }
         Ok(builder.build())
@@ -379,30 +381,21 @@ impl<'a> DescriptorTools<'a> {
     }
 }
 
-impl ToolSet {
-    /// The tools of the service `service` (`demo.v1.ItemService`) in `pool`, calling through
-    /// `transport`: what the plugin would generate for these descriptors and `options`. To
-    /// build several services of one pool, use [`DescriptorTools`] (it indexes the pool once).
-    ///
-    /// # Errors
-    ///
-    /// As for [`DescriptorTools::service`].
-    pub fn from_pool<T: Transport>(
-        pool: &DescriptorPool,
-        service: &str,
-        options: &Options,
-        transport: T,
-    ) -> Result<ToolSet, Error> {
-        DescriptorTools::new(pool, options).service(service, transport)
+/// A descriptor set that did not become a pool, as the runtime says it.
+fn descriptor_set(error: source_info::SetError) -> Error {
+    match error {
+        source_info::SetError::Syntax(message) | source_info::SetError::Link(message) => {
+            Error::DescriptorSet(message)
+        }
     }
 }
 
 /// Each tool name the RPCs of some services would have: its RPCs, each as (RPC path, package,
 /// the name before any prefix).
-pub(super) type ByName = BTreeMap<String, Vec<(String, String, String)>>;
+type ByName = BTreeMap<String, Vec<(String, String, String)>>;
 
 /// Adds the tool names of `service`'s RPCs to `by_name` (see [`DescriptorTools::unique_names`]).
-pub(super) fn name_tools(options: &Options, service: &ServiceDescriptor, by_name: &mut ByName) {
+fn name_tools(options: &Options, service: &ServiceDescriptor, by_name: &mut ByName) {
     let prefix = options.prefix.as_deref();
     for method in service.methods() {
         let base = tools::base_tool_name(options.tool_names, &method);
@@ -417,7 +410,7 @@ pub(super) fn name_tools(options: &Options, service: &ServiceDescriptor, by_name
 
 /// The unique names of the tools `by_name` gives one name (see
 /// [`DescriptorTools::unique_names`]): per RPC path, the name taken and the one given instead.
-pub(super) fn qualify(prefix: Option<&str>, by_name: ByName) -> HashMap<String, (String, String)> {
+fn qualify(prefix: Option<&str>, by_name: ByName) -> HashMap<String, (String, String)> {
     let mut renamed = HashMap::new();
     let mut examples = Vec::new();
     for (name, group) in by_name.into_iter().filter(|(_, group)| group.len() > 1) {

@@ -12,21 +12,14 @@ use std::{
 };
 
 use prost_reflect::DescriptorPool;
+use tonic_mcp::{Error, SchemaTexts, SetPools, codegen::BoxTransport};
 use tonic_mcp_schema::{Context, Options, comments::Comments};
 
 use super::{
     ByName,
-    lazy::SchemaSource,
+    lazy::{SchemaSource, package_of},
     make::{Made, Maker, make_run},
     name_tools, qualify,
-};
-use crate::{
-    error::Error,
-    grpc::BoxTransport,
-    tool::schema_text::SchemaTexts,
-    tool::set_pools::SetPools,
-    tool::set_pools::package_of,
-    tool::types::{FieldNames, Later, Types},
 };
 
 /// The tools of one service, or why they cannot be made.
@@ -192,7 +185,7 @@ impl ByPackage<'_> {
                 let result = result.and_then(|tools| {
                     tools
                         .into_iter()
-                        .map(|tool| self.to_resolve_later(tool, &group.package, &pool))
+                        .map(|tool| self.to_resolve_later(tool, &pool))
                         .collect()
                 });
                 (at, result)
@@ -203,23 +196,8 @@ impl ByPackage<'_> {
 
     /// `tool`, its types resolved once in `pool` (what does not resolve is refused now, as a
     /// tool of one pool is) and then let go, to be resolved again on its first call.
-    fn to_resolve_later(
-        &self,
-        mut tool: Made,
-        package: &str,
-        pool: &DescriptorPool,
-    ) -> Result<Made, Error> {
-        let types = Types::resolve(
-            &tool.info,
-            tool.meta.wait_for.as_ref(),
-            pool,
-            self.transport,
-        )?;
-        tool.later = Some(Later {
-            pools: Arc::clone(self.set),
-            package: package.into(),
-            fields: FieldNames::of(&types),
-        });
+    fn to_resolve_later(&self, mut tool: Made, pool: &DescriptorPool) -> Result<Made, Error> {
+        tool.tool.resolve_later(self.set, pool, self.transport)?;
         Ok(tool)
     }
 }

@@ -3,7 +3,9 @@
 use prost::Message as _;
 use prost_types::FileDescriptorSet;
 
-use super::tests::{file, never_called};
+use test_kit::descriptors::{file, never_called};
+use tonic_mcp::{McpServer, ToolSet, codegen::BoxTransport};
+
 use super::*;
 
 /// Three packages whose services have one name, and so tools of one name.
@@ -87,6 +89,7 @@ async fn the_tools_of_a_set_are_the_tools_of_its_pool() {
 
 #[tokio::test]
 async fn a_tool_of_a_set_resolves_its_types_in_its_package_pool_on_its_first_call() {
+    // What the tool resolves, and in which pool, is the runtime's test of the same name.
     let (set, comments) = SetPools::decode(&set_bytes()).unwrap();
     let set = Arc::new(set);
     let options = Options::default();
@@ -97,13 +100,21 @@ async fn a_tool_of_a_set_resolves_its_types_in_its_package_pool_on_its_first_cal
         set.pinned_packages().is_empty(),
         "nothing is held until a call"
     );
-    let tool = tools.compiled("Accounts_Get").unwrap();
-    let types = tool.types().unwrap();
-    assert_eq!(types.input.full_name(), "shop.v1.M");
-    // The package's pool, and only its files.
-    let files: Vec<String> = types
-        .input
-        .parent_pool()
+    // The first call resolves the tool's types (and then fails at the transport).
+    let server = McpServer::builder("t", "0")
+        .tool_set(tools)
+        .unwrap()
+        .build();
+    let client = test_kit::connect(server).await;
+    let get = test_kit::call(&client, "Accounts_Get", serde_json::json!({}))
+        .await
+        .unwrap();
+    let error = test_kit::expect_err("Accounts_Get", &get);
+    assert!(!error.contains("cannot be resolved"), "{error}");
+    // The package's pool is kept, and it holds only the package's files.
+    let files: Vec<String> = set
+        .recent("shop.v1")
+        .unwrap()
         .files()
         .map(|f| f.name().to_owned())
         .collect();
