@@ -3,7 +3,8 @@
 
 Starts the gateway with the given arguments (stdio transport), answers `initialize`, then
 follows `tools/list` cursors to the last page, twice. Reports the seconds to `initialize`,
-each whole listing's pages, tools, bytes, seconds and the gateway's CPU seconds, and VmRSS.
+each whole listing's pages, tools, bytes, seconds and the gateway's CPU seconds, and VmRSS;
+then the peak (VmHWM) of the whole run.
 
     python3 scripts/gateway_listing.py target/release/grpc-mcp-gateway \\
         --descriptor-set .tools/tool-search/googleapis.binpb \\
@@ -24,10 +25,11 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def rss_mib(pid: int) -> int:
+def rss_mib(pid: int, field: str = "VmRSS") -> int:
+    """`field` of /proc/PID/status (VmRSS now, VmHWM the peak so far), in MiB."""
     with open(f"/proc/{pid}/status") as status:
         for line in status:
-            if line.startswith("VmRSS"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1]) // 1024
     return 0
 
@@ -70,6 +72,7 @@ def main() -> None:
         print(f"whole listing, {listing}: {pages} pages, {tools} tools, {size / 1e6:.1f} MB in "
               f"{time.monotonic() - begun:.2f} s ({time.monotonic() - started:.2f} s from start), "
               f"gateway CPU {cpu_seconds(gateway.pid) - cpu:.2f} s, VmRSS {rss_mib(gateway.pid)} MiB")
+    print(f"peak VmHWM {rss_mib(gateway.pid, 'VmHWM')} MiB")
     gateway.kill()
 
 
