@@ -9,27 +9,12 @@
 //! encoder leaves, parses them then. The text travels in the request's
 //! [`Facts`](crate::call::facts::Facts).
 
-use std::sync::Arc;
-
 use rmcp::model::{CallToolRequestParams, Extensions};
 use serde_json::value::RawValue;
 
 use tonic_mcp_codec::Problem;
 
-use crate::call::facts::Facts;
-
-/// A call's arguments as the client sent them: the text of a JSON object.
-#[derive(Debug, Clone)]
-pub(crate) struct ArgumentsText(pub(crate) Arc<str>);
-
-impl ArgumentsText {
-    /// The text of `raw`, when it is an object.
-    pub(crate) fn of(raw: &RawValue) -> Option<Self> {
-        raw.get()
-            .starts_with('{')
-            .then(|| Self(Arc::from(raw.get())))
-    }
-}
+use crate::call::facts::{ArgumentsText, Facts};
 
 /// The arguments kept as text for the request of `extensions` ([`Facts::of`]).
 pub(crate) fn kept(extensions: &Extensions) -> Option<&ArgumentsText> {

@@ -7,9 +7,10 @@
 //! over streamable HTTP in its HTTP request's, which rmcp hands to the handler as
 //! `http::request::Parts`. [`Facts::of`] reads it back from either.
 
-use rmcp::model::Extensions;
+use std::sync::Arc;
 
-use crate::call::arguments_text::ArgumentsText;
+use rmcp::model::Extensions;
+use serde_json::value::RawValue;
 
 /// What a transport learned of one request; the default is a request it left as it came.
 #[derive(Debug, Clone, Default)]
@@ -28,6 +29,19 @@ pub(crate) struct Facts {
     /// internal method name (`server::tasks::sep1686::route`); a client cannot name those
     /// methods itself.
     pub(crate) routed: bool,
+}
+
+/// A call's arguments as the client sent them: the text of a JSON object.
+#[derive(Debug, Clone)]
+pub(crate) struct ArgumentsText(pub(crate) Arc<str>);
+
+impl ArgumentsText {
+    /// The text of `raw`, when it is an object.
+    pub(crate) fn of(raw: &RawValue) -> Option<Self> {
+        raw.get()
+            .starts_with('{')
+            .then(|| Self(Arc::from(raw.get())))
+    }
 }
 
 /// A message that was nested too deep, with its real depth.

@@ -156,7 +156,7 @@ fn limit_failure(name: &str, message: &str) -> Outcome {
 }
 
 /// A call's arguments: a map, or the text the transport kept
-/// ([`ArgumentsText`](crate::call::arguments_text::ArgumentsText)).
+/// ([`ArgumentsText`](crate::call::facts::ArgumentsText)).
 pub(crate) enum CallArguments<'a> {
     Map(Option<JsonObject>),
     Text(&'a str),

@@ -18,8 +18,7 @@ use super::{
     run::{Cancel, arguments, cancelled_result},
 };
 use crate::{
-    call::FromTransport,
-    call::arguments_text::{self, ArgumentsText},
+    call::FromTransport, call::arguments_text, call::facts::ArgumentsText,
     call::structured_text::Structured,
 };
 

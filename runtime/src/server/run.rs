@@ -16,8 +16,9 @@ use super::{
     catalog::{Catalog, Found},
 };
 use crate::{
-    call::arguments_text::{self, ArgumentsText},
+    call::arguments_text,
     call::collect::Stop,
+    call::facts::ArgumentsText,
     call::longrunning::Started,
     call::outcome::{self, Outcome},
     call::progress::Progress,

@@ -7,7 +7,7 @@ use rmcp::model::{
 };
 use serde_json::value::RawValue;
 
-use crate::{call::arguments_text::ArgumentsText, call::facts::Facts};
+use crate::call::facts::{ArgumentsText, Facts};
 
 /// A `tools/call` message, as rmcp reads it, without rmcp's general parse.
 ///
