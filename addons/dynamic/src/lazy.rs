@@ -6,7 +6,11 @@
 use std::sync::Arc;
 
 use serde_json::Value;
-use tonic_mcp_schema::{Context, Options, comments::Comments};
+use tonic_mcp_schema::{
+    Context, Options,
+    comments::Comments,
+    names::{package_of, split_rpc_path},
+};
 
 use prost_reflect::DescriptorPool;
 
@@ -74,11 +78,7 @@ impl MakeSchemas for MethodSchemas {
             texts,
         } = &*self.source;
         let no_rpc = || format!("the descriptors have no RPC `{}`", self.rpc_path);
-        let (service, method) = self
-            .rpc_path
-            .strip_prefix('/')
-            .and_then(|path| path.split_once('/'))
-            .ok_or_else(no_rpc)?;
+        let (service, method) = split_rpc_path(&self.rpc_path).ok_or_else(no_rpc)?;
         let pool = pools.of_service(service)?;
         let method = pool
             .get_service_by_name(service)
@@ -104,11 +104,4 @@ pub(super) fn text(schema: Value) -> Result<String, String> {
         return Err("a tool schema must be a JSON object".to_owned());
     }
     serde_json::to_string(&schema).map_err(|e| e.to_string())
-}
-
-/// The package of the service `full_name`: what precedes its last dot.
-pub(super) fn package_of(full_name: &str) -> &str {
-    full_name
-        .rsplit_once('.')
-        .map_or("", |(package, _)| package)
 }

@@ -13,11 +13,11 @@ use std::{
 
 use prost_reflect::DescriptorPool;
 use tonic_mcp::{Error, SchemaTexts, SetPools, codegen::BoxTransport};
-use tonic_mcp_schema::{Context, Options, comments::Comments};
+use tonic_mcp_schema::{Context, Options, comments::Comments, names::package_of};
 
 use super::{
     ByName,
-    lazy::{SchemaSource, package_of},
+    lazy::SchemaSource,
     make::{Made, Maker, make_run},
     name_tools, qualify,
 };

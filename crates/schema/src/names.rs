@@ -219,6 +219,19 @@ pub fn is_proto_identifier(name: &str) -> bool {
         && name.chars().any(|c| c.is_ascii_alphanumeric())
 }
 
+/// `/package.Service/Method` → `("package.Service", "Method")`; `None` for a path of
+/// another shape.
+pub fn split_rpc_path(path: &str) -> Option<(&str, &str)> {
+    path.strip_prefix('/')?.split_once('/')
+}
+
+/// The package of the service (or message) `full_name`: what precedes its last dot.
+pub fn package_of(full_name: &str) -> &str {
+    full_name
+        .rsplit_once('.')
+        .map_or("", |(package, _)| package)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -316,6 +329,18 @@ mod tests {
             property_alias(&longer),
             property_alias(&format!("x{longer}"))
         );
+    }
+
+    #[test]
+    fn rpc_paths_and_packages() {
+        assert_eq!(
+            split_rpc_path("/demo.v1.ItemService/GetItem"),
+            Some(("demo.v1.ItemService", "GetItem"))
+        );
+        assert_eq!(split_rpc_path("demo.v1.ItemService/GetItem"), None);
+        assert_eq!(split_rpc_path("/demo.v1.ItemService"), None);
+        assert_eq!(package_of("demo.v1.ItemService"), "demo.v1");
+        assert_eq!(package_of("ItemService"), "");
     }
 
     #[test]

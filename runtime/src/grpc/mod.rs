@@ -196,7 +196,7 @@ impl Endpoint {
         let (path, method) = match rpc_path {
             Cow::Borrowed(path) => (
                 PathAndQuery::from_maybe_shared(Bytes::from_static(path.as_bytes())).ok()?,
-                split_path(path),
+                tonic_mcp_schema::names::split_rpc_path(path),
             ),
             Cow::Owned(path) => (
                 PathAndQuery::from_maybe_shared(Bytes::from(path.into_bytes())).ok()?,
@@ -299,9 +299,4 @@ fn request<M>(
 
 fn single(message: Bytes) -> ResponseStream {
     Box::pin(futures_util::stream::once(std::future::ready(Ok(message))))
-}
-
-/// `/package.Service/Method` → `("package.Service", "Method")`.
-pub(crate) fn split_path(path: &str) -> Option<(&str, &str)> {
-    path.strip_prefix('/')?.split_once('/')
 }

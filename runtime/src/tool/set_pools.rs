@@ -8,9 +8,13 @@ use std::{
 };
 
 use prost_reflect::DescriptorPool;
-use tonic_mcp_schema::{comments::Comments, set_files::SetFiles};
+use tonic_mcp_schema::{
+    comments::Comments,
+    names::{package_of, split_rpc_path},
+    set_files::SetFiles,
+};
 
-use crate::{error::Error, grpc::split_path};
+use crate::error::Error;
 
 /// How many pools built for schemas (not for calls) are kept, the most recent first: tools are
 /// listed, and their schemas made, a service after another, by a listing and by
@@ -173,16 +177,9 @@ impl SetPools {
     }
 }
 
-/// The package of the service `full_name`: what precedes its last dot.
-pub(crate) fn package_of(full_name: &str) -> &str {
-    full_name
-        .rsplit_once('.')
-        .map_or("", |(package, _)| package)
-}
-
 /// The package of the service of the RPC `rpc_path` (`/package.Service/Method`).
 pub(crate) fn package_of_rpc(rpc_path: &str) -> &str {
-    split_path(rpc_path).map_or("", |(service, _)| package_of(service))
+    split_rpc_path(rpc_path).map_or("", |(service, _)| package_of(service))
 }
 
 /// A lock of this module's caches; a poisoned one only means another thread panicked while

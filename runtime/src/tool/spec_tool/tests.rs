@@ -16,7 +16,6 @@ use super::*;
 use crate::{
     McpServer, ToolSet,
     codegen::ToolSetBuilder,
-    grpc::split_path,
     tool::{schema_text::SchemaTexts, schemas::MakeSchemas},
 };
 
@@ -63,7 +62,7 @@ fn lazy_set_with(
     let texts = Arc::new(SchemaTexts::default());
     let mut builder = ToolSetBuilder::with_pool(pool.clone(), BoxTransport::new(never_called()));
     for spec in specs.tools {
-        let (service, method) = split_path(&spec.rpc_path).unwrap();
+        let (service, method) = tonic_mcp_schema::names::split_rpc_path(&spec.rpc_path).unwrap();
         let maker = MethodSchemas {
             pool: pool.clone(),
             options: options.clone(),
