@@ -392,9 +392,9 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_> {
 /// A oneof's `{"case": member, "value": …}`, `case` first: writes the member's value and
 /// returns the index of its field.
 struct OneofSeed<'e, 'p> {
-    pub(super) encoder: &'e mut Encoder<'p>,
-    pub(super) fields: &'p [FieldPlan],
-    pub(super) members: &'p KeyMap<Prop>,
+    encoder: &'e mut Encoder<'p>,
+    fields: &'p [FieldPlan],
+    members: &'p KeyMap<Prop>,
 }
 
 impl<'de> DeserializeSeed<'de> for OneofSeed<'_, '_> {
