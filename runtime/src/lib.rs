@@ -138,8 +138,7 @@ pub use server::{Load, SessionLimits};
 pub use server::{McpServer, McpServerBuilder, SHUTDOWN_DRAIN};
 pub use tool::context::{CallContext, Caller, Refusal, forward_headers};
 pub use tool::meta::{RPC_META_KEY, STATUS_META_KEY};
-pub use tool::schema_text::SchemaTexts;
-pub use tool::schemas::{MadeSchemas, MakeSchemas};
+pub use tool::schemas::{KeptText, MadeSchemas, MakeSchemas};
 pub use tool::set_pools::SetPools;
 pub use tool::spec_tool::SpecTool;
 pub use tool::toolset::{

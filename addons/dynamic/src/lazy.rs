@@ -14,7 +14,8 @@ use tonic_mcp_schema::{
 
 use prost_reflect::DescriptorPool;
 
-use tonic_mcp::{MadeSchemas, MakeSchemas, SchemaTexts, SetPools};
+use super::schema_texts::SchemaTexts;
+use tonic_mcp::{MadeSchemas, MakeSchemas, SetPools};
 
 /// What a [`DescriptorTools`](super::DescriptorTools) makes tools from: one pool, or a set
 /// whose pools are built per package.
@@ -92,7 +93,7 @@ impl MakeSchemas for MethodSchemas {
         Ok(MadeSchemas::made(
             &text(schemas.input)?,
             &text(schemas.output)?,
-            texts,
+            |text| texts.keep(text),
         ))
     }
 }

@@ -20,13 +20,15 @@ use tonic_mcp_schema::{
 mod lazy;
 mod make;
 mod packages;
+mod schema_texts;
 
 use lazy::{Pools, SchemaSource};
 use make::{MAX_THREADS, Made, Maker, make_run, runs, served_name};
 use packages::ByPackage;
+use schema_texts::SchemaTexts;
 
 use tonic_mcp::{
-    Error, SchemaTexts, SetPools, ToolSet,
+    Error, SetPools, ToolSet,
     codegen::{BoxTransport, ToolSetBuilder, Transport},
 };
 

@@ -3,8 +3,9 @@
 
 use std::{collections::HashMap, sync::Arc};
 
+use super::schema_texts::SchemaTexts;
 use prost_reflect::DescriptorPool;
-use tonic_mcp::{Error, MadeSchemas, SchemaTexts, SpecTool};
+use tonic_mcp::{Error, MadeSchemas, SpecTool};
 use tonic_mcp_schema::{Context, Options, ToolSpec, tools::Schemas as When};
 
 use super::lazy::{MethodSchemas, SchemaSource, text};
@@ -160,7 +161,7 @@ impl Maker<'_> {
                     text(std::mem::take(&mut spec.input_schema)).map_err(invalid("input"))?;
                 let output =
                     text(std::mem::take(&mut spec.output_schema)).map_err(invalid("output"))?;
-                let made = MadeSchemas::made(&input, &output, self.texts);
+                let made = MadeSchemas::made(&input, &output, |text| self.texts.keep(text));
                 SpecTool::new(spec, self.options, service_description, made)
             }
         };

@@ -11,8 +11,9 @@ use std::{
     },
 };
 
+use super::schema_texts::SchemaTexts;
 use prost_reflect::DescriptorPool;
-use tonic_mcp::{Error, SchemaTexts, SetPools, codegen::BoxTransport};
+use tonic_mcp::{Error, SetPools, codegen::BoxTransport};
 use tonic_mcp_schema::{Context, Options, comments::Comments, names::package_of};
 
 use super::{

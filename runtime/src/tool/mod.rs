@@ -6,7 +6,6 @@ pub(crate) mod def;
 pub(crate) mod descriptor_pools;
 pub(crate) mod long_running;
 pub(crate) mod meta;
-pub(crate) mod schema_text;
 pub(crate) mod schemas;
 pub(crate) mod set_pools;
 pub(crate) mod spec_tool;

@@ -1,16 +1,51 @@
-//! A tool's schemas as a server keeps them: JSON text ([`SchemaText`]), given when the tool is
-//! registered (a generated constant, or made with the rest of a run-time tool) or made when
-//! first needed (a `tools/list` page, `describe_tools`, the first call), for tool sets of
-//! thousands of RPCs.
+//! A tool's schemas as a server keeps them: JSON text, given when the tool is registered (a
+//! generated constant, or made with the rest of a run-time tool) or made when first needed (a
+//! `tools/list` page, `describe_tools`, the first call), for tool sets of thousands of RPCs.
 
 use std::{
     borrow::Cow,
-    sync::{Mutex, OnceLock, PoisonError},
+    fmt,
+    sync::{Arc, Mutex, OnceLock, PoisonError},
 };
 
 use tonic_mcp_codec::DeepCheck;
 
-use crate::tool::schema_text::{SchemaText, SchemaTexts};
+/// A schema text made at run time, kept as the maker of the tool chose to keep it:
+/// `tonic-mcp-dynamic` packs its texts and shares equal ones among its tools; a `String` is
+/// kept as it is.
+pub trait KeptText: Send + Sync + fmt::Debug {
+    /// The text; or why it cannot be given back, which the tool's listing and calls then fail
+    /// with.
+    ///
+    /// # Errors
+    ///
+    /// The kept form does not give the text back (a packed text that does not unpack).
+    fn text(&self) -> Result<Cow<'_, str>, String>;
+}
+
+impl KeptText for String {
+    fn text(&self) -> Result<Cow<'_, str>, String> {
+        Ok(Cow::Borrowed(self))
+    }
+}
+
+/// A tool schema as JSON text.
+#[derive(Debug, Clone)]
+enum SchemaText {
+    /// A text that lives as long as the program: a generated constant.
+    Static(&'static str),
+    /// A text made at run time, as its maker keeps it.
+    Kept(Arc<dyn KeptText>),
+}
+
+impl SchemaText {
+    fn text(&self) -> Result<Cow<'_, str>, String> {
+        match self {
+            SchemaText::Static(text) => Ok(Cow::Borrowed(text)),
+            SchemaText::Kept(kept) => kept.text(),
+        }
+    }
+}
 
 /// Makes a tool's schemas when they are first needed: given to
 /// [`SpecTool::later`](crate::SpecTool::later), it is run once, on the first `tools/list` page
@@ -54,13 +89,16 @@ impl MadeSchemas {
     }
 
     /// Schemas made at run time, each a JSON object as text (JSON Schema 2020-12 of the
-    /// keywords the schema generator writes), packed into `texts`: a text packed there before,
-    /// for another tool, is shared.
-    pub fn made(input: &str, output: &str, texts: &SchemaTexts) -> Self {
+    /// keywords the schema generator writes), each kept as `keep` keeps it.
+    pub fn made(
+        input: &str,
+        output: &str,
+        mut keep: impl FnMut(&str) -> Arc<dyn KeptText>,
+    ) -> Self {
         Self {
             deep: DeepCheck::new(input),
-            input: texts.pack(input),
-            output: texts.pack(output),
+            input: SchemaText::Kept(keep(input)),
+            output: SchemaText::Kept(keep(output)),
         }
     }
 
@@ -68,7 +106,7 @@ impl MadeSchemas {
     ///
     /// # Errors
     ///
-    /// A packed text does not unpack (never, for a text [`made`](Self::made) packed).
+    /// A kept text is not given back ([`KeptText::text`]).
     pub fn input(&self) -> Result<Cow<'_, str>, String> {
         self.input.text()
     }
@@ -171,6 +209,20 @@ mod tests {
 
     struct Panics;
 
+    fn kept(text: &str) -> Arc<dyn KeptText> {
+        Arc::new(text.to_owned())
+    }
+
+    #[test]
+    fn a_constant_is_borrowed_and_a_kept_text_given_back() {
+        let text = SchemaText::Static(r#"{"type":"object"}"#);
+        assert!(matches!(
+            text.text(),
+            Ok(Cow::Borrowed(r#"{"type":"object"}"#))
+        ));
+        assert_eq!(SchemaText::Kept(kept("{}")).text().unwrap(), "{}");
+    }
+
     impl MakeSchemas for Panics {
         fn make(&self) -> Result<MadeSchemas, String> {
             panic!("a schema generator bug")
@@ -199,8 +251,7 @@ mod tests {
             given.given().unwrap().output().unwrap(),
             r#"{"type":"object"}"#
         );
-        let texts = SchemaTexts::default();
-        let made = Schemas::ready(MadeSchemas::made("{}", "{}", &texts));
+        let made = Schemas::ready(MadeSchemas::made("{}", "{}", kept));
         assert!(
             made.given().is_some(),
             "made with the tool, they are checked as given"
@@ -208,7 +259,7 @@ mod tests {
         struct Makes;
         impl MakeSchemas for Makes {
             fn make(&self) -> Result<MadeSchemas, String> {
-                Ok(MadeSchemas::made("{}", "{}", &SchemaTexts::default()))
+                Ok(MadeSchemas::made("{}", "{}", kept))
             }
         }
         let later = Schemas::later(Box::new(Makes));

@@ -16,7 +16,7 @@ use super::*;
 use crate::{
     McpServer, ToolSet,
     codegen::ToolSetBuilder,
-    tool::{schema_text::SchemaTexts, schemas::MakeSchemas},
+    tool::schemas::{KeptText, MakeSchemas},
 };
 
 /// Makes the schemas of the tool of one RPC, as `tonic-mcp-dynamic`'s lazy tools do.
@@ -24,7 +24,6 @@ struct MethodSchemas {
     pool: DescriptorPool,
     options: Options,
     comments: Arc<Comments>,
-    texts: Arc<SchemaTexts>,
     service: String,
     method: String,
 }
@@ -42,7 +41,7 @@ impl MakeSchemas for MethodSchemas {
         Ok(MadeSchemas::made(
             &schemas.input.to_string(),
             &schemas.output.to_string(),
-            &self.texts,
+            |text| -> Arc<dyn KeptText> { Arc::new(text.to_owned()) },
         ))
     }
 }
@@ -59,7 +58,6 @@ fn lazy_set_with(
     let specs = Context::with_comments(pool, options, &comments)
         .service_tools_with(&descriptor, When::Later)
         .unwrap();
-    let texts = Arc::new(SchemaTexts::default());
     let mut builder = ToolSetBuilder::with_pool(pool.clone(), BoxTransport::new(never_called()));
     for spec in specs.tools {
         let (service, method) = tonic_mcp_schema::names::split_rpc_path(&spec.rpc_path).unwrap();
@@ -67,7 +65,6 @@ fn lazy_set_with(
             pool: pool.clone(),
             options: options.clone(),
             comments: Arc::clone(&comments),
-            texts: Arc::clone(&texts),
             service: service.to_owned(),
             method: method.to_owned(),
         };

@@ -1,6 +1,5 @@
-//! A tool schema's JSON text as a server keeps it: a generated constant is borrowed; a text made
-//! at run time (tools from descriptors) is packed with LZ4 and shared by every tool whose
-//! schema is the same text.
+//! The schema texts of the tools made here, as their server keeps them: packed with LZ4 and
+//! shared by every tool whose schema is the same text.
 //!
 //! Made texts are most of what a large run-time tool set keeps once listed. Many repeat another
 //! tool's text byte for byte (the Compute Engine RPCs that return its own `Operation` message,
@@ -14,25 +13,7 @@ use std::{
     sync::{Arc, Mutex},
 };
 
-/// A tool schema as JSON text.
-#[derive(Debug, Clone)]
-pub(crate) enum SchemaText {
-    /// A text that lives as long as the program: a generated constant.
-    Static(&'static str),
-    /// A text made at run time, packed once by [`SchemaTexts::pack`].
-    Packed(Arc<Packed>),
-}
-
-impl SchemaText {
-    /// The text, unpacked if it was packed; or why it cannot be unpacked (never, for a text
-    /// [`SchemaTexts::pack`] packed).
-    pub(crate) fn text(&self) -> Result<Cow<'_, str>, String> {
-        match self {
-            SchemaText::Static(text) => Ok(Cow::Borrowed(text)),
-            SchemaText::Packed(packed) => packed.unpack(),
-        }
-    }
-}
+use tonic_mcp::KeptText;
 
 /// A text, compressed with LZ4 when that makes it smaller.
 #[derive(Debug, PartialEq, Eq, Hash)]
@@ -55,8 +36,10 @@ impl Packed {
             Packed::Plain(text.into())
         }
     }
+}
 
-    fn unpack(&self) -> Result<Cow<'_, str>, String> {
+impl KeptText for Packed {
+    fn text(&self) -> Result<Cow<'_, str>, String> {
         match self {
             Packed::Plain(text) => Ok(Cow::Borrowed(text)),
             Packed::Lz4 { block, len } => lz4_flex::block::decompress(block, *len)
@@ -70,32 +53,36 @@ impl Packed {
 
 /// The schema texts that tools made at run time keep, each packed once (LZ4): a text packed
 /// again, for another tool, is the one packed first. Share one among the tools made from one
-/// set of descriptors ([`MadeSchemas::made`](crate::MadeSchemas::made)); the tools keep their
-/// texts when it is dropped.
+/// set of descriptors ([`MadeSchemas::made`](tonic_mcp::MadeSchemas::made)); the tools keep
+/// their texts when it is dropped.
 #[derive(Debug, Default)]
-pub struct SchemaTexts {
+pub(crate) struct SchemaTexts {
     packed: Mutex<HashSet<Arc<Packed>>>,
 }
 
 impl SchemaTexts {
     /// `text` packed, or the equal text packed before. LZ4 is deterministic, so equal texts
     /// pack to equal blocks and are told apart without unpacking anything.
-    pub(crate) fn pack(&self, text: &str) -> SchemaText {
+    pub(crate) fn pack(&self, text: &str) -> Arc<Packed> {
         let packed = Packed::new(text);
         // A poisoned lock only means another thread panicked mid-insert; the set is intact.
         let mut set = self
             .packed
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let shared = match set.get(&packed) {
+        match set.get(&packed) {
             Some(shared) => Arc::clone(shared),
             None => {
                 let shared = Arc::new(packed);
                 set.insert(Arc::clone(&shared));
                 shared
             }
-        };
-        SchemaText::Packed(shared)
+        }
+    }
+
+    /// `text` packed as [`pack`](Self::pack) packs it, for [`MadeSchemas::made`](tonic_mcp::MadeSchemas::made).
+    pub(crate) fn keep(&self, text: &str) -> Arc<dyn KeptText> {
+        self.pack(text)
     }
 }
 
@@ -125,7 +112,7 @@ mod tests {
             "{}".to_owned(),
             "{\"é\":1}".to_owned(),
         ] {
-            let packed = texts.pack(&text);
+            let packed = texts.keep(&text);
             assert_eq!(packed.text().unwrap(), text);
         }
     }
@@ -134,10 +121,7 @@ mod tests {
     fn a_large_text_is_compressed_and_a_small_one_kept_plain() {
         let texts = SchemaTexts::default();
         let large = schema(40);
-        let SchemaText::Packed(packed) = texts.pack(&large) else {
-            panic!("a made text is packed")
-        };
-        match &*packed {
+        match &*texts.pack(&large) {
             Packed::Lz4 { block, len } => {
                 assert_eq!(*len, large.len());
                 assert!(
@@ -149,19 +133,13 @@ mod tests {
             }
             Packed::Plain(_) => panic!("a 40-property schema is compressed"),
         }
-        let SchemaText::Packed(small) = texts.pack("{}") else {
-            panic!("a made text is packed")
-        };
-        assert_eq!(*small, Packed::Plain("{}".into()));
+        assert_eq!(*texts.pack("{}"), Packed::Plain("{}".into()));
     }
 
     #[test]
     fn equal_texts_share_one_packing_and_different_ones_do_not() {
         let texts = SchemaTexts::default();
-        let shared = |a: &SchemaText, b: &SchemaText| match (a, b) {
-            (SchemaText::Packed(a), SchemaText::Packed(b)) => Arc::ptr_eq(a, b),
-            _ => panic!("made texts are packed"),
-        };
+        let shared = Arc::<Packed>::ptr_eq;
         let first = texts.pack(&schema(20));
         let again = texts.pack(&schema(20));
         let other = texts.pack(&schema(21));
@@ -169,14 +147,5 @@ mod tests {
         assert!(!shared(&first, &other));
         assert_eq!(texts.packed.lock().unwrap().len(), 2);
         assert_eq!(other.text().unwrap(), schema(21));
-    }
-
-    #[test]
-    fn a_constant_is_borrowed() {
-        let text = SchemaText::Static(r#"{"type":"object"}"#);
-        assert!(matches!(
-            text.text(),
-            Ok(Cow::Borrowed(r#"{"type":"object"}"#))
-        ));
     }
 }
