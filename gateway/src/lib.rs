@@ -212,18 +212,19 @@ impl Gateway {
             }
             builder = builder.tool_search(search);
         }
-        builder = builder
-            .task_limits(config.task_limits)
-            .task_mode(config.task_mode);
+        let mut tasks = tonic_mcp_tasks::Tasks::new()
+            .limits(config.task_limits)
+            .mode(config.task_mode);
         let mut task_store = None;
         if let Some(settings) = &config.task_store {
             let store = settings.store(metrics.as_ref())?;
-            task_store = Some(tonic_mcp::TaskStore::name(&store).to_owned());
-            builder = builder.task_store(store);
+            task_store = Some(tonic_mcp_tasks::TaskStore::name(&store).to_owned());
+            tasks = tasks.store(store);
         }
         if let Some(path) = &config.task_key_file {
-            builder = builder.task_key(task_store::read_task_key(path)?);
+            tasks = tasks.key(task_store::read_task_key(path)?);
         }
+        builder = builder.task_router(tasks);
         if let Some(metrics) = &metrics {
             builder = metrics.install(builder, config.metrics);
         }

@@ -363,7 +363,7 @@ mod tests {
         }
         .store(Some(&metrics))
         .unwrap();
-        let name = tonic_mcp::TaskStore::name(&store);
+        let name = tonic_mcp_tasks::TaskStore::name(&store);
         assert!(name.starts_with("redis://127.0.0.1:6379"), "{name}");
         assert!(!name.contains("s3cret"), "{name}");
     }

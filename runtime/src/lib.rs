@@ -122,18 +122,16 @@ pub use prost_reflect::{self, DescriptorPool};
 pub use rmcp::model::CacheScope;
 /// A tool call's result, as a [`CallObserver`] is told it.
 pub use rmcp::model::CallToolResult;
-pub use server::TaskLimits;
 pub use server::connection_limits::{
     ConnectionLimits, DEFAULT_MAX_CONNECTIONS, MAX_DEFAULT_CONNECTIONS,
 };
 pub use server::discovery::{DiscoveryAnswer, DiscoveryIndex, ServedTool, Target, ToolDiscovery};
 pub use server::http_response::{HttpResponse, plain_response};
 pub use server::paging::{DEFAULT_LIST_TTL, DEFAULT_PAGE_BYTES, DEFAULT_PAGE_SIZE};
-pub use server::task_store::{
-    MemoryTaskStore, SharedTask, StoreFuture, TaskPage, TaskStore, TaskStoreError,
-};
+pub use server::ready_call::{CallOrigin, Prepared, ReadyCall, TaskProgress, cancelled_result};
+pub use server::task_router::{Request2025, RouterFuture, TaskRouter, no_tasks};
+pub use server::waiting_tool::{Detached, OperationLook, OperationReader, WaitingTool};
 pub use server::{DEFAULT_INLINE_WAIT, TaskMode};
-pub use server::{DEFAULT_TASK_LEASE, DEFAULT_TASK_TTL};
 pub use server::{Load, SessionLimits};
 pub use server::{McpServer, McpServerBuilder, SHUTDOWN_DRAIN};
 pub use tool::context::{CallContext, Caller, Refusal, forward_headers};

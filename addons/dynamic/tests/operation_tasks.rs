@@ -25,8 +25,9 @@ use common::{
     replicas::{NameCallers, result, send_2025, send_final},
 };
 use serde_json::{Value, json};
+use test_kit::tonic_mcp_tasks::{DEFAULT_TASK_TTL, Tasks};
 use tonic::{Status, server::NamedService};
-use tonic_mcp::{DEFAULT_TASK_TTL, DescriptorPool, McpServer, TaskMode, schema::Options};
+use tonic_mcp::{DescriptorPool, McpServer, TaskMode, schema::Options};
 use tonic_mcp_dynamic::DescriptorTools;
 use tonic_mcp_serve::ServeHttp as _;
 
@@ -409,17 +410,16 @@ impl Replica {
         let options = Options::default();
         let tools = DescriptorTools::new(descriptors(), &options);
         let mut server = McpServer::builder("operation-tasks", "0.1.0")
-            .tool_set(tools.service("jobs.v1.Jobs", channel)?)?
-            .task_mode(mode)
-            .task_ttl(ttl);
+            .tool_set(tools.service("jobs.v1.Jobs", channel)?)?;
+        let mut tasks = Tasks::new().mode(mode).ttl(ttl);
         if let Some(operations) = operations {
             let channel = common::channel(operations).await?;
             server = server.tool_set(tools.service("google.longrunning.Operations", channel)?)?;
         }
         if let Some(key) = key {
-            server = server.task_key(key);
+            tasks = tasks.key(key);
         }
-        let server = server.build();
+        let server = server.task_router(tasks).build();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let addr = listener.local_addr()?;
         let config = McpServer::stateless_http_config();

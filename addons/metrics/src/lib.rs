@@ -26,12 +26,12 @@
 //! | `mcp_tool_call_duration_seconds` | histogram | `tool` | a tool call from arguments to result |
 //! | `mcp_grpc_call_duration_seconds` | histogram | `tool` | the gRPC call(s) of a tool call, response stream and all |
 //! | `mcp_tool_calls_in_flight` | gauge | | tool calls running now |
-//! | `mcp_tasks_running` | gauge | | MCP tasks running now: at most [`TaskLimits::max_running`], past which a new task is refused |
+//! | `mcp_tasks_running` | gauge | | MCP tasks running now ([`Load::tasks_running`]; with `tonic-mcp-tasks`, at most its `TaskLimits::max_running`, past which a new task is refused) |
 //! | `mcp_sessions_open` | gauge | | MCP sessions open on the server's streamable HTTP services now |
 //!
 //! The gauges are read from [`McpServer::load`] at each scrape.
 //!
-//! [`TaskLimits::max_running`]: tonic_mcp::TaskLimits::max_running
+//! [`Load::tasks_running`]: tonic_mcp::Load::tasks_running
 
 #![warn(missing_docs)]
 

@@ -4,7 +4,7 @@
 //! reported failed within a lease.
 //!
 //! ```no_run
-//! # fn build(builder: tonic_mcp::McpServerBuilder) -> Result<tonic_mcp::McpServer, tonic_mcp::TaskStoreError> {
+//! # fn build(builder: tonic_mcp::McpServerBuilder) -> Result<tonic_mcp::McpServer, tonic_mcp_tasks::TaskStoreError> {
 //! let password = std::env::var("TASK_STORE_PASSWORD").ok();
 //! let store = tonic_mcp_redis::RedisTaskStore::new(
 //!     "redis://redis.tasks.svc:6379/0",
@@ -12,7 +12,7 @@
 //! )?;
 //! let server = builder
 //!     .replica(std::env::var("POD_NAME").unwrap_or_default())
-//!     .task_store(store)
+//!     .task_router(tonic_mcp_tasks::Tasks::new().store(store))
 //!     .build();
 //! # Ok(server)
 //! # }
@@ -40,7 +40,7 @@
 use std::{sync::Arc, time::Duration};
 
 use redis::{AsyncCommands as _, Script, aio::ConnectionManager};
-use tonic_mcp::{SharedTask, StoreFuture, TaskPage, TaskStore, TaskStoreError};
+use tonic_mcp_tasks::{SharedTask, StoreFuture, TaskPage, TaskStore, TaskStoreError};
 
 /// The key prefix unless [`RedisTaskStore::key_prefix`] says otherwise.
 pub const DEFAULT_KEY_PREFIX: &str = "tonic-mcp:";

@@ -15,8 +15,8 @@ use std::{
 
 use rmcp::model::{JsonObject, TaskPayload};
 use test_kit::redis::{Redis, redis_server};
-use tonic_mcp::{SharedTask, TaskStore};
 use tonic_mcp_redis::RedisTaskStore;
+use tonic_mcp_tasks::{SharedTask, TaskStore};
 
 type TestResult<T = ()> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
 

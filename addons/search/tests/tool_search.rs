@@ -283,7 +283,7 @@ async fn call_tool_of_a_task_tool_starts_a_task() -> TestResult {
     let server = McpServer::builder("demo", "0.1.0")
         .tool_set(pb::item_service_mcp::from_channel(channel(addr).await?)?)?
         .tool_search(ToolSearch::new())
-        .task_mode(tonic_mcp::TaskMode::Always)
+        .task_router(test_kit::tonic_mcp_tasks::Tasks::new().mode(tonic_mcp::TaskMode::Always))
         .build();
     let client =
         test_kit::connect_as(server, test_kit::client_config("search-tasks", true)).await?;

@@ -312,7 +312,11 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     if let Some(replica) = &args.replica {
         builder = builder.replica(replica);
     }
-    let server = builder.tool_set(tools)?.tool_set(operation_tools)?.build();
+    let server = builder
+        .tool_set(tools)?
+        .tool_set(operation_tools)?
+        .task_router(tonic_mcp_tasks::Tasks::new())
+        .build();
 
     match listener {
         None => {

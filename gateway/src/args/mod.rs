@@ -63,7 +63,7 @@ pub struct Config {
     pub connection_limits: tonic_mcp::ConnectionLimits,
     /// Bounds on MCP tasks (`--max-tasks-per-owner`, `--max-running-tasks`,
     /// `--max-task-result-bytes`, or the `[tasks]` table of `--config`).
-    pub task_limits: tonic_mcp::TaskLimits,
+    pub task_limits: tonic_mcp_tasks::TaskLimits,
     /// When a call becomes an MCP task (`--task-mode`, `--task-inline-wait`, or `mode` and
     /// `inline_wait` in the `[tasks]` table of `--config`).
     pub task_mode: tonic_mcp::TaskMode,

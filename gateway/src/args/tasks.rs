@@ -73,9 +73,9 @@ pub(super) fn merge(flags: TaskBounds, file: TaskBounds, path: &Path) -> Result<
 }
 
 /// The runtime's task limits, with its defaults where nothing was set.
-pub(super) fn limits(set: TaskBounds) -> tonic_mcp::TaskLimits {
-    let defaults = tonic_mcp::TaskLimits::default();
-    tonic_mcp::TaskLimits {
+pub(super) fn limits(set: TaskBounds) -> tonic_mcp_tasks::TaskLimits {
+    let defaults = tonic_mcp_tasks::TaskLimits::default();
+    tonic_mcp_tasks::TaskLimits {
         max_per_owner: set.max_per_owner.unwrap_or(defaults.max_per_owner),
         max_running: set.max_running.unwrap_or(defaults.max_running),
         max_result_bytes: set.max_result_bytes.unwrap_or(defaults.max_result_bytes),

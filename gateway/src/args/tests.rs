@@ -259,7 +259,7 @@ fn durations() {
 #[test]
 fn task_bounds_are_set_by_flags() {
     let config = run(&["--target", "http://x:1"]).unwrap();
-    assert_eq!(config.task_limits, tonic_mcp::TaskLimits::default());
+    assert_eq!(config.task_limits, tonic_mcp_tasks::TaskLimits::default());
     let config = run(&[
         "--target",
         "http://x:1",
@@ -273,7 +273,7 @@ fn task_bounds_are_set_by_flags() {
     .unwrap();
     assert_eq!(
         config.task_limits,
-        tonic_mcp::TaskLimits {
+        tonic_mcp_tasks::TaskLimits {
             max_per_owner: 3,
             max_running: 4,
             max_result_bytes: 1 << 20,

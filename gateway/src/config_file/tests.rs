@@ -547,7 +547,7 @@ fn the_tasks_table_sets_what_the_flags_do() {
     let config = parse_with(&shown, &[]).unwrap();
     assert_eq!(
         config.task_limits,
-        tonic_mcp::TaskLimits {
+        tonic_mcp_tasks::TaskLimits {
             max_per_owner: 10,
             max_running: 20,
             max_result_bytes: 16 << 20,
@@ -561,10 +561,10 @@ fn the_tasks_table_sets_what_the_flags_do() {
     let config = parse_with(&shown, &["--max-tasks-per-owner", "7"]).unwrap();
     assert_eq!(
         config.task_limits,
-        tonic_mcp::TaskLimits {
+        tonic_mcp_tasks::TaskLimits {
             max_per_owner: 7,
             max_running: 5,
-            ..tonic_mcp::TaskLimits::default()
+            ..tonic_mcp_tasks::TaskLimits::default()
         }
     );
     // The same setting in both places, a zero, or a typo: errors.

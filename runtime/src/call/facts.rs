@@ -26,7 +26,7 @@ pub(crate) struct Facts {
     /// (`call::structured_text`).
     pub(crate) structured_from_text: bool,
     /// The request is a task request of revision 2025-11-25 the transport routed under an
-    /// internal method name (`server::tasks::sep1686::route`); a client cannot name those
+    /// internal method name (`server::task_shape::route`); a client cannot name those
     /// methods itself.
     pub(crate) routed: bool,
 }

@@ -15,16 +15,11 @@ pub struct McpServerBuilder {
     page_size: usize,
     page_bytes: usize,
     list_cache: ListCache,
-    task_ttl: Duration,
-    task_limits: TaskLimits,
-    task_mode: TaskMode,
+    task_router: Option<Arc<dyn TaskRouter>>,
     routes: Vec<(String, super::HttpRoute)>,
     observers: Vec<Arc<dyn CallObserver>>,
     tools_change: bool,
     replica: Option<Arc<str>>,
-    task_store: Option<Arc<dyn super::task_store::TaskStore>>,
-    task_lease: Duration,
-    task_key: Option<Arc<[u8]>>,
     pub(super) search: Option<Arc<dyn super::discovery::ToolDiscovery>>,
 }
 
@@ -105,77 +100,23 @@ impl McpServerBuilder {
         self
     }
 
-    /// How long a task lives, counted from its creation (default [`DEFAULT_TASK_TTL`], 5
-    /// minutes). A task-augmented call still running then is cancelled and its task fails; a
-    /// finished task is kept one more time-to-live for `tasks/get`. Keep it above the tools'
-    /// deadlines.
-    ///
-    /// [`DEFAULT_TASK_TTL`]: crate::DEFAULT_TASK_TTL
-    pub fn task_ttl(mut self, ttl: Duration) -> Self {
-        self.task_ttl = ttl;
-        self
-    }
-
-    /// Bounds on tasks (default [`TaskLimits::default`]: 256 live tasks per caller, 256
-    /// running, 64 MiB of results kept for fetching): see [`TaskLimits`] for what each bounds
-    /// and how a client past one is answered.
-    pub fn task_limits(mut self, limits: TaskLimits) -> Self {
-        self.task_limits = limits;
-        self
-    }
-
-    /// Keep tasks on `store`, shared by the replicas of this server, so that any replica
-    /// answers `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel` of a task another
-    /// one runs, and a task whose replica stops is reported failed within the lease (10 s)
-    /// rather than lost: see [`TaskStore`](crate::TaskStore), and the `tonic-mcp-redis` crate
-    /// for Redis-protocol servers. Name each replica with [`replica`](Self::replica). Without
-    /// a store (the default) tasks live in this process only, which is all stdio and a single
-    /// replica need. Calls without a task never touch the store.
-    pub fn task_store(mut self, store: impl super::task_store::TaskStore) -> Self {
-        self.task_store = Some(Arc::new(store));
-        self
-    }
-
-    /// How long this replica's lease on the task store lasts unless renewed (default
-    /// [`DEFAULT_TASK_LEASE`], 10 s; renewed ten times a lease): another replica reports a
-    /// task of this one's failed once its lease lapsed. Shorter finds stopped replicas sooner;
-    /// a store outage longer than the lease also fails the tasks running then.
-    ///
-    /// [`DEFAULT_TASK_LEASE`]: crate::DEFAULT_TASK_LEASE
-    pub fn task_lease(mut self, lease: Duration) -> Self {
-        self.task_lease = lease.max(Duration::from_millis(100));
-        self
-    }
-
-    /// The key, shared by every replica, that signs the ids of tasks that wait on a
-    /// `google.longrunning.Operation`: such an id carries the tool and the operation's name,
-    /// so that any replica answers for the task by asking the backend (`GetOperation`,
-    /// `CancelOperation`), with or without a task store, and the task survives the death of
-    /// any replica. At least 32 bytes of randomness (a Kubernetes Secret, the gateway's
-    /// `--task-key-file`). Without a key, such tasks are kept as any other.
-    pub fn task_key(mut self, key: impl Into<Vec<u8>>) -> Self {
-        let key: Vec<u8> = key.into();
-        self.task_key = (!key.is_empty()).then(|| Arc::from(key));
-        self
-    }
-
-    /// When a call from a client that declared the MCP tasks extension becomes a task
-    /// (default [`TaskMode::auto`]: answered with its result when it ends within
-    /// [`DEFAULT_INLINE_WAIT`], 2 s, else a task carrying on the same call). A tool set's
-    /// own [`ToolSet::with_task_mode`] takes precedence for its tools. See [`TaskMode`] for
-    /// each mode, and for the tools and clients it does not apply to.
-    ///
-    /// [`DEFAULT_INLINE_WAIT`]: crate::DEFAULT_INLINE_WAIT
-    pub fn task_mode(mut self, mode: TaskMode) -> Self {
-        self.task_mode = mode;
+    /// Run MCP tasks with `router` (the `tonic-mcp-tasks` crate's `Tasks`): the server then
+    /// declares the `tasks` capability, and hands every `tools/call` it prepared, and every
+    /// task request, to the router, which answers inline, with a task, or with a refusal.
+    /// Without a router (the default) the server runs no tasks: it declares no `tasks`
+    /// capability, answers every call inline, and refuses a task-augmented `tools/call`, a call
+    /// of a tool whose `taskSupport` is `required`, and the `tasks/*` methods with JSON-RPC
+    /// -32601 saying that it runs no MCP tasks. A later router replaces an earlier one.
+    pub fn task_router(mut self, router: impl TaskRouter) -> Self {
+        self.task_router = Some(Arc::new(router));
         self
     }
 
     /// This process's name among the replicas of one service, for running them behind a load
     /// balancer: it starts the id of every streamable HTTP session opened here
     /// (`NAME.` then a random UUID), so that a load balancer can send each session's requests
-    /// to the replica that holds it (docs/scaling-out.md), and it names the runner of the tasks
-    /// this replica puts on a shared task store. Letters, digits, `-` and `_`, at most 63;
+    /// to the replica that holds it (docs/scaling-out.md), and a task router names the runner of the
+    /// tasks this replica puts on a shared task store with it ([`McpServer::replica`]). Letters, digits, `-` and `_`, at most 63;
     /// anything else is replaced by `-` and cut there. Unset (the default), session ids are bare
     /// UUIDs and tasks name a random runner id made at start.
     pub fn replica(mut self, name: impl AsRef<str>) -> Self {
@@ -305,17 +246,22 @@ impl McpServerBuilder {
 
     /// The server.
     pub fn build(self) -> McpServer {
-        let capabilities = if self.tools_change {
-            ServerCapabilities::builder()
+        // The tasks capability, for a server that runs tasks.
+        let capabilities = match (self.tools_change, self.task_router.is_some()) {
+            (true, true) => ServerCapabilities::builder()
                 .enable_tools()
                 .enable_tool_list_changed()
                 .enable_tasks()
-                .build()
-        } else {
-            ServerCapabilities::builder()
+                .build(),
+            (true, false) => ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .build(),
+            (false, true) => ServerCapabilities::builder()
                 .enable_tools()
                 .enable_tasks()
-                .build()
+                .build(),
+            (false, false) => ServerCapabilities::builder().enable_tools().build(),
         };
         let mut info = ServerConfig::new(capabilities)
             .with_server_info(Implementation::new(self.name, self.version));
@@ -344,18 +290,10 @@ impl McpServerBuilder {
                 connections: self.connections,
                 in_flight: tokio::sync::watch::Sender::new(0),
                 session_stores: Mutex::new(Vec::new()),
-                tasks: Tasks::new(
-                    self.task_limits,
-                    self.task_store,
-                    self.replica.clone().unwrap_or_else(random_runner),
-                    self.task_lease,
-                ),
-                task_ttl: self.task_ttl,
-                task_mode: self.task_mode,
+                task_router: self.task_router,
                 routes: self.routes,
                 observers: self.observers,
                 replica: self.replica,
-                task_key: self.task_key,
             }),
         }
     }
@@ -378,24 +316,10 @@ impl McpServer {
             page_size: paging::DEFAULT_PAGE_SIZE,
             page_bytes: paging::DEFAULT_PAGE_BYTES,
             list_cache: ListCache::default(),
-            task_ttl: tasks::DEFAULT_TASK_TTL,
-            task_limits: TaskLimits::default(),
-            task_mode: TaskMode::default(),
+            task_router: None,
             tools_change: false,
             replica: None,
-            task_store: None,
-            task_lease: tasks::shared::DEFAULT_TASK_LEASE,
-            task_key: None,
             search: None,
         }
     }
-}
-
-/// A runner name for a replica [`McpServerBuilder::replica`] did not name: the process id and
-/// the time it started, unique among the replicas on one task store.
-fn random_runner() -> Arc<str> {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |since| since.as_nanos());
-    Arc::from(format!("{:x}-{:x}", std::process::id(), nanos))
 }

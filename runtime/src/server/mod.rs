@@ -28,24 +28,21 @@ pub(crate) mod discovery;
 pub(crate) mod http_response;
 pub(crate) mod paging;
 mod plain;
+pub(crate) mod ready_call;
 mod run;
 mod served;
 mod session_limits;
-mod task_limits;
-pub(crate) mod task_store;
-pub(crate) mod tasks;
+pub(crate) mod task_router;
+pub(crate) mod task_shape;
+pub(crate) mod waiting_tool;
 
 pub use crate::tool::task_mode::{DEFAULT_INLINE_WAIT, TaskMode};
 pub use builder::McpServerBuilder;
 use catalog::{Catalog, Found, Paging};
 use http_response::HttpResponse;
 pub(crate) use plain::PlainCall;
-pub(crate) use run::Cancel;
 use run::found;
 pub use session_limits::SessionLimits;
-pub use task_limits::TaskLimits;
-pub use tasks::DEFAULT_TASK_TTL;
-pub use tasks::shared::DEFAULT_TASK_LEASE;
 
 /// A transport's store of sessions, counted in [`Load::sessions_open`].
 pub(crate) trait OpenSessions: Send + Sync {
@@ -53,15 +50,9 @@ pub(crate) trait OpenSessions: Send + Sync {
     fn open(&self) -> usize;
 }
 
-/// A `tools/call` checked up to where it runs ([`McpServer::prepare`]).
-pub(crate) enum Prepared {
-    /// Answered without running: refused, a tool-search answer, or a declined confirmation.
-    Answered(CallToolResponse),
-    /// The tool to run, and the request it runs with.
-    Ready(Found, CallToolRequestParams),
-}
-
-use self::tasks::Tasks;
+use ready_call::{Prepared, ReadyCall};
+use task_router::{TaskRouter, no_tasks};
+use tonic_mcp_schema::TaskSupport;
 
 use crate::{
     call::arguments_text,
@@ -104,18 +95,14 @@ struct Inner {
     /// The session stores of the streamable HTTP services made from this server, counted
     /// in its [`Load`].
     session_stores: Mutex<Vec<std::sync::Weak<dyn OpenSessions>>>,
-    tasks: Tasks,
-    task_ttl: Duration,
-    /// When a call that did not ask for a task becomes one, unless its tool set says.
-    task_mode: TaskMode,
+    /// What runs MCP tasks ([`McpServerBuilder::task_router`]); none, no tasks.
+    task_router: Option<Arc<dyn TaskRouter>>,
     /// Endpoints `serve_http` answers beside `/mcp` ([`McpServerBuilder::http_get`]).
     routes: Vec<(String, HttpRoute)>,
     /// What is told of every tool call.
     observers: Vec<Arc<dyn CallObserver>>,
     /// This replica's name ([`McpServerBuilder::replica`]).
     replica: Option<Arc<str>>,
-    /// The key signing operation tasks' ids ([`McpServerBuilder::task_key`]).
-    task_key: Option<Arc<[u8]>>,
 }
 
 /// An endpoint of `serve_http` besides `/mcp` ([`McpServerBuilder::http_get`]).
@@ -127,8 +114,8 @@ pub(crate) type HttpRoute = Arc<dyn Fn(&McpServer) -> HttpResponse + Send + Sync
 pub struct Load {
     /// Tool calls running now, tasks' included.
     pub calls_in_flight: usize,
-    /// MCP tasks whose call runs now: at most [`TaskLimits::max_running`], past which a new
-    /// task is refused.
+    /// MCP tasks whose call runs now, as the server's [`TaskRouter`] counts them (`0` without
+    /// one).
     pub tasks_running: usize,
     /// MCP sessions open on the server's streamable HTTP services.
     pub sessions_open: usize,
@@ -254,7 +241,7 @@ impl McpServer {
     pub fn load(&self) -> Load {
         Load {
             calls_in_flight: *self.inner.in_flight.borrow(),
-            tasks_running: self.inner.tasks.running(),
+            tasks_running: self.task_router().map_or(0, |router| router.running(self)),
             sessions_open: self.sessions_open(),
         }
     }
@@ -292,23 +279,15 @@ impl McpServer {
         Some(answer(self))
     }
 
-    pub(crate) fn inner_tasks(&self) -> &Tasks {
-        &self.inner.tasks
+    /// The server's task router ([`McpServerBuilder::task_router`]), when it runs tasks.
+    pub(crate) fn task_router(&self) -> Option<&dyn TaskRouter> {
+        self.inner.task_router.as_deref()
     }
 
-    /// The key signing operation tasks' ids, when [`McpServerBuilder::task_key`] gave one.
-    pub(crate) fn task_key(&self) -> Option<&[u8]> {
-        self.inner.task_key.as_deref()
-    }
-
-    /// This replica's name, when [`McpServerBuilder::replica`] gave one.
-    pub(crate) fn replica(&self) -> Option<&str> {
+    /// This replica's name, when [`McpServerBuilder::replica`] gave one: a task router names
+    /// the runner of the tasks it shares with it.
+    pub fn replica(&self) -> Option<&str> {
         self.inner.replica.as_deref()
-    }
-
-    /// How long a task lives ([`McpServerBuilder::task_ttl`]).
-    pub(crate) fn task_ttl(&self) -> Duration {
-        self.inner.task_ttl
     }
 
     /// Whether some served tool may run as a task.
@@ -323,8 +302,14 @@ impl McpServer {
 
     /// A `tools/call` up to where it runs: answered already (arguments the guard refused, a
     /// tool-search answer, a declined confirmation), or the tool found and the request it runs
-    /// with (tool search's `call_tool` becomes the call it names).
-    pub(crate) async fn prepare(
+    /// with (tool search's `call_tool` becomes the call it names). What the server does before
+    /// it hands a call to its [`TaskRouter`]; a router that takes a `tools/call` of its own (in
+    /// revision 2025-11-25's shape) prepares it here too.
+    ///
+    /// # Errors
+    ///
+    /// JSON-RPC invalid params for an unknown tool, and what confirming the call fails with.
+    pub async fn prepare(
         &self,
         mut request: CallToolRequestParams,
         context: &RequestContext<RoleServer>,
@@ -368,7 +353,10 @@ impl McpServer {
         if let Some(answer) = confirm::check(&registered, &request, context).await {
             return Ok(Prepared::Answered(answer));
         }
-        Ok(Prepared::Ready(registered, request))
+        Ok(Prepared::Ready(ReadyCall {
+            found: registered,
+            request,
+        }))
     }
 
     /// The `isError` result for a call whose `arguments` the message guard marked: nested too
@@ -395,54 +383,23 @@ impl McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let (registered, request) = match self.prepare(request, &context).await? {
+        let call = match self.prepare(request, &context).await? {
             Prepared::Answered(answer) => return Ok(answer),
-            Prepared::Ready(registered, request) => (registered, request),
+            Prepared::Ready(call) => call,
         };
-        let route = tasks::route(self.task_mode_of(&registered), &registered, &context);
-        // A task of a tool that waits on an operation, with a task key: the backend's
-        // operation answers for it (tasks::operation).
-        if let Some(after) = tasks::operation::waits_before_task(route)
-            && let Some(key) = tasks::operation::key_for(self, &registered)
-        {
-            let ttl = self.inner.task_ttl;
-            return Ok(tasks::operation::begin(
-                self,
-                key,
-                &registered,
-                request,
-                &context,
-                ttl,
-                after,
-            )
-            .await
-            .into_response());
-        }
-        match route {
-            tasks::Route::Inline => self
-                .call(&registered, request, context)
+        match self.task_router() {
+            Some(router) => router.call(self, call, context).await,
+            // A server without tasks runs every call inline, but those of a tool that runs
+            // only as a task.
+            None if call.task_support() == TaskSupport::Required => Err(no_tasks(&format!(
+                "tool `{}` runs only as a task",
+                call.name()
+            ))),
+            None => self
+                .run_inline(call, context)
                 .await
                 .map(CallToolResponse::Complete),
-            tasks::Route::Task => Ok(CallToolResponse::Task(
-                tasks::start(
-                    self,
-                    request,
-                    &context,
-                    self.inner.task_ttl,
-                    tasks::Shape::Extension,
-                )
-                .await?,
-            )),
-            tasks::Route::Refused => Err(tasks::required(&registered.entry.name)),
-            tasks::Route::Wait(wait) => {
-                Ok(tasks::inline_or_task(self, registered, request, &context, wait).await)
-            }
         }
-    }
-
-    /// The task mode of `registered`'s calls: its tool set's, else the server's.
-    pub(crate) fn task_mode_of(&self, registered: &Registered) -> TaskMode {
-        registered.set.task_mode.unwrap_or(self.inner.task_mode)
     }
 }
 
@@ -542,13 +499,14 @@ impl ServerHandler for McpServer {
         request: CustomRequest,
         context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
-        Box::pin(tasks::sep1686::answer(
+        Box::pin(task_shape::custom(
             self,
             &request.method,
             request.params,
             &context,
         ))
         .await
+        .map(CustomResult::new)
     }
 
     async fn get_task(
@@ -556,17 +514,10 @@ impl ServerHandler for McpServer {
         request: GetTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
-        if tasks::operation::is_operation_task(&request.task_id) {
-            return tasks::operation::OperationTask::open(self, &request.task_id, &context)?
-                .detailed(self, &context)
-                .await
-                .map(GetTaskResult::new);
+        match self.task_router() {
+            Some(router) => router.get_task(self, request, &context).await,
+            None => Err(no_tasks("tasks/get")),
         }
-        self.inner
-            .tasks
-            .detailed(&request.task_id, &context, true)
-            .await
-            .map(GetTaskResult::new)
     }
 
     async fn update_task(
@@ -574,30 +525,9 @@ impl ServerHandler for McpServer {
         request: UpdateTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        if tasks::operation::is_operation_task(&request.task_id) {
-            tasks::operation::OperationTask::open(self, &request.task_id, &context)?;
-            return Err(ErrorData::invalid_params(
-                format!(
-                    "task {} waits on a long-running operation: it takes no input",
-                    request.task_id
-                ),
-                None,
-            ));
-        }
-        match self.inner.tasks.locate(&request.task_id, &context).await? {
-            tasks::Held::Here => self
-                .inner
-                .tasks
-                .manager
-                .update_task(&request.task_id, request.input_responses),
-            tasks::Held::Elsewhere(record) => Err(ErrorData::invalid_params(
-                format!(
-                    "task {} runs on replica {}: its input can only be given there (send \
-                     tasks/update through a session that reaches it)",
-                    request.task_id, record.runner
-                ),
-                None,
-            )),
+        match self.task_router() {
+            Some(router) => router.update_task(self, request, &context).await,
+            None => Err(no_tasks("tasks/update")),
         }
     }
 
@@ -606,13 +536,9 @@ impl ServerHandler for McpServer {
         request: CancelTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        if tasks::operation::is_operation_task(&request.task_id) {
-            return tasks::operation::OperationTask::open(self, &request.task_id, &context)?
-                .cancel(self, &context)
-                .await
-                .map(|_| ());
+        match self.task_router() {
+            Some(router) => router.cancel_task(self, request, &context).await,
+            None => Err(no_tasks("tasks/cancel")),
         }
-        let held = self.inner.tasks.locate(&request.task_id, &context).await?;
-        self.inner.tasks.cancel(&request.task_id, &held).await
     }
 }

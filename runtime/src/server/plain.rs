@@ -80,7 +80,10 @@ impl McpServer {
             || meta.task_support == TaskSupport::Required
             || (tasks_declared
                 && meta.task_support.allows_tasks()
-                && self.task_mode_of(&registered) != crate::tool::task_mode::TaskMode::Never)
+                && self.task_router().is_some_and(|router| {
+                    registered.set.task_mode.unwrap_or(router.task_mode())
+                        != crate::tool::task_mode::TaskMode::Never
+                }))
         {
             return None;
         }

@@ -1,7 +1,7 @@
 //! When a tool call that did not ask for a task explicitly is answered with one: the
-//! server-wide [`McpServerBuilder::task_mode`] and the tool set's [`ToolSet::with_task_mode`].
+//! server-wide mode of the [`TaskRouter`](crate::TaskRouter) (`tonic_mcp_tasks::Tasks::mode`)
+//! and the tool set's [`ToolSet::with_task_mode`].
 //!
-//! [`McpServerBuilder::task_mode`]: crate::McpServerBuilder::task_mode
 //! [`ToolSet::with_task_mode`]: crate::ToolSet::with_task_mode
 
 use std::time::Duration;
@@ -15,7 +15,7 @@ use std::time::Duration;
 pub const DEFAULT_INLINE_WAIT: Duration = Duration::from_secs(2);
 
 /// When a `tools/call` that did not ask for a task explicitly gets one (set server-wide with
-/// [`McpServerBuilder::task_mode`], per tool set with [`ToolSet::with_task_mode`], which
+/// the task router (`tonic_mcp_tasks::Tasks::mode`), per tool set with [`ToolSet::with_task_mode`], which
 /// takes precedence).
 ///
 /// Clients that declare the MCP tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663)
@@ -37,7 +37,6 @@ pub const DEFAULT_INLINE_WAIT: Duration = Duration::from_secs(2);
 /// the result. A client of revision 2025-11-25 that asks for a task with the `task` parameter
 /// (SEP-1686) asks explicitly: it gets a task whatever the mode.
 ///
-/// [`McpServerBuilder::task_mode`]: crate::McpServerBuilder::task_mode
 /// [`ToolSet::with_task_mode`]: crate::ToolSet::with_task_mode
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
@@ -49,7 +48,8 @@ pub enum TaskMode {
     /// Progress goes to the client's `progressToken` while the call is answered inline, and
     /// to the task's status message once it is a task.
     ///
-    /// A call counts against [`TaskLimits`](crate::TaskLimits) only once it becomes a task.
+    /// A call counts against the task limits (`tonic_mcp_tasks::TaskLimits`) only once it
+    /// becomes a task.
     /// When the limits refuse it then (the caller's live tasks, or the server's running
     /// tasks, are at their bound), it is not refused: the call has started already, so it
     /// goes on inline and is answered with its result, as under [`Never`](Self::Never) (a

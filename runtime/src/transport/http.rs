@@ -20,7 +20,7 @@ use crate::{
     call::facts::Facts,
     server::McpServer,
     server::http_response::{HttpResponse, plain_response},
-    server::tasks::sep1686::{self, Revision},
+    server::task_shape::{self, Revision},
     tool::context::Caller,
     transport::guard::{self, Screened},
     transport::http_plain::{self, PlainHttp},
@@ -130,7 +130,7 @@ fn jsonrpc_error_response(
 #[derive(Clone)]
 pub struct McpHttpService {
     inner: StreamableHttpService<McpServer, SessionStore>,
-    /// The server, for the task requests of revision 2025-11-25 ([`sep1686`]).
+    /// The server, for the task requests of revision 2025-11-25 ([`task_shape`]).
     server: McpServer,
     sessions: Arc<SessionStore>,
     /// Answers plain stateless calls without rmcp's per-request service, when the
@@ -342,7 +342,7 @@ impl McpHttpService {
                 Revision::of(version.as_bytes())
             });
         let initialize = INITIALIZE.find(&bytes).is_some();
-        let routed = sep1686::route(&bytes, &self.server, revision);
+        let routed = task_shape::route(&bytes, &self.server, revision);
         // A plain stateless call: answered here, as rmcp would answer it (see `http_plain`).
         if routed.is_none()
             && tools_call
@@ -455,7 +455,7 @@ static INITIALIZE: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
     std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\"initialize\""));
 
 /// An `initialize` answer of revision 2025-11-25 with `capabilities.tasks` added
-/// ([`sep1686::declare`]), as a JSON body or in the `data:` lines of a server-sent event.
+/// ([`task_shape::declare`]), as a JSON body or in the `data:` lines of a server-sent event.
 fn declare_tasks(response: HttpResponse, server: McpServer) -> HttpResponse {
     response.map(|body| {
         body.map_frame(move |frame| {
@@ -472,7 +472,7 @@ fn declare_tasks(response: HttpResponse, server: McpServer) -> HttpResponse {
                         None => ("", line),
                     };
                     if let Ok(mut message) = serde_json::from_str::<serde_json::Value>(json)
-                        && sep1686::declare(&mut message, &server)
+                        && task_shape::declare(&mut message, &server)
                     {
                         changed = true;
                         return format!("{prefix}{message}");

@@ -34,7 +34,7 @@ use crate::{
     call::structured_text,
     error::Error,
     server::McpServer,
-    server::tasks::sep1686::{self, Revision},
+    server::task_shape::{self, Revision},
     transport::guard::{self, Screened},
     transport::stdio_plain::PlainCalls,
     transport::tools_call_text,
@@ -99,9 +99,9 @@ pub(crate) struct LineTransport<R, W> {
     /// calls). They run as tasks because rmcp may drop a `receive` future at any await point;
     /// `close` waits for them, so none is lost when the input ends.
     answers: JoinSet<()>,
-    /// The server, for the task requests of revision 2025-11-25 ([`sep1686`]).
+    /// The server, for the task requests of revision 2025-11-25 ([`task_shape`]).
     server: McpServer,
-    /// The revision the client asked for in `initialize`, for [`sep1686::route`].
+    /// The revision the client asked for in `initialize`, for [`task_shape::route`].
     revision: Revision,
     /// Plain `tools/call`s, answered by the transport itself ([`PlainCalls`]).
     plain: PlainCalls,
@@ -238,7 +238,7 @@ where
                 && let ServerResult::InitializeResult(result) = &response.result
                 && Revision::of(result.protocol_version.as_str().as_bytes()).is_2025()
                 && let Ok(mut value) = serde_json::to_value(&item)
-                && sep1686::declare(&mut value, &server)
+                && task_shape::declare(&mut value, &server)
             {
                 let bytes = serde_json::to_vec(&value).map_err(std::io::Error::other)?;
                 return write_bytes(&write, bytes).await;
@@ -312,7 +312,7 @@ where
             }
             let tools_call = match guard::screen(text) {
                 Screened::Pass { tools_call } => {
-                    if let Some(routed) = sep1686::route(text, &self.server, self.revision)
+                    if let Some(routed) = task_shape::route(text, &self.server, self.revision)
                         && let Ok(mut message) =
                             serde_json::from_slice::<ClientJsonRpcMessage>(&routed)
                     {

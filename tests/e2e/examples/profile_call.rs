@@ -78,9 +78,9 @@ fn main() {
                 .tool_set(tools)
                 .expect("tool set");
             if mode == "http-store" {
-                server = server
-                    .replica("profile")
-                    .task_store(tonic_mcp::MemoryTaskStore::new());
+                server = server.replica("profile").task_router(
+                    tonic_mcp_tasks::Tasks::new().store(tonic_mcp_tasks::MemoryTaskStore::new()),
+                );
             }
             let server = server.build();
             let arguments = json!({

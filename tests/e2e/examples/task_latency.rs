@@ -44,16 +44,16 @@ async fn replica(backend: &e2e::Backend, name: &str, store: &str) -> std::net::S
     let mut builder = McpServer::builder("task-latency", "0")
         .tool_set(tools)
         .expect("tool set")
-        .replica(name)
-        // Every task of the run stays live (one time-to-live): no bound per caller in the way.
-        .task_limits(tonic_mcp::TaskLimits {
-            max_per_owner: usize::MAX,
-            ..tonic_mcp::TaskLimits::default()
-        });
+        .replica(name);
+    // Every task of the run stays live (one time-to-live): no bound per caller in the way.
+    let mut tasks = tonic_mcp_tasks::Tasks::new().limits(tonic_mcp_tasks::TaskLimits {
+        max_per_owner: usize::MAX,
+        ..tonic_mcp_tasks::TaskLimits::default()
+    });
     if store != "memory" {
-        builder = builder
-            .task_store(tonic_mcp_redis::RedisTaskStore::new(store, None).expect("store URL"));
+        tasks = tasks.store(tonic_mcp_redis::RedisTaskStore::new(store, None).expect("store URL"));
     }
+    builder = builder.task_router(tasks);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind");

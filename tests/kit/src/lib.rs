@@ -24,6 +24,10 @@ pub mod oracle;
 pub mod redis;
 #[cfg(feature = "mcp")]
 pub use mcp::*;
+/// The tasks add-on, for the tests that install it with settings of their own
+/// ([`with_tasks`] installs it with its defaults).
+#[cfg(feature = "mcp")]
+pub use tonic_mcp_tasks;
 
 /// SplitMix64: small, seeded, reproducible.
 #[derive(Debug, Clone)]

@@ -16,6 +16,13 @@ use tokio_util::sync::CancellationToken;
 use tonic_mcp::{McpServer, StreamableHttpServerConfig};
 use tonic_mcp_serve::ServeHttp as _;
 
+/// `builder` with MCP tasks installed (`tonic-mcp-tasks`'s [`Tasks`](tonic_mcp_tasks::Tasks),
+/// its default settings): a server without them runs no tasks, so every test server whose
+/// clients use tasks is built through here, or installs `Tasks` with the settings it tests.
+pub fn with_tasks(builder: tonic_mcp::McpServerBuilder) -> tonic_mcp::McpServerBuilder {
+    builder.task_router(tonic_mcp_tasks::Tasks::new())
+}
+
 /// rmcp's client without a handler of its own.
 pub type Client = RunningService<RoleClient, ()>;
 
@@ -365,7 +372,7 @@ pub fn task_record(
     created_us: u64,
     payload: TaskPayload,
     revision_2025: bool,
-) -> tonic_mcp::SharedTask {
+) -> tonic_mcp_tasks::SharedTask {
     let mut task = rmcp::model::Task::new(
         id,
         TaskStatus::Working,
@@ -373,7 +380,7 @@ pub fn task_record(
         "2026-01-01T00:00:00Z",
     );
     task.ttl_ms = Some(60_000);
-    tonic_mcp::SharedTask::new(
+    tonic_mcp_tasks::SharedTask::new(
         rmcp::model::DetailedTask::new(task, payload),
         Some(owner.to_owned()),
         revision_2025,

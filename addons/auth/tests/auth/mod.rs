@@ -208,7 +208,8 @@ pub(crate) async fn fixture_with(
         .build()?;
     let channel = crate::common::channel(backend_addr).await?;
     let tools = pb::item_service_mcp::from_channel(channel.clone())?;
-    let mut server = McpServer::builder("demo", "0.1.0");
+    // With tasks: a task belongs to the token that started it.
+    let mut server = test_kit::with_tasks(McpServer::builder("demo", "0.1.0"));
     if !extra.is_empty() {
         let mut more = tonic_mcp::codegen::ToolSetBuilder::new(
             pb::MCP_FILE_DESCRIPTOR_SET,

@@ -334,8 +334,8 @@ impl ToolSet {
         self
     }
 
-    /// When calls of this set's tools become MCP tasks, instead of the server's
-    /// [`McpServerBuilder::task_mode`](crate::McpServerBuilder::task_mode) (default
+    /// When calls of this set's tools become MCP tasks, instead of the server's task router's
+    /// mode (`tonic_mcp_tasks::Tasks::mode`; default
     /// [`TaskMode::auto`](crate::TaskMode::auto): the result when the call ends within 2 s,
     /// else a task). For example [`TaskMode::Always`](crate::TaskMode::Always) for a set of
     /// batch jobs that always run long, or [`TaskMode::Never`](crate::TaskMode::Never) for a

@@ -11,8 +11,8 @@
 //! (session bounds), `--max-connections N`, `--header-read-timeout-ms N`,
 //! `--body-read-timeout-ms N` and `--connection-idle-timeout-ms N` (connection bounds),
 //! `--max-body N` (request body cap in bytes), `--allow-origin ORIGIN`,
-//! `--allow-host HOST`. `--task-mode always|never|auto` sets `McpServerBuilder::task_mode`
-//! (default: the runtime's, `auto`). On SIGTERM the HTTP server
+//! `--allow-host HOST`. `--task-mode always|never|auto` sets the mode of its MCP tasks
+//! (`tonic_mcp_tasks::Tasks::mode`; default `auto`). On SIGTERM the HTTP server
 //! stops accepting, lets calls in flight finish (at most 30 s), and exits 0.
 
 use std::process::ExitCode;
@@ -118,7 +118,7 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
     let server = builder
         .session_limits(sessions)
         .connection_limits(connections)
-        .task_mode(task_mode)
+        .task_router(tonic_mcp_tasks::Tasks::new().mode(task_mode))
         .build();
     let Some(addr) = value::<String>(&args, "--http")? else {
         // Over stdio only `--backend URL` and `--task-mode MODE` are taken.

@@ -29,6 +29,7 @@ use tonic::{Code, Request, Response, Status, Streaming, metadata::MetadataMap};
 use tonic_types::{ErrorDetails, StatusExt as _};
 
 pub mod http_client;
+pub mod raw_2025;
 pub mod replicas;
 
 pub type TestResult<T = ()> = Result<T, Box<dyn Error + Send + Sync>>;

@@ -20,11 +20,11 @@
 //! collection stops there and the task completes with the messages received, `truncated`,
 //! which makes a task the way to watch an unending stream for as long as the client likes (up
 //! to the tool's deadline). A task lives for the server's task time-to-live
-//! ([`DEFAULT_TASK_TTL`], [`McpServerBuilder::task_ttl`]), counted from its creation: a call
+//! ([`DEFAULT_TASK_TTL`], [`Tasks::ttl`]), counted from its creation: a call
 //! still running then is cancelled and the task fails, and a finished task is forgotten one
 //! time-to-live after it finished.
 //!
-//! A task belongs to its caller: under [`Authorization`](crate::Authorization) to the token
+//! A task belongs to its caller: under authorization (`tonic-mcp-auth`) to the token
 //! owner (issuer, subject, client) that started it, otherwise to the HTTP session that started
 //! it. Another caller asking for it (`tasks/get`, `tasks/update`, `tasks/cancel`) is told the
 //! task is unknown, exactly as for an id that never existed. Over stdio (one client per
@@ -34,12 +34,12 @@
 //! Clients of revision 2025-11-25 ask for tasks in that revision's shape (SEP-1686), which
 //! [`sep1686`] serves from the same store.
 //!
-//! With a task key ([`McpServerBuilder::task_key`]), a task of a tool that waits on a
+//! With a task key ([`Tasks::key`]), a task of a tool that waits on a
 //! `google.longrunning.Operation` is none of the above: nothing runs or holds it, its signed id
 //! carries the operation, and any replica with the key answers for it by asking the backend
 //! ([`operation`]). Such tasks survive any replica, and `tasks/list` cannot list them.
 //!
-//! Tasks are bounded ([`TaskLimits`], [`McpServerBuilder::task_limits`]): live tasks per
+//! Tasks are bounded ([`TaskLimits`], [`Tasks::limits`]): live tasks per
 //! caller and running tasks per server, past which a task-augmented `tools/call` is refused
 //! with a JSON-RPC error (as the other refusals to make a task are, in both shapes: the
 //! protocol's answer to a request it will not take, where an `isError` result is the answer
@@ -47,18 +47,16 @@
 //! dropped. Results are kept here as their JSON, not in rmcp's manager (whose tasks end
 //! with an empty placeholder), so that they can be counted and dropped.
 //!
-//! [`McpServerBuilder::task_ttl`]: crate::McpServerBuilder::task_ttl
-//! [`McpServerBuilder::task_key`]: crate::McpServerBuilder::task_key
-//! [`McpServerBuilder::task_limits`]: crate::McpServerBuilder::task_limits
-//! [`TaskMode`]: crate::TaskMode
-//! [`TaskMode::Auto`]: crate::TaskMode::Auto
-//! [`TaskMode::Always`]: crate::TaskMode::Always
-//! [`TaskMode::Never`]: crate::TaskMode::Never
-//! [`DEFAULT_INLINE_WAIT`]: crate::DEFAULT_INLINE_WAIT
-
-pub(crate) mod operation;
-pub(crate) mod sep1686;
-pub(crate) mod shared;
+//! [`Tasks::ttl`]: crate::Tasks::ttl
+//! [`Tasks::key`]: crate::Tasks::key
+//! [`Tasks::limits`]: crate::Tasks::limits
+//! [`TaskMode`]: tonic_mcp::TaskMode
+//! [`TaskMode::Auto`]: tonic_mcp::TaskMode::Auto
+//! [`TaskMode::Always`]: tonic_mcp::TaskMode::Always
+//! [`TaskMode::Never`]: tonic_mcp::TaskMode::Never
+//! [`DEFAULT_INLINE_WAIT`]: tonic_mcp::DEFAULT_INLINE_WAIT
+//! [`sep1686`]: crate::sep1686
+//! [`operation`]: crate::operation
 
 use std::{
     collections::{BTreeMap, HashMap},
@@ -70,40 +68,35 @@ use base64::Engine as _;
 use rmcp::{
     ErrorData, RoleServer,
     model::{
-        CallToolRequestParams, CallToolResponse, CallToolResult, CreateTaskResult, DetailedTask,
-        JsonObject, Task, TaskPayload,
+        CallToolResponse, CallToolResult, CreateTaskResult, DetailedTask, JsonObject, Task,
+        TaskPayload,
     },
     service::RequestContext,
     task_manager::{TaskExit, TaskManager, TaskOptions},
 };
 
-use tonic_mcp_schema::TaskSupport;
-
-use crate::{
-    call::progress::{Handoff, Progress},
-    call::stream_control::StreamControl,
-    server::McpServer,
-    server::task_store::{SharedTask, TaskStore},
-    server::{Cancel, Registered, TaskLimits, catalog::Found, run::cancelled_result},
-    tool::task_mode::TaskMode,
+use tonic_mcp::{
+    CallOrigin, McpServer, ReadyCall, TaskMode, TaskProgress, cancelled_result, schema::TaskSupport,
 };
 
-use self::shared::{Ended, Shared};
+use crate::{
+    TaskLimits, operation,
+    shared::{Ended, Shared},
+    task_store::{SharedTask, TaskStore},
+};
 
-/// How long a task lives unless [`McpServerBuilder::task_ttl`] says otherwise: 5 minutes.
-///
-/// [`McpServerBuilder::task_ttl`]: crate::McpServerBuilder::task_ttl
+/// How long a task lives unless [`Tasks::ttl`](crate::Tasks::ttl) says otherwise: 5 minutes.
 pub const DEFAULT_TASK_TTL: Duration = Duration::from_secs(300);
 
 /// How often clients are asked to poll `tasks/get`, in milliseconds.
-const POLL_INTERVAL_MS: u64 = 500;
+pub(crate) const POLL_INTERVAL_MS: u64 = 500;
 
 /// How long `tasks/cancel` waits for the call (or the operation) to stop before answering with
 /// the task as it is then.
-const CANCEL_WAIT: Duration = Duration::from_secs(2);
+pub(crate) const CANCEL_WAIT: Duration = Duration::from_secs(2);
 
 /// The time since the Unix epoch, as task records and signed task ids write it.
-fn since_epoch() -> Duration {
+pub(crate) fn since_epoch() -> Duration {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default()
@@ -132,12 +125,22 @@ pub(crate) enum Shape {
 /// The tasks of one server (shared by all its sessions; task ids are random UUIDs): rmcp's
 /// task manager runs them and tracks their state; [`Store`] knows who started each, in which
 /// shape, and keeps their results, within the server's [`TaskLimits`]. With a task store
-/// ([`shared`]), the tasks of the other replicas too.
-pub(crate) struct Tasks {
+/// ([`shared`](crate::shared)), the tasks of the other replicas too.
+pub(crate) struct ServerTasks {
     pub(crate) manager: TaskManager,
     limits: TaskLimits,
     store: Mutex<Store>,
     shared: Option<Arc<Shared>>,
+    /// How long a task lives ([`Tasks::ttl`](crate::Tasks::ttl)).
+    pub(crate) ttl: Duration,
+    /// The key signing operation tasks' ids ([`Tasks::key`](crate::Tasks::key)).
+    pub(crate) key: Option<Arc<[u8]>>,
+}
+
+/// A server, and its tasks: what answering a task request takes.
+pub(crate) struct Host {
+    pub(crate) server: McpServer,
+    pub(crate) tasks: Arc<ServerTasks>,
 }
 
 /// Where a caller's task is held.
@@ -210,13 +213,16 @@ enum Kept {
     Dropped { too_large: Option<usize> },
 }
 
-impl Tasks {
-    /// The tasks of a server under `limits`, on `store` (as replica `runner`) when it has one.
+impl ServerTasks {
+    /// The tasks of a server under `limits`, on `store` (as replica `runner`) when it has one,
+    /// living `ttl`, operation tasks' ids signed with `key`.
     pub(crate) fn new(
         limits: TaskLimits,
         store: Option<Arc<dyn TaskStore>>,
         runner: Arc<str>,
         lease: Duration,
+        ttl: Duration,
+        key: Option<Arc<[u8]>>,
     ) -> Self {
         let manager = TaskManager::default();
         Self {
@@ -228,6 +234,8 @@ impl Tasks {
                 max_result_bytes: limits.max_result_bytes,
             },
             store: Mutex::new(Store::default()),
+            ttl,
+            key,
         }
     }
 
@@ -447,7 +455,7 @@ impl Tasks {
                      (TaskLimits::max_per_owner = {}). A task counts from its creation until \
                      the server forgets it, one time-to-live after it ended: wait for earlier \
                      tasks to be forgotten, or raise the bound with \
-                     McpServerBuilder::task_limits (grpc-mcp-gateway: --max-tasks-per-owner)",
+                     Tasks::limits (grpc-mcp-gateway: --max-tasks-per-owner)",
                     self.limits.max_per_owner
                 ),
             ));
@@ -463,7 +471,7 @@ impl Tasks {
                 format!(
                     "{} tasks are running on this server, its bound (TaskLimits::max_running = \
                      {}): retry once some have ended, or raise the bound with \
-                     McpServerBuilder::task_limits (grpc-mcp-gateway: --max-running-tasks)",
+                     Tasks::limits (grpc-mcp-gateway: --max-running-tasks)",
                     store.running, self.limits.max_running
                 ),
             ));
@@ -480,7 +488,7 @@ impl Tasks {
     /// Puts task `task_id`, created here now, on the task store when there is one. When the
     /// store cannot take it, the task is cancelled here (no other replica could answer for it)
     /// and the store's error answers the call.
-    async fn share(&self, task_id: &str) -> Result<(), ErrorData> {
+    pub(crate) async fn share(&self, task_id: &str) -> Result<(), ErrorData> {
         let Some(shared) = &self.shared else {
             return Ok(());
         };
@@ -651,7 +659,7 @@ impl Store {
 /// Ends a task's record when its call ends, or when its future is dropped without ending
 /// (rmcp aborts a task at its time-to-live).
 struct Ending {
-    server: McpServer,
+    tasks: Arc<ServerTasks>,
     task_id: String,
     ended: bool,
 }
@@ -659,7 +667,7 @@ struct Ending {
 impl Ending {
     fn end(mut self, outcome: Outcome) {
         self.ended = true;
-        self.server.inner_tasks().end(&self.task_id, outcome);
+        self.tasks.end(&self.task_id, outcome);
     }
 
     /// The call was cancelled: what rmcp is told.
@@ -672,7 +680,7 @@ impl Ending {
 impl Drop for Ending {
     fn drop(&mut self) {
         if !self.ended {
-            self.server.inner_tasks().end(
+            self.tasks.end(
                 &self.task_id,
                 Outcome::Failed(
                     "the task's time-to-live passed before its call ended: the call was \
@@ -715,7 +723,7 @@ fn over_limit(limit: &str, value: usize, message: String) -> ErrorData {
 
 /// Why a task's result is not there.
 fn dropped_message(too_large: Option<usize>, bound: usize) -> String {
-    let raise = "raise the budget with McpServerBuilder::task_limits (grpc-mcp-gateway: \
+    let raise = "raise the budget with Tasks::limits (grpc-mcp-gateway: \
                  --max-task-result-bytes)";
     match too_large {
         Some(size) => format!(
@@ -731,7 +739,7 @@ fn dropped_message(too_large: Option<usize>, bound: usize) -> String {
     }
 }
 
-fn error_object(error: &ErrorData) -> JsonObject {
+pub(crate) fn error_object(error: &ErrorData) -> JsonObject {
     match serde_json::to_value(error) {
         Ok(serde_json::Value::Object(object)) => object,
         _ => JsonObject::new(),
@@ -780,9 +788,9 @@ pub(crate) fn unknown(task_id: &str) -> ErrorData {
 /// Who is calling, to tell task owners apart: the [`Caller`](crate::Caller) an
 /// authenticating layer named, else the HTTP session; `None` over stdio and stateless HTTP
 /// without one.
-fn caller(context: &RequestContext<RoleServer>) -> Option<String> {
+pub(crate) fn caller(context: &RequestContext<RoleServer>) -> Option<String> {
     let parts = context.extensions.get::<http::request::Parts>()?;
-    if let Some(caller) = parts.extensions.get::<crate::tool::context::Caller>() {
+    if let Some(caller) = parts.extensions.get::<tonic_mcp::Caller>() {
         return Some(format!("caller:{}", caller.id()));
     }
     parts
@@ -812,10 +820,10 @@ pub(crate) enum Route {
 /// extension, as `mode` (the tool set's, else the server's) says; any other call inline.
 pub(crate) fn route(
     mode: TaskMode,
-    registered: &Registered,
+    call: &ReadyCall,
     context: &RequestContext<RoleServer>,
 ) -> Route {
-    let support = registered.entry.tool.meta.task_support;
+    let support = call.task_support();
     let declared = context
         .client_capabilities()
         .is_some_and(|capabilities| capabilities.supports_tasks());
@@ -833,158 +841,167 @@ pub(crate) fn route(
         TaskMode::Always => Route::Task,
         TaskMode::Never => Route::Inline,
         TaskMode::Auto { inline_wait } => Route::Wait(inline_wait),
+        // A mode this crate does not know yet: the call as for a client without tasks.
+        _ => Route::Inline,
     }
 }
 
-/// A call of `registered` ([`TaskMode::Auto`]): run now, and answered with its result when it
-/// ends within `wait`. Still running then, the same call (its future: the gRPC call is not
-/// made again, and what a stream collected so far stays) is handed to a new task, whose
-/// cancellation cancels it and whose status message gets its progress from then on; the
-/// answer is the task. A call counts against the [`TaskLimits`] only from then: when they
-/// refuse the task, the call goes on inline and is answered with its result (it has run for
-/// `wait` already; refusing it would waste that work, and the client could only call again).
-/// A cancel of the request (`notifications/cancelled`) while the call is inline cancels the
-/// call, as for any call.
+/// A `tools/call` the server prepared, as the final extension answers it: routed as `mode`
+/// (the tool set's, else the router's) says ([`route`]). A task of a tool that waits on an
+/// operation, with a task key, is one the backend's operation answers for
+/// ([`operation`](crate::operation)).
+pub(crate) async fn answer(
+    host: &Host,
+    mode: TaskMode,
+    call: ReadyCall,
+    context: RequestContext<RoleServer>,
+) -> Result<CallToolResponse, ErrorData> {
+    let route = route(mode, &call, &context);
+    if let Some(after) = operation::waits_before_task(route)
+        && let Some(key) = operation::key_for(host, &call)
+    {
+        return Ok(
+            operation::begin(host, key, call, &context, host.tasks.ttl, after)
+                .await
+                .into_response(),
+        );
+    }
+    match route {
+        Route::Inline => host
+            .server
+            .run_inline(call, context)
+            .await
+            .map(CallToolResponse::Complete),
+        Route::Task => Ok(CallToolResponse::Task(
+            start(host, call, &context, host.tasks.ttl, Shape::Extension).await?,
+        )),
+        Route::Refused => Err(required(call.name())),
+        Route::Wait(wait) => Ok(inline_or_task(host, call, &context, wait).await),
+    }
+}
+
+/// A call ([`TaskMode::Auto`]): run now, and answered with its result when it ends within
+/// `wait`. Still running then, the same call (its future: the gRPC call is not made again, and
+/// what a stream collected so far stays) is handed to a new task, whose cancellation cancels
+/// it and whose status message gets its progress from then on; the answer is the task. A call
+/// counts against the [`TaskLimits`] only from then: when they refuse the task, the call goes
+/// on inline and is answered with its result (it has run for `wait` already; refusing it would
+/// waste that work, and the client could only call again). A cancel of the request
+/// (`notifications/cancelled`) while the call is inline cancels the call, as for any call.
 pub(crate) async fn inline_or_task(
-    server: &McpServer,
-    registered: Found,
-    mut request: CallToolRequestParams,
+    host: &Host,
+    mut call: ReadyCall,
     context: &RequestContext<RoleServer>,
     wait: Duration,
 ) -> CallToolResponse {
     // The call may outlive the request as a task: it owns its arguments, as a map (its stream
     // control is read from them), and gives its structured result as a tree.
-    if let Err(problem) =
-        crate::call::arguments_text::materialize(&mut request, &context.extensions)
-    {
-        let refusal = crate::call::arguments::invalid_arguments(request.name.as_ref(), &[problem]);
-        return CallToolResponse::Complete(refusal.result);
+    if let Err(refusal) = call.materialize(context) {
+        return CallToolResponse::Complete(*refusal);
     }
-    let keep = registered.entry.tool.def.kind.streams_responses()
-        && StreamControl::keeps_on_cancel(request.arguments.as_ref());
-    let progress = Handoff::new(
-        context
-            .meta
-            .get_progress_token()
-            .map(|token| (context.peer.clone(), token)),
-    );
+    let tool = call.request().name.clone();
+    let progress = TaskProgress::handoff(context);
     // Cancels the call: the request's cancel while it is inline, the task's after.
     let cancel = tokio_util::sync::CancellationToken::new();
-    let arguments = request.arguments.take();
-    let mut call = Box::pin({
-        let server = server.clone();
-        let http = context.extensions.get::<http::request::Parts>().cloned();
-        let meta = context.meta.0.0.clone();
-        let progress = Some(Progress::Handoff(std::sync::Arc::clone(&progress)));
+    let mut running = Box::pin({
+        let server = host.server.clone();
+        let origin = CallOrigin::of(context);
+        let progress = progress.clone();
+        // As for a task started at once: with `keepOnCancel` on a response stream, the task's
+        // cancel ends the collection and the task completes with what came.
         let cancelled = cancel.clone().cancelled_owned();
         async move {
-            // As for a task started at once: with `keepOnCancel` on a response stream, the
-            // task's cancel ends the collection and the task completes with what came.
-            let cancel = if keep {
-                Cancel::Stop(Box::pin(cancelled))
-            } else {
-                Cancel::Drop(cancelled)
-            };
             server
-                .run_registered(
-                    &registered,
-                    crate::call::FromTransport {
-                        arguments: crate::call::CallArguments::Map(arguments),
-                        structured: crate::call::structured_text::Structured::Tree,
-                    },
-                    http.as_ref(),
-                    &meta,
-                    progress,
-                    cancel,
-                )
+                .run_in_background(call, origin, progress, cancelled)
                 .await
         }
     });
-    let complete = |outcome: Option<crate::call::outcome::Outcome>| {
-        CallToolResponse::Complete(outcome.map_or_else(cancelled_result, |outcome| outcome.result))
+    let complete = |result: Option<CallToolResult>| {
+        CallToolResponse::Complete(result.unwrap_or_else(cancelled_result))
     };
     tokio::select! {
         biased;
-        outcome = &mut call => return complete(outcome),
+        result = &mut running => return complete(result),
         () = context.ct.cancelled() => {
             cancel.cancel();
-            return complete(call.await);
+            return complete(running.await);
         }
         () = tokio::time::sleep(wait) => {}
     }
     // Still running: a task, if the limits let one more in.
     let owner = caller(context);
-    match hand_to_task(server, call, cancel.clone(), &progress, owner, wait) {
-        Ok(task) => match server.inner_tasks().share(&task.task.task_id).await {
+    match hand_to_task(host, running, cancel.clone(), &progress, owner, wait) {
+        Ok(task) => match host.tasks.share(&task.task.task_id).await {
             Ok(()) => CallToolResponse::Task(task),
             // The task is cancelled: the call is answered with why.
             Err(error) => CallToolResponse::Complete(CallToolResult::error(vec![
                 rmcp::model::ContentBlock::text(error.message.to_string()),
             ])),
         },
-        Err((refusal, mut call)) => {
+        Err((refusal, mut running)) => {
             tracing::debug!(
-                tool = %request.name,
+                tool = %tool,
                 reason = %refusal.message,
                 "the call goes on inline: the task limits refuse it a task"
             );
             tokio::select! {
                 biased;
-                outcome = &mut call => complete(outcome),
+                result = &mut running => complete(result),
                 () = context.ct.cancelled() => {
                     cancel.cancel();
-                    complete(call.await)
+                    complete(running.await)
                 }
             }
         }
     }
 }
 
-/// Hands `call`, running, to a new task of `owner`'s, admitted under the [`TaskLimits`]
-/// (checked, spawned and recorded under the store's lock, as in [`start`]); or gives it back
-/// with the refusal. The task's cancellation fires `cancel`, and `progress` goes to the task.
+/// Hands `running`, a call under way, to a new task of `owner`'s, admitted under the
+/// [`TaskLimits`] (checked, spawned and recorded under the store's lock, as in [`start`]); or
+/// gives it back with the refusal. The task's cancellation fires `cancel`, and `progress` goes
+/// to the task.
 fn hand_to_task<F>(
-    server: &McpServer,
-    mut call: std::pin::Pin<Box<F>>,
+    host: &Host,
+    mut running: std::pin::Pin<Box<F>>,
     cancel: tokio_util::sync::CancellationToken,
-    progress: &std::sync::Arc<Handoff>,
+    progress: &TaskProgress,
     owner: Option<String>,
     waited: Duration,
 ) -> Result<CreateTaskResult, (ErrorData, std::pin::Pin<Box<F>>)>
 where
-    F: Future<Output = Option<crate::call::outcome::Outcome>> + Send + 'static,
+    F: Future<Output = Option<CallToolResult>> + Send + 'static,
 {
-    let tasks = server.inner_tasks();
+    let tasks = &host.tasks;
     let mut store = tasks.store();
     if let Err(refusal) = tasks.admit(&mut store, owner.as_ref(), true) {
-        return Err((refusal, call));
+        return Err((refusal, running));
     }
-    let ttl = server.task_ttl();
+    let ttl = tasks.ttl;
     let options = options(ttl).with_status_message(format!(
         "the RPC is running (a task after {} ms)",
         waited.as_millis()
     ));
-    let server = server.clone();
-    let progress = std::sync::Arc::clone(progress);
+    let progress = progress.clone();
+    let ending_tasks = Arc::clone(tasks);
     let task = tasks.manager.spawn(options, move |task| {
         // From here on progress is the task's: the request is answered with the task.
         progress.to_task(task.clone());
         let ending = Ending {
-            server,
+            tasks: ending_tasks,
             task_id: task.task_id().to_owned(),
             ended: false,
         };
         Box::pin(async move {
-            let outcome = tokio::select! {
+            let result = tokio::select! {
                 biased;
-                outcome = &mut call => outcome,
+                result = &mut running => result,
                 () = task.cancelled() => {
                     cancel.cancel();
-                    call.await
+                    running.await
                 }
             };
-            match outcome {
-                Some(outcome) => ended(ending, &outcome.result),
+            match result {
+                Some(result) => ended(ending, &result),
                 None => ending.cancelled(),
             }
         })
@@ -994,48 +1011,45 @@ where
     Ok(CreateTaskResult::new(task))
 }
 
-/// Starts the call of a registered tool in the background and returns its task, or the
-/// refusal when the caller or the server is at one of the [`TaskLimits`].
+/// Starts `call` in the background and returns its task, or the refusal when the caller or
+/// the server is at one of the [`TaskLimits`].
 pub(crate) async fn start(
-    server: &McpServer,
-    request: CallToolRequestParams,
+    host: &Host,
+    call: ReadyCall,
     context: &RequestContext<RoleServer>,
     ttl: Duration,
     shape: Shape,
 ) -> Result<CreateTaskResult, ErrorData> {
-    let task = start_here(server, request, context, ttl, shape)?;
-    server.inner_tasks().share(&task.task_id).await?;
+    let task = start_here(host, call, context, ttl, shape)?;
+    host.tasks.share(&task.task_id).await?;
     Ok(CreateTaskResult::new(task))
 }
 
 /// [`start`] on this replica.
 fn start_here(
-    server: &McpServer,
-    mut request: CallToolRequestParams,
+    host: &Host,
+    mut call: ReadyCall,
     context: &RequestContext<RoleServer>,
     ttl: Duration,
     shape: Shape,
 ) -> Result<Task, ErrorData> {
     // A task keeps its arguments as a map (its stream control is read from them); arguments
     // kept as text that cannot be read make a task that completes with the refusal.
-    let unreadable = crate::call::arguments_text::materialize(&mut request, &context.extensions)
-        .err()
-        .map(|problem| {
-            crate::call::arguments::invalid_arguments(request.name.as_ref(), &[problem]).result
-        });
+    let unreadable = call.materialize(context).err();
+    let request = call.into_request();
     let owner = caller(context);
-    let http = context.extensions.get::<http::request::Parts>().cloned();
-    let meta = context.meta.0.0.clone();
+    let origin = CallOrigin::of(context);
     let options = options(ttl).with_status_message("the RPC is running");
-    let tasks = server.inner_tasks();
+    let tasks = &host.tasks;
     // Admitted, spawned and recorded under the store's lock: the bounds hold however many
     // calls arrive at once, and the task's end (which takes the lock) finds its record.
     let mut store = tasks.store();
     tasks.admit(&mut store, owner.as_ref(), true)?;
-    let server = server.clone();
+    let server = host.server.clone();
+    let ending_tasks = Arc::clone(tasks);
     let task = tasks.manager.spawn(options, move |task| {
         let ending = Ending {
-            server: server.clone(),
+            tasks: ending_tasks,
             task_id: task.task_id().to_owned(),
             ended: false,
         };
@@ -1043,35 +1057,22 @@ fn start_here(
             if let Some(refusal) = unreadable {
                 return ended(ending, &refusal);
             }
-            let registered = server.registered(request.name.as_ref())?;
-            let progress = Some(Progress::Task(task.clone()));
+            // The tool as served when the task runs.
+            let call = server.look_up(request)?;
+            let progress = TaskProgress::task(task.clone());
             // A task on a response stream whose call asked for `keepOnCancel`: the cancel
             // ends the collection and the task completes with the messages so far,
             // truncated (a watch that never ends is collected until the client has seen
             // enough). Otherwise the call is dropped and the task ends cancelled.
-            let keep = registered.entry.tool.def.kind.streams_responses()
-                && StreamControl::keeps_on_cancel(request.arguments.as_ref());
-            let cancel = if keep {
-                Cancel::Stop(Box::pin(task.cancelled()))
-            } else {
-                Cancel::Drop(task.cancelled())
+            let cancelled = {
+                let task = task.clone();
+                async move { task.cancelled().await }
             };
-            let outcome = server
-                .run_registered(
-                    &registered,
-                    crate::call::FromTransport {
-                        arguments: crate::call::CallArguments::Map(request.arguments),
-                        // Kept, and answered later to other requests: a tree.
-                        structured: crate::call::structured_text::Structured::Tree,
-                    },
-                    http.as_ref(),
-                    &meta,
-                    progress,
-                    cancel,
-                )
+            let result = server
+                .run_in_background(call, origin, progress, cancelled)
                 .await;
-            match outcome {
-                Some(outcome) => ended(ending, &outcome.result),
+            match result {
+                Some(result) => ended(ending, &result),
                 None => ending.cancelled(),
             }
         })
@@ -1092,31 +1093,31 @@ fn options(ttl: Duration) -> TaskOptions {
 /// answered without running: refused arguments, a declined confirmation). It counts against
 /// the caller's live tasks, not the running ones.
 pub(crate) async fn finished(
-    server: &McpServer,
+    host: &Host,
     answer: CallToolResult,
     context: &RequestContext<RoleServer>,
     ttl: Duration,
 ) -> Result<Task, ErrorData> {
-    let task = finished_here(server, answer, context, ttl)?;
-    server.inner_tasks().share(&task.task_id).await?;
+    let task = finished_here(host, answer, context, ttl)?;
+    host.tasks.share(&task.task_id).await?;
     Ok(task)
 }
 
 /// [`finished`] on this replica.
 fn finished_here(
-    server: &McpServer,
+    host: &Host,
     answer: CallToolResult,
     context: &RequestContext<RoleServer>,
     ttl: Duration,
 ) -> Result<Task, ErrorData> {
     let owner = caller(context);
-    let tasks = server.inner_tasks();
+    let tasks = &host.tasks;
     let mut store = tasks.store();
     tasks.admit(&mut store, owner.as_ref(), false)?;
-    let server = server.clone();
+    let ending_tasks = Arc::clone(tasks);
     let task = tasks.manager.spawn(options(ttl), move |task| {
         let ending = Ending {
-            server,
+            tasks: ending_tasks,
             task_id: task.task_id().to_owned(),
             ended: false,
         };

@@ -1,10 +1,10 @@
 //! Bounds on MCP tasks (task-augmented tool calls), set on the server's builder.
 
-/// Bounds on the MCP tasks of a server ([`McpServerBuilder::task_limits`]), in both task
+/// Bounds on the MCP tasks of a server ([`Tasks::limits`]), in both task
 /// shapes (the tasks extension and revision 2025-11-25's).
 ///
 /// A task outlives its request: it is kept, with its result, until one time-to-live after it
-/// ended ([`McpServerBuilder::task_ttl`]). A client that starts tasks and never fetches them
+/// ended ([`Tasks::ttl`]). A client that starts tasks and never fetches them
 /// would otherwise make the server hold every call and every result. Three bounds stop it:
 ///
 /// - `max_per_owner`: tasks one caller (token owner, else HTTP session; over stdio and
@@ -22,8 +22,8 @@
 ///   fetched for longest is the likeliest abandoned, and a bound that refused new work
 ///   would stay full for a whole time-to-live.
 ///
-/// [`McpServerBuilder::task_limits`]: crate::McpServerBuilder::task_limits
-/// [`McpServerBuilder::task_ttl`]: crate::McpServerBuilder::task_ttl
+/// [`Tasks::limits`]: crate::Tasks::limits
+/// [`Tasks::ttl`]: crate::Tasks::ttl
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TaskLimits {
     /// Most tasks one caller may have live, created and not yet forgotten (default 256;

@@ -1,8 +1,8 @@
-//! Where the tasks of several replicas meet ([`McpServerBuilder::task_store`]): the
+//! Where the tasks of several replicas meet ([`Tasks::store`]): the
 //! [`TaskStore`] trait, the record it keeps ([`SharedTask`]), and [`MemoryTaskStore`], the
 //! store for replicas in one process.
 //!
-//! [`McpServerBuilder::task_store`]: crate::McpServerBuilder::task_store
+//! [`Tasks::store`]: crate::Tasks::store
 
 use std::{
     collections::{BTreeMap, HashMap},
@@ -35,7 +35,7 @@ pub struct SharedTask {
     /// The replica running its call ([`McpServerBuilder::replica`]), which renews a lease on
     /// the store while it lives.
     ///
-    /// [`McpServerBuilder::replica`]: crate::McpServerBuilder::replica
+    /// [`McpServerBuilder::replica`]: tonic_mcp::McpServerBuilder::replica
     pub runner: String,
     /// When it was created, in microseconds since the Unix epoch: the order of `tasks/list`.
     pub created_us: u64,
@@ -76,7 +76,7 @@ pub type TaskPage = (Vec<SharedTask>, Option<u64>);
 
 /// The store several replicas of one server keep their tasks on, so that any replica answers
 /// `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel` of a task another runs, and a
-/// task whose replica died is reported failed ([`McpServerBuilder::task_store`]).
+/// task whose replica died is reported failed ([`Tasks::store`]).
 ///
 /// The replica running a task's call writes it twice: [`create`](Self::create) before the
 /// `tools/call` is answered, [`finish`](Self::finish) when the call ends. Its
@@ -93,7 +93,7 @@ pub type TaskPage = (Vec<SharedTask>, Option<u64>);
 /// never touch it. Implementations: [`MemoryTaskStore`] (replicas in one process), and the
 /// `tonic-mcp-redis` crate (Redis-protocol servers).
 ///
-/// [`McpServerBuilder::task_store`]: crate::McpServerBuilder::task_store
+/// [`Tasks::store`]: crate::Tasks::store
 pub trait TaskStore: Send + Sync + 'static {
     /// The store as errors and logs name it, with no credentials (`redis://host:6379/0`).
     fn name(&self) -> &str;

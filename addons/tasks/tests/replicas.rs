@@ -17,10 +17,11 @@ use common::{
 use rmcp::model::TaskPayload;
 use serde_json::json;
 use tonic_mcp::{
-    McpServer, MemoryTaskStore, TaskMode, TaskStore,
+    McpServer, TaskMode,
     codegen::{BoxTransport, ToolSetBuilder},
 };
 use tonic_mcp_serve::ServeHttp as _;
+use tonic_mcp_tasks::{MemoryTaskStore, TaskStore, Tasks};
 
 struct Replicas {
     a: SocketAddr,
@@ -54,9 +55,12 @@ async fn replicas() -> TestResult<Replicas> {
         let server = McpServer::builder("replicas", "0.1.0")
             .tool_set(pb::item_service_mcp::from_channel(channel)?)?
             .tool_set(slow.build())?
-            .task_mode(TaskMode::Always)
             .replica(name)
-            .task_store(Arc::clone(&store))
+            .task_router(
+                Tasks::new()
+                    .mode(TaskMode::Always)
+                    .store(Arc::clone(&store)),
+            )
             .build();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         addrs.push(listener.local_addr()?);

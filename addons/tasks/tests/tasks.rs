@@ -14,7 +14,7 @@ use test_kit::demo as common;
 
 use std::time::Duration;
 
-use common::{Backend, SLOW_TASK, TestResult, pb, start_backend, status, text};
+use common::{Backend, SLOW_TASK, TestResult, pb, raw_2025::Raw2025, start_backend, status, text};
 use rmcp::{
     model::{
         CallToolRequestParams, CallToolResponse, CallToolResult, ClientConfig, CreateTaskResult,
@@ -24,9 +24,10 @@ use rmcp::{
 };
 use serde_json::{Value, json};
 use tonic_mcp::{
-    McpServer, McpServerBuilder, TaskLimits, TaskMode,
+    McpServer, TaskMode,
     codegen::{BoxTransport, TaskSupport, ToolDef, ToolSetBuilder},
 };
+use tonic_mcp_tasks::{TaskLimits, Tasks};
 
 type TaskClient = RunningService<RoleClient, ClientConfig>;
 
@@ -49,7 +50,7 @@ static LIST_ITEMS_LONG: ToolDef = ToolDef {
 async fn server(task_ttl: Option<Duration>) -> TestResult<(McpServer, Backend)> {
     server_configured(|mut builder| {
         if let Some(ttl) = task_ttl {
-            builder = builder.task_ttl(ttl);
+            builder = builder.ttl(ttl);
         }
         builder
     })
@@ -57,13 +58,13 @@ async fn server(task_ttl: Option<Duration>) -> TestResult<(McpServer, Backend)> 
 }
 
 /// The test server's tools, in `TaskMode::Always` (a quick call is a task, as the tests of
-/// what a task does need), with the builder's settings `configure` makes.
+/// what a task does need), with the task settings `configure` makes.
 async fn server_configured(
-    configure: impl FnOnce(McpServerBuilder) -> McpServerBuilder,
+    configure: impl FnOnce(Tasks) -> Tasks,
 ) -> TestResult<(McpServer, Backend)> {
     server_with_sets(
         |set| set,
-        |builder| configure(builder.task_mode(TaskMode::Always)),
+        |builder| configure(builder.mode(TaskMode::Always)),
     )
     .await
 }
@@ -72,7 +73,7 @@ async fn server_configured(
 /// set made by `slow_set`.
 async fn server_with_sets(
     slow_set: impl FnOnce(tonic_mcp::ToolSet) -> tonic_mcp::ToolSet,
-    configure: impl FnOnce(McpServerBuilder) -> McpServerBuilder,
+    configure: impl FnOnce(Tasks) -> Tasks,
 ) -> TestResult<(McpServer, Backend)> {
     let (addr, backend) = start_backend().await?;
     let channel = common::channel(addr).await?;
@@ -86,104 +87,22 @@ async fn server_with_sets(
     let builder = McpServer::builder("tasks", "0.1.0")
         .tool_set(pb::item_service_mcp::from_channel(channel)?)?
         .tool_set(slow_set(slow.build()))?;
-    Ok((configure(builder).build(), backend))
+    Ok((
+        builder.task_router(configure(Tasks::new())).build(),
+        backend,
+    ))
 }
 
 /// [`server_configured`] with task `limits` (and a task time-to-live, when given).
 async fn limited(limits: TaskLimits, ttl: Option<Duration>) -> TestResult<(McpServer, Backend)> {
     server_configured(|builder| {
-        let builder = builder.task_limits(limits);
+        let builder = builder.limits(limits);
         match ttl {
-            Some(ttl) => builder.task_ttl(ttl),
+            Some(ttl) => builder.ttl(ttl),
             None => builder,
         }
     })
     .await
-}
-
-/// A raw JSON-RPC client of revision 2025-11-25 on the server's stdio transport (in process),
-/// initialized with that revision's task capability.
-struct Raw2025 {
-    write: tokio::io::WriteHalf<tokio::io::DuplexStream>,
-    lines: tokio::io::Lines<tokio::io::BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>>,
-    next_id: u64,
-}
-
-impl Raw2025 {
-    async fn connect(server: McpServer) -> TestResult<Raw2025> {
-        use tokio::io::AsyncBufReadExt as _;
-        let (read, write) = tokio::io::split(test_kit::serve_io_in_process(server));
-        let mut raw = Raw2025 {
-            write,
-            lines: tokio::io::BufReader::new(read).lines(),
-            next_id: 0,
-        };
-        raw.request(
-            "initialize",
-            json!({"protocolVersion": "2025-11-25", "capabilities": {"tasks": {}},
-                "clientInfo": {"name": "raw", "version": "0"}}),
-        )
-        .await?;
-        raw.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-            .await?;
-        Ok(raw)
-    }
-
-    async fn send(&mut self, message: Value) -> TestResult {
-        use tokio::io::AsyncWriteExt as _;
-        self.write
-            .write_all(format!("{message}\n").as_bytes())
-            .await?;
-        Ok(())
-    }
-
-    /// Sends a request; the whole answer (`result` or `error`).
-    async fn request(&mut self, method: &str, params: Value) -> TestResult<Value> {
-        self.next_id += 1;
-        let id = self.next_id;
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
-            .await?;
-        loop {
-            let line = self.lines.next_line().await?.ok_or("the server closed")?;
-            let answer: Value = serde_json::from_str(&line)?;
-            if answer["id"] == json!(id) {
-                return Ok(answer);
-            }
-        }
-    }
-
-    /// `tools/call` of `name` with `task`: the whole answer.
-    async fn call_task(&mut self, name: &str, arguments: Value) -> TestResult<Value> {
-        self.request(
-            "tools/call",
-            json!({"name": name, "arguments": arguments, "task": {}}),
-        )
-        .await
-    }
-
-    /// [`call_task`](Self::call_task) that must start a task: its id.
-    async fn start(&mut self, name: &str, arguments: Value) -> TestResult<String> {
-        let answer = self.call_task(name, arguments).await?;
-        answer["result"]["task"]["taskId"]
-            .as_str()
-            .map(str::to_owned)
-            .ok_or_else(|| format!("no task: {answer}").into())
-    }
-
-    /// Polls `tasks/get` (which does not fetch the result) until the task has ended; the task.
-    async fn settle(&mut self, task_id: &str) -> TestResult<Value> {
-        for _ in 0..400 {
-            let answer = self
-                .request("tasks/get", json!({"taskId": task_id}))
-                .await?;
-            let task = &answer["result"];
-            if !matches!(task["status"].as_str(), Some("working" | "input_required")) {
-                return Ok(task.clone());
-            }
-            tokio::time::sleep(Duration::from_millis(25)).await;
-        }
-        Err(format!("task {task_id} did not end").into())
-    }
 }
 
 async fn connect(server: McpServer, tasks: bool) -> TestResult<TaskClient> {
@@ -536,7 +455,7 @@ fn assert_over_limit(error: &Value, limit: &str, value: usize, flag: &str) -> St
     for part in [
         "task refused: ",
         &format!("TaskLimits::{limit} = {value}"),
-        "McpServerBuilder::task_limits",
+        "Tasks::limits",
         flag,
     ] {
         assert!(message.contains(part), "{part:?} not in {message}");
@@ -639,7 +558,7 @@ async fn past_the_running_tasks_a_task_is_refused_until_one_ends() -> TestResult
         max_running: 2,
         ..TaskLimits::default()
     };
-    let (server, backend) = server_configured(|builder| builder.task_limits(limits)).await?;
+    let (server, backend) = server_configured(|builder| builder.limits(limits)).await?;
     let client = connect(server.clone(), true).await?;
     let first = start(&client, "SlowTask", json!({"sleep_ms": 20_000})).await?;
     start(&client, "SlowTask", json!({"sleep_ms": 20_000})).await?;
@@ -692,7 +611,7 @@ fn assert_dropped(message: &str, why: &str) {
         "the task's result was dropped",
         why,
         "TaskLimits::max_result_bytes",
-        "McpServerBuilder::task_limits",
+        "Tasks::limits",
         "--max-task-result-bytes",
     ] {
         assert!(message.contains(part), "{part:?} not in {message}");
@@ -939,9 +858,9 @@ async fn auto_server(
     server_with_sets(
         |set| set,
         |builder| {
-            let builder = builder.task_limits(limits);
+            let builder = builder.limits(limits);
             match mode {
-                Some(mode) => builder.task_mode(mode),
+                Some(mode) => builder.mode(mode),
                 None => builder,
             }
         },
@@ -1128,7 +1047,7 @@ async fn task_modes_always_and_never_server_wide_and_per_tool_set() -> TestResul
     ] {
         let (server, _backend) = server_with_sets(
             |set| set.with_task_mode(set_mode),
-            |builder| builder.task_mode(server_mode),
+            |builder| builder.mode(server_mode),
         )
         .await?;
         let client = connect(server, true).await?;

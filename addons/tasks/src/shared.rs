@@ -1,4 +1,4 @@
-//! Tasks on a shared [`TaskStore`] ([`McpServerBuilder::task_store`]): what a replica writes
+//! Tasks on a shared [`TaskStore`] ([`Tasks::store`]): what a replica writes
 //! of the tasks it runs, and how it answers for the tasks other replicas run.
 //!
 //! A replica runs each task's call itself, as a server without a store does, and keeps the
@@ -19,7 +19,7 @@
 //! Every store call is bounded by [`STORE_WAIT`]; one that fails or takes longer answers the
 //! request with an error naming the store. Calls without a task never reach this module.
 //!
-//! [`McpServerBuilder::task_store`]: crate::McpServerBuilder::task_store
+//! [`Tasks::store`]: crate::Tasks::store
 
 use std::{
     sync::{Arc, OnceLock, Weak},
@@ -32,13 +32,13 @@ use rmcp::{
     task_manager::TaskManager,
 };
 
-use crate::server::task_store::{SharedTask, StoreFuture, TaskStore};
+use crate::task_store::{SharedTask, StoreFuture, TaskStore};
 
-/// How long a replica's lease lives unless renewed, unless [`McpServerBuilder::task_lease`]
+/// How long a replica's lease lives unless renewed, unless [`Tasks::lease`]
 /// says otherwise: a task whose runner stopped is reported failed at most this long after the
 /// runner's last renewal.
 ///
-/// [`McpServerBuilder::task_lease`]: crate::McpServerBuilder::task_lease
+/// [`Tasks::lease`]: crate::Tasks::lease
 pub const DEFAULT_TASK_LEASE: Duration = Duration::from_secs(10);
 
 /// How often a replica renews its lease and takes the cancellations asked of it: ten times a
@@ -298,11 +298,11 @@ fn set_payload(record: &mut SharedTask, payload: TaskPayload) {
 
 fn failed(message: String) -> TaskPayload {
     TaskPayload::Failed {
-        error: super::error_object(&ErrorData::internal_error(message, None)),
+        error: crate::tasks::error_object(&ErrorData::internal_error(message, None)),
     }
 }
 
 /// Microseconds since the Unix epoch.
 fn now_us() -> u64 {
-    u64::try_from(super::since_epoch().as_micros()).unwrap_or(u64::MAX)
+    u64::try_from(crate::tasks::since_epoch().as_micros()).unwrap_or(u64::MAX)
 }

@@ -1,9 +1,9 @@
 //! Tasks that wait on a long-running operation.
 //!
-//! A tool that waits for the `google.longrunning.Operation` its RPC answers with
-//! ([`crate::call::longrunning`]) leaves the state of its work with the backend: the operation,
-//! which `GetOperation` reads and `CancelOperation` cancels, by its name. So when the server has
-//! a task key ([`McpServerBuilder::task_key`]), a task of such a tool is neither run nor held
+//! A tool that waits for the `google.longrunning.Operation` its RPC answers with (see
+//! [`McpServer::run_until_detached`](tonic_mcp::McpServer::run_until_detached)) leaves the state of its work with the backend: the
+//! operation, which `GetOperation` reads and `CancelOperation` cancels, by its name. So when
+//! the server has a task key ([`Tasks::key`]), a task of such a tool is neither run nor held
 //! nor stored anywhere. Its call makes the RPC in the request (the backend answers with the
 //! operation at once), and the task's id carries what answering for it takes: the tool, the
 //! operation's name, the caller who owns the task, its creation time and its time-to-live,
@@ -37,10 +37,10 @@
 //! as the same call without a task is). A call whose first answer is already done, or that
 //! fails, is answered as the call without a task would be (in the 2025-11-25 shape, with a task
 //! complete from the start, held as any other); under
-//! [`TaskMode::Auto`](crate::TaskMode::Auto) the call first waits inline, polling, for the
+//! [`TaskMode::Auto`](tonic_mcp::TaskMode::Auto) the call first waits inline, polling, for the
 //! inline wait, as every call does there.
 //!
-//! [`McpServerBuilder::task_key`]: crate::McpServerBuilder::task_key
+//! [`Tasks::key`]: crate::Tasks::key
 
 use std::time::Duration;
 
@@ -49,30 +49,16 @@ use hmac::{Hmac, Mac as _};
 use rmcp::{
     ErrorData, RoleServer,
     model::{
-        CallToolRequestParams, CallToolResponse, CallToolResult, CreateTaskResult, DetailedTask,
-        JsonObject, Task, TaskPayload, TaskStatus,
+        CallToolResponse, CallToolResult, CreateTaskResult, DetailedTask, JsonObject, Task,
+        TaskPayload, TaskStatus,
     },
     service::RequestContext,
 };
 use serde::{Deserialize, Serialize};
 use sha2::Sha256;
-use tonic::Code;
-use tonic_mcp_schema::json_schema::PENDING_OPERATION_KEY;
+use tonic_mcp::{Detached, FIRST_POLL, LONGEST_POLL, OperationLook, ReadyCall, WaitingTool};
 
-use crate::{
-    call::{
-        self, FromTransport,
-        longrunning::{self, FIRST_POLL, LONGEST_POLL, Look, Started, Wait},
-        progress::Progress,
-        structured_text::Structured,
-    },
-    server::{
-        McpServer, Registered,
-        catalog::Found,
-        run::{Cancel, arguments, cancelled_result},
-    },
-    tool::context::CallContext,
-};
+use crate::tasks::{self, Host, Route};
 
 /// What every id of such a task starts with (the format's version).
 const PREFIX: &str = "op1.";
@@ -89,7 +75,7 @@ struct Claims {
     /// The operation's name.
     #[serde(rename = "o")]
     operation: String,
-    /// Who owns the task ([`super::caller`]); none over stdio and anonymous stateless HTTP.
+    /// Who owns the task ([`tasks::caller`]); none over stdio and anonymous stateless HTTP.
     #[serde(rename = "u", default, skip_serializing_if = "Option::is_none")]
     owner: Option<String>,
     /// When the task was created: milliseconds since the Unix epoch.
@@ -106,23 +92,25 @@ pub(crate) fn is_operation_task(task_id: &str) -> bool {
     task_id.starts_with(PREFIX)
 }
 
-/// The key a task-augmented call of `registered` signs its task's id with: the server's, when
-/// it has one and the tool waits on an operation; `None` when the call makes a task of the
-/// usual kind.
-pub(crate) fn key_for<'s>(server: &'s McpServer, registered: &Registered) -> Option<&'s [u8]> {
-    server.task_key().filter(|_| registered.entry.tool.waits())
+/// The key a task-augmented `call` signs its task's id with: the server's, when it has one
+/// and the tool waits on an operation; `None` when the call makes a task of the usual kind.
+pub(crate) fn key_for<'s>(host: &'s Host, call: &ReadyCall) -> Option<&'s [u8]> {
+    host.tasks
+        .key
+        .as_deref()
+        .filter(|_| call.waits_on_operation())
 }
 
 /// How long a call routed `route` (the extension's shape) runs before it becomes a task:
 /// `Duration::ZERO` for a task at once, the inline wait under [`TaskMode::Auto`]; `None` for
 /// a call that does not become a task.
 ///
-/// [`TaskMode::Auto`]: crate::TaskMode::Auto
-pub(crate) fn waits_before_task(route: super::Route) -> Option<Duration> {
+/// [`TaskMode::Auto`]: tonic_mcp::TaskMode::Auto
+pub(crate) fn waits_before_task(route: Route) -> Option<Duration> {
     match route {
-        super::Route::Task => Some(Duration::ZERO),
-        super::Route::Wait(wait) => Some(wait),
-        super::Route::Inline | super::Route::Refused => None,
+        Route::Task => Some(Duration::ZERO),
+        Route::Wait(wait) => Some(wait),
+        Route::Inline | Route::Refused => None,
     }
 }
 
@@ -144,61 +132,31 @@ impl Begun {
     }
 }
 
-/// A task-augmented call of `registered`, a tool that waits on an operation, signed with
-/// `key`: the call runs in the request up to the RPC's first answer and the waiting that
-/// `after` allows (`Duration::ZERO`: none), and is answered with its result when it ended by
-/// then, else with a task for the operation, which goes on. A cancel of the request cancels
-/// the call, and the operation, as for any call.
+/// A task-augmented `call` of a tool that waits on an operation, signed with `key`: the call
+/// runs in the request up to the RPC's first answer and the waiting that `after` allows
+/// (`Duration::ZERO`: none), and is answered with its result when it ended by then, else with
+/// a task for the operation, which goes on. A cancel of the request cancels the call, and the
+/// operation, as for any call.
 pub(crate) async fn begin(
-    server: &McpServer,
+    host: &Host,
     key: &[u8],
-    registered: &Found,
-    request: CallToolRequestParams,
+    call: ReadyCall,
     context: &RequestContext<RoleServer>,
     ttl: Duration,
     after: Duration,
 ) -> Begun {
-    let started = Started::detaching(after);
-    let progress = context
-        .meta
-        .get_progress_token()
-        .map(|token| Progress::Notify {
-            peer: context.peer.clone(),
-            token,
-        });
-    let text = call::arguments_text::kept(&context.extensions);
-    let outcome = server
-        .run_started(
-            registered,
-            FromTransport {
-                arguments: arguments(request.arguments, text),
-                structured: Structured::Tree,
-            },
-            context.extensions.get::<http::request::Parts>(),
-            &context.meta.0.0,
-            progress,
-            Cancel::Drop(context.ct.cancelled()),
-            Some(started.clone()),
-        )
-        .await;
-    let Some(outcome) = outcome else {
-        return Begun::Answered(cancelled_result());
+    let tool = call.name().to_owned();
+    let (operation, message) = match host.server.run_until_detached(call, context, after).await {
+        Detached::Answered(answer) => return Begun::Answered(answer),
+        Detached::Running {
+            operation,
+            status_message,
+        } => (operation, status_message),
     };
-    let Some((operation, _)) = started.detached() else {
-        return Begun::Answered(outcome.result);
-    };
-    // The waiting call's answer at the point it stopped holds the latest metadata.
-    let metadata = outcome
-        .result
-        .structured_content
-        .as_ref()
-        .and_then(|content| content.get(PENDING_OPERATION_KEY))
-        .and_then(|pending| pending.get("metadata"));
-    let message = longrunning::running_text(&operation, metadata);
     let claims = Claims {
-        tool: registered.entry.name.clone(),
+        tool,
         operation,
-        owner: super::caller(context),
+        owner: tasks::caller(context),
         created_ms: now_ms(),
         ttl_ms: u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX),
     };
@@ -217,7 +175,7 @@ pub(crate) async fn begin(
 pub(crate) struct OperationTask {
     task_id: String,
     claims: Claims,
-    found: Found,
+    tool: WaitingTool,
 }
 
 impl OperationTask {
@@ -226,46 +184,44 @@ impl OperationTask {
     /// for an id that never existed. A tool this server does not serve (replicas must serve the
     /// same tools) is an internal error naming it.
     pub(crate) fn open(
-        server: &McpServer,
+        host: &Host,
         task_id: &str,
         context: &RequestContext<RoleServer>,
     ) -> Result<Self, ErrorData> {
-        let claims = server
-            .task_key()
+        let claims = host
+            .tasks
+            .key
+            .as_deref()
             .and_then(|key| verify(key, task_id))
-            .filter(|claims| claims.owner == super::caller(context))
+            .filter(|claims| claims.owner == tasks::caller(context))
             .filter(|claims| now_ms() < claims.created_ms.saturating_add(claims.ttl_ms))
-            .ok_or_else(|| super::unknown(task_id))?;
-        let found = server
-            .registered(&claims.tool)
-            .ok()
-            .filter(|found| found.entry.tool.waits())
-            .ok_or_else(|| {
-                ErrorData::internal_error(
-                    format!(
-                        "task {task_id} waits on an operation of the tool `{}`, which this \
+            .ok_or_else(|| tasks::unknown(task_id))?;
+        let tool = host.server.waiting_tool(&claims.tool).ok_or_else(|| {
+            ErrorData::internal_error(
+                format!(
+                    "task {task_id} waits on an operation of the tool `{}`, which this \
                          server does not serve as a waiting tool: every replica sharing the \
                          task key must serve the same tools",
-                        claims.tool
-                    ),
-                    None,
-                )
-            })?;
+                    claims.tool
+                ),
+                None,
+            )
+        })?;
         Ok(Self {
             task_id: task_id.to_owned(),
             claims,
-            found,
+            tool,
         })
     }
 
     /// The task as the backend has it now: one `GetOperation`.
     pub(crate) async fn detailed(
         &self,
-        server: &McpServer,
+        host: &Host,
         context: &RequestContext<RoleServer>,
     ) -> Result<DetailedTask, ErrorData> {
-        let wait = self.wait(server, context)?;
-        self.read(longrunning::look(&wait, &self.claims.operation).await)
+        let mut reader = self.tool.reader(&host.server, context)?;
+        self.read(reader.look(&self.claims.operation).await)
     }
 
     /// The task once it ended: `GetOperation` with the waiting call's backoff until the
@@ -273,20 +229,19 @@ impl OperationTask {
     /// for the other tasks) and by the task's time-to-live (then it is unknown).
     pub(crate) async fn ended(
         &self,
-        server: &McpServer,
+        host: &Host,
         context: &RequestContext<RoleServer>,
     ) -> Result<DetailedTask, ErrorData> {
-        let mut wait = self.wait(server, context)?;
+        let mut reader = self.tool.reader(&host.server, context)?;
         let mut delay = FIRST_POLL;
         loop {
-            wait.deadline = std::time::Instant::now() + wait.timeout;
-            let task = self.read(longrunning::look(&wait, &self.claims.operation).await)?;
+            let task = self.read(reader.look(&self.claims.operation).await)?;
             if task.status().is_terminal() {
                 return Ok(task);
             }
             let left = self
                 .expires_in()
-                .ok_or_else(|| super::unknown(&self.task_id))?;
+                .ok_or_else(|| tasks::unknown(&self.task_id))?;
             tokio::select! {
                 () = tokio::time::sleep(delay.min(left)) => {}
                 () = context.ct.cancelled() => {
@@ -299,25 +254,17 @@ impl OperationTask {
 
     /// Cancels the operation (`CancelOperation`; its failure is logged, as a waiting call's
     /// is) and answers the task as the backend has it then: cancelled once the backend ended
-    /// the operation so within [`CANCEL_WAIT`](super::CANCEL_WAIT), else as it is at that point.
+    /// the operation so within [`CANCEL_WAIT`](tasks::CANCEL_WAIT), else as it is at that point.
     pub(crate) async fn cancel(
         &self,
-        server: &McpServer,
+        host: &Host,
         context: &RequestContext<RoleServer>,
     ) -> Result<DetailedTask, ErrorData> {
-        let mut wait = self.wait(server, context)?;
-        longrunning::cancel(
-            wait.lro,
-            wait.redeemer,
-            self.claims.operation.clone(),
-            wait.metadata.clone(),
-            wait.observers,
-        )
-        .await;
-        let deadline = std::time::Instant::now() + super::CANCEL_WAIT;
+        let mut reader = self.tool.reader(&host.server, context)?;
+        reader.cancel(&self.claims.operation).await;
+        let deadline = std::time::Instant::now() + tasks::CANCEL_WAIT;
         loop {
-            wait.deadline = std::time::Instant::now() + wait.timeout;
-            let task = self.read(longrunning::look(&wait, &self.claims.operation).await)?;
+            let task = self.read(reader.look(&self.claims.operation).await)?;
             if task.status().is_terminal() || std::time::Instant::now() >= deadline {
                 return Ok(task);
             }
@@ -325,85 +272,24 @@ impl OperationTask {
         }
     }
 
-    /// What the waiting call's own reading of the operation needs, for `context`'s caller: the
-    /// gRPC metadata the tool's set and the call hooks give this request (a hook's refusal is
-    /// the answer), and the tool's deadline for each `GetOperation`.
-    fn wait<'a>(
-        &'a self,
-        server: &'a McpServer,
-        context: &RequestContext<RoleServer>,
-    ) -> Result<Wait<'a>, ErrorData> {
-        let found = &self.found;
-        let tool = &*found.entry.tool;
-        let types = tool
-            .types()
-            .map_err(|message| ErrorData::internal_error(message, None))?;
-        let lro = types.long_running.as_deref().ok_or_else(|| {
-            ErrorData::internal_error(
-                format!("tool `{}` does not wait on an operation", found.entry.name),
-                None,
-            )
-        })?;
-        let def = &tool.def;
-        let call_context = CallContext {
-            tool: &found.entry.name,
-            rpc_path: &def.rpc_path,
-            http: context.extensions.get::<http::request::Parts>(),
-            meta: &context.meta.0.0,
-        };
-        let metadata = call::grpc_metadata(&found.set, &server.inner.hooks, &call_context)
-            .map_err(|refusal| ErrorData::invalid_request(refusal, None))?;
-        let timeout = def.timeout.unwrap_or(found.set.timeout);
-        Ok(Wait {
-            lro,
-            operation: &types.output,
-            output_omitted: &def.output_omitted,
-            options: call::json_options(tool),
-            deadline: std::time::Instant::now() + timeout,
-            timeout,
-            metadata,
-            limits: found.set.limits,
-            progress: None,
-            started: Started::default(),
-            redeemer: found.catalog.redeemer.as_ref(),
-            observers: &server.inner.observers,
-            budget: def
-                .max_result_bytes
-                .or(found.set.max_result_bytes)
-                .unwrap_or(server.inner.limits.max_result_bytes),
-            input: &types.input,
-        })
-    }
-
     /// The task as `look` shows it.
-    fn read(&self, look: Look) -> Result<DetailedTask, ErrorData> {
+    fn read(&self, look: OperationLook) -> Result<DetailedTask, ErrorData> {
         let mut task = task(&self.claims, self.task_id.clone());
         let payload = match look {
-            Look::Running(metadata) => {
-                task.status_message = Some(longrunning::running_text(
-                    &self.claims.operation,
-                    metadata.as_ref(),
-                ));
+            OperationLook::Running(message) => {
+                task.status_message = Some(message);
                 TaskPayload::Working
             }
             // The backend ended the operation as cancelled (`CancelOperation` does so).
-            Look::Done(outcome)
-                if outcome.grpc_code == Some(Code::Cancelled)
-                    && outcome.result.is_error == Some(true) =>
-            {
+            OperationLook::Cancelled => {
                 task.status_message =
                     Some(format!("operation {} cancelled", self.claims.operation));
                 TaskPayload::Cancelled
             }
-            Look::Done(outcome) => TaskPayload::Completed {
-                result: result_object(&outcome.result)?,
+            OperationLook::Done(result) => TaskPayload::Completed {
+                result: result_object(&result)?,
             },
-            Look::Unanswered(status, text) => {
-                return Err(ErrorData::internal_error(
-                    text,
-                    Some(serde_json::json!({"grpcCode": format!("{:?}", status.code())})),
-                ));
-            }
+            OperationLook::Unanswered(error) => return Err(error),
         };
         Ok(DetailedTask::new(task, payload))
     }
@@ -429,7 +315,7 @@ fn task(claims: &Claims, task_id: String) -> Task {
         rmcp::task_manager::current_timestamp(),
     );
     task.ttl_ms = Some(claims.ttl_ms);
-    task.poll_interval_ms = Some(super::POLL_INTERVAL_MS);
+    task.poll_interval_ms = Some(tasks::POLL_INTERVAL_MS);
     task
 }
 
@@ -478,7 +364,7 @@ fn mac(key: &[u8], signed: &[u8]) -> Hmac<Sha256> {
 
 /// Milliseconds since the Unix epoch.
 fn now_ms() -> u64 {
-    u64::try_from(super::since_epoch().as_millis()).unwrap_or(u64::MAX)
+    u64::try_from(tasks::since_epoch().as_millis()).unwrap_or(u64::MAX)
 }
 
 /// `ms` since the Unix epoch as an RFC 3339 timestamp (UTC).
