@@ -32,9 +32,11 @@
 //!    guards (the byte-level nesting `guard`, body size, `origin`, `sessions`), and the
 //!    plain-call path both take without rmcp's per-request service (`tools_call_text`,
 //!    `stdio_plain`, `http_plain`).
-//! 2. **`server`**: the rmcp `ServerHandler` over composed tool sets: listing and paging, both
-//!    task shapes (`tasks`), confirmation, and what the builder configures (session, task and
-//!    connection limits, the routes of add-ons such as the Prometheus endpoint).
+//! 2. **`server`**: the rmcp `ServerHandler` over composed tool sets: listing and paging,
+//!    confirmation, the seam through which MCP tasks run ([`TaskRouter`], with the prepared
+//!    call it is handed, [`ReadyCall`], and the recognition of revision 2025-11-25's task
+//!    requests, `task_shape`), and what the builder configures (session and connection limits,
+//!    the routes of add-ons such as the Prometheus endpoint).
 //! 3. **`call`**: one tool call end to end: limits, hooks, arguments to requests (through the
 //!    codec crate, [`tonic_mcp_codec`]), collecting responses, long-running operations, result
 //!    budgets and progress.
@@ -46,7 +48,8 @@
 //! Beside them: `observe` (spans, and the [`CallObserver`] seam through which the add-on crates
 //! `tonic-mcp-metrics` and `tonic-mcp-otel` watch calls). Tools made from descriptors at run
 //! time, for the gateway, are the add-on crate `tonic-mcp-dynamic`, which registers them as
-//! [`SpecTool`]s. OAuth authorization is the add-on crate
+//! [`SpecTool`]s. MCP tasks are the add-on crate `tonic-mcp-tasks`, a [`TaskRouter`]; without
+//! one a server runs no tasks. OAuth authorization is the add-on crate
 //! `tonic-mcp-auth`, a tower layer in front of [`McpHttpService`]; tool search is
 //! `tonic-mcp-search`, a [`ToolDiscovery`]; the ready-made hyper server for
 //! [`McpHttpService`] (connection limits, `/healthz`, graceful shutdown) is `tonic-mcp-serve`.
