@@ -1,7 +1,7 @@
 //! The Rust blocks of the manual (`docs/`, an mdBook), compiled and run by `cargo test -p e2e
 //! --doc` with this crate's dependencies: the `testdata/` services behind their golden MCP
-//! modules (`e2e::testdata::…`), `tonic-mcp`, `tonic-mcp-tasks` and tokio. Each chapter is the documentation of
-//! one item that exists only for doctests. A block that cannot compile on its own (a build
+//! modules (`e2e::testdata::…`), `tonic-mcp`, `tonic-mcp-tasks` and tokio. Each chapter is the
+//! documentation of one item that exists only for doctests. A block that cannot compile on its own (a build
 //! script, a file shown with mdBook's `{{#include}}`) is marked `ignore`, and
 //! `scripts/readme.sh` names the test that compiles it instead.
 
