@@ -59,6 +59,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     for set in sets {
         server = server.tool_set(set)?;
     }
-    server.build().serve_stdio().await?;
+    // With tasks, as the gateway runs them: both list and answer the same.
+    server
+        .task_router(tonic_mcp_tasks::Tasks::new())
+        .build()
+        .serve_stdio()
+        .await?;
     Ok(())
 }
