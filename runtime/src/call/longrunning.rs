@@ -19,7 +19,7 @@
 //!
 //! On a server with a task key, a task-augmented call stops waiting once the RPC answered (or
 //! after the inline wait, [`Started::detaching`]) and leaves the operation to a task whose
-//! signed id names it (`server::tasks::operation`): that task reads the operation with
+//! signed id names it (`tonic-mcp-tasks`' operation tasks): that task reads the operation with
 //! [`look`], one GetOperation through the same transports, made into the same result, and
 //! cancels it with [`cancel`].
 
@@ -251,7 +251,7 @@ pub(crate) async fn wait(wait: Wait<'_>, first: Bytes) -> Outcome {
         }
         let now = Instant::now();
         // A call made to become a task stops here: the operation goes on, and the task
-        // answers for it by asking the backend (server::tasks::operation).
+        // answers for it by asking the backend (`tonic-mcp-tasks`' operation tasks).
         let detach_at = wait.started.detach_at();
         if detach_at.is_some_and(|at| now >= at) && now < wait.deadline {
             wait.started.mark_detached();

@@ -399,7 +399,7 @@ fn respond(
 /// The gRPC metadata of a call of `set`'s tool in `context`: the set's, then what the
 /// server's hooks and the set's add; or the refusal of a hook, as the text to tell. Also the
 /// metadata of the GetOperation and CancelOperation calls a task of a waiting tool makes for
-/// its caller (`server::tasks::operation`).
+/// its caller (`server::waiting_tool`, for `tonic-mcp-tasks`' operation tasks).
 pub(crate) fn grpc_metadata(
     set: &SetConfig,
     server_hooks: &[CallHook],

@@ -60,7 +60,7 @@ impl Default for ListCache {
 const CURSOR: base64::engine::GeneralPurpose = base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
 /// What the listing for clients of revision 2025-11-25 adds to a tool that runs as a task
-/// (`tasks::sep1686`; `"required"` has the length of `"optional"`), counted in every page's
+/// (`task_shape`; `"required"` has the length of `"optional"`), counted in every page's
 /// bound so that those pages stay within it too.
 pub(crate) const TASK_EXECUTION: &str = r#","execution":{"taskSupport":"optional"}"#;
 
