@@ -364,7 +364,7 @@ fn mac(key: &[u8], signed: &[u8]) -> Hmac<Sha256> {
 
 /// Milliseconds since the Unix epoch.
 fn now_ms() -> u64 {
-    u64::try_from(tasks::since_epoch().as_millis()).unwrap_or(u64::MAX)
+    u64::try_from(crate::task_store::since_epoch().as_millis()).unwrap_or(u64::MAX)
 }
 
 /// `ms` since the Unix epoch as an RFC 3339 timestamp (UTC).

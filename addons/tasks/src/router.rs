@@ -14,9 +14,11 @@ use serde_json::Value;
 use tonic_mcp::{McpServer, ReadyCall, Request2025, RouterFuture, TaskMode, TaskRouter};
 
 use crate::{
-    DEFAULT_TASK_LEASE, DEFAULT_TASK_TTL, TaskLimits, operation, sep1686,
+    operation, sep1686,
+    shared::DEFAULT_TASK_LEASE,
+    task_limits::TaskLimits,
     task_store::TaskStore,
-    tasks::{self, Host, ServerTasks},
+    tasks::{self, DEFAULT_TASK_TTL, Host, ServerTasks},
 };
 
 /// MCP tasks for an [`McpServer`]: install with
@@ -174,7 +176,7 @@ impl TaskRouter for Tasks {
     ) -> RouterFuture<'a, Result<CallToolResponse, ErrorData>> {
         let host = self.host(server);
         let mode = call.set_task_mode().unwrap_or(self.mode);
-        Box::pin(async move { tasks::answer(&host, mode, call, context).await })
+        Box::pin(async move { answer(&host, mode, call, context).await })
     }
 
     fn get_task<'a>(
@@ -291,4 +293,45 @@ fn random_runner() -> Arc<str> {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |since| since.as_nanos());
     Arc::from(format!("{:x}-{:x}", std::process::id(), nanos))
+}
+
+/// A `tools/call` the server prepared, as the final extension answers it: routed as `mode`
+/// (the tool set's, else the router's) says ([`tasks::route`]). A task of a tool that waits on an
+/// operation, with a task key, is one the backend's operation answers for
+/// ([`operation`](crate::operation)).
+async fn answer(
+    host: &Host,
+    mode: TaskMode,
+    call: ReadyCall,
+    context: RequestContext<RoleServer>,
+) -> Result<CallToolResponse, ErrorData> {
+    let route = tasks::route(mode, &call, &context);
+    if let Some(after) = operation::waits_before_task(route)
+        && let Some(key) = operation::key_for(host, &call)
+    {
+        return Ok(
+            operation::begin(host, key, call, &context, host.tasks.ttl, after)
+                .await
+                .into_response(),
+        );
+    }
+    match route {
+        tasks::Route::Inline => host
+            .server
+            .run_inline(call, context)
+            .await
+            .map(CallToolResponse::Complete),
+        tasks::Route::Task => Ok(CallToolResponse::Task(
+            tasks::start(
+                host,
+                call,
+                &context,
+                host.tasks.ttl,
+                tasks::Shape::Extension,
+            )
+            .await?,
+        )),
+        tasks::Route::Refused => Err(tasks::required(call.name())),
+        tasks::Route::Wait(wait) => Ok(tasks::inline_or_task(host, call, &context, wait).await),
+    }
 }

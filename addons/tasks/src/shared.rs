@@ -298,11 +298,11 @@ fn set_payload(record: &mut SharedTask, payload: TaskPayload) {
 
 fn failed(message: String) -> TaskPayload {
     TaskPayload::Failed {
-        error: crate::tasks::error_object(&ErrorData::internal_error(message, None)),
+        error: crate::task_store::error_object(&ErrorData::internal_error(message, None)),
     }
 }
 
 /// Microseconds since the Unix epoch.
 fn now_us() -> u64 {
-    u64::try_from(crate::tasks::since_epoch().as_micros()).unwrap_or(u64::MAX)
+    u64::try_from(crate::task_store::since_epoch().as_micros()).unwrap_or(u64::MAX)
 }

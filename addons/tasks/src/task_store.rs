@@ -12,7 +12,10 @@ use std::{
     time::{Duration, Instant},
 };
 
-use rmcp::model::DetailedTask;
+use rmcp::{
+    ErrorData,
+    model::{DetailedTask, JsonObject},
+};
 use serde::{Deserialize, Serialize};
 
 /// What a [`TaskStore`] call gives back.
@@ -321,5 +324,20 @@ impl TaskStore for MemoryTaskStore {
             .or_default()
             .push(task_id.to_owned());
         Box::pin(std::future::ready(Ok(())))
+    }
+}
+
+/// The time since the Unix epoch, as task records and signed task ids write it.
+pub(crate) fn since_epoch() -> Duration {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default()
+}
+
+/// `error` as a task record writes it: its JSON-RPC error object.
+pub(crate) fn error_object(error: &ErrorData) -> JsonObject {
+    match serde_json::to_value(error) {
+        Ok(serde_json::Value::Object(object)) => object,
+        _ => JsonObject::new(),
     }
 }

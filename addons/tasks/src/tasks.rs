@@ -80,9 +80,9 @@ use tonic_mcp::{
 };
 
 use crate::{
-    TaskLimits, operation,
     shared::{Ended, Shared},
-    task_store::{SharedTask, TaskStore},
+    task_limits::TaskLimits,
+    task_store::{SharedTask, TaskStore, error_object},
 };
 
 /// How long a task lives unless [`Tasks::ttl`](crate::Tasks::ttl) says otherwise: 5 minutes.
@@ -94,13 +94,6 @@ pub(crate) const POLL_INTERVAL_MS: u64 = 500;
 /// How long `tasks/cancel` waits for the call (or the operation) to stop before answering with
 /// the task as it is then.
 pub(crate) const CANCEL_WAIT: Duration = Duration::from_secs(2);
-
-/// The time since the Unix epoch, as task records and signed task ids write it.
-pub(crate) fn since_epoch() -> Duration {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default()
-}
 
 /// Tasks per `tasks/list` page (revision 2025-11-25).
 pub(crate) const LIST_PAGE: usize = 100;
@@ -739,13 +732,6 @@ fn dropped_message(too_large: Option<usize>, bound: usize) -> String {
     }
 }
 
-pub(crate) fn error_object(error: &ErrorData) -> JsonObject {
-    match serde_json::to_value(error) {
-        Ok(serde_json::Value::Object(object)) => object,
-        _ => JsonObject::new(),
-    }
-}
-
 fn encode_cursor(created: u64) -> String {
     CURSOR.encode(format!("{CURSOR_PREFIX}{created}"))
 }
@@ -843,40 +829,6 @@ pub(crate) fn route(
         TaskMode::Auto { inline_wait } => Route::Wait(inline_wait),
         // A mode this crate does not know yet: the call as for a client without tasks.
         _ => Route::Inline,
-    }
-}
-
-/// A `tools/call` the server prepared, as the final extension answers it: routed as `mode`
-/// (the tool set's, else the router's) says ([`route`]). A task of a tool that waits on an
-/// operation, with a task key, is one the backend's operation answers for
-/// ([`operation`](crate::operation)).
-pub(crate) async fn answer(
-    host: &Host,
-    mode: TaskMode,
-    call: ReadyCall,
-    context: RequestContext<RoleServer>,
-) -> Result<CallToolResponse, ErrorData> {
-    let route = route(mode, &call, &context);
-    if let Some(after) = operation::waits_before_task(route)
-        && let Some(key) = operation::key_for(host, &call)
-    {
-        return Ok(
-            operation::begin(host, key, call, &context, host.tasks.ttl, after)
-                .await
-                .into_response(),
-        );
-    }
-    match route {
-        Route::Inline => host
-            .server
-            .run_inline(call, context)
-            .await
-            .map(CallToolResponse::Complete),
-        Route::Task => Ok(CallToolResponse::Task(
-            start(host, call, &context, host.tasks.ttl, Shape::Extension).await?,
-        )),
-        Route::Refused => Err(required(call.name())),
-        Route::Wait(wait) => Ok(inline_or_task(host, call, &context, wait).await),
     }
 }
 
