@@ -11,6 +11,7 @@ use rmcp::{
 
 /// Where progress goes: notifications to a client that passed a `progressToken`, or the status
 /// message of the task the call runs in.
+#[derive(Clone)]
 pub(crate) enum Progress {
     /// `notifications/progress` with the client's token.
     Notify {

@@ -4,7 +4,7 @@
 //!
 //! [`TaskRouter`]: crate::TaskRouter
 
-use std::{future::Future, sync::Arc};
+use std::future::Future;
 
 use rmcp::{
     ErrorData, RoleServer,
@@ -155,19 +155,6 @@ impl TaskProgress {
     pub fn to_task(&self, task: TaskContext) {
         if let Progress::Handoff(handoff) = &self.0 {
             handoff.to_task(task);
-        }
-    }
-}
-
-impl Clone for Progress {
-    fn clone(&self) -> Self {
-        match self {
-            Self::Notify { peer, token } => Self::Notify {
-                peer: peer.clone(),
-                token: token.clone(),
-            },
-            Self::Task(task) => Self::Task(task.clone()),
-            Self::Handoff(handoff) => Self::Handoff(Arc::clone(handoff)),
         }
     }
 }
