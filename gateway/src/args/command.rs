@@ -454,7 +454,7 @@ fn base_command() -> Command {
                 .value_name("MODE")
                 .help_heading("MCP")
                 .value_parser(["auto", "always", "never"])
-                .help("when a tools/call from a client that declared MCP tasks becomes a task (tools whose taskSupport is optional): auto (default) answers with the result when the call ends within --task-inline-wait and makes it a task after; always makes every such call a task at once; never answers every call with its result (for clients that declare tasks but cannot poll them). As McpServerBuilder::task_mode"),
+                .help("when a tools/call from a client that declared MCP tasks becomes a task (tools whose taskSupport is optional): auto (default) answers with the result when the call ends within --task-inline-wait and makes it a task after; always makes every such call a task at once; never answers every call with its result (for clients that declare tasks but cannot poll them). As tonic_mcp_tasks::Tasks::mode"),
         )
         .arg(
             Arg::new("task-inline-wait")
