@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 use rmcp::{
     RoleServer,
     model::{ProgressNotificationParam, ProgressToken},
-    service::Peer,
+    service::{Peer, RequestContext},
     task_manager::TaskContext,
 };
 
@@ -24,6 +24,17 @@ pub(crate) enum Progress {
     /// ([`TaskMode::Auto`](crate::TaskMode::Auto)): first as the request asked (or nowhere),
     /// then, once [`Handoff::to_task`], the task's status message.
     Handoff(Arc<Handoff>),
+}
+
+impl Progress {
+    /// Notifications with the request's progress token, when it gave one.
+    pub(crate) fn of_request(context: &RequestContext<RoleServer>) -> Option<Progress> {
+        let token = context.meta.get_progress_token()?;
+        Some(Progress::Notify {
+            peer: context.peer.clone(),
+            token,
+        })
+    }
 }
 
 /// Progress of a call that may become a task: the request's own until it does, the task's

@@ -44,13 +44,7 @@ impl McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        let progress = context
-            .meta
-            .get_progress_token()
-            .map(|token| Progress::Notify {
-                peer: context.peer.clone(),
-                token,
-            });
+        let progress = Progress::of_request(&context);
         let text = arguments_text::kept(&context.extensions);
         let structured = Structured::asked_in(&context.extensions);
         let outcome = self

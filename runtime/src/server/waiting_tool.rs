@@ -67,13 +67,7 @@ impl McpServer {
         after: Duration,
     ) -> Detached {
         let started = Started::detaching(after);
-        let progress = context
-            .meta
-            .get_progress_token()
-            .map(|token| Progress::Notify {
-                peer: context.peer.clone(),
-                token,
-            });
+        let progress = Progress::of_request(context);
         let text = arguments_text::kept(&context.extensions);
         let outcome = self
             .run_started(
