@@ -131,7 +131,8 @@ pub use server::connection_limits::{
 pub use server::discovery::{DiscoveryAnswer, DiscoveryIndex, ServedTool, Target, ToolDiscovery};
 pub use server::http_response::{HttpResponse, plain_response};
 pub use server::paging::{DEFAULT_LIST_TTL, DEFAULT_PAGE_BYTES, DEFAULT_PAGE_SIZE};
-pub use server::ready_call::{CallOrigin, Prepared, ReadyCall, TaskProgress, cancelled_result};
+pub use server::ready_call::{CallOrigin, Prepared, ReadyCall, TaskProgress};
+pub use server::run::cancelled_result;
 pub use server::task_router::{Request2025, RouterFuture, TaskRouter, no_tasks};
 pub use server::waiting_tool::{Detached, OperationLook, OperationReader, WaitingTool};
 pub use server::{DEFAULT_INLINE_WAIT, TaskMode};

@@ -276,7 +276,7 @@ impl TaskRouter for Tasks {
             .answered_in_2025_shape(task_id, final_revision)
     }
 
-    fn running(&self, _server: &McpServer) -> usize {
+    fn running(&self) -> usize {
         self.state.get().map_or(0, |tasks| tasks.running())
     }
 

@@ -29,7 +29,7 @@ pub(crate) mod http_response;
 pub(crate) mod paging;
 mod plain;
 pub(crate) mod ready_call;
-mod run;
+pub(crate) mod run;
 mod served;
 mod session_limits;
 pub(crate) mod task_router;
@@ -241,7 +241,7 @@ impl McpServer {
     pub fn load(&self) -> Load {
         Load {
             calls_in_flight: *self.inner.in_flight.borrow(),
-            tasks_running: self.task_router().map_or(0, |router| router.running(self)),
+            tasks_running: self.task_router().map_or(0, |router| router.running()),
             sessions_open: self.sessions_open(),
         }
     }

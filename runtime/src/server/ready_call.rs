@@ -219,8 +219,3 @@ impl McpServer {
         .map(|outcome| outcome.result)
     }
 }
-
-/// The result of a call cancelled by the client (or with its task).
-pub fn cancelled_result() -> CallToolResult {
-    crate::server::run::cancelled_result()
-}

@@ -223,8 +223,8 @@ pub(super) fn found(catalog: Arc<Catalog>, name: &str) -> Result<Found, ErrorDat
     })
 }
 
-/// The result of a call cancelled by the client.
-pub(super) fn cancelled_result() -> CallToolResult {
+/// The result of a call cancelled by the client (or with its task).
+pub fn cancelled_result() -> CallToolResult {
     outcome::with_status(
         CallToolResult::error(vec![ContentBlock::text("the call was cancelled")]),
         Code::Cancelled,

@@ -110,7 +110,7 @@ pub trait TaskRouter: Send + Sync + 'static {
     ) -> bool;
 
     /// Tasks whose call runs now ([`Load::tasks_running`](crate::Load::tasks_running)).
-    fn running(&self, server: &McpServer) -> usize;
+    fn running(&self) -> usize;
 
     /// The server-wide [`TaskMode`], for tools whose set names none: the transports answer a
     /// call themselves only when it cannot become a task.
