@@ -45,7 +45,7 @@ pub use measure::depth_within;
 pub use path::{JsonPath, Problem};
 pub use plans::Plans;
 pub use response::Response;
-pub use to_json::{ToJsonOptions, clear_omitted, message_to_json, root_to_json};
+pub use to_json::ToJsonOptions;
 pub use validate::{DeepCheck, Validator, check_schema, compile};
 
 /// The reference path beside each one-pass transcoder, for the differential tests that hold

@@ -29,14 +29,20 @@ pub struct ToJsonOptions {
 }
 
 /// Encode a response message as a tool result root.
-pub fn root_to_json(message: &DynamicMessage, options: ToJsonOptions) -> Result<Value, String> {
+pub(crate) fn root_to_json(
+    message: &DynamicMessage,
+    options: ToJsonOptions,
+) -> Result<Value, String> {
     let desc = message.descriptor();
     let value = message_to_json(message, options)?;
     Ok(super::as_root(value, is_value_wrapped_root(&desc)))
 }
 
 /// Encode one message (not a tool root), e.g. an element of a server stream.
-pub fn message_to_json(message: &DynamicMessage, options: ToJsonOptions) -> Result<Value, String> {
+pub(crate) fn message_to_json(
+    message: &DynamicMessage,
+    options: ToJsonOptions,
+) -> Result<Value, String> {
     let serialize = SerializeOptions::new()
         .stringify_64_bit_integers(true)
         .use_proto_field_name(!options.json_names)
@@ -145,7 +151,7 @@ fn integral_numbers(value: Value) -> Value {
 
 /// Clears the fields the output schema leaves out, at any depth, so that results never carry
 /// hidden or `INPUT_ONLY` data.
-pub fn clear_omitted(message: &mut DynamicMessage, omitted: &[Cow<'static, str>]) {
+pub(crate) fn clear_omitted(message: &mut DynamicMessage, omitted: &[Cow<'static, str>]) {
     let fields: Vec<_> = message.fields().map(|(field, _)| field).collect();
     for field in fields {
         if omitted.iter().any(|name| name == field.full_name()) {

@@ -32,11 +32,11 @@ use std::{
 use bytes::Bytes;
 use futures_util::StreamExt as _;
 use prost::Message as _;
-use prost_reflect::{DynamicMessage, MessageDescriptor, ReflectMessage as _};
+use prost_reflect::MessageDescriptor;
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::{Map, Value, json};
 use tonic::{Code, Status, metadata::MetadataMap};
-use tonic_mcp_codec::{ToJsonOptions, clear_omitted, message_to_json, root_to_json};
+use tonic_mcp_codec::{Response, ToJsonOptions};
 use tonic_mcp_schema::{json_schema::PENDING_OPERATION_KEY, tools::OPERATION};
 use tracing::Instrument as _;
 
@@ -76,7 +76,7 @@ pub(crate) async fn cancel(
     metadata: MetadataMap,
     observers: &[Arc<dyn CallObserver>],
 ) {
-    let request = LongRunning::by_name(&lro.cancel_request, &name);
+    let request = by_name(&name);
     let cancelled = async {
         match cancel_through(&lro.own, request.clone(), metadata.clone(), observers).await {
             Err(status)
@@ -193,8 +193,6 @@ impl Started {
 /// Everything [`wait`] needs besides the operation.
 pub(crate) struct Wait<'a> {
     pub(crate) lro: &'a LongRunning,
-    /// The RPC's response type, `google.longrunning.Operation`.
-    pub(crate) operation: &'a MessageDescriptor,
     pub(crate) output_omitted: &'a [Cow<'static, str>],
     pub(crate) options: ToJsonOptions,
     pub(crate) deadline: Instant,
@@ -216,7 +214,7 @@ pub(crate) struct Wait<'a> {
 
 /// Waits for the operation the RPC answered with (`first`, encoded) and makes the result.
 pub(crate) async fn wait(wait: Wait<'_>, first: Bytes) -> Outcome {
-    let mut operation = match DynamicMessage::decode(wait.operation.clone(), first) {
+    let mut operation = match Operation::decode(first) {
         Ok(operation) => operation,
         Err(e) => {
             return local_failure(
@@ -229,10 +227,10 @@ pub(crate) async fn wait(wait: Wait<'_>, first: Bytes) -> Outcome {
     let mut polls = 0usize;
     let mut via: &Operations = &wait.lro.own;
     loop {
-        let name = text_field(&operation, "name");
-        if bool_field(&operation, "done") {
+        let name = std::mem::take(&mut operation.name);
+        if operation.done {
             wait.started.clear();
-            return finished(&wait, &name, &operation);
+            return finished(&wait, &name, operation);
         }
         if name.is_empty() {
             return local_failure(
@@ -274,7 +272,7 @@ pub(crate) async fn wait(wait: Wait<'_>, first: Bytes) -> Outcome {
         polls += 1;
         let answer = poll_through(&wait, &mut via, &name).await;
         match answer {
-            Ok(Some(bytes)) => match DynamicMessage::decode(wait.operation.clone(), bytes) {
+            Ok(Some(bytes)) => match Operation::decode(bytes) {
                 Ok(next) => operation = next,
                 Err(e) => {
                     return local_failure(
@@ -344,10 +342,8 @@ pub(crate) enum Look {
 pub(crate) async fn look(wait: &Wait<'_>, name: &str) -> Look {
     let mut via: &Operations = &wait.lro.own;
     match poll_through(wait, &mut via, name).await {
-        Ok(Some(bytes)) => match DynamicMessage::decode(wait.operation.clone(), bytes) {
-            Ok(operation) if bool_field(&operation, "done") => {
-                Look::Done(finished(wait, name, &operation))
-            }
+        Ok(Some(bytes)) => match Operation::decode(bytes) {
+            Ok(operation) if operation.done => Look::Done(finished(wait, name, operation)),
             Ok(operation) => Look::Running(metadata_json(wait, &operation)),
             Err(e) => Look::Done(local_failure(
                 Code::Internal,
@@ -371,7 +367,7 @@ pub(crate) async fn look(wait: &Wait<'_>, name: &str) -> Look {
 async fn poll(wait: &Wait<'_>, via: &Operations, name: &str) -> Result<Option<Bytes>, Status> {
     let remaining = wait.deadline.saturating_duration_since(Instant::now());
     let mut invocation = Invocation {
-        requests: vec![LongRunning::by_name(&wait.lro.get_request, name)],
+        requests: vec![by_name(name)],
         metadata: wait.metadata.clone(),
         timeout: remaining,
         limits: wait.limits,
@@ -449,69 +445,57 @@ fn poll_failure_text(wait: &Wait<'_>, via: &Operations, name: &str, status: &Sta
 }
 
 /// The result of a finished operation: its unpacked response, or its error.
-fn finished(wait: &Wait<'_>, name: &str, operation: &DynamicMessage) -> Outcome {
-    if let Some(error) = message_field(operation, "error") {
-        let code = Code::from_i32(
-            error
-                .get_field_by_name("code")
-                .and_then(|v| v.as_i32())
-                .unwrap_or(Code::Unknown as i32),
-        );
-        let message = text_field(&error, "message");
-        let status = Status::with_details(code, message, Bytes::from(error.encode_to_vec()));
-        let text = format!(
-            "The operation `{name}` failed: {}",
-            describe_status(&status)
-        );
-        return Outcome {
-            result: with_status(
-                CallToolResult::error(vec![ContentBlock::text(text)]),
+fn finished(wait: &Wait<'_>, name: &str, operation: Operation) -> Outcome {
+    let any = match operation.result {
+        Some(OperationResult::Error(error)) => {
+            let code = Code::from_i32(error.code);
+            let status = Status::with_details(
                 code,
-                false,
-            ),
-            grpc_code: Some(code),
-        };
-    }
-    let response = wait.lro.response.clone();
-    let mut message = match message_field(operation, "response") {
-        // A done operation without a result: the response's defaults.
-        None => DynamicMessage::new(response),
-        Some(any) => {
-            let type_url = text_field(&any, "type_url");
-            let packed = type_url.rsplit('/').next().unwrap_or_default();
-            if packed != response.full_name() {
+                error.message.clone(),
+                Bytes::from(error.encode_to_vec()),
+            );
+            let text = format!(
+                "The operation `{name}` failed: {}",
+                describe_status(&status)
+            );
+            return Outcome {
+                result: with_status(
+                    CallToolResult::error(vec![ContentBlock::text(text)]),
+                    code,
+                    false,
+                ),
+                grpc_code: Some(code),
+            };
+        }
+        Some(OperationResult::Response(any)) => {
+            let declared = wait.lro.response.full_name();
+            let packed = packed_type(&any);
+            if packed != declared {
                 return local_failure(
                     Code::Internal,
                     format!(
                         "the operation `{name}` finished with a `{packed}` response; the tool \
-                         declares `{}`",
-                        response.full_name()
+                         declares `{declared}`"
                     ),
                 );
             }
-            let value = any
-                .get_field_by_name("value")
-                .and_then(|v| v.as_bytes().cloned())
-                .unwrap_or_default();
-            match DynamicMessage::decode(response, value) {
-                Ok(message) => message,
-                Err(e) => {
-                    return local_failure(
-                        Code::Internal,
-                        format!("the operation `{name}`'s response could not be decoded: {e}"),
-                    );
-                }
-            }
+            any
         }
+        // A done operation without a result: the response's defaults.
+        None => prost_types::Any::default(),
     };
-    if !wait.output_omitted.is_empty() {
-        clear_omitted(&mut message, wait.output_omitted);
-    }
-    match root_to_json(&message, wait.options) {
+    let response = Response {
+        output: &wait.lro.response,
+        plans: Some(&wait.lro.plans),
+        omitted: wait.output_omitted,
+        options: wait.options,
+        streaming: false,
+    };
+    match response.decode(&Bytes::from(any.value)) {
         Ok(value) => structured_result(value, wait.budget, wait.input, &wait.lro.response),
         Err(e) => local_failure(
             Code::Internal,
-            format!("the operation's response could not be encoded as JSON: {e}"),
+            format!("the operation `{name}` finished, but {e}"),
         ),
     }
 }
@@ -557,45 +541,78 @@ fn pending(wait: &Wait<'_>, name: &str, metadata: Option<Value>) -> Outcome {
 
 /// The operation's metadata as JSON: unpacked when it holds the declared type, else the packed
 /// `Any` as the tool's JSON shows one; `None` when the operation has none.
-fn metadata_json(wait: &Wait<'_>, operation: &DynamicMessage) -> Option<Value> {
-    let any = message_field(operation, "metadata")?;
-    let type_url = text_field(&any, "type_url");
-    let packed = type_url.rsplit('/').next().unwrap_or_default();
+fn metadata_json(wait: &Wait<'_>, operation: &Operation) -> Option<Value> {
+    let any = operation.metadata.as_ref()?;
+    let json = |output: &MessageDescriptor, bytes: Vec<u8>, streaming: bool| {
+        let response = Response {
+            output,
+            plans: None,
+            omitted: &[],
+            options: wait.options,
+            streaming,
+        };
+        response.decode(&Bytes::from(bytes)).ok()
+    };
     if let Some(descriptor) = &wait.lro.metadata
-        && packed == descriptor.full_name()
+        && packed_type(any) == descriptor.full_name()
+        && let Some(value) = json(descriptor, any.value.clone(), false)
     {
-        let value = any
-            .get_field_by_name("value")
-            .and_then(|v| v.as_bytes().cloned())
-            .unwrap_or_default();
-        if let Ok(message) = DynamicMessage::decode(descriptor.clone(), value)
-            && let Ok(json) = root_to_json(&message, wait.options)
-        {
-            return Some(json);
+        return Some(value);
+    }
+    json(&wait.lro.any, any.encode_to_vec(), true)
+}
+
+/// The full name of the type `any` holds: its type URL's last segment.
+fn packed_type(any: &prost_types::Any) -> &str {
+    any.type_url.rsplit('/').next().unwrap_or_default()
+}
+
+/// A `GetOperationRequest` or `CancelOperationRequest` (the same shape) of the operation `name`.
+fn by_name(name: &str) -> Bytes {
+    Bytes::from(
+        OperationName {
+            name: name.to_owned(),
         }
-    }
-    message_to_json(&any, wait.options).ok()
+        .encode_to_vec(),
+    )
 }
 
-fn text_field(message: &DynamicMessage, name: &str) -> String {
-    message
-        .get_field_by_name(name)
-        .and_then(|v| v.as_str().map(str::to_owned))
-        .unwrap_or_default()
+/// `google.longrunning.Operation`: what a waiting call reads of it.
+#[derive(Clone, PartialEq, prost::Message)]
+struct Operation {
+    #[prost(string, tag = "1")]
+    name: String,
+    #[prost(message, optional, tag = "2")]
+    metadata: Option<prost_types::Any>,
+    #[prost(bool, tag = "3")]
+    done: bool,
+    #[prost(oneof = "OperationResult", tags = "4, 5")]
+    result: Option<OperationResult>,
 }
 
-fn bool_field(message: &DynamicMessage, name: &str) -> bool {
-    message
-        .get_field_by_name(name)
-        .and_then(|v| v.as_bool())
-        .unwrap_or(false)
+/// `google.longrunning.Operation.result`.
+#[derive(Clone, PartialEq, prost::Oneof)]
+enum OperationResult {
+    #[prost(message, tag = "4")]
+    Error(RpcStatus),
+    #[prost(message, tag = "5")]
+    Response(prost_types::Any),
 }
 
-/// A set message field (`None` when unset).
-fn message_field(message: &DynamicMessage, name: &str) -> Option<DynamicMessage> {
-    let field = message.descriptor().get_field_by_name(name)?;
-    if !message.has_field(&field) {
-        return None;
-    }
-    message.get_field(&field).as_message().cloned()
+/// `google.rpc.Status`, an operation's error.
+#[derive(Clone, PartialEq, prost::Message)]
+struct RpcStatus {
+    #[prost(int32, tag = "1")]
+    code: i32,
+    #[prost(string, tag = "2")]
+    message: String,
+    #[prost(message, repeated, tag = "3")]
+    details: Vec<prost_types::Any>,
+}
+
+/// `google.longrunning.GetOperationRequest` and `CancelOperationRequest`.
+#[derive(Clone, PartialEq, prost::Message)]
+struct OperationName {
+    #[prost(string, tag = "1")]
+    name: String,
 }

@@ -301,7 +301,6 @@ pub(crate) async fn run(call: Call<'_>, arguments: CallArguments<'_>) -> Outcome
     {
         let wait = Wait {
             lro,
-            operation: &types.output,
             output_omitted: &def.output_omitted,
             options: json_options(tool),
             deadline,

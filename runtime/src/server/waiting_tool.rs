@@ -158,7 +158,6 @@ impl WaitingTool {
         Ok(OperationReader {
             wait: Wait {
                 lro,
-                operation: &types.output,
                 output_omitted: &def.output_omitted,
                 options: call::json_options(tool),
                 deadline: std::time::Instant::now() + timeout,

@@ -4,9 +4,8 @@
 
 use std::borrow::Cow;
 
-use bytes::Bytes;
-use prost::Message as _;
-use prost_reflect::{DescriptorPool, DynamicMessage, MessageDescriptor};
+use prost_reflect::{DescriptorPool, MessageDescriptor};
+use tonic_mcp_codec::Plans;
 use tonic_mcp_schema::{
     RpcKind,
     tools::{CANCEL_OPERATION_PATH, GET_OPERATION_PATH, OPERATION},
@@ -46,11 +45,12 @@ impl Operations {
 pub(crate) struct LongRunning {
     /// The operation's `response` type.
     pub(crate) response: MessageDescriptor,
+    /// The one-pass plans of `response`.
+    pub(crate) plans: Plans,
     /// The operation's `metadata` type, when the descriptors define it.
     pub(crate) metadata: Option<MessageDescriptor>,
-    /// `google.longrunning.GetOperationRequest` (and `CancelOperationRequest`, the same shape).
-    pub(crate) get_request: MessageDescriptor,
-    pub(crate) cancel_request: MessageDescriptor,
+    /// `google.protobuf.Any`, for metadata of another type.
+    pub(crate) any: MessageDescriptor,
     pub(crate) own: Operations,
 }
 
@@ -82,19 +82,10 @@ impl LongRunning {
         }
         Ok(Self {
             response: message(response_type)?,
+            plans: Plans::default(),
             metadata: metadata_type.and_then(|name| pool.get_message_by_name(name)),
-            get_request: message("google.longrunning.GetOperationRequest")?,
-            cancel_request: message("google.longrunning.CancelOperationRequest")?,
+            any: message("google.protobuf.Any")?,
             own: Operations::new(tool, transport)?,
         })
-    }
-
-    /// `{"name": name}` as a request of `descriptor`.
-    pub(crate) fn by_name(descriptor: &MessageDescriptor, name: &str) -> Bytes {
-        let mut request = DynamicMessage::new(descriptor.clone());
-        if let Some(field) = descriptor.get_field_by_name("name") {
-            request.set_field(&field, prost_reflect::Value::String(name.to_owned()));
-        }
-        Bytes::from(request.encode_to_vec())
     }
 }
