@@ -61,7 +61,8 @@ pub use crate::task_store::TaskStoreSettings;
 #[derive(Debug)]
 pub struct Gateway {
     /// The MCP server; serve it with [`McpServer::serve_stdio`] or
-    /// [`ServeHttp::serve_http`](tonic_mcp_serve::ServeHttp::serve_http).
+    /// [`HttpServer::serve`](tonic_mcp_serve::HttpServer::serve), with the configuration's
+    /// connection limits.
     pub server: McpServer,
     /// The services that became tools, by full name.
     pub services: Vec<String>,
@@ -188,8 +189,7 @@ impl Gateway {
         }
         assemble::check_collisions(config, &served)?;
         let mut builder = McpServer::builder(config.name.clone(), env!("CARGO_PKG_VERSION"))
-            .tools_change(config.reload_interval.is_some())
-            .connection_limits(config.connection_limits);
+            .tools_change(config.reload_interval.is_some());
         if let Some(replica) = &config.replica {
             builder = builder.replica(replica);
         }

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use grpc_mcp_gateway::traces::Traces;
 use grpc_mcp_gateway::{Config, Gateway, Parsed};
 use tonic_mcp::McpServer;
-use tonic_mcp_serve::ServeHttp as _;
+use tonic_mcp_serve::HttpServer;
 use tracing_subscriber::layer::SubscriberExt as _;
 use tracing_subscriber::util::SubscriberInitExt as _;
 use tracing_subscriber::{EnvFilter, Layer as _};
@@ -203,12 +203,13 @@ async fn run(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
                 stateless = config.stateless,
                 "serving MCP over streamable HTTP at http://{addr}/mcp"
             );
+            let serving = HttpServer::new().connection_limits(config.connection_limits);
             match &config.authorization {
                 Some(authorization) => {
                     let layer = authorization.layer(&server);
-                    server.serve_http_with(listener, http, layer).await?;
+                    serving.layer(layer).serve(server, listener, http).await?;
                 }
-                None => server.serve_http(listener, http).await?,
+                None => serving.serve(server, listener, http).await?,
             }
         }
     }

@@ -125,9 +125,6 @@ pub use prost_reflect::{self, DescriptorPool};
 pub use rmcp::model::CacheScope;
 /// A tool call's result, as a [`CallObserver`] is told it.
 pub use rmcp::model::CallToolResult;
-pub use server::connection_limits::{
-    ConnectionLimits, DEFAULT_MAX_CONNECTIONS, MAX_DEFAULT_CONNECTIONS,
-};
 pub use server::discovery::{DiscoveryAnswer, DiscoveryIndex, ServedTool, Target, ToolDiscovery};
 pub use server::http_response::{HttpResponse, plain_response};
 pub use server::paging::{DEFAULT_LIST_TTL, DEFAULT_PAGE_BYTES, DEFAULT_PAGE_SIZE};

@@ -7,7 +7,8 @@
 //! The core crate serves MCP as a tower service
 //! ([`McpServer::streamable_http_service`](tonic_mcp::McpServer::streamable_http_service));
 //! this crate puts that service on a listener, as tonic's `transport::Server` does for gRPC.
-//! [`ServeHttp`] adds the two methods to `McpServer`:
+//! [`HttpServer`] is the server, set up; [`ServeHttp`] adds its defaults to `McpServer` as two
+//! methods:
 //!
 //! ```no_run
 //! use tonic_mcp_serve::ServeHttp as _;
@@ -24,60 +25,43 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use tonic_mcp::{
-    ConnectionLimits, Error, HttpResponse, McpHttpService, McpServer, SHUTDOWN_DRAIN,
-    StreamableHttpServerConfig, plain_response,
+    Error, HttpResponse, McpHttpService, McpServer, SHUTDOWN_DRAIN, StreamableHttpServerConfig,
+    plain_response,
 };
 
+mod connection_limits;
 mod watch;
 
+pub use connection_limits::{ConnectionLimits, DEFAULT_MAX_CONNECTIONS, MAX_DEFAULT_CONNECTIONS};
 pub use watch::TimedBody;
 use watch::{Activity, BodyState, Tracked, Watched};
 
-/// The request [`ServeHttp::serve_http`] hands to its service.
+/// The request an [`HttpServer`] hands to its service.
 pub type Served = http::Request<TimedBody<hyper::body::Incoming>>;
 
 /// How long `accept` rests after failing for want of resources (descriptors, memory).
 const ACCEPT_PAUSE: Duration = Duration::from_millis(100);
 
-/// Serving an [`McpServer`]'s streamable HTTP endpoint on a TCP listener.
+/// Serving an [`McpServer`]'s streamable HTTP endpoint on a TCP listener with an
+/// [`HttpServer`]'s defaults: [`ConnectionLimits::default`], and no layer or the one given.
 pub trait ServeHttp {
-    /// Serve the streamable HTTP endpoint at `/mcp` on `listener` (HTTP/1.1 and h2c), until
-    /// `config.cancellation_token` is cancelled. `GET /healthz` answers `200 ok` for load
-    /// balancers (it fails once shutdown begins: the listener is closed); the routes added
-    /// with [`McpServerBuilder::http_get`](tonic_mcp::McpServerBuilder::http_get) answer `GET`
-    /// at their paths; other paths answer 404.
-    ///
-    /// Connections are bounded by the server's [`ConnectionLimits`]
-    /// ([`McpServerBuilder::connection_limits`](tonic_mcp::McpServerBuilder::connection_limits)):
-    /// at most `max_connections` at once, and timeouts on reading a request's headers and body
-    /// and on waiting for the next request. When `accept` fails for want of descriptors or
-    /// memory (`EMFILE`, `ENFILE`, `ENOBUFS`, `ENOMEM`) the server logs a warning (at most one
-    /// a second), rests 100 ms and accepts again; a connection aborted before it was accepted
-    /// is skipped.
-    ///
-    /// Shutdown is graceful: the listener closes, connections finish the requests they carry
-    /// and close, and tool calls in flight complete (up to [`SHUTDOWN_DRAIN`]); then open
-    /// sessions and event streams are closed and this returns.
+    /// `HttpServer::new().serve(self, listener, config)`: see [`HttpServer::serve`].
     ///
     /// # Errors
     ///
-    /// [`Error::Io`] when the listener itself fails (not for a connection's error, nor for
-    /// running out of descriptors).
+    /// As [`HttpServer::serve`].
     fn serve_http(
         self,
         listener: tokio::net::TcpListener,
         config: StreamableHttpServerConfig,
     ) -> impl Future<Output = Result<(), Error>> + Send;
 
-    /// [`serve_http`](Self::serve_http), with `layer` in front of the streamable HTTP endpoint:
-    /// it serves `/mcp` and every path under `/.well-known/` (which the endpoint itself answers
-    /// 404), with the same bounds, shutdown and routes. `tonic-mcp-auth`'s layer makes the
-    /// endpoint an OAuth 2.1 resource server this way, serving its metadata under
-    /// `/.well-known/`.
+    /// `HttpServer::new().layer(layer).serve(self, listener, config)`: see
+    /// [`HttpServer::layer`] and [`HttpServer::serve`].
     ///
     /// # Errors
     ///
-    /// As [`serve_http`](Self::serve_http).
+    /// As [`HttpServer::serve`].
     fn serve_http_with<L>(
         self,
         listener: tokio::net::TcpListener,
@@ -102,18 +86,123 @@ impl ServeHttp for McpServer {
         listener: tokio::net::TcpListener,
         config: StreamableHttpServerConfig,
     ) -> Result<(), Error> {
-        self.serve_http_with(listener, config, tower_layer::Identity::new())
-            .await
+        HttpServer::new().serve(self, listener, config).await
     }
 
     async fn serve_http_with<L>(
         self,
         listener: tokio::net::TcpListener,
-        mut config: StreamableHttpServerConfig,
+        config: StreamableHttpServerConfig,
         layer: L,
     ) -> Result<(), Error>
     where
         L: tower_layer::Layer<McpHttpService> + Send,
+        L::Service: tower_service::Service<
+                Served,
+                Response = HttpResponse,
+                Error = std::convert::Infallible,
+                Future: Send,
+            > + Clone
+            + Send
+            + 'static,
+    {
+        HttpServer::new()
+            .layer(layer)
+            .serve(self, listener, config)
+            .await
+    }
+}
+
+/// The HTTP server of an [`McpServer`]'s streamable HTTP endpoint, set up: the bounds on its
+/// connections ([`connection_limits`](Self::connection_limits)) and the layer in front of the
+/// endpoint ([`layer`](Self::layer)), as tonic's `transport::Server` is set up before it serves.
+///
+/// ```no_run
+/// use tonic_mcp_serve::{ConnectionLimits, HttpServer};
+///
+/// # async fn demo(server: tonic_mcp::McpServer) -> Result<(), Box<dyn std::error::Error>> {
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+/// let limits = ConnectionLimits {
+///     max_connections: 256,
+///     ..ConnectionLimits::default()
+/// };
+/// HttpServer::new()
+///     .connection_limits(limits)
+///     .serve(server, listener, tonic_mcp::McpServer::stateless_http_config())
+///     .await?;
+/// # Ok(()) }
+/// ```
+#[derive(Debug, Clone)]
+pub struct HttpServer<L = tower_layer::Identity> {
+    limits: ConnectionLimits,
+    layer: L,
+}
+
+impl HttpServer {
+    /// A server with [`ConnectionLimits::default`] and nothing in front of the endpoint.
+    pub fn new() -> Self {
+        Self {
+            limits: ConnectionLimits::default(),
+            layer: tower_layer::Identity::new(),
+        }
+    }
+}
+
+impl Default for HttpServer {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<L> HttpServer<L> {
+    /// Bounds on the connections (default: three quarters of the limit on open files, 10 s
+    /// for a request's headers, 30 s for its body, 75 s idle); see [`ConnectionLimits`].
+    #[must_use]
+    pub fn connection_limits(mut self, limits: ConnectionLimits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// `layer` in front of the streamable HTTP endpoint: it serves `/mcp` and every path under
+    /// `/.well-known/` (which the endpoint itself answers 404), with the same bounds, shutdown
+    /// and routes. `tonic-mcp-auth`'s layer makes the endpoint an OAuth 2.1 resource server
+    /// this way, serving its metadata under `/.well-known/`.
+    #[must_use]
+    pub fn layer<M>(self, layer: M) -> HttpServer<M> {
+        HttpServer {
+            limits: self.limits,
+            layer,
+        }
+    }
+
+    /// Serve `server`'s streamable HTTP endpoint at `/mcp` on `listener` (HTTP/1.1 and h2c),
+    /// until `config.cancellation_token` is cancelled. `GET /healthz` answers `200 ok` for load
+    /// balancers (it fails once shutdown begins: the listener is closed); the routes added
+    /// with [`McpServerBuilder::http_get`](tonic_mcp::McpServerBuilder::http_get) answer `GET`
+    /// at their paths; other paths answer 404.
+    ///
+    /// Connections are bounded by the [`ConnectionLimits`]: at most `max_connections` at once,
+    /// and timeouts on reading a request's headers and body and on waiting for the next
+    /// request. When `accept` fails for want of descriptors or memory (`EMFILE`, `ENFILE`,
+    /// `ENOBUFS`, `ENOMEM`) the server logs a warning (at most one a second), rests 100 ms and
+    /// accepts again; a connection aborted before it was accepted is skipped.
+    ///
+    /// Shutdown is graceful: the listener closes, connections finish the requests they carry
+    /// and close, and tool calls in flight complete (up to [`SHUTDOWN_DRAIN`]); then open
+    /// sessions and event streams are closed and this returns.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] when the listener itself fails (not for a connection's error, nor for
+    /// running out of descriptors).
+    pub async fn serve(
+        self,
+        server: McpServer,
+        listener: tokio::net::TcpListener,
+        mut config: StreamableHttpServerConfig,
+    ) -> Result<(), Error>
+    where
+        L: tower_layer::Layer<McpHttpService>,
         L::Service: tower_service::Service<
                 Served,
                 Response = HttpResponse,
@@ -130,9 +219,8 @@ impl ServeHttp for McpServer {
             tokio_util::sync::CancellationToken::new(),
         );
         let streams = config.cancellation_token.clone();
-        let server = self.clone();
-        let limits = self.connection_limits();
-        let service = layer.layer(self.streamable_http_service(config));
+        let limits = self.limits;
+        let service = self.layer.layer(server.streamable_http_service(config));
         // A connection holds a permit until it closes: at the cap, nothing is accepted.
         let permits = Arc::new(tokio::sync::Semaphore::new(limits.max_connections.max(1)));
         let mut accept_warning = Throttled::default();
@@ -255,7 +343,7 @@ impl ServeHttp for McpServer {
         drop(listener);
         // Let the calls in flight finish and their answers go out, then close what is left
         // (sessions, event streams).
-        if !self.drained(SHUTDOWN_DRAIN).await {
+        if !server.drained(SHUTDOWN_DRAIN).await {
             tracing::warn!("tool calls still running {SHUTDOWN_DRAIN:?} after shutdown");
         }
         let _ = tokio::time::timeout(Duration::from_secs(1), async {

@@ -27,7 +27,7 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
-use tonic_mcp::ConnectionLimits;
+use crate::ConnectionLimits;
 
 /// What an HTTP/2 connection sends first (RFC 9113 §3.4).
 const H2_PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
@@ -287,9 +287,9 @@ impl<B: Body + Unpin> Body for Tracked<B> {
 }
 
 /// A request body that fails once a timeout has passed since the request's headers without its
-/// end having come: what [`ServeHttp::serve_http`](crate::ServeHttp::serve_http) hands to its
+/// end having come: what [`HttpServer::serve`](crate::HttpServer::serve) hands to its
 /// service, over hyper's body, with
-/// [`ConnectionLimits::body_read_timeout`](tonic_mcp::ConnectionLimits::body_read_timeout).
+/// [`ConnectionLimits::body_read_timeout`](crate::ConnectionLimits::body_read_timeout).
 #[derive(Debug)]
 pub struct TimedBody<B> {
     inner: B,

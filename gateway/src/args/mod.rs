@@ -60,7 +60,7 @@ pub struct Config {
     pub task_key_file: Option<PathBuf>,
     /// With `--http`: bounds on the HTTP connections (`--max-connections`, the read and idle
     /// timeouts, or the `[connections]` table of `--config`).
-    pub connection_limits: tonic_mcp::ConnectionLimits,
+    pub connection_limits: tonic_mcp_serve::ConnectionLimits,
     /// Bounds on MCP tasks (`--max-tasks-per-owner`, `--max-running-tasks`,
     /// `--max-task-result-bytes`, or the `[tasks]` table of `--config`).
     pub task_limits: tonic_mcp_tasks::TaskLimits,
@@ -435,8 +435,8 @@ fn merge_connections(
 }
 
 /// The runtime's bounds, with its defaults where nothing was set.
-fn connection_limits(set: Connections) -> tonic_mcp::ConnectionLimits {
-    let mut limits = tonic_mcp::ConnectionLimits::default();
+fn connection_limits(set: Connections) -> tonic_mcp_serve::ConnectionLimits {
+    let mut limits = tonic_mcp_serve::ConnectionLimits::default();
     if let Some(max) = set.max {
         limits.max_connections = usize::try_from(max).unwrap_or(usize::MAX);
     }

@@ -120,7 +120,7 @@ fn allowed_origins_are_checked() {
 fn connection_flags_set_the_limits() {
     let http = ["--target", "http://x:1", "--http", "127.0.0.1:0"];
     let defaults = run(&http).unwrap().connection_limits;
-    assert_eq!(defaults, tonic_mcp::ConnectionLimits::default());
+    assert_eq!(defaults, tonic_mcp_serve::ConnectionLimits::default());
     let config = run(&[
         &http[..],
         &[
@@ -138,7 +138,7 @@ fn connection_flags_set_the_limits() {
     .unwrap();
     assert_eq!(
         config.connection_limits,
-        tonic_mcp::ConnectionLimits {
+        tonic_mcp_serve::ConnectionLimits {
             max_connections: 500,
             header_read_timeout: Duration::from_secs(5),
             body_read_timeout: Duration::from_secs(60),
@@ -149,7 +149,7 @@ fn connection_flags_set_the_limits() {
     let config = run(&[&http[..], &["--header-read-timeout", "500ms"]].concat()).unwrap();
     assert_eq!(
         config.connection_limits,
-        tonic_mcp::ConnectionLimits {
+        tonic_mcp_serve::ConnectionLimits {
             header_read_timeout: Duration::from_millis(500),
             ..defaults
         }

@@ -446,7 +446,7 @@ fn the_connections_table_sets_what_the_flags_do() {
     let config = parse_with(&shown, &["--http", "127.0.0.1:0"]).unwrap();
     assert_eq!(
         config.connection_limits,
-        tonic_mcp::ConnectionLimits {
+        tonic_mcp_serve::ConnectionLimits {
             max_connections: 100,
             header_read_timeout: Duration::from_secs(2),
             body_read_timeout: Duration::from_secs(20),
@@ -478,7 +478,7 @@ fn the_connections_table_sets_what_the_flags_do() {
     );
     assert_eq!(
         config.connection_limits.idle_timeout,
-        tonic_mcp::ConnectionLimits::default().idle_timeout
+        tonic_mcp_serve::ConnectionLimits::default().idle_timeout
     );
     // Without --http, a zero cap, a bad duration or a typo: errors.
     let message = parse_error(&shown, &[]);

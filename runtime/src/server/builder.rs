@@ -11,7 +11,6 @@ pub struct McpServerBuilder {
     hooks: Vec<CallHook>,
     limits: Limits,
     sessions: SessionLimits,
-    connections: crate::server::connection_limits::ConnectionLimits,
     page_size: usize,
     page_bytes: usize,
     list_cache: ListCache,
@@ -149,17 +148,6 @@ impl McpServerBuilder {
         self
     }
 
-    /// Bounds on the HTTP connections, which `tonic-mcp-serve` applies (default: three quarters
-    /// of the limit on open files, 10 s for a request's headers, 30 s for its body, 75 s idle);
-    /// see [`ConnectionLimits`](crate::ConnectionLimits).
-    pub fn connection_limits(
-        mut self,
-        connections: crate::server::connection_limits::ConnectionLimits,
-    ) -> Self {
-        self.connections = connections;
-        self
-    }
-
     /// Run `hook` before every tool call of every set: it sees the [`CallContext`] (tool
     /// name, and HTTP headers under streamable HTTP) and may add gRPC metadata or refuse the
     /// call. Server hooks run before the tool set's own hooks.
@@ -287,7 +275,6 @@ impl McpServerBuilder {
                 hooks: self.hooks,
                 limits: self.limits,
                 sessions: self.sessions,
-                connections: self.connections,
                 in_flight: tokio::sync::watch::Sender::new(0),
                 session_stores: Mutex::new(Vec::new()),
                 task_router: self.task_router,
@@ -312,7 +299,6 @@ impl McpServer {
             observers: Vec::new(),
             limits: Limits::default(),
             sessions: SessionLimits::default(),
-            connections: crate::server::connection_limits::ConnectionLimits::default(),
             page_size: paging::DEFAULT_PAGE_SIZE,
             page_bytes: paging::DEFAULT_PAGE_BYTES,
             list_cache: ListCache::default(),

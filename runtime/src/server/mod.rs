@@ -23,7 +23,6 @@ use tonic_mcp_codec::Problem;
 mod builder;
 mod catalog;
 mod confirm;
-pub(crate) mod connection_limits;
 pub(crate) mod discovery;
 pub(crate) mod http_response;
 pub(crate) mod paging;
@@ -88,8 +87,6 @@ struct Inner {
     hooks: Vec<CallHook>,
     limits: Limits,
     sessions: SessionLimits,
-    /// Bounds on the connections of `serve_http`.
-    connections: crate::server::connection_limits::ConnectionLimits,
     /// Tool calls running now, for a graceful shutdown.
     in_flight: tokio::sync::watch::Sender<usize>,
     /// The session stores of the streamable HTTP services made from this server, counted
@@ -218,12 +215,6 @@ impl McpServer {
 
     pub(crate) fn session_limits(&self) -> SessionLimits {
         self.inner.sessions
-    }
-
-    /// The bounds on the connections of `serve_http`
-    /// ([`McpServerBuilder::connection_limits`]), for a server of your own to apply too.
-    pub fn connection_limits(&self) -> crate::server::connection_limits::ConnectionLimits {
-        self.inner.connections
     }
 
     /// Waits until no tool call is running, for up to `within`; whether none is. What a

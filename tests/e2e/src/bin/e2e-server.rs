@@ -17,7 +17,6 @@
 
 use std::process::ExitCode;
 use std::time::Duration;
-use tonic_mcp_serve::ServeHttp as _;
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -79,7 +78,7 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
     if let Some(ms) = value(&args, "--idle-timeout-ms")? {
         sessions.idle_timeout = Duration::from_millis(ms);
     }
-    let mut connections = tonic_mcp::ConnectionLimits::default();
+    let mut connections = tonic_mcp_serve::ConnectionLimits::default();
     if let Some(max) = value(&args, "--max-connections")? {
         connections.max_connections = max;
     }
@@ -117,7 +116,6 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
     };
     let server = builder
         .session_limits(sessions)
-        .connection_limits(connections)
         .task_router(tonic_mcp_tasks::Tasks::new().mode(task_mode))
         .build();
     let Some(addr) = value::<String>(&args, "--http")? else {
@@ -151,7 +149,11 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
     let listener = tokio::net::TcpListener::bind(addr.as_str()).await?;
     println!("listening on {}", listener.local_addr()?);
     let shutdown = config.cancellation_token.clone();
-    let mut serving = tokio::spawn(server.serve_http(listener, config));
+    let mut serving = tokio::spawn(
+        tonic_mcp_serve::HttpServer::new()
+            .connection_limits(connections)
+            .serve(server, listener, config),
+    );
     let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     tokio::select! {
         result = &mut serving => return Ok(result??),

@@ -1,5 +1,4 @@
-//! [`ConnectionLimits`]: bounds on the HTTP connections of a server, set on its builder and
-//! applied by the crate `tonic-mcp-serve` (or a server of your own).
+//! [`ConnectionLimits`]: bounds on the HTTP connections of an [`HttpServer`](crate::HttpServer).
 
 use std::time::Duration;
 
@@ -11,8 +10,8 @@ pub const DEFAULT_MAX_CONNECTIONS: usize = 768;
 /// high that limit: what 10,000 idle connections hold stays in tens of megabytes.
 pub const MAX_DEFAULT_CONNECTIONS: usize = 10_000;
 
-/// Bounds on the HTTP connections of a server (`tonic-mcp-serve` applies them), so that clients that open
-/// connections and send nothing, send their headers or body a byte at a time, or never close
+/// Bounds on the HTTP connections of an [`HttpServer`](crate::HttpServer), so that clients that
+/// open connections and send nothing, send their headers or body a byte at a time, or never close
 /// an idle connection, cannot exhaust the server's file descriptors or memory.
 ///
 /// - At most `max_connections` are open at once: at the cap the server stops accepting (new
