@@ -178,15 +178,16 @@ pub(crate) fn set_files(bytes: &[u8]) -> Result<Vec<&[u8]>, SetError> {
 }
 
 /// `bytes` without the length-delimited field `number`, or `None` when they do not scan as
-/// protobuf.
+/// protobuf. The copy is allocated at its exact length: a set's files are kept this way, and
+/// the field left out (source info) is most of a commented file.
 fn strip_field(bytes: &[u8], number: u64) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(bytes.len());
+    let mut kept = Vec::new();
     scan(bytes, |key, field, _| {
         if key != (number << 3 | 2) {
-            out.extend_from_slice(field);
+            kept.push(field);
         }
     })?;
-    Some(out)
+    Some(kept.concat())
 }
 
 /// Calls `each` with every field of the encoded message `bytes`, in order: its key, the
