@@ -434,7 +434,7 @@ fn merge_connections(
     })
 }
 
-/// The runtime's bounds, with its defaults where nothing was set.
+/// The HTTP server's connection bounds, with its defaults where nothing was set.
 fn connection_limits(set: Connections) -> tonic_mcp_serve::ConnectionLimits {
     let mut limits = tonic_mcp_serve::ConnectionLimits::default();
     if let Some(max) = set.max {
