@@ -35,8 +35,8 @@
 //! 2. **`server`**: the rmcp `ServerHandler` over composed tool sets: listing and paging,
 //!    confirmation, the seam through which MCP tasks run ([`TaskRouter`], with the prepared
 //!    call it is handed, [`ReadyCall`], and the recognition of revision 2025-11-25's task
-//!    requests, `task_shape`), and what the builder configures (session and connection limits,
-//!    the routes of add-ons such as the Prometheus endpoint).
+//!    requests, `task_shape`), and what the builder configures (session limits, the routes of
+//!    add-ons such as the Prometheus endpoint).
 //! 3. **`call`**: one tool call end to end: limits, hooks, arguments to requests (through the
 //!    codec crate, [`tonic_mcp_codec`]), collecting responses, long-running operations, result
 //!    budgets and progress.
