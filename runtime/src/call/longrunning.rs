@@ -594,20 +594,9 @@ struct Operation {
 #[derive(Clone, PartialEq, prost::Oneof)]
 enum OperationResult {
     #[prost(message, tag = "4")]
-    Error(RpcStatus),
+    Error(tonic_types::Status),
     #[prost(message, tag = "5")]
     Response(prost_types::Any),
-}
-
-/// `google.rpc.Status`, an operation's error.
-#[derive(Clone, PartialEq, prost::Message)]
-struct RpcStatus {
-    #[prost(int32, tag = "1")]
-    code: i32,
-    #[prost(string, tag = "2")]
-    message: String,
-    #[prost(message, repeated, tag = "3")]
-    details: Vec<prost_types::Any>,
 }
 
 /// `google.longrunning.GetOperationRequest` and `CancelOperationRequest`.
