@@ -264,12 +264,19 @@ impl Gateway {
     /// The tools of two backends now share a name; the gateway keeps serving what it served.
     pub async fn reload(&self, config: &Config) -> Result<bool, Error> {
         let mut reloaded = BTreeMap::new();
+        // Whether a backend's tools were made anew (its descriptors changed, or it answered
+        // for the first time).
+        let mut anew = false;
         for backend in &config.backends {
             // The same descriptors again: the tools made of them stay, so that the reload
             // neither decodes them nor makes or compares the tools again.
             let kept = self.served_now().get(&backend.name).cloned();
             let one = match load_unless(backend, kept.as_ref().map(|k| k.fingerprint)).await {
-                Ok(Some(one)) => assemble::backend_sets(config, one, self.backend_up.as_ref()),
+                Ok(Some(one)) => {
+                    let made = assemble::backend_sets(config, one, self.backend_up.as_ref());
+                    anew |= made.is_ok();
+                    made
+                }
                 Ok(None) => match kept {
                     Some(kept) => {
                         if backend.descriptor_set.is_none() {
@@ -302,6 +309,11 @@ impl Gateway {
                     }
                 }
             }
+        }
+        // Every backend kept its tools, and the same backends serve: nothing to replace.
+        if !anew && reloaded.keys().eq(self.served_now().keys()) {
+            self.count_reload("unchanged");
+            return Ok(false);
         }
         if let Err(error) = assemble::check_collisions(config, &reloaded) {
             self.count_reload("collision");

@@ -108,6 +108,30 @@ services = ["testdata.scalars.ScalarService"]
         ]
     );
     assert_eq!(echo(&client, "b_ScalarService_Echo", "late").await, "late");
+    // The reloads after it find every backend as it was: counted, and nobody is told.
+    let unchanged = |scraped: &str| {
+        scraped
+            .lines()
+            .find_map(|line| line.strip_prefix("mcp_gateway_reloads_total{outcome=\"unchanged\"} "))
+            .and_then(|count| count.parse::<u64>().ok())
+    };
+    let mut scraped = metrics(metrics_port);
+    for _ in 0..50 {
+        if unchanged(&scraped).is_some() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        scraped = metrics(metrics_port);
+    }
+    assert!(
+        unchanged(&scraped).is_some_and(|count| count >= 1),
+        "{scraped}"
+    );
+    assert!(
+        scraped.contains("mcp_gateway_reloads_total{outcome=\"changed\"} 1\n"),
+        "{scraped}"
+    );
+    assert_eq!(changes.count(), 1, "told of a change once");
     client.cancel().await.expect("close");
 
     // On SIGHUP (the interval is an hour): the file's ScalarService/Echo becomes EchoAgain.

@@ -9,6 +9,7 @@
 //! tried first, v1alpha when the server does not implement v1.
 
 use std::collections::BTreeMap;
+use std::hash::{Hash as _, Hasher as _};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -68,8 +69,21 @@ impl Descriptors {
     /// As for [`from_file`](Self::from_file).
     pub fn from_file_unless(path: &Path, known: Option<u64>) -> Result<Option<Descriptors>, Error> {
         let shown = path.display();
-        let bytes = std::fs::read(path)
-            .map_err(|e| Error::new(format!("--descriptor-set {shown}: cannot read it ({e})")))?;
+        let cannot_read = |e| Error::new(format!("--descriptor-set {shown}: cannot read it ({e})"));
+        // A reload compares the file with what it held as the file is read, a part at a
+        // time: an unchanged file, the usual case, is never held whole.
+        if let Some(known) = known {
+            let mut streamed = Fingerprint::default();
+            std::io::copy(
+                &mut std::fs::File::open(path).map_err(cannot_read)?,
+                &mut streamed,
+            )
+            .map_err(cannot_read)?;
+            if streamed.finish(&[]) == known {
+                return Ok(None);
+            }
+        }
+        let bytes = std::fs::read(path).map_err(cannot_read)?;
         let fingerprint = fingerprint(&bytes, &[]);
         if known == Some(fingerprint) {
             return Ok(None);
@@ -439,11 +453,32 @@ fn unchanged() -> Error {
 /// The [`fingerprint`](Descriptors::fingerprint) of the encoded `FileDescriptorSet` `set` and
 /// the services a server listed with it.
 fn fingerprint(set: &[u8], services: &[String]) -> u64 {
-    use std::hash::{Hash as _, Hasher as _};
-    let mut hasher = std::hash::DefaultHasher::new();
-    hasher.write(set);
-    services.hash(&mut hasher);
-    hasher.finish()
+    let mut fingerprint = Fingerprint::default();
+    fingerprint.0.write(set);
+    fingerprint.finish(services)
+}
+
+/// A [`fingerprint`] taken of a set written to it a part at a time: the hasher reads its
+/// input as one stream, so the parts give what the whole set gives.
+#[derive(Default)]
+struct Fingerprint(std::hash::DefaultHasher);
+
+impl Fingerprint {
+    fn finish(mut self, services: &[String]) -> u64 {
+        services.hash(&mut self.0);
+        self.0.finish()
+    }
+}
+
+impl std::io::Write for Fingerprint {
+    fn write(&mut self, part: &[u8]) -> std::io::Result<usize> {
+        self.0.write(part);
+        Ok(part.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Records received files and their imports; a file sent twice keeps its first copy.

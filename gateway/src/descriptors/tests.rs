@@ -148,6 +148,31 @@ fn an_unchanged_file_is_not_decoded_again() {
     let _ = std::fs::remove_file(&path);
 }
 
+/// A fingerprint taken of a set written a part at a time, as a reload reads a file, is the
+/// fingerprint of the whole set: else every reload would read an unchanged file twice.
+#[test]
+fn a_fingerprint_taken_in_parts_is_that_of_the_whole() {
+    use std::io::Write as _;
+    let set: Vec<u8> = (0..100_000u32).map(|at| (at * 7 % 251) as u8).collect();
+    let services = ["acme.v1.Shop".to_owned()];
+    for part in [1, 7, 8, 64, 8_192, 100_000] {
+        let mut streamed = Fingerprint::default();
+        for chunk in set.chunks(part) {
+            streamed.write_all(chunk).unwrap();
+        }
+        assert_eq!(
+            streamed.finish(&services),
+            fingerprint(&set, &services),
+            "parts of {part} bytes"
+        );
+    }
+    assert_ne!(
+        fingerprint(&set, &services),
+        fingerprint(&set[1..], &services)
+    );
+    assert_ne!(fingerprint(&set, &services), fingerprint(&set, &[]));
+}
+
 /// A descriptor set written without `--include_imports` is refused naming the file, the import
 /// it lacks, and how to write it whole.
 #[test]
