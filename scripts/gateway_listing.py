@@ -4,7 +4,9 @@
 Starts the gateway with the given arguments (stdio transport), answers `initialize`, then
 follows `tools/list` cursors to the last page, twice. Reports the seconds to `initialize`,
 each whole listing's pages, tools, bytes, seconds and the gateway's CPU seconds, and VmRSS;
-then the peak (VmHWM) of the whole run.
+then the peak (VmHWM) of the whole run. With IDLE_SECONDS=N it then waits N seconds more
+without asking anything, and reports the gateway's CPU seconds and the range of its VmRSS
+over them (what reloads cost with `--reload-interval`).
 
     python3 scripts/gateway_listing.py target/release/grpc-mcp-gateway \\
         --descriptor-set .tools/tool-search/googleapis.binpb \\
@@ -73,6 +75,15 @@ def main() -> None:
               f"{time.monotonic() - begun:.2f} s ({time.monotonic() - started:.2f} s from start), "
               f"gateway CPU {cpu_seconds(gateway.pid) - cpu:.2f} s, VmRSS {rss_mib(gateway.pid)} MiB")
     print(f"peak VmHWM {rss_mib(gateway.pid, 'VmHWM')} MiB")
+    idle = float(os.environ.get("IDLE_SECONDS", "0"))
+    if idle > 0:
+        cpu, rss = cpu_seconds(gateway.pid), []
+        until = time.monotonic() + idle
+        while time.monotonic() < until:
+            rss.append(rss_mib(gateway.pid))
+            time.sleep(0.05)
+        print(f"idle {idle:g} s: gateway CPU {cpu_seconds(gateway.pid) - cpu:.2f} s, "
+              f"VmRSS {min(rss)}-{max(rss)} MiB")
     gateway.kill()
 
 
