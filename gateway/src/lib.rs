@@ -263,6 +263,9 @@ impl Gateway {
     ///
     /// The tools of two backends now share a name; the gateway keeps serving what it served.
     pub async fn reload(&self, config: &Config) -> Result<bool, Error> {
+        // What is served as the reload starts: the tools each backend keeps if it is unchanged
+        // or cannot be loaded now.
+        let served = self.served_now();
         let mut reloaded = BTreeMap::new();
         // Whether a backend's tools were made anew (its descriptors changed, or it answered
         // for the first time).
@@ -270,7 +273,7 @@ impl Gateway {
         for backend in &config.backends {
             // The same descriptors again: the tools made of them stay, so that the reload
             // neither decodes them nor makes or compares the tools again.
-            let kept = self.served_now().get(&backend.name).cloned();
+            let kept = served.get(&backend.name).cloned();
             let one = match load_unless(backend, kept.as_ref().map(|k| k.fingerprint)).await {
                 Ok(Some(one)) => {
                     let made = assemble::backend_sets(config, one, self.backend_up.as_ref());
@@ -298,7 +301,7 @@ impl Gateway {
                 }
                 Err(error) => {
                     self.set_up(backend, false);
-                    let kept = self.served_now().get(&backend.name).cloned();
+                    let kept = served.get(&backend.name).cloned();
                     tracing::warn!(
                         backend = %backend.name,
                         kept_tools = kept.as_ref().map_or(0, |k| k.sets.iter().map(|s| s.len()).sum::<usize>()),
@@ -311,7 +314,7 @@ impl Gateway {
             }
         }
         // Every backend kept its tools, and the same backends serve: nothing to replace.
-        if !anew && reloaded.keys().eq(self.served_now().keys()) {
+        if !anew && reloaded.keys().eq(served.keys()) {
             self.count_reload("unchanged");
             return Ok(false);
         }

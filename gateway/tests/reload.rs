@@ -10,7 +10,7 @@ use rmcp::ServiceExt as _;
 use rmcp::model::CallToolRequestParams;
 use serde_json::json;
 use support::{Changes, GATEWAY, echo, metrics, stdio_logging_to, temp_dir, tool_names};
-use test_kit::free_port;
+use test_kit::{free_port, metric_sample};
 
 /// Live descriptors: a backend down at start gets its tools once it answers (the interval),
 /// and a descriptor-set file that changes is read again on SIGHUP; each time, the connected
@@ -109,12 +109,8 @@ services = ["testdata.scalars.ScalarService"]
     );
     assert_eq!(echo(&client, "b_ScalarService_Echo", "late").await, "late");
     // The reloads after it find every backend as it was: counted, and nobody is told.
-    let unchanged = |scraped: &str| {
-        scraped
-            .lines()
-            .find_map(|line| line.strip_prefix("mcp_gateway_reloads_total{outcome=\"unchanged\"} "))
-            .and_then(|count| count.parse::<u64>().ok())
-    };
+    let unchanged =
+        |scraped: &str| metric_sample(scraped, "mcp_gateway_reloads_total{outcome=\"unchanged\"}");
     let mut scraped = metrics(metrics_port);
     for _ in 0..50 {
         if unchanged(&scraped).is_some() {
@@ -124,7 +120,7 @@ services = ["testdata.scalars.ScalarService"]
         scraped = metrics(metrics_port);
     }
     assert!(
-        unchanged(&scraped).is_some_and(|count| count >= 1),
+        unchanged(&scraped).is_some_and(|count| count >= 1.0),
         "{scraped}"
     );
     assert!(

@@ -4,6 +4,7 @@
 //! calls through the same seam.
 
 use test_kit::demo as common;
+use test_kit::metric_sample;
 
 use common::http_client::{Reply, open_session, send};
 use common::{TestResult, call, channel, connect, pb, start_backend};
@@ -31,12 +32,6 @@ async fn get(addr: std::net::SocketAddr, path: &str) -> TestResult<Reply> {
     send(addr, http::Method::GET, path, &[], None).await
 }
 
-/// The value of the sample `name{labels}` in `text`, where `labels` is the exact label text.
-fn sample(text: &str, series: &str) -> Option<f64> {
-    text.lines()
-        .find_map(|line| line.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
-}
-
 #[tokio::test]
 async fn calls_are_counted_by_outcome_and_timed() -> TestResult {
     let (server, metrics, _backend) = recording_server(false).await?;
@@ -49,7 +44,7 @@ async fn calls_are_counted_by_outcome_and_timed() -> TestResult {
     let text = metrics.text(&server);
 
     let calls = |outcome: &str, code: &str| {
-        sample(
+        metric_sample(
             &text,
             &format!(
                 "mcp_tool_calls_total{{code=\"{code}\",outcome=\"{outcome}\",tool=\"ItemService_GetItem\"}}"
@@ -61,7 +56,7 @@ async fn calls_are_counted_by_outcome_and_timed() -> TestResult {
     assert_eq!(calls("refused", "INVALID_ARGUMENT"), Some(1.0), "{text}");
     // Five calls timed; four reached the backend (bad arguments never leave the server).
     let count = |family: &str| {
-        sample(
+        metric_sample(
             &text,
             &format!("{family}_count{{tool=\"ItemService_GetItem\"}}"),
         )
@@ -69,11 +64,15 @@ async fn calls_are_counted_by_outcome_and_timed() -> TestResult {
     assert_eq!(count("mcp_tool_call_duration_seconds"), Some(5.0), "{text}");
     assert_eq!(count("mcp_grpc_call_duration_seconds"), Some(4.0), "{text}");
     assert_eq!(
-        sample(&text, "mcp_tool_calls_in_flight"),
+        metric_sample(&text, "mcp_tool_calls_in_flight"),
         Some(0.0),
         "{text}"
     );
-    assert_eq!(sample(&text, "mcp_tasks_running"), Some(0.0), "{text}");
+    assert_eq!(
+        metric_sample(&text, "mcp_tasks_running"),
+        Some(0.0),
+        "{text}"
+    );
     assert!(
         text.contains("# TYPE mcp_tool_call_duration_seconds histogram"),
         "{text}"
@@ -223,11 +222,19 @@ async fn open_sessions_are_counted() -> TestResult {
     let addr = serving.addr;
     let scrape = || async { get(addr, "/metrics").await.map(|reply| reply.body) };
     let text = scrape().await?;
-    assert_eq!(sample(&text, "mcp_sessions_open"), Some(0.0), "{text}");
+    assert_eq!(
+        metric_sample(&text, "mcp_sessions_open"),
+        Some(0.0),
+        "{text}"
+    );
     let first = open_session(addr, &[], json!({})).await?;
     open_session(addr, &[], json!({})).await?;
     let text = scrape().await?;
-    assert_eq!(sample(&text, "mcp_sessions_open"), Some(2.0), "{text}");
+    assert_eq!(
+        metric_sample(&text, "mcp_sessions_open"),
+        Some(2.0),
+        "{text}"
+    );
     let closed = send(
         addr,
         http::Method::DELETE,
@@ -238,7 +245,11 @@ async fn open_sessions_are_counted() -> TestResult {
     .await?;
     assert!(closed.status.is_success(), "{closed:?}");
     let text = scrape().await?;
-    assert_eq!(sample(&text, "mcp_sessions_open"), Some(1.0), "{text}");
+    assert_eq!(
+        metric_sample(&text, "mcp_sessions_open"),
+        Some(1.0),
+        "{text}"
+    );
     serving.stop().await??;
     Ok(())
 }

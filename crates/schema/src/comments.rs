@@ -4,6 +4,8 @@
 //! Detached comments are never used. Lines that are tool directives (`buf:lint:ignore …`,
 //! `@ignore-comment`, `protolint:…`) are dropped, and the common indentation is removed.
 
+use std::ops::Range;
+
 use foldhash::HashMap;
 
 use prost_reflect::DescriptorPool;
@@ -112,15 +114,15 @@ impl Comments {
         file: &str,
         locations: impl IntoIterator<Item = (&'l [i32], Option<&'l str>, Option<&'l str>)>,
     ) {
-        // The cleaned texts one after another, and each comment's path and where its text ends.
+        // The cleaned texts one after another, and each comment's path and text in them.
         let mut texts = String::new();
-        let mut found: Vec<(&[i32], usize)> = Vec::new();
+        let mut found: Vec<(&[i32], Range<usize>)> = Vec::new();
         for (path, leading, trailing) in locations {
             let start = texts.len();
             for raw in [leading, trailing].into_iter().flatten() {
                 clean_into(raw, &mut texts);
                 if texts.len() > start {
-                    found.push((path, texts.len()));
+                    found.push((path, start..texts.len()));
                     break;
                 }
             }
@@ -129,22 +131,19 @@ impl Comments {
             return;
         }
         let known = self.by_file.entry(file.to_owned()).or_default();
-        let mut start = 0;
-        let read = found.iter().map(|&(path, end)| {
-            let text = &texts[start..end];
-            start = end;
-            (path, text)
-        });
         let mut all: Vec<(&[i32], &str)> = (0..known.ends.len())
             .map(|at| known.comment(at))
-            .chain(read)
+            .chain(
+                found
+                    .iter()
+                    .map(|(path, text)| (*path, &texts[text.clone()])),
+            )
             .collect();
         // Latest first, and a stable sort keeps it first among the comments at its path.
         all.reverse();
         all.sort_by(|a, b| a.0.cmp(b.0));
         all.dedup_by(|later_in_list, kept| later_in_list.0 == kept.0);
-        let packed = FileComments::pack(&all);
-        *known = packed;
+        *known = FileComments::pack(&all);
     }
 
     /// The cleaned comment of the element at `path` in `file`, if it has one.

@@ -29,6 +29,13 @@ pub use mcp::*;
 #[cfg(feature = "mcp")]
 pub use tonic_mcp_tasks;
 
+/// The value of the sample `series` (a metric's name and its exact label text, such as
+/// `name{outcome="ok"}`) in Prometheus' text format `text`.
+pub fn metric_sample(text: &str, series: &str) -> Option<f64> {
+    text.lines()
+        .find_map(|line| line.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
+}
+
 /// SplitMix64: small, seeded, reproducible.
 #[derive(Debug, Clone)]
 pub struct Rng(pub u64);
