@@ -15,12 +15,12 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use e2e::workload::{scalars_arguments, search_arguments};
 use grpc_mcp_gateway::{Config, Gateway};
 use rmcp::ServiceExt as _;
 use rmcp::model::JsonObject;
 use rmcp::service::{RoleClient, RunningService};
 use test_kit::call_complete as call_tool;
+use test_kit::workload::{scalars_arguments, search_arguments};
 use tokio::runtime::Runtime;
 use tonic_mcp::McpServer;
 

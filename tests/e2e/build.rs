@@ -16,7 +16,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .to_path_buf();
     let out = PathBuf::from(std::env::var("OUT_DIR")?);
     let testdata = repo.join("testdata");
-    let protos = testdata_protos(&testdata)?;
+    let protos = test_kit::testdata::protos(&testdata)?;
     for dir in ["testdata", "proto", "golden"] {
         println!("cargo:rerun-if-changed={}", repo.join(dir).display());
     }
@@ -79,24 +79,4 @@ impl Tree {
 /// absolute path instead (`file` is made from the manifest directory).
 fn include_path(file: &Path) -> String {
     file.display().to_string().replace('\\', "/")
-}
-
-fn testdata_protos(root: &Path) -> std::io::Result<Vec<PathBuf>> {
-    let mut out = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir)? {
-            let path = entry?.path();
-            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            if path.is_dir() {
-                if !matches!(name, "errors" | "google" | "buf" | "third_party") || dir != root {
-                    stack.push(path);
-                }
-            } else if name.ends_with(".proto") {
-                out.push(path);
-            }
-        }
-    }
-    out.sort();
-    Ok(out)
 }

@@ -48,13 +48,5 @@ pub use response::Response;
 pub use to_json::ToJsonOptions;
 pub use validate::{DeepCheck, Validator, check_schema, compile};
 
-/// The reference path beside each one-pass transcoder, for the differential tests that hold
-/// the one to the other (`tests/e2e/tests/transcode_*.rs`). Not for applications.
-#[cfg(feature = "differential")]
-pub mod differential {
-    pub use crate::decode::check as response;
-    pub use crate::encode::check as request;
-}
-
 #[cfg(test)]
 mod codec_tests;

@@ -2,7 +2,7 @@
 //!
 //! Each message is decoded in one pass when the one-pass decoder can answer exactly
 //! ([`decode`]), else through prost-reflect ([`to_json`]), which also words the errors.
-//! A differential test (`tests/e2e/tests/transcode_response.rs`) holds the first to the second.
+//! A differential test (`decode/transcode_tests.rs`) holds the first to the second.
 
 use std::borrow::Cow;
 

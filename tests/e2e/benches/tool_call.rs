@@ -2,7 +2,7 @@
 //! tonic server, and throughput under concurrency.
 //!
 //! Every variant calls the same loopback tonic echo backend (the `e2e` services, see
-//! `e2e::start_backend`), with the arguments of `e2e::workload`:
+//! `e2e::start_backend`), with the arguments of `test_kit::workload`:
 //!
 //! - `direct_tonic`: the generated tonic client, message in, message out.
 //! - `mcp_duplex`: rmcp's client over an in-process `tokio::io::duplex` pipe to `McpServer`
@@ -33,8 +33,8 @@ use e2e::testdata::oneofs::search_service_client::SearchServiceClient;
 use e2e::testdata::oneofs::{DateRange, FieldSort, SearchRequest, search_request};
 use e2e::testdata::scalars::scalar_service_client::ScalarServiceClient;
 use e2e::testdata::scalars::{AllScalars, Color};
-use e2e::workload::{scalars_arguments, search_arguments};
 use rmcp::ServiceExt;
+use test_kit::workload::{scalars_arguments, search_arguments};
 
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;

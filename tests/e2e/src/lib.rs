@@ -13,7 +13,6 @@ include!(concat!(env!("OUT_DIR"), "/testdata_tree.rs"));
 #[cfg(doctest)]
 pub mod book;
 pub mod services;
-pub mod workload;
 
 /// The `FileDescriptorSet` of every `testdata/` proto and its imports, with source info, as
 /// protoc wrote it for prost: what the plugin saw when it generated `golden/`. The backend

@@ -11,17 +11,16 @@
 //!    this is decode(encode(m)) == m on every message the first call produced.
 //!
 //! The arguments come from a generator driven by the listed `inputSchema` alone
-//! (`properties/schema_gen.rs`). One backend, MCP server and client serve each test.
+//! (`test_kit::schema_gen`). One backend, MCP server and client serve each test.
 
 #[path = "scenario/mod.rs"]
 mod scenario;
-#[path = "properties/schema_gen.rs"]
-mod schema_gen;
 
 use std::time::Instant;
 
 use proptest::test_runner::{Config, TestCaseError, TestError, TestRunner};
 use serde_json::Value;
+use test_kit::schema_gen;
 
 /// Cases per tool; every case checks all three properties. `PROPTEST_CASES` overrides it for a
 /// deeper run.

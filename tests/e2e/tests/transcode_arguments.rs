@@ -4,8 +4,8 @@
 //! made from the same specifications (`tonic_mcp::schema`) the runtime's tool sets are.
 //!
 //! For every tool of every `testdata/` service: arguments generated from its listed
-//! `inputSchema` (`properties/schema_gen.rs`), and the same arguments mutated into loose forms
-//! and wrong ones (`transcode_request/mutate.rs`: wrong types, numbers out of range, 64-bit
+//! `inputSchema` (`test_kit::schema_gen`), and the same arguments mutated into loose forms
+//! and wrong ones (`test_kit::mutate`: wrong types, numbers out of range, 64-bit
 //! numbers as JSON numbers, bad base64, unknown keys, nulls, bad timestamps…). Both ways must
 //! give the same request bytes (up to the order of map entries, which prost-reflect does not
 //! keep), or the same `isError` text.
@@ -14,15 +14,6 @@
 //! jsonschema, the reference: the same verdict on every one, and problems at the very paths
 //! the reference's errors give (`test_kit::oracle`; the words are the codec's).
 
-#[path = "support/descriptor_set.rs"]
-mod descriptor_set;
-#[path = "transcode_request/mutate.rs"]
-mod mutate;
-#[path = "properties/schema_gen.rs"]
-mod schema_gen;
-#[path = "transcode_request/wire.rs"]
-mod wire;
-
 use std::collections::BTreeSet;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
@@ -30,7 +21,7 @@ use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
 use prost_reflect::{DescriptorPool, DynamicMessage, MessageDescriptor};
 use serde_json::{Map, Value};
-use test_kit::oracle;
+use test_kit::{mutate, oracle, schema_gen, testdata, wire};
 use tonic_mcp_codec::{Arguments, DeepCheck, JsonPath, Plans, Validator};
 
 /// Nesting the whole way walks, as a call's default limit does.
@@ -287,7 +278,7 @@ fn compare(tools: &[Tool], cases: u32, stride: usize) -> (usize, Tally, Tally) {
     let mut mutated = Tally::default();
     let mut runner = TestRunner::deterministic();
     let replacements = mutate::replacements();
-    let mut rng = mutate::Rng(0x5DEE_CE66_D1CE_4E5B);
+    let mut rng = test_kit::Rng(0x5DEE_CE66_D1CE_4E5B);
     let mut tools_run = 0;
     for tool in tools.iter().step_by(stride.max(1)) {
         let schema = &tool.schema;
@@ -352,7 +343,7 @@ fn canonical_arguments_taken_as_they_came_give_what_the_whole_way_gives() {
 #[test]
 #[ignore = "needs TRANSCODE_DESCRIPTORS"]
 fn canonical_arguments_on_a_descriptor_set() {
-    let pool = descriptor_set::from_env();
+    let pool = testdata::pool_from_env();
     let options = tonic_mcp::schema::Options::parse("tool_names=package").expect("options");
     let tools = tools_of(&pool, &options);
     let total = tools.len();

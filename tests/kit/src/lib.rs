@@ -2,13 +2,15 @@
 //! [`McpServer`](tonic_mcp::McpServer) over an in-process pipe, tool calls and what their
 //! results hold, calls as MCP tasks, a process that announces its address on a line, a free
 //! loopback port, a real redis-server ([`redis`]), a small seeded random number generator for
-//! the fuzz tests, (with `oracle`) jsonschema as the reference of the codec's validator, and
-//! (with `demo`) the demo service the runtime's and the add-ons' tests serve ([`demo`]) and
+//! the fuzz tests, descriptor sets compiled by the vendored protoc ([`testdata`]), (with
+//! `oracle`) jsonschema as the reference of the codec's validator, (with `transcode`) what the
+//! differential tests of the codec's transcoders and the e2e crate share, and (with `demo`) the
+//! demo service the runtime's and the add-ons' tests serve ([`demo`]) and
 //! the descriptors built in code that the tests of tools made from descriptors share
 //! ([`descriptors`]).
 //!
 //! Used as a dev-dependency by the plugin (without its default feature `mcp`, which the rest
-//! needs), the codec (`oracle` only), the runtime and the add-on crates (with `demo`), the
+//! needs), the codec (`oracle` and `transcode` only), the runtime and the add-on crates (with `demo`), the
 //! gateway, the e2e crate and the demo. With `mcp` it depends on the
 //! runtime's default features only, so that the runtime's own tests build it against the same
 //! runtime they test.
@@ -19,9 +21,17 @@ pub mod demo;
 pub mod descriptors;
 #[cfg(feature = "mcp")]
 mod mcp;
+#[cfg(feature = "transcode")]
+pub mod mutate;
 #[cfg(feature = "oracle")]
 pub mod oracle;
 pub mod redis;
+#[cfg(feature = "transcode")]
+pub mod schema_gen;
+pub mod testdata;
+#[cfg(feature = "transcode")]
+pub mod wire;
+pub mod workload;
 #[cfg(feature = "mcp")]
 pub use mcp::*;
 /// The tasks add-on, for the tests that install it with settings of their own

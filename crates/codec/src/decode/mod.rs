@@ -41,8 +41,6 @@
 //! path fails on them); messages nested deeper than 64; a message whose field's JSON name is
 //! another field's proto name.
 
-#[cfg(feature = "differential")]
-pub mod check;
 mod message;
 mod text;
 mod wire;
@@ -95,3 +93,6 @@ pub(crate) fn message_to_json(plan: &Plan, bytes: &[u8], options: ToJsonOptions)
     };
     message::message(ctx, ROOT, bytes, 0)
 }
+
+#[cfg(test)]
+mod transcode_tests;

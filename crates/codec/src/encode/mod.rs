@@ -38,9 +38,6 @@ pub(crate) mod scalar;
 mod seed;
 mod well_known;
 
-#[cfg(feature = "differential")]
-pub mod check;
-
 use serde::de::{self, DeserializeSeed as _};
 use serde_json::Value;
 
@@ -186,3 +183,6 @@ impl<'p> Encoder<'p> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod transcode_tests;

@@ -2,10 +2,7 @@
 //! repeated fields, maps, oneofs, nested messages to a depth limit, enum values (undefined
 //! numbers too), edge numbers (0, negatives, extremes, NaN, ±inf), unicode and empty
 //! strings, valid Timestamp/Duration ranges, FieldMask paths, Struct/Value trees, and `Any`
-//! holding a random packed message of the pool. Include it with
-//! `#[path = "support/random_message.rs"] mod random_message;`.
-
-#![allow(dead_code, unreachable_pub)]
+//! holding a random packed message of the pool.
 
 use prost::Message as _;
 use prost_reflect::{
@@ -14,10 +11,10 @@ use prost_reflect::{
 use test_kit::Rng;
 
 /// Nesting limit of the generated messages.
-pub const MAX_DEPTH: usize = 4;
+pub(super) const MAX_DEPTH: usize = 4;
 
 /// A random message of type `desc`.
-pub fn random_message(desc: &MessageDescriptor, rng: &mut Rng) -> DynamicMessage {
+pub(super) fn random_message(desc: &MessageDescriptor, rng: &mut Rng) -> DynamicMessage {
     message(desc, rng, 0)
 }
 
@@ -297,16 +294,16 @@ fn single(kind: &Kind, rng: &mut Rng, depth: usize) -> Option<Value> {
 }
 
 /// A valid message holding an `Any` anywhere: the new decoder leaves it to the old path.
-pub const ANY: &str = "Any";
+pub(super) const ANY: &str = "Any";
 
 /// A valid message holding a map of two or more keys (not a `Struct`'s) anywhere: the old path
 /// writes its keys in a `HashMap`'s order, which changes from call to call, so the answers are
 /// compared as JSON, where the order of an object's keys does not count.
-pub const UNORDERED_MAP: &str = "map with two or more keys";
+pub(super) const UNORDERED_MAP: &str = "map with two or more keys";
 
 /// What in this (valid) message changes how the new decoder's answer is checked: [`ANY`]
 /// first, else [`UNORDERED_MAP`], else nothing.
-pub fn old_path_reason(message: &DynamicMessage) -> Option<&'static str> {
+pub(super) fn old_path_reason(message: &DynamicMessage) -> Option<&'static str> {
     if holds(message, &|m, _| {
         m.descriptor().full_name() == "google.protobuf.Any"
     }) {

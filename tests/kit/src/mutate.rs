@@ -3,22 +3,10 @@
 
 use serde_json::{Value, json};
 
-/// xorshift64*: deterministic, dependency-free.
-pub(crate) struct Rng(pub(crate) u64);
+use crate::Rng;
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
-pub(crate) fn replacements() -> Vec<Value> {
+/// The values that replace nodes: wrong types, numbers out of range, odd strings.
+pub fn replacements() -> Vec<Value> {
     vec![
         Value::Null,
         json!("1e3"),
@@ -126,7 +114,7 @@ fn pointers(value: &Value, at: String, out: &mut Vec<String>) {
 }
 
 /// `value` with one to three nodes replaced, a 64-bit string made a number, or a key added.
-pub(crate) fn mutate(value: &Value, rng: &mut Rng, pool: &[Value]) -> Value {
+pub fn mutate(value: &Value, rng: &mut Rng, pool: &[Value]) -> Value {
     let mut out = value.clone();
     let mut paths = Vec::new();
     pointers(&out, String::new(), &mut paths);

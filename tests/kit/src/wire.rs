@@ -70,7 +70,8 @@ fn canonical(desc: &MessageDescriptor, mut bytes: &[u8]) -> Option<Vec<(u32, Pay
     Some(out)
 }
 
-pub(crate) fn same(desc: &MessageDescriptor, old: &[u8], new: &[u8]) -> bool {
+/// Whether `old` and `new` encode the same message of `desc`, up to the order of map entries.
+pub fn same(desc: &MessageDescriptor, old: &[u8], new: &[u8]) -> bool {
     old == new || {
         let a = canonical(desc, old);
         a.is_some() && a == canonical(desc, new)

@@ -76,7 +76,7 @@ const KNOWN_KEYWORDS: &[&str] = &[
 
 /// A strategy for values of `schema` (a tool's `inputSchema`), following at most `ref_budget`
 /// nested `$ref`s on any path.
-pub(crate) fn strategy(schema: &Value, ref_budget: u32) -> BoxedStrategy<Value> {
+pub fn strategy(schema: &Value, ref_budget: u32) -> BoxedStrategy<Value> {
     let mut generator = Generator {
         root: schema,
         memo: HashMap::new(),
@@ -587,6 +587,7 @@ fn base64(bytes: &[u8]) -> String {
     out
 }
 
+#[cfg(test)]
 #[test]
 fn base64_matches_rfc_4648_vectors() {
     for (bytes, text) in [

@@ -1,5 +1,6 @@
-//! The tool arguments the benchmarks send (`benches/tool_call.rs` here and the gateway's
-//! `benches/gateway_call.rs`), so that both measure the same calls.
+//! The tool arguments the benchmarks send (the e2e crate's `benches/tool_call.rs` and the
+//! gateway's `benches/gateway_call.rs`), so that both measure the same calls; the codec's
+//! differential tests hold its encoder to these too.
 
 use serde_json::{Map, Value, json};
 

@@ -1,8 +1,8 @@
-//! Differential tests of the single-pass request encoder (`crates/codec/src/encode`) against the
-//! old path (`root_from_json` / `message_from_json` → `DynamicMessage` → `encode_to_vec`):
+//! Differential tests of the single-pass request encoder against the old path
+//! (`root_from_json` / `message_from_json` → `DynamicMessage` → `encode_to_vec`):
 //!
 //! 1. **Valid input:** arguments generated from every testdata tool's `inputSchema`
-//!    (`properties/schema_gen.rs`), normalised by the runtime's normaliser. Where the old path
+//!    (`test_kit::schema_gen`), normalised by the codec's normaliser. Where the old path
 //!    encodes, the new encoder must give the same bytes; it may give up (`None`) only for tools
 //!    whose input reaches a type of [`UNSUPPORTED`].
 //! 2. **Adversarial input:** the same arguments with values replaced by wrong types, numbers
@@ -17,24 +17,98 @@
 //! `TRANSCODE_CASES` sets the cases per tool. The ignored `descriptor_set_from_env` runs the
 //! same over the descriptor set at `TRANSCODE_DESCRIPTORS` (e.g. googleapis).
 
-#[path = "support/descriptor_set.rs"]
-mod descriptor_set;
-#[path = "transcode_request/mutate.rs"]
-mod mutate;
-#[path = "properties/schema_gen.rs"]
-mod schema_gen;
-#[path = "transcode_request/wire.rs"]
-mod wire;
-
 use std::collections::HashSet;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::Instant;
 
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
+use prost::Message as _;
 use prost_reflect::{DescriptorPool, Kind, MessageDescriptor};
 use serde_json::{Map, Value, json};
-use tonic_mcp_codec::differential::request::{Transcoder, normalize};
+use test_kit::{mutate, schema_gen, testdata, wire};
+
+use super::{Checks, MAX_DEPTH, Plan, from_value};
+use crate::{
+    from_json::{message_from_json, root_from_json},
+    normalize::{NormalizeOptions, normalize_arguments},
+};
+
+/// The plan of one input type and its type's checks, beside the old path.
+#[derive(Debug)]
+struct Transcoder {
+    desc: MessageDescriptor,
+    plan: Plan,
+    checks: Checks,
+}
+
+impl Transcoder {
+    /// Plans the encoding of `desc`.
+    fn new(desc: &MessageDescriptor) -> Self {
+        let plan = Plan::new(desc, &[]);
+        Self {
+            desc: desc.clone(),
+            checks: Checks::loose(&plan),
+            plan,
+        }
+    }
+
+    /// The old path: `root_from_json` (or `message_from_json`) then `encode_to_vec`; a panic
+    /// inside it is an error too (`"panic: …"`).
+    fn old(&self, canonical: &Value, root: bool) -> Result<Vec<u8>, String> {
+        let run = || {
+            let message = if root {
+                root_from_json(&self.desc, canonical.clone())
+            } else {
+                message_from_json(&self.desc, canonical.clone())
+            };
+            message.map(|m| m.encode_to_vec())
+        };
+        catch_unwind(AssertUnwindSafe(run)).unwrap_or_else(|panic| {
+            let text = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+                .unwrap_or_default();
+            Err(format!("panic: {text}"))
+        })
+    }
+
+    /// This encoder, reading `canonical` as the type's checks take it.
+    fn new_path(&self, canonical: &Value, root: bool) -> Option<Vec<u8>> {
+        from_value(&self.plan, &self.checks, canonical, root, MAX_DEPTH)
+    }
+
+    /// Both: the old path's bytes (or error) and this encoder's.
+    fn both(&self, canonical: &Value, root: bool) -> (Result<Vec<u8>, String>, Option<Vec<u8>>) {
+        (self.old(canonical, root), self.new_path(canonical, root))
+    }
+}
+
+/// The normaliser: loose tool arguments → the canonical value and the problems it reported
+/// (as text).
+fn normalize(
+    desc: &MessageDescriptor,
+    args: Map<String, Value>,
+    json_names: bool,
+    streaming_input: bool,
+) -> (Value, Vec<String>) {
+    let normalized = normalize_arguments(
+        desc,
+        args,
+        NormalizeOptions {
+            json_names,
+            max_depth: 64,
+            streaming_input,
+        },
+    );
+    let problems = normalized
+        .problems
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    (normalized.value, problems)
+}
 
 /// Types for which the new encoder gives up on valid input (when the value holds one). The
 /// other case where it gives up on valid input: a field whose proto name is a sibling's JSON
@@ -259,7 +333,7 @@ fn run(tools: &[Tool], cases: u32, adversarial_per_case: u32) -> (Tally, Tally, 
     let mut skipped = 0;
     let mut runner = TestRunner::deterministic();
     let pool = mutate::replacements();
-    let mut rng = mutate::Rng(0x9E37_79B9_7F4A_7C15);
+    let mut rng = test_kit::Rng(0x9E37_79B9_7F4A_7C15);
     for tool in tools {
         for _ in 0..cases {
             let Some(Value::Object(mut arguments)) = generate(tool, &mut runner) else {
@@ -315,7 +389,7 @@ fn assert_clean(valid: &Tally, adversarial: &Tally) {
 #[test]
 fn testdata_tools() {
     let started = Instant::now();
-    let pool = DescriptorPool::decode(e2e::TESTDATA_DESCRIPTOR_SET).expect("testdata descriptors");
+    let pool = DescriptorPool::decode(testdata::descriptor_set()).expect("testdata descriptors");
     let tools = tools_of(&pool);
     assert!(tools.len() > 10, "only {} testdata tools", tools.len());
     let (valid, adversarial, skipped) = run(&tools, cases(), 4);
@@ -339,12 +413,12 @@ fn testdata_tools() {
 /// Known answers: the encoder must not give up on these, and the old path must agree.
 #[test]
 fn handwritten_values() {
-    let pool = DescriptorPool::decode(e2e::TESTDATA_DESCRIPTOR_SET).expect("testdata descriptors");
+    let pool = DescriptorPool::decode(testdata::descriptor_set()).expect("testdata descriptors");
     let tools = tools_of(&pool);
     let mut tally = Tally::default();
     for tool in &tools {
         let args = match tool.input.full_name() {
-            "testdata.scalars.AllScalars" => e2e::workload::scalars_arguments(),
+            "testdata.scalars.AllScalars" => test_kit::workload::scalars_arguments(),
             _ => continue,
         };
         let (canonical, problems) = normalize(&tool.input, args, false, tool.streaming);
@@ -410,30 +484,11 @@ service S3 { rpc Echo(P3) returns (P3); rpc Stream(stream P3) returns (P3); }
 
 /// `SYNTHETIC` and `SYNTHETIC3` compiled by the vendored protoc.
 fn synthetic_pool() -> DescriptorPool {
-    let dir = std::env::temp_dir().join(format!("transcode-synthetic-{}", std::process::id()));
-    std::fs::create_dir_all(dir.join("synthetic")).expect("temp dir");
-    std::fs::write(dir.join("synthetic/p2.proto"), SYNTHETIC).expect("write");
-    std::fs::write(dir.join("synthetic/p3.proto"), SYNTHETIC3).expect("write");
-    let out = dir.join("set.bin");
-    let status =
-        std::process::Command::new(protoc_bin_vendored::protoc_bin_path().expect("protoc"))
-            .arg(format!("-I{}", dir.display()))
-            .arg(format!(
-                "-I{}",
-                protoc_bin_vendored::include_path()
-                    .expect("includes")
-                    .display()
-            ))
-            .arg("--include_imports")
-            .arg(format!("--descriptor_set_out={}", out.display()))
-            .arg("synthetic/p2.proto")
-            .arg("synthetic/p3.proto")
-            .status()
-            .expect("run protoc");
-    assert!(status.success(), "protoc failed");
-    let bytes = std::fs::read(&out).expect("read the set");
-    let _ = std::fs::remove_dir_all(&dir);
-    DescriptorPool::decode(bytes.as_slice()).expect("decode the set")
+    let set = testdata::compile_sources(&[
+        ("synthetic/p2.proto", SYNTHETIC),
+        ("synthetic/p3.proto", SYNTHETIC3),
+    ]);
+    DescriptorPool::decode(set.as_slice()).expect("decode the set")
 }
 
 #[test]
@@ -484,7 +539,7 @@ fn synthetic_proto2_and_proto3() {
 #[test]
 #[ignore = "needs TRANSCODE_DESCRIPTORS"]
 fn descriptor_set_from_env() {
-    let pool = descriptor_set::from_env();
+    let pool = testdata::pool_from_env();
     let started = Instant::now();
     let tools = tools_sampled(&pool, test_kit::env_or("TRANSCODE_RPCS", 2000));
     let (valid, adversarial, skipped) = run(&tools, test_kit::env_or("TRANSCODE_CASES", 5), 2);
@@ -503,11 +558,11 @@ fn descriptor_set_from_env() {
 #[test]
 #[ignore = "timing figures, not a check"]
 fn timing_all_scalars() {
-    let pool = DescriptorPool::decode(e2e::TESTDATA_DESCRIPTOR_SET).expect("testdata descriptors");
+    let pool = DescriptorPool::decode(testdata::descriptor_set()).expect("testdata descriptors");
     let desc = pool
         .get_message_by_name("testdata.scalars.AllScalars")
         .expect("AllScalars");
-    let (canonical, _) = normalize(&desc, e2e::workload::scalars_arguments(), false, false);
+    let (canonical, _) = normalize(&desc, test_kit::workload::scalars_arguments(), false, false);
     let transcoder = Transcoder::new(&desc);
     let iterations: u32 = test_kit::env_or("TRANSCODE_ITERATIONS", 100_000);
     let time = |f: &dyn Fn() -> usize| {

@@ -1,4 +1,4 @@
-//! The single-pass response decoder (`crates/codec/src/decode`) against the old path
+//! The single-pass response decoder against the old path
 //! (`DynamicMessage::decode`, `clear_omitted`, protojson, canonical reshaping): for every
 //! message type of `testdata/`, random messages, their merges (two encodings concatenated),
 //! truncated and mutated bytes, with every option combination, as a root and as a stream
@@ -7,21 +7,93 @@
 //! old path does not keep from one call to the next), or `None` for a documented reason only;
 //! it must never answer where the old path fails, nor differ, nor panic.
 
-#[path = "support/descriptor_set.rs"]
-mod descriptor_set;
-#[path = "support/random_message.rs"]
 mod random_message;
-#[path = "transcode_response/rewrite.rs"]
 mod rewrite;
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use prost::Message as _;
 use prost_reflect::{DescriptorPool, DynamicMessage, MessageDescriptor};
-use tonic_mcp_codec::differential::response::Transcoder;
+use serde_json::Value;
+use test_kit::testdata;
 
+use super::Plan;
+use crate::to_json::{self, ToJsonOptions};
 use random_message::{ANY, UNORDERED_MAP, old_path_reason, random_message};
 use rewrite::{put_varint, unpacked, with_unknown_fields};
+
+/// A response type with its options, made once: [`Transcoder::old_path`] runs the old path
+/// (decode, `clear_omitted`, protojson, canonical reshaping), [`Transcoder::fast_path`] the
+/// single-pass decoder and [`Transcoder::text_path`] its text writer.
+#[derive(Debug)]
+struct Transcoder {
+    desc: MessageDescriptor,
+    omitted: Vec<Cow<'static, str>>,
+    plan: Plan,
+    options: ToJsonOptions,
+    root: bool,
+}
+
+impl Transcoder {
+    /// For responses of `desc`, written with these options, as a tool root or a stream
+    /// element, with the fields named (full names) in `omitted` cleared.
+    fn build(
+        desc: &MessageDescriptor,
+        json_names: bool,
+        emit_defaults: bool,
+        root: bool,
+        omitted: &[&str],
+    ) -> Self {
+        let omitted: Vec<Cow<'static, str>> = omitted
+            .iter()
+            .map(|s| Cow::Owned((*s).to_owned()))
+            .collect();
+        Self {
+            plan: Plan::new(desc, &omitted),
+            desc: desc.clone(),
+            omitted,
+            options: ToJsonOptions {
+                json_names,
+                emit_defaults,
+            },
+            root,
+        }
+    }
+
+    /// The old path's value, or its error text.
+    fn old_path(&self, bytes: &[u8]) -> Result<Value, String> {
+        let mut message =
+            DynamicMessage::decode(self.desc.clone(), bytes).map_err(|e| format!("decode: {e}"))?;
+        if !self.omitted.is_empty() {
+            to_json::clear_omitted(&mut message, &self.omitted);
+        }
+        if self.root {
+            to_json::root_to_json(&message, self.options)
+        } else {
+            to_json::message_to_json(&message, self.options)
+        }
+    }
+
+    /// The single-pass decoder's value, or `None` when it leaves the bytes to the old path.
+    fn fast_path(&self, bytes: &[u8]) -> Option<Value> {
+        if self.root {
+            super::root_to_json(&self.plan, bytes, self.options)
+        } else {
+            super::message_to_json(&self.plan, bytes, self.options)
+        }
+    }
+
+    /// The text writer's answer for a tool root (`root_to_text`); `None` for a stream
+    /// element, which is never written as text.
+    fn text_path(&self, bytes: &[u8]) -> Option<String> {
+        if self.root {
+            super::root_to_text(&self.plan, bytes, self.options)
+        } else {
+            None
+        }
+    }
+}
 
 /// Message types the new decoder leaves to the old path whatever their content. The
 /// content-driven reason (`Any`) is found by [`old_path_reason`], which also finds the maps
@@ -304,7 +376,7 @@ fn report(tally: &Tally) {
 
 #[test]
 fn new_decoder_matches_old_path_on_testdata() {
-    let pool = DescriptorPool::decode(e2e::TESTDATA_DESCRIPTOR_SET).expect("testdata pool");
+    let pool = DescriptorPool::decode(testdata::descriptor_set()).expect("testdata pool");
     let types = message_types(&pool);
     assert!(types.len() > 20, "{} types", types.len());
     let seeds = test_kit::env_or("TRANSCODE_CASES", 200u64);
@@ -318,7 +390,7 @@ fn new_decoder_matches_old_path_on_testdata() {
 /// Unpacked lists and unknown fields, which encodings by other implementations hold.
 #[test]
 fn new_decoder_matches_old_path_on_unpacked_lists_and_unknown_fields() {
-    let pool = DescriptorPool::decode(e2e::TESTDATA_DESCRIPTOR_SET).expect("testdata pool");
+    let pool = DescriptorPool::decode(testdata::descriptor_set()).expect("testdata pool");
     let seeds = test_kit::env_or("TRANSCODE_CASES", 200u64) / 4 + 1;
     let mut tally = Tally::default();
     let mut unpacked_differs = 0;
@@ -346,13 +418,13 @@ fn new_decoder_matches_old_path_on_unpacked_lists_and_unknown_fields() {
     report(&tally);
 }
 
-/// `TRANSCODE_DESCRIPTORS=path/to/set.binpb cargo test -p e2e --test transcode_response --
+/// `TRANSCODE_DESCRIPTORS=path/to/set.binpb cargo test -p tonic-mcp-codec --lib --
 /// --ignored descriptor_set`: the same over another descriptor set, `TRANSCODE_TYPES`
 /// types (2000) sampled evenly, `TRANSCODE_SEEDS` seeds each (5).
 #[test]
 #[ignore = "needs TRANSCODE_DESCRIPTORS"]
 fn new_decoder_matches_old_path_on_descriptor_set() {
-    let pool = descriptor_set::from_env();
+    let pool = testdata::pool_from_env();
     let all = message_types(&pool);
     let wanted = test_kit::env_or("TRANSCODE_TYPES", 2000usize).max(1);
     let step = all.len().div_ceil(wanted).max(1);
@@ -367,7 +439,7 @@ fn new_decoder_matches_old_path_on_descriptor_set() {
 #[test]
 #[ignore = "timing figures"]
 fn timing() {
-    let pool = DescriptorPool::decode(e2e::TESTDATA_DESCRIPTOR_SET).expect("testdata pool");
+    let pool = DescriptorPool::decode(testdata::descriptor_set()).expect("testdata pool");
     let desc = pool
         .get_message_by_name("testdata.scalars.AllScalars")
         .expect("AllScalars");
@@ -416,7 +488,7 @@ fn timing() {
 /// left to it (and then the old path fails, or the case is a map with two keys).
 #[test]
 fn wire_edge_cases() {
-    let pool = DescriptorPool::decode(e2e::TESTDATA_DESCRIPTOR_SET).expect("testdata pool");
+    let pool = DescriptorPool::decode(testdata::descriptor_set()).expect("testdata pool");
     let scalars = pool
         .get_message_by_name("testdata.scalars.AllScalars")
         .expect("AllScalars");
