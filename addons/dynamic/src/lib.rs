@@ -92,8 +92,8 @@ impl<'a> DescriptorTools<'a> {
     ///
     /// The files are added one at a time, each after the files it imports (the set may list
     /// them in any order). The pool is the one prost-reflect's `DescriptorPool::decode` builds,
-    /// without that call's decoded copy of the whole set beside it while it builds: at 10,000
-    /// tools that copy is about 46 MB at the peak, and the process keeps it.
+    /// without that call's decoded copy of the whole set beside it while it builds, which the
+    /// process would keep after the peak.
     ///
     /// # Errors
     ///

@@ -3,8 +3,8 @@
 //!
 //! prost-reflect builds the files of one call together: `DescriptorPool::decode` first decodes
 //! the whole set into its own types, whose lists grow by doubling, and holds that copy while it
-//! copies each file into the pool. At 10,000 tools that copy is about 46 MB beside the pool,
-//! and the process keeps the memory. One file at a time, only one file's copy is held besides
+//! copies each file into the pool. At 10,000 tools that copy is the largest allocation beside
+//! the pool (docs/benchmark-history.md), and the process keeps the memory. One file at a time, only one file's copy is held besides
 //! the pool. The pool is the same: the same files in the same order when the set lists each
 //! file after its imports, as `protoc --include_imports` and `buf build` write it.
 

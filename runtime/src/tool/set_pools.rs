@@ -18,8 +18,8 @@ use crate::error::Error;
 
 /// How many pools built for schemas (not for calls) are kept, the most recent first: tools are
 /// listed, and their schemas made, a service after another, by a listing and by
-/// `make_schemas_in_background` at once. With 2, a full listing of every googleapis service
-/// built 892 pools for its 490 packages.
+/// `make_schemas_in_background` at once, so too few are built again and again (BENCHMARKS.md's
+/// history measures the pools a full listing of googleapis builds with each number).
 const RECENT_POOLS: usize = 8;
 
 /// A package's pool, once built (or why it cannot be).
