@@ -10,25 +10,30 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$SECONDS
 
+# A step's heading, with the seconds since the tests began (where the time goes).
+heading() {
+  echo "== [$((SECONDS - start)) s] $*"
+}
+
 # Runs scripts/$1, headed by what it tests ($2).
 step() {
-  echo "== $2"
+  heading "$2"
   "scripts/$1"
 }
 
-echo "== corpus subset (googleapis from npm google-proto-files, pinned)"
+heading "corpus subset (googleapis from npm google-proto-files, pinned)"
 # protoc-gen-rust-mcp/tests/corpus.rs runs on a fixed subset of it; required here so that CI
 # cannot skip it silently.
 scripts/corpus.sh install
 export RUST_MCP_CORPUS_REQUIRED=1
-echo "== Redis (Debian's, for the task store's tests)"
+heading "Redis (Debian's, for the task store's tests)"
 scripts/install-tools.sh redis
 export TONIC_MCP_REDIS_REQUIRED=1
-echo "== cargo test --workspace"
+heading "cargo test --workspace"
 cargo test --workspace --all-features
 
 step workflows.sh "buf and protoc workflows"
-echo "== the manual: mdbook build docs (a warning fails it)"
+heading "the manual: mdbook build docs (a warning fails it)"
 scripts/install-tools.sh mdbook
 if ! book_log=$(.tools/cargo/bin/mdbook build docs 2>&1) || grep -qE 'WARN|ERROR' <<<"$book_log"; then
   printf '%s\n' "$book_log"
