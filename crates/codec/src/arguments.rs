@@ -184,7 +184,7 @@ impl Arguments<'_> {
             {
                 return Ok(vec![Bytes::from(bytes)]);
             }
-            let message = root_from_json(self.input, canonical)
+            let message = root_from_json(self.input, canonical, self.json_names)
                 .map_err(|e| undecodable(JsonPath::default(), e))?;
             return Ok(vec![Bytes::from(message.encode_to_vec())]);
         }
@@ -207,7 +207,7 @@ impl Arguments<'_> {
                 {
                     return Ok(Bytes::from(bytes));
                 }
-                message_from_json(self.input, item)
+                message_from_json(self.input, item, self.json_names)
                     .map(|message| Bytes::from(message.encode_to_vec()))
                     .map_err(|e| undecodable(path, e))
             })

@@ -54,7 +54,8 @@ fn problems(name: &str, input: Value) -> Vec<String> {
 /// Normalise, decode, encode: what a backend echoing the request would return.
 fn round_trip(name: &str, input: Value, options: ToJsonOptions) -> Value {
     let normalized = canonical(name, input);
-    let message = root_from_json(&desc(name), normalized).unwrap_or_else(|e| unreachable!("{e}"));
+    let message =
+        root_from_json(&desc(name), normalized, false).unwrap_or_else(|e| unreachable!("{e}"));
     root_to_json(&message, options).unwrap_or_else(|e| unreachable!("{e}"))
 }
 
@@ -556,12 +557,107 @@ fn a_null_value_member_is_set_by_null() {
             },
         );
         assert!(out.problems.is_empty(), "{input}: {:?}", out.problems);
-        let message = root_from_json(&desc, out.value.clone())
+        let message = root_from_json(&desc, out.value.clone(), false)
             .unwrap_or_else(|e| panic!("{input} → {}: {e}", out.value));
         assert!(
             message.has_field_by_name("null_value"),
             "{input} → {}: the member is not set",
             out.value
         );
+    }
+}
+
+/// A proto2 message whose field `clash` takes the JSON name `other`, another field's proto
+/// name; `other`'s JSON name is `renamed`.
+const CLASH: &str = r#"
+syntax = "proto2";
+package clash;
+message M {
+  optional int32 clash = 19 [json_name = "other"];
+  optional int32 other = 20 [json_name = "renamed"];
+}
+service S { rpc Echo(M) returns (M); }
+"#;
+
+/// Where a field's JSON name is another field's proto name, a property means the field the
+/// listed schema says it does (with proto names, `other` is field 20; with JSON names, field
+/// 19), both in the arguments and in the results, whichever way the call takes.
+#[test]
+fn a_json_name_equal_to_a_siblings_proto_name_means_the_field_the_schema_lists() {
+    use crate::{Arguments, DeepCheck, Plans, Response};
+
+    let set = test_kit::testdata::compile_sources(&[("clash/m.proto", CLASH)]);
+    let pool = DescriptorPool::decode(set.as_slice()).expect("the set decodes");
+    let desc = pool.get_message_by_name("clash.M").expect("clash.M");
+    let field = |number: u8, value: u8| [0x80 | (number << 3), 0x01, value];
+    for json_names in [false, true] {
+        let options = tonic_mcp_schema::Options {
+            json_names,
+            ..tonic_mcp_schema::Options::default()
+        };
+        let context = tonic_mcp_schema::Context::new(&pool, &options);
+        let service = pool.services().next().expect("a service");
+        let tool = context
+            .service_tools(&service)
+            .expect("tools")
+            .tools
+            .remove(0);
+        let validator = crate::compile(&tool.input_schema).expect("the schema compiles");
+        let plans = Plans::default();
+        let arguments = Arguments {
+            input: &desc,
+            schema: &tool.input_schema,
+            validator: &validator,
+            deep: &DeepCheck::NONE,
+            plans: &plans,
+            json_names,
+            streaming: false,
+        };
+        // (property, field number) as the listed schema names them.
+        let (clash, other) = if json_names {
+            (("other", 19), ("renamed", 20))
+        } else {
+            (("clash", 19), ("other", 20))
+        };
+        for (property, number) in [clash, other] {
+            assert_eq!(
+                tool.input_schema["properties"][property]["type"], "integer",
+                "{json_names}: {property} is listed"
+            );
+            let Value::Object(args) = json!({ property: 7 }) else {
+                unreachable!("an object")
+            };
+            for canonical_first in [true, false] {
+                let requests = arguments
+                    .encode(args.clone(), 64, canonical_first)
+                    .unwrap_or_else(|problems| panic!("{json_names} {property}: {problems:?}"));
+                assert_eq!(
+                    requests.iter().map(|r| r.to_vec()).collect::<Vec<_>>(),
+                    [field(number, 7).to_vec()],
+                    "json_names={json_names} canonical_first={canonical_first}: `{property}` sets field {number}"
+                );
+            }
+        }
+        let response = Response {
+            output: &desc,
+            plans: Some(&plans),
+            omitted: &[],
+            options: ToJsonOptions {
+                json_names,
+                emit_defaults: false,
+            },
+            streaming: false,
+        };
+        let bytes: bytes::Bytes = [field(19, 1), field(20, 2)].concat().into();
+        let expected = json!({ clash.0: 1, other.0: 2 });
+        for plans in [Some(&plans), None] {
+            let response = Response { plans, ..response };
+            assert_eq!(
+                response.decode(&bytes).expect("decodes"),
+                expected,
+                "json_names={json_names}, one pass: {}",
+                plans.is_some()
+            );
+        }
     }
 }

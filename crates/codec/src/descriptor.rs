@@ -31,11 +31,23 @@ pub(crate) fn oneof_prop(oneof: &OneofDescriptor, json_names: bool) -> String {
     tonic_mcp_schema::json_schema::oneof_property_key(oneof, json_names)
 }
 
-/// A field by proto name, JSON name or property key (the alias of a long name).
-pub(crate) fn find_field(desc: &MessageDescriptor, key: &str) -> Option<FieldDescriptor> {
-    desc.get_field_by_name(key)
-        .or_else(|| desc.get_field_by_json_name(key))
-        .or_else(|| desc.fields().find(|field| is_alias_of(field, key)))
+/// A field by proto name, JSON name or property key (the alias of a long name). The names of
+/// the tool's naming come first (JSON names with `json_names`, else proto names): where one
+/// field's JSON name is another's proto name, the key means the field the listed schema gives
+/// it to.
+pub(crate) fn find_field(
+    desc: &MessageDescriptor,
+    key: &str,
+    json_names: bool,
+) -> Option<FieldDescriptor> {
+    let by_json = || desc.get_field_by_json_name(key);
+    let by_name = || desc.get_field_by_name(key);
+    let named = if json_names {
+        by_json().or_else(by_name)
+    } else {
+        by_name().or_else(by_json)
+    };
+    named.or_else(|| desc.fields().find(|field| is_alias_of(field, key)))
 }
 
 /// Whether `key` is the shortened property key of a field whose names are not portable keys.
@@ -57,11 +69,25 @@ pub(crate) fn find_oneof(desc: &MessageDescriptor, key: &str) -> Option<OneofDes
         })
 }
 
-/// A member of `oneof` by proto name, JSON name or property key.
-pub(crate) fn find_member(oneof: &OneofDescriptor, key: &str) -> Option<FieldDescriptor> {
-    oneof
-        .fields()
-        .find(|field| field.name() == key || field.json_name() == key || is_alias_of(field, key))
+/// A member of `oneof` by proto name, JSON name or property key, the names of the tool's
+/// naming first (as [`find_field`]).
+pub(crate) fn find_member(
+    oneof: &OneofDescriptor,
+    key: &str,
+    json_names: bool,
+) -> Option<FieldDescriptor> {
+    let named = |json: bool| {
+        oneof.fields().find(|field| {
+            key == if json {
+                field.json_name()
+            } else {
+                field.name()
+            }
+        })
+    };
+    named(json_names)
+        .or_else(|| named(!json_names))
+        .or_else(|| oneof.fields().find(|field| is_alias_of(field, key)))
 }
 
 /// protoc's JSON name algorithm: drop underscores, upper-case the letter after each one.

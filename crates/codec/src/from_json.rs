@@ -4,7 +4,9 @@
 //! oneofs (`{case, value}` → the member on the parent), `Any` (`{type_url, value}` → `@type`
 //! plus the payload) and the tool root of value-wrapped types (`{"value": x}` → `x`).
 //! Everything else (64-bit strings, enum names, base64, well-known-type strings) is already
-//! protojson, which prost-reflect's deserializer reads.
+//! protojson, which prost-reflect's deserializer reads. Fields are handed to it by their JSON
+//! names, which it looks up first: a key means the field it named in the tool's naming
+//! (`json_names`), even where one field's JSON name is another's proto name.
 
 use prost_reflect::{DeserializeOptions, DynamicMessage, FieldDescriptor, MessageDescriptor};
 use serde_json::{Map, Value};
@@ -15,10 +17,12 @@ use super::{
 
 const OPTIONS: DeserializeOptions = DeserializeOptions::new().deny_unknown_fields(true);
 
-/// Decode canonical tool arguments (already validated) into a message of type `desc`.
+/// Decode canonical tool arguments (already validated) into a message of type `desc`; their
+/// properties are JSON names with `json_names`, else proto names.
 pub(crate) fn root_from_json(
     desc: &MessageDescriptor,
     canonical: Value,
+    json_names: bool,
 ) -> Result<DynamicMessage, String> {
     let json = if is_value_wrapped_root(desc) {
         match canonical {
@@ -28,22 +32,24 @@ pub(crate) fn root_from_json(
     } else {
         canonical
     };
-    message_from_json(desc, json)
+    message_from_json(desc, json, json_names)
 }
 
-/// Decode one canonical message value (not a tool root) of type `desc`.
+/// Decode one canonical message value (not a tool root) of type `desc`, named as
+/// [`root_from_json`]'s.
 pub(crate) fn message_from_json(
     desc: &MessageDescriptor,
     canonical: Value,
+    json_names: bool,
 ) -> Result<DynamicMessage, String> {
-    let json = protojson_message(desc, canonical);
+    let json = protojson_message(desc, canonical, json_names);
     DynamicMessage::deserialize_with_options(desc.clone(), json, &OPTIONS)
         .map_err(|e| e.to_string())
 }
 
-fn protojson_message(desc: &MessageDescriptor, value: Value) -> Value {
+fn protojson_message(desc: &MessageDescriptor, value: Value, json_names: bool) -> Value {
     match Wkt::of(desc) {
-        Some(Wkt::Any) => protojson_any(desc, value),
+        Some(Wkt::Any) => protojson_any(desc, value, json_names),
         Some(_) => value,
         None => {
             let Value::Object(object) = value else {
@@ -51,14 +57,14 @@ fn protojson_message(desc: &MessageDescriptor, value: Value) -> Value {
             };
             let mut out = Map::with_capacity(object.len());
             for (key, value) in object {
-                if let Some(field) = find_field(desc, &key) {
-                    // protojson knows the proto name, not a shortened alias.
-                    let key = if key == field.name() {
+                if let Some(field) = find_field(desc, &key, json_names) {
+                    // protojson knows the JSON name, not a shortened alias.
+                    let key = if key == field.json_name() {
                         key
                     } else {
-                        field.name().to_owned()
+                        field.json_name().to_owned()
                     };
-                    out.insert(key, protojson_field(&field, value));
+                    out.insert(key, protojson_field(&field, value, json_names));
                 } else if let Some(oneof) = find_oneof(desc, &key) {
                     let Value::Object(mut wrapped) = value else {
                         continue;
@@ -66,10 +72,13 @@ fn protojson_message(desc: &MessageDescriptor, value: Value) -> Value {
                     let member = wrapped
                         .get("case")
                         .and_then(Value::as_str)
-                        .and_then(|case| find_member(&oneof, case));
+                        .and_then(|case| find_member(&oneof, case, json_names));
                     if let Some(member) = member {
                         let value = wrapped.remove("value").unwrap_or(Value::Null);
-                        out.insert(member.name().to_owned(), protojson_field(&member, value));
+                        out.insert(
+                            member.json_name().to_owned(),
+                            protojson_field(&member, value, json_names),
+                        );
                     }
                 } else {
                     out.insert(key, value);
@@ -80,11 +89,13 @@ fn protojson_message(desc: &MessageDescriptor, value: Value) -> Value {
     }
 }
 
-fn protojson_field(field: &FieldDescriptor, value: Value) -> Value {
-    super::map_message_values(field, value, protojson_message)
+fn protojson_field(field: &FieldDescriptor, value: Value, json_names: bool) -> Value {
+    super::map_message_values(field, value, |desc, value| {
+        protojson_message(desc, value, json_names)
+    })
 }
 
-fn protojson_any(desc: &MessageDescriptor, value: Value) -> Value {
+fn protojson_any(desc: &MessageDescriptor, value: Value, json_names: bool) -> Value {
     let Value::Object(mut object) = value else {
         return value;
     };
@@ -101,7 +112,7 @@ fn protojson_any(desc: &MessageDescriptor, value: Value) -> Value {
         out.insert("@type".to_owned(), Value::String(url));
         return Value::Object(out);
     };
-    let payload = protojson_message(&payload_desc, payload);
+    let payload = protojson_message(&payload_desc, payload, json_names);
     let mut out = Map::new();
     out.insert("@type".to_owned(), Value::String(url));
     if Wkt::of(&payload_desc).is_some() {

@@ -76,9 +76,8 @@ pub(crate) struct FieldPlan {
     pub(crate) oneof: Option<usize>,
     /// JSON `null` is a value (a `google.protobuf.Value` or `NullValue`), not "absent".
     pub(crate) null_is_value: bool,
-    /// False for groups and for fields whose proto name the deserializer would resolve to
-    /// another field (a `json_name` equal to a sibling's proto name): the encoder leaves
-    /// them to the old path.
+    /// False for groups and for fields whose proto name is a sibling's JSON name (a key that
+    /// means one or the other by the tool's naming): the encoder leaves them to the old path.
     pub(crate) usable: bool,
     /// The output key, indexed by `json_names as usize`.
     pub(crate) key: [String; 2],
@@ -319,14 +318,16 @@ impl Builder<'_> {
                 Shape::Map { value, .. } => value,
                 _ => self.ty(&kind),
             };
-            // The canonical pass finds a field again by its serialized name; a name that
-            // finds another field (a JSON name equal to another field's name) is left to it.
-            for written in [field.name(), field.json_name()] {
-                if find_field(desc, written).is_none_or(|found| found != field) {
+            // The canonical pass finds a field again by the name it is serialized by in each
+            // naming; one that finds another field is left to it.
+            for (written, json_names) in [(field.name(), false), (field.json_name(), true)] {
+                if find_field(desc, written, json_names).is_none_or(|found| found != field) {
                     unsupported = true;
                 }
             }
-            // The deserializer resolves a property's proto name by JSON name first.
+            // A proto name that is another field's JSON name means one field or the other by
+            // the tool's naming, which a plan (made for both) does not know: such a key is
+            // left to the whole way.
             let resolved = desc
                 .get_field_by_json_name(field.name())
                 .or_else(|| desc.get_field_by_name(field.name()));
@@ -441,7 +442,7 @@ fn property_keys(desc: &MessageDescriptor, oneofs: &[OneofDescriptor], plan: &mu
         if plan.keys.contains_key(key.as_str()) {
             continue;
         }
-        let target = if let Some(field) = find_field(desc, &key) {
+        let target = if let Some(field) = find_field(desc, &key, false) {
             position(field.number()).map(Target::Field)
         } else if let Some(oneof) = find_oneof(desc, &key) {
             oneofs
@@ -471,7 +472,7 @@ fn members(oneof: &OneofDescriptor, plan: &MessagePlan) -> KeyMap<usize> {
                 continue;
             }
             if let Some(index) =
-                find_member(oneof, &key).and_then(|found| plan.field(found.number()))
+                find_member(oneof, &key, false).and_then(|found| plan.field(found.number()))
             {
                 members.insert(key.into_boxed_str(), index);
             }

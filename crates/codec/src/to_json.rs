@@ -68,7 +68,7 @@ fn canonical_message(desc: &MessageDescriptor, value: Value, json_names: bool) -
             };
             let mut out = Map::with_capacity(object.len());
             for (key, value) in object {
-                let Some(field) = find_field(desc, &key) else {
+                let Some(field) = find_field(desc, &key, json_names) else {
                     continue;
                 };
                 let value = canonical_field(&field, value, json_names);

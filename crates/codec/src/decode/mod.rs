@@ -38,8 +38,7 @@
 //! malformed wire data of any kind; groups; extension fields on the wire; `Any` (its payload
 //! type is resolved through the pool and the server's union pool); a non-finite `Value` number, an
 //! out-of-range Timestamp or Duration and a FieldMask path that does not round-trip (the old
-//! path fails on them); messages nested deeper than 64; a message whose field's JSON name is
-//! another field's proto name.
+//! path fails on them); messages nested deeper than 64.
 
 mod message;
 mod text;

@@ -37,7 +37,7 @@ impl Normalizer {
         let mut groups: Vec<OneofGroup> = Vec::new();
 
         for (key, value) in object {
-            if let Some(field) = find_field(desc, &key) {
+            if let Some(field) = find_field(desc, &key, self.json_names) {
                 let singular_value =
                     !field.is_list() && !field.is_map() && null_is_a_value(&field.kind());
                 if value.is_null() && !singular_value {
@@ -133,7 +133,10 @@ impl Normalizer {
         };
 
         if let Some(case) = object.remove("case") {
-            let Some(field) = case.as_str().and_then(|c| find_member(oneof, c)) else {
+            let Some(field) = case
+                .as_str()
+                .and_then(|c| find_member(oneof, c, self.json_names))
+            else {
                 self.problem_at(
                     self.path.with_key("case"),
                     format!(
@@ -182,7 +185,7 @@ impl Normalizer {
         let which = object.remove("which");
         let mut found: Vec<(String, FieldDescriptor, Value)> = Vec::new();
         for (key, value) in object {
-            match find_member(oneof, &key) {
+            match find_member(oneof, &key, self.json_names) {
                 Some(field) if !value.is_null() || null_is_a_value(&field.kind()) => {
                     found.push((key, field, value));
                 }
@@ -196,7 +199,9 @@ impl Normalizer {
             }
         }
         if let Some(which) = which {
-            let named = which.as_str().and_then(|w| find_member(oneof, w));
+            let named = which
+                .as_str()
+                .and_then(|w| find_member(oneof, w, self.json_names));
             match named {
                 Some(named) if found.iter().any(|(_, f, _)| *f == named) => {}
                 Some(named) => {

@@ -91,7 +91,8 @@ impl Normalizer {
         // The schema cannot describe the payload (its type is only known here), so a payload
         // the decoder would refuse is reported here, at its own path, not at the root.
         if self.problems.len() == problems_before
-            && let Err(error) = crate::from_json::message_from_json(&payload_desc, payload.clone())
+            && let Err(error) =
+                crate::from_json::message_from_json(&payload_desc, payload.clone(), self.json_names)
         {
             self.problem(format!("not a valid `{name}` payload: {error}"));
         }
