@@ -50,3 +50,5 @@ pub use validate::{DeepCheck, Validator, check_schema, compile};
 
 #[cfg(test)]
 mod codec_tests;
+#[cfg(test)]
+mod synthetic_tests;

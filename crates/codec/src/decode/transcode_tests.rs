@@ -387,6 +387,22 @@ fn new_decoder_matches_old_path_on_testdata() {
     assert!(tally.text_same > tally.text_left * 4, "{tally:?}");
 }
 
+/// proto2 and proto3 features testdata does not have (`crate::synthetic_tests`): custom
+/// defaults, required fields, unpacked lists, `NullValue` fields, a JSON name that is a
+/// sibling's proto name.
+#[test]
+fn new_decoder_matches_old_path_on_synthetic_types() {
+    let pool = crate::synthetic_tests::pool();
+    let types: Vec<MessageDescriptor> = message_types(&pool)
+        .into_iter()
+        .filter(|desc| desc.package_name().starts_with("synthetic"))
+        .collect();
+    assert_eq!(types.len(), 2, "{types:?}");
+    let tally = run(&pool, &types, test_kit::env_or("TRANSCODE_CASES", 200u64));
+    report(&tally);
+    assert!(tally.same * 2 > tally.cases, "{tally:?}");
+}
+
 /// Unpacked lists and unknown fields, which encodings by other implementations hold.
 #[test]
 fn new_decoder_matches_old_path_on_unpacked_lists_and_unknown_fields() {
