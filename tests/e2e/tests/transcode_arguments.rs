@@ -3,7 +3,8 @@
 //! served) against every call normalised, validated and encoded (the whole way). The tools are
 //! made from the same specifications (`tonic_mcp::schema`) the runtime's tool sets are.
 //!
-//! For every tool of every `testdata/` service: arguments generated from its listed
+//! For every tool of every `testdata/` service, its properties named by proto names and again
+//! by JSON names: arguments generated from its listed
 //! `inputSchema` (`test_kit::schema_gen`), and the same arguments mutated into loose forms
 //! and wrong ones (`test_kit::mutate`: wrong types, numbers out of range, 64-bit
 //! numbers as JSON numbers, bad base64, unknown keys, nulls, bad timestamps…). Both ways must
@@ -314,27 +315,40 @@ fn compare(tools: &[Tool], cases: u32, stride: usize) -> (usize, Tally, Tally) {
 
 #[test]
 fn canonical_arguments_taken_as_they_came_give_what_the_whole_way_gives() {
-    let tools = testdata_tools();
-    let cases = test_kit::env_or("TRANSCODE_CASES", 48u32);
-    let (tools_run, valid, mutated) = compare(&tools, cases, 1);
-    assert!(tools_run > 40, "{tools_run} tools");
-    // The generated arguments are canonical: most of them must encode.
-    assert!(valid.same_bytes * 10 > valid.compared * 8, "{valid:?}");
-    // The mutations must reach refusals too.
-    assert!(mutated.same_refusal > 100, "{mutated:?}");
-    // The text encoder must answer for a good share of canonical arguments, and for some of
-    // the mutated ones (those still canonical); every answer was compared above.
-    assert!(valid.from_text * 2 > valid.compared, "{valid:?}");
-    assert!(mutated.from_text > 0, "{mutated:?}");
-    // The validator met the reference on every one: most generated arguments valid, many
-    // mutated ones refused.
-    assert_eq!(
-        valid.same_verdict.0 + valid.same_verdict.1,
-        valid.compared,
-        "{valid:?}"
-    );
-    assert!(valid.same_verdict.0 * 10 > valid.compared * 8, "{valid:?}");
-    assert!(mutated.same_verdict.1 > 100, "{mutated:?}");
+    let pool = DescriptorPool::decode(e2e::TESTDATA_DESCRIPTOR_SET).expect("testdata pool");
+    // Properties named by proto names, then by JSON names.
+    for options in ["", "json_names"] {
+        let tools = tools_of(
+            &pool,
+            &tonic_mcp::schema::Options::parse(options).expect("options"),
+        );
+        let cases = test_kit::env_or("TRANSCODE_CASES", 48u32);
+        let (tools_run, valid, mutated) = compare(&tools, cases, 1);
+        assert!(tools_run > 40, "{options}: {tools_run} tools");
+        // The generated arguments are canonical: most of them must encode.
+        assert!(
+            valid.same_bytes * 10 > valid.compared * 8,
+            "{options}: {valid:?}"
+        );
+        // The mutations must reach refusals too.
+        assert!(mutated.same_refusal > 100, "{options}: {mutated:?}");
+        // The text encoder must answer for a good share of canonical arguments, and for some
+        // of the mutated ones (those still canonical); every answer was compared above.
+        assert!(valid.from_text * 2 > valid.compared, "{options}: {valid:?}");
+        assert!(mutated.from_text > 0, "{options}: {mutated:?}");
+        // The validator met the reference on every one: most generated arguments valid, many
+        // mutated ones refused.
+        assert_eq!(
+            valid.same_verdict.0 + valid.same_verdict.1,
+            valid.compared,
+            "{options}: {valid:?}"
+        );
+        assert!(
+            valid.same_verdict.0 * 10 > valid.compared * 8,
+            "{options}: {valid:?}"
+        );
+        assert!(mutated.same_verdict.1 > 100, "{options}: {mutated:?}");
+    }
 }
 
 /// The same over the descriptor set at `TRANSCODE_DESCRIPTORS` (e.g. every googleapis service,

@@ -1,10 +1,11 @@
 //! Differential tests of the single-pass request encoder against the old path
 //! (`root_from_json` / `message_from_json` → `DynamicMessage` → `encode_to_vec`):
 //!
-//! 1. **Valid input:** arguments generated from every testdata tool's `inputSchema`
-//!    (`test_kit::schema_gen`), normalised by the codec's normaliser. Where the old path
+//! 1. **Valid input:** arguments generated from every testdata tool's `inputSchema`, its
+//!    properties named by proto names and again by JSON names (`test_kit::schema_gen`),
+//!    normalised by the codec's normaliser. Where the old path
 //!    encodes, the new encoder must give the same bytes; it may give up (`None`) only for tools
-//!    whose input reaches a type of [`UNSUPPORTED`].
+//!    whose input reaches a type of [`UNSUPPORTED`], or for the keys of [`clashing_names`].
 //! 2. **Adversarial input:** the same arguments with values replaced by wrong types, numbers
 //!    out of range, 64-bit numbers as JSON numbers, `"1e3"`, bad base64, unknown keys, nulls,
 //!    bad timestamps…: the new encoder gives up or agrees with the old path's bytes; it never
@@ -34,22 +35,25 @@ use crate::{
     normalize::{NormalizeOptions, normalize_arguments},
 };
 
-/// The plan of one input type and its type's checks, beside the old path.
+/// The plan of one input type and its type's checks, beside the old path, for arguments
+/// named by proto names or (`json_names`) by JSON names.
 #[derive(Debug)]
 struct Transcoder {
     desc: MessageDescriptor,
     plan: Plan,
     checks: Checks,
+    json_names: bool,
 }
 
 impl Transcoder {
     /// Plans the encoding of `desc`.
-    fn new(desc: &MessageDescriptor) -> Self {
+    fn new(desc: &MessageDescriptor, json_names: bool) -> Self {
         let plan = Plan::new(desc, &[]);
         Self {
             desc: desc.clone(),
             checks: Checks::loose(&plan),
             plan,
+            json_names,
         }
     }
 
@@ -58,9 +62,9 @@ impl Transcoder {
     fn old(&self, canonical: &Value, root: bool) -> Result<Vec<u8>, String> {
         let run = || {
             let message = if root {
-                root_from_json(&self.desc, canonical.clone(), false)
+                root_from_json(&self.desc, canonical.clone(), self.json_names)
             } else {
-                message_from_json(&self.desc, canonical.clone(), false)
+                message_from_json(&self.desc, canonical.clone(), self.json_names)
             };
             message.map(|m| m.encode_to_vec())
         };
@@ -131,7 +135,7 @@ struct Tool {
     transcoder: Transcoder,
     /// The input reaches a type of [`UNSUPPORTED`].
     may_give_up: bool,
-    /// Proto names of reachable fields that are a sibling's JSON name.
+    /// The names of reachable fields whose proto name is a sibling's JSON name.
     clashing: HashSet<String>,
 }
 
@@ -139,34 +143,47 @@ fn tools_of(pool: &DescriptorPool) -> Vec<Tool> {
     tools_sampled(pool, usize::MAX)
 }
 
-/// At most `wanted` tools of `pool`, sampled evenly over its RPCs.
+/// At most `wanted` tools of `pool` in each naming (proto names, then JSON names), sampled
+/// evenly over its RPCs.
 fn tools_sampled(pool: &DescriptorPool, wanted: usize) -> Vec<Tool> {
-    let options = tonic_mcp_schema::Options::default();
-    let cx = tonic_mcp_schema::Context::new(pool, &options);
-    let mut specs = Vec::new();
-    for service in pool.services() {
-        if let Ok(service_tools) = cx.service_tools(&service) {
-            specs.extend(service_tools.tools);
+    let mut tools = Vec::new();
+    for json_names in [false, true] {
+        let options = tonic_mcp_schema::Options {
+            json_names,
+            ..tonic_mcp_schema::Options::default()
+        };
+        let cx = tonic_mcp_schema::Context::new(pool, &options);
+        let mut specs = Vec::new();
+        for service in pool.services() {
+            if let Ok(service_tools) = cx.service_tools(&service) {
+                specs.extend(service_tools.tools);
+            }
         }
+        let stride = (specs.len() / wanted.max(1)).max(1);
+        tools.extend(
+            specs
+                .into_iter()
+                .step_by(stride)
+                .take(wanted)
+                .filter_map(|spec| {
+                    let input = pool.get_message_by_name(&spec.input_type)?;
+                    Some(Tool {
+                        name: if json_names {
+                            format!("{} (JSON names)", spec.name)
+                        } else {
+                            spec.name
+                        },
+                        may_give_up: reaches_unsupported(&input),
+                        clashing: clashing_names(&input),
+                        transcoder: Transcoder::new(&input, json_names),
+                        input,
+                        schema: spec.input_schema,
+                        streaming: spec.kind.streams_requests(),
+                    })
+                }),
+        );
     }
-    let stride = (specs.len() / wanted.max(1)).max(1);
-    specs
-        .into_iter()
-        .step_by(stride)
-        .take(wanted)
-        .filter_map(|spec| {
-            let input = pool.get_message_by_name(&spec.input_type)?;
-            Some(Tool {
-                name: spec.name,
-                may_give_up: reaches_unsupported(&input),
-                clashing: clashing_names(&input),
-                transcoder: Transcoder::new(&input),
-                input,
-                schema: spec.input_schema,
-                streaming: spec.kind.streams_requests(),
-            })
-        })
-        .collect()
+    tools
 }
 
 fn reaches_unsupported(desc: &MessageDescriptor) -> bool {
@@ -188,7 +205,8 @@ fn reaches_unsupported(desc: &MessageDescriptor) -> bool {
     false
 }
 
-/// Proto names of fields reachable from `desc` that are the JSON name of a sibling.
+/// The names (proto and JSON) of fields reachable from `desc` whose proto name is the JSON name
+/// of a sibling: the keys the encoder leaves to the old path.
 fn clashing_names(desc: &MessageDescriptor) -> HashSet<String> {
     let mut seen = HashSet::new();
     let mut out = HashSet::new();
@@ -203,6 +221,7 @@ fn clashing_names(desc: &MessageDescriptor) -> HashSet<String> {
                 .is_some_and(|other| other.number() != field.number())
             {
                 out.insert(field.name().to_owned());
+                out.insert(field.json_name().to_owned());
             }
             if let Kind::Message(m) = field.kind() {
                 stack.push(m);
@@ -342,7 +361,12 @@ fn run(tools: &[Tool], cases: u32, adversarial_per_case: u32) -> (Tally, Tally, 
             };
             // Taken off by the runtime before the arguments are read (stream control).
             arguments.remove(tonic_mcp_schema::stream_control::STREAM_CONTROL_KEY);
-            let (canonical, problems) = normalize(&tool.input, arguments, false, tool.streaming);
+            let (canonical, problems) = normalize(
+                &tool.input,
+                arguments,
+                tool.transcoder.json_names,
+                tool.streaming,
+            );
             if problems.is_empty() {
                 valid.check_call(tool, &canonical, true);
             }
@@ -421,7 +445,12 @@ fn handwritten_values() {
             "testdata.scalars.AllScalars" => test_kit::workload::scalars_arguments(),
             _ => continue,
         };
-        let (canonical, problems) = normalize(&tool.input, args, false, tool.streaming);
+        let (canonical, problems) = normalize(
+            &tool.input,
+            args,
+            tool.transcoder.json_names,
+            tool.streaming,
+        );
         assert!(problems.is_empty(), "{problems:?}");
         tally.check_call(tool, &canonical, true);
         let mut object: Map<String, Value> = Map::new();
@@ -436,9 +465,10 @@ fn handwritten_values() {
 fn synthetic_proto2_and_proto3() {
     let pool = crate::synthetic_tests::pool();
     let tools = tools_of(&pool);
+    // Three RPCs, in each naming.
     assert_eq!(
         tools.len(),
-        3,
+        6,
         "{:?}",
         tools.iter().map(|t| &t.name).collect::<Vec<_>>()
     );
@@ -453,14 +483,18 @@ fn synthetic_proto2_and_proto3() {
     // The clash the encoder leaves to the old path: `"other"` is `other`'s proto name (20) and
     // `clash`'s JSON name (19). With proto names it is `other`, handed to prost-reflect's
     // deserializer by its JSON name `renamed`, so that its lookup of JSON names first cannot
-    // take it for `clash`.
-    let p2 = tools
-        .iter()
-        .find(|t| t.input.full_name() == "synthetic.P2")
-        .expect("P2");
-    let (old, new) = p2.transcoder.both(&json!({"b": "", "other": 7}), true);
-    assert_eq!(old, Ok(vec![0x12, 0x00, 0xa0, 0x01, 0x07]));
-    assert_eq!(new, None);
+    // take it for `clash`; with JSON names it is `clash`.
+    for (json_names, field) in [(false, 0xa0), (true, 0x98)] {
+        let p2 = tools
+            .iter()
+            .find(|t| {
+                t.input.full_name() == "synthetic.P2" && t.transcoder.json_names == json_names
+            })
+            .expect("P2");
+        let (old, new) = p2.transcoder.both(&json!({"b": "", "other": 7}), true);
+        assert_eq!(old, Ok(vec![0x12, 0x00, field, 0x01, 0x07]), "{json_names}");
+        assert_eq!(new, None);
+    }
 
     // `null` for a repeated `google.protobuf.Value`: prost-reflect's deserializer makes it one
     // null `Value`, `set_field` takes a message for the list field (the value is checked
@@ -469,7 +503,9 @@ fn synthetic_proto2_and_proto3() {
     // to the old path.
     let p3 = tools
         .iter()
-        .find(|t| t.input.full_name() == "synthetic3.P3" && !t.streaming)
+        .find(|t| {
+            t.input.full_name() == "synthetic3.P3" && !t.streaming && !t.transcoder.json_names
+        })
         .expect("P3");
     let (old, new) = p3.transcoder.both(&json!({"vs": null}), true);
     assert_eq!(old, Ok(vec![0x4a, 0x02, 0x08, 0x00]));
@@ -506,7 +542,7 @@ fn timing_all_scalars() {
         .get_message_by_name("testdata.scalars.AllScalars")
         .expect("AllScalars");
     let (canonical, _) = normalize(&desc, test_kit::workload::scalars_arguments(), false, false);
-    let transcoder = Transcoder::new(&desc);
+    let transcoder = Transcoder::new(&desc, false);
     let iterations: u32 = test_kit::env_or("TRANSCODE_ITERATIONS", 100_000);
     let time = |f: &dyn Fn() -> usize| {
         let started = Instant::now();
