@@ -6,12 +6,12 @@
 //! | keyword | values generated |
 //! |---|---|
 //! | `type: object` + `properties` | a random subset of the properties, always the `required` ones |
-//! | `additionalProperties: <schema>` | a map of 0–3 entries; keys from `propertyNames` (canonical integer `pattern` or `enum`), else short strings |
+//! | `additionalProperties: <schema>` | a map of 0–3 entries (within `minProperties`/`maxProperties`, keys then distinct); keys from `propertyNames` (canonical integer `pattern` or `enum`), else short strings |
 //! | `type: object` with neither | a small JSON object with random keys and values (`Struct`) |
-//! | `type: array` + `items` | 0–3 items (within `minItems`/`maxItems`) |
-//! | `type: string` | plain text; `pattern` `^-?[0-9]+$` / `^[0-9]+$` → 64-bit digit strings; the Duration pattern → `"-3.5s"`; `format: date-time` → RFC 3339; `contentEncoding: base64` → standard base64 |
-//! | `type: integer` | within `minimum`/`maximum` (`uint32` has both), else the `int32` range (`format: int32`); sometimes as `5.0` |
-//! | `type: number` | finite doubles of every magnitude (within `minimum`/`maximum`, or a `float`'s range with `format: float`), zeros of both signs |
+//! | `type: array` + `items` | 0–3 items (within `minItems`/`maxItems`), distinct with `uniqueItems` |
+//! | `type: string` | plain text of 0–8 characters (within `minLength`/`maxLength`); `pattern` `^-?[0-9]+$` / `^[0-9]+$` → 64-bit digit strings; the Duration pattern → `"-3.5s"`; any other whole-string pattern → text of its expression; `format: date-time` → RFC 3339; `contentEncoding: base64` → standard base64 |
+//! | `type: integer` | within `minimum`/`maximum` or the exclusive bounds (`uint32` has both), else the `int32` range (`format: int32`); sometimes as `5.0` |
+//! | `type: number` | finite doubles of every magnitude (within `minimum`/`maximum` or strictly within the exclusive bounds, or a `float`'s range with `format: float`), zeros of both signs |
 //! | `type: boolean` | either |
 //! | `type: null` | `null` |
 //! | `enum`, `const` | one of the values, the value |
@@ -28,7 +28,7 @@
 
 use std::collections::HashMap;
 
-use proptest::collection::vec;
+use proptest::collection::{btree_map, vec};
 use proptest::prelude::*;
 use proptest::strategy::{BoxedStrategy, Just, Union};
 use serde_json::{Map, Number, Value};
@@ -63,6 +63,9 @@ const KNOWN_KEYWORDS: &[&str] = &[
     "items",
     "minItems",
     "maxItems",
+    "uniqueItems",
+    "minProperties",
+    "maxProperties",
     "oneOf",
     "anyOf",
     "enum",
@@ -72,6 +75,10 @@ const KNOWN_KEYWORDS: &[&str] = &[
     "contentEncoding",
     "minimum",
     "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "minLength",
+    "maxLength",
 ];
 
 /// A strategy for values of `schema` (a tool's `inputSchema`), following at most `ref_budget`
@@ -136,7 +143,25 @@ impl Generator<'_> {
                 let min = usize_keyword(schema, "minItems").unwrap_or(0);
                 let max = usize_keyword(schema, "maxItems").unwrap_or(3).min(min + 3);
                 let items = schema.get("items").expect("every array has items");
+                let unique = schema.get("uniqueItems") == Some(&Value::Bool(true));
                 match self.node(items, budget) {
+                    Some(item) if unique => Some(
+                        vec(item, min..=max)
+                            .prop_map(|mut items| {
+                                let mut seen = Vec::with_capacity(items.len());
+                                items.retain(|item| {
+                                    let new = !seen.contains(item);
+                                    seen.push(item.clone());
+                                    new
+                                });
+                                items
+                            })
+                            .prop_filter("minItems after removing repeats", move |items| {
+                                items.len() >= min
+                            })
+                            .prop_map(Value::Array)
+                            .boxed(),
+                    ),
                     Some(item) => Some(vec(item, min..=max).prop_map(Value::Array).boxed()),
                     None if min == 0 => Some(Just(Value::Array(Vec::new())).boxed()),
                     None => None,
@@ -220,9 +245,18 @@ impl Generator<'_> {
             Some(Value::Bool(false)) => Some(Just(Value::Object(Map::new())).boxed()),
             Some(values) => {
                 let keys = map_keys(schema.get("propertyNames"));
+                let min = usize_keyword(schema, "minProperties").unwrap_or(0);
+                let max = usize_keyword(schema, "maxProperties")
+                    .unwrap_or(3)
+                    .min(min + 3);
                 let entries = match self.node(values, budget) {
-                    Some(value) => vec((keys, value), 0..=3).boxed(),
-                    None => Just(Vec::new()).boxed(),
+                    // Distinct keys, so that `minProperties` holds.
+                    Some(value) if min > 0 => btree_map(keys, value, min..=max)
+                        .prop_map(|entries| entries.into_iter().collect())
+                        .boxed(),
+                    Some(value) => vec((keys, value), min..=max).boxed(),
+                    None if min == 0 => Just(Vec::new()).boxed(),
+                    None => return None,
                 };
                 Some(
                     entries
@@ -349,9 +383,25 @@ fn string(schema: &Map<String, Value>) -> BoxedStrategy<Value> {
             ),
             DURATION_PATTERN => duration(),
             FIELD_MASK_PATTERN => field_mask(),
-            other => panic!("unsupported pattern {other}"),
+            // Any other pattern (a `buf.validate` rule's): text of the expression, the anchors
+            // of a whole-string pattern taken off (the generator cannot place them).
+            other => {
+                let inner = other
+                    .strip_prefix('^')
+                    .and_then(|p| p.strip_suffix('$'))
+                    .unwrap_or_else(|| panic!("unsupported pattern {other}: not anchored"));
+                proptest::string::string_regex(inner)
+                    .unwrap_or_else(|e| panic!("unsupported pattern {other}: {e}"))
+                    .boxed()
+            }
         };
-        return text.prop_map(Value::String).boxed();
+        let (min, max) = lengths(schema);
+        return text
+            .prop_filter("minLength and maxLength", move |text| {
+                (min..=max).contains(&text.chars().count())
+            })
+            .prop_map(Value::String)
+            .boxed();
     }
     match schema
         .get("format")
@@ -369,8 +419,22 @@ fn string(schema: &Map<String, Value>) -> BoxedStrategy<Value> {
             .prop_map(|bytes| Value::String(base64(&bytes)))
             .boxed(),
         Some(other) => panic!("unsupported contentEncoding {other}"),
-        None => plain_string().prop_map(Value::String).boxed(),
+        None => {
+            let (min, max) = lengths(schema);
+            vec(plain_char(), min..=max.min(min + 8))
+                .prop_map(|chars| Value::String(chars.into_iter().collect()))
+                .boxed()
+        }
     }
+}
+
+/// The bounds `minLength` and `maxLength` put on a string's length in characters (code
+/// points, as JSON Schema counts them); without them, 0 to 8.
+fn lengths(schema: &Map<String, Value>) -> (usize, usize) {
+    let min = usize_keyword(schema, "minLength").unwrap_or(0);
+    let max = usize_keyword(schema, "maxLength").unwrap_or(min.max(8));
+    assert!(min <= max, "empty length range");
+    (min, max)
 }
 
 /// Decimal digits of `n`, sometimes with leading zeros (the pattern allows them).
@@ -477,13 +541,18 @@ fn days_in_month(year: u32, month: u32) -> u32 {
     }
 }
 
-/// Integers within `minimum`/`maximum`; a side without a bound is `int32`'s (the schema's
+/// Integers within `minimum`/`maximum` (or above `exclusiveMinimum`, below `exclusiveMaximum`);
+/// a side without a bound is `int32`'s (the schema's
 /// `format`, or a `buf.validate` rule's one-sided bound on an `int32`). Now and then one is
 /// written as an integral float (`5.0`), which JSON Schema counts as an integer.
 fn integer(schema: &Map<String, Value>) -> BoxedStrategy<Value> {
     let bound = |key: &str| schema.get(key).map(|b| b.as_i64().expect("integral bound"));
-    let min = bound("minimum").unwrap_or(i64::from(i32::MIN));
-    let max = bound("maximum").unwrap_or(i64::from(i32::MAX));
+    let min = bound("minimum")
+        .or_else(|| Some(bound("exclusiveMinimum")? + 1))
+        .unwrap_or(i64::from(i32::MIN));
+    let max = bound("maximum")
+        .or_else(|| Some(bound("exclusiveMaximum")? - 1))
+        .unwrap_or(i64::from(i32::MAX));
     assert!(min <= max, "empty integer range");
     let n = prop_oneof![
         min..=max,
@@ -503,7 +572,7 @@ fn integer(schema: &Map<String, Value>) -> BoxedStrategy<Value> {
         .boxed()
 }
 
-/// Finite doubles within `minimum`/`maximum`, or a `float`'s range (`format: float`): zeros
+/// Finite doubles within `minimum`/`maximum` (or strictly between the exclusive bounds), or a `float`'s range (`format: float`): zeros
 /// of both signs, small integers and decimals, and every magnitude down to subnormals.
 /// Out-of-bounds draws are clamped.
 fn number(schema: &Map<String, Value>) -> BoxedStrategy<Number> {
@@ -513,8 +582,12 @@ fn number(schema: &Map<String, Value>) -> BoxedStrategy<Number> {
         Some("float") => f64::from(f32::MAX),
         _ => f64::MAX,
     };
-    let min = bound("minimum").unwrap_or(-range);
-    let max = bound("maximum").unwrap_or(range);
+    let min = bound("minimum")
+        .or_else(|| Some(bound("exclusiveMinimum")?.next_up()))
+        .unwrap_or(-range);
+    let max = bound("maximum")
+        .or_else(|| Some(bound("exclusiveMaximum")?.next_down()))
+        .unwrap_or(range);
     assert!(min <= max, "empty number range");
     prop_oneof![
         Just(0.0),
@@ -530,14 +603,19 @@ fn number(schema: &Map<String, Value>) -> BoxedStrategy<Number> {
 /// Short text: mostly ASCII letters, with any character now and then (controls, quotes,
 /// backslashes, non-ASCII, astral).
 fn plain_string() -> BoxedStrategy<String> {
-    let ch = prop_oneof![
+    vec(plain_char(), 0..=8)
+        .prop_map(|chars| chars.into_iter().collect())
+        .boxed()
+}
+
+/// A character of [`plain_string`].
+fn plain_char() -> BoxedStrategy<char> {
+    prop_oneof![
         4 => proptest::char::range('a', 'z'),
         1 => any::<char>(),
         1 => proptest::sample::select(vec!['"', '\\', '\n', '\0', 'é', '😀', ' ', '{', '[']),
-    ];
-    vec(ch, 0..=8)
-        .prop_map(|chars| chars.into_iter().collect())
-        .boxed()
+    ]
+    .boxed()
 }
 
 /// Any JSON value (the `{}` schema): null, booleans, finite numbers, strings, and small arrays
