@@ -442,6 +442,8 @@ fn property_keys(desc: &MessageDescriptor, oneofs: &[OneofDescriptor], plan: &mu
         if plan.keys.contains_key(key.as_str()) {
             continue;
         }
+        // Proto names first; a key the two namings read as two fields names a field that is
+        // not `usable`, which leaves it to the whole way whichever it finds.
         let target = if let Some(field) = find_field(desc, &key, false) {
             position(field.number()).map(Target::Field)
         } else if let Some(oneof) = find_oneof(desc, &key) {
