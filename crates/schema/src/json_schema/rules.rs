@@ -9,6 +9,7 @@
 //! | repeated `min_items`/`max_items`/`unique`, `items` | `minItems`/`maxItems`/`uniqueItems`, rules on `items` |
 //! | map `min_pairs`/`max_pairs`, `keys`, `values` | `minProperties`/`maxProperties`, `propertyNames`, `additionalProperties` |
 //! | enum `const`/`in`/`not_in` | the `enum` list narrowed; `defined_only` holds already |
+//! | `required` on a field without presence | not the zero value: `minLength`/`minItems`/`minProperties` of at least 1, `const: true`, the zero enum value left out; a number's zero is stated |
 //!
 //! Any other rule is stated in the description. With `IGNORE_IF_ZERO_VALUE` the keywords are
 //! wrapped as `anyOf: [<type> + <zero value>, <type> + <keywords>]` so that the zero value stays
@@ -37,7 +38,49 @@ pub(super) fn apply(
     } else {
         collect_scalar(&field.kind(), rules, &mut keywords, notes);
     }
+    // protovalidate: a field without presence is set when it is not its zero value.
+    if !ignore_if_zero
+        && !field.supports_presence()
+        && crate::extensions::get_bool(rules, "required") == Some(true)
+    {
+        not_zero(field, &mut keywords, notes);
+    }
     merge(schema, keywords, ignore_if_zero, zero_value(field));
+}
+
+/// Keywords that refuse the zero value of `field` (a `required` field without presence), added
+/// to the rules' own; a number's zero, which no keyword the schemas use can exclude, is stated.
+fn not_zero(field: &FieldDescriptor, keywords: &mut Map<String, Value>, notes: &mut Vec<String>) {
+    let at_least_one = |keywords: &mut Map<String, Value>, keyword: &str| {
+        let count = keywords.get(keyword).and_then(Value::as_u64).unwrap_or(0);
+        keywords.insert(keyword.to_owned(), json!(count.max(1)));
+    };
+    if field.is_map() {
+        return at_least_one(keywords, "minProperties");
+    }
+    if field.is_list() {
+        return at_least_one(keywords, "minItems");
+    }
+    match field.kind() {
+        Kind::String | Kind::Bytes => at_least_one(keywords, "minLength"),
+        Kind::Bool => {
+            keywords.insert("const".to_owned(), json!(true));
+        }
+        Kind::Enum(e) => {
+            let zero = e.default_value();
+            let allowed: Vec<Value> = match keywords.get("enum").and_then(Value::as_array) {
+                Some(names) => names.clone(),
+                None => e.values().map(|v| json!(v.name())).collect(),
+            };
+            let allowed: Vec<Value> = allowed
+                .into_iter()
+                .filter(|name| name.as_str() != Some(zero.name()))
+                .collect();
+            keywords.insert("enum".to_owned(), Value::Array(allowed));
+        }
+        Kind::Message(_) => {}
+        _ => notes.push("Must not be 0.".to_owned()),
+    }
 }
 
 /// Adds `keywords` to `schema`, or, when the zero value must stay valid, makes the schema
