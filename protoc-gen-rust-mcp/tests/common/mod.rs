@@ -81,27 +81,10 @@ pub fn descriptor_set(files: &[String]) -> Vec<u8> {
 
 /// As [`descriptor_set`], with `includes` (relative to the repository root).
 pub fn descriptor_set_in(includes: &[&str], files: &[String]) -> Vec<u8> {
-    let out = tempfile_path("set.bin");
-    let protoc = protoc_bin_vendored::protoc_bin_path().expect("vendored protoc");
-    let include = protoc_bin_vendored::include_path().expect("vendored includes");
-    let status = Command::new(protoc)
-        .current_dir(repo())
-        .args(includes.iter().map(|i| format!("-I{i}")))
-        .arg(format!("-I{}", include.display()))
-        .arg("--include_imports")
-        .arg("--include_source_info")
-        .arg(format!("--descriptor_set_out={}", out.display()))
-        .args(files)
-        .output()
-        .expect("protoc runs");
-    assert!(
-        status.status.success(),
-        "protoc failed: {}",
-        String::from_utf8_lossy(&status.stderr)
-    );
-    let bytes = std::fs::read(&out).expect("descriptor set written");
-    let _ = std::fs::remove_file(&out);
-    bytes
+    let root = repo();
+    let includes: Vec<PathBuf> = includes.iter().map(|include| root.join(include)).collect();
+    let files: Vec<PathBuf> = files.iter().map(PathBuf::from).collect();
+    test_kit::testdata::compile(&includes, &files)
 }
 
 /// The request protoc would send for `files` with `parameter`.

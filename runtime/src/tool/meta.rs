@@ -27,8 +27,9 @@ pub use tonic_mcp_schema::meta::{RPC_META_KEY, STATUS_META_KEY};
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ToolMeta {
     /// The listed object as JSON text (checked to be an object), made into a tree only when
-    /// the tool is listed (a tree per tool is held for every tool, the text of a generated
-    /// tool is its `'static` definition: docs/benchmark-history.md measures both). `None` for a definition without `_meta`.
+    /// the tool is listed: a tree would be held for every tool, while the text of a generated
+    /// tool is its `'static` definition (docs/benchmark-history.md measures both). `None` for
+    /// a definition without `_meta`.
     text: Option<Cow<'static, str>>,
     /// Whether calls may, or must, run as tasks.
     pub(crate) task_support: TaskSupport,

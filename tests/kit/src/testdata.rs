@@ -51,13 +51,18 @@ pub fn descriptor_set() -> &'static [u8] {
     })
 }
 
+/// A path of its own in the temporary folder, for one run of protoc.
+fn scratch(what: &str) -> PathBuf {
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    std::env::temp_dir().join(format!("test-kit-{what}-{}-{run}", std::process::id()))
+}
+
 /// The binary `FileDescriptorSet` of `sources` (each a path under one include folder and the
 /// proto's text) and their imports: the sources are written to a folder of their own, which
 /// is removed afterwards.
 pub fn compile_sources(sources: &[(&str, &str)]) -> Vec<u8> {
-    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("test-kit-protos-{}-{run}", std::process::id()));
+    let dir = scratch("protos");
     let files: Vec<PathBuf> = sources
         .iter()
         .map(|(name, text)| {
@@ -72,15 +77,12 @@ pub fn compile_sources(sources: &[(&str, &str)]) -> Vec<u8> {
     set
 }
 
-/// The binary `FileDescriptorSet` of `files` and their imports, compiled by the vendored
+/// The binary `FileDescriptorSet` of `files` (paths, or names under one of `includes`) and
+/// their imports, with source info, as protoc writes it for a plugin: compiled by the vendored
 /// `protoc` with `includes` and its own well-known types; panics with protoc's words when it
 /// fails.
 pub fn compile(includes: &[PathBuf], files: &[PathBuf]) -> Vec<u8> {
-    let out = std::env::temp_dir().join(format!(
-        "test-kit-set-{}-{:?}.binpb",
-        std::process::id(),
-        std::thread::current().id()
-    ));
+    let out = scratch("set.binpb");
     let well_known = protoc_bin_vendored::include_path().expect("protoc's includes");
     let output =
         std::process::Command::new(protoc_bin_vendored::protoc_bin_path().expect("protoc"))
@@ -91,6 +93,7 @@ pub fn compile(includes: &[PathBuf], files: &[PathBuf]) -> Vec<u8> {
                     .map(|dir| format!("-I{}", dir.display())),
             )
             .arg("--include_imports")
+            .arg("--include_source_info")
             .arg(format!("--descriptor_set_out={}", out.display()))
             .args(files)
             .output()
