@@ -43,12 +43,6 @@ pub(crate) use plain::PlainCall;
 use run::found;
 pub use session_limits::SessionLimits;
 
-/// A transport's store of sessions, counted in [`Load::sessions_open`].
-pub(crate) trait OpenSessions: Send + Sync {
-    /// Sessions open now.
-    fn open(&self) -> usize;
-}
-
 use ready_call::{Prepared, ReadyCall};
 use task_router::{TaskRouter, no_tasks};
 use tonic_mcp_schema::TaskSupport;
@@ -62,6 +56,7 @@ use crate::{
     server::paging::{ListCache, same_tools},
     tool::context::{CallContext, CallHook, Refusal},
     tool::toolset::{Entry, SetConfig, ToolSet},
+    transport::sessions::SessionStore,
 };
 
 pub(crate) struct Registered {
@@ -91,7 +86,7 @@ struct Inner {
     in_flight: tokio::sync::watch::Sender<usize>,
     /// The session stores of the streamable HTTP services made from this server, counted
     /// in its [`Load`].
-    session_stores: Mutex<Vec<std::sync::Weak<dyn OpenSessions>>>,
+    session_stores: Mutex<Vec<std::sync::Weak<SessionStore>>>,
     /// What runs MCP tasks ([`McpServerBuilder::task_router`]); none, no tasks.
     task_router: Option<Arc<dyn TaskRouter>>,
     /// Endpoints `serve_http` answers beside `/mcp` ([`McpServerBuilder::http_get`]).
@@ -187,7 +182,7 @@ impl McpServer {
         ));
         // Compared outside the lock: calls keep looking tools up meanwhile.
         let before = self.catalog();
-        let served = !same_tools(before.every_tool(), catalog.every_tool());
+        let served = !same_tools(&before.served, &catalog.served);
         // Without tool search the listing is every tool, compared already.
         let listed = match catalog.discovery {
             None => served,
@@ -253,13 +248,12 @@ impl McpServer {
     }
 
     /// Keeps `store` for the count of open sessions.
-    pub(crate) fn track_sessions<S: OpenSessions + 'static>(&self, store: &Arc<S>) {
-        let store: std::sync::Weak<dyn OpenSessions> = Arc::downgrade(store) as std::sync::Weak<S>;
+    pub(crate) fn track_sessions(&self, store: &Arc<SessionStore>) {
         self.inner
             .session_stores
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .push(store);
+            .push(Arc::downgrade(store));
     }
 
     /// The answer of the route added at `path` with [`McpServerBuilder::http_get`] (an

@@ -20,8 +20,6 @@
 //! The server answers `tools/list` here ([`tools_list`]) and hands the rest to the router
 //! ([`custom`]).
 
-use std::sync::LazyLock;
-
 use rmcp::{
     ErrorData, RoleServer,
     model::{ErrorCode, PaginatedRequestParams, ProtocolVersion},
@@ -29,7 +27,10 @@ use rmcp::{
 };
 use serde_json::{Value, json};
 
-use crate::{call::facts::Facts, server::McpServer, server::task_router::Request2025};
+use crate::{
+    call::facts::Facts, server::McpServer, server::task_router::Request2025,
+    transport::guard::Needle,
+};
 
 /// The protocol revision whose task shape this module recognises.
 const REVISION: &str = "2025-11-25";
@@ -77,8 +78,6 @@ impl Revision {
 /// is looked up.
 pub(crate) fn route(bytes: &[u8], server: &McpServer, revision: Revision) -> Option<Vec<u8>> {
     // `"task` starts both a `task` key and a `tasks/…` method: one scan for the two.
-    // Searches built once, not on every message.
-    type Needle = LazyLock<memchr::memmem::Finder<'static>>;
     static LIST_METHOD: Needle = Needle::new(|| memchr::memmem::Finder::new(b"\"tools/list\""));
     static TASK_WORD: Needle = Needle::new(|| memchr::memmem::Finder::new(b"\"task"));
     let list = revision.of_2025 && LIST_METHOD.find(bytes).is_some();

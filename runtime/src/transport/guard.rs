@@ -192,7 +192,7 @@ fn cut(bytes: &[u8], limit: usize) -> Vec<u8> {
 
 /// A byte-string search built once (`memmem::find` builds one on every call, which costs more
 /// than searching a message of a few hundred bytes).
-type Needle = std::sync::LazyLock<memchr::memmem::Finder<'static>>;
+pub(crate) type Needle = std::sync::LazyLock<memchr::memmem::Finder<'static>>;
 
 static TOOLS_CALL: Needle = Needle::new(|| memchr::memmem::Finder::new(b"tools/call"));
 static UNICODE_ESCAPE: Needle = Needle::new(|| memchr::memmem::Finder::new(b"\\u"));

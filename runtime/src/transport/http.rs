@@ -226,8 +226,7 @@ impl McpHttpService {
         }
         if request.method() != http::Method::POST {
             let delete = request.method() == http::Method::DELETE;
-            let mut response =
-                into_ok(tower_service::Service::call(&mut self.inner, request).await);
+            let Ok(mut response) = tower_service::Service::call(&mut self.inner, request).await;
             // rmcp closes the session, then answers 202 Accepted; the DELETE is done, which
             // HTTP says with 204 (the Python SDK 2.x logs any other status as a failed
             // termination).
@@ -236,33 +235,18 @@ impl McpHttpService {
             }
             return response;
         }
-        let too_large = || {
-            plain_response(
-                http::StatusCode::PAYLOAD_TOO_LARGE,
-                format!(
-                    "Payload Too Large: the request body exceeds {} bytes",
-                    self.max_body
-                ),
-            )
-        };
         let declared = request
             .headers()
             .get(http::header::CONTENT_LENGTH)
             .and_then(|value| value.to_str().ok())
             .and_then(|value| value.parse::<u64>().ok());
         if declared.is_some_and(|length| length > self.max_body as u64) {
-            return too_large();
+            return too_large(self.max_body);
         }
         let (mut parts, body) = request.into_parts();
         let bytes = match read_body(body, self.max_body).await {
             Ok(bytes) => bytes,
-            Err(BodyError::TooLarge) => return too_large(),
-            Err(BodyError::Read(error)) => {
-                return plain_response(
-                    http::StatusCode::BAD_REQUEST,
-                    format!("Failed to read the request body: {error}"),
-                );
-            }
+            Err(refused) => return refused,
         };
         let mut tools_call = false;
         let bytes = match guard::screen(&bytes) {
@@ -299,7 +283,7 @@ impl McpHttpService {
             match (parts.headers.get("mcp-session-id"), &head.method, head.id) {
                 (None, Some(method), id) if method == "initialize" => {
                     let admitting = self.sessions.admitting.lock().await;
-                    if let Some(full) = self.session_refusal(opener.as_ref()).await {
+                    if let Some(full) = self.sessions.refusal(opener.as_ref()).await {
                         return jsonrpc_error_response(
                             http::StatusCode::SERVICE_UNAVAILABLE,
                             ErrorData::internal_error(full, None),
@@ -333,8 +317,7 @@ impl McpHttpService {
         if let Some(refused) = self.check.as_ref().and_then(|check| check(&parts, &bytes)) {
             return refused;
         }
-        // The task requests of revision 2025-11-25, routed past rmcp's typed model (after the
-        // check, which sees a task-augmented `tools/call` as any other).
+        // After the check, which sees a task-augmented `tools/call` as any other.
         let revision = parts
             .headers
             .get("mcp-protocol-version")
@@ -343,7 +326,7 @@ impl McpHttpService {
             });
         let initialize = INITIALIZE.find(&bytes).is_some();
         let routed = task_shape::route(&bytes, &self.server, revision);
-        // A plain stateless call: answered here, as rmcp would answer it (see `http_plain`).
+        // A plain stateless call: answered here ([`http_plain`]).
         if routed.is_none()
             && tools_call
             && let Some(plain) = &self.plain
@@ -357,11 +340,9 @@ impl McpHttpService {
                 parts.extensions.get_or_insert_default::<Facts>().routed = true;
                 Bytes::from(routed)
             }
-            // A plain `tools/call`: its arguments go to the call as text, not through rmcp's
-            // parse (after the check, which reads them). rmcp still checks the SEP-2243 headers
-            // of revision 2026-07-28 against the rest of the body; of the arguments it would
-            // read only properties a tool's schema marks `x-mcp-header`, which no schema of
-            // this crate or its generator carries.
+            // A plain `tools/call`: its arguments go to the call as text, past rmcp's parse
+            // (after the check, which reads them). rmcp would read of them only properties
+            // marked `x-mcp-header` (SEP-2243), which no schema of this crate carries.
             None => match tools_call.then(|| arguments_text::take(&bytes)).flatten() {
                 Some((rest, arguments)) => {
                     parts.extensions.get_or_insert_default::<Facts>().arguments = Some(arguments);
@@ -371,7 +352,7 @@ impl McpHttpService {
             },
         };
         let request = http::Request::from_parts(parts, Full::new(bytes));
-        let mut response = into_ok(tower_service::Service::call(&mut self.inner, request).await);
+        let Ok(mut response) = tower_service::Service::call(&mut self.inner, request).await;
         if initialize {
             response = declare_tasks(response, self.server.clone());
         }
@@ -381,10 +362,7 @@ impl McpHttpService {
                 .get("mcp-session-id")
                 .and_then(|id| id.to_str().ok())
         {
-            let live = self.sessions.local.sessions.read().await;
-            self.sessions.record_owner(session, opener, |id| {
-                live.keys().any(|session| session.as_ref() == id)
-            });
+            self.sessions.record_owner(session, opener).await;
         }
         match in_flight {
             // Until the answer has gone out, or the client has gone.
@@ -397,23 +375,6 @@ impl McpHttpService {
             }),
             None => response,
         }
-    }
-
-    /// Why one more session cannot be opened now, for `caller` when the request has one.
-    async fn session_refusal(&self, caller: Option<&Caller>) -> Option<String> {
-        let live = self.sessions.local.sessions.read().await;
-        if live.len() >= self.sessions.max_sessions {
-            return Some(self.sessions.full_message());
-        }
-        if let Some(caller) = caller {
-            let open = self.sessions.sessions_of(caller, |id| {
-                live.keys().any(|session| session.as_ref() == id)
-            });
-            if open >= self.sessions.max_sessions_per_principal {
-                return Some(self.sessions.owner_full_message());
-            }
-        }
-        None
     }
 }
 
@@ -449,10 +410,8 @@ fn ambiguous_target<B>(request: &http::Request<B>) -> Option<&'static str> {
 }
 
 /// The method name that marks a body as a possible `initialize`.
-/// `"initialize"`, searched for in every POST body (a searcher built once, not a window per
-/// byte).
-static INITIALIZE: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
-    std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\"initialize\""));
+static INITIALIZE: guard::Needle =
+    guard::Needle::new(|| memchr::memmem::Finder::new(b"\"initialize\""));
 
 /// An `initialize` answer of revision 2025-11-25 with `capabilities.tasks` added
 /// ([`task_shape::declare`]), as a JSON body or in the `data:` lines of a server-sent event.
@@ -490,20 +449,15 @@ fn declare_tasks(response: HttpResponse, server: McpServer) -> HttpResponse {
     })
 }
 
-fn into_ok(result: Result<HttpResponse, Infallible>) -> HttpResponse {
-    match result {
-        Ok(response) => response,
-        Err(never) => match never {},
-    }
-}
-
-enum BodyError {
-    TooLarge,
-    Read(String),
+fn too_large(max: usize) -> HttpResponse {
+    plain_response(
+        http::StatusCode::PAYLOAD_TOO_LARGE,
+        format!("Payload Too Large: the request body exceeds {max} bytes"),
+    )
 }
 
 /// The body, read frame by frame and refused as soon as it goes over `max` bytes.
-async fn read_body<B>(body: B, max: usize) -> Result<Bytes, BodyError>
+async fn read_body<B>(body: B, max: usize) -> Result<Bytes, HttpResponse>
 where
     B: Body,
     B::Error: Display,
@@ -511,19 +465,17 @@ where
     let mut body = std::pin::pin!(body);
     let mut collected = bytes::BytesMut::new();
     while let Some(frame) = body.frame().await {
-        let frame = frame.map_err(|error| BodyError::Read(error.to_string()))?;
-        let Ok(mut data) = frame.into_data() else {
+        let frame = frame.map_err(|error| {
+            let text = format!("Failed to read the request body: {error}");
+            plain_response(http::StatusCode::BAD_REQUEST, text)
+        })?;
+        let Ok(data) = frame.into_data() else {
             continue;
         };
         if bytes::Buf::remaining(&data) > max.saturating_sub(collected.len()) {
-            return Err(BodyError::TooLarge);
+            return Err(too_large(max));
         }
-        while bytes::Buf::has_remaining(&data) {
-            let chunk = bytes::Buf::chunk(&data);
-            let length = chunk.len();
-            collected.extend_from_slice(chunk);
-            bytes::Buf::advance(&mut data, length);
-        }
+        bytes::BufMut::put(&mut collected, data);
     }
     Ok(collected.freeze())
 }

@@ -2,7 +2,8 @@
 
 use std::{
     collections::{HashMap, HashSet},
-    sync::Arc,
+    io::Error,
+    sync::{Arc, Mutex, MutexGuard},
 };
 
 use crate::{server::SessionLimits, tool::context::Caller};
@@ -13,7 +14,7 @@ use rmcp::transport::{
         RestoreOutcome, SessionId, SessionManager,
         session::{
             ServerSseMessage,
-            local::{LocalSessionManager, LocalSessionManagerError, create_local_session},
+            local::{LocalSessionManager, create_local_session},
         },
     },
 };
@@ -22,16 +23,16 @@ use rmcp::transport::{
 pub(crate) struct SessionStore {
     pub(crate) local: LocalSessionManager,
     pub(crate) max_sessions: usize,
-    pub(crate) max_sessions_per_principal: usize,
+    max_sessions_per_principal: usize,
     /// This replica's name ([`McpServerBuilder::replica`](crate::server::McpServerBuilder::replica)),
     /// which starts the id of every session opened here, so that a load balancer can route a
     /// session's requests on it.
     replica: Option<Arc<str>>,
     /// Who opened each session, when an authenticating layer named the caller: the session
     /// answers only to it.
-    owners: std::sync::Mutex<HashMap<String, Caller>>,
+    owners: Mutex<HashMap<String, Caller>>,
     /// Serialises creation, so that concurrent `initialize` requests cannot overshoot.
-    pub(crate) creating: tokio::sync::Mutex<()>,
+    creating: tokio::sync::Mutex<()>,
     /// Held by the HTTP service from its check of the bounds until rmcp has opened the
     /// session, so that concurrent `initialize` requests at the bound get its 503, not the
     /// 500 rmcp answers when `creating` refuses.
@@ -39,67 +40,14 @@ pub(crate) struct SessionStore {
     /// The requests in flight in each session, by session and JSON-RPC id: a second request
     /// with an id already in flight is refused before it runs (rmcp would run both and answer
     /// one).
-    in_flight: std::sync::Mutex<HashSet<(String, String)>>,
+    in_flight: Mutex<HashSet<(String, String)>>,
 }
 
 /// Session owners remembered before those of closed sessions are forgotten.
 const OWNERS_PRUNE_AT: usize = 4096;
 
-impl SessionStore {
-    /// Whether `caller` may use `session`: a request with a caller names only a session that
-    /// caller opened. Every session is opened with a caller when an authenticating layer is in
-    /// front, so one without an owner is unknown to it.
-    pub(crate) fn owned_by(&self, session: &str, caller: &Caller) -> bool {
-        let owners = self.owners.lock().unwrap_or_else(|e| e.into_inner());
-        owners.get(session) == Some(caller)
-    }
-
-    /// How many of the sessions `live` tells are open were opened by `caller`.
-    pub(crate) fn sessions_of(&self, caller: &Caller, live: impl Fn(&str) -> bool) -> usize {
-        let owners = self.owners.lock().unwrap_or_else(|e| e.into_inner());
-        owners
-            .iter()
-            .filter(|(session, opener)| *opener == caller && live(session))
-            .count()
-    }
-
-    /// Remembers that `caller` opened `session`; `live` tells which sessions are still open,
-    /// to forget the others.
-    pub(crate) fn record_owner(&self, session: &str, caller: Caller, live: impl Fn(&str) -> bool) {
-        let mut owners = self.owners.lock().unwrap_or_else(|e| e.into_inner());
-        if owners.len() >= OWNERS_PRUNE_AT {
-            // Sessions end without telling this map (idle timeout, DELETE).
-            owners.retain(|session, _| live(session));
-        }
-        owners.insert(session.to_owned(), caller);
-    }
-}
-
-/// A request in flight in a session, until dropped (with the answer's body).
-pub(crate) struct InFlight {
-    store: Arc<SessionStore>,
-    key: (String, String),
-}
-
-impl Drop for InFlight {
-    fn drop(&mut self) {
-        let mut in_flight = self
-            .store
-            .in_flight
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        in_flight.remove(&self.key);
-    }
-}
-
-impl crate::server::OpenSessions for SessionStore {
-    /// Sessions open now; 0 while the map is being written (a scrape does not wait).
-    fn open(&self) -> usize {
-        self.local
-            .sessions
-            .try_read()
-            .map_or(0, |sessions| sessions.len())
-    }
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl SessionStore {
@@ -117,65 +65,90 @@ impl SessionStore {
             max_sessions_per_principal: limits.max_sessions_per_principal,
             creating: tokio::sync::Mutex::new(()),
             admitting: tokio::sync::Mutex::new(()),
-            in_flight: std::sync::Mutex::new(HashSet::new()),
-            owners: std::sync::Mutex::new(HashMap::new()),
+            in_flight: Mutex::new(HashSet::new()),
+            owners: Mutex::new(HashMap::new()),
         }
     }
 
-    pub(crate) fn full_message(&self) -> String {
+    /// Sessions open now; 0 while the map is being written (a scrape does not wait).
+    pub(crate) fn open(&self) -> usize {
+        self.local
+            .sessions
+            .try_read()
+            .map_or(0, |sessions| sessions.len())
+    }
+
+    fn full_message(&self) -> String {
         format!(
             "too many open sessions (the limit is {}); close unused sessions with DELETE or retry later",
             self.max_sessions
         )
     }
 
-    /// The refusal of one more session to an owner that has `max_sessions_per_principal`.
-    pub(crate) fn owner_full_message(&self) -> String {
-        format!(
-            "this caller has too many open sessions (the limit per token owner is {}); close \
-             unused sessions with DELETE or retry later",
-            self.max_sessions_per_principal
-        )
+    /// Why one more session cannot be opened now, for `caller` when the request has one.
+    pub(crate) async fn refusal(&self, caller: Option<&Caller>) -> Option<String> {
+        let live = self.local.sessions.read().await;
+        if live.len() >= self.max_sessions {
+            return Some(self.full_message());
+        }
+        let caller = caller?;
+        let open = lock(&self.owners)
+            .iter()
+            .filter(|(session, opener)| *opener == caller && live.contains_key(session.as_str()))
+            .count();
+        (open >= self.max_sessions_per_principal).then(|| {
+            format!(
+                "this caller has too many open sessions (the limit per token owner is {}); close \
+                 unused sessions with DELETE or retry later",
+                self.max_sessions_per_principal
+            )
+        })
+    }
+
+    /// Whether `caller` may use `session`: a request with a caller names only a session that
+    /// caller opened. Every session is opened with a caller when an authenticating layer is in
+    /// front, so one without an owner is unknown to it.
+    pub(crate) fn owned_by(&self, session: &str, caller: &Caller) -> bool {
+        lock(&self.owners).get(session) == Some(caller)
+    }
+
+    /// Remembers that `caller` opened `session`.
+    pub(crate) async fn record_owner(&self, session: &str, caller: Caller) {
+        let live = self.local.sessions.read().await;
+        let mut owners = lock(&self.owners);
+        if owners.len() >= OWNERS_PRUNE_AT {
+            // Sessions end without telling this map (idle timeout, DELETE).
+            owners.retain(|session, _| live.contains_key(session.as_str()));
+        }
+        owners.insert(session.to_owned(), caller);
     }
 
     /// Marks request `id` of `session` in flight, or `None` when a request with that id is
     /// in flight there already.
     pub(crate) fn start_request(self: &Arc<Self>, session: &str, id: String) -> Option<InFlight> {
         let key = (session.to_owned(), id);
-        let mut in_flight = self.in_flight.lock().unwrap_or_else(|e| e.into_inner());
-        in_flight.insert(key.clone()).then(|| InFlight {
+        lock(&self.in_flight).insert(key.clone()).then(|| InFlight {
             store: Arc::clone(self),
             key,
         })
     }
 }
 
-/// Why a session operation failed.
-#[derive(Debug)]
-pub(crate) enum SessionStoreError {
-    Full(String),
-    Local(LocalSessionManagerError),
+/// A request in flight in a session, until dropped (with the answer's body).
+pub(crate) struct InFlight {
+    store: Arc<SessionStore>,
+    key: (String, String),
 }
 
-impl std::fmt::Display for SessionStoreError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::Full(message) => f.write_str(message),
-            Self::Local(error) => error.fmt(f),
-        }
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        lock(&self.store.in_flight).remove(&self.key);
     }
 }
 
-impl std::error::Error for SessionStoreError {}
-
-impl From<LocalSessionManagerError> for SessionStoreError {
-    fn from(error: LocalSessionManagerError) -> Self {
-        Self::Local(error)
-    }
-}
-
+/// Errors are worded as the local manager's (rmcp reads only their text).
 impl SessionManager for SessionStore {
-    type Error = SessionStoreError;
+    type Error = std::io::Error;
     type Transport = <LocalSessionManager as SessionManager>::Transport;
 
     async fn create_session(&self) -> Result<(SessionId, Self::Transport), Self::Error> {
@@ -183,10 +156,10 @@ impl SessionManager for SessionStore {
         // two `initialize` requests at the bound (rmcp answers that one with a 500 naming it).
         let _creating = self.creating.lock().await;
         if self.local.sessions.read().await.len() >= self.max_sessions {
-            return Err(SessionStoreError::Full(self.full_message()));
+            return Err(Error::other(self.full_message()));
         }
         let Some(replica) = &self.replica else {
-            return Ok(self.local.create_session().await?);
+            return self.local.create_session().await.map_err(Error::other);
         };
         // rmcp's `LocalSessionManager::create_session` with the replica's name in front of its
         // random UUID (that manager has no event store here, so nothing else differs).
@@ -201,15 +174,18 @@ impl SessionManager for SessionStore {
         id: &SessionId,
         message: rmcp::model::ClientJsonRpcMessage,
     ) -> Result<rmcp::model::ServerJsonRpcMessage, Self::Error> {
-        Ok(self.local.initialize_session(id, message).await?)
+        self.local
+            .initialize_session(id, message)
+            .await
+            .map_err(Error::other)
     }
 
     async fn has_session(&self, id: &SessionId) -> Result<bool, Self::Error> {
-        Ok(self.local.has_session(id).await?)
+        self.local.has_session(id).await.map_err(Error::other)
     }
 
     async fn close_session(&self, id: &SessionId) -> Result<(), Self::Error> {
-        Ok(self.local.close_session(id).await?)
+        self.local.close_session(id).await.map_err(Error::other)
     }
 
     async fn create_stream(
@@ -220,7 +196,10 @@ impl SessionManager for SessionStore {
         impl futures_core::Stream<Item = ServerSseMessage> + Send + Sync + 'static,
         Self::Error,
     > {
-        Ok(self.local.create_stream(id, message).await?)
+        self.local
+            .create_stream(id, message)
+            .await
+            .map_err(Error::other)
     }
 
     async fn accept_message(
@@ -228,7 +207,10 @@ impl SessionManager for SessionStore {
         id: &SessionId,
         message: rmcp::model::ClientJsonRpcMessage,
     ) -> Result<(), Self::Error> {
-        Ok(self.local.accept_message(id, message).await?)
+        self.local
+            .accept_message(id, message)
+            .await
+            .map_err(Error::other)
     }
 
     async fn create_standalone_stream(
@@ -238,7 +220,10 @@ impl SessionManager for SessionStore {
         impl futures_core::Stream<Item = ServerSseMessage> + Send + Sync + 'static,
         Self::Error,
     > {
-        Ok(self.local.create_standalone_stream(id).await?)
+        self.local
+            .create_standalone_stream(id)
+            .await
+            .map_err(Error::other)
     }
 
     async fn resume(
@@ -249,13 +234,16 @@ impl SessionManager for SessionStore {
         impl futures_core::Stream<Item = ServerSseMessage> + Send + Sync + 'static,
         Self::Error,
     > {
-        Ok(self.local.resume(id, last_event_id).await?)
+        self.local
+            .resume(id, last_event_id)
+            .await
+            .map_err(Error::other)
     }
 
     async fn restore_session(
         &self,
         id: SessionId,
     ) -> Result<RestoreOutcome<Self::Transport>, Self::Error> {
-        Ok(self.local.restore_session(id).await?)
+        self.local.restore_session(id).await.map_err(Error::other)
     }
 }
