@@ -186,6 +186,104 @@ where
             }
         });
     }
+
+    /// The next message for rmcp or for a plain call: each line read until one is a message
+    /// (lines that are not are answered here). Cancel safe, as [`Self::read_line`].
+    async fn next_message(&mut self) -> Option<ClientJsonRpcMessage> {
+        loop {
+            let read = self.read_line().await?;
+            let line = std::mem::take(&mut self.line);
+            if let Err(limit) = read {
+                self.send_parse_error(format!(
+                    "Parse error: the message is longer than {limit} bytes"
+                ));
+                continue;
+            }
+            let mut text = line.as_slice();
+            text = text.strip_suffix(b"\n").unwrap_or(text);
+            text = text.strip_suffix(b"\r").unwrap_or(text);
+            text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
+            if text.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            let tools_call = match guard::screen(text) {
+                Screened::Pass { tools_call } => {
+                    if let Some(routed) = task_shape::route(text, &self.server, self.revision)
+                        && let Ok(message) = marked(&routed, |facts| facts.routed = true)
+                    {
+                        return Some(message);
+                    }
+                    tools_call
+                }
+                // rmcp would read a `tools/call` with non-object arguments as an unknown
+                // method; take them out and refuse the call with an `isError` instead.
+                Screened::Repaired(repaired, not) => {
+                    if let Ok(message) = marked(&repaired, |facts| facts.not_an_object = Some(not))
+                    {
+                        return Some(message);
+                    }
+                    true
+                }
+                Screened::Cut(cut, too_deep) => {
+                    match marked(&cut, |facts| facts.too_deep = Some(too_deep)) {
+                        Ok(message) => return Some(message),
+                        Err(error) => {
+                            tracing::debug!(%error, "a cut tools/call did not parse");
+                            let value = serde_json::from_slice::<serde_json::Value>(&cut).ok();
+                            let message =
+                                guard::parse_error_message(&too_deep, MESSAGE_DEPTH_LIMIT);
+                            let id = value.as_ref().and_then(request_id);
+                            self.send_error(ErrorData::parse_error(message, None), id);
+                            continue;
+                        }
+                    }
+                }
+                Screened::Refuse { id, message } => {
+                    let id = id.and_then(|id| serde_json::from_value(id).ok());
+                    self.send_error(ErrorData::parse_error(message, None), id);
+                    continue;
+                }
+            };
+            // Other lines (they never mention the method) go straight to the general parse.
+            if tools_call && let Some(message) = tools_call_text::read(text) {
+                return Some(message);
+            }
+            match serde_json::from_slice::<ClientJsonRpcMessage>(text) {
+                Ok(message) => {
+                    if let ClientJsonRpcMessage::Request(request) = &message
+                        && let ClientRequest::InitializeRequest(initialize) = &request.request
+                    {
+                        self.revision =
+                            Revision::of(initialize.params.protocol_version.as_str().as_bytes());
+                    }
+                    return Some(message);
+                }
+                Err(error) => {
+                    // A line that is not JSON (or is cut short) gets a parse error with a
+                    // null id, as JSON-RPC 2.0 asks; a readable message of the wrong shape is
+                    // answered to its id, like rmcp does.
+                    let value = serde_json::from_slice::<serde_json::Value>(text).ok();
+                    let Some(value) = value else {
+                        tracing::debug!(%error, "a line that is not JSON");
+                        self.send_parse_error(format!(
+                            "Parse error: the line is not a JSON-RPC message ({error}); send \
+                             one JSON object per line"
+                        ));
+                        continue;
+                    };
+                    // A notification is never answered.
+                    let Some(id) = request_id(&value) else {
+                        tracing::debug!(%error, "ignoring an unreadable notification");
+                        continue;
+                    };
+                    self.send_error(
+                        ErrorData::invalid_request(format!("Invalid request: {error}"), None),
+                        Some(id),
+                    );
+                }
+            }
+        }
+    }
 }
 
 async fn write_message<W: AsyncWrite + Unpin>(
@@ -211,6 +309,17 @@ async fn write_bytes<W: AsyncWrite + Unpin>(
     };
     writer.write_all(&bytes).await?;
     writer.flush().await
+}
+
+/// `bytes` read as a message, a request marked with the [`Facts`] that `mark` sets.
+fn marked(bytes: &[u8], mark: impl FnOnce(&mut Facts)) -> serde_json::Result<ClientJsonRpcMessage> {
+    let mut message = serde_json::from_slice::<ClientJsonRpcMessage>(bytes)?;
+    if let ClientJsonRpcMessage::Request(request) = &mut message {
+        let mut facts = Facts::default();
+        mark(&mut facts);
+        request.request.extensions_mut().insert(facts);
+    }
+    Ok(message)
 }
 
 /// The id of a JSON-RPC message, read leniently from a value.
@@ -268,8 +377,6 @@ where
     }
 
     async fn close(&mut self) -> Result<(), Self::Error> {
-        // As rmcp drains its handlers when the input ends: answers still coming are written
-        // for up to `DRAIN`, then calls still running are cancelled, unanswered.
         let drained = tokio::time::timeout(DRAIN, async {
             while self.answers.join_next().await.is_some() {}
         })
@@ -283,131 +390,5 @@ where
             writer.flush().await?;
         }
         Ok(())
-    }
-}
-
-impl<R, W> LineTransport<R, W>
-where
-    R: AsyncRead + Unpin + Send,
-    W: AsyncWrite + Unpin + Send + 'static,
-{
-    /// The next message for rmcp or for a plain call: each line read until one is a message
-    /// (lines that are not are answered here). Cancel safe, as [`Self::read_line`].
-    async fn next_message(&mut self) -> Option<ClientJsonRpcMessage> {
-        loop {
-            let read = self.read_line().await?;
-            let line = std::mem::take(&mut self.line);
-            if let Err(limit) = read {
-                self.send_parse_error(format!(
-                    "Parse error: the message is longer than {limit} bytes"
-                ));
-                continue;
-            }
-            let mut text = line.as_slice();
-            text = text.strip_suffix(b"\n").unwrap_or(text);
-            text = text.strip_suffix(b"\r").unwrap_or(text);
-            text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
-            if text.iter().all(u8::is_ascii_whitespace) {
-                continue;
-            }
-            let tools_call = match guard::screen(text) {
-                Screened::Pass { tools_call } => {
-                    if let Some(routed) = task_shape::route(text, &self.server, self.revision)
-                        && let Ok(mut message) =
-                            serde_json::from_slice::<ClientJsonRpcMessage>(&routed)
-                    {
-                        if let ClientJsonRpcMessage::Request(request) = &mut message {
-                            request.request.extensions_mut().insert(Facts {
-                                routed: true,
-                                ..Facts::default()
-                            });
-                        }
-                        return Some(message);
-                    }
-                    tools_call
-                }
-                // rmcp would read a `tools/call` with non-object arguments as an unknown
-                // method; take them out and refuse the call with an `isError` instead.
-                Screened::Repaired(repaired, not) => {
-                    if let Ok(mut message) =
-                        serde_json::from_slice::<ClientJsonRpcMessage>(&repaired)
-                    {
-                        if let ClientJsonRpcMessage::Request(request) = &mut message {
-                            request.request.extensions_mut().insert(Facts {
-                                not_an_object: Some(not),
-                                ..Facts::default()
-                            });
-                        }
-                        return Some(message);
-                    }
-                    true
-                }
-                Screened::Cut(cut, too_deep) => {
-                    match serde_json::from_slice::<ClientJsonRpcMessage>(&cut) {
-                        Ok(mut message) => {
-                            if let ClientJsonRpcMessage::Request(request) = &mut message {
-                                request.request.extensions_mut().insert(Facts {
-                                    too_deep: Some(too_deep),
-                                    ..Facts::default()
-                                });
-                            }
-                            return Some(message);
-                        }
-                        Err(error) => {
-                            tracing::debug!(%error, "a cut tools/call did not parse");
-                            let value = serde_json::from_slice::<serde_json::Value>(&cut).ok();
-                            let message =
-                                guard::parse_error_message(&too_deep, MESSAGE_DEPTH_LIMIT);
-                            let id = value.as_ref().and_then(request_id);
-                            self.send_error(ErrorData::parse_error(message, None), id);
-                            continue;
-                        }
-                    }
-                }
-                Screened::Refuse { id, message } => {
-                    let id = id.and_then(|id| serde_json::from_value(id).ok());
-                    self.send_error(ErrorData::parse_error(message, None), id);
-                    continue;
-                }
-            };
-            // Other lines (they never mention the method) go straight to the general parse.
-            if tools_call && let Some(message) = tools_call_text::read(text) {
-                return Some(message);
-            }
-            match serde_json::from_slice::<ClientJsonRpcMessage>(text) {
-                Ok(message) => {
-                    if let ClientJsonRpcMessage::Request(request) = &message
-                        && let ClientRequest::InitializeRequest(initialize) = &request.request
-                    {
-                        self.revision =
-                            Revision::of(initialize.params.protocol_version.as_str().as_bytes());
-                    }
-                    return Some(message);
-                }
-                Err(error) => {
-                    // A line that is not JSON (or is cut short) gets a parse error with a
-                    // null id, as JSON-RPC 2.0 asks; a readable message of the wrong shape is
-                    // answered to its id, like rmcp does.
-                    let value = serde_json::from_slice::<serde_json::Value>(text).ok();
-                    let Some(value) = value else {
-                        tracing::debug!(%error, "a line that is not JSON");
-                        self.send_parse_error(format!(
-                            "Parse error: the line is not a JSON-RPC message ({error}); send \
-                             one JSON object per line"
-                        ));
-                        continue;
-                    };
-                    // A notification is never answered.
-                    let Some(id) = request_id(&value) else {
-                        tracing::debug!(%error, "ignoring an unreadable notification");
-                        continue;
-                    };
-                    self.send_error(
-                        ErrorData::invalid_request(format!("Invalid request: {error}"), None),
-                        Some(id),
-                    );
-                }
-            }
-        }
     }
 }
