@@ -11,9 +11,7 @@ pub struct McpServerBuilder {
     hooks: Vec<CallHook>,
     limits: Limits,
     sessions: SessionLimits,
-    page_size: usize,
-    page_bytes: usize,
-    list_cache: ListCache,
+    paging: Paging,
     task_router: Option<Arc<dyn TaskRouter>>,
     routes: Vec<(String, super::HttpRoute)>,
     observers: Vec<Arc<dyn CallObserver>>,
@@ -55,7 +53,7 @@ impl McpServerBuilder {
     ///
     /// [`DEFAULT_PAGE_SIZE`]: crate::DEFAULT_PAGE_SIZE
     pub fn page_size(mut self, page_size: usize) -> Self {
-        self.page_size = page_size.max(1);
+        self.paging.page_size = page_size.max(1);
         self
     }
 
@@ -66,7 +64,7 @@ impl McpServerBuilder {
     ///
     /// [`DEFAULT_PAGE_BYTES`]: crate::DEFAULT_PAGE_BYTES
     pub fn page_bytes(mut self, page_bytes: usize) -> Self {
-        self.page_bytes = page_bytes;
+        self.paging.page_bytes = page_bytes;
         self
     }
 
@@ -78,7 +76,7 @@ impl McpServerBuilder {
     ///
     /// [`DEFAULT_LIST_TTL`]: crate::DEFAULT_LIST_TTL
     pub fn list_cache(mut self, ttl: Duration, scope: CacheScope) -> Self {
-        self.list_cache = ListCache { ttl, scope };
+        self.paging.list_cache = ListCache { ttl, scope };
         self
     }
 
@@ -234,42 +232,27 @@ impl McpServerBuilder {
 
     /// The server.
     pub fn build(self) -> McpServer {
-        // The tasks capability, for a server that runs tasks.
-        let capabilities = match (self.tools_change, self.task_router.is_some()) {
-            (true, true) => ServerCapabilities::builder()
-                .enable_tools()
-                .enable_tool_list_changed()
-                .enable_tasks()
-                .build(),
-            (true, false) => ServerCapabilities::builder()
-                .enable_tools()
-                .enable_tool_list_changed()
-                .build(),
-            (false, true) => ServerCapabilities::builder()
-                .enable_tools()
-                .enable_tasks()
-                .build(),
-            (false, false) => ServerCapabilities::builder().enable_tools().build(),
-        };
-        let mut info = ServerConfig::new(capabilities)
+        let mut capabilities = ServerCapabilities::builder().enable_tools();
+        if self.tools_change {
+            capabilities = capabilities.enable_tool_list_changed();
+        }
+        if self.task_router.is_some() {
+            capabilities = capabilities.enable_tasks();
+        }
+        let mut info = ServerConfig::new(capabilities.build())
             .with_server_info(Implementation::new(self.name, self.version));
         if let Some(instructions) = self.instructions {
             info = info.with_instructions(instructions);
         }
-        let paging = Paging {
-            page_size: self.page_size,
-            page_bytes: self.page_bytes,
-            list_cache: self.list_cache,
-        };
         McpServer {
             inner: Arc::new(Inner {
                 info,
                 catalog: RwLock::new(Arc::new(Catalog::new(
                     self.tools,
-                    paging,
+                    self.paging,
                     self.search.as_deref(),
                 ))),
-                paging,
+                paging: self.paging,
                 search: self.search,
                 peers: Mutex::new(Vec::new()),
                 hooks: self.hooks,
@@ -299,9 +282,11 @@ impl McpServer {
             observers: Vec::new(),
             limits: Limits::default(),
             sessions: SessionLimits::default(),
-            page_size: paging::DEFAULT_PAGE_SIZE,
-            page_bytes: paging::DEFAULT_PAGE_BYTES,
-            list_cache: ListCache::default(),
+            paging: Paging {
+                page_size: paging::DEFAULT_PAGE_SIZE,
+                page_bytes: paging::DEFAULT_PAGE_BYTES,
+                list_cache: ListCache::default(),
+            },
             task_router: None,
             tools_change: false,
             replica: None,

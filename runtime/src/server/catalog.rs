@@ -187,9 +187,4 @@ impl Catalog {
             .ok()?;
         Some(self.served[at].clone())
     }
-
-    /// Every served tool, sorted by name, listed or not.
-    pub(crate) fn every_tool(&self) -> &[ServedTool] {
-        &self.served
-    }
 }

@@ -90,11 +90,9 @@ pub(crate) async fn check(
         }
     } else {
         tokio::select! {
-            () = context.ct.cancelled() => return Some(CallToolResponse::Complete(with_status(
-                CallToolResult::error(vec![ContentBlock::text("the call was cancelled")]),
-                Code::Cancelled,
-                true,
-            ))),
+            () = context.ct.cancelled() => {
+                return Some(CallToolResponse::Complete(super::run::cancelled_result()));
+            }
             answer = context.peer.create_elicitation(params()) => {
                 answer.ok().map(|result| result.action)
             }

@@ -52,7 +52,7 @@ impl McpServer {
     pub fn served_tools(&self) -> Vec<Tool> {
         let catalog = self.catalog();
         catalog
-            .every_tool()
+            .served
             .iter()
             .filter_map(|tool| tool.definition().ok())
             .collect()
@@ -81,7 +81,7 @@ impl McpServer {
             .name("mcp-schemas".to_owned())
             .spawn(move || {
                 let started = std::time::Instant::now();
-                let tools = catalog.every_tool();
+                let tools = &catalog.served;
                 prepare_by_package(tools);
                 tracing::debug!(
                     tools = tools.len(),
@@ -97,7 +97,7 @@ impl McpServer {
     pub fn served_tool_names(&self) -> Vec<String> {
         let catalog = self.catalog();
         catalog
-            .every_tool()
+            .served
             .iter()
             .map(|tool| tool.name().to_owned())
             .collect()
