@@ -1,13 +1,10 @@
-//! A plain `tools/call`: one that a transport may answer without rmcp's per-request service,
-//! because all rmcp would do for it is look the tool up and run it.
-//!
-//! rmcp's service registers each request, spawns its handler as a task and sends the result
-//! back through a channel; over stateless streamable HTTP it first builds a service and a peer
-//! for the request. For a call that needs none of what they give (no progress to send, no
-//! confirmation to ask, no task to start, no client capabilities to read), the transports
-//! (`stdio_plain`, `http_plain`) run the tool themselves through [`McpServer::plain_call`] and
-//! [`McpServer::run_plain`], and write the result as rmcp writes it. Every other call takes
-//! rmcp's path.
+//! A plain `tools/call`: one that a transport may answer without rmcp's per-request service
+//! (its request registered, its handler spawned, over stateless HTTP a service and peer built),
+//! because all rmcp would do for it is look the tool up and run it. For a call that needs no
+//! peer (no progress to send, no confirmation to ask, no task to start, no client
+//! capabilities to read), the transports (`stdio_plain`, `http_plain`) run the tool
+//! themselves through [`McpServer::plain_call`] and [`McpServer::run_plain`], and write the
+//! result as rmcp writes it. Every other call takes rmcp's path.
 
 use rmcp::model::{CallToolRequest, CallToolResponse, JsonObject, RequestMetaObject, ServerResult};
 use tonic_mcp_schema::TaskSupport;

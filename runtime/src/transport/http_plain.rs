@@ -1,12 +1,7 @@
-//! Stateless streamable HTTP's plain `tools/call`, answered by the transport itself.
-//!
-//! For each stateless request rmcp's service parses the message again, builds a server
-//! service with a peer, spawns its loop and the handler as tasks, and serialises the result
-//! as a tree. For a plain call ([`McpServer::plain_call`]) none of that changes the answer,
-//! so [`McpHttpService`](crate::transport::http::McpHttpService) runs the tool itself: the message read
-//! straight from its text ([`tools_call_text::read`]), the call spawned as one task that
-//! the client's disconnect cancels (as rmcp's request token does), the result written with
-//! its structured content spliced from its text ([`structured_text::to_vec`]).
+//! Stateless streamable HTTP's plain `tools/call` ([`McpServer::plain_call`]), answered by
+//! [`McpHttpService`](crate::transport::http::McpHttpService) itself: read straight from its
+//! text ([`tools_call_text::read`]), run as one task that the client's disconnect cancels,
+//! written with its structured content spliced from its text ([`structured_text::to_vec`]).
 //!
 //! The answer is rmcp's, byte for byte: the same JSON-RPC message, `200` with
 //! `Content-Type: application/json`. To keep it so, the transport takes this path only for
@@ -246,9 +241,8 @@ pub(crate) async fn answer(
     call: PlainCall,
     parts: http::request::Parts,
 ) -> HttpResponse {
-    // The call runs in a task of its own, as rmcp runs a handler: when the client goes away
-    // and this future is dropped, the call is cancelled rather than dropped, so a
-    // long-running operation is cancelled and the call is counted.
+    // A task of its own, as rmcp's handler: when the client goes away and this future is
+    // dropped, the call is cancelled rather than dropped (its operation cancelled, and counted).
     let disconnected = tokio_util::sync::CancellationToken::new();
     let cancelled = disconnected.clone();
     let on_drop = disconnected.drop_guard();

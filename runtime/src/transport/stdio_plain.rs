@@ -1,10 +1,5 @@
-//! The line transport's plain `tools/call`s, answered by the transport itself.
-//!
-//! rmcp's service handles each request it receives by registering it, spawning its handler as
-//! a task and sending the result back through a channel to the transport. For a plain call
-//! ([`McpServer::plain_call`]) none of that changes the answer, so the line transport runs the
-//! tool itself, in a task, and writes the result as rmcp would have: the same message, with
-//! its structured content spliced from its text.
+//! The line transport's plain `tools/call`s ([`McpServer::plain_call`]), run by the transport
+//! itself in a task and written as rmcp would write them.
 //!
 //! What rmcp's service would do for the call is kept:
 //! - the session must be set up: the `initialize` answer sent, and `notifications/initialized`
@@ -12,11 +7,9 @@
 //! - the result is stripped as for the negotiated revision (the plain path is taken only for a
 //!   revision before 2026-07-28);
 //! - a client that declared tasks may have a call made a task: such calls go to rmcp;
-//! - `notifications/cancelled` cancels the call, whose answer is then not written (rmcp drops
-//!   the answer of a cancelled request); the notification still goes to rmcp, which ignores an
-//!   id it does not know;
-//! - when the input ends, the answers of calls still running are written for up to 5 s, and
-//!   calls running after that are cancelled, as rmcp drains and then cancels its handlers.
+//! - `notifications/cancelled` cancels the call, whose answer is then not written; the
+//!   notification still goes to rmcp, which ignores an id it does not know;
+//! - when the input ends, calls still running are drained, then cancelled, as rmcp's are.
 
 use std::{
     collections::HashMap,
@@ -43,7 +36,7 @@ pub(crate) struct PlainCalls {
     tasks_declared: bool,
     /// The plain calls running now, by request id. A call whose entry is gone when it ends
     /// was cancelled: its answer is not written.
-    running: Arc<Mutex<HashMap<RequestId, CancellationToken>>>,
+    running: Arc<Running>,
 }
 
 impl PlainCalls {
@@ -60,7 +53,7 @@ impl PlainCalls {
                 ClientNotification::InitializedNotification(_) => self.initialized = true,
                 ClientNotification::CancelledNotification(cancelled) => {
                     if let Some(id) = &cancelled.params.request_id
-                        && let Some(token) = self.running().remove(id)
+                        && let Some(token) = lock(&self.running).remove(id)
                     {
                         token.cancel();
                     }
@@ -117,29 +110,28 @@ impl PlainCalls {
             return Err(message);
         };
         let cancelled = CancellationToken::new();
-        self.running().insert(id.clone(), cancelled.clone());
+        lock(&self.running).insert(id.clone(), cancelled.clone());
         let running = Arc::clone(&self.running);
         let server = server.clone();
         Ok(async move {
             // Boxed: the call's state is large, and the task's future is moved as it is spawned.
             let result = Box::pin(server.run_plain(call, None, cancelled.cancelled_owned())).await;
-            let answered = running
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .remove(&id)
-                .is_some();
+            let answered = lock(&running).remove(&id).is_some();
             answered.then(|| ServerJsonRpcMessage::response(result, id))
         })
     }
 
     /// Cancels every plain call still running (the input ended, and the drain is over).
     pub(crate) fn cancel_all(&self) {
-        for (_, token) in self.running().drain() {
+        for (_, token) in lock(&self.running).drain() {
             token.cancel();
         }
     }
+}
 
-    fn running(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, CancellationToken>> {
-        self.running.lock().unwrap_or_else(|e| e.into_inner())
-    }
+/// The plain calls running now, by request id.
+type Running = Mutex<HashMap<RequestId, CancellationToken>>;
+
+fn lock(running: &Running) -> std::sync::MutexGuard<'_, HashMap<RequestId, CancellationToken>> {
+    running.lock().unwrap_or_else(|e| e.into_inner())
 }

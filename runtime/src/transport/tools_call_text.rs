@@ -9,17 +9,14 @@ use serde_json::value::RawValue;
 
 use crate::call::facts::{ArgumentsText, Facts};
 
-/// A `tools/call` message, as rmcp reads it, without rmcp's general parse.
+/// A `tools/call` message, as rmcp reads it, without rmcp's general parse (an untagged union
+/// of every message, which costs more per call than the arguments' own transcoding).
 ///
-/// rmcp reads every message as an untagged union whose request and parameters are flattened:
-/// serde buffers the whole line as generic content and tries the message kinds and methods one
-/// after another, which cost more per call than the arguments' own transcoding. This reads the
-/// one shape a `tools/call` has, straight from the text. It gives the message rmcp's parse
-/// gives (`_meta` moves to the request's extensions, as rmcp's `Request` deserializer moves
-/// it), except that an object of arguments is kept as its text (in the request's [`Facts`])
-/// rather than parsed into a map: the call encodes it straight from the text
-/// when it can. `None` for any other line, or a `tools/call` this shape does not read (an
-/// unknown parameter among them): those take the general parse, which also words the errors.
+/// It gives the message rmcp's parse gives (`_meta` in the request's extensions), except that
+/// an object of arguments is kept as its text (in the request's [`Facts`]), which the call
+/// encodes straight from. `None` for any other line, or a `tools/call` this shape does not
+/// read (an unknown parameter among them): those take the general parse, which also words
+/// the errors.
 pub(crate) fn read(text: &[u8]) -> Option<ClientJsonRpcMessage> {
     #[derive(serde::Deserialize)]
     struct Line<'a> {
