@@ -117,6 +117,7 @@ impl McpServer {
                 &call.meta.0.0,
                 None,
                 Cancel::Drop(cancelled),
+                None,
             )
             .await;
         let result = outcome.map_or_else(cancelled_result, |outcome| outcome.result);

@@ -21,7 +21,11 @@ use crate::{
         stream_control::StreamControl,
         structured_text::Structured,
     },
-    server::{McpServer, catalog::Found, run::Cancel},
+    server::{
+        McpServer,
+        catalog::Found,
+        run::{Cancel, cancelled_result},
+    },
     tool::task_mode::TaskMode,
 };
 
@@ -182,7 +186,17 @@ impl McpServer {
         call: ReadyCall,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        self.call(&call.found, call.request, context).await
+        let structured = Structured::asked_in(&context.extensions);
+        let outcome = self
+            .run_in_request(
+                &call.found,
+                call.request.arguments,
+                &context,
+                structured,
+                None,
+            )
+            .await;
+        Ok(outcome.map_or_else(cancelled_result, |outcome| outcome.result))
     }
 
     /// Runs `call` apart from its request (in a task): with its arguments as a map (see
@@ -214,6 +228,7 @@ impl McpServer {
             &origin.meta,
             Some(progress.0),
             cancel,
+            None,
         )
         .await
         .map(|outcome| outcome.result)

@@ -5,7 +5,7 @@ use std::{sync::Arc, time::Instant};
 
 use rmcp::{
     ErrorData, RoleServer,
-    model::{CallToolRequestParams, CallToolResult, ContentBlock, JsonObject},
+    model::{CallToolResult, ContentBlock, JsonObject},
     service::RequestContext,
 };
 use tonic::Code;
@@ -38,56 +38,40 @@ pub(crate) enum Cancel<'a, F> {
 }
 
 impl McpServer {
-    pub(super) async fn call(
+    /// [`run_registered`](Self::run_registered) in `context`'s request, with the arguments
+    /// `map` or the text the transport kept: progress to the request's token, a cancel of the
+    /// request drops the call.
+    pub(super) async fn run_in_request(
         &self,
         registered: &Found,
-        request: CallToolRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, ErrorData> {
-        let progress = Progress::of_request(&context);
+        map: Option<JsonObject>,
+        context: &RequestContext<RoleServer>,
+        structured: Structured,
+        started: Option<Started>,
+    ) -> Option<Outcome> {
         let text = arguments_text::kept(&context.extensions);
-        let structured = Structured::asked_in(&context.extensions);
-        let outcome = self
-            .run_registered(
-                registered,
-                FromTransport {
-                    arguments: arguments(request.arguments, text),
-                    structured,
-                },
-                context.extensions.get::<http::request::Parts>(),
-                &context.meta.0.0,
-                progress,
-                Cancel::Drop(context.ct.cancelled()),
-            )
-            .await;
-        Ok(outcome.map_or_else(cancelled_result, |outcome| outcome.result))
+        self.run_registered(
+            registered,
+            FromTransport {
+                arguments: arguments(map, text),
+                structured,
+            },
+            context.extensions.get::<http::request::Parts>(),
+            &context.meta.0.0,
+            Progress::of_request(context),
+            Cancel::Drop(context.ct.cancelled()),
+            started,
+        )
+        .await
     }
 
     /// One call of a registered tool in its telemetry span, directly or in a task. `None` when
     /// `cancelled` resolved first: dropping the call future drops the in-flight tonic call,
-    /// which cancels the RPC (RST_STREAM over HTTP/2, or the handler future in-process).
+    /// which cancels the RPC (RST_STREAM over HTTP/2, or the handler future in-process). A
+    /// waiting tool's call records the operation it waits for in `started` (which may stop the
+    /// wait early: [`Started::detaching`]), a new one when `None`.
+    #[allow(clippy::too_many_arguments, reason = "a call and where it comes from")]
     pub(crate) async fn run_registered(
-        &self,
-        registered: &Found,
-        given: FromTransport<'_>,
-        http: Option<&http::request::Parts>,
-        meta: &rmcp::model::JsonObject,
-        progress: Option<Progress>,
-        cancel: Cancel<'_, impl std::future::Future<Output = ()>>,
-    ) -> Option<Outcome> {
-        // Only a tool that waits for an operation has one to cancel.
-        let started = registered.entry.tool.waits().then(Started::default);
-        self.run_started(registered, given, http, meta, progress, cancel, started)
-            .await
-    }
-
-    /// [`run_registered`](Self::run_registered), recording the operation a waiting tool's
-    /// call waits for in `started` (which may stop the wait early: [`Started::detaching`]).
-    #[allow(
-        clippy::too_many_arguments,
-        reason = "run_registered's, and where it records"
-    )]
-    pub(crate) async fn run_started(
         &self,
         registered: &Found,
         given: FromTransport<'_>,
@@ -97,6 +81,8 @@ impl McpServer {
         cancel: Cancel<'_, impl std::future::Future<Output = ()>>,
         started: Option<Started>,
     ) -> Option<Outcome> {
+        // Only a tool that waits for an operation has one to cancel.
+        let started = started.or_else(|| registered.entry.tool.waits().then(Started::default));
         let (stop, dropped) = match cancel {
             Cancel::Drop(cancelled) => (None, Some(cancelled)),
             Cancel::Stop(stop) => (Some(stop), None),

@@ -11,17 +11,11 @@ use tonic_mcp_schema::json_schema::PENDING_OPERATION_KEY;
 
 use crate::{
     call::{
-        self, FromTransport, arguments_text,
+        self,
         longrunning::{self, Look, Started, Wait},
-        progress::Progress,
         structured_text::Structured,
     },
-    server::{
-        McpServer,
-        catalog::Found,
-        ready_call::ReadyCall,
-        run::{Cancel, arguments, cancelled_result},
-    },
+    server::{McpServer, catalog::Found, ready_call::ReadyCall, run::cancelled_result},
     tool::context::CallContext,
 };
 
@@ -67,19 +61,12 @@ impl McpServer {
         after: Duration,
     ) -> Detached {
         let started = Started::detaching(after);
-        let progress = Progress::of_request(context);
-        let text = arguments_text::kept(&context.extensions);
         let outcome = self
-            .run_started(
+            .run_in_request(
                 &call.found,
-                FromTransport {
-                    arguments: arguments(call.request.arguments, text),
-                    structured: Structured::Tree,
-                },
-                context.extensions.get::<http::request::Parts>(),
-                &context.meta.0.0,
-                progress,
-                Cancel::Drop(context.ct.cancelled()),
+                call.request.arguments,
+                context,
+                Structured::Tree,
                 Some(started.clone()),
             )
             .await;
