@@ -62,9 +62,8 @@ use crate::{
 pub(crate) struct Registered {
     pub(crate) entry: Entry,
     pub(crate) set: Arc<SetConfig>,
-    /// The tool's definition once asked for by name (rmcp's HTTP transport asks on each call
-    /// for the input schema, scopes are read from `_meta`): made once, for the tools that are
-    /// called, not for every listed one.
+    /// The tool's definition once asked for by name (rmcp asks on each call): made once, for
+    /// the tools that are called, not for every listed one.
     pub(crate) definition: std::sync::OnceLock<Option<Tool>>,
 }
 
@@ -304,9 +303,8 @@ impl McpServer {
         if let Some(refusal) = self.guarded_refusal(request.name.as_ref(), context) {
             return Ok(Prepared::Answered(CallToolResponse::Complete(refusal)));
         }
-        // Tool search: the discovery tools answer here; `call_tool` becomes the call it names,
-        // which then goes the way of any other.
-        // One look at the tools for the whole call.
+        // One catalog for the whole call. Tool search's own tools answer here; `call_tool`
+        // becomes the call it names.
         let catalog = self.catalog();
         if let Some(discovery) = &catalog.discovery {
             if let Err(problem) = arguments_text::materialize(&mut request, &context.extensions) {
@@ -374,8 +372,6 @@ impl McpServer {
         };
         match self.task_router() {
             Some(router) => router.call(self, call, context).await,
-            // A server without tasks runs every call inline, but those of a tool that runs
-            // only as a task.
             None if call.task_support() == TaskSupport::Required => Err(no_tasks(&format!(
                 "tool `{}` runs only as a task",
                 call.name()
@@ -437,10 +433,8 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        // Boxed, like `on_custom_request`: rmcp keeps every handler's future inside the one
-        // future of each request, which it moves into a task of its own, so a call's state (the
-        // gRPC exchange, a long-running wait) would make every request's future large and be
-        // copied at each move. Boxed, it is a pointer.
+        // Boxed, like `on_custom_request`: a call's state would make the future of every
+        // request rmcp moves into its task large.
         Box::pin(self.call_tool_unboxed(request, context)).await
     }
 

@@ -1,24 +1,11 @@
-//! Recognising the task requests of MCP revision 2025-11-25 (SEP-1686), which rmcp's typed
-//! model does not read, so that they reach the [`TaskRouter`](crate::TaskRouter).
-//!
-//! Clients of revision 2025-11-25 ask for a task with a `task` parameter on `tools/call`,
-//! read tool support from `execution.taskSupport` in `tools/list`, and use `tasks/get`,
-//! `tasks/result`, `tasks/list` and `tasks/cancel`; the server declares `capabilities.tasks`.
-//! rmcp's model follows the final extension (SEP-2663: task support in `_meta`, the result
-//! inside `tasks/get`, no `tasks/result` or `tasks/list`). So both transports:
-//!
-//! - give the requests rmcp would read in the final shape an internal method name ([`route`]:
-//!   a `tools/call` with `task`; `tasks/get` and `tasks/cancel` of a task the router answers
-//!   in that shape, or, before revision 2026-07-28, of any task when there is no router; and,
-//!   for a client of revision 2025-11-25 while some tool runs as a task, `tools/list`), and
-//!   mark them routed in the request's [`Facts`], so that a client cannot name the internal
-//!   methods itself; `tasks/result` and `tasks/list` reach rmcp's custom-request handler as
-//!   they are;
-//! - add `capabilities.tasks` to an `initialize` result of revision 2025-11-25 when the server
-//!   runs tasks ([`declare`]).
-//!
-//! The server answers `tools/list` here ([`tools_list`]) and hands the rest to the router
-//! ([`custom`]).
+//! The task requests of MCP revision 2025-11-25 (SEP-1686: a `task` parameter on
+//! `tools/call`, `execution.taskSupport` in `tools/list`, `tasks/result` and `tasks/list`),
+//! which rmcp's typed model, following the final extension (SEP-2663), does not read. Both
+//! transports give the requests rmcp would read in the final shape an internal method name
+//! ([`route`]) and mark them routed in the request's [`Facts`], so that a client cannot name
+//! the internal methods itself, and add `capabilities.tasks` to an `initialize` result of
+//! that revision ([`declare`]). The server answers `tools/list` here ([`tools_list`]) and
+//! hands the rest to the [`TaskRouter`](crate::TaskRouter) ([`custom`]).
 
 use rmcp::{
     ErrorData, RoleServer,
@@ -87,29 +74,21 @@ pub(crate) fn route(bytes: &[u8], server: &McpServer, revision: Revision) -> Opt
     let mut message: Value = serde_json::from_slice(bytes).ok()?;
     let params = message.get("params");
     let router = server.task_router();
+    // Before revision 2026-07-28 a task this server does not hold is answered in this shape
+    // too, as unknown: rmcp would first ask whether the client declared the final extension,
+    // which no client of those revisions does, and a client whose task lived on another
+    // replica, or expired, would be told its capabilities are missing.
+    let in_2025_shape = || {
+        let task_id = params?.get("taskId")?.as_str()?;
+        Some(match router {
+            Some(router) => router.answers_in_2025_shape(server, task_id, revision.final_extension),
+            None => !revision.final_extension,
+        })
+    };
     let method = match message.get("method")?.as_str()? {
         "tools/call" if params?.get("task").is_some_and(Value::is_object) => TOOLS_CALL,
-        // Before revision 2026-07-28 a task this server does not hold is answered in this
-        // shape too, as unknown: rmcp would first ask whether the client declared the final
-        // extension, which no client of those revisions does, and a client whose task lived
-        // on another replica, or expired, would be told its capabilities are missing.
-        name @ ("tasks/get" | "tasks/cancel")
-            if {
-                let task_id = params?.get("taskId")?.as_str()?;
-                match router {
-                    Some(router) => {
-                        router.answers_in_2025_shape(server, task_id, revision.final_extension)
-                    }
-                    None => !revision.final_extension,
-                }
-            } =>
-        {
-            if name == "tasks/get" {
-                TASKS_GET
-            } else {
-                TASKS_CANCEL
-            }
-        }
+        "tasks/get" if in_2025_shape()? => TASKS_GET,
+        "tasks/cancel" if in_2025_shape()? => TASKS_CANCEL,
         "tools/list" if list && router.is_some() && server.has_task_tools() => TOOLS_LIST,
         _ => return None,
     };

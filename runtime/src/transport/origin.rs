@@ -1,11 +1,6 @@
-//! Browser origins on the streamable HTTP transport.
-//!
-//! rmcp validates `Host` (loopback names by default) and, with the configurations of
-//! [`McpServer::session_http_config`](crate::server::McpServer::session_http_config) and
-//! [`stateless_http_config`](crate::server::McpServer::stateless_http_config), `Origin` against an
-//! allow-list. That list holds the loopback origins by default, any scheme and port, so that a
-//! page served from this machine (the MCP Inspector's web UI, a local app) can call a server on
-//! this machine; foreign origins are refused with 403, which is what stops DNS rebinding.
+//! Browser origins on the streamable HTTP transport. rmcp checks `Origin` against an
+//! allow-list, which stops DNS rebinding: by default [`LOOPBACK_ORIGINS`] (see
+//! [`McpServer::session_http_config`](crate::server::McpServer::session_http_config)).
 //!
 //! A loopback origin is only as trustworthy as the server is local: once `Host` names a
 //! public address (the operator allowed one with `with_allowed_hosts`), a page on the
@@ -48,12 +43,6 @@ pub(crate) fn is_loopback(host: &str) -> bool {
         .is_ok_and(|address| address.is_loopback())
 }
 
-/// The host of an `Origin` value (`scheme://host[:port]`), without its port.
-fn origin_host(origin: &str) -> Option<&str> {
-    let (_, rest) = origin.split_once("://")?;
-    Some(rest)
-}
-
 /// Whether a request carrying `origin` to `host` must be refused here: a loopback origin
 /// sent to a server reached by a name that is not loopback, unless `listed` (the operator's
 /// allow-list) names that origin exactly. Everything else is left to rmcp's checks.
@@ -61,7 +50,8 @@ pub(crate) fn refused(origin: Option<&str>, host: Option<&str>, listed: &[String
     let Some(origin) = origin.map(str::trim) else {
         return false;
     };
-    let Some(origin_host) = origin_host(origin) else {
+    // `scheme://host[:port]`.
+    let Some((_, origin_host)) = origin.split_once("://") else {
         return false;
     };
     if !is_loopback(origin_host) || host.is_some_and(is_loopback) {
