@@ -109,27 +109,19 @@ impl Catalog {
             .values()
             .map(|registered| ServedTool::new(Arc::clone(registered), redeem_tool.clone()))
             .collect();
-        let (listing, discovery): (Vec<Arc<dyn Listed>>, _) = match discovery {
-            None => (
-                served
-                    .iter()
-                    .map(|served| Arc::new(served.clone()) as Arc<dyn Listed>)
-                    .collect(),
-                None,
-            ),
+        fn shared(tool: impl Listed + 'static) -> Arc<dyn Listed> {
+            Arc::new(tool)
+        }
+        let (listing, discovery): (Vec<_>, _) = match discovery {
+            None => (served.iter().cloned().map(shared).collect(), None),
             Some(discovery) => {
                 let index = discovery.index(served.clone());
                 let (own, pinned) = index.listing();
-                let listing = own
-                    .into_iter()
-                    .map(|tool| Arc::new(tool) as Arc<dyn Listed>)
-                    .chain(
-                        pinned
-                            .into_iter()
-                            .map(|served| Arc::new(served) as Arc<dyn Listed>),
-                    )
-                    .collect();
-                (listing, Some(index))
+                let listing = own.into_iter().map(shared);
+                (
+                    listing.chain(pinned.into_iter().map(shared)).collect(),
+                    Some(index),
+                )
             }
         };
         let task_tools = tools

@@ -1,9 +1,6 @@
 //! The one seam through which a server runs MCP tasks: [`TaskRouter`], installed with
 //! [`McpServerBuilder::task_router`](crate::McpServerBuilder::task_router) (the
-//! `tonic-mcp-tasks` crate implements it).
-//!
-//! A server without a router runs no tasks: it declares no `tasks` capability, answers every
-//! call inline, and refuses what only a task could answer ([`no_tasks`]).
+//! `tonic-mcp-tasks` crate implements it); without one, [`no_tasks`].
 
 use std::{future::Future, pin::Pin};
 

@@ -1,13 +1,10 @@
 //! The stdio transport: newline-delimited JSON-RPC on stdin/stdout, with the depth guard in
 //! front of the parser.
 //!
-//! rmcp's own stdio transport ignores a line it cannot parse. A line that is valid JSON but
-//! nested deeper than the parser accepts would then never get an answer, and the client
-//! would wait for its own timeout. Here every line that carries a request gets one: a
-//! too-deep `tools/call` reaches the handler (its deep parts cut, its real depth attached) and
-//! gets the documented `isError`; any other line that cannot be read gets a JSON-RPC parse
-//! error naming the problem, with `"id": null` when the line has no readable id (not JSON, cut
-//! short, or too long).
+//! rmcp's own stdio transport ignores a line it cannot parse, and its client waits for its own
+//! timeout. Here every line that carries a request gets an answer: a too-deep `tools/call` the
+//! documented `isError` ([`guard`]), any other line that cannot be read a JSON-RPC parse error,
+//! with `"id": null` when the line has no readable id (not JSON, cut short, or too long).
 //!
 //! A plain `tools/call` is read straight from its text (`tools_call_text`) and answered by the
 //! transport itself (`stdio_plain`); every other message goes to rmcp's service.
