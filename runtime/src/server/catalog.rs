@@ -10,7 +10,7 @@ use std::{
     sync::{Arc, OnceLock},
 };
 
-use rmcp::model::Tool;
+use rmcp::{ErrorData, model::Tool};
 
 use crate::{
     call::longrunning::Redeemer,
@@ -169,6 +169,19 @@ impl Catalog {
             .definition
             .get_or_init(|| registered.entry.listing(redeem_tool).ok())
             .clone()
+    }
+
+    /// The tool `name`, found in this catalog; an unknown name is JSON-RPC invalid params.
+    pub(crate) fn found(self: Arc<Self>, name: &str) -> Result<Found, ErrorData> {
+        let registered = self
+            .tools
+            .get(name)
+            .cloned()
+            .ok_or_else(|| ErrorData::invalid_params(format!("unknown tool `{name}`"), None))?;
+        Ok(Found {
+            catalog: self,
+            registered,
+        })
     }
 
     /// The served tool `name`.

@@ -37,10 +37,9 @@ pub(crate) mod waiting_tool;
 
 pub use crate::tool::task_mode::{DEFAULT_INLINE_WAIT, TaskMode};
 pub use builder::McpServerBuilder;
-use catalog::{Catalog, Found, Paging};
+use catalog::{Catalog, Paging};
 use http_response::HttpResponse;
 pub(crate) use plain::PlainCall;
-use run::found;
 pub use session_limits::SessionLimits;
 
 use ready_call::{Prepared, ReadyCall};
@@ -279,11 +278,6 @@ impl McpServer {
         self.catalog().task_tools
     }
 
-    /// The registered tool `name` in the tools served now, or JSON-RPC invalid params.
-    pub(crate) fn registered(&self, name: &str) -> Result<Found, ErrorData> {
-        found(self.catalog(), name)
-    }
-
     /// A `tools/call` up to where it runs: answered already (arguments the guard refused, a
     /// tool-search answer, a declined confirmation), or the tool found and the request it runs
     /// with (tool search's `call_tool` becomes the call it names). What the server does before
@@ -327,7 +321,7 @@ impl McpServer {
             }
         }
         // Confirmation comes next: a declined call never reaches the backend, as a task or not.
-        let registered = found(catalog, request.name.as_ref())?;
+        let registered = catalog.found(request.name.as_ref())?;
         if registered.entry.tool.meta.confirm.is_some()
             && let Err(problem) = arguments_text::materialize(&mut request, &context.extensions)
         {

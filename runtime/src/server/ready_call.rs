@@ -167,16 +167,14 @@ impl McpServer {
     /// `request` for the served tool it names, unchecked (the checks of
     /// [`prepare`](Self::prepare) passed already); an unknown tool is JSON-RPC invalid params.
     pub fn look_up(&self, request: CallToolRequestParams) -> Result<ReadyCall, ErrorData> {
-        let found = self.registered(request.name.as_ref())?;
+        let found = self.catalog().found(request.name.as_ref())?;
         Ok(ReadyCall { found, request })
     }
 
     /// Whether the served tool `name` may, must or must not run as a task; `None` for a tool
     /// not served.
     pub fn task_support(&self, name: &str) -> Option<TaskSupport> {
-        let catalog = self.catalog();
-        let registered = catalog.tools.get(name)?;
-        Some(registered.entry.tool.meta.task_support)
+        Some(self.catalog().tools.get(name)?.entry.tool.meta.task_support)
     }
 
     /// Runs `call` in its request, as a server without tasks does: progress to the request's

@@ -1,20 +1,17 @@
 //! One tool call of a registered tool: its telemetry span, cancellation, a long-running
 //! operation cancelled with it, and the metrics it records.
 
-use std::{sync::Arc, time::Instant};
+use std::time::Instant;
 
 use rmcp::{
-    ErrorData, RoleServer,
+    RoleServer,
     model::{CallToolResult, ContentBlock, JsonObject},
     service::RequestContext,
 };
 use tonic::Code;
 use tracing::Instrument as _;
 
-use super::{
-    McpServer,
-    catalog::{Catalog, Found},
-};
+use super::{McpServer, catalog::Found};
 use crate::{
     call::arguments_text,
     call::collect::Stop,
@@ -95,7 +92,6 @@ impl McpServer {
         };
         let def = &registered.entry.tool.def;
         let _in_flight = InFlight::enter(&self.inner.in_flight);
-        // What the call shares with the other tools, as served when it was looked up.
         let catalog = &registered.catalog;
         let span = telemetry::tool_call_span(&registered.entry.name, &def.rpc_path);
         let context = CallContext {
@@ -194,19 +190,6 @@ pub(super) fn arguments(
         (None, Some(ArgumentsText(text))) => CallArguments::Text(text),
         (map, _) => CallArguments::Map(map),
     }
-}
-
-/// The tool `name` in `catalog`; an unknown name is a JSON-RPC invalid-params error.
-pub(super) fn found(catalog: Arc<Catalog>, name: &str) -> Result<Found, ErrorData> {
-    let registered = catalog
-        .tools
-        .get(name)
-        .cloned()
-        .ok_or_else(|| ErrorData::invalid_params(format!("unknown tool `{name}`"), None))?;
-    Ok(Found {
-        catalog,
-        registered,
-    })
 }
 
 /// The result of a call cancelled by the client (or with its task).

@@ -51,11 +51,6 @@ impl Revision {
             final_extension: version >= ProtocolVersion::V_2026_07_28.as_str().as_bytes(),
         }
     }
-
-    /// Whether it is revision 2025-11-25.
-    pub(crate) fn is_2025(self) -> bool {
-        self.of_2025
-    }
 }
 
 /// The message `bytes` under its internal method name, when it is one of the requests of

@@ -92,7 +92,8 @@ impl McpServer {
 
     /// The served tool `name` when it waits on an operation: what reads its operations.
     pub fn waiting_tool(&self, name: &str) -> Option<WaitingTool> {
-        self.registered(name)
+        self.catalog()
+            .found(name)
             .ok()
             .filter(|found| found.entry.tool.waits())
             .map(|found| WaitingTool { found })

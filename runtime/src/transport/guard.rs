@@ -198,11 +198,6 @@ static TOOLS_CALL: Needle = Needle::new(|| memchr::memmem::Finder::new(b"tools/c
 static UNICODE_ESCAPE: Needle = Needle::new(|| memchr::memmem::Finder::new(b"\\u"));
 static ARGUMENTS_KEY: Needle = Needle::new(|| memchr::memmem::Finder::new(b"\"arguments\""));
 
-/// Whether `bytes` may be a `tools/call` (a cheap test before parsing).
-pub(crate) fn mentions_tools_call(bytes: &[u8]) -> bool {
-    TOOLS_CALL.find(bytes).is_some()
-}
-
 /// A `tools/call` message whose `arguments` is neither an object nor `null`: the message
 /// without `arguments`, and what it was. `None` for any other message.
 pub(crate) fn take_non_object_arguments(bytes: &[u8]) -> Option<(Vec<u8>, NotAnObject)> {
@@ -260,8 +255,8 @@ fn arguments_are_objects(bytes: &[u8]) -> bool {
 /// What a transport does with one incoming message, whichever the transport.
 #[derive(Debug)]
 pub(crate) enum Screened {
-    /// Parse it as it came; `tools_call` says whether it may be a `tools/call`
-    /// ([`mentions_tools_call`]), so that the transport need not look again.
+    /// Parse it as it came; `tools_call` says whether it may be a `tools/call`, so that the
+    /// transport need not look again.
     Pass { tools_call: bool },
     /// A `tools/call` whose `arguments` is not an object: parse the message without it, and
     /// attach [`NotAnObject`] so that the call is refused with an `isError`.
@@ -281,7 +276,8 @@ pub(crate) enum Screened {
 pub(crate) fn screen(bytes: &[u8]) -> Screened {
     match guard(bytes, MESSAGE_DEPTH_LIMIT) {
         Guarded::Pass => {
-            let tools_call = mentions_tools_call(bytes);
+            // Whether it may be a `tools/call` (a cheap test before parsing).
+            let tools_call = TOOLS_CALL.find(bytes).is_some();
             match tools_call
                 .then(|| take_non_object_arguments(bytes))
                 .flatten()

@@ -123,9 +123,7 @@ fn jsonrpc_error_response(
     response
 }
 
-/// The streamable HTTP endpoint of an [`McpServer`]: a tower service over rmcp's
-/// [`StreamableHttpService`] that bounds request bodies before buffering them, answers
-/// messages too deep for the JSON parser, and bounds sessions ([`SessionLimits`](crate::server::SessionLimits)). Made by
+/// The streamable HTTP endpoint of an [`McpServer`], made (and its guards described) by
 /// [`McpServer::streamable_http_service`]; cloning is cheap.
 #[derive(Clone)]
 pub struct McpHttpService {
@@ -248,22 +246,18 @@ impl McpHttpService {
             Ok(bytes) => bytes,
             Err(refused) => return refused,
         };
-        let mut tools_call = false;
-        let bytes = match guard::screen(&bytes) {
-            Screened::Pass { tools_call: call } => {
-                tools_call = call;
-                bytes
-            }
+        let (bytes, tools_call) = match guard::screen(&bytes) {
+            Screened::Pass { tools_call } => (bytes, tools_call),
             Screened::Repaired(repaired, not) => {
                 parts
                     .extensions
                     .get_or_insert_default::<Facts>()
                     .not_an_object = Some(not);
-                Bytes::from(repaired)
+                (Bytes::from(repaired), false)
             }
             Screened::Cut(cut, too_deep) => {
                 parts.extensions.get_or_insert_default::<Facts>().too_deep = Some(too_deep);
-                Bytes::from(cut)
+                (Bytes::from(cut), false)
             }
             Screened::Refuse { id, message } => {
                 return jsonrpc_error_response(

@@ -341,8 +341,7 @@ where
         async move {
             // `capabilities.tasks` for a client of revision 2025-11-25 (not in rmcp's model).
             if let ServerJsonRpcMessage::Response(response) = &item
-                && let ServerResult::InitializeResult(result) = &response.result
-                && Revision::of(result.protocol_version.as_str().as_bytes()).is_2025()
+                && let ServerResult::InitializeResult(_) = &response.result
                 && let Ok(mut value) = serde_json::to_value(&item)
                 && task_shape::declare(&mut value, &server)
             {
