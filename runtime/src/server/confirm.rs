@@ -47,10 +47,7 @@ pub(crate) async fn check(
         .and_then(|capabilities| capabilities.elicitation)
         .is_some_and(|elicitation| elicitation.form.is_some() || elicitation.url.is_none());
     let params = || {
-        let arguments = request.arguments.as_ref().map_or_else(
-            || "{}".to_owned(),
-            |a| serde_json::Value::Object(a.clone()).to_string(),
-        );
+        let arguments = serde_json::Value::Object(request.arguments.clone().unwrap_or_default());
         ElicitRequestParams::FormElicitationParams {
             meta: None,
             message: format!(
@@ -67,7 +64,6 @@ pub(crate) async fn check(
     let answer = if !can_ask {
         None
     } else if modern {
-        // The answer to an earlier InputRequiredResult, or ask for one.
         match request
             .input_responses
             .as_ref()
@@ -78,11 +74,8 @@ pub(crate) async fn check(
                     .map_or(ElicitationAction::Decline, |result| result.action),
             ),
             None => {
-                let mut requests = BTreeMap::new();
-                requests.insert(
-                    CONFIRM_INPUT.to_owned(),
-                    InputRequest::Elicitation(ElicitRequest::new(params())),
-                );
+                let request = InputRequest::Elicitation(ElicitRequest::new(params()));
+                let requests = BTreeMap::from([(CONFIRM_INPUT.to_owned(), request)]);
                 return Some(CallToolResponse::InputRequired(
                     InputRequiredResult::from_input_requests(requests),
                 ));

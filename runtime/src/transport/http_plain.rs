@@ -65,10 +65,7 @@ impl Authority {
 
     /// An entry of `allowed_hosts`: an authority, or else a bare host.
     fn allowed(entry: &str) -> Option<Self> {
-        let entry = entry.trim();
-        if entry.is_empty() {
-            return None;
-        }
+        let entry = Some(entry.trim()).filter(|entry| !entry.is_empty())?;
         Some(match http::uri::Authority::try_from(entry) {
             Ok(authority) => Self::new(authority.host(), authority.port_u16()),
             Err(_) => Self::new(entry, None),

@@ -268,7 +268,6 @@ where
                         ));
                         continue;
                     };
-                    // A notification is never answered.
                     let Some(id) = request_id(&value) else {
                         tracing::debug!(%error, "ignoring an unreadable notification");
                         continue;
