@@ -267,6 +267,11 @@ impl McpServer {
         self.inner.task_router.as_deref()
     }
 
+    /// The task router that answers `what`, or without one the refusal ([`no_tasks`]).
+    pub(crate) fn task_router_for(&self, what: &str) -> Result<&dyn TaskRouter, ErrorData> {
+        self.task_router().ok_or_else(|| no_tasks(what))
+    }
+
     /// This replica's name, when [`McpServerBuilder::replica`] gave one: a task router names
     /// the runner of the tasks it shares with it.
     pub fn replica(&self) -> Option<&str> {
@@ -487,10 +492,8 @@ impl ServerHandler for McpServer {
         request: GetTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
-        match self.task_router() {
-            Some(router) => router.get_task(self, request, &context).await,
-            None => Err(no_tasks("tasks/get")),
-        }
+        let router = self.task_router_for("tasks/get")?;
+        router.get_task(self, request, &context).await
     }
 
     async fn update_task(
@@ -498,10 +501,8 @@ impl ServerHandler for McpServer {
         request: UpdateTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        match self.task_router() {
-            Some(router) => router.update_task(self, request, &context).await,
-            None => Err(no_tasks("tasks/update")),
-        }
+        let router = self.task_router_for("tasks/update")?;
+        router.update_task(self, request, &context).await
     }
 
     async fn cancel_task(
@@ -509,9 +510,7 @@ impl ServerHandler for McpServer {
         request: CancelTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        match self.task_router() {
-            Some(router) => router.cancel_task(self, request, &context).await,
-            None => Err(no_tasks("tasks/cancel")),
-        }
+        let router = self.task_router_for("tasks/cancel")?;
+        router.cancel_task(self, request, &context).await
     }
 }

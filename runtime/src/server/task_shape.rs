@@ -121,16 +121,14 @@ pub(crate) async fn custom(
             ));
         }
     };
-    match server.task_router() {
-        Some(router) => router.answer_2025(server, request, params, context).await,
-        None => Err(super::task_router::no_tasks(match request {
-            Request2025::ToolsCall => "a task-augmented tools/call",
-            Request2025::TasksGet => "tasks/get",
-            Request2025::TasksCancel => "tasks/cancel",
-            Request2025::TasksResult => "tasks/result",
-            Request2025::TasksList => "tasks/list",
-        })),
-    }
+    let router = server.task_router_for(match request {
+        Request2025::ToolsCall => "a task-augmented tools/call",
+        Request2025::TasksGet => "tasks/get",
+        Request2025::TasksCancel => "tasks/cancel",
+        Request2025::TasksResult => "tasks/result",
+        Request2025::TasksList => "tasks/list",
+    })?;
+    router.answer_2025(server, request, params, context).await
 }
 
 /// Adds `capabilities.tasks` of revision 2025-11-25 to `message` when it answers an

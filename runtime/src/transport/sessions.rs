@@ -25,8 +25,7 @@ pub(crate) struct SessionStore {
     pub(crate) max_sessions: usize,
     max_sessions_per_principal: usize,
     /// This replica's name ([`McpServerBuilder::replica`](crate::server::McpServerBuilder::replica)),
-    /// which starts the id of every session opened here, so that a load balancer can route a
-    /// session's requests on it.
+    /// which starts the id of every session opened here.
     replica: Option<Arc<str>>,
     /// Who opened each session, when an authenticating layer named the caller: the session
     /// answers only to it.

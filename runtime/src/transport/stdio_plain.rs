@@ -129,7 +129,6 @@ impl PlainCalls {
     }
 }
 
-/// The plain calls running now, by request id.
 type Running = Mutex<HashMap<RequestId, CancellationToken>>;
 
 fn lock(running: &Running) -> std::sync::MutexGuard<'_, HashMap<RequestId, CancellationToken>> {
