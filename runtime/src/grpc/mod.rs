@@ -39,39 +39,15 @@ use crate::grpc::transport::{StdError, Transport};
 /// the request.
 #[derive(Clone)]
 pub struct BoxTransport {
-    inner: Arc<dyn Erased>,
+    /// Sends one request on a clone of the transport, once that clone is ready.
+    send: Arc<dyn Fn(http::Request<Body>) -> TransportFuture + Send + Sync>,
 }
+
+type TransportFuture = BoxFuture<'static, Result<http::Response<Body>, StdError>>;
 
 impl fmt::Debug for BoxTransport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("BoxTransport").finish_non_exhaustive()
-    }
-}
-
-trait Erased: Send + Sync {
-    fn call(
-        &self,
-        request: http::Request<Body>,
-    ) -> BoxFuture<'static, Result<http::Response<Body>, StdError>>;
-}
-
-struct Holder<T>(T);
-
-impl<T: Transport> Erased for Holder<T> {
-    fn call(
-        &self,
-        request: http::Request<Body>,
-    ) -> BoxFuture<'static, Result<http::Response<Body>, StdError>> {
-        let mut service = self.0.clone();
-        Box::pin(async move {
-            std::future::poll_fn(|cx| GrpcService::poll_ready(&mut service, cx))
-                .await
-                .map_err(Into::into)?;
-            let response = GrpcService::call(&mut service, request)
-                .await
-                .map_err(Into::into)?;
-            Ok(response.map(Body::new))
-        })
     }
 }
 
@@ -80,7 +56,18 @@ impl BoxTransport {
     /// `XxxServer<S>` used in process, or any other [`Transport`].
     pub fn new<T: Transport>(transport: T) -> Self {
         Self {
-            inner: Arc::new(Holder(transport)),
+            send: Arc::new(move |request| {
+                let mut service = transport.clone();
+                Box::pin(async move {
+                    std::future::poll_fn(|cx| GrpcService::poll_ready(&mut service, cx))
+                        .await
+                        .map_err(Into::into)?;
+                    let response = GrpcService::call(&mut service, request)
+                        .await
+                        .map_err(Into::into)?;
+                    Ok(response.map(Body::new))
+                })
+            }),
         }
     }
 }
@@ -88,7 +75,7 @@ impl BoxTransport {
 impl tower_service::Service<http::Request<Body>> for BoxTransport {
     type Response = http::Response<Body>;
     type Error = StdError;
-    type Future = BoxFuture<'static, Result<http::Response<Body>, StdError>>;
+    type Future = TransportFuture;
 
     fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), StdError>> {
         // Readiness is awaited per call, on the clone that sends it.
@@ -96,7 +83,7 @@ impl tower_service::Service<http::Request<Body>> for BoxTransport {
     }
 
     fn call(&mut self, request: http::Request<Body>) -> Self::Future {
-        self.inner.call(request)
+        (self.send)(request)
     }
 }
 
@@ -235,55 +222,37 @@ impl Endpoint {
         let path = self.path.clone();
         match self.kind {
             RpcKind::Unary => {
-                let Some(message) = requests.into_iter().next() else {
-                    return Err(Status::internal("no request message"));
-                };
-                let response = grpc
-                    .unary(
-                        request(message, metadata, extensions, timeout),
-                        path,
-                        RawCodec,
-                    )
-                    .await?;
+                let request = request(first(requests)?, metadata, extensions, timeout);
+                let response = grpc.unary(request, path, RawCodec).await?;
                 Ok(single(response.into_inner()))
             }
             RpcKind::ServerStreaming => {
-                let Some(message) = requests.into_iter().next() else {
-                    return Err(Status::internal("no request message"));
-                };
-                let response = grpc
-                    .server_streaming(
-                        request(message, metadata, extensions, timeout),
-                        path,
-                        RawCodec,
-                    )
-                    .await?;
+                let request = request(first(requests)?, metadata, extensions, timeout);
+                let response = grpc.server_streaming(request, path, RawCodec).await?;
                 Ok(Box::pin(response.into_inner()))
             }
             RpcKind::ClientStreaming => {
                 let stream = futures_util::stream::iter(requests);
-                let response = grpc
-                    .client_streaming(
-                        request(stream, metadata, extensions, timeout),
-                        path,
-                        RawCodec,
-                    )
-                    .await?;
+                let request = request(stream, metadata, extensions, timeout);
+                let response = grpc.client_streaming(request, path, RawCodec).await?;
                 Ok(single(response.into_inner()))
             }
             RpcKind::Bidi => {
                 let stream = futures_util::stream::iter(requests);
-                let response = grpc
-                    .streaming(
-                        request(stream, metadata, extensions, timeout),
-                        path,
-                        RawCodec,
-                    )
-                    .await?;
+                let request = request(stream, metadata, extensions, timeout);
+                let response = grpc.streaming(request, path, RawCodec).await?;
                 Ok(Box::pin(response.into_inner()))
             }
         }
     }
+}
+
+/// The one request message of a unary or server-streaming call.
+fn first(requests: Vec<Bytes>) -> Result<Bytes, Status> {
+    requests
+        .into_iter()
+        .next()
+        .ok_or_else(|| Status::internal("no request message"))
 }
 
 fn request<M>(

@@ -3,7 +3,7 @@
 //! statuses that tonic made from a local transport error (which can name internal hosts)
 //! are replaced by a generic sentence.
 
-use std::fmt::Write as _;
+use std::{borrow::Cow, fmt::Write as _};
 
 use tonic::{Code, Status};
 use tonic_types::{ErrorDetail, StatusExt as _};
@@ -36,15 +36,13 @@ pub(crate) fn describe_status(status: &Status) -> String {
     let code = code_name(status.code());
     // A status carrying a source error was made locally from a transport failure; its
     // message may hold addresses and error chains that must not leak.
-    let cause;
-    let message = if std::error::Error::source(status).is_some() {
-        cause = format!(
+    let message: Cow<'_, str> = if std::error::Error::source(status).is_some() {
+        Cow::Owned(format!(
             "the request could not be completed by the gRPC transport: {}",
             transport_cause(status)
-        );
-        cause.as_str()
+        ))
     } else {
-        status.message()
+        Cow::Borrowed(status.message())
     };
     let mut text = if message.is_empty() {
         format!("gRPC error {code}")
@@ -71,16 +69,13 @@ pub(crate) fn describe_status(status: &Status) -> String {
 /// is told the cause without addresses ([`describe_status`]); the operator, who needs the
 /// address, reads it here. A status the backend sent is not logged: it is the backend's answer.
 pub(crate) fn log_transport_failure(tool: &str, rpc_path: &str, status: &Status) {
-    let Some(first) = std::error::Error::source(status) else {
+    if std::error::Error::source(status).is_none() {
         return;
-    };
-    let mut chain = first.to_string();
-    let mut source = first.source();
-    while let Some(error) = source {
-        chain.push_str(": ");
-        chain.push_str(&error.to_string());
-        source = error.source();
     }
+    let chain = causes(status)
+        .map(|error| error.to_string())
+        .collect::<Vec<_>>()
+        .join(": ");
     tracing::warn!(
         tool,
         rpc = rpc_path,
@@ -94,13 +89,9 @@ pub(crate) fn log_transport_failure(tool: &str, rpc_path: &str, status: &Status)
 /// address: the error chain of a transport failure can name internal hosts, which stay in the
 /// logs. Known causes are matched in the chain's texts (hyper, h2, rustls, the OS).
 fn transport_cause(status: &Status) -> &'static str {
-    let mut chain = String::new();
-    let mut source = std::error::Error::source(status);
-    while let Some(error) = source {
-        chain.push_str(&error.to_string().to_lowercase());
-        chain.push('\n');
-        source = error.source();
-    }
+    let chain: String = causes(status)
+        .map(|error| error.to_string().to_lowercase() + "\n")
+        .collect();
     const CAUSES: &[(&[&str], &str)] = &[
         (
             &["connection refused"],
@@ -157,6 +148,11 @@ fn transport_cause(status: &Status) -> &'static str {
             "the cause is in this MCP server's logs (the gRPC transport's error chain)",
             |(_, cause)| cause,
         )
+}
+
+/// The error chain under `status`, its source first.
+fn causes(status: &Status) -> impl Iterator<Item = &(dyn std::error::Error + 'static)> {
+    std::iter::successors(std::error::Error::source(status), |error| error.source())
 }
 
 fn describe_detail(text: &mut String, detail: ErrorDetail) {
