@@ -14,6 +14,7 @@ use crate::{call::progress::Progress, grpc::Invocation, tool::toolset::CompiledT
 pub(crate) type Stop<'a> = std::pin::Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
 
 /// What came back from the backend.
+#[derive(Default)]
 pub(crate) struct Collected {
     pub(crate) messages: Vec<Bytes>,
     pub(crate) truncated: bool,
@@ -54,11 +55,7 @@ pub(crate) async fn collect(
         .unwrap_or_else(|| Box::pin(std::future::pending()));
     let deadline = Instant::now() + timeout;
     let tokio_deadline = tokio::time::Instant::from_std(deadline);
-    let mut collected = Collected {
-        messages: Vec::new(),
-        truncated: false,
-        error: None,
-    };
+    let mut collected = Collected::default();
     // A transport may give up on its own timer in the same instant as ours; after the
     // deadline, its CANCELLED is reported as what it is.
     let settle = |status: Status| {

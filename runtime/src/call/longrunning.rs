@@ -41,7 +41,7 @@ use tonic_mcp_schema::{json_schema::PENDING_OPERATION_KEY, tools::OPERATION};
 use tracing::Instrument as _;
 
 use crate::{
-    call::outcome::{Outcome, local_failure, structured_result, with_status},
+    call::outcome::{Outcome, answered, error_result, local_failure, structured_result},
     call::progress::Progress,
     grpc::status::describe_status,
     grpc::{Invocation, MessageLimits},
@@ -214,14 +214,9 @@ pub(crate) struct Wait<'a> {
 
 /// Waits for the operation the RPC answered with (`first`, encoded) and makes the result.
 pub(crate) async fn wait(wait: Wait<'_>, first: Bytes) -> Outcome {
-    let mut operation = match Operation::decode(first) {
+    let mut operation = match decode(first, "the backend's response") {
         Ok(operation) => operation,
-        Err(e) => {
-            return local_failure(
-                Code::Internal,
-                format!("the backend's response could not be decoded as {OPERATION}: {e}"),
-            );
-        }
+        Err(message) => return local_failure(Code::Internal, message),
     };
     let mut delay = FIRST_POLL;
     let mut polls = 0usize;
@@ -247,43 +242,39 @@ pub(crate) async fn wait(wait: Wait<'_>, first: Bytes) -> Outcome {
                 .report(polls, running_text(&name, metadata.as_ref()))
                 .await;
         }
-        let now = Instant::now();
-        // A call made to become a task stops here: the operation goes on, and the task
-        // answers for it by asking the backend (`tonic-mcp-tasks`' operation tasks).
+        // The wait ends at the deadline; before it, a call made to become a task stops at its
+        // detach instant: the operation goes on, and the task answers for it by asking the
+        // backend (`tonic-mcp-tasks`' operation tasks).
         let detach_at = wait.started.detach_at();
-        if detach_at.is_some_and(|at| now >= at) && now < wait.deadline {
-            wait.started.mark_detached();
-            return pending(&wait, &name, metadata);
-        }
-        if now >= wait.deadline {
+        let ends = |now: Instant| {
+            let detaches = now < wait.deadline && detach_at.is_some_and(|at| now >= at);
+            if detaches {
+                wait.started.mark_detached();
+            }
+            detaches || now >= wait.deadline
+        };
+        let now = Instant::now();
+        if ends(now) {
             return pending(&wait, &name, metadata);
         }
         let until = detach_at.map_or(wait.deadline, |at| at.min(wait.deadline));
         tokio::time::sleep(delay.min(until - now)).await;
-        if detach_at.is_some_and(|at| Instant::now() >= at) && Instant::now() < wait.deadline {
-            wait.started.mark_detached();
+        if ends(Instant::now()) {
             return pending(&wait, &name, metadata);
         }
         delay = (delay * 3 / 2).min(LONGEST_POLL);
-        let now = Instant::now();
-        if now >= wait.deadline {
-            return pending(&wait, &name, metadata);
-        }
         polls += 1;
-        let answer = poll_through(&wait, &mut via, &name).await;
-        match answer {
-            Ok(Some(bytes)) => match Operation::decode(bytes) {
+        match poll_through(&wait, &mut via, &name).await {
+            Ok(Some(bytes)) => match decode(bytes, "GetOperation's answer") {
                 Ok(next) => operation = next,
-                Err(e) => {
-                    return local_failure(
-                        Code::Internal,
-                        format!("GetOperation's answer could not be decoded as {OPERATION}: {e}"),
-                    );
-                }
+                Err(message) => return local_failure(Code::Internal, message),
             },
             // The deadline passed during the poll.
             Ok(None) => return pending(&wait, &name, metadata),
-            Err(status) => return poll_failed(&wait, via, &name, &status),
+            Err(status) => {
+                let text = poll_failure_text(&wait, via, &name, &status);
+                return answered(error_result(text), status.code());
+            }
         }
     }
 }
@@ -341,25 +332,25 @@ pub(crate) enum Look {
 /// state, on any replica.
 pub(crate) async fn look(wait: &Wait<'_>, name: &str) -> Look {
     let mut via: &Operations = &wait.lro.own;
-    match poll_through(wait, &mut via, name).await {
-        Ok(Some(bytes)) => match Operation::decode(bytes) {
-            Ok(operation) if operation.done => Look::Done(finished(wait, name, operation)),
-            Ok(operation) => Look::Running(metadata_json(wait, &operation)),
-            Err(e) => Look::Done(local_failure(
-                Code::Internal,
-                format!("GetOperation's answer could not be decoded as {OPERATION}: {e}"),
-            )),
-        },
-        Ok(None) => {
-            let status = Status::deadline_exceeded("GetOperation did not answer in time");
-            let text = poll_failure_text(wait, via, name, &status);
-            Look::Unanswered(status, text)
+    let status = match poll_through(wait, &mut via, name).await {
+        Ok(Some(bytes)) => {
+            return match decode(bytes, "GetOperation's answer") {
+                Ok(operation) if operation.done => Look::Done(finished(wait, name, operation)),
+                Ok(operation) => Look::Running(metadata_json(wait, &operation)),
+                Err(message) => Look::Done(local_failure(Code::Internal, message)),
+            };
         }
-        Err(status) => {
-            let text = poll_failure_text(wait, via, name, &status);
-            Look::Unanswered(status, text)
-        }
-    }
+        Ok(None) => Status::deadline_exceeded("GetOperation did not answer in time"),
+        Err(status) => status,
+    };
+    let text = poll_failure_text(wait, via, name, &status);
+    Look::Unanswered(status, text)
+}
+
+/// The operation `what` (the RPC's response, GetOperation's answer) encodes, or why the bytes
+/// are not one.
+fn decode(bytes: Bytes, what: &str) -> Result<Operation, String> {
+    Operation::decode(bytes).map_err(|e| format!("{what} could not be decoded as {OPERATION}: {e}"))
 }
 
 /// One GetOperation through `via`, within what is left of the deadline: the encoded operation,
@@ -400,19 +391,6 @@ async fn poll(wait: &Wait<'_>, via: &Operations, name: &str) -> Result<Option<By
             Ok(None)
         }
         Ok(answer) => answer.map(Some),
-    }
-}
-
-/// The result when GetOperation through `via` failed with `status`.
-fn poll_failed(wait: &Wait<'_>, via: &Operations, name: &str, status: &Status) -> Outcome {
-    let text = poll_failure_text(wait, via, name, status);
-    Outcome {
-        result: with_status(
-            CallToolResult::error(vec![ContentBlock::text(text)]),
-            status.code(),
-            false,
-        ),
-        grpc_code: Some(status.code()),
     }
 }
 
@@ -458,14 +436,7 @@ fn finished(wait: &Wait<'_>, name: &str, operation: Operation) -> Outcome {
                 "The operation `{name}` failed: {}",
                 describe_status(&status)
             );
-            return Outcome {
-                result: with_status(
-                    CallToolResult::error(vec![ContentBlock::text(text)]),
-                    code,
-                    false,
-                ),
-                grpc_code: Some(code),
-            };
+            return answered(error_result(text), code);
         }
         Some(OperationResult::Response(any)) => {
             let declared = wait.lro.response.full_name();
@@ -533,10 +504,7 @@ fn pending(wait: &Wait<'_>, name: &str, metadata: Option<Value>) -> Outcome {
     );
     let mut result = CallToolResult::structured(Value::Object(value));
     result.content.insert(0, ContentBlock::text(text));
-    Outcome {
-        result: with_status(result, Code::Ok, false),
-        grpc_code: Some(Code::Ok),
-    }
+    answered(result, Code::Ok)
 }
 
 /// The operation's metadata as JSON: unpacked when it holds the declared type, else the packed

@@ -36,7 +36,7 @@ use crate::{
     call::collect::{Collected, Stop, collect, stream_grace},
     call::longrunning::{Redeemer, Started, Wait},
     call::outcome::{
-        Outcome, error_result, local_failure, structured_result, text_result, with_status,
+        Outcome, answered, error_result, local_failure, structured_result, text_result, with_status,
     },
     call::progress::Progress,
     call::stream_control::StreamControl,
@@ -365,12 +365,13 @@ fn response_of<'a>(
     }
 }
 
-/// The result of the collected response messages; `fast`: the single-pass decoder may answer
-/// (it has not declined them already).
+/// The result of the collected response messages, within `budget` bytes of JSON (see
+/// [`budget`](crate::call::budget)); `fast`: the single-pass decoder may answer (it has not
+/// declined them already).
 fn respond(
     tool: &CompiledTool,
     types: &Types,
-    collected: Collected,
+    mut collected: Collected,
     union: &UnionPool,
     budget: usize,
     fast: bool,
@@ -392,34 +393,6 @@ fn respond(
             Err(failure) => return local_failure(Code::Internal, failure),
         }
     }
-    respond_encoded(tool, types, collected, encoded, budget)
-}
-
-/// The gRPC metadata of a call of `set`'s tool in `context`: the set's, then what the
-/// server's hooks and the set's add; or the refusal of a hook, as the text to tell. Also the
-/// metadata of the GetOperation and CancelOperation calls a task of a waiting tool makes for
-/// its caller (`server::waiting_tool`, for `tonic-mcp-tasks`' operation tasks).
-pub(crate) fn grpc_metadata(
-    set: &SetConfig,
-    server_hooks: &[CallHook],
-    context: &CallContext<'_>,
-) -> Result<tonic::metadata::MetadataMap, String> {
-    let mut metadata = set.metadata.clone();
-    for hook in server_hooks.iter().chain(&set.hooks) {
-        hook(context, &mut metadata).map_err(|refusal| format!("call refused: {refusal}"))?;
-    }
-    Ok(metadata)
-}
-
-/// The result of a call whose response messages are encoded, within `budget` bytes of JSON
-/// (see [`budget`](crate::call::budget)).
-fn respond_encoded(
-    tool: &CompiledTool,
-    types: &Types,
-    mut collected: Collected,
-    mut encoded: Vec<Value>,
-    budget: usize,
-) -> Outcome {
     let streaming = tool.def.kind.streams_responses();
     if let Some(status) = collected.error {
         let mut text = describe_status(&status);
@@ -431,10 +404,7 @@ fn respond_encoded(
                 Value::Array(encoded)
             );
         }
-        return Outcome {
-            result: with_status(error_result(text), status.code(), false),
-            grpc_code: Some(status.code()),
-        };
+        return answered(error_result(text), status.code());
     }
 
     let value = if streaming {
@@ -466,4 +436,20 @@ fn respond_encoded(
         }
     };
     structured_result(value, budget, &types.input, &types.output)
+}
+
+/// The gRPC metadata of a call of `set`'s tool in `context`: the set's, then what the
+/// server's hooks and the set's add; or the refusal of a hook, as the text to tell. Also the
+/// metadata of the GetOperation and CancelOperation calls a task of a waiting tool makes for
+/// its caller (`server::waiting_tool`, for `tonic-mcp-tasks`' operation tasks).
+pub(crate) fn grpc_metadata(
+    set: &SetConfig,
+    server_hooks: &[CallHook],
+    context: &CallContext<'_>,
+) -> Result<tonic::metadata::MetadataMap, String> {
+    let mut metadata = set.metadata.clone();
+    for hook in server_hooks.iter().chain(&set.hooks) {
+        hook(context, &mut metadata).map_err(|refusal| format!("call refused: {refusal}"))?;
+    }
+    Ok(metadata)
 }

@@ -46,6 +46,14 @@ pub(crate) fn local_failure(code: Code, text: impl Into<String>) -> Outcome {
     }
 }
 
+/// `result` of a call the backend answered with `code`.
+pub(crate) fn answered(result: CallToolResult, code: Code) -> Outcome {
+    Outcome {
+        result: with_status(result, code, false),
+        grpc_code: Some(code),
+    }
+}
+
 /// The successful result holding the JSON `text` of an output message, for a transport that
 /// writes `structuredContent` from it (see [`structured_text`]); over `budget` bytes, the
 /// `isError` that says so, as [`structured_result`] gives.
@@ -92,10 +100,7 @@ fn within_budget(
     }
     let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
     result.structured_content = Some(structured());
-    Outcome {
-        result: with_status(result, Code::Ok, false),
-        grpc_code: Some(Code::Ok),
-    }
+    answered(result, Code::Ok)
 }
 
 /// The telemetry name of an outcome's code.

@@ -35,6 +35,29 @@ impl Progress {
             token,
         })
     }
+
+    /// Report progress `count` with `message`. Delivery failures are ignored: a client that
+    /// cannot take the notification still gets the result.
+    pub(crate) async fn report(&self, count: usize, message: String) {
+        match self {
+            Self::Notify { peer, token } => notify(peer, token, count, message).await,
+            Self::Task(task) => task.set_status_message(message),
+            Self::Handoff(handoff) => {
+                let task = {
+                    let mut state = handoff.state();
+                    if state.task.is_none() {
+                        state.last = Some(message.clone());
+                    }
+                    state.task.clone()
+                };
+                match (task, &handoff.before) {
+                    (Some(task), _) => task.set_status_message(message),
+                    (None, Some((peer, token))) => notify(peer, token, count, message).await,
+                    (None, None) => {}
+                }
+            }
+        }
+    }
 }
 
 /// Progress of a call that may become a task: the request's own until it does, the task's
@@ -77,31 +100,6 @@ impl Handoff {
             task.set_status_message(last);
         }
         state.task = Some(task);
-    }
-}
-
-impl Progress {
-    /// Report progress `count` with `message`. Delivery failures are ignored: a client that
-    /// cannot take the notification still gets the result.
-    pub(crate) async fn report(&self, count: usize, message: String) {
-        match self {
-            Self::Notify { peer, token } => notify(peer, token, count, message).await,
-            Self::Task(task) => task.set_status_message(message),
-            Self::Handoff(handoff) => {
-                let task = {
-                    let mut state = handoff.state();
-                    if state.task.is_none() {
-                        state.last = Some(message.clone());
-                    }
-                    state.task.clone()
-                };
-                match (task, &handoff.before) {
-                    (Some(task), _) => task.set_status_message(message),
-                    (None, Some((peer, token))) => notify(peer, token, count, message).await,
-                    (None, None) => {}
-                }
-            }
-        }
     }
 }
 
