@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use tonic_mcp_schema::source_info::SetError;
+
 /// An error building a [`ToolSet`](crate::ToolSet) or [`McpServer`](crate::McpServer), or
 /// serving one.
 #[derive(Debug)]
@@ -76,12 +78,9 @@ pub enum Error {
 
 impl Error {
     /// A descriptor set that did not become a pool, as this crate says it.
-    pub(crate) fn descriptor_set(error: tonic_mcp_schema::source_info::SetError) -> Self {
+    pub(crate) fn descriptor_set(error: SetError) -> Self {
         match error {
-            tonic_mcp_schema::source_info::SetError::Syntax(message)
-            | tonic_mcp_schema::source_info::SetError::Link(message) => {
-                Error::DescriptorSet(message)
-            }
+            SetError::Syntax(message) | SetError::Link(message) => Error::DescriptorSet(message),
         }
     }
 }

@@ -5,7 +5,7 @@
 use std::sync::{Arc, OnceLock};
 
 use prost_reflect::DescriptorPool;
-use tonic_mcp_schema::set_files::SetFiles;
+use tonic_mcp_schema::{set_files::SetFiles, source_info::SetError};
 
 use crate::{error::Error, tool::set_pools::SetPools};
 
@@ -23,7 +23,7 @@ use crate::{error::Error, tool::set_pools::SetPools};
 pub struct Descriptors {
     bytes: &'static [u8],
     /// The set's files, or why the bytes do not decode.
-    set: OnceLock<Result<Arc<SetPools>, String>>,
+    set: OnceLock<Result<Arc<SetPools>, SetError>>,
 }
 
 impl Descriptors {
@@ -43,13 +43,9 @@ impl Descriptors {
             .get_or_init(|| {
                 SetFiles::decode_on_well_known(self.bytes)
                     .map(|(files, _)| Arc::new(SetPools::new(files)))
-                    .map_err(|error| match Error::descriptor_set(error) {
-                        Error::DescriptorSet(message) => message,
-                        other => other.to_string(),
-                    })
             })
             .clone()
-            .map_err(Error::DescriptorSet)
+            .map_err(Error::descriptor_set)
     }
 }
 

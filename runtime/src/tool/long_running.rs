@@ -14,6 +14,7 @@ use tonic_mcp_schema::{
 use crate::{
     error::Error,
     grpc::{BoxTransport, Endpoint},
+    tool::types::message,
 };
 
 /// `google.longrunning.Operations`' GetOperation and CancelOperation on one transport.
@@ -64,13 +65,6 @@ impl LongRunning {
         response_type: &str,
         metadata_type: Option<&str>,
     ) -> Result<Self, Error> {
-        let message = |type_name: &str| {
-            pool.get_message_by_name(type_name)
-                .ok_or_else(|| Error::UnknownMessage {
-                    tool: tool.to_owned(),
-                    type_name: type_name.to_owned(),
-                })
-        };
         if output_type != OPERATION {
             return Err(Error::InvalidMeta {
                 tool: tool.to_owned(),
@@ -81,10 +75,10 @@ impl LongRunning {
             });
         }
         Ok(Self {
-            response: message(response_type)?,
+            response: message(pool, tool, response_type)?,
             plans: Plans::default(),
             metadata: metadata_type.and_then(|name| pool.get_message_by_name(name)),
-            any: message("google.protobuf.Any")?,
+            any: message(pool, tool, "google.protobuf.Any")?,
             own: Operations::new(tool, transport)?,
         })
     }

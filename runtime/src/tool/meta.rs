@@ -123,10 +123,11 @@ pub(crate) fn status_meta(code: Code, local: bool) -> MetaObject {
 
 fn make_status_meta(code: Code, local: bool) -> MetaObject {
     let mut status = json!({ "code": code as i32, "name": code_name(code) });
-    if local && let Value::Object(status) = &mut status {
-        status.insert("local".to_owned(), Value::Bool(true));
+    if local {
+        status["local"] = Value::Bool(true);
     }
-    let mut meta = MetaObject::new();
-    meta.0.insert(STATUS_META_KEY.to_owned(), status);
-    meta
+    MetaObject(JsonObject::from_iter([(
+        STATUS_META_KEY.to_owned(),
+        status,
+    )]))
 }

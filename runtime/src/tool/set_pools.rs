@@ -121,11 +121,11 @@ impl SetPools {
         }
         let cell = {
             let mut recent = lock(&self.recent);
-            let entry = match recent.iter().position(|(name, _)| &**name == package) {
-                Some(at) => recent.remove(at),
-                None => None,
-            };
-            let entry = entry.unwrap_or_else(|| (package.into(), Arc::default()));
+            let entry = recent
+                .iter()
+                .position(|(name, _)| &**name == package)
+                .and_then(|at| recent.remove(at))
+                .unwrap_or_else(|| (package.into(), Arc::default()));
             let cell = Arc::clone(&entry.1);
             recent.push_front(entry);
             recent.truncate(RECENT_POOLS);

@@ -16,7 +16,7 @@ use crate::{
     tool::meta::ToolMeta,
     tool::schemas::{MadeSchemas, MakeSchemas, Schemas},
     tool::set_pools::{SetPools, package_of_rpc},
-    tool::types::{FieldNames, Later, Types},
+    tool::types::{Later, Types},
 };
 
 /// A tool made from a [`ToolSpec`] at run time, to register with
@@ -167,11 +167,8 @@ impl SpecTool {
         transport: &BoxTransport,
     ) -> Result<(), Error> {
         let types = Types::resolve(&self.info, self.meta.wait_for.as_ref(), pool, transport)?;
-        self.later = Some(Later {
-            pools: Arc::clone(set),
-            package: package_of_rpc(&self.info.rpc_path).into(),
-            fields: FieldNames::of(&types),
-        });
+        let package = package_of_rpc(&self.info.rpc_path);
+        self.later = Some(Later::new(set, package, &types));
         Ok(())
     }
 

@@ -33,15 +33,8 @@ impl Types {
         pool: &DescriptorPool,
         transport: &BoxTransport,
     ) -> Result<Self, Error> {
-        let message = |type_name: &str| {
-            pool.get_message_by_name(type_name)
-                .ok_or_else(|| Error::UnknownMessage {
-                    tool: def.name.to_string(),
-                    type_name: type_name.to_owned(),
-                })
-        };
-        let input = message(&def.input_type)?;
-        let output = message(&def.output_type)?;
+        let input = message(pool, &def.name, &def.input_type)?;
+        let output = message(pool, &def.name, &def.output_type)?;
         let long_running = match wait_for {
             None => None,
             Some((response_type, metadata_type)) => Some(Box::new(LongRunning::new(
@@ -62,6 +55,19 @@ impl Types {
     }
 }
 
+/// The message type `type_name` of the tool `tool` in `pool`.
+pub(crate) fn message(
+    pool: &DescriptorPool,
+    tool: &str,
+    type_name: &str,
+) -> Result<MessageDescriptor, Error> {
+    pool.get_message_by_name(type_name)
+        .ok_or_else(|| Error::UnknownMessage {
+            tool: tool.to_owned(),
+            type_name: type_name.to_owned(),
+        })
+}
+
 /// Where a tool's [`Types`] come from.
 pub(crate) enum ToolTypes {
     /// Resolved at registration, in a pool the tool shares with its set.
@@ -77,25 +83,22 @@ pub(crate) struct Later {
     pub(crate) pools: Arc<SetPools>,
     /// The package of the tool's service, whose pool holds its types.
     pub(crate) package: Box<str>,
-    /// The input and output fields' names, for tool search.
-    pub(crate) fields: FieldNames,
+    /// The input and output fields' names, read at registration for tool search.
+    pub(crate) input_fields: Box<[Box<str>]>,
+    pub(crate) output_fields: Box<[Box<str>]>,
 }
 
-/// The names of a tool's input and output fields, read at registration for tool search.
-pub(crate) struct FieldNames {
-    pub(crate) input: Box<[Box<str>]>,
-    pub(crate) output: Box<[Box<str>]>,
-}
-
-impl FieldNames {
-    /// The names of the fields of `types`.
-    pub(crate) fn of(types: &Types) -> Self {
+impl Later {
+    /// In the pool of `package` of `set`, where `types` were resolved once.
+    pub(crate) fn new(set: &Arc<SetPools>, package: &str, types: &Types) -> Self {
         let names = |message: &MessageDescriptor| {
             message.fields().map(|field| field.name().into()).collect()
         };
         Self {
-            input: names(&types.input),
-            output: names(&types.output),
+            pools: Arc::clone(set),
+            package: package.into(),
+            input_fields: names(&types.input),
+            output_fields: names(&types.output),
         }
     }
 }
@@ -149,9 +152,16 @@ impl ToolTypes {
                 types.output.fields().for_each(|f| each(f.name(), false));
             }
             Self::Later(later) => {
-                let fields = &later.at.fields;
-                fields.input.iter().for_each(|name| each(name, true));
-                fields.output.iter().for_each(|name| each(name, false));
+                later
+                    .at
+                    .input_fields
+                    .iter()
+                    .for_each(|name| each(name, true));
+                later
+                    .at
+                    .output_fields
+                    .iter()
+                    .for_each(|name| each(name, false));
             }
         }
     }

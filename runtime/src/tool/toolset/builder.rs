@@ -20,7 +20,7 @@ use crate::{
     tool::schemas::{MadeSchemas, Schemas},
     tool::set_pools::{SetPools, package_of_rpc},
     tool::spec_tool::SpecTool,
-    tool::types::{FieldNames, Later, LaterTypes, ToolTypes, Types},
+    tool::types::{Later, LaterTypes, ToolTypes, Types},
 };
 
 /// Builds a [`ToolSet`] from tool definitions and one transport. Used by generated code
@@ -163,7 +163,10 @@ impl ToolSetBuilder {
     /// See [`Error`]: unknown message types, invalid schemas, an invalid RPC path, an invalid
     /// or duplicate name.
     pub fn add(&mut self, def: &ToolDef) -> Result<(), Error> {
-        self.add_with(def, Checks::Now)
+        let info = ToolInfo::from(def);
+        let meta = ToolMeta::new(def)?;
+        let schemas = Schemas::ready(MadeSchemas::given(def.input_schema, def.output_schema));
+        self.register(info, schemas, Checks::Now, meta)
     }
 
     /// A generated tool of `set`'s package: its types resolved once in the package's pool now,
@@ -176,20 +179,8 @@ impl ToolSetBuilder {
         let package = package_of_rpc(&info.rpc_path);
         let pool = descriptor_pools::registering(set, package)?;
         let types = Types::resolve(&info, meta.wait_for.as_ref(), &pool, &self.transport)?;
-        let later = Later {
-            pools: Arc::clone(set),
-            package: package.into(),
-            fields: FieldNames::of(&types),
-        };
+        let later = Later::new(set, package, &types);
         self.register_later(info, schemas, meta, later)
-    }
-
-    /// [`add`](Self::add), with the given schema checks.
-    fn add_with(&mut self, def: &ToolDef, checks: Checks) -> Result<(), Error> {
-        let info = ToolInfo::from(def);
-        let meta = ToolMeta::new(def)?;
-        let schemas = Schemas::ready(MadeSchemas::given(def.input_schema, def.output_schema));
-        self.register(info, schemas, checks, meta)
     }
 
     /// The finished tool set, with default settings.

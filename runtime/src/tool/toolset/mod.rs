@@ -87,23 +87,21 @@ impl CompiledTool {
     /// The compiled input validator (compiled now if this is the first call).
     pub(crate) fn validation(&self) -> &Validation {
         self.validation.get_or_init(|| {
-            Box::new(match self.schemas.get(&self.def.name) {
-                Ok(made) => match made.input().and_then(|text| {
-                    serde_json::from_str::<Value>(&text).map_err(|e| e.to_string())
-                }) {
-                    Ok(schema) => Validation {
-                        validator: tonic_mcp_codec::compile(&schema).map_err(|message| {
-                            format!("its input schema does not compile: {message}")
-                        }),
-                        schema,
-                    },
-                    Err(error) => Validation {
-                        validator: Err(format!("its input schema cannot be read: {error}")),
-                        schema: Value::Null,
-                    },
+            let schema = match self.schemas.get(&self.def.name) {
+                Ok(made) => made
+                    .input()
+                    .and_then(|text| serde_json::from_str(&text).map_err(|e| e.to_string()))
+                    .map_err(|error| format!("its input schema cannot be read: {error}")),
+                Err(error) => Err(format!("its schemas cannot be made: {error}")),
+            };
+            Box::new(match schema {
+                Ok(schema) => Validation {
+                    validator: tonic_mcp_codec::compile(&schema)
+                        .map_err(|message| format!("its input schema does not compile: {message}")),
+                    schema,
                 },
                 Err(error) => Validation {
-                    validator: Err(format!("its schemas cannot be made: {error}")),
+                    validator: Err(error),
                     schema: Value::Null,
                 },
             })
