@@ -34,7 +34,7 @@ use futures_util::StreamExt as _;
 use prost::Message as _;
 use prost_reflect::MessageDescriptor;
 use rmcp::model::{CallToolResult, ContentBlock};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use tonic::{Code, Status, metadata::MetadataMap};
 use tonic_mcp_codec::{Response, ToJsonOptions};
 use tonic_mcp_schema::{json_schema::PENDING_OPERATION_KEY, tools::OPERATION};
@@ -478,13 +478,10 @@ fn pending(wait: &Wait<'_>, name: &str, metadata: Option<Value>) -> Outcome {
     if !wait.started.lock().detached {
         wait.started.clear();
     }
-    let mut operation = Map::new();
-    operation.insert("name".to_owned(), json!(name));
+    let mut operation = json!({ "name": name });
     if let Some(metadata) = metadata {
-        operation.insert("metadata".to_owned(), metadata);
+        operation["metadata"] = metadata;
     }
-    let mut value = Map::new();
-    value.insert(PENDING_OPERATION_KEY.to_owned(), Value::Object(operation));
     let redeem = match wait.redeemer {
         Some(redeemer) => format!(
             "call the tool `{}` with {}",
@@ -502,7 +499,7 @@ fn pending(wait: &Wait<'_>, name: &str, metadata: Option<Value>) -> Outcome {
          result later, {redeem}.",
         wait.timeout.as_millis()
     );
-    let mut result = CallToolResult::structured(Value::Object(value));
+    let mut result = CallToolResult::structured(json!({ PENDING_OPERATION_KEY: operation }));
     result.content.insert(0, ContentBlock::text(text));
     answered(result, Code::Ok)
 }

@@ -316,11 +316,14 @@ pub(crate) async fn run(call: Call<'_>, arguments: CallArguments<'_>) -> Outcome
         };
         return longrunning::wait(wait, operation).await;
     }
-    // The single-pass decoder is tried once: after the text writer declined the bytes, its
-    // `Value` would too.
+    // The response of a unary call that ended well, which a result holds alone, written as
+    // text. The single-pass decoder is tried once: after the text writer declined the bytes,
+    // its `Value` would too.
     let mut fast = true;
     if call.structured == Structured::FromText
-        && let Some(bytes) = one_unary_response(tool, &collected)
+        && !def.kind.streams_responses()
+        && collected.error.is_none()
+        && let [bytes] = collected.messages.as_slice()
     {
         match response_of(tool, types, &types.output, true).decode_text(bytes) {
             Some(text) => return text_result(text, budget, &types.input, &types.output),
@@ -328,17 +331,6 @@ pub(crate) async fn run(call: Call<'_>, arguments: CallArguments<'_>) -> Outcome
         }
     }
     respond(tool, types, collected, call.types, budget, fast)
-}
-
-/// The response of a unary call that ended well with one message, which a result holds alone.
-fn one_unary_response<'a>(tool: &CompiledTool, collected: &'a Collected) -> Option<&'a Bytes> {
-    if tool.def.kind.streams_responses() || collected.error.is_some() {
-        return None;
-    }
-    match collected.messages.as_slice() {
-        [bytes] => Some(bytes),
-        _ => None,
-    }
 }
 
 pub(crate) fn json_options(tool: &CompiledTool) -> ToJsonOptions {

@@ -62,9 +62,7 @@ pub(crate) fn grpc_span(rpc_path: &str) -> Span {
     );
     // Only for a span that is recorded: this runs on every call.
     if !span.is_disabled()
-        && let Some((service, method)) = rpc_path
-            .strip_prefix('/')
-            .and_then(|path| path.split_once('/'))
+        && let Some((service, method)) = tonic_mcp_schema::names::split_rpc_path(rpc_path)
     {
         span.record("rpc.service", service);
         span.record("rpc.method", method);
