@@ -32,48 +32,26 @@ use crate::{
 /// with its place). The input validator is compiled on the tool's first call, so that a
 /// server with thousands of tools lists them at once.
 ///
+/// With a definition such as [`ToolDef`]'s example:
+///
 /// ```
-/// use tonic_mcp::codegen::{
-///     BoxTransport, RpcKind, TaskSupport, ToolAnnotations, ToolDef, ToolSetBuilder,
-/// };
+/// use tonic_mcp::codegen::{BoxTransport, ToolDef, ToolSetBuilder};
 ///
-/// const PING: ToolDef = ToolDef {
-///     name: "Ping",
-///     title: "Ping",
-///     description: "",
-///     rpc_path: "/ping.v1.Ping/Ping",
-///     kind: RpcKind::Unary,
-///     input_type: "google.protobuf.Empty",
-///     output_type: "google.protobuf.Empty",
-///     input_schema: r#"{"type":"object","additionalProperties":false}"#,
-///     output_schema: r#"{"type":"object","additionalProperties":false}"#,
-///     annotations: ToolAnnotations::NONE,
-///     json_names: false,
-///     emit_defaults: false,
-///     timeout: None,
-///     max_messages: None,
-///     max_result_bytes: None,
-///     output_omitted: &[],
-///     task_support: TaskSupport::Forbidden,
-///     confirm: None,
-///     required_scopes: &[],
-///     wait_for_operation: None,
-///     operation_metadata_type: None,
-///     meta: "", // no `_meta`
-/// };
-///
-/// # fn demo(descriptor_set: &[u8], channel: tonic::transport::Channel) -> Result<(), tonic_mcp::Error> {
-/// let mut builder = ToolSetBuilder::new(descriptor_set, BoxTransport::new(channel))?;
-/// builder.add(&PING)?;
-/// let tools = builder.build();
-/// # let _ = tools; Ok(()) }
+/// fn tools(
+///     descriptor_set: &[u8],
+///     channel: tonic::transport::Channel,
+///     def: &ToolDef,
+/// ) -> Result<tonic_mcp::ToolSet, tonic_mcp::Error> {
+///     let mut builder = ToolSetBuilder::new(descriptor_set, BoxTransport::new(channel))?;
+///     builder.add(def)?;
+///     Ok(builder.build())
+/// }
 /// ```
 pub struct ToolSetBuilder {
     pool: DescriptorPool,
     transport: BoxTransport,
     tools: Vec<Entry>,
-    /// Each registered name, by its index in `tools`: the duplicate check of a registration
-    /// without a scan of every tool before it (which made 13,000 registrations quadratic).
+    /// Each registered name, by its index in `tools`: the duplicate check without a scan.
     names: HashMap<String, usize>,
 }
 
