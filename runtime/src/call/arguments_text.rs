@@ -1,13 +1,10 @@
 //! A `tools/call`'s arguments kept as the text the client sent, from the transport to the call.
 //!
-//! Both transports keep a call's arguments object as its text instead of having them parsed
-//! into the request's `arguments` map: the stdio transport reads the line itself, and the HTTP
-//! transport cuts the `arguments` member out of the body before rmcp parses it (rmcp's general
-//! parse buffers every member of a message before it knows the method). A plain call then
-//! encodes them straight from the text (`arguments::requests_from_text`); whatever reads the
-//! map before the call ([`materialize`]: tool search, confirmation, tasks), and a call the text
-//! encoder leaves, parses them then. The text travels in the request's
-//! [`Facts`](crate::call::facts::Facts).
+//! Both transports keep a call's arguments object as its text, in the request's
+//! [`Facts`](crate::call::facts::Facts), instead of having rmcp parse it into the request's
+//! `arguments` map. A plain call encodes it straight from the text
+//! (`arguments::requests_from_text`); what reads the map before the call ([`materialize`]: tool
+//! search, confirmation, tasks), and a call the text encoder leaves, parse it then.
 
 use rmcp::model::{CallToolRequestParams, Extensions};
 use serde_json::value::RawValue;

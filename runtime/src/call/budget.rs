@@ -1,14 +1,10 @@
-//! The result budget: how large one tool result may be.
+//! The result budget: how large one tool result may be ([`Limits::max_result_bytes`]). A result
+//! travels twice over (as `structuredContent` and as the same JSON in a text block), clients
+//! bound one message and a model's context is smaller still, so a result over the budget is
+//! neither sent whole nor cut silently: a stream's batch keeps the messages that fit, any other
+//! result becomes an `isError` naming the RPC's paging and limit fields.
 //!
-//! A result travels to the model twice over: as `structuredContent` and, as the MCP
-//! specification asks for clients that do not read structured content, as the same JSON in a
-//! text block. Clients bound one message (the Python SDK 2.x refuses a server-sent event over
-//! 1 MiB), and a model's context is smaller still. So a result whose JSON passes the budget is
-//! neither sent whole nor cut silently:
-//! - a stream's batch keeps the messages that fit and says `"truncated": true`;
-//! - any other result becomes an `isError` that says how large it was and how to ask for less,
-//!   naming the request's paging and limit fields and the response's next-page token when the
-//!   RPC has them.
+//! [`Limits::max_result_bytes`]: crate::Limits::max_result_bytes
 
 use prost_reflect::MessageDescriptor;
 use serde_json::Value;
@@ -36,8 +32,7 @@ const LIMIT_FIELDS: &[&str] = &[
 /// Response fields that continue a listing.
 const NEXT_PAGE_FIELDS: &[&str] = &["next_page_token", "next_cursor", "continuation_token"];
 
-/// The JSON size of `value`, compact, as the text block carries it (the schema generator's
-/// measure of a schema, which is the same thing).
+/// The JSON size of `value`, compact, as the text block carries it.
 pub(crate) fn json_size(value: &Value) -> usize {
     tonic_mcp_schema::json_schema::minified_len(value)
 }

@@ -48,7 +48,6 @@ pub(crate) async fn collect(
     stop: Option<Stop<'_>>,
 ) -> Collected {
     let streaming = tool.def.kind.streams_responses();
-    // Only a stream with a stop signal listens for it.
     let stoppable = streaming && stop.is_some();
     let mut stop = stop
         .filter(|_| streaming)
@@ -115,8 +114,6 @@ pub(crate) async fn collect(
         };
         match next {
             Err(_) => {
-                // For a stream the deadline is a bound like the message count, whether or not
-                // a message came before it.
                 if streaming {
                     collected.truncated = true;
                 } else {

@@ -1,11 +1,6 @@
-//! What a transport learned of a request before rmcp read it, handed to the call as one typed
-//! context.
-//!
-//! The transports read each message themselves before rmcp does (the message guard, the
-//! arguments kept as text, the task requests of revision 2025-11-25). What they learn travels
-//! with the request as one [`Facts`] value in its extensions: over stdio in the request's own,
-//! over streamable HTTP in its HTTP request's, which rmcp hands to the handler as
-//! `http::request::Parts`. [`Facts::of`] reads it back from either.
+//! What a transport learned of a request before rmcp read it (the message guard, the arguments
+//! kept as text, the task requests of revision 2025-11-25), handed to the call as one [`Facts`]
+//! value in the request's extensions.
 
 use std::sync::Arc;
 
@@ -63,7 +58,8 @@ pub(crate) struct NotAnObject {
 
 impl Facts {
     /// The facts of the request whose extensions (or its handler context's) are `extensions`:
-    /// its own over stdio, its HTTP request's over streamable HTTP.
+    /// its own over stdio, over streamable HTTP its HTTP request's (the `http::request::Parts`
+    /// rmcp hands the handler).
     pub(crate) fn of(extensions: &Extensions) -> Option<&Self> {
         extensions.get::<Self>().or_else(|| {
             extensions

@@ -269,7 +269,6 @@ pub(crate) async fn wait(wait: Wait<'_>, first: Bytes) -> Outcome {
                 Ok(next) => operation = next,
                 Err(message) => return local_failure(Code::Internal, message),
             },
-            // The deadline passed during the poll.
             Ok(None) => return pending(&wait, &name, metadata),
             Err(status) => {
                 let text = poll_failure_text(&wait, via, &name, &status);
@@ -293,9 +292,6 @@ async fn poll_through<'a>(
         && let Some(redeemer) = wait.redeemer
         && !std::ptr::eq(*via, &*redeemer.operations)
     {
-        // The tool's own transport does not serve Operations (in process, `from_service`
-        // reaches only its own service): from now on, poll through the served
-        // GetOperation tool's transport.
         tracing::debug!(
             operation = %name,
             through = %redeemer.tool,

@@ -1,15 +1,5 @@
-//! One tool call, end to end (docs/design.md §6):
-//!
-//! 1. limits (argument size, nesting depth);
-//! 2. call hooks (metadata, refusals);
-//! 3. arguments to request messages ([`arguments`]): validated against the compiled schema and
-//!    encoded to protobuf bytes in one pass when they are in the canonical shape, else
-//!    normalised to it first;
-//! 4. send the bytes through `tonic::client::Grpc` with a deadline sent as `grpc-timeout` and
-//!    enforced locally;
-//! 5. decode the response bytes to the output shape ([`Response`]).
-//!
-//! Every failure the model can act on becomes an `isError` result; nothing here panics.
+//! One tool call, end to end (docs/design.md §6, and the crate documentation's steps of a tool
+//! call). Every failure the model can act on becomes an `isError` result; nothing here panics.
 
 pub(crate) mod arguments;
 pub(crate) mod arguments_text;
@@ -290,7 +280,6 @@ pub(crate) async fn run(call: Call<'_>, arguments: CallArguments<'_>) -> Outcome
             observer.grpc_ended(call.context.tool, started.elapsed());
         }
     }
-    // The tool's own budget, else its set's, else the server's.
     let budget = def
         .max_result_bytes
         .or(call.set.max_result_bytes)
@@ -400,7 +389,6 @@ fn respond(
     }
 
     let value = if streaming {
-        // A batch keeps what fits and says it was cut.
         if budget::fit_messages(&mut encoded, budget) {
             collected.truncated = true;
         }

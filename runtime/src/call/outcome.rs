@@ -75,9 +75,8 @@ pub(crate) fn structured_result(
     input: &prost_reflect::MessageDescriptor,
     output: &prost_reflect::MessageDescriptor,
 ) -> Outcome {
-    // The text block is the same JSON: made once, and measured. serde_json's writer, not
-    // `Display`, which goes through a formatter adapter at about twice the cost; it cannot
-    // fail on a `Value`.
+    // The text block is the same JSON, made once and measured; serde_json's writer, not the
+    // slower `Display`, and it cannot fail on a `Value`.
     let text = serde_json::to_string(&value).unwrap_or_else(|_| value.to_string());
     within_budget(text, || value, budget, input, output)
 }

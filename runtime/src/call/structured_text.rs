@@ -1,17 +1,11 @@
 //! A tool result's `structuredContent` written by the transport from its text block.
 //!
-//! A successful result carries its output message twice: as JSON text in a text block, and as
-//! `structuredContent`, the same JSON. rmcp's result type holds the latter as a
-//! `serde_json::Value`, a tree that is built, serialised again and freed on every call. A
-//! transport that writes its own messages (the runtime's line transport, [`crate::transport::stdio`], and
-//! stateless HTTP for a plain call, [`crate::transport::http_plain`]) asks for the text alone, with the
-//! request's [`Facts::structured_from_text`]. A unary result then holds [`placeholder`] as its
-//! structured content, and [`to_vec`] writes the text block's text in its place. The bytes are
-//! those serde_json writes of the result holding the tree.
-//!
-//! Results kept for later requests (tasks) and results of transports that rmcp serialises
-//! (HTTP with sessions or for a call that is not plain, rmcp's own) always hold the tree
-//! ([`Structured::Tree`]).
+//! A successful result carries its output message twice, as a text block's JSON and as
+//! `structuredContent`, which rmcp holds as a `serde_json::Value` tree. A transport that writes
+//! its own messages (stdio, and stateless HTTP for a plain call) asks for the text alone
+//! ([`Facts::structured_from_text`]): a unary result then holds [`placeholder`], and [`to_vec`]
+//! writes the text block's text in its place, the bytes serde_json writes of the tree. Results
+//! kept for later (tasks) or serialised by rmcp hold the tree ([`Structured::Tree`]).
 
 use rmcp::model::{ContentBlock, ServerJsonRpcMessage, ServerResult};
 use serde_json::Value;
@@ -90,9 +84,7 @@ pub(crate) fn to_vec(message: &mut ServerJsonRpcMessage) -> serde_json::Result<V
     }
     let bytes = serde_json::to_vec(message)?;
     let text = text_block(message).unwrap_or_default();
-    // The placeholder is written where the structured content goes: its member is replaced by
-    // the member with the text. A string cannot hold the member's unescaped quotes, so the
-    // first match is the result's own member.
+    // A string cannot hold the member's unescaped quotes: the first match is the result's own.
     let found = WRITTEN_PLACEHOLDER.find(&bytes);
     let (Some(at), false) = (found, text.is_empty()) else {
         // Not what a result of this crate looks like: the tree, made from the text (none

@@ -86,10 +86,8 @@ pub(crate) fn forget_registering() {
         .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
 }
 
-/// Decodes an encoded `FileDescriptorSet` on top of the well-known types, which it may leave
-/// out: the plugin embeds neither the well-known types nor `descriptor.proto` (prost-reflect
-/// carries them), only the files that define the package's types and the custom options they
-/// use.
+/// Decodes an encoded `FileDescriptorSet` on top of the well-known types (prost-reflect
+/// carries them), which it may leave out.
 pub(crate) fn decode(descriptor_set: &[u8]) -> Result<DescriptorPool, Error> {
     let mut pool = DescriptorPool::global();
     pool.decode_file_descriptor_set(descriptor_set)

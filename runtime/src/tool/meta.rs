@@ -27,8 +27,7 @@ pub use tonic_mcp_schema::meta::{RPC_META_KEY, STATUS_META_KEY};
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ToolMeta {
     /// The listed object as JSON text (checked to be an object), made into a tree only when
-    /// the tool is listed: a tree would be held for every tool, while the text of a generated
-    /// tool is its `'static` definition (docs/benchmark-history.md measures both). `None` for
+    /// the tool is listed: the text of a generated tool is its `'static` definition. `None` for
     /// a definition without `_meta`.
     text: Option<Cow<'static, str>>,
     /// Whether calls may, or must, run as tasks.

@@ -125,8 +125,8 @@ impl MadeSchemas {
 pub(crate) struct Schemas {
     made: OnceLock<Result<MadeSchemas, String>>,
     /// `None` for schemas given at registration. A maker is taken out and dropped once it has
-    /// made the schemas: what makers read is shared by every tool of their pool (the
-    /// descriptors' comments above all, 274,000 on googleapis), and it is let go with the last.
+    /// made the schemas: what makers read (the descriptors' comments above all) is shared by
+    /// every tool of their pool, and it is let go with the last.
     maker: Option<Mutex<Option<Box<dyn MakeSchemas>>>>,
 }
 

@@ -18,8 +18,7 @@ use crate::error::Error;
 
 /// How many pools built for schemas (not for calls) are kept, the most recent first: tools are
 /// listed, and their schemas made, a service after another, by a listing and by
-/// `make_schemas_in_background` at once, so too few are built again and again (BENCHMARKS.md's
-/// history measures the pools a full listing of googleapis builds with each number).
+/// `make_schemas_in_background` at once, so too few are built again and again.
 const RECENT_POOLS: usize = 8;
 
 /// A package's pool, once built (or why it cannot be).
@@ -29,9 +28,8 @@ type BuiltPool = OnceLock<Result<DescriptorPool, String>>;
 /// package needs it: its schemas when they are made, its types on its first call.
 ///
 /// A prost-reflect pool is many times the size of the encoded set, and a package's pool (its
-/// files and what they import) a small part of the whole set's (docs/benchmark-history.md
-/// measures both on googleapis). A gateway in front of such a set holds the pools of the
-/// packages whose tools are called, not the set's. Generated code keeps its package's embedded
+/// files and what they import) a small part of the whole set's: a gateway in front of such a
+/// set holds the pools of the packages whose tools are called, not the set's. Generated code keeps its package's embedded
 /// set this way; the add-on crate `tonic-mcp-dynamic` makes tools of a set's services with
 /// `DescriptorTools::of_set`.
 ///

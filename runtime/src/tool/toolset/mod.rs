@@ -51,9 +51,8 @@ pub(crate) struct CompiledTool {
     pub(crate) def: ToolInfo,
     /// Its request and response types, and the plans and waiting made of them.
     pub(crate) types: ToolTypes,
-    /// The schemas are kept as text, a JSON object each: a JSON tree is made only while a
-    /// `tools/list` page or a `describe_tools` answer is written, and for the input schema's
-    /// validator on the first call. Trees of every schema would hold several times the text.
+    /// Kept as text, a JSON object each: a tree is made only to write a `tools/list` page or a
+    /// `describe_tools` answer, and for the input validator on the first call.
     pub(crate) schemas: Schemas,
     pub(crate) meta: ToolMeta,
     pub(crate) endpoint: Endpoint,
