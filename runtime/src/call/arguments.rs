@@ -52,19 +52,17 @@ fn arguments_of<'a>(
     })
 }
 
-/// The request messages of `args` for `tool` (called `name`), or the refusal to send. With
-/// `canonical_first`, canonical arguments are validated and encoded as they came; without,
-/// every call takes the whole way ([`Arguments::encode`]).
+/// The request messages of `args` for `tool` (called `name`), or the refusal to send:
+/// canonical arguments are validated and encoded as they came ([`Arguments::encode`]).
 pub(crate) fn requests(
     tool: &CompiledTool,
     types: &Types,
     args: JsonObject,
     max_depth: usize,
     name: &str,
-    canonical_first: bool,
 ) -> Result<Vec<Bytes>, Box<Outcome>> {
     arguments_of(tool, types, name)?
-        .encode(args, max_depth, canonical_first)
+        .encode(args, max_depth, true)
         .map_err(|problems| Box::new(invalid_arguments(name, &problems)))
 }
 

@@ -212,7 +212,7 @@ pub(crate) async fn run(call: Call<'_>, arguments: CallArguments<'_>) -> Outcome
 
     let requests = match encoded {
         Some(requests) => requests,
-        None => match arguments::requests(tool, types, args, call.limits.max_depth, name, true) {
+        None => match arguments::requests(tool, types, args, call.limits.max_depth, name) {
             Ok(requests) => requests,
             Err(refusal) => return *refusal,
         },
