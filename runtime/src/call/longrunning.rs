@@ -176,14 +176,6 @@ impl Started {
         slot.detached.then(|| slot.operation.clone()).flatten()
     }
 
-    fn detach_at(&self) -> Option<Instant> {
-        self.lock().detach_at
-    }
-
-    fn mark_detached(&self) {
-        self.lock().detached = true;
-    }
-
     /// Forgets the operation: it finished, so there is nothing to cancel.
     fn clear(&self) {
         self.lock().operation = None;
@@ -245,11 +237,11 @@ pub(crate) async fn wait(wait: Wait<'_>, first: Bytes) -> Outcome {
         // The wait ends at the deadline; before it, a call made to become a task stops at its
         // detach instant: the operation goes on, and the task answers for it by asking the
         // backend (`tonic-mcp-tasks`' operation tasks).
-        let detach_at = wait.started.detach_at();
+        let detach_at = wait.started.lock().detach_at;
         let ends = |now: Instant| {
             let detaches = now < wait.deadline && detach_at.is_some_and(|at| now >= at);
             if detaches {
-                wait.started.mark_detached();
+                wait.started.lock().detached = true;
             }
             detaches || now >= wait.deadline
         };
