@@ -96,9 +96,6 @@ impl SetPools {
 
     /// The pool of `package`, for a call: kept from now on.
     pub(crate) fn pinned(&self, package: &str) -> Result<DescriptorPool, String> {
-        if let Some(pool) = lock(&self.pinned).get(package) {
-            return Ok(pool.clone());
-        }
         let pool = self.recent(package)?;
         Ok(lock(&self.pinned)
             .entry(package.into())
