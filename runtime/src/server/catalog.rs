@@ -126,13 +126,13 @@ impl Catalog {
         };
         let task_tools = tools
             .values()
-            .any(|r| r.entry.tool.meta.task_support.allows_tasks());
+            .any(|r| r.entry.tool.def.task_support.allows_tasks());
         let runs_as_task: Vec<bool> = listing
             .iter()
             .map(|tool| {
                 tools
                     .get(tool.name())
-                    .is_some_and(|r| r.entry.tool.meta.task_support.allows_tasks())
+                    .is_some_and(|r| r.entry.tool.def.task_support.allows_tasks())
             })
             .collect();
         let types = UnionPool::new(

@@ -26,7 +26,7 @@ use rmcp::{
 use tonic::Code;
 
 use super::Registered;
-use crate::{call::outcome::with_status, tool::meta::Unconfirmed};
+use crate::{call::outcome::with_status, tool::def::Unconfirmed};
 
 /// The key of the confirmation in an `InputRequiredResult`'s `inputRequests` and in the
 /// `inputResponses` of the call sent again.
@@ -39,7 +39,7 @@ pub(crate) async fn check(
     request: &CallToolRequestParams,
     context: &RequestContext<RoleServer>,
 ) -> Option<CallToolResponse> {
-    let unconfirmed = registered.entry.tool.meta.confirm?;
+    let unconfirmed = registered.entry.tool.def.confirm?;
     let name = &registered.entry.name;
     let rpc = &registered.entry.tool.def.rpc_path;
     let can_ask = context

@@ -128,7 +128,7 @@ impl ServedTool {
     /// (`(rust_mcp.tool).required_scopes`), in the order given.
     pub fn required_scopes(&self) -> impl Iterator<Item = &str> {
         self.compiled()
-            .meta
+            .def
             .required_scopes
             .iter()
             .map(|scope| &**scope)

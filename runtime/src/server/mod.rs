@@ -327,7 +327,7 @@ impl McpServer {
         }
         // Confirmation comes next: a declined call never reaches the backend, as a task or not.
         let registered = catalog.found(request.name.as_ref())?;
-        if registered.entry.tool.meta.confirm.is_some()
+        if registered.entry.tool.def.confirm.is_some()
             && let Err(problem) = arguments_text::materialize(&mut request, &context.extensions)
         {
             return Ok(unreadable(&request, problem));

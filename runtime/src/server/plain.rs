@@ -72,7 +72,7 @@ impl McpServer {
             return None;
         }
         let registered = catalog.tools.get(request.params.name.as_ref()).cloned()?;
-        let meta = &registered.entry.tool.meta;
+        let meta = &registered.entry.tool.def;
         if meta.confirm.is_some()
             || meta.task_support == TaskSupport::Required
             || (tasks_declared

@@ -70,7 +70,7 @@ impl ReadyCall {
 
     /// Whether the tool may, must or must not run as a task (its `_meta`'s `taskSupport`).
     pub fn task_support(&self) -> TaskSupport {
-        self.found.entry.tool.meta.task_support
+        self.found.entry.tool.def.task_support
     }
 
     /// The task mode of the tool's set ([`ToolSet::with_task_mode`](crate::ToolSet::with_task_mode)),
@@ -174,7 +174,7 @@ impl McpServer {
     /// Whether the served tool `name` may, must or must not run as a task; `None` for a tool
     /// not served.
     pub fn task_support(&self, name: &str) -> Option<TaskSupport> {
-        Some(self.catalog().tools.get(name)?.entry.tool.meta.task_support)
+        Some(self.catalog().tools.get(name)?.entry.tool.def.task_support)
     }
 
     /// Runs `call` in its request, as a server without tasks does: progress to the request's

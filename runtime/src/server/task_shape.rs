@@ -172,7 +172,7 @@ fn tools_list(server: &McpServer, params: Option<Value>) -> Result<Value, ErrorD
                 .get("name")
                 .and_then(Value::as_str)
                 .and_then(|name| catalog.tools.get(name))
-                .map(|registered| registered.entry.tool.meta.task_support)
+                .map(|registered| registered.entry.tool.def.task_support)
                 .filter(|support| support.allows_tasks());
             if let Some(support) = support
                 && let Value::Object(tool) = tool

@@ -3,7 +3,11 @@
 
 use std::{borrow::Cow, sync::Arc, time::Duration};
 
+use rmcp::model::JsonObject;
+
 pub use tonic_mcp_schema::{Annotations as ToolAnnotations, RpcKind, TaskSupport, Unconfirmed};
+
+use crate::error::Error;
 
 /// The rmcp form of `annotations`; `None` when no hint is set.
 pub(crate) fn annotations_to_rmcp(
@@ -124,7 +128,9 @@ pub struct ToolDef {
 }
 
 /// A tool definition as the runtime keeps it: borrowed from a generated [`ToolDef`] (no
-/// allocation) or owned, for tools built from descriptors at run time.
+/// allocation) or owned, for tools built from descriptors at run time. Beside what it lists,
+/// it holds the serving choices the runtime follows, typed: the listed `_meta` text is never
+/// read back for them.
 #[derive(Debug, Clone)]
 pub(crate) struct ToolInfo {
     pub(crate) name: Cow<'static, str>,
@@ -144,11 +150,34 @@ pub(crate) struct ToolInfo {
     /// The proto comment of the tool's service, shared by its tools; known for tools made
     /// from descriptors with source info.
     pub(crate) service_description: Option<Arc<str>>,
+    /// The listed `_meta` object as JSON text (checked to be an object), made into a tree
+    /// only when the tool is listed; `None` for a definition without `_meta`.
+    pub(crate) meta: Option<Cow<'static, str>>,
+    pub(crate) task_support: TaskSupport,
+    pub(crate) confirm: Option<Unconfirmed>,
+    /// OAuth scopes a call needs beyond those every request needs.
+    pub(crate) required_scopes: Vec<Cow<'static, str>>,
+    /// Wait for the `google.longrunning.Operation` the RPC returns: its `responseType` and
+    /// `metadataType`.
+    pub(crate) wait_for: Option<(String, Option<String>)>,
 }
 
-impl From<&ToolDef> for ToolInfo {
-    fn from(def: &ToolDef) -> Self {
-        Self {
+impl ToolInfo {
+    /// A generated (or hand-written) definition, its `_meta` checked to be a JSON object.
+    pub(crate) fn new(def: &ToolDef) -> Result<Self, Error> {
+        let meta = if def.meta.trim().is_empty() {
+            None
+        } else {
+            let invalid = |message: String| Error::InvalidMeta {
+                tool: def.name.to_owned(),
+                message,
+            };
+            if !is_json_object(def.meta).map_err(|e| invalid(e.to_string()))? {
+                return Err(invalid("`_meta` must be a JSON object".to_owned()));
+            }
+            Some(Cow::Borrowed(def.meta))
+        };
+        Ok(Self {
             name: Cow::Borrowed(def.name),
             title: Cow::Borrowed(def.title),
             description: Cow::Borrowed(def.description),
@@ -165,9 +194,31 @@ impl From<&ToolDef> for ToolInfo {
             output_omitted: def
                 .output_omitted
                 .iter()
-                .map(|f| Cow::Borrowed(*f))
+                .copied()
+                .map(Cow::Borrowed)
                 .collect(),
             service_description: None,
-        }
+            meta,
+            task_support: def.task_support,
+            confirm: def.confirm,
+            required_scopes: def
+                .required_scopes
+                .iter()
+                .copied()
+                .map(Cow::Borrowed)
+                .collect(),
+            wait_for: def.wait_for_operation.map(|response| {
+                (
+                    response.to_owned(),
+                    def.operation_metadata_type.map(str::to_owned),
+                )
+            }),
+        })
+    }
+
+    /// The listed `_meta` object, made from its text.
+    pub(crate) fn meta_object(&self) -> Option<JsonObject> {
+        // The text was checked to be a JSON object when the tool was made.
+        serde_json::from_str(self.meta.as_deref()?).ok()
     }
 }

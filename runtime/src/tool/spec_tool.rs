@@ -13,7 +13,6 @@ use crate::{
     error::Error,
     grpc::BoxTransport,
     tool::def::ToolInfo,
-    tool::meta::ToolMeta,
     tool::schemas::{MadeSchemas, MakeSchemas, Schemas},
     tool::set_pools::{SetPools, package_of_rpc},
     tool::types::{Later, Types},
@@ -30,7 +29,6 @@ use crate::{
 pub struct SpecTool {
     info: ToolInfo,
     schemas: Schemas,
-    meta: ToolMeta,
     /// For a tool of a set's package: where its types are resolved on its first call.
     later: Option<Later>,
 }
@@ -39,7 +37,6 @@ impl std::fmt::Debug for SpecTool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SpecTool")
             .field("info", &self.info)
-            .field("meta", &self.meta)
             .finish_non_exhaustive()
     }
 }
@@ -77,7 +74,18 @@ impl SpecTool {
         service_description: Option<Arc<str>>,
         schemas: Schemas,
     ) -> Self {
-        let meta = ToolMeta::of_spec(&spec);
+        // The `_meta` object as the schema crate makes it.
+        let meta = spec.meta();
+        let meta = meta
+            .is_object()
+            .then(|| serde_json::to_string(&meta).ok())
+            .flatten()
+            .map(Cow::Owned);
+        let wait_for = spec
+            .long_running
+            .as_ref()
+            .filter(|lro| lro.wait)
+            .map(|lro| (lro.response_type.clone(), lro.metadata_type.clone()));
         let ToolSpec {
             name,
             title,
@@ -91,6 +99,9 @@ impl SpecTool {
             max_messages,
             max_result_bytes,
             output_omitted,
+            task_support,
+            confirm,
+            required_scopes,
             ..
         } = spec;
         let info = ToolInfo {
@@ -115,11 +126,15 @@ impl SpecTool {
             max_result_bytes: max_result_bytes.map(|bytes| bytes as usize),
             output_omitted: output_omitted.into_iter().map(Cow::Owned).collect(),
             service_description,
+            meta,
+            task_support,
+            confirm,
+            required_scopes: required_scopes.into_iter().map(Cow::Owned).collect(),
+            wait_for,
         };
         Self {
             info,
             schemas,
-            meta,
             later: None,
         }
     }
@@ -166,15 +181,15 @@ impl SpecTool {
         pool: &DescriptorPool,
         transport: &BoxTransport,
     ) -> Result<(), Error> {
-        let types = Types::resolve(&self.info, self.meta.wait_for.as_ref(), pool, transport)?;
+        let types = Types::resolve(&self.info, pool, transport)?;
         let package = package_of_rpc(&self.info.rpc_path);
         self.later = Some(Later::new(set, package, &types));
         Ok(())
     }
 
     /// The tool's parts, for registration.
-    pub(crate) fn into_parts(self) -> (ToolInfo, Schemas, ToolMeta, Option<Later>) {
-        (self.info, self.schemas, self.meta, self.later)
+    pub(crate) fn into_parts(self) -> (ToolInfo, Schemas, Option<Later>) {
+        (self.info, self.schemas, self.later)
     }
 }
 

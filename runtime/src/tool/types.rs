@@ -29,13 +29,12 @@ impl Types {
     /// what waiting for its operation through `transport` needs.
     pub(crate) fn resolve(
         def: &ToolInfo,
-        wait_for: Option<&(String, Option<String>)>,
         pool: &DescriptorPool,
         transport: &BoxTransport,
     ) -> Result<Self, Error> {
         let input = message(pool, &def.name, &def.input_type)?;
         let output = message(pool, &def.name, &def.output_type)?;
-        let long_running = match wait_for {
+        let long_running = match &def.wait_for {
             None => None,
             Some((response_type, metadata_type)) => Some(Box::new(LongRunning::new(
                 &def.name,
@@ -112,22 +111,17 @@ pub(crate) struct LaterTypes {
 }
 
 impl ToolTypes {
-    /// The types, resolved now if this is the first call that needs them. `def` and
-    /// `wait_for` are the tool's own (see [`Types::resolve`]). Fails, saying why, only when
+    /// The types, resolved now if this is the first call that needs them. `def` is the
+    /// tool's own (see [`Types::resolve`]). Fails, saying why, only when
     /// the package's pool cannot be built, which registration has already done once.
-    pub(crate) fn get(
-        &self,
-        def: &ToolInfo,
-        wait_for: Option<&(String, Option<String>)>,
-    ) -> Result<&Types, &str> {
+    pub(crate) fn get(&self, def: &ToolInfo) -> Result<&Types, &str> {
         match self {
             Self::Held(types) => Ok(types),
             Self::Later(later) => later
                 .resolved
                 .get_or_init(|| {
                     let pool = later.at.pools.pinned(&later.at.package)?;
-                    Types::resolve(def, wait_for, &pool, &later.transport)
-                        .map_err(|error| error.to_string())
+                    Types::resolve(def, &pool, &later.transport).map_err(|error| error.to_string())
                 })
                 .as_ref()
                 .map_err(String::as_str),

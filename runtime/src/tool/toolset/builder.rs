@@ -16,7 +16,6 @@ use crate::{
     tool::def::{ToolDef, ToolInfo, is_json_object},
     tool::descriptor_pools::{self, Descriptors},
     tool::long_running::Operations,
-    tool::meta::ToolMeta,
     tool::schemas::{MadeSchemas, Schemas},
     tool::set_pools::{SetPools, package_of_rpc},
     tool::spec_tool::SpecTool,
@@ -141,24 +140,22 @@ impl ToolSetBuilder {
     /// See [`Error`]: unknown message types, invalid schemas, an invalid RPC path, an invalid
     /// or duplicate name.
     pub fn add(&mut self, def: &ToolDef) -> Result<(), Error> {
-        let info = ToolInfo::from(def);
-        let meta = ToolMeta::new(def)?;
+        let info = ToolInfo::new(def)?;
         let schemas = Schemas::ready(MadeSchemas::given(def.input_schema, def.output_schema));
-        self.register(info, schemas, Checks::Now, meta)
+        self.register(info, schemas, Checks::Now)
     }
 
     /// A generated tool of `set`'s package: its types resolved once in the package's pool now,
     /// and again on its first call (see [`register_later`](Self::register_later)).
     fn add_generated(&mut self, def: &ToolDef, set: &Arc<SetPools>) -> Result<(), Error> {
-        let info = ToolInfo::from(def);
-        let meta = ToolMeta::new(def)?;
+        let info = ToolInfo::new(def)?;
         let schemas = Schemas::ready(MadeSchemas::given(def.input_schema, def.output_schema));
         self.check_name(&info)?;
         let package = package_of_rpc(&info.rpc_path);
         let pool = descriptor_pools::registering(set, package)?;
-        let types = Types::resolve(&info, meta.wait_for.as_ref(), &pool, &self.transport)?;
+        let types = Types::resolve(&info, &pool, &self.transport)?;
         let later = Later::new(set, package, &types);
-        self.register_later(info, schemas, meta, later)
+        self.register_later(info, schemas, later)
     }
 
     /// The finished tool set, with default settings.
@@ -180,23 +177,17 @@ impl ToolSetBuilder {
     /// an invalid RPC path, an invalid or duplicate name.
     pub fn add_spec_tool(&mut self, tool: SpecTool) -> Result<(), Error> {
         match tool.into_parts() {
-            (info, schemas, meta, Some(later)) => self.register_later(info, schemas, meta, later),
-            (info, schemas, meta, None) => self.register(info, schemas, Checks::Trusted, meta),
+            (info, schemas, Some(later)) => self.register_later(info, schemas, later),
+            (info, schemas, None) => self.register(info, schemas, Checks::Trusted),
         }
     }
 
     /// The one registration path of generated and run-time tools whose types are resolved
     /// now, in the set's pool.
-    fn register(
-        &mut self,
-        def: ToolInfo,
-        schemas: Schemas,
-        checks: Checks,
-        meta: ToolMeta,
-    ) -> Result<(), Error> {
+    fn register(&mut self, def: ToolInfo, schemas: Schemas, checks: Checks) -> Result<(), Error> {
         self.check_name(&def)?;
-        let types = Types::resolve(&def, meta.wait_for.as_ref(), &self.pool, &self.transport)?;
-        self.register_types(def, schemas, checks, meta, ToolTypes::Held(Box::new(types)))
+        let types = Types::resolve(&def, &self.pool, &self.transport)?;
+        self.register_types(def, schemas, checks, ToolTypes::Held(Box::new(types)))
     }
 
     /// [`register`](Self::register) of a tool of a [`SetPools`](crate::SetPools), whose types
@@ -207,7 +198,6 @@ impl ToolSetBuilder {
         &mut self,
         def: ToolInfo,
         schemas: Schemas,
-        meta: ToolMeta,
         later: Later,
     ) -> Result<(), Error> {
         self.check_name(&def)?;
@@ -216,7 +206,7 @@ impl ToolSetBuilder {
             transport: self.transport.clone(),
             resolved: OnceLock::new(),
         }));
-        self.register_types(def, schemas, Checks::Trusted, meta, types)
+        self.register_types(def, schemas, Checks::Trusted, types)
     }
 
     /// Checks MCP's rules on `def`'s name, and that no tool of the set has it already.
@@ -242,7 +232,6 @@ impl ToolSetBuilder {
         def: ToolInfo,
         schemas: Schemas,
         checks: Checks,
-        meta: ToolMeta,
         types: ToolTypes,
     ) -> Result<(), Error> {
         if let Some(given) = schemas.given() {
@@ -276,7 +265,6 @@ impl ToolSetBuilder {
                 schemas,
                 endpoint,
                 validation: OnceLock::new(),
-                meta,
                 operations,
             }),
         });

@@ -16,7 +16,6 @@ use crate::{
     tool::context::{CallContext, CallHook, Refusal},
     tool::def::ToolInfo,
     tool::long_running::Operations,
-    tool::meta::ToolMeta,
     tool::schemas::Schemas,
     tool::types::{ToolTypes, Types},
 };
@@ -54,7 +53,6 @@ pub(crate) struct CompiledTool {
     /// Kept as text, a JSON object each: a tree is made only to write a `tools/list` page or a
     /// `describe_tools` answer, and for the input validator on the first call.
     pub(crate) schemas: Schemas,
-    pub(crate) meta: ToolMeta,
     pub(crate) endpoint: Endpoint,
     /// Boxed, like the plans: made on the first call, so a tool never called keeps a pointer.
     pub(super) validation: OnceLock<Box<Validation>>,
@@ -68,19 +66,17 @@ impl CompiledTool {
     /// The tool's types, resolved now if this is the first call that needs them; the error
     /// says why they cannot be (see [`ToolTypes::get`]).
     pub(crate) fn types(&self) -> Result<&Types, String> {
-        self.types
-            .get(&self.def, self.meta.wait_for.as_ref())
-            .map_err(|error| {
-                format!(
-                    "tool `{}` cannot be called: its message types cannot be resolved: {error}",
-                    self.def.name
-                )
-            })
+        self.types.get(&self.def).map_err(|error| {
+            format!(
+                "tool `{}` cannot be called: its message types cannot be resolved: {error}",
+                self.def.name
+            )
+        })
     }
 
     /// Whether the tool waits for the `google.longrunning.Operation` its RPC answers with.
     pub(crate) fn waits(&self) -> bool {
-        self.meta.wait_for.is_some()
+        self.def.wait_for.is_some()
     }
 
     /// The compiled input validator (compiled now if this is the first call).
@@ -170,7 +166,7 @@ impl Entry {
         if let Some(annotations) = crate::tool::def::annotations_to_rmcp(def.annotations) {
             tool = tool.with_annotations(annotations);
         }
-        if let Some(meta) = self.tool.meta.object() {
+        if let Some(meta) = self.tool.def.meta_object() {
             tool = tool.with_meta(rmcp::model::MetaObject(meta));
         }
         tool
