@@ -45,6 +45,7 @@ use crate::{
     call::progress::Progress,
     grpc::status::describe_status,
     grpc::{Invocation, MessageLimits},
+    lock,
     observe::{observer::CallObserver, telemetry},
     tool::long_running::{LongRunning, Operations},
 };
@@ -153,12 +154,8 @@ impl Started {
         })))
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Slot> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
     fn set(&self, name: &str, metadata: &MetadataMap) {
-        let mut slot = self.lock();
+        let mut slot = lock(&self.0);
         if slot.operation.is_none() {
             slot.operation = Some((name.to_owned(), metadata.clone()));
         }
@@ -166,19 +163,19 @@ impl Started {
 
     /// The operation, once; `None` when the call had none running.
     pub(crate) fn take(&self) -> Option<(String, MetadataMap)> {
-        self.lock().operation.take()
+        lock(&self.0).operation.take()
     }
 
     /// The operation the call stopped waiting for, still running, when it was made
     /// [`detaching`](Self::detaching) and stopped so; `None` when the call ended otherwise.
     pub(crate) fn detached(&self) -> Option<(String, MetadataMap)> {
-        let slot = self.lock();
+        let slot = lock(&self.0);
         slot.detached.then(|| slot.operation.clone()).flatten()
     }
 
     /// Forgets the operation: it finished, so there is nothing to cancel.
     fn clear(&self) {
-        self.lock().operation = None;
+        lock(&self.0).operation = None;
     }
 }
 
@@ -237,11 +234,11 @@ pub(crate) async fn wait(wait: Wait<'_>, first: Bytes) -> Outcome {
         // The wait ends at the deadline; before it, a call made to become a task stops at its
         // detach instant: the operation goes on, and the task answers for it by asking the
         // backend (`tonic-mcp-tasks`' operation tasks).
-        let detach_at = wait.started.lock().detach_at;
+        let detach_at = lock(&wait.started.0).detach_at;
         let ends = |now: Instant| {
             let detaches = now < wait.deadline && detach_at.is_some_and(|at| now >= at);
             if detaches {
-                wait.started.lock().detached = true;
+                lock(&wait.started.0).detached = true;
             }
             detaches || now >= wait.deadline
         };
@@ -463,7 +460,7 @@ fn finished(wait: &Wait<'_>, name: &str, operation: Operation) -> Outcome {
 fn pending(wait: &Wait<'_>, name: &str, metadata: Option<Value>) -> Outcome {
     // It was not cancelled: nothing to cancel if the caller goes away now (a detached call
     // keeps it: its task answers for it).
-    if !wait.started.lock().detached {
+    if !lock(&wait.started.0).detached {
         wait.started.clear();
     }
     let mut operation = json!({ "name": name });

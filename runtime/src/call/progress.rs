@@ -9,6 +9,8 @@ use rmcp::{
     task_manager::TaskContext,
 };
 
+use crate::lock;
+
 /// Where progress goes: notifications to a client that passed a `progressToken`, or the status
 /// message of the task the call runs in.
 #[derive(Clone)]
@@ -44,7 +46,7 @@ impl Progress {
             Self::Task(task) => task.set_status_message(message),
             Self::Handoff(handoff) => {
                 let task = {
-                    let mut state = handoff.state();
+                    let mut state = lock(&handoff.state);
                     if state.task.is_none() {
                         state.last = Some(message.clone());
                     }
@@ -87,15 +89,11 @@ impl Handoff {
         })
     }
 
-    fn state(&self) -> std::sync::MutexGuard<'_, HandoffState> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
     /// The call became `task`: progress goes to its status message from now on (the request
     /// was answered, so its progress token is done), starting with the last message reported
     /// before.
     pub(crate) fn to_task(&self, task: TaskContext) {
-        let mut state = self.state();
+        let mut state = lock(&self.state);
         if let Some(last) = state.last.take() {
             task.set_status_message(last);
         }

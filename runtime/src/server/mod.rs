@@ -51,6 +51,7 @@ use crate::{
     call::facts::Facts,
     call::{self, Limits},
     error::Error,
+    lock,
     observe::observer::CallObserver,
     server::paging::{ListCache, same_tools},
     tool::context::{CallContext, CallHook, Refusal},
@@ -193,7 +194,7 @@ impl McpServer {
             .unwrap_or_else(|e| e.into_inner()) = catalog;
         if listed {
             let peers: Vec<_> = {
-                let mut peers = self.inner.peers.lock().unwrap_or_else(|e| e.into_inner());
+                let mut peers = lock(&self.inner.peers);
                 peers.retain(|peer| !peer.is_transport_closed());
                 peers.clone()
             };
@@ -232,11 +233,7 @@ impl McpServer {
 
     /// Sessions open now on the streamable HTTP services made from this server.
     fn sessions_open(&self) -> usize {
-        let mut stores = self
-            .inner
-            .session_stores
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
+        let mut stores = lock(&self.inner.session_stores);
         stores.retain(|store| store.strong_count() > 0);
         stores
             .iter()
@@ -247,11 +244,7 @@ impl McpServer {
 
     /// Keeps `store` for the count of open sessions.
     pub(crate) fn track_sessions(&self, store: &Arc<SessionStore>) {
-        self.inner
-            .session_stores
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(Arc::downgrade(store));
+        lock(&self.inner.session_stores).push(Arc::downgrade(store));
     }
 
     /// The answer of the route added at `path` with [`McpServerBuilder::http_get`] (an
@@ -417,7 +410,7 @@ impl ServerHandler for McpServer {
             .and_then(|t| t.list_changed)
             == Some(true)
         {
-            let mut peers = self.inner.peers.lock().unwrap_or_else(|e| e.into_inner());
+            let mut peers = lock(&self.inner.peers);
             peers.retain(|peer| !peer.is_transport_closed());
             peers.push(context.peer);
         }

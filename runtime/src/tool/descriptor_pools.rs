@@ -7,7 +7,7 @@ use std::sync::{Arc, OnceLock};
 use prost_reflect::DescriptorPool;
 use tonic_mcp_schema::{set_files::SetFiles, source_info::SetError};
 
-use crate::{error::Error, tool::set_pools::SetPools};
+use crate::{error::Error, lock, tool::set_pools::SetPools};
 
 /// A generated package's embedded `FileDescriptorSet` and, once its first tool set is made,
 /// its files. Generated code holds one in a `static` per package (`MCP_DESCRIPTORS`, beside
@@ -61,9 +61,7 @@ type Registering = (Arc<SetPools>, Box<str>, DescriptorPool);
 /// The pool of `package` in `set`, to register its tools: the one the last registration used
 /// if it was the same, else built now, after that one is let go.
 pub(crate) fn registering(set: &Arc<SetPools>, package: &str) -> Result<DescriptorPool, Error> {
-    let mut slot = REGISTERING
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut slot = lock(&REGISTERING);
     if let Some((last, name, pool)) = &*slot
         && Arc::ptr_eq(last, set)
         && &**name == package
@@ -81,9 +79,7 @@ pub(crate) fn registering(set: &Arc<SetPools>, package: &str) -> Result<Descript
 
 /// Lets go of the pool the last registration used (a server is built of the tools).
 pub(crate) fn forget_registering() {
-    *REGISTERING
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
+    *lock(&REGISTERING) = None;
 }
 
 /// Decodes an encoded `FileDescriptorSet` on top of the well-known types (prost-reflect

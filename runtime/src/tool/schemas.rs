@@ -5,10 +5,12 @@
 use std::{
     borrow::Cow,
     fmt,
-    sync::{Arc, Mutex, OnceLock, PoisonError},
+    sync::{Arc, Mutex, OnceLock},
 };
 
 use tonic_mcp_codec::DeepCheck;
+
+use crate::lock;
 
 /// A schema text made at run time, kept as the maker of the tool chose to keep it:
 /// `tonic-mcp-dynamic` packs its texts and shares equal ones among its tools; a `String` is
@@ -158,11 +160,7 @@ impl Schemas {
     /// Whether the maker is still kept (it is dropped once it has made the schemas).
     #[cfg(test)]
     pub(crate) fn keeps_maker(&self) -> bool {
-        self.maker.as_ref().is_some_and(|slot| {
-            slot.lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .is_some()
-        })
+        self.maker.as_ref().is_some_and(|slot| lock(slot).is_some())
     }
 
     /// Whether the schemas are made (or given) already.
@@ -179,7 +177,7 @@ impl Schemas {
                 // Only this closure takes the maker, and `OnceLock` runs it once at a time.
                 let made = match &self.maker {
                     Some(slot) => {
-                        let maker = slot.lock().unwrap_or_else(PoisonError::into_inner).take();
+                        let maker = lock(slot).take();
                         match maker {
                             Some(maker) => maker.make(),
                             // Taken by an earlier attempt that panicked before it set `made`.

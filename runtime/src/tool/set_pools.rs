@@ -4,7 +4,7 @@
 
 use std::{
     collections::{HashMap, VecDeque},
-    sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError},
+    sync::{Arc, Mutex, OnceLock},
 };
 
 use prost_reflect::DescriptorPool;
@@ -14,7 +14,7 @@ use tonic_mcp_schema::{
     set_files::SetFiles,
 };
 
-use crate::error::Error;
+use crate::{error::Error, lock};
 
 /// How many pools built for schemas (not for calls) are kept, the most recent first: tools are
 /// listed, and their schemas made, a service after another, by a listing and by
@@ -175,10 +175,4 @@ impl SetPools {
 /// The package of the service of the RPC `rpc_path` (`/package.Service/Method`).
 pub(crate) fn package_of_rpc(rpc_path: &str) -> &str {
     split_rpc_path(rpc_path).map_or("", |(service, _)| package_of(service))
-}
-
-/// A lock of this module's caches; a poisoned one only means another thread panicked while
-/// holding it, and the cache is intact.
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }

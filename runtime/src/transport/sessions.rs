@@ -3,10 +3,10 @@
 use std::{
     collections::{HashMap, HashSet},
     io::Error,
-    sync::{Arc, Mutex, MutexGuard},
+    sync::{Arc, Mutex},
 };
 
-use crate::{server::SessionLimits, tool::context::Caller};
+use crate::{lock, server::SessionLimits, tool::context::Caller};
 use rmcp::transport::{
     WorkerTransport,
     common::server_side_http,
@@ -44,10 +44,6 @@ pub(crate) struct SessionStore {
 
 /// Session owners remembered before those of closed sessions are forgotten.
 const OWNERS_PRUNE_AT: usize = 4096;
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 impl SessionStore {
     /// The store over `local`, bounded by `limits`; the ids of its sessions start with

@@ -22,7 +22,7 @@ use rmcp::model::{
 };
 use tokio_util::sync::CancellationToken;
 
-use crate::{call::facts::Facts, server::McpServer};
+use crate::{call::facts::Facts, lock, server::McpServer};
 
 /// What the line transport knows of its session for answering plain calls, and the plain
 /// calls running now.
@@ -130,7 +130,3 @@ impl PlainCalls {
 }
 
 type Running = Mutex<HashMap<RequestId, CancellationToken>>;
-
-fn lock(running: &Running) -> std::sync::MutexGuard<'_, HashMap<RequestId, CancellationToken>> {
-    running.lock().unwrap_or_else(|e| e.into_inner())
-}
