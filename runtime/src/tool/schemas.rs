@@ -175,15 +175,10 @@ impl Schemas {
         self.made
             .get_or_init(|| {
                 // Only this closure takes the maker, and `OnceLock` runs it once at a time.
-                let made = match &self.maker {
-                    Some(slot) => {
-                        let maker = lock(slot).take();
-                        match maker {
-                            Some(maker) => maker.make(),
-                            // Taken by an earlier attempt that panicked before it set `made`.
-                            None => Err("making them failed before (see the log)".to_owned()),
-                        }
-                    }
+                let made = match self.maker.as_ref().map(|slot| lock(slot).take()) {
+                    Some(Some(maker)) => maker.make(),
+                    // Taken by an earlier attempt that panicked before it set `made`.
+                    Some(None) => Err("making them failed before (see the log)".to_owned()),
                     None => Err("the tool has no schemas".to_owned()),
                 };
                 if let Err(error) = &made {
