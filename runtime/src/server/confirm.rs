@@ -17,16 +17,15 @@ use std::collections::BTreeMap;
 use rmcp::{
     RoleServer,
     model::{
-        CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitRequest,
-        ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema, InputRequest,
-        InputRequiredResult,
+        CallToolRequestParams, CallToolResponse, ElicitRequest, ElicitRequestParams, ElicitResult,
+        ElicitationAction, ElicitationSchema, InputRequest, InputRequiredResult,
     },
     service::RequestContext,
 };
 use tonic::Code;
 
 use super::Registered;
-use crate::{call::outcome::with_status, tool::def::Unconfirmed};
+use crate::{call::outcome::local_failure, tool::def::Unconfirmed};
 
 /// The key of the confirmation in an `InputRequiredResult`'s `inputRequests` and in the
 /// `inputResponses` of the call sent again.
@@ -95,7 +94,7 @@ pub(crate) async fn check(
         Some(ElicitationAction::Accept) => return None,
         // Decline, cancel, an answer that does not read as one, and any action a later
         // revision adds: not a yes.
-        Some(_) => refusal(
+        Some(_) => local_failure(
             Code::PermissionDenied,
             format!(
                 "The user declined the call of `{name}`; the RPC `{rpc}` was not called. Do not \
@@ -104,7 +103,7 @@ pub(crate) async fn check(
         ),
         None => match unconfirmed {
             Unconfirmed::Proceed => return None,
-            Unconfirmed::Refuse => refusal(
+            Unconfirmed::Refuse => local_failure(
                 Code::FailedPrecondition,
                 format!(
                     "`{name}` needs the user's confirmation, and this client cannot ask for it \
@@ -113,13 +112,5 @@ pub(crate) async fn check(
             ),
         },
     };
-    Some(CallToolResponse::Complete(refused))
-}
-
-fn refusal(code: Code, text: String) -> CallToolResult {
-    with_status(
-        CallToolResult::error(vec![ContentBlock::text(text)]),
-        code,
-        true,
-    )
+    Some(CallToolResponse::Complete(refused.result))
 }

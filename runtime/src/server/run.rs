@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use rmcp::{
     RoleServer,
-    model::{CallToolResult, ContentBlock, JsonObject},
+    model::{CallToolResult, JsonObject},
     service::RequestContext,
 };
 use tonic::Code;
@@ -194,9 +194,5 @@ pub(super) fn arguments(
 
 /// The result of a call cancelled by the client (or with its task).
 pub fn cancelled_result() -> CallToolResult {
-    outcome::with_status(
-        CallToolResult::error(vec![ContentBlock::text("the call was cancelled")]),
-        Code::Cancelled,
-        true,
-    )
+    outcome::local_failure(Code::Cancelled, "the call was cancelled").result
 }
