@@ -26,7 +26,7 @@ use crate::{
     call::collect::{Collected, Stop, collect, stream_grace},
     call::longrunning::{Redeemer, Started, Wait},
     call::outcome::{
-        Outcome, answered, error_result, local_failure, structured_result, text_result, with_status,
+        Outcome, answered, error_result, local_failure, structured_result, text_result,
     },
     call::progress::Progress,
     call::stream_control::StreamControl,
@@ -403,14 +403,11 @@ fn respond(
             Some(value) => value,
             None => {
                 return Outcome {
-                    result: with_status(
-                        error_result(
-                            "gRPC error INTERNAL: the backend returned no response message",
-                        ),
-                        Code::Internal,
-                        true,
-                    ),
                     grpc_code: Some(Code::Ok),
+                    ..local_failure(
+                        Code::Internal,
+                        "gRPC error INTERNAL: the backend returned no response message",
+                    )
                 };
             }
         }

@@ -93,8 +93,8 @@ fn within_budget(
     if text.len() > budget {
         let text = budget::over_budget(text.len(), budget, input, output);
         return Outcome {
-            result: with_status(error_result(text), Code::ResourceExhausted, true),
             grpc_code: Some(Code::Ok),
+            ..local_failure(Code::ResourceExhausted, text)
         };
     }
     let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
