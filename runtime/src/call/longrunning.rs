@@ -464,20 +464,13 @@ fn pending(wait: &Wait<'_>, name: &str, metadata: Option<Value>) -> Outcome {
         wait.started.clear();
     }
     let mut operation = json!({ "name": name });
+    let redeem = match wait.redeemer {
+        Some(redeemer) => format!("call the tool `{}` with {operation}", redeemer.tool),
+        None => format!("call google.longrunning.Operations/GetOperation with {operation}"),
+    };
     if let Some(metadata) = metadata {
         operation["metadata"] = metadata;
     }
-    let redeem = match wait.redeemer {
-        Some(redeemer) => format!(
-            "call the tool `{}` with {}",
-            redeemer.tool,
-            json!({ "name": name })
-        ),
-        None => format!(
-            "call google.longrunning.Operations/GetOperation with {}",
-            json!({ "name": name })
-        ),
-    };
     let text = format!(
         "The operation `{name}` is still running: the call's deadline of {} ms passed before it \
          finished. It was not cancelled and goes on. Do not call this tool again; to get its \
