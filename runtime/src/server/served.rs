@@ -1,7 +1,7 @@
 //! What a server serves: its tools' definitions, as listed and as every served tool, their
 //! names, and the schemas made ahead of their listing.
 
-use rmcp::model::Tool;
+use rmcp::model::{JsonObject, Tool};
 
 use crate::server::{discovery::ServedTool, paging::prepare_by_package};
 
@@ -13,8 +13,7 @@ impl McpServer {
     /// gives every tool then). A tool whose schemas cannot be made is left out, as there
     /// ([`SpecTool::later`](crate::SpecTool::later)).
     pub fn tools(&self) -> Vec<Tool> {
-        let catalog = self.catalog();
-        catalog
+        self.catalog()
             .listing
             .tools()
             .iter()
@@ -29,11 +28,8 @@ impl McpServer {
     pub fn tool_called(&self, name: &str, target: Option<&str>) -> Option<ServedTool> {
         let catalog = self.catalog();
         let named = catalog.discovery.as_ref().and_then(|discovery| {
-            let arguments = target.map(|target| {
-                let mut arguments = rmcp::model::JsonObject::new();
-                arguments.insert("name".to_owned(), target.into());
-                arguments
-            });
+            let arguments =
+                target.map(|target| JsonObject::from_iter([("name".to_owned(), target.into())]));
             discovery.target(name, arguments.as_ref())
         });
         match named {
@@ -50,8 +46,7 @@ impl McpServer {
     /// trees for the call: to count or name the tools,
     /// [`served_tool_names`](Self::served_tool_names) is far cheaper.
     pub fn served_tools(&self) -> Vec<Tool> {
-        let catalog = self.catalog();
-        catalog
+        self.catalog()
             .served
             .iter()
             .filter_map(|tool| tool.definition().ok())
@@ -95,8 +90,7 @@ impl McpServer {
     /// The names of every served tool, sorted: those of [`served_tools`](Self::served_tools),
     /// without making their definitions.
     pub fn served_tool_names(&self) -> Vec<String> {
-        let catalog = self.catalog();
-        catalog
+        self.catalog()
             .served
             .iter()
             .map(|tool| tool.name().to_owned())
