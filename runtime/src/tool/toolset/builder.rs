@@ -251,11 +251,9 @@ impl ToolSetBuilder {
                     rpc_path: def.rpc_path.to_string(),
                 }
             })?;
-        let operations = if def.rpc_path == GET_OPERATION_PATH {
-            Some(Arc::new(Operations::new(&def.name, &self.transport)?))
-        } else {
-            None
-        };
+        let operations = (def.rpc_path == GET_OPERATION_PATH)
+            .then(|| Operations::new(&def.name, &self.transport).map(Arc::new))
+            .transpose()?;
         self.names.insert(def.name.to_string(), self.tools.len());
         self.tools.push(Entry {
             name: def.name.to_string(),
