@@ -49,16 +49,14 @@ impl StreamControl {
         let mut problems = Vec::new();
         let mut read = |key: &str, max: u64| -> Option<u64> {
             let value = control.get(key)?;
-            match value.as_u64().filter(|n| (1..=max).contains(n)) {
-                Some(n) => Some(n),
-                None => {
-                    problems.push(problem(
-                        path.with_key(key),
-                        format!("expected an integer from 1 to {max}, got {value}"),
-                    ));
-                    None
-                }
+            let n = value.as_u64().filter(|n| (1..=max).contains(n));
+            if n.is_none() {
+                problems.push(problem(
+                    path.with_key(key),
+                    format!("expected an integer from 1 to {max}, got {value}"),
+                ));
             }
+            n
         };
         let window = read(WINDOW_KEY, 86_400_000).map(Duration::from_millis);
         let max_messages =
@@ -85,15 +83,14 @@ impl StreamControl {
                 ));
             }
         }
-        if problems.is_empty() {
-            Ok(Self {
-                window,
-                max_messages,
-                keep_on_cancel,
-            })
-        } else {
-            Err(problems)
+        if !problems.is_empty() {
+            return Err(problems);
         }
+        Ok(Self {
+            window,
+            max_messages,
+            keep_on_cancel,
+        })
     }
 
     /// The deadline and bound of the call: the smaller of what it asks and what the tool allows.
