@@ -16,7 +16,7 @@ use crate::{
     call::arguments_text,
     call::collect::Stop,
     call::facts::ArgumentsText,
-    call::longrunning::Started,
+    call::longrunning::{self, Started},
     call::outcome::{self, Outcome},
     call::progress::Progress,
     call::structured_text::Structured,
@@ -133,13 +133,12 @@ impl McpServer {
                 .and_then(|types| types.long_running.as_deref())
             && let Some((name, metadata)) = started.as_ref().and_then(Started::take)
         {
-            let observers = &self.inner.observers;
-            crate::call::longrunning::cancel(
+            longrunning::cancel(
                 lro,
                 catalog.redeemer.as_ref(),
                 name,
                 metadata,
-                observers,
+                &self.inner.observers,
             )
             .instrument(span.clone())
             .await;
