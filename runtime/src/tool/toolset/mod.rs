@@ -89,17 +89,15 @@ impl CompiledTool {
                     .map_err(|error| format!("its input schema cannot be read: {error}")),
                 Err(error) => Err(format!("its schemas cannot be made: {error}")),
             };
-            Box::new(match schema {
-                Ok(schema) => Validation {
-                    validator: tonic_mcp_codec::compile(&schema)
+            let (validator, schema) = match schema {
+                Ok(schema) => (
+                    tonic_mcp_codec::compile(&schema)
                         .map_err(|message| format!("its input schema does not compile: {message}")),
                     schema,
-                },
-                Err(error) => Validation {
-                    validator: Err(error),
-                    schema: Value::Null,
-                },
-            })
+                ),
+                Err(error) => (Err(error), Value::Null),
+            };
+            Box::new(Validation { validator, schema })
         })
     }
 
