@@ -109,16 +109,9 @@ mod error;
 mod grpc;
 mod observe;
 mod server;
+mod sync;
 mod tool;
 mod transport;
-
-/// Locks `mutex`; a poisoned one only means another thread panicked while holding it, and what
-/// it guards is intact.
-fn lock<T: ?Sized>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
 
 pub use call::Limits;
 pub use call::budget::DEFAULT_MAX_RESULT_BYTES;

@@ -45,8 +45,8 @@ use crate::{
     call::progress::Progress,
     grpc::status::describe_status,
     grpc::{Invocation, MessageLimits},
-    lock,
     observe::{observer::CallObserver, telemetry},
+    sync::lock,
     tool::long_running::{LongRunning, Operations},
 };
 

@@ -9,7 +9,7 @@ use rmcp::{
     task_manager::TaskContext,
 };
 
-use crate::lock;
+use crate::sync::lock;
 
 /// Where progress goes: notifications to a client that passed a `progressToken`, or the status
 /// message of the task the call runs in.

@@ -1,7 +1,6 @@
 //! Forwarding at the gRPC level: one type-erased transport, a codec for already-encoded
 //! messages, and the call for each RPC kind. Nothing here is generic per RPC, and no prost type
-//! is built: requests are the bytes encoded from a `DynamicMessage`, responses the bytes the
-//! server sent.
+//! is built: requests are the bytes the codec encoded, responses the bytes the server sent.
 
 pub(crate) mod status;
 pub(crate) mod transport;

@@ -42,6 +42,12 @@ use http_response::HttpResponse;
 pub(crate) use plain::PlainCall;
 pub use session_limits::SessionLimits;
 
+/// A transport's store of sessions, counted in [`Load::sessions_open`].
+pub(crate) trait OpenSessions: Send + Sync {
+    /// Sessions open now.
+    fn open(&self) -> usize;
+}
+
 use ready_call::{Prepared, ReadyCall};
 use task_router::{TaskRouter, no_tasks};
 use tonic_mcp_schema::TaskSupport;
@@ -51,12 +57,11 @@ use crate::{
     call::facts::Facts,
     call::{self, Limits},
     error::Error,
-    lock,
     observe::observer::CallObserver,
     server::paging::{ListCache, same_tools},
+    sync::lock,
     tool::context::{CallContext, CallHook, Refusal},
     tool::toolset::{Entry, SetConfig, ToolSet},
-    transport::sessions::SessionStore,
 };
 
 pub(crate) struct Registered {
@@ -85,7 +90,7 @@ struct Inner {
     in_flight: tokio::sync::watch::Sender<usize>,
     /// The session stores of the streamable HTTP services made from this server, counted
     /// in its [`Load`].
-    session_stores: Mutex<Vec<std::sync::Weak<SessionStore>>>,
+    session_stores: Mutex<Vec<std::sync::Weak<dyn OpenSessions>>>,
     /// What runs MCP tasks ([`McpServerBuilder::task_router`]); none, no tasks.
     task_router: Option<Arc<dyn TaskRouter>>,
     /// Endpoints `serve_http` answers beside `/mcp` ([`McpServerBuilder::http_get`]).
@@ -243,8 +248,9 @@ impl McpServer {
     }
 
     /// Keeps `store` for the count of open sessions.
-    pub(crate) fn track_sessions(&self, store: &Arc<SessionStore>) {
-        lock(&self.inner.session_stores).push(Arc::downgrade(store));
+    pub(crate) fn track_sessions<S: OpenSessions + 'static>(&self, store: &Arc<S>) {
+        let store: std::sync::Weak<dyn OpenSessions> = Arc::downgrade(store) as std::sync::Weak<S>;
+        lock(&self.inner.session_stores).push(store);
     }
 
     /// The answer of the route added at `path` with [`McpServerBuilder::http_get`] (an

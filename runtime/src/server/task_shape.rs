@@ -14,10 +14,7 @@ use rmcp::{
 };
 use serde_json::{Value, json};
 
-use crate::{
-    call::facts::Facts, server::McpServer, server::task_router::Request2025,
-    transport::guard::Needle,
-};
+use crate::{call::facts::Facts, server::McpServer, server::task_router::Request2025};
 
 /// The protocol revision whose task shape this module recognises.
 const REVISION: &str = "2025-11-25";
@@ -60,6 +57,7 @@ impl Revision {
 /// is looked up.
 pub(crate) fn route(bytes: &[u8], server: &McpServer, revision: Revision) -> Option<Vec<u8>> {
     // `"task` starts both a `task` key and a `tasks/…` method: one scan for the two.
+    type Needle = std::sync::LazyLock<memchr::memmem::Finder<'static>>;
     static LIST_METHOD: Needle = Needle::new(|| memchr::memmem::Finder::new(b"\"tools/list\""));
     static TASK_WORD: Needle = Needle::new(|| memchr::memmem::Finder::new(b"\"task"));
     let list = revision.of_2025 && LIST_METHOD.find(bytes).is_some();

@@ -3,6 +3,7 @@
 
 use std::{borrow::Cow, sync::Arc, time::Duration};
 
+use prost_reflect::{DescriptorPool, MessageDescriptor};
 use rmcp::model::JsonObject;
 
 pub use tonic_mcp_schema::{Annotations as ToolAnnotations, RpcKind, TaskSupport, Unconfirmed};
@@ -221,4 +222,17 @@ impl ToolInfo {
         // The text was checked to be a JSON object when the tool was made.
         serde_json::from_str(self.meta.as_deref()?).ok()
     }
+}
+
+/// The message type `type_name` of the tool `tool` in `pool`.
+pub(crate) fn message(
+    pool: &DescriptorPool,
+    tool: &str,
+    type_name: &str,
+) -> Result<MessageDescriptor, Error> {
+    pool.get_message_by_name(type_name)
+        .ok_or_else(|| Error::UnknownMessage {
+            tool: tool.to_owned(),
+            type_name: type_name.to_owned(),
+        })
 }

@@ -7,7 +7,7 @@ use std::sync::{Arc, OnceLock};
 use prost_reflect::DescriptorPool;
 use tonic_mcp_schema::{set_files::SetFiles, source_info::SetError};
 
-use crate::{error::Error, lock, tool::set_pools::SetPools};
+use crate::{error::Error, sync::lock, tool::set_pools::SetPools};
 
 /// A generated package's embedded `FileDescriptorSet` and, once its first tool set is made,
 /// its files. Generated code holds one in a `static` per package (`MCP_DESCRIPTORS`, beside

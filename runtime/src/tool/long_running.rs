@@ -14,7 +14,7 @@ use tonic_mcp_schema::{
 use crate::{
     error::Error,
     grpc::{BoxTransport, Endpoint},
-    tool::types::message,
+    tool::def::message,
 };
 
 /// `google.longrunning.Operations`' GetOperation and CancelOperation on one transport.

@@ -10,7 +10,7 @@ use std::{
 
 use tonic_mcp_codec::DeepCheck;
 
-use crate::lock;
+use crate::sync::lock;
 
 /// A schema text made at run time, kept as the maker of the tool chose to keep it:
 /// `tonic-mcp-dynamic` packs its texts and shares equal ones among its tools; a `String` is

@@ -14,7 +14,7 @@ use tonic_mcp_schema::{
     set_files::SetFiles,
 };
 
-use crate::{error::Error, lock};
+use crate::{error::Error, sync::lock};
 
 /// How many pools built for schemas (not for calls) are kept, the most recent first: tools are
 /// listed, and their schemas made, a service after another, by a listing and by

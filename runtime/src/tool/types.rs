@@ -9,8 +9,12 @@ use prost_reflect::{DescriptorPool, MessageDescriptor};
 use tonic_mcp_codec::Plans;
 
 use crate::{
-    error::Error, grpc::BoxTransport, tool::def::ToolInfo, tool::long_running::LongRunning,
-    tool::set_pools::SetPools, tool::union_pool::TypeSource,
+    error::Error,
+    grpc::BoxTransport,
+    tool::def::{ToolInfo, message},
+    tool::long_running::LongRunning,
+    tool::set_pools::SetPools,
+    tool::union_pool::TypeSource,
 };
 
 /// A tool's request and response types, and what its calls make of them.
@@ -52,19 +56,6 @@ impl Types {
             long_running,
         })
     }
-}
-
-/// The message type `type_name` of the tool `tool` in `pool`.
-pub(crate) fn message(
-    pool: &DescriptorPool,
-    tool: &str,
-    type_name: &str,
-) -> Result<MessageDescriptor, Error> {
-    pool.get_message_by_name(type_name)
-        .ok_or_else(|| Error::UnknownMessage {
-            tool: tool.to_owned(),
-            type_name: type_name.to_owned(),
-        })
 }
 
 /// Where a tool's [`Types`] come from.

@@ -6,7 +6,7 @@ use std::{
     sync::{Arc, Mutex},
 };
 
-use crate::{lock, server::SessionLimits, tool::context::Caller};
+use crate::{server::SessionLimits, sync::lock, tool::context::Caller};
 use rmcp::transport::{
     WorkerTransport,
     common::server_side_http,
@@ -65,14 +65,6 @@ impl SessionStore {
         }
     }
 
-    /// Sessions open now; 0 while the map is being written (a scrape does not wait).
-    pub(crate) fn open(&self) -> usize {
-        self.local
-            .sessions
-            .try_read()
-            .map_or(0, |sessions| sessions.len())
-    }
-
     fn full_message(&self) -> String {
         format!(
             "too many open sessions (the limit is {}); close unused sessions with DELETE or retry later",
@@ -126,6 +118,16 @@ impl SessionStore {
             store: Arc::clone(self),
             key,
         })
+    }
+}
+
+impl crate::server::OpenSessions for SessionStore {
+    /// Sessions open now; 0 while the map is being written (a scrape does not wait).
+    fn open(&self) -> usize {
+        self.local
+            .sessions
+            .try_read()
+            .map_or(0, |sessions| sessions.len())
     }
 }
 

@@ -22,7 +22,7 @@ use rmcp::model::{
 };
 use tokio_util::sync::CancellationToken;
 
-use crate::{call::facts::Facts, lock, server::McpServer};
+use crate::{call::facts::Facts, server::McpServer, sync::lock};
 
 /// What the line transport knows of its session for answering plain calls, and the plain
 /// calls running now.
