@@ -440,30 +440,18 @@ fn invalid(pointer: &str, keyword: &str, what: &str) -> String {
 
 /// Checks the form of an annotation's value.
 fn annotation(keyword: &str, value: &Value) -> Result<(), &'static str> {
-    let ok = match keyword {
-        "deprecated" | "readOnly" | "writeOnly" => value.is_boolean(),
-        "examples" => value.is_array(),
-        "default" => true,
-        _ => value.is_string(),
+    let (ok, expected) = match keyword {
+        "deprecated" | "readOnly" | "writeOnly" => (value.is_boolean(), "must be a boolean"),
+        "examples" => (value.is_array(), "must be an array"),
+        "default" => (true, ""),
+        _ => (value.is_string(), "must be a string"),
     };
-    if ok {
-        Ok(())
-    } else {
-        Err(match keyword {
-            "deprecated" | "readOnly" | "writeOnly" => "must be a boolean",
-            "examples" => "must be an array",
-            _ => "must be a string",
-        })
-    }
+    if ok { Ok(()) } else { Err(expected) }
 }
 
 /// The bits of a `type` value: a name, or a non-empty array of distinct names.
 fn types(value: &Value) -> Option<u8> {
-    let bit = |name: &Value| {
-        let name = name.as_str()?;
-        let position = TYPE_NAMES.iter().position(|known| *known == name)?;
-        Some(1u8 << position)
-    };
+    let bit = |name: &Value| Some(type_bit(name.as_str()?)).filter(|&bit| bit != 0);
     match value {
         Value::Array(names) if !names.is_empty() => names.iter().try_fold(0u8, |bits, name| {
             let one = bit(name)?;
@@ -528,9 +516,6 @@ fn pattern(value: &Value) -> Result<Pattern, String> {
 
 /// The text of a URI fragment, `%XX` escapes decoded; `None` when they do not make UTF-8.
 fn percent_decode(text: &str) -> Option<String> {
-    if !text.contains('%') {
-        return Some(text.to_owned());
-    }
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
