@@ -12,7 +12,7 @@
 
 use std::collections::HashMap;
 
-use serde_json::{Number, Value};
+use serde_json::Value;
 
 use super::scalar::{self, Json};
 use crate::Wkt;
@@ -21,7 +21,7 @@ use crate::plan::{EnumPlan, FieldPlan, KeyMap, Plan, Scalar, Shape, Target, Ty};
 use crate::scalar_kind::ScalarKind;
 use crate::validate::{
     Validator,
-    schema::{Additional, Check as Keyword, Nodes, type_bit},
+    schema::{Additional, Check as Keyword, Nodes, integer, type_bit},
 };
 
 /// A property of a message: the field it sets and the check of its value.
@@ -136,7 +136,7 @@ impl Checks {
             refs: HashMap::new(),
             checks: Vec::new(),
         };
-        let root = compiler.reserve();
+        let root = compiler.push(Check::Unsupported);
         let check = if plan.root_wrapped {
             Check::Unsupported
         } else {
@@ -295,11 +295,6 @@ fn of_type(keywords: &[Keyword], name: &str) -> bool {
 }
 
 impl<'a> Compiler<'a> {
-    fn reserve(&mut self) -> usize {
-        self.checks.push(Check::Unsupported);
-        self.checks.len() - 1
-    }
-
     fn set(&mut self, index: usize, check: Check) {
         if let Some(slot) = self.checks.get_mut(index) {
             *slot = check;
@@ -328,7 +323,7 @@ impl<'a> Compiler<'a> {
             if let Some(&index) = self.refs.get(&target) {
                 return index;
             }
-            let index = self.reserve();
+            let index = self.push(Check::Unsupported);
             self.refs.insert(target, index);
             let check = self.message(target, message);
             self.set(index, check);
@@ -406,25 +401,20 @@ impl<'a> Compiler<'a> {
 
     /// The check of a well-known type's node: the string forms, wrappers and `Empty`.
     fn well_known(&mut self, node: usize, message: usize, wkt: Wkt) -> Check {
+        // A string, of exactly `pattern` (none: no `pattern` keyword).
         let text = |pattern: Option<KnownPattern>| {
-            let keywords = if pattern.is_some() {
-                self.keywords(node, |k| {
-                    matches!(k, Keyword::Type(_) | Keyword::Pattern(_))
-                })
-            } else {
-                self.keywords(node, |k| matches!(k, Keyword::Type(_)))
-            };
-            let Some(keywords) = keywords else {
+            let known = |k: &Keyword| matches!(k, Keyword::Type(_) | Keyword::Pattern(_));
+            let Some(keywords) = self.keywords(node, known) else {
                 return Check::Unsupported;
             };
             let written = keywords.iter().find_map(|k| match k {
                 Keyword::Pattern(written) => Some(written.known()),
                 _ => None,
             });
-            match pattern {
-                _ if !of_type(keywords, "string") => Check::Unsupported,
-                Some(known) if written != Some(Some(known)) => Check::Unsupported,
-                pattern => Check::WktText { wkt, pattern },
+            if of_type(keywords, "string") && written == pattern.map(Some) {
+                Check::WktText { wkt, pattern }
+            } else {
+                Check::Unsupported
             }
         };
         match wkt {
@@ -682,11 +672,6 @@ impl<'a> Compiler<'a> {
                 if !of_type(keywords, "integer") {
                     return Check::Unsupported;
                 }
-                let exact = |n: &Number| {
-                    n.as_i64()
-                        .map(i128::from)
-                        .or_else(|| n.as_u64().map(i128::from))
-                };
                 let (mut min, mut max) = (None, None);
                 for keyword in keywords {
                     let (slot, bound) = match keyword {
@@ -694,7 +679,7 @@ impl<'a> Compiler<'a> {
                         Keyword::Maximum(bound) => (&mut max, bound),
                         _ => continue,
                     };
-                    match exact(bound) {
+                    match integer(bound) {
                         Some(bound) => *slot = Some(bound),
                         None => return Check::Unsupported,
                     }

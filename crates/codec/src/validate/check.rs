@@ -6,7 +6,7 @@ use std::cmp::Ordering;
 
 use serde_json::{Map, Number, Value};
 
-use super::schema::{Additional, Check, Nodes, TYPE_NAMES};
+use super::schema::{Additional, Check, Nodes, TYPE_NAMES, integer};
 use crate::path::{JsonPath, Problem};
 
 impl Nodes {
@@ -439,12 +439,6 @@ fn compare(a: &Number, b: &Number) -> Ordering {
             a.partial_cmp(&b).unwrap_or(Ordering::Equal)
         }
     }
-}
-
-fn integer(n: &Number) -> Option<i128> {
-    n.as_i64()
-        .map(i128::from)
-        .or_else(|| n.as_u64().map(i128::from))
 }
 
 /// An integer against a float, exactly: a float past ±2^100 is beyond any integer JSON holds
