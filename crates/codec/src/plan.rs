@@ -92,7 +92,7 @@ pub(crate) enum Target {
     Oneof(usize),
 }
 
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(crate) struct MessagePlan {
     pub(crate) wkt: Option<Wkt>,
     /// The `value` field of a wrapper.
@@ -217,17 +217,8 @@ impl Builder<'_> {
             return index;
         }
         let index = self.messages.len();
-        self.messages.push(MessagePlan {
-            wkt: None,
-            wrapped: None,
-            fields: Vec::new(),
-            dense: Vec::new(),
-            extensions: Vec::new(),
-            keys: KeyMap::default(),
-            oneofs: Vec::new(),
-            unsupported: true,
-            distinct_keys: [false; 2],
-        });
+        // A placeholder until it is built.
+        self.messages.push(MessagePlan::default());
         self.message_index
             .insert(desc.full_name().to_owned(), index);
         self.pending.push((index, desc.clone()));
@@ -298,12 +289,8 @@ impl Builder<'_> {
         let mut fields = Vec::with_capacity(desc.fields().len());
         for field in desc.fields() {
             let kind = field.kind();
-            let map = if field.is_map() {
-                self.map(&kind)
-            } else {
-                None
-            };
             let shape = if field.is_map() {
+                let map = self.map(&kind);
                 // Neither transcoder reads a map it cannot plan.
                 unsupported |= map.is_none();
                 map.unwrap_or(Shape::Single)
@@ -373,14 +360,12 @@ impl Builder<'_> {
         let distinct_keys = distinct_keys(&fields);
         let mut plan = MessagePlan {
             wkt,
-            wrapped: None,
             fields,
             dense,
             extensions,
-            keys: KeyMap::default(),
-            oneofs: Vec::new(),
             unsupported,
             distinct_keys,
+            ..MessagePlan::default()
         };
         if wkt == Some(Wkt::Wrapper) {
             plan.wrapped = desc
