@@ -23,10 +23,11 @@ use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
 use crate::{
-    encode,
+    encode::{self, Checks},
     from_json::{message_from_json, root_from_json},
     normalize::{NormalizeOptions, normalize_arguments},
     path::{JsonPath, Problem},
+    plan::Plan,
     plans::Plans,
     validate::{self, DeepCheck, Validator},
 };
@@ -68,8 +69,11 @@ impl Arguments<'_> {
     ) -> Result<Vec<Bytes>, Vec<Problem>> {
         let args = if canonical_first {
             let value = Value::Object(args);
-            if let Some(requests) = self.encode_checked(&value, max_depth) {
-                return Ok(requests);
+            // Arguments the schema's checks take (canonical, valid) need no validator pass.
+            if let Some((plan, checks)) = self.schema_checks()
+                && let Some(bytes) = encode::from_value(plan, checks, &value, true, max_depth)
+            {
+                return Ok(vec![Bytes::from(bytes)]);
             }
             let valid = validate::problems(self.validator, &value, &[]).is_empty()
                 && self
@@ -130,26 +134,18 @@ impl Arguments<'_> {
     /// encoder leaves them to [`parse`] and [`Arguments::encode`]: a streaming input, a shrunk
     /// schema, or anything it is not sure of. `max_depth` bounds the nesting it reads.
     pub fn encode_text(&self, text: &str, max_depth: usize) -> Option<Bytes> {
-        if self.streaming || !self.deep.is_none() {
-            return None;
-        }
-        let plan = self.plans.encode(self.input);
-        let checks = self.plans.schema(self.input, self.validator);
+        let (plan, checks) = self.schema_checks()?;
         encode::from_text(plan, checks, text, max_depth).map(Bytes::from)
     }
 
-    /// Arguments the schema's checks take (canonical, valid), encoded in one pass without a
-    /// validator pass, as [`Arguments::encode_text`] encodes them from text; `None` where the
-    /// checks leave them to the validator: a streaming input, a shrunk schema, anything the
-    /// encoder is not sure of.
-    fn encode_checked(&self, args: &Value, max_depth: usize) -> Option<Vec<Bytes>> {
+    /// The plan and the schema's checks that encode arguments without a validator pass, or
+    /// `None` where the arguments are left to the validator: a streaming input, a shrunk schema.
+    fn schema_checks(&self) -> Option<(&Plan, &Checks)> {
         if self.streaming || !self.deep.is_none() {
             return None;
         }
         let plan = self.plans.encode(self.input);
-        let checks = self.plans.schema(self.input, self.validator);
-        encode::from_value(plan, checks, args, true, max_depth)
-            .map(|bytes| vec![Bytes::from(bytes)])
+        Some((plan, self.plans.schema(self.input, self.validator)))
     }
 
     /// Canonical arguments encoded by the one-pass encoder, or `None` where it leaves them.
