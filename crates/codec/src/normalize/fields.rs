@@ -20,11 +20,6 @@ struct Member {
     given: JsonPath,
 }
 
-struct OneofGroup {
-    oneof: OneofDescriptor,
-    members: Vec<Member>,
-}
-
 impl Normalizer {
     pub(super) fn fields(
         &mut self,
@@ -34,7 +29,8 @@ impl Normalizer {
     ) -> Value {
         let mut out = Map::with_capacity(object.len());
         let mut seen: Vec<(String, String)> = Vec::new();
-        let mut groups: Vec<OneofGroup> = Vec::new();
+        // Each real oneof given, with its members as given.
+        let mut groups: Vec<(OneofDescriptor, Vec<Member>)> = Vec::new();
 
         for (key, value) in object {
             if let Some(field) = find_field(desc, &key, self.json_names) {
@@ -43,20 +39,14 @@ impl Normalizer {
                 if value.is_null() && !singular_value {
                     continue;
                 }
-                self.path.push_key(&key);
-                let value = self.field(&field, value, depth + 1);
                 if let Some(oneof) = real_oneof(&field) {
                     // The flat protojson form: a member set directly on the parent.
-                    let member = Member {
-                        field,
-                        value,
-                        label: key,
-                        given: self.path.clone(),
-                    };
-                    self.path.pop();
+                    let member = self.member(field, &key, value, key.clone(), depth + 1);
                     push_member(&mut groups, oneof, member);
                     continue;
                 }
+                self.path.push_key(&key);
+                let value = self.field(&field, value, depth + 1);
                 self.path.pop();
                 let prop = field_prop(&field, self.json_names).into_owned();
                 if let Some((_, first)) = seen.iter().find(|(p, _)| *p == prop) {
@@ -83,30 +73,17 @@ impl Normalizer {
             }
         }
 
-        for group in groups {
-            let prop = oneof_prop(&group.oneof, self.json_names);
-            let mut members = group.members.into_iter();
-            let Some(first) = members.next() else {
-                continue;
-            };
-            let rest: Vec<Member> = members.collect();
-            if !rest.is_empty() {
-                let labels: Vec<String> = std::iter::once(&first)
-                    .chain(&rest)
-                    .map(|m| format!("`{}`", m.label))
-                    .collect();
-                let message = format!(
-                    "oneof `{}` takes exactly one member, but got both {}",
-                    group.oneof.name(),
-                    labels.join(" and ")
-                );
-                self.problem(message);
-                for member in &rest {
-                    self.suppressed.push(member.given.clone());
-                }
-                self.suppressed.push(first.given.clone());
+        for (oneof, members) in groups {
+            let prop = oneof_prop(&oneof, self.json_names);
+            if members.len() > 1 {
+                self.many_members(&oneof, members.iter().map(|m| m.label.as_str()));
+                self.suppressed
+                    .extend(members.iter().map(|member| member.given.clone()));
                 self.suppressed.push(self.path.with_key(&prop));
             }
+            let Some(first) = members.into_iter().next() else {
+                continue;
+            };
             let case = field_prop(&first.field, self.json_names).into_owned();
             let mut wrapped = Map::with_capacity(2);
             wrapped.insert("case".to_owned(), Value::String(case));
@@ -169,16 +146,7 @@ impl Normalizer {
                     return None;
                 }
             };
-            self.path.push_key("value");
-            let value = self.field(&field, value, depth + 1);
-            let given = self.path.clone();
-            self.path.pop();
-            return Some(Member {
-                field,
-                value,
-                label,
-                given,
-            });
+            return Some(self.member(field, "value", value, label, depth + 1));
         }
 
         // redpanda's `which` names the member; the member sits under its own name.
@@ -232,38 +200,55 @@ impl Normalizer {
             }
             1 => {
                 let (key, field, value) = found.remove(0);
-                self.path.push_key(&key);
-                let value = self.field(&field, value, depth + 1);
-                let given = self.path.clone();
-                self.path.pop();
-                Some(Member {
-                    field,
-                    value,
-                    label: key,
-                    given,
-                })
+                Some(self.member(field, &key, value, key.clone(), depth + 1))
             }
             _ => {
-                let labels: Vec<String> = found.iter().map(|(k, _, _)| format!("`{k}`")).collect();
-                self.problem(format!(
-                    "oneof `{}` takes exactly one member, but got both {}",
-                    oneof.name(),
-                    labels.join(" and ")
-                ));
+                self.many_members(oneof, found.iter().map(|(k, _, _)| k.as_str()));
                 None
             }
         }
     }
+
+    /// The member `field` (named `label` by the model), its value given under `key`, normalised.
+    fn member(
+        &mut self,
+        field: FieldDescriptor,
+        key: &str,
+        value: Value,
+        label: String,
+        depth: usize,
+    ) -> Member {
+        self.path.push_key(key);
+        let value = self.field(&field, value, depth);
+        let given = self.path.clone();
+        self.path.pop();
+        Member {
+            field,
+            value,
+            label,
+            given,
+        }
+    }
+
+    /// Reports a oneof given more than one member, named by `labels`.
+    fn many_members<'l>(&mut self, oneof: &OneofDescriptor, labels: impl Iterator<Item = &'l str>) {
+        let labels: Vec<String> = labels.map(|label| format!("`{label}`")).collect();
+        self.problem(format!(
+            "oneof `{}` takes exactly one member, but got both {}",
+            oneof.name(),
+            labels.join(" and ")
+        ));
+    }
 }
 
-fn push_member(groups: &mut Vec<OneofGroup>, oneof: OneofDescriptor, member: Member) {
-    if let Some(group) = groups.iter_mut().find(|g| g.oneof == oneof) {
-        group.members.push(member);
-    } else {
-        groups.push(OneofGroup {
-            oneof,
-            members: vec![member],
-        });
+fn push_member(
+    groups: &mut Vec<(OneofDescriptor, Vec<Member>)>,
+    oneof: OneofDescriptor,
+    member: Member,
+) {
+    match groups.iter_mut().find(|(given, _)| *given == oneof) {
+        Some((_, members)) => members.push(member),
+        None => groups.push((oneof, vec![member])),
     }
 }
 
