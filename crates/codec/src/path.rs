@@ -41,7 +41,8 @@ impl JsonPath {
     }
 }
 
-fn is_plain_key(key: &str) -> bool {
+/// Whether `key` is an identifier (a letter or `_`, then letters, digits and `_`).
+pub(crate) fn is_plain_key(key: &str) -> bool {
     let mut chars = key.chars();
     chars
         .next()

@@ -156,15 +156,14 @@ impl Normalizer {
     }
 
     fn too_deep(&mut self, depth: usize) -> bool {
-        if depth > self.max_depth {
+        let too_deep = depth > self.max_depth;
+        if too_deep {
             self.problem(format!(
                 "arguments nest deeper than the limit of {} levels",
                 self.max_depth
             ));
-            true
-        } else {
-            false
         }
+        too_deep
     }
 
     fn root(&mut self, desc: &MessageDescriptor, mut args: Map<String, Value>) -> Value {

@@ -6,26 +6,21 @@ use prost_reflect::{EnumDescriptor, Kind};
 use serde_json::Value;
 
 use super::{Normalizer, decode_base64_loose, describe};
+use crate::validate::schema::integer;
 
 /// An integral JSON number (or numeric string) as `i128`, if it is one.
 fn integral_number(number: &serde_json::Number) -> Option<i128> {
-    if let Some(i) = number.as_i64() {
-        return Some(i128::from(i));
-    }
-    if let Some(u) = number.as_u64() {
-        return Some(i128::from(u));
-    }
-    let float = number.as_f64()?;
-    // Past 2^53 a JSON float no longer names one integer; refuse rather than round.
-    (float.fract() == 0.0 && float.abs() <= 9_007_199_254_740_992.0).then_some(float as i128)
+    integer(number).or_else(|| whole(number.as_f64()?))
 }
 
 fn integral_string(text: &str) -> Option<i128> {
     let text = text.trim();
-    if let Ok(i) = text.parse::<i128>() {
-        return Some(i);
-    }
-    let float = text.parse::<f64>().ok()?;
+    text.parse().ok().or_else(|| whole(text.parse().ok()?))
+}
+
+/// A whole float as an integer. Past 2^53 a float no longer names one integer: refused
+/// rather than rounded.
+fn whole(float: f64) -> Option<i128> {
     (float.fract() == 0.0 && float.abs() <= 9_007_199_254_740_992.0).then_some(float as i128)
 }
 

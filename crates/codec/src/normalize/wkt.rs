@@ -5,7 +5,7 @@ use prost_reflect::{DynamicMessage, MessageDescriptor};
 use serde_json::{Map, Value};
 
 use super::{Normalizer, describe};
-use crate::{TYPE_URL_PREFIX, Wkt, lower_camel, type_url_message_name};
+use crate::{TYPE_URL_PREFIX, Wkt, lower_camel, path::is_plain_key, type_url_message_name};
 
 impl Normalizer {
     /// Timestamp, Duration and FieldMask strings are checked by the decoder that will read
@@ -110,18 +110,11 @@ impl Normalizer {
 /// The first path of a (normalised) FieldMask string that is not a dotted list of
 /// identifiers.
 pub(super) fn bad_field_mask_path(mask: &str) -> Option<&str> {
-    let identifier = |segment: &str| {
-        let mut chars = segment.chars();
-        chars
-            .next()
-            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-            && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-    };
     if mask.is_empty() {
         return None;
     }
     mask.split(',')
-        .find(|path| !path.split('.').all(identifier))
+        .find(|path| !path.split('.').all(is_plain_key))
 }
 
 /// FieldMask alternates: a list of paths, snake_case paths.
