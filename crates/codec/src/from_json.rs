@@ -24,13 +24,11 @@ pub(crate) fn root_from_json(
     canonical: Value,
     json_names: bool,
 ) -> Result<DynamicMessage, String> {
-    let json = if is_value_wrapped_root(desc) {
-        match canonical {
-            Value::Object(mut object) => object.remove("value").unwrap_or(Value::Null),
-            other => other,
+    let json = match canonical {
+        Value::Object(mut object) if is_value_wrapped_root(desc) => {
+            object.remove("value").unwrap_or(Value::Null)
         }
-    } else {
-        canonical
+        other => other,
     };
     message_from_json(desc, json, json_names)
 }
@@ -103,18 +101,16 @@ fn protojson_any(desc: &MessageDescriptor, value: Value, json_names: bool) -> Va
         return Value::Object(object);
     };
     let payload = object.remove("value").unwrap_or(Value::Null);
-    let Some(payload_desc) = desc
+    let payload_desc = desc
         .parent_pool()
-        .get_message_by_name(type_url_message_name(&url))
-    else {
-        // The deserializer reports the unknown type.
-        let mut out = Map::new();
-        out.insert("@type".to_owned(), Value::String(url));
+        .get_message_by_name(type_url_message_name(&url));
+    let mut out = Map::new();
+    out.insert("@type".to_owned(), Value::String(url));
+    // Without its type, the deserializer reports the unknown type.
+    let Some(payload_desc) = payload_desc else {
         return Value::Object(out);
     };
     let payload = protojson_message(&payload_desc, payload, json_names);
-    let mut out = Map::new();
-    out.insert("@type".to_owned(), Value::String(url));
     if Wkt::of(&payload_desc).is_some() {
         out.insert("value".to_owned(), payload);
     } else if let Value::Object(fields) = payload {

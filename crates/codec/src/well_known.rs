@@ -138,12 +138,10 @@ pub(crate) fn field_mask_from_json(text: &str, buf: &mut Vec<u8>) -> Option<()> 
 
 /// One FieldMask path from its JSON form: lowerCamel → snake_case; an `_` is refused.
 fn field_mask_path_from_json(path: &str, out: &mut String) -> Option<()> {
-    let mut parts = path.split('.');
-    if let Some(part) = parts.next() {
-        camel_to_snake(part, out)?;
-    }
-    for part in parts {
-        out.push('.');
+    for (index, part) in path.split('.').enumerate() {
+        if index > 0 {
+            out.push('.');
+        }
         camel_to_snake(part, out)?;
     }
     Some(())

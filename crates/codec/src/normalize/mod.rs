@@ -302,58 +302,50 @@ impl Normalizer {
             };
             let key_kind = entry.map_entry_key_field().kind();
             let value_kind = entry.map_entry_value_field().kind();
-            match self.embedded(value, '{', depth) {
-                Value::Object(map) => {
-                    if self.too_deep(depth) {
-                        return Value::Object(map);
-                    }
-                    let mut out = Map::with_capacity(map.len());
-                    let mut given: Vec<(String, String)> = Vec::new();
-                    for (key, value) in map {
-                        if value.is_null() && !holds_value(&value_kind) {
-                            continue;
-                        }
-                        self.path.push_key(&key);
-                        let canonical = self.map_key(&key_kind, &key);
-                        let value = self.single(&value_kind, value, depth + 1);
-                        self.path.pop();
-                        let Some(canonical) = canonical else {
-                            continue;
-                        };
-                        if let Some((_, first)) = given.iter().find(|(c, _)| *c == canonical) {
-                            let message =
-                                format!("`{first}` and `{key}` are the same map key; give it once");
-                            self.problem_at(self.path.with_key(&key), message);
-                            continue;
-                        }
-                        given.push((canonical.clone(), key));
-                        out.insert(canonical, value);
-                    }
-                    Value::Object(out)
+            let map = match self.embedded(value, '{', depth) {
+                Value::Object(map) if !self.too_deep(depth) => map,
+                other => return other,
+            };
+            let mut out = Map::with_capacity(map.len());
+            let mut given: Vec<(String, String)> = Vec::new();
+            for (key, value) in map {
+                if value.is_null() && !holds_value(&value_kind) {
+                    continue;
                 }
-                other => other,
+                self.path.push_key(&key);
+                let canonical = self.map_key(&key_kind, &key);
+                let value = self.single(&value_kind, value, depth + 1);
+                self.path.pop();
+                let Some(canonical) = canonical else {
+                    continue;
+                };
+                if let Some((_, first)) = given.iter().find(|(c, _)| *c == canonical) {
+                    let message =
+                        format!("`{first}` and `{key}` are the same map key; give it once");
+                    self.problem_at(self.path.with_key(&key), message);
+                    continue;
+                }
+                given.push((canonical.clone(), key));
+                out.insert(canonical, value);
             }
+            Value::Object(out)
         } else if field.is_list() {
-            match self.embedded(value, '[', depth) {
-                Value::Array(items) => {
-                    if self.too_deep(depth) {
-                        return Value::Array(items);
-                    }
-                    let mut out = Vec::with_capacity(items.len());
-                    for (index, item) in items.into_iter().enumerate() {
-                        if item.is_null() && !holds_value(&kind) {
-                            // Left for the schema to report: a list has no "absent" element.
-                            out.push(item);
-                            continue;
-                        }
-                        self.path.push_index(index);
-                        out.push(self.single(&kind, item, depth + 1));
-                        self.path.pop();
-                    }
-                    Value::Array(out)
+            let items = match self.embedded(value, '[', depth) {
+                Value::Array(items) if !self.too_deep(depth) => items,
+                other => return other,
+            };
+            let mut out = Vec::with_capacity(items.len());
+            for (index, item) in items.into_iter().enumerate() {
+                if item.is_null() && !holds_value(&kind) {
+                    // Left for the schema to report: a list has no "absent" element.
+                    out.push(item);
+                    continue;
                 }
-                other => other,
+                self.path.push_index(index);
+                out.push(self.single(&kind, item, depth + 1));
+                self.path.pop();
             }
+            Value::Array(out)
         } else {
             self.single(&kind, value, depth)
         }
