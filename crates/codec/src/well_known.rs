@@ -92,36 +92,24 @@ pub(crate) fn is_value_wrapped_root(desc: &MessageDescriptor) -> bool {
 /// prost-reflect's strict RFC 3339 check (upper-case `T` and `Z`, two-digit offsets with a
 /// colon) before `prost_types::Timestamp::from_str`.
 fn strict_rfc3339(v: &str) -> bool {
-    let mut bytes = v.bytes().peekable();
-    let digits = |bytes: &mut std::iter::Peekable<std::str::Bytes<'_>>, n: usize| {
-        (0..n).all(|_| bytes.next_if(u8::is_ascii_digit).is_some())
+    // `d` in a template is any ASCII digit.
+    let fits = |text: &[u8], template: &[u8]| {
+        let each =
+            |(&c, &t): (&u8, &u8)| (t == b'd' && c.is_ascii_digit()) || (t != b'd' && c == t);
+        text.len() == template.len() && text.iter().zip(template).all(each)
     };
-    let mut ok = digits(&mut bytes, 4)
-        && bytes.next_if_eq(&b'-').is_some()
-        && digits(&mut bytes, 2)
-        && bytes.next_if_eq(&b'-').is_some()
-        && digits(&mut bytes, 2)
-        && bytes.next_if_eq(&b'T').is_some()
-        && digits(&mut bytes, 2)
-        && bytes.next_if_eq(&b':').is_some()
-        && digits(&mut bytes, 2)
-        && bytes.next_if_eq(&b':').is_some()
-        && digits(&mut bytes, 2);
-    if ok && bytes.next_if_eq(&b'.').is_some() {
-        ok = digits(&mut bytes, 1);
-        while bytes.next_if(u8::is_ascii_digit).is_some() {}
-    }
-    if !ok {
+    let Some((head, mut rest)) = v.as_bytes().split_at_checked(19) else {
         return false;
-    }
-    if bytes.next_if(|&c| c == b'+' || c == b'-').is_some() {
-        if !(digits(&mut bytes, 2) && bytes.next_if_eq(&b':').is_some() && digits(&mut bytes, 2)) {
+    };
+    if let Some(fraction) = rest.strip_prefix(b".") {
+        let digits = fraction.iter().take_while(|c| c.is_ascii_digit()).count();
+        if digits == 0 {
             return false;
         }
-    } else if bytes.next_if_eq(&b'Z').is_none() {
-        return false;
+        rest = &fraction[digits..];
     }
-    bytes.peek().is_none()
+    fits(head, b"dddd-dd-ddTdd:dd:dd")
+        && (rest == b"Z" || fits(rest, b"+dd:dd") || fits(rest, b"-dd:dd"))
 }
 
 /// A FieldMask's body from its JSON string (comma-separated lowerCamel paths), appended to
