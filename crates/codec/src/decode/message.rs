@@ -58,14 +58,18 @@ pub(super) enum Slot<'a> {
     Map(Vec<(String, Value)>),
 }
 
-pub(super) fn read_scalar<'a>(r: &mut Reader<'a>, kind: Scalar, wire_type: u8) -> Option<Raw<'a>> {
-    let expected = match kind {
+/// The wire type of a scalar (of a packed list's elements too, strings and bytes aside).
+fn wire_of(kind: Scalar) -> u8 {
+    match kind {
         Scalar::Kind(ScalarKind::Double | ScalarKind::Fixed64 | ScalarKind::Sfixed64) => FIXED64,
         Scalar::Kind(ScalarKind::Float | ScalarKind::Fixed32 | ScalarKind::Sfixed32) => FIXED32,
         Scalar::Kind(ScalarKind::String | ScalarKind::Bytes) => LEN,
         _ => VARINT,
-    };
-    if wire_type != expected {
+    }
+}
+
+pub(super) fn read_scalar<'a>(r: &mut Reader<'a>, kind: Scalar, wire_type: u8) -> Option<Raw<'a>> {
+    if wire_type != wire_of(kind) {
         return None;
     }
     Some(match kind {
@@ -273,8 +277,7 @@ pub(super) fn field_json(
             (ctx.emit_defaults || !items.is_empty()).then_some(Value::Array(items))
         }
         (Slot::Empty, Shape::List { .. }, _) => ctx.emit_defaults.then(|| Value::Array(Vec::new())),
-        // In the order of the wire. prost-reflect keeps a map in a `HashMap`, so the old
-        // path's order is not deterministic: its result is JSON-equal, in another order.
+        // In the order of the wire (see the module).
         (Slot::Map(entries), Shape::Map { .. }, _) => (ctx.emit_defaults || !entries.is_empty())
             .then(|| Value::Object(entries.into_iter().collect())),
         (Slot::Empty, Shape::Map { .. }, _) => ctx.emit_defaults.then(|| Value::Object(Map::new())),
@@ -386,15 +389,7 @@ pub(super) fn scan<'a>(
                 match ty {
                     Ty::Scalar(kind) if wire_type == LEN && kind.packable() => {
                         let mut packed = Reader::new(r.len_delimited()?);
-                        let element_wire = match kind {
-                            Scalar::Kind(
-                                ScalarKind::Double | ScalarKind::Fixed64 | ScalarKind::Sfixed64,
-                            ) => FIXED64,
-                            Scalar::Kind(
-                                ScalarKind::Float | ScalarKind::Fixed32 | ScalarKind::Sfixed32,
-                            ) => FIXED32,
-                            _ => VARINT,
-                        };
+                        let element_wire = wire_of(kind);
                         while !packed.is_empty() {
                             let raw = read_scalar(&mut packed, kind, element_wire)?;
                             items.push(scalar_json(ctx.plan, kind, raw));
@@ -534,7 +529,7 @@ fn well_known(
                     };
                     let raw = match at(number::WRAPPER_VALUE) {
                         Some(Slot::One(raw)) => *raw,
-                        None | Some(Slot::Empty) => zero_of(kind)?,
+                        None | Some(Slot::Empty) => zero(ctx.plan, kind),
                         _ => return None,
                     };
                     // `serialize_f32`/`serialize_f64` directly: NaN and infinities are null.
@@ -550,21 +545,6 @@ fn well_known(
             }
         }
     }
-}
-
-fn zero_of(kind: Scalar) -> Option<Raw<'static>> {
-    Some(match kind {
-        Scalar::Kind(ScalarKind::Int32) => Raw::I32(0),
-        Scalar::Kind(ScalarKind::Int64) => Raw::I64(0),
-        Scalar::Kind(ScalarKind::Uint32) => Raw::U32(0),
-        Scalar::Kind(ScalarKind::Uint64) => Raw::U64(0),
-        Scalar::Kind(ScalarKind::Float) => Raw::F32(0.0),
-        Scalar::Kind(ScalarKind::Double) => Raw::F64(0.0),
-        Scalar::Kind(ScalarKind::Bool) => Raw::Bool(false),
-        Scalar::Kind(ScalarKind::String) => Raw::Str(""),
-        Scalar::Kind(ScalarKind::Bytes) => Raw::Bytes(&[]),
-        _ => return None,
-    })
 }
 
 /// `google.protobuf.Value`: its `kind` member (the scan kept the last one).

@@ -70,27 +70,25 @@ pub(crate) fn root_to_text(plan: &Plan, bytes: &[u8], options: ToJsonOptions) ->
         // A well-known root is a `Value` (wrapped, for some) either way.
         return serde_json::to_string(&root_to_json(plan, bytes, options)?).ok();
     }
-    let ctx = Ctx {
-        plan,
-        json_names: options.json_names,
-        emit_defaults: options.emit_defaults,
-        validating: false,
-    };
     let mut out = Vec::with_capacity(bytes.len() * 2 + 16);
-    text::write_message(ctx, ROOT, bytes, 0, &mut out)?;
+    text::write_message(ctx(plan, options), ROOT, bytes, 0, &mut out)?;
     String::from_utf8(out).ok()
 }
 
 /// One message (not a tool root), e.g. an element of a server stream: as
 /// [`super::to_json::message_to_json`] writes it, or `None`.
 pub(crate) fn message_to_json(plan: &Plan, bytes: &[u8], options: ToJsonOptions) -> Option<Value> {
-    let ctx = Ctx {
+    message::message(ctx(plan, options), ROOT, bytes, 0)
+}
+
+/// What the decoding of one response with `options` shares.
+fn ctx(plan: &Plan, options: ToJsonOptions) -> Ctx<'_> {
+    Ctx {
         plan,
         json_names: options.json_names,
         emit_defaults: options.emit_defaults,
         validating: false,
-    };
-    message::message(ctx, ROOT, bytes, 0)
+    }
 }
 
 #[cfg(test)]
