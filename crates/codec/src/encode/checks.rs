@@ -138,11 +138,11 @@ impl Checks {
         };
         let root = compiler.push(Check::Unsupported);
         let check = if plan.root_wrapped {
-            Check::Unsupported
+            None
         } else {
             compiler.message(0, 0)
         };
-        compiler.set(root, check);
+        compiler.set(root, check.unwrap_or(Check::Unsupported));
         Self {
             checks: compiler.checks,
             null_is_absent: false,
@@ -312,6 +312,12 @@ impl<'a> Compiler<'a> {
         keywords.iter().all(known).then_some(keywords)
     }
 
+    /// [`Compiler::keywords`], when `type` names exactly `name` too.
+    fn typed(&self, node: usize, name: &str, known: fn(&Keyword) -> bool) -> Option<&'a [Keyword]> {
+        self.keywords(node, known)
+            .filter(|keywords| of_type(keywords, name))
+    }
+
     /// The check of a value of message plan `message` at `node`, following a `$ref` (to a
     /// `$defs` entry: a reference to the root takes the whole way).
     fn message_at(&mut self, node: usize, message: usize) -> usize {
@@ -326,18 +332,18 @@ impl<'a> Compiler<'a> {
             let index = self.push(Check::Unsupported);
             self.refs.insert(target, index);
             let check = self.message(target, message);
-            self.set(index, check);
+            self.set(index, check.unwrap_or(Check::Unsupported));
             return index;
         }
         let check = self.message(node, message);
-        self.push(check)
+        self.push(check.unwrap_or(Check::Unsupported))
     }
 
-    fn message(&mut self, node: usize, message: usize) -> Check {
+    /// The check of a message's node; `None` where it is left to the whole way (as are all
+    /// the checks' below).
+    fn message(&mut self, node: usize, message: usize) -> Option<Check> {
         let plan = self.plan;
-        let Some(message_plan) = plan.messages.get(message) else {
-            return Check::Unsupported;
-        };
+        let message_plan = plan.messages.get(message)?;
         if let Some(wkt) = message_plan.wkt {
             return self.well_known(node, message, wkt);
         }
@@ -347,24 +353,18 @@ impl<'a> Compiler<'a> {
                 Keyword::Type(_) | Keyword::Members { .. } | Keyword::Required(_)
             )
         };
-        let Some(keywords) = self.keywords(node, known) else {
-            return Check::Unsupported;
-        };
         let mut required: &[String] = &[];
         let mut properties: &[(String, usize)] = &[];
-        for keyword in keywords {
+        for keyword in self.typed(node, "object", known)? {
             match keyword {
                 Keyword::Required(names) => required = names,
                 Keyword::Members {
                     additional: Additional::Schema(_),
                     ..
-                } => return Check::Unsupported,
+                } => return None,
                 Keyword::Members { properties: p, .. } => properties = &p.names,
                 _ => {}
             }
-        }
-        if !of_type(keywords, "object") {
-            return Check::Unsupported;
         }
         let mut props = KeyMap::default();
         for (key, child) in properties {
@@ -392,82 +392,74 @@ impl<'a> Compiler<'a> {
                 None => Box::default(),
             })
             .collect();
-        Check::Message {
+        Some(Check::Message {
             message,
             props,
             required,
-        }
+        })
     }
 
     /// The check of a well-known type's node: the string forms, wrappers and `Empty`.
-    fn well_known(&mut self, node: usize, message: usize, wkt: Wkt) -> Check {
+    fn well_known(&mut self, node: usize, message: usize, wkt: Wkt) -> Option<Check> {
         // A string, of exactly `pattern` (none: no `pattern` keyword).
         let text = |pattern: Option<KnownPattern>| {
             let known = |k: &Keyword| matches!(k, Keyword::Type(_) | Keyword::Pattern(_));
-            let Some(keywords) = self.keywords(node, known) else {
-                return Check::Unsupported;
-            };
-            let written = keywords.iter().find_map(|k| match k {
-                Keyword::Pattern(written) => Some(written.known()),
-                _ => None,
-            });
-            if of_type(keywords, "string") && written == pattern.map(Some) {
-                Check::WktText { wkt, pattern }
-            } else {
-                Check::Unsupported
-            }
+            let written = self
+                .typed(node, "string", known)?
+                .iter()
+                .find_map(|k| match k {
+                    Keyword::Pattern(written) => Some(written.known()),
+                    _ => None,
+                });
+            (written == pattern.map(Some)).then_some(Check::WktText { wkt, pattern })
         };
         match wkt {
             Wkt::Timestamp => text(None),
             Wkt::Duration => text(Some(KnownPattern::Duration)),
             Wkt::FieldMask => text(Some(KnownPattern::FieldMask)),
-            Wkt::Wrapper => match self.plan.messages.get(message).and_then(|m| m.wrapped) {
-                Some(scalar) => {
-                    let value = self.push(self.scalar_check(node, scalar));
-                    Check::Wrapper { message, value }
-                }
-                None => Check::Unsupported,
-            },
+            Wkt::Wrapper => {
+                let scalar = self.plan.messages.get(message)?.wrapped?;
+                let value = self.scalar_check(node, scalar);
+                let value = self.push(value.unwrap_or(Check::Unsupported));
+                Some(Check::Wrapper { message, value })
+            }
             Wkt::Empty => {
                 let known = |k: &Keyword| matches!(k, Keyword::Type(_) | Keyword::Members { .. });
                 let closed_and_empty = |k: &Keyword| {
                     matches!(k, Keyword::Members { properties, additional: Additional::Forbidden }
                         if properties.names.is_empty())
                 };
-                match self.keywords(node, known) {
-                    Some(keywords)
-                        if of_type(keywords, "object") && keywords.iter().any(closed_and_empty) =>
-                    {
-                        Check::Message {
-                            message,
-                            props: KeyMap::default(),
-                            required: Box::default(),
-                        }
-                    }
-                    _ => Check::Unsupported,
-                }
+                let keywords = self.typed(node, "object", known)?;
+                keywords
+                    .iter()
+                    .any(closed_and_empty)
+                    .then(|| Check::Message {
+                        message,
+                        props: KeyMap::default(),
+                        required: Box::default(),
+                    })
             }
-            Wkt::Any | Wkt::Struct | Wkt::Value | Wkt::ListValue => Check::Unsupported,
+            Wkt::Any | Wkt::Struct | Wkt::Value | Wkt::ListValue => None,
         }
     }
 
-    /// The check of real oneof `oneof` of message plan `message` at `node`: `oneOf` (or
+    /// The check of real oneof `oneof` of message plan `message` at `node`.
+    fn oneof(&mut self, node: usize, message: usize, oneof: usize) -> usize {
+        let members = self.oneof_members(node, message, oneof);
+        self.push(members.map_or(Check::Unsupported, Check::Oneof))
+    }
+
+    /// The members of real oneof `oneof` of message plan `message` at `node`: `oneOf` (or
     /// `anyOf`) branches, each `{case: const name, value: …}` with both required and nothing
     /// else.
-    fn oneof(&mut self, node: usize, message: usize, oneof: usize) -> usize {
+    fn oneof_members(&mut self, node: usize, message: usize, oneof: usize) -> Option<KeyMap<Prop>> {
         let plan = self.plan;
-        let Some(message_plan) = plan.messages.get(message) else {
-            return self.push(Check::Unsupported);
-        };
+        let message_plan = plan.messages.get(message)?;
+        let members_plan = message_plan.oneofs.get(oneof)?;
         let union = |k: &Keyword| matches!(k, Keyword::OneOf(_) | Keyword::AnyOf(_));
-        let (Some(members_plan), Some(keywords)) =
-            (message_plan.oneofs.get(oneof), self.keywords(node, union))
+        let [Keyword::OneOf(branches) | Keyword::AnyOf(branches)] = self.keywords(node, union)?
         else {
-            return self.push(Check::Unsupported);
-        };
-        let branches = match keywords {
-            [Keyword::OneOf(branches) | Keyword::AnyOf(branches)] => branches,
-            _ => return self.push(Check::Unsupported),
+            return None;
         };
         let mut members = KeyMap::default();
         for &branch in branches.iter() {
@@ -477,12 +469,9 @@ impl<'a> Compiler<'a> {
                     Keyword::Type(_) | Keyword::Members { .. } | Keyword::Required(_)
                 )
             };
-            let Some(branch) = self.keywords(branch, known) else {
-                return self.push(Check::Unsupported);
-            };
             let mut properties = None;
             let mut both_required = false;
-            for keyword in branch {
+            for keyword in self.typed(branch, "object", known)? {
                 match keyword {
                     Keyword::Members {
                         properties: p,
@@ -496,11 +485,7 @@ impl<'a> Compiler<'a> {
                     _ => {}
                 }
             }
-            let (Some(properties), true, true) =
-                (properties, of_type(branch, "object"), both_required)
-            else {
-                return self.push(Check::Unsupported);
-            };
+            let properties = properties.filter(|_| both_required)?;
             let case = properties
                 .get("case", &mut 0)
                 .and_then(|case| {
@@ -521,14 +506,10 @@ impl<'a> Compiler<'a> {
                 properties.get("value", &mut 0),
                 properties.names.len(),
             ) else {
-                return self.push(Check::Unsupported);
+                return None;
             };
-            let Some(field) = members_plan.get(case).copied() else {
-                return self.push(Check::Unsupported);
-            };
-            let Some(field_plan) = message_plan.fields.get(field) else {
-                return self.push(Check::Unsupported);
-            };
+            let field = members_plan.get(case).copied()?;
+            let field_plan = message_plan.fields.get(field)?;
             let check = if field_plan.usable
                 && !field_plan.null_is_value
                 && matches!(field_plan.shape, Shape::Single)
@@ -539,31 +520,24 @@ impl<'a> Compiler<'a> {
             };
             members.insert(case.into(), Prop { field, check });
         }
-        self.push(Check::Oneof(members))
+        Some(members)
     }
 
     fn field(&mut self, node: usize, field: &FieldPlan) -> usize {
-        if !field.usable || field.null_is_value || field.oneof.is_some() {
-            return self.push(Check::Unsupported);
-        }
-        match field.shape {
-            Shape::Single => self.value(node, field.ty),
+        let check = match field.shape {
+            _ if !field.usable || field.null_is_value || field.oneof.is_some() => None,
+            Shape::Single => return self.value(node, field.ty),
             Shape::List { .. } => {
                 let known = |k: &Keyword| matches!(k, Keyword::Type(_) | Keyword::Items(_));
-                let Some(keywords) = self.keywords(node, known) else {
-                    return self.push(Check::Unsupported);
-                };
-                let items = keywords.iter().find_map(|k| match k {
-                    Keyword::Items(items) => Some(*items),
-                    _ => None,
+                let items = self.typed(node, "array", known).and_then(|keywords| {
+                    keywords.iter().find_map(|k| match k {
+                        Keyword::Items(items) => Some(*items),
+                        _ => None,
+                    })
                 });
-                match items {
-                    Some(items) if of_type(keywords, "array") => {
-                        let items = self.value(items, field.ty);
-                        self.push(Check::List { items })
-                    }
-                    _ => self.push(Check::Unsupported),
-                }
+                items.map(|items| Check::List {
+                    items: self.value(items, field.ty),
+                })
             }
             Shape::Map { key, value, .. } => {
                 let known = |k: &Keyword| {
@@ -572,89 +546,70 @@ impl<'a> Compiler<'a> {
                         Keyword::Type(_) | Keyword::Members { .. } | Keyword::PropertyNames(_)
                     )
                 };
-                let Some(keywords) = self.keywords(node, known) else {
-                    return self.push(Check::Unsupported);
-                };
+                let keywords = self.typed(node, "object", known);
                 let mut values = None;
-                let mut string_keys = true;
-                for keyword in keywords {
+                let mut string_keys = key == ScalarKind::String;
+                for keyword in keywords.into_iter().flatten() {
                     match keyword {
                         Keyword::Members {
                             properties,
                             additional: Additional::Schema(node),
                         } if properties.names.is_empty() => values = Some(*node),
                         Keyword::PropertyNames(names) => {
-                            string_keys = self
-                                .keywords(*names, |k| matches!(k, Keyword::Type(_)))
-                                .is_some_and(|names| of_type(names, "string"));
+                            string_keys &= self
+                                .typed(*names, "string", |k| matches!(k, Keyword::Type(_)))
+                                .is_some();
                         }
                         _ => {}
                     }
                 }
-                match values {
-                    Some(values)
-                        if key == ScalarKind::String
-                            && string_keys
-                            && of_type(keywords, "object") =>
-                    {
-                        let values = self.value(values, value);
-                        self.push(Check::Map { values })
-                    }
-                    _ => self.push(Check::Unsupported),
-                }
+                values.filter(|_| string_keys).map(|values| Check::Map {
+                    values: self.value(values, value),
+                })
             }
-        }
+        };
+        self.push(check.unwrap_or(Check::Unsupported))
     }
 
     /// The check of one value of `kind` (a single field, a list item or a map value).
     fn value(&mut self, node: usize, ty: Ty) -> usize {
         let check = match ty {
             Ty::Message(message) => return self.message_at(node, message),
-            Ty::Scalar(Scalar::Enum(index)) => match (
-                self.plan.enumeration(index),
-                self.keywords(node, |k| matches!(k, Keyword::Type(_) | Keyword::Enum(_))),
-            ) {
-                (
-                    Some(EnumPlan {
-                        desc, null_value, ..
-                    }),
-                    Some(keywords),
-                ) if !null_value && of_type(keywords, "string") => {
-                    let names = keywords.iter().find_map(|k| match k {
-                        Keyword::Enum(names) => Some(names),
-                        _ => None,
-                    });
-                    let mut set = KeyMap::default();
-                    let mut known = names.is_some();
-                    for name in names.into_iter().flatten() {
-                        match name.as_str() {
-                            // The validator's list and the descriptor's names must agree.
-                            Some(name) if desc.get_value_by_name(name).is_some() => {
-                                set.insert(name.into(), ());
-                            }
-                            _ => known = false,
-                        }
-                    }
-                    if known {
-                        Check::Enum(set)
-                    } else {
-                        Check::Unsupported
-                    }
-                }
-                _ => Check::Unsupported,
-            },
+            Ty::Scalar(Scalar::Enum(index)) => self.enum_check(node, index),
             Ty::Scalar(Scalar::Kind(scalar)) => self.scalar_check(node, scalar),
         };
-        self.push(check)
+        self.push(check.unwrap_or(Check::Unsupported))
+    }
+
+    /// The check of enum plan `index`'s node: a string among names the descriptor has.
+    fn enum_check(&self, node: usize, index: usize) -> Option<Check> {
+        let desc = &self.plan.enumeration(index).filter(|e| !e.null_value)?.desc;
+        let known = |k: &Keyword| matches!(k, Keyword::Type(_) | Keyword::Enum(_));
+        let names = self
+            .typed(node, "string", known)?
+            .iter()
+            .find_map(|k| match k {
+                Keyword::Enum(names) => Some(names),
+                _ => None,
+            })?;
+        let mut set = KeyMap::default();
+        for name in names.iter() {
+            // The validator's list and the descriptor's names must agree.
+            let name = name
+                .as_str()
+                .filter(|name| desc.get_value_by_name(name).is_some())?;
+            set.insert(name.into(), ());
+        }
+        Some(Check::Enum(set))
     }
 
     /// The check of a scalar's node, when it is one this module reads exactly.
-    fn scalar_check(&self, node: usize, scalar: ScalarKind) -> Check {
+    fn scalar_check(&self, node: usize, scalar: ScalarKind) -> Option<Check> {
         let only_type = |name: &str| {
-            self.keywords(node, |k| matches!(k, Keyword::Type(_)))
-                .is_some_and(|keywords| of_type(keywords, name))
+            self.typed(node, name, |k| matches!(k, Keyword::Type(_)))
+                .is_some()
         };
-        match scalar {
+        Some(match scalar {
             ScalarKind::Int32
             | ScalarKind::Sint32
             | ScalarKind::Sfixed32
@@ -666,23 +621,14 @@ impl<'a> Compiler<'a> {
                         Keyword::Type(_) | Keyword::Minimum(_) | Keyword::Maximum(_)
                     )
                 };
-                let Some(keywords) = self.keywords(node, known) else {
-                    return Check::Unsupported;
-                };
-                if !of_type(keywords, "integer") {
-                    return Check::Unsupported;
-                }
                 let (mut min, mut max) = (None, None);
-                for keyword in keywords {
+                for keyword in self.typed(node, "integer", known)? {
                     let (slot, bound) = match keyword {
                         Keyword::Minimum(bound) => (&mut min, bound),
                         Keyword::Maximum(bound) => (&mut max, bound),
                         _ => continue,
                     };
-                    match integer(bound) {
-                        Some(bound) => *slot = Some(bound),
-                        None => return Check::Unsupported,
-                    }
+                    *slot = Some(integer(bound)?);
                 }
                 Check::Integer { min, max }
             }
@@ -692,32 +638,28 @@ impl<'a> Compiler<'a> {
             | ScalarKind::Uint64
             | ScalarKind::Fixed64 => {
                 let known = |k: &Keyword| matches!(k, Keyword::Type(_) | Keyword::Pattern(_));
-                let Some(keywords) = self.keywords(node, known) else {
-                    return Check::Unsupported;
-                };
-                if !of_type(keywords, "string") {
-                    return Check::Unsupported;
-                }
-                let pattern = keywords.iter().find_map(|k| match k {
-                    Keyword::Pattern(pattern) => Some(pattern.known()),
-                    _ => None,
-                });
-                match pattern {
-                    None => Check::Str { digits: None },
+                let pattern = self
+                    .typed(node, "string", known)?
+                    .iter()
+                    .find_map(|k| match k {
+                        Keyword::Pattern(pattern) => Some(pattern.known()),
+                        _ => None,
+                    });
+                let digits = match pattern {
+                    None => None,
                     Some(Some(digits @ (KnownPattern::Signed | KnownPattern::Unsigned))) => {
-                        Check::Str {
-                            digits: Some(digits),
-                        }
+                        Some(digits)
                     }
-                    Some(_) => Check::Unsupported,
-                }
+                    Some(_) => return None,
+                };
+                Check::Str { digits }
             }
             ScalarKind::Double | ScalarKind::Float if only_type("number") => Check::Number,
             ScalarKind::Bool if only_type("boolean") => Check::Bool,
             ScalarKind::String | ScalarKind::Bytes if only_type("string") => {
                 Check::Str { digits: None }
             }
-            _ => Check::Unsupported,
-        }
+            _ => return None,
+        })
     }
 }
