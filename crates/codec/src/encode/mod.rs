@@ -28,11 +28,10 @@
 //! falls back to the old path, which keeps its error texts: every input the old path refuses,
 //! `Any` (its payload is a type looked up by URL), groups, a property that is one field's proto
 //! name and another's JSON name (it means one or the other by the tool's naming, which a plan
-//! made for both does not know), a property
-//! given twice (by two of its names, or two members of one oneof), a oneof not written
-//! `{"case": …, "value": …}` in that order, integer map keys not in canonical decimal form, and
-//! nesting deeper than [`MAX_DEPTH`] (prost's decoder, used by the old path for the well-known
-//! types, stops at 100).
+//! made for both does not know), a property given twice (by two of its names, or two members
+//! of one oneof), a oneof not written `{"case": …, "value": …}` in that order, integer map keys
+//! not in canonical decimal form, and nesting deeper than [`MAX_DEPTH`] (prost's decoder, used
+//! by the old path for the well-known types, stops at 100).
 
 pub(crate) mod checks;
 pub(crate) mod scalar;
