@@ -27,6 +27,7 @@ mod encode;
 mod from_json;
 mod measure;
 mod normalize;
+mod number;
 mod path;
 mod patterns;
 mod plan;

@@ -16,12 +16,13 @@ use serde_json::Value;
 
 use super::scalar::{self, Json};
 use crate::Wkt;
+use crate::number::integer;
 use crate::patterns::KnownPattern;
 use crate::plan::{EnumPlan, FieldPlan, KeyMap, Plan, Scalar, Shape, Target, Ty};
 use crate::scalar_kind::ScalarKind;
 use crate::validate::{
     Validator,
-    schema::{Additional, Check as Keyword, Nodes, integer, type_bit},
+    schema::{Additional, Check as Keyword, Nodes, type_bit},
 };
 
 /// A property of a message: the field it sets and the check of its value.

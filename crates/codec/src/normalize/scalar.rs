@@ -6,7 +6,7 @@ use prost_reflect::{EnumDescriptor, Kind};
 use serde_json::Value;
 
 use super::{Normalizer, decode_base64_loose, describe};
-use crate::validate::schema::integer;
+use crate::number::{integer, whole};
 
 /// An integral JSON number (or numeric string) as `i128`, if it is one.
 fn integral_number(number: &serde_json::Number) -> Option<i128> {
@@ -16,12 +16,6 @@ fn integral_number(number: &serde_json::Number) -> Option<i128> {
 fn integral_string(text: &str) -> Option<i128> {
     let text = text.trim();
     text.parse().ok().or_else(|| whole(text.parse().ok()?))
-}
-
-/// A whole float as an integer. Past 2^53 a float no longer names one integer: refused
-/// rather than rounded.
-fn whole(float: f64) -> Option<i128> {
-    (float.fract() == 0.0 && float.abs() <= 9_007_199_254_740_992.0).then_some(float as i128)
 }
 
 impl Normalizer {

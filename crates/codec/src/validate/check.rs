@@ -6,7 +6,8 @@ use std::cmp::Ordering;
 
 use serde_json::{Map, Number, Value};
 
-use super::schema::{Additional, Check, Nodes, TYPE_NAMES, integer};
+use super::schema::{Additional, Check, Nodes, TYPE_NAMES};
+use crate::number::integer;
 use crate::path::{JsonPath, Problem};
 
 impl Nodes {

@@ -69,14 +69,6 @@ pub(crate) fn type_bit(name: &str) -> u8 {
         .map_or(0, |position| 1 << position)
 }
 
-/// A JSON number's exact value when it is an integer (held as `i64` or `u64`).
-#[inline]
-pub(crate) fn integer(n: &Number) -> Option<i128> {
-    n.as_i64()
-        .map(i128::from)
-        .or_else(|| n.as_u64().map(i128::from))
-}
-
 /// A compiled schema: its nodes, the root first.
 #[derive(Debug)]
 pub(crate) struct Nodes(pub(crate) Box<[Node]>);
