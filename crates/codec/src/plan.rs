@@ -217,8 +217,11 @@ impl Builder<'_> {
             return index;
         }
         let index = self.messages.len();
-        // A placeholder until it is built.
-        self.messages.push(MessagePlan::default());
+        // A placeholder until it is built, unsupported should anything read it before.
+        self.messages.push(MessagePlan {
+            unsupported: true,
+            ..MessagePlan::default()
+        });
         self.message_index
             .insert(desc.full_name().to_owned(), index);
         self.pending.push((index, desc.clone()));

@@ -319,6 +319,18 @@ impl<'a> Compiler<'a> {
             .filter(|keywords| of_type(keywords, name))
     }
 
+    /// `None` unless `node` is a string of no keyword but `type` and `pattern`; else its
+    /// pattern: `None` without one, `Some(None)` for one the generator does not write,
+    /// `Some(Some(known))` for one it does.
+    fn string_pattern(&self, node: usize) -> Option<Option<Option<KnownPattern>>> {
+        let known = |k: &Keyword| matches!(k, Keyword::Type(_) | Keyword::Pattern(_));
+        let keywords = self.typed(node, "string", known)?;
+        Some(keywords.iter().find_map(|k| match k {
+            Keyword::Pattern(pattern) => Some(pattern.known()),
+            _ => None,
+        }))
+    }
+
     /// The check of a value of message plan `message` at `node`, following a `$ref` (to a
     /// `$defs` entry: a reference to the root takes the whole way).
     fn message_at(&mut self, node: usize, message: usize) -> usize {
@@ -404,14 +416,7 @@ impl<'a> Compiler<'a> {
     fn well_known(&mut self, node: usize, message: usize, wkt: Wkt) -> Option<Check> {
         // A string, of exactly `pattern` (none: no `pattern` keyword).
         let text = |pattern: Option<KnownPattern>| {
-            let known = |k: &Keyword| matches!(k, Keyword::Type(_) | Keyword::Pattern(_));
-            let written = self
-                .typed(node, "string", known)?
-                .iter()
-                .find_map(|k| match k {
-                    Keyword::Pattern(written) => Some(written.known()),
-                    _ => None,
-                });
+            let written = self.string_pattern(node)?;
             (written == pattern.map(Some)).then_some(Check::WktText { wkt, pattern })
         };
         match wkt {
@@ -638,15 +643,7 @@ impl<'a> Compiler<'a> {
             | ScalarKind::Sfixed64
             | ScalarKind::Uint64
             | ScalarKind::Fixed64 => {
-                let known = |k: &Keyword| matches!(k, Keyword::Type(_) | Keyword::Pattern(_));
-                let pattern = self
-                    .typed(node, "string", known)?
-                    .iter()
-                    .find_map(|k| match k {
-                        Keyword::Pattern(pattern) => Some(pattern.known()),
-                        _ => None,
-                    });
-                let digits = match pattern {
+                let digits = match self.string_pattern(node)? {
                     None => None,
                     Some(Some(digits @ (KnownPattern::Signed | KnownPattern::Unsigned))) => {
                         Some(digits)
