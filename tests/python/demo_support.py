@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import logging
 import os
 import re
@@ -88,18 +89,29 @@ def log(message: str) -> None:
 
 
 class _SessionTermination(logging.Handler):
-    """Records the SDK's "Session termination failed" warnings. The server must answer the
-    session DELETE a client sends on closing with a status the SDK counts as success (200 or
-    204); the runtime answers 204."""
+    """Records the SDK's "Session termination failed" warnings, each under the scenario that
+    logged it (scenarios may run side by side). The server must answer the session DELETE a
+    client sends on closing with a status the SDK counts as success (200 or 204); the runtime
+    answers 204."""
 
     def __init__(self) -> None:
         super().__init__(logging.WARNING)
-        self.failures: list[str] = []
+        self._failures: list[tuple[str, str]] = []
 
     def emit(self, record: logging.LogRecord) -> None:
         if record.getMessage().startswith("Session termination failed"):
-            self.failures.append(record.getMessage())
+            self._failures.append((_SCENARIO.get(), record.getMessage()))
 
+    @property
+    def failures(self) -> list[str]:
+        """The warnings logged by the scenario that asks, in order."""
+        scenario = _SCENARIO.get()
+        return [message for name, message in self._failures if name == scenario]
+
+
+# The scenario the running task belongs to: the runner sets it in each scenario's task, whose
+# context the SDK's own tasks inherit.
+_SCENARIO: contextvars.ContextVar[str] = contextvars.ContextVar("scenario", default="")
 
 TERMINATIONS = _SessionTermination()
 # Both SDK lines log from this module.
@@ -171,7 +183,7 @@ async def http_demo(label: str, *flags: str) -> AsyncIterator[str]:
 
 
 async def _run(scenarios: list[tuple[str, Callable[[], Awaitable[None]]]],
-               needs: list[Path]) -> int:
+               needs: list[Path], parallel: int) -> int:
     for binary in needs:
         if not binary.is_file():
             print(f"{binary} does not exist: build it with cargo", file=sys.stderr)
@@ -179,22 +191,28 @@ async def _run(scenarios: list[tuple[str, Callable[[], Awaitable[None]]]],
     selected = None
     if "-k" in sys.argv:
         selected = sys.argv[sys.argv.index("-k") + 1]
-    passed = failed = 0
-    for name, scenario in scenarios:
-        if selected and selected not in name:
-            continue
-        started = time.monotonic()
-        try:
-            await asyncio.wait_for(scenario(), SCENARIO_TIMEOUT)
-        except Exception as error:  # noqa: BLE001 - every failure is reported the same way
-            failed += 1
-            print(f"FAIL {name} ({time.monotonic() - started:.1f}s)", flush=True)
-            if isinstance(error, asyncio.TimeoutError):
-                print(f"    timed out after {SCENARIO_TIMEOUT}s", flush=True)
-            traceback.print_exception(error)
-        else:
-            passed += 1
+    chosen = [(name, scenario) for name, scenario in scenarios if not selected or selected in name]
+    slots = asyncio.Semaphore(parallel)
+
+    async def one(name: str, scenario: Callable[[], Awaitable[None]]) -> bool:
+        async with slots:
+            _SCENARIO.set(name)
+            started = time.monotonic()
+            try:
+                await asyncio.wait_for(scenario(), SCENARIO_TIMEOUT)
+            except Exception as error:  # noqa: BLE001 - every failure is reported the same way
+                print(f"FAIL {name} ({time.monotonic() - started:.1f}s)", flush=True)
+                if isinstance(error, asyncio.TimeoutError):
+                    print(f"    timed out after {SCENARIO_TIMEOUT}s", flush=True)
+                traceback.print_exception(error)
+                return False
             print(f"ok   {name} ({time.monotonic() - started:.1f}s)", flush=True)
+            return True
+
+    # Each scenario in a task of its own (a context of its own for `_SCENARIO`).
+    results = await asyncio.gather(*(one(name, scenario) for name, scenario in chosen))
+    passed = sum(results)
+    failed = len(results) - passed
     print(f"{passed} passed, {failed} failed")
     if selected and not passed and not failed:
         # scripts/python-e2e.sh hands the same -k to both scripts: a filter meant for the other
@@ -204,13 +222,15 @@ async def _run(scenarios: list[tuple[str, Callable[[], Awaitable[None]]]],
 
 
 def main(scenarios: list[tuple[str, Callable[[], Awaitable[None]]]],
-         needs: list[Path] | None = None) -> None:
+         needs: list[Path] | None = None, parallel: int = 1) -> None:
     """Runs the scenarios (those whose name contains `-k SUBSTRING`, when given), each within
     SCENARIO_TIMEOUT, prints `N passed, N failed` last, kills every process started, and exits
-    non-zero on a failure or an empty run. `needs`: the binaries the scenarios run (the demo)."""
+    non-zero on a failure or an empty run. `needs`: the binaries the scenarios run (the demo).
+    `parallel`: how many run at once, for scenarios that share nothing (each starts its own
+    servers); their lines then come in the order they end."""
     code = 1
     try:
-        code = asyncio.run(_run(scenarios, [DEMO] if needs is None else needs))
+        code = asyncio.run(_run(scenarios, [DEMO] if needs is None else needs, parallel))
     finally:
         kill_all()
     sys.exit(code)

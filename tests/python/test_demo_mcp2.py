@@ -395,4 +395,4 @@ def scenarios() -> list[tuple[str, Callable[[], Awaitable[None]]]]:
 
 
 if __name__ == "__main__":
-    main(scenarios())
+    main(scenarios(), parallel=4)
