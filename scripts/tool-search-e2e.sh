@@ -20,8 +20,11 @@ scripts/install-tools.sh python embeddings
 log "venvs ready in $((SECONDS - t))s"
 
 t=$SECONDS
-# As `cargo test --workspace --all-features` builds them, so that nothing is built again.
-cargo build --quiet --workspace --all-features --bin grpc-mcp-gateway --bin e2e-server
+# The test build makes (and puts in target/debug) the binaries of every package with
+# integration tests, these two among them: after scripts/test.sh's `cargo test`, nothing is
+# built again. (`cargo build` of the same packages would build them anew: without the
+# dev-dependencies, their dependencies' features differ.)
+cargo test --quiet --workspace --all-features --no-run
 log "gateway and e2e-server built in $((SECONDS - t))s"
 
 WORK=$(mktemp -d)
