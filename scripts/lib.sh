@@ -1,10 +1,10 @@
-# Sourced, first thing after `set -euo pipefail`, by the scripts in this folder:
+# Sourced, first thing after `set -euo pipefail`, by the scripts in this folder and .ci/run:
 #   source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # It makes the repository root the working directory and sets
 #   ROOT    the repository root;
 #   TARGET  cargo's target directory as an absolute path (CARGO_TARGET_DIR, or ROOT/target);
-# and defines log (a line on stderr, prefixed with the calling script's name) and die (log an
-# error and exit 1).
+# and defines log (a line on stderr, prefixed with the calling script's name), die (log an
+# error and exit 1) and scratch_cargo.
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -14,3 +14,10 @@ case $TARGET in /*) ;; *) TARGET="$ROOT/$TARGET" ;; esac
 SCRIPT_NAME="$(basename "${BASH_SOURCE[1]}" .sh)"
 log() { printf '[%s] %s\n' "$SCRIPT_NAME" "$*" >&2; }
 die() { log "error: $*"; exit 1; }
+
+# cargo, for crates outside the workspace built in its target directory: the scratch crates of
+# workflows.sh and readme-blocks.sh, the packaged crates .ci/run verifies. Such a crate is a
+# workspace of its own, without this one's [profile] sections, so cargo's default dev profile
+# would give every unit full debug info, which nothing reads. Debug info off, as the workspace
+# builds its dependencies (units are then shared with its builds where their features agree).
+scratch_cargo() { CARGO_PROFILE_DEV_DEBUG=false cargo "$@"; }

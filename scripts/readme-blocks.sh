@@ -82,7 +82,7 @@ async fn the_tool_sets_load_with_the_tools_of_the_tools_json() {
     assert_eq!(names, [$names]);
 }
 EOF
-  cargo test --quiet --manifest-path "$dir/crate/Cargo.toml" >"$WORK/out" 2>"$WORK/err" \
+  scratch_cargo test --quiet --manifest-path "$dir/crate/Cargo.toml" >"$WORK/out" 2>"$WORK/err" \
     || fail "the output of README's buf.gen.yaml does not compile or load"
   NOTE="buf $("$buf" --version) wrote prost, tonic and MCP code with include_in_prost and tools_json, which compiles, and $(wc -w <<<"$names") tools load"
 }

@@ -32,8 +32,8 @@
 # [workspace], depending on prost, prost-types, tonic, tonic-prost and the runtime crate by
 # path; the manifest is tests/workflows/scratch/Cargo.toml) whose lib.rs nests the prost files
 # by package. Its test builds every tool set with `from_channel` and compares the tool names
-# with the plugin's tools JSON. The workspace's target directory is reused, so dependencies
-# already built for the workspace are not rebuilt.
+# with the plugin's tools JSON. The workspace's target directory is reused, and the crates
+# are built as `scratch_cargo` (scripts/lib.sh) says.
 #
 # Usage: scripts/workflows.sh [buf|protoc|readme|outside-buf|compose]...   (default: all five)
 # Needs: cargo, npm. Installs buf, protoc-gen-prost and protoc-gen-tonic into .tools/ with
@@ -203,7 +203,7 @@ write_load_test() {
 
 build_crate() {
   local crate="$WORK/$1" modules
-  cargo test --quiet --manifest-path "$crate/Cargo.toml" --test load
+  scratch_cargo test --quiet --manifest-path "$crate/Cargo.toml" --test load
   modules=$(find "$crate/gen" -type f -name '*.pb.mcp.rs' | wc -l)
   if [[ $modules -gt 0 ]]; then
     log "$1: $modules MCP modules compiled beside prost and tonic, and loaded"
@@ -247,9 +247,11 @@ run_buf() {
   step "buf generate" "$TOOLS/buf/node_modules/.bin/buf" generate --template "$template"
   cp -R "$ROOT/$out/." "$crate/gen/"
   check_included buf
+  # As scripts/test.sh's `cargo test` builds the gateway's tests (`-p grpc-mcp-gateway` alone
+  # would build it and its dependencies anew, with other features).
   step "grpc-mcp-gateway --descriptor-set (buf build -o)" \
     env GATEWAY_BUF="$TOOLS/buf/node_modules/.bin/buf" \
-    cargo test --quiet -p grpc-mcp-gateway --test gateway -- --ignored buf_descriptor_set
+    cargo test --quiet --workspace --all-features --test gateway -- --ignored buf_descriptor_set
   write_lib_rs "$crate" "buf generate"
   write_load_test "$crate" buf
   step "compile and load the buf output" build_crate buf
@@ -264,7 +266,7 @@ find_protoc() {
   cp "$FIXTURES/protoc-path/src/main.rs" "$helper/src/main.rs"
   [[ -f $helper/Cargo.lock ]] || cp "$ROOT/Cargo.lock" "$helper/Cargo.lock"
   local paths
-  paths="$(cargo run --quiet --manifest-path "$helper/Cargo.toml")"
+  paths="$(scratch_cargo run --quiet --manifest-path "$helper/Cargo.toml")"
   PROTOC_BIN="${PROTOC:-$(sed -n 1p <<<"$paths")}"
   PROTOC_INCLUDE="$(sed -n 2p <<<"$paths")"
   [[ -x $PROTOC_BIN ]] || die "no protoc at $PROTOC_BIN"
@@ -410,8 +412,8 @@ TOML
   : >"$crate/src/lib.rs"
   cp "$ROOT/Cargo.lock" "$crate/Cargo.lock"
   # No protoc on PATH or in PROTOC: the snippet brings its own.
-  (cd "$crate" && env -u PROTOC PATH="$(dirname "$(command -v cargo)"):/usr/bin:/bin" \
-    cargo build --quiet) || die "the manual's build.rs snippet failed to build"
+  (cd "$crate" && unset PROTOC && PATH="$(dirname "$(command -v cargo)"):/usr/bin:/bin" \
+    scratch_cargo build --quiet) || die "the manual's build.rs snippet failed to build"
   local out
   out="$(find "$TARGET/debug/build" -path '*workflow-readme-build-rs-*/out/demo.v1.rs' -newer "$crate/build.rs" | head -n 1)"
   [[ -n $out ]] || die "the manual's build.rs snippet wrote no demo.v1.rs"
