@@ -4,7 +4,7 @@
 #   ROOT    the repository root;
 #   TARGET  cargo's target directory as an absolute path (CARGO_TARGET_DIR, or ROOT/target);
 # and defines log (a line on stderr, prefixed with the calling script's name), die (log an
-# error and exit 1) and scratch_cargo.
+# error and exit 1), TEST_BUILD and scratch_cargo.
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -14,6 +14,12 @@ case $TARGET in /*) ;; *) TARGET="$ROOT/$TARGET" ;; esac
 SCRIPT_NAME="$(basename "${BASH_SOURCE[1]}" .sh)"
 log() { printf '[%s] %s\n' "$SCRIPT_NAME" "$*" >&2; }
 die() { log "error: $*"; exit 1; }
+
+# What scripts/test.sh's `cargo test` builds: `cargo test "${TEST_BUILD[@]}" …` after it builds
+# nothing, and `--no-run` puts the binaries of every package with integration tests in
+# $TARGET/debug. (`cargo build` of the same packages builds them anew: without the
+# dev-dependencies, their dependencies' features differ.)
+TEST_BUILD=(--workspace --all-features)
 
 # cargo, for crates outside the workspace built in its target directory: the scratch crates of
 # workflows.sh and readme-blocks.sh, the packaged crates .ci/run verifies. Such a crate is a

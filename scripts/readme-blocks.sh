@@ -125,12 +125,11 @@ readme_json() {
   python3 "$ROOT/scripts/readme-json.py" "$1" "$WORK/block.json" "${@:2}" >"$WORK/out" 2>"$WORK/err"
 }
 
-# examples/minimal and e2e-server as `cargo test --workspace --all-features` builds them for its
-# tests: after that command (scripts/test.sh runs it first), nothing is built.
+# examples/minimal and e2e-server as the test build makes them (TEST_BUILD, scripts/lib.sh).
 test_binaries() {
   [[ -z ${TEST_BINARIES_BUILT:-} ]] || return 0
-  cargo test --workspace --all-features --no-run >"$WORK/out" 2>"$WORK/err" \
-    || fail "cargo test --workspace --all-features --no-run failed"
+  cargo test "${TEST_BUILD[@]}" --no-run >"$WORK/out" 2>"$WORK/err" \
+    || fail "cargo test ${TEST_BUILD[*]} --no-run failed"
   TEST_BINARIES_BUILT=1
 }
 

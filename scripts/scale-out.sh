@@ -152,7 +152,7 @@ start_client() {
         SCALE_OUT_CONTROL="$phase_dir/control" SCALE_OUT_DONE="$phase_dir/done" \
         SCALE_OUT_REPLICAS="$(replica_list)" SCALE_OUT_BACKEND_LOG="$phase_dir/backend.log" \
         timeout -k 10 "$client_timeout" \
-        cargo test -q --workspace --all-features --test scale_out -- --ignored --exact --nocapture "$1" &
+        cargo test -q "${TEST_BUILD[@]}" --test scale_out -- --ignored --exact --nocapture "$1" &
     client=$!
 }
 
@@ -306,8 +306,8 @@ nginx_bin=$(nginx_bin)
 scripts/install-tools.sh redis >&2
 redis_run="$ROOT/.tools/redis/run"
 echo "building the demo, e2e-server, the gateway and the client"
-# As the test build makes them (see scripts/tool-search-e2e.sh): nothing is built again.
-cargo test -q --workspace --all-features --no-run
+# As the test build makes them (TEST_BUILD, scripts/lib.sh).
+cargo test -q "${TEST_BUILD[@]}" --no-run
 
 failed=()
 for phase in "${phases[@]}"; do

@@ -20,11 +20,8 @@ scripts/install-tools.sh python embeddings
 log "venvs ready in $((SECONDS - t))s"
 
 t=$SECONDS
-# The test build makes (and puts in target/debug) the binaries of every package with
-# integration tests, these two among them: after scripts/test.sh's `cargo test`, nothing is
-# built again. (`cargo build` of the same packages would build them anew: without the
-# dev-dependencies, their dependencies' features differ.)
-cargo test --quiet --workspace --all-features --no-run
+# As the test build makes them (TEST_BUILD, scripts/lib.sh).
+cargo test --quiet "${TEST_BUILD[@]}" --no-run
 log "gateway and e2e-server built in $((SECONDS - t))s"
 
 WORK=$(mktemp -d)
@@ -38,7 +35,7 @@ trap cleanup EXIT
 status=0
 t=$SECONDS
 TOOL_SEARCH_EMBEDDINGS_PYTHON="$ROOT/.tools/venv-embed/bin/python" \
-  cargo test --quiet --workspace --all-features --test tool_search_hybrid -- --ignored || status=$?
+  cargo test --quiet "${TEST_BUILD[@]}" --test tool_search_hybrid -- --ignored || status=$?
 log "rmcp client tests ran in $((SECONDS - t))s"
 
 t=$SECONDS

@@ -247,11 +247,10 @@ run_buf() {
   step "buf generate" "$TOOLS/buf/node_modules/.bin/buf" generate --template "$template"
   cp -R "$ROOT/$out/." "$crate/gen/"
   check_included buf
-  # As scripts/test.sh's `cargo test` builds the gateway's tests (`-p grpc-mcp-gateway` alone
-  # would build it and its dependencies anew, with other features).
+  # As the test build builds the gateway's tests (TEST_BUILD, scripts/lib.sh).
   step "grpc-mcp-gateway --descriptor-set (buf build -o)" \
     env GATEWAY_BUF="$TOOLS/buf/node_modules/.bin/buf" \
-    cargo test --quiet --workspace --all-features --test gateway -- --ignored buf_descriptor_set
+    cargo test --quiet "${TEST_BUILD[@]}" --test gateway -- --ignored buf_descriptor_set
   write_lib_rs "$crate" "buf generate"
   write_load_test "$crate" buf
   step "compile and load the buf output" build_crate buf
