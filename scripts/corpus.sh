@@ -20,7 +20,9 @@ set -euo pipefail
 CORPUS_PACKAGE=google-proto-files
 CORPUS_VERSION=6.0.1
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# lib.sh made the root the working directory; the paths among the arguments are the caller's.
+cd "$OLDPWD"
 CORPUS="$ROOT/.tools/corpus"
 CORPUS_ROOT="$CORPUS/node_modules/$CORPUS_PACKAGE"
 
@@ -32,9 +34,9 @@ install_corpus() {
   if [[ $have == "$CORPUS_VERSION" ]]; then
     return
   fi
-  echo "[corpus] installing $CORPUS_PACKAGE@$CORPUS_VERSION with npm into .tools/corpus" >&2
+  log "installing $CORPUS_PACKAGE@$CORPUS_VERSION with npm into .tools/corpus"
   mkdir -p "$CORPUS"
-  npm install --prefix "$CORPUS" --no-audit --no-fund --loglevel=error \
+  with_retries "$CORPUS_PACKAGE" npm install --prefix "$CORPUS" --no-audit --no-fund --loglevel=error \
     "$CORPUS_PACKAGE@$CORPUS_VERSION" >&2
 }
 
@@ -56,7 +58,7 @@ if [[ -z $PLUGIN ]]; then
   PLUGIN="$ROOT/target/release/protoc-gen-rust-mcp"
 fi
 # The vendored protoc of protoc-bin-vendored (the one the e2e crate's `protoc` binary runs).
-PROTOC_DIR="$("$ROOT/scripts/vendored-protoc.sh")" || { echo "[corpus] no vendored protoc found" >&2; exit 1; }
+PROTOC_DIR="$("$ROOT/scripts/vendored-protoc.sh")" || die "no vendored protoc found"
 
 exec python3 "$ROOT/scripts/corpus.py" --corpus "$CORPUS_ROOT" --plugin "$PLUGIN" \
   --protoc "$PROTOC_DIR/bin/protoc" --include "$PROTOC_DIR/include" ${ARGS[@]+"${ARGS[@]}"}

@@ -105,20 +105,6 @@ npm_version() {
   [[ -f $1 ]] && "${2:-node}" -p 'require(process.argv[1]).version' "$1" 2>/dev/null || true
 }
 
-# Runs the command $2... up to three times, for the part $1: a registry's passing network error
-# (a reset connection, a 5xx) must not fail a whole CI run. Each failure is logged.
-with_retries() {
-  local part=$1 attempt
-  shift
-  for attempt in 1 2 3; do
-    "$@" && return 0
-    ((attempt < 3)) || break
-    log "$part: attempt $attempt of '$1 ${2:-}' failed; retrying in $((attempt * 10))s"
-    sleep $((attempt * 10))
-  done
-  die "$part: '$*' failed three times"
-}
-
 # npm-installs the packages $3... into the folder $1, for the part $2.
 npm_into() {
   local dir=$1 part=$2
