@@ -23,7 +23,6 @@
     not(test),
     warn(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
-#![warn(missing_docs)]
 
 mod args;
 mod assemble;

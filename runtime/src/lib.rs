@@ -101,8 +101,6 @@
 //! Each tool call runs in a `tracing` span `mcp.tool_call` with the fields `tool`, `rpc`,
 //! `duration_ms` and `grpc_code`. Forwarded header values are never logged.
 
-#![warn(missing_docs)]
-
 mod call;
 pub mod codegen;
 mod error;

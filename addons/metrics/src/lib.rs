@@ -33,8 +33,6 @@
 //!
 //! [`Load::tasks_running`]: tonic_mcp::Load::tasks_running
 
-#![warn(missing_docs)]
-
 use std::sync::Arc;
 use std::time::Duration;
 

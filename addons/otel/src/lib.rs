@@ -20,8 +20,6 @@
 //! # let _ = server;
 //! ```
 
-#![warn(missing_docs)]
-
 use opentelemetry::propagation::{Extractor, Injector};
 use opentelemetry::trace::TraceContextExt as _;
 use tonic::metadata::{AsciiMetadataKey, AsciiMetadataValue, MetadataMap};

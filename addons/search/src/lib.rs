@@ -26,8 +26,6 @@
 //! # let _ = server;
 //! ```
 
-#![warn(missing_docs)]
-
 mod apis;
 mod cache;
 mod embeddings;

@@ -20,8 +20,6 @@
 //! # let _ = server;
 //! ```
 
-#![warn(missing_docs)]
-
 mod operation;
 mod router;
 mod sep1686;

@@ -31,7 +31,6 @@
     not(test),
     warn(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
-#![warn(missing_docs)]
 
 mod annotations;
 pub mod error;

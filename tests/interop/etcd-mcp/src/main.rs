@@ -11,22 +11,29 @@ use std::time::Duration;
 use tonic::transport::Endpoint;
 use tonic_mcp::{McpServer, ToolSet};
 
-pub mod mvccpb {
-    tonic::include_proto!("mvccpb");
-}
-pub mod authpb {
-    tonic::include_proto!("authpb");
-}
-pub mod etcdserverpb {
-    // prost copies etcd's comments as written, lists and all.
-    #![allow(clippy::doc_lazy_continuation)]
-    tonic::include_proto!("etcdserverpb");
-}
-pub mod v3lockpb {
-    tonic::include_proto!("v3lockpb");
-}
-pub mod v3electionpb {
-    tonic::include_proto!("v3electionpb");
+use etcd::{etcdserverpb, v3electionpb, v3lockpb};
+
+/// etcd's packages as prost and tonic compile them, each with the MCP module generated beside it
+/// (`build.rs`). etcd leaves many of its messages and fields without a comment.
+#[allow(missing_docs)]
+pub mod etcd {
+    pub mod mvccpb {
+        tonic::include_proto!("mvccpb");
+    }
+    pub mod authpb {
+        tonic::include_proto!("authpb");
+    }
+    pub mod etcdserverpb {
+        // prost copies etcd's comments as written, lists and all.
+        #![allow(clippy::doc_lazy_continuation)]
+        tonic::include_proto!("etcdserverpb");
+    }
+    pub mod v3lockpb {
+        tonic::include_proto!("v3lockpb");
+    }
+    pub mod v3electionpb {
+        tonic::include_proto!("v3electionpb");
+    }
 }
 
 const USAGE: &str = "usage: etcd-mcp --target http://HOST:PORT";
