@@ -7,17 +7,18 @@
 //! value-wrapped root becomes `{"value": …}`. Extension fields, which no schema lists, are
 //! dropped.
 
+use std::borrow::Cow;
+
 use prost_reflect::{
     DynamicMessage, FieldDescriptor, MessageDescriptor, ReflectMessage as _, SerializeOptions,
 };
 use serde_json::{Map, Value};
 
-use std::borrow::Cow;
-
 use super::{
     Wkt, field_prop, find_field, is_value_wrapped_root, oneof_prop, real_oneof,
     type_url_message_name,
 };
+use crate::number::whole;
 
 /// How results are written.
 #[derive(Debug, Clone, Copy)]
@@ -134,11 +135,9 @@ fn integral_numbers(value: Value) -> Value {
     while let Some(current) = stack.pop() {
         match current {
             Value::Number(number) => {
-                if let Some(float) = number.as_f64().filter(|_| number.is_f64())
-                    && float.fract() == 0.0
-                    && float.abs() <= 9_007_199_254_740_992.0
-                {
-                    *current = Value::from(float as i64);
+                if let Some(n) = number.as_f64().filter(|_| number.is_f64()).and_then(whole) {
+                    // `whole` stops at 2^53, so the `i64` holds it.
+                    *current = Value::from(n as i64);
                 }
             }
             Value::Array(items) => stack.extend(items.iter_mut()),

@@ -3,14 +3,16 @@
 //! prost-reflect writes them (through `prost_types`), then reshaped as the canonical pass
 //! does (`Struct`/`Value` integral numbers as integers).
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use base64::{Engine as _, prelude::BASE64_STANDARD};
 use serde_json::{Map, Value};
 
-use super::super::scalar_kind::ScalarKind;
 use super::wire::{FIXED32, FIXED64, LEN, Reader, VARINT};
+use crate::number::whole;
 use crate::plan::{EnumPlan, FieldPlan, MessagePlan, Plan, Scalar, Shape, Ty};
+use crate::scalar_kind::ScalarKind;
 use crate::well_known::{self, Wkt, number};
 
 /// Deeper messages are left to the old path (prost's recursion limit is 100).
@@ -231,6 +233,18 @@ pub(super) fn merged(slices: &[&[u8]]) -> Option<Vec<u8>> {
     Some(slices.concat())
 }
 
+impl<'a> Slot<'a> {
+    /// A singular message's bytes: as they came when seen once, else [`merged`]. `None` for
+    /// another slot, or occurrences that do not merge.
+    pub(super) fn message_bytes(&self) -> Option<Cow<'a, [u8]>> {
+        match self {
+            Slot::Msg(bytes) => Some(Cow::Borrowed(*bytes)),
+            Slot::Msgs(slices) => merged(slices).map(Cow::Owned),
+            _ => None,
+        }
+    }
+}
+
 /// Decodes, for its errors only, what the old path decodes then clears.
 pub(super) fn check_messages(
     ctx: Ctx<'_>,
@@ -242,12 +256,10 @@ pub(super) fn check_messages(
         validating: true,
         ..ctx
     };
-    if let (Ty::Message(m), Shape::Single) = (field.ty, field.shape) {
-        match slot {
-            Slot::Msg(bytes) => drop(message(ctx, m, bytes, depth + 1)?),
-            Slot::Msgs(slices) => drop(message(ctx, m, &merged(slices)?, depth + 1)?),
-            _ => {}
-        }
+    if let (Ty::Message(m), Shape::Single, Slot::Msg(_) | Slot::Msgs(_)) =
+        (field.ty, field.shape, slot)
+    {
+        message(ctx, m, &slot.message_bytes()?, depth + 1)?;
     }
     Some(())
 }
@@ -266,11 +278,8 @@ pub(super) fn field_json(
         }
         (Slot::Empty, Shape::Single, Ty::Scalar(kind)) => (!field.presence && ctx.emit_defaults)
             .then(|| scalar_json(ctx.plan, kind, zero(ctx.plan, kind))),
-        (Slot::Msg(bytes), Shape::Single, Ty::Message(m)) => {
-            Some(message(ctx, m, bytes, depth + 1)?)
-        }
-        (Slot::Msgs(slices), Shape::Single, Ty::Message(m)) => {
-            Some(message(ctx, m, &merged(&slices)?, depth + 1)?)
+        (slot @ (Slot::Msg(_) | Slot::Msgs(_)), Shape::Single, Ty::Message(m)) => {
+            Some(message(ctx, m, &slot.message_bytes()?, depth + 1)?)
         }
         (Slot::Empty, Shape::Single, Ty::Message(_)) => None,
         (Slot::List(items), Shape::List { .. }, _) => {
@@ -556,14 +565,12 @@ fn value_kind(ctx: Ctx<'_>, plan: &MessagePlan, slots: &[Slot<'_>], depth: usize
             (number::NUMBER_VALUE, Slot::One(Raw::F64(n))) => integral(*n)?,
             (number::STRING_VALUE, Slot::One(Raw::Str(text))) => Value::String((*text).to_owned()),
             (number::BOOL_VALUE, Slot::One(Raw::Bool(flag))) => Value::Bool(*flag),
-            (number::STRUCT_VALUE | number::LIST_VALUE, Slot::Msg(bytes)) => match field.ty {
-                Ty::Message(m) => message(ctx, m, bytes, depth + 1)?,
-                Ty::Scalar(_) => return None,
-            },
-            (number::STRUCT_VALUE | number::LIST_VALUE, Slot::Msgs(slices)) => match field.ty {
-                Ty::Message(m) => message(ctx, m, &super::message::merged(slices)?, depth + 1)?,
-                Ty::Scalar(_) => return None,
-            },
+            (number::STRUCT_VALUE | number::LIST_VALUE, Slot::Msg(_) | Slot::Msgs(_)) => {
+                match field.ty {
+                    Ty::Message(m) => message(ctx, m, &slot.message_bytes()?, depth + 1)?,
+                    Ty::Scalar(_) => return None,
+                }
+            }
             _ => return None,
         };
         return Some(value);
@@ -577,13 +584,8 @@ fn integral(number: f64) -> Option<Value> {
     if !number.is_finite() {
         return None;
     }
-    Some(
-        if number.fract() == 0.0 && number.abs() <= 9_007_199_254_740_992.0 {
-            Value::from(number as i64)
-        } else {
-            Value::from(number)
-        },
-    )
+    // `whole` stops at 2^53, so the `i64` holds it.
+    Some(whole(number).map_or_else(|| Value::from(number), |n| Value::from(n as i64)))
 }
 
 /// `google.protobuf.Struct`: prost_types holds its fields in a `BTreeMap`, so they are

@@ -9,7 +9,7 @@ use base64::{Engine as _, prelude::BASE64_STANDARD};
 use serde::Serialize;
 
 use super::message::{
-    Ctx, MAX_DEPTH, Raw, Slot, field_json, is_zero, merged, message, scalar_json, scan_cleared,
+    Ctx, MAX_DEPTH, Raw, Slot, field_json, is_zero, message, scalar_json, scan_cleared,
 };
 use crate::plan::{FieldPlan, Plan, Scalar, Shape, Ty};
 
@@ -41,14 +41,9 @@ pub(super) fn write_message(
                     close(field, out);
                 }
             }
-            (Slot::Msg(bytes), Shape::Single, Ty::Message(inner)) => {
+            (slot @ (Slot::Msg(_) | Slot::Msgs(_)), Shape::Single, Ty::Message(inner)) => {
                 open(ctx, field, &mut first, out)?;
-                write_message(ctx, inner, bytes, depth + 1, out)?;
-                close(field, out);
-            }
-            (Slot::Msgs(slices), Shape::Single, Ty::Message(inner)) => {
-                open(ctx, field, &mut first, out)?;
-                write_message(ctx, inner, &merged(&slices)?, depth + 1, out)?;
+                write_message(ctx, inner, &slot.message_bytes()?, depth + 1, out)?;
                 close(field, out);
             }
             (slot, ..) => {
