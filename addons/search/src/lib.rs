@@ -64,6 +64,8 @@ pub const DEFAULT_SEARCH_LIMIT: usize = 10;
 const MAX_SEARCH_LIMIT: usize = 50;
 /// How many tools one `describe_tools` call describes.
 const MAX_DESCRIBED: usize = 20;
+/// How many tools an unknown name's error suggests.
+const NEAREST: usize = 3;
 
 /// How many API families `search_tools` names.
 const APIS: usize = 5;
@@ -496,14 +498,7 @@ impl Discovery {
             .filter(|name| self.tool(name).is_none())
             .collect();
         if !unknown.is_empty() {
-            return Err(format!(
-                "no tool is named {}; search_tools gives the names",
-                unknown
-                    .iter()
-                    .map(|name| format!("`{name}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
+            return Err(self.unknown(&unknown));
         }
         let mut tools = Vec::with_capacity(names.len());
         for name in names {
@@ -512,6 +507,31 @@ impl Discovery {
             }
         }
         Ok(structured(json!({"tools": tools})))
+    }
+
+    /// Why `names` name no tool, each with the tools its words find first: the keyword ranking
+    /// of `search_tools` (at most [`NEAREST`]), for a model that misremembers a name
+    /// (`GetTask` for `TaskService_GetTask`).
+    fn unknown(&self, names: &[&str]) -> String {
+        let each: Vec<String> = names
+            .iter()
+            .map(|name| {
+                let (nearest, _) = self.index.search(name, NEAREST, |_| true);
+                let nearest: Vec<String> = nearest
+                    .iter()
+                    .map(|(id, _)| format!("`{}`", self.tools[*id].name()))
+                    .collect();
+                if nearest.is_empty() {
+                    format!("`{name}`")
+                } else {
+                    format!("`{name}` (nearest: {})", nearest.join(", "))
+                }
+            })
+            .collect();
+        format!(
+            "no tool is named {}; search_tools gives the names",
+            each.join(", ")
+        )
     }
 
     /// `call_tool`'s arguments: the tool to call and its arguments, or why they are not.
@@ -526,9 +546,7 @@ impl Discovery {
             return Err("`name` is required: the tool to call, as search_tools names it".into());
         };
         if self.tool(name).is_none() {
-            return Err(format!(
-                "no tool is named `{name}`; search_tools gives the names"
-            ));
+            return Err(self.unknown(&[name]));
         }
         let inner = match arguments.get("arguments") {
             None | Some(Value::Null) => None,

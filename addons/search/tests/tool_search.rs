@@ -164,7 +164,22 @@ async fn describe_gives_what_the_plain_listing_gives() -> TestResult {
         &searching,
         "describe_tools",
         json!({"names": ["ItemService_GetItem", "Nope"]}),
-        "no tool is named `Nope`",
+        "no tool is named `Nope`; search_tools gives the names",
+    )
+    .await?;
+    // A misremembered name comes back with the names its words find first.
+    refused(
+        &searching,
+        "describe_tools",
+        json!({"names": ["GetItem", "item_service.list_items"]}),
+        "no tool is named `GetItem` (nearest: `ItemService_GetItem`, ",
+    )
+    .await?;
+    refused(
+        &searching,
+        "describe_tools",
+        json!({"names": ["GetItem", "item_service.list_items"]}),
+        "`item_service.list_items` (nearest: `ItemService_ListItems`, ",
     )
     .await?;
     Ok(())
@@ -223,7 +238,14 @@ async fn call_tool_answers_as_the_direct_call() -> TestResult {
     }
     for (arguments, says) in [
         (json!({"arguments": {}}), "`name` is required"),
-        (json!({"name": "Nope"}), "no tool is named `Nope`"),
+        (
+            json!({"name": "Nope"}),
+            "no tool is named `Nope`; search_tools gives the names",
+        ),
+        (
+            json!({"name": "ItemService_GetItm"}),
+            "no tool is named `ItemService_GetItm` (nearest: `ItemService_GetItem`, ",
+        ),
         (
             json!({"name": "ItemService_GetItem", "arguments": [1]}),
             "`arguments` must be an object",
