@@ -343,6 +343,12 @@ async def tool_search(client: Client, user: User) -> None:
         assert answer(through) == answer(direct), (name, arguments, through, direct)
     structured(await call(client, "call_tool", {"name": "TaskService_GetTask", "arguments": {"id": "task-1"}}), get_task)
     expect_error(await call(client, "call_tool", {"name": "TaskService_Nope"}), "INVALID_ARGUMENT", "no tool is named")
+    # A misremembered name comes back with the nearest names.
+    expect_error(
+        await call(client, "call_tool", {"name": "GetTask"}),
+        "INVALID_ARGUMENT",
+        "no tool is named `GetTask` (nearest: `TaskService_GetTask`, ",
+    )
 
     # The confirmation is the one of the tool call_tool calls.
     if user.reachable:
