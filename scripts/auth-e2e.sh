@@ -10,8 +10,6 @@ set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-log() { printf '[auth-e2e] %s\n' "$*" >&2; }
-
 start=$SECONDS
 scripts/install-tools.sh python2 auth-server
 cargo build --quiet -p demo -p grpc-mcp-gateway

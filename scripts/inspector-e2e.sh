@@ -12,8 +12,6 @@ set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-log() { printf '[inspector-e2e] %s\n' "$*" >&2; }
-
 start=$SECONDS
 t=$SECONDS
 scripts/install-tools.sh inspector
