@@ -66,6 +66,10 @@ const MAX_SEARCH_LIMIT: usize = 50;
 const MAX_DESCRIBED: usize = 20;
 /// How many tools an unknown name's error suggests.
 const NEAREST: usize = 3;
+/// The longest query `search_tools` takes, in characters, and the longest unknown name given
+/// nearest names: the ranking's cost grows faster than the query, and a few plain words say
+/// what a tool should do.
+const MAX_QUERY_CHARS: usize = 1000;
 
 /// How many API families `search_tools` names.
 const APIS: usize = 5;
@@ -268,6 +272,13 @@ impl Discovery {
             Some(Value::String(query)) if !query.trim().is_empty() => query,
             _ => return Err("`query` is required: what the tool should do, in plain words".into()),
         };
+        let length = query.chars().count();
+        if length > MAX_QUERY_CHARS {
+            return Err(format!(
+                "`query` is {length} characters, and at most {MAX_QUERY_CHARS}: say in a few \
+                 plain words what the tool should do"
+            ));
+        }
         let limit = match arguments.get("limit") {
             None | Some(Value::Null) => DEFAULT_SEARCH_LIMIT,
             Some(value) => value
@@ -510,13 +521,17 @@ impl Discovery {
     }
 
     /// Why `names` name no tool, each with the tools its words find first: the keyword ranking
-    /// of `search_tools` (at most [`NEAREST`]), for a model that misremembers a name
-    /// (`GetTask` for `TaskService_GetTask`).
+    /// of `search_tools` (at most [`NEAREST`]; none for a name longer than a query may be), for
+    /// a model that misremembers a name (`GetTask` for `TaskService_GetTask`).
     fn unknown(&self, names: &[&str]) -> String {
         let each: Vec<String> = names
             .iter()
             .map(|name| {
-                let (nearest, _) = self.index.search(name, NEAREST, |_| true);
+                let (nearest, _) = if name.chars().count() <= MAX_QUERY_CHARS {
+                    self.index.search(name, NEAREST, |_| true)
+                } else {
+                    (Vec::new(), 0)
+                };
                 let nearest: Vec<String> = nearest
                     .iter()
                     .map(|(id, _)| format!("`{}`", self.tools[*id].name()))
@@ -667,7 +682,7 @@ fn meta_tools() -> Vec<Tool> {
             json!({
                 "type": "object",
                 "properties": {
-                    "query": {"type": "string", "description": "What the tool should do, e.g. \"rotate an encryption key\"."},
+                    "query": {"type": "string", "maxLength": MAX_QUERY_CHARS, "description": "What the tool should do, e.g. \"rotate an encryption key\"."},
                     "limit": {"type": "integer", "minimum": 1, "maximum": MAX_SEARCH_LIMIT, "description": "How many tools to return (10)."},
                     "package": {"type": "string", "description": "Only tools of proto packages starting with this, e.g. \"google.cloud.kms\"."},
                     "service": {"type": "string", "description": "Only tools of this service, by full or short name, or of an API as `apis` names it."},

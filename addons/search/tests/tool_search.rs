@@ -142,6 +142,11 @@ async fn search_ranks_by_plain_words_and_filters() -> TestResult {
             json!({"query": "x", "colour": "red"}),
             "unknown argument `colour`",
         ),
+        // The ranking's cost grows faster than the query: a long one is refused, not ranked.
+        (
+            json!({"query": "item ".repeat(201)}),
+            "`query` is 1005 characters, and at most 1000",
+        ),
     ] {
         refused(&searching, "search_tools", arguments, says).await?;
     }
@@ -245,6 +250,11 @@ async fn call_tool_answers_as_the_direct_call() -> TestResult {
         (
             json!({"name": "ItemService_GetItm"}),
             "no tool is named `ItemService_GetItm` (nearest: `ItemService_GetItem`, ",
+        ),
+        // A name longer than a query may be is not ranked: no nearest names.
+        (
+            json!({"name": "GetItem ".repeat(126)}),
+            "GetItem `; search_tools gives the names",
         ),
         (
             json!({"name": "ItemService_GetItem", "arguments": [1]}),
