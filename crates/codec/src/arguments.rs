@@ -26,7 +26,7 @@ use crate::{
     encode::{self, Checks},
     from_json::{message_from_json, root_from_json},
     normalize::{NormalizeOptions, normalize_arguments},
-    path::{JsonPath, Problem},
+    path::{JsonPath, MAX_PROBLEMS, Problem},
     plan::Plan,
     plans::Plans,
     validate::{self, DeepCheck, Validator},
@@ -60,7 +60,7 @@ impl Arguments<'_> {
     ///
     /// # Errors
     ///
-    /// Every problem found, each with its JSON path.
+    /// Every problem found, each with its JSON path, up to [`MAX_PROBLEMS`] and one more.
     pub fn encode(
         &self,
         args: Map<String, Value>,
@@ -123,6 +123,7 @@ impl Arguments<'_> {
         );
         problems.extend(deep);
         if !problems.is_empty() {
+            problems.truncate(MAX_PROBLEMS + 1);
             return Err(problems);
         }
         self.encode_canonical(normalized.value)

@@ -43,7 +43,7 @@ pub(crate) use well_known::{Wkt, as_root, is_value_wrapped_root};
 
 pub use arguments::{Arguments, parse};
 pub use measure::depth_within;
-pub use path::{JsonPath, Problem};
+pub use path::{JsonPath, MAX_PROBLEMS, Problem};
 pub use plans::Plans;
 pub use response::Response;
 pub use to_json::ToJsonOptions;

@@ -3,7 +3,7 @@
 use std::fmt;
 
 /// One step into a JSON document.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(crate) enum Seg {
     Key(String),
     Index(usize),
@@ -35,10 +35,6 @@ impl JsonPath {
         path.push_key(key);
         path
     }
-
-    pub(crate) fn starts_with(&self, prefix: &JsonPath) -> bool {
-        self.0.starts_with(&prefix.0)
-    }
 }
 
 /// Whether `key` is an identifier (a letter or `_`, then letters, digits and `_`).
@@ -63,6 +59,12 @@ impl fmt::Display for JsonPath {
         Ok(())
     }
 }
+
+/// The most problems reported of one call's arguments; one more says that there are more.
+/// Arguments can hold a problem in every few bytes, and a problem's text can quote the schema
+/// (the allowed properties, an enum's names): a model acts on the first ones, and the rest
+/// would cost time, memory and its context.
+pub const MAX_PROBLEMS: usize = 100;
 
 /// One problem found in the arguments: where, and what was expected.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use bytes::Bytes;
 use rmcp::model::JsonObject;
 use tonic::Code;
-use tonic_mcp_codec::{Arguments, Problem};
+use tonic_mcp_codec::{Arguments, MAX_PROBLEMS, Problem};
 
 use crate::{
     call::outcome::{Outcome, local_failure},
@@ -14,14 +14,19 @@ use crate::{
     tool::types::Types,
 };
 
-/// The `isError` of arguments with `problems`, each with its JSON path.
+/// The `isError` of arguments with `problems`, each with its JSON path: the first
+/// [`MAX_PROBLEMS`] of more, saying so.
 pub(crate) fn invalid_arguments(tool: &str, problems: &[Problem]) -> Outcome {
     let count = problems.len();
-    let mut text = format!(
-        "Invalid arguments for tool `{tool}` ({count} problem{}):",
-        if count == 1 { "" } else { "s" }
-    );
-    for problem in problems {
+    let mut text = match count {
+        1 => format!("Invalid arguments for tool `{tool}` (1 problem):"),
+        _ if count > MAX_PROBLEMS => format!(
+            "Invalid arguments for tool `{tool}` (more than {MAX_PROBLEMS} problems; the first \
+             {MAX_PROBLEMS}):"
+        ),
+        _ => format!("Invalid arguments for tool `{tool}` ({count} problems):"),
+    };
+    for problem in problems.iter().take(MAX_PROBLEMS) {
         let _ = write!(text, "\n- {problem}");
     }
     local_failure(Code::InvalidArgument, text)

@@ -511,6 +511,68 @@ async fn a_value_outside_an_enum_is_one_problem_naming_the_values() {
     }
 }
 
+/// Arguments with more problems than a model acts on in one turn get the first
+/// `MAX_PROBLEMS`, said to be the first, and the backend is not called; the rest are neither
+/// worded nor sent. A long list of alternates the schema cannot express (`"NaN"` for a
+/// `double`) is no problem at all, however long.
+#[tokio::test]
+async fn many_problems_are_the_first_max_problems_of_more() {
+    let (addr, calls) = counted_backend().await;
+    let client = test_kit::connect_io(server(addr).await).await;
+    let max = tonic_mcp_codec::MAX_PROBLEMS;
+    let unknown: serde_json::Map<String, Value> =
+        (0..5000).map(|i| (format!("k{i}"), json!(i))).collect();
+    let wrong_names = json!({ "r_double": vec![json!(true); 3000] });
+    for (arguments, first) in [
+        (
+            Value::Object(unknown),
+            "- $.k0: unknown property `k0`; allowed: ",
+        ),
+        (wrong_names, "- $.r_double[0]: "),
+    ] {
+        let result = scenario::call(&client, "ScalarService_Echo", arguments)
+            .await
+            .expect("an answer");
+        let text = scenario::text(&result);
+        assert_eq!(result.is_error, Some(true), "{text}");
+        let header = format!(
+            "Invalid arguments for tool `ScalarService_Echo` (more than {max} problems; the first \
+             {max}):"
+        );
+        assert!(
+            text.starts_with(&header),
+            "{}",
+            &text[..200.min(text.len())]
+        );
+        assert_eq!(
+            text.matches("\n- ").count(),
+            max,
+            "{}",
+            &text[..200.min(text.len())]
+        );
+        assert!(text.contains(first), "{}", &text[..300.min(text.len())]);
+    }
+    let nans = scenario::call(
+        &client,
+        "ScalarService_Echo",
+        json!({ "r_double": vec!["NaN"; 20_000] }),
+    )
+    .await
+    .expect("an answer");
+    let text = scenario::text(&nans);
+    assert_ne!(
+        nans.is_error,
+        Some(true),
+        "{}",
+        &text[..200.min(text.len())]
+    );
+    assert_eq!(
+        calls.load(Ordering::SeqCst),
+        1,
+        "only the valid call reaches the backend"
+    );
+}
+
 /// A key given twice in the arguments, at any depth and however it is spelt, is refused with
 /// its path, never sent with one of the two values (the backend is not called): over stdio
 /// (raw lines, since a typed client cannot send one) and over streamable HTTP, with sessions

@@ -36,7 +36,7 @@ use serde_json::{Map, Value};
 
 use super::{
     Wkt, holds_value, is_value_wrapped_root,
-    path::{JsonPath, Problem},
+    path::{JsonPath, MAX_PROBLEMS, Problem},
 };
 
 use self::scalar::enum_value;
@@ -147,12 +147,16 @@ impl Normalizer {
         self.problem_at(self.path.clone(), message);
     }
 
+    /// Report a problem at `path` (up to [`MAX_PROBLEMS`] and one more) and suppress schema
+    /// errors under it.
     fn problem_at(&mut self, path: JsonPath, message: impl Into<String>) {
         self.suppressed.push(path.clone());
-        self.problems.push(Problem {
-            path,
-            message: message.into(),
-        });
+        if self.problems.len() <= MAX_PROBLEMS {
+            self.problems.push(Problem {
+                path,
+                message: message.into(),
+            });
+        }
     }
 
     fn too_deep(&mut self, depth: usize) -> bool {

@@ -3,12 +3,44 @@
 //! a model to act on.
 
 use std::cmp::Ordering;
+use std::collections::HashSet;
 
 use serde_json::{Map, Number, Value};
 
 use super::schema::{Additional, Check, Nodes, TYPE_NAMES};
 use crate::number::integer;
-use crate::path::{JsonPath, Problem};
+use crate::path::{JsonPath, MAX_PROBLEMS, Problem, Seg};
+
+/// The problems [`Nodes::collect`] finds: at most [`MAX_PROBLEMS`] and one more, none at or
+/// under a suppressed path. The paths are kept in a set, each problem's prefixes looked up in
+/// it: a value the normaliser took as an alternate the schema cannot express (`"NaN"` for a
+/// number) is suppressed, and a list can hold one in every few bytes.
+pub(crate) struct Found<'s> {
+    pub(crate) problems: Vec<Problem>,
+    suppressed: HashSet<&'s [Seg]>,
+}
+
+impl<'s> Found<'s> {
+    pub(crate) fn new(suppressed: &'s [JsonPath]) -> Self {
+        Self {
+            problems: Vec::new(),
+            suppressed: suppressed.iter().map(|path| path.0.as_slice()).collect(),
+        }
+    }
+
+    /// Whether no more problems are taken.
+    fn full(&self) -> bool {
+        self.problems.len() > MAX_PROBLEMS
+    }
+
+    fn push(&mut self, problem: Problem) {
+        let steps = problem.path.0.as_slice();
+        let suppressed = (0..=steps.len()).any(|n| self.suppressed.contains(&steps[..n]));
+        if !suppressed && !self.full() {
+            self.problems.push(problem);
+        }
+    }
+}
 
 impl Nodes {
     /// Whether `value` is valid against node `node`.
@@ -70,14 +102,11 @@ impl Nodes {
             .count()
     }
 
-    /// Every problem of `value` against node `node`, at `path`, into `out`.
-    pub(super) fn collect(
-        &self,
-        node: usize,
-        value: &Value,
-        path: &mut JsonPath,
-        out: &mut Vec<Problem>,
-    ) {
+    /// Every problem of `value` against node `node`, at `path`, into `out` (until it is full).
+    pub(super) fn collect(&self, node: usize, value: &Value, path: &mut JsonPath, out: &mut Found) {
+        if out.full() {
+            return;
+        }
         let checks = &self.0[node].checks;
         for check in checks.iter() {
             match check {
@@ -138,9 +167,9 @@ impl Nodes {
                     };
                     for key in object.keys() {
                         let name = Value::String(key.clone());
-                        let mut found = Vec::new();
+                        let mut found = Found::new(&[]);
                         self.collect(*node, &name, &mut JsonPath::default(), &mut found);
-                        for inner in found {
+                        for inner in found.problems {
                             out.push(problem(
                                 path,
                                 format!("property name {name}: {}", inner.message),
@@ -192,17 +221,20 @@ impl Nodes {
         branches: &[usize],
         value: &Value,
         path: &mut JsonPath,
-        out: &mut Vec<Problem>,
+        out: &mut Found,
     ) {
         if value.get("case").is_some_and(Value::is_string) {
             let case_path = path.with_key("case");
             let mut matching = branches.iter().filter_map(|branch| {
-                let mut found = Vec::new();
+                let mut found = Found::new(&[]);
                 self.collect(*branch, value, path, &mut found);
+                let found = found.problems;
                 (!found.iter().any(|p| p.path == case_path)).then_some(found)
             });
             if let (Some(found), None) = (matching.next(), matching.next()) {
-                out.extend(found);
+                for problem in found {
+                    out.push(problem);
+                }
                 return;
             }
         }

@@ -14,6 +14,8 @@ use tonic_mcp_schema::json_schema::NOT_EXPANDED;
 
 use crate::path::{JsonPath, Problem};
 
+use self::check::Found;
+
 /// The second check of a tool whose listed input schema the plugin's `max_schema_bytes` budget
 /// shrank: subtrees listed as plain `{"type": "object"}` accept any object, so the arguments are
 /// also validated against the full schema, made from the descriptors by the plugin's own
@@ -118,12 +120,10 @@ impl Validator {
         &self.nodes
     }
 
-    /// Every problem of `instance`, each with its path (none when it is valid).
+    /// The problems of `instance`, each with its path (none when it is valid): every one, up
+    /// to [`MAX_PROBLEMS`](crate::MAX_PROBLEMS) and one more.
     pub fn problems(&self, instance: &Value) -> Vec<Problem> {
-        let mut out = Vec::new();
-        self.nodes
-            .collect(0, instance, &mut JsonPath::default(), &mut out);
-        out
+        problems(self, instance, &[])
     }
 }
 
@@ -147,7 +147,8 @@ pub fn compile(schema: &Value) -> Result<Validator, String> {
     schema::compile(schema).map(|nodes| Validator { nodes })
 }
 
-/// Every schema problem in `instance`, minus those under `suppressed` paths.
+/// The schema problems in `instance` outside `suppressed` paths, up to
+/// [`MAX_PROBLEMS`](crate::MAX_PROBLEMS) and one more.
 pub(crate) fn problems(
     validator: &Validator,
     instance: &Value,
@@ -157,8 +158,11 @@ pub(crate) fn problems(
     if suppressed.is_empty() && validator.is_valid(instance) {
         return Vec::new();
     }
-    let mut out = validator.problems(instance);
-    out.retain(|p| !suppressed.iter().any(|s| p.path.starts_with(s)));
+    let mut found = Found::new(suppressed);
+    validator
+        .nodes
+        .collect(0, instance, &mut JsonPath::default(), &mut found);
+    let mut out = found.problems;
     out.dedup();
     out
 }
