@@ -197,8 +197,9 @@ impl Nodes {
                     _ => out.push(problem(
                         path,
                         format!(
-                            "{value} is valid under more than one of the schemas listed in the \
-                             'oneOf' keyword"
+                            "{} is valid under more than one of the schemas listed in the \
+                             'oneOf' keyword",
+                            shown(value)
                         ),
                     )),
                 },
@@ -244,7 +245,8 @@ impl Nodes {
             .collect();
         let message = if cases.is_empty() {
             format!(
-                "{value} is not valid under any of the schemas listed in the '{keyword}' keyword"
+                "{} is not valid under any of the schemas listed in the '{keyword}' keyword",
+                shown(value)
             )
         } else {
             format!(
@@ -329,7 +331,8 @@ fn holds(check: &Check, value: &Value) -> bool {
 
 /// The message of a keyword that checks only the value itself, which `value` fails.
 fn message(check: &Check, value: &Value) -> String {
-    let plural = |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let whole = value;
+    let value = shown(value);
     match check {
         Check::False => format!("False schema does not allow {value}"),
         Check::Type(bits) => {
@@ -339,13 +342,13 @@ fn message(check: &Check, value: &Value) -> String {
                 .filter(|(i, _)| bits & (1 << i) != 0)
                 .map(|(_, name)| *name)
                 .collect();
-            format!("expected {}, got {}", names.join(" or "), describe(value))
+            format!("expected {}, got {}", names.join(" or "), describe(whole))
         }
-        Check::Const(expected) => format!("expected {expected}, got {}", describe(value)),
+        Check::Const(expected) => format!("expected {expected}, got {}", describe(whole)),
         Check::Enum(options) => {
             // A protobuf enum's value may also be given by its number (proto3 JSON); a number
             // that reaches here is none of them.
-            let numbers = if value.is_number() && options.iter().all(Value::is_string) {
+            let numbers = if whole.is_number() && options.iter().all(Value::is_string) {
                 " (or the number of one of them)"
             } else {
                 ""
@@ -354,7 +357,7 @@ fn message(check: &Check, value: &Value) -> String {
             format!(
                 "expected one of {}{numbers}, got {}",
                 options.join(", "),
-                describe(value)
+                describe(whole)
             )
         }
         Check::Minimum(limit) => format!("{value} is less than the minimum of {limit}"),
@@ -394,7 +397,7 @@ fn message(check: &Check, value: &Value) -> String {
         Check::Pattern(pattern) => format!(
             "expected a string matching {}, got {}",
             pattern.source,
-            describe(value)
+            describe(whole)
         ),
         Check::UniqueItems => format!("{value} has non-unique elements"),
         Check::Required(_)
@@ -404,6 +407,29 @@ fn message(check: &Check, value: &Value) -> String {
         | Check::AnyOf(_)
         | Check::OneOf(_)
         | Check::Ref(_) => String::new(),
+    }
+}
+
+/// A value as a message quotes it: its JSON text when that is short, else what it is and how
+/// large (`an array of 5000 items`), so that a message stays short whatever the value.
+fn shown(value: &Value) -> String {
+    if let Some(text) = short_text(value) {
+        return text;
+    }
+    match value {
+        Value::String(text) => format!(
+            "a string of {}",
+            plural(text.chars().count() as u64, "character", "characters")
+        ),
+        Value::Array(items) => format!(
+            "an array of {}",
+            plural(items.len() as u64, "item", "items")
+        ),
+        Value::Object(object) => format!(
+            "an object of {}",
+            plural(object.len() as u64, "property", "properties")
+        ),
+        other => other.to_string(),
     }
 }
 
@@ -417,12 +443,41 @@ fn describe(value: &Value) -> String {
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
     };
-    let text = value.to_string();
-    if text.chars().count() > 60 {
-        kind.to_owned()
-    } else {
-        format!("{kind} ({text})")
+    match short_text(value) {
+        Some(text) => format!("{kind} ({text})"),
+        None => kind.to_owned(),
     }
+}
+
+/// The longest JSON text a message quotes, in characters.
+const SHORT: usize = 60;
+
+/// The JSON text of `value` when it is at most [`SHORT`] characters, written no further than
+/// that: a message about a large value costs no more than one about a small one.
+fn short_text(value: &Value) -> Option<String> {
+    /// Takes bytes up to a UTF-8 text of `SHORT` characters could need, then fails the writer.
+    struct Bounded(Vec<u8>);
+    impl std::io::Write for Bounded {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            if self.0.len() + bytes.len() > SHORT * 4 {
+                return Err(std::io::ErrorKind::WriteZero.into());
+            }
+            self.0.extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut out = Bounded(Vec::new());
+    serde_json::to_writer(&mut out, value).ok()?;
+    let text = String::from_utf8(out.0).ok()?;
+    (text.chars().count() <= SHORT).then_some(text)
+}
+
+/// `n` and its noun: `1 item`, `2 items`.
+fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// The bits of [`TYPE_NAMES`] a value has: an integer (`1.0` included) is also a number.

@@ -393,4 +393,38 @@ fn problems_are_worded_for_a_model() {
         words(json!({"id": "1", "f": {"case": "c", "value": 1}})),
         vec!["$.f: expected {\"case\": <member>, \"value\": <value>} with case one of: a, b"]
     );
+    // A long value is named by what it is and how large, not quoted: a message stays short.
+    let bounded = compile(&json!({
+        "type": "object",
+        "properties": {
+            "tags": {"type": "array", "maxItems": 2},
+            "code": {"type": "string", "maxLength": 3},
+            "kind": {"type": "string", "enum": ["A"]},
+        },
+    }))
+    .expect("compiles");
+    let words = |instance: Value| -> Vec<String> {
+        bounded
+            .problems(&instance)
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    };
+    assert_eq!(
+        words(
+            json!({"tags": (0..100).collect::<Vec<_>>(), "code": "x".repeat(61), "kind": "y".repeat(70)})
+        ),
+        vec![
+            "$.tags: an array of 100 items has more than 2 items",
+            "$.code: a string of 61 characters is longer than 3 characters",
+            "$.kind: expected one of \"A\", got a string",
+        ]
+    );
+    assert_eq!(
+        words(json!({"tags": [1, 2, 3], "code": "abcd"})),
+        vec![
+            "$.tags: [1,2,3] has more than 2 items",
+            "$.code: \"abcd\" is longer than 3 characters",
+        ]
+    );
 }
