@@ -86,7 +86,9 @@ impl Nodes {
                 Value::Array(items) => items.iter().all(|item| self.valid(*node, item)),
                 _ => true,
             },
-            Check::AnyOf(branches) => branches.iter().any(|branch| self.valid(*branch, value)),
+            Check::AnyOf(branches) => self
+                .open_branches(branches, value)
+                .any(|branch| self.valid(branch, value)),
             Check::OneOf(branches) => self.valid_branches(branches, value) == 1,
             Check::Ref(node) => self.valid(*node, value),
             leaf => holds(leaf, value),
@@ -95,11 +97,26 @@ impl Nodes {
 
     /// How many of `branches` take `value`, counting no further than two.
     fn valid_branches(&self, branches: &[usize], value: &Value) -> usize {
-        branches
-            .iter()
-            .filter(|branch| self.valid(**branch, value))
+        self.open_branches(branches, value)
+            .filter(|branch| self.valid(*branch, value))
             .take(2)
             .count()
+    }
+
+    /// The branches of a union that `value` may take: a `{case, value}` branch whose `case`
+    /// constant is not `value`'s `case` is left out unlooked-at, as checking it would fail at
+    /// `case`. Without that, a value that nests unions with its `value` before its `case` would
+    /// be checked against every branch at every level: a cost of the branches to the power of
+    /// the depth, for a few hundred bytes.
+    fn open_branches<'a>(
+        &'a self,
+        branches: &'a [usize],
+        value: &'a Value,
+    ) -> impl Iterator<Item = usize> + 'a {
+        let case = value.get("case").and_then(Value::as_str);
+        branches.iter().copied().filter(move |branch| {
+            case.is_none_or(|case| self.case_of(*branch).is_none_or(|own| own == case))
+        })
     }
 
     /// Every problem of `value` against node `node`, at `path`, into `out` (until it is full).
@@ -187,7 +204,10 @@ impl Nodes {
                     }
                 }
                 Check::AnyOf(branches) => {
-                    if !branches.iter().any(|branch| self.valid(*branch, value)) {
+                    if !self
+                        .open_branches(branches, value)
+                        .any(|branch| self.valid(branch, value))
+                    {
                         self.union_problems("anyOf", branches, value, path, out);
                     }
                 }
@@ -226,9 +246,9 @@ impl Nodes {
     ) {
         if value.get("case").is_some_and(Value::is_string) {
             let case_path = path.with_key("case");
-            let mut matching = branches.iter().filter_map(|branch| {
+            let mut matching = self.open_branches(branches, value).filter_map(|branch| {
                 let mut found = Found::new(&[]);
-                self.collect(*branch, value, path, &mut found);
+                self.collect(branch, value, path, &mut found);
                 let found = found.problems;
                 (!found.iter().any(|p| p.path == case_path)).then_some(found)
             });
