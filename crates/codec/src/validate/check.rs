@@ -566,3 +566,35 @@ fn compare_integer_float(integer: i128, float: f64) -> Ordering {
             .unwrap_or(Ordering::Equal)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::validate::schema::compile;
+
+    /// Only the branch a `{case, value}` names is looked at, whatever the order of its keys; a
+    /// value without a `case` leaves every branch open.
+    #[test]
+    fn a_union_checks_only_the_branch_its_case_names() {
+        let branch = |case: &str| {
+            json!({
+                "type": "object",
+                "properties": {"value": {"type": "integer"}, "case": {"const": case}},
+                "required": ["case"],
+                "additionalProperties": false,
+            })
+        };
+        let nodes =
+            compile(&json!({"oneOf": [branch("a"), branch("b"), branch("c")]})).expect("compiles");
+        let Some(Check::OneOf(branches)) = nodes.0[0].checks.first() else {
+            panic!("a oneOf at the root: {:?}", nodes.0[0]);
+        };
+        let open = |value: Value| -> Vec<usize> { nodes.open_branches(branches, &value).collect() };
+        assert_eq!(open(json!({"value": 1, "case": "b"})), vec![branches[1]]);
+        assert!(open(json!({"value": 1, "case": "z"})).is_empty());
+        assert_eq!(open(json!({"value": 1})), branches.to_vec());
+        assert_eq!(open(json!(5)), branches.to_vec());
+    }
+}
