@@ -351,10 +351,10 @@ fn holds(check: &Check, value: &Value) -> bool {
 
 /// The message of a keyword that checks only the value itself, which `value` fails.
 fn message(check: &Check, value: &Value) -> String {
-    let whole = value;
-    let value = shown(value);
+    // What a message says of the value it is about.
+    let shown = shown(value);
     match check {
-        Check::False => format!("False schema does not allow {value}"),
+        Check::False => format!("False schema does not allow {shown}"),
         Check::Type(bits) => {
             let names: Vec<&str> = TYPE_NAMES
                 .iter()
@@ -362,13 +362,13 @@ fn message(check: &Check, value: &Value) -> String {
                 .filter(|(i, _)| bits & (1 << i) != 0)
                 .map(|(_, name)| *name)
                 .collect();
-            format!("expected {}, got {}", names.join(" or "), describe(whole))
+            format!("expected {}, got {}", names.join(" or "), describe(value))
         }
-        Check::Const(expected) => format!("expected {expected}, got {}", describe(whole)),
+        Check::Const(expected) => format!("expected {expected}, got {}", describe(value)),
         Check::Enum(options) => {
             // A protobuf enum's value may also be given by its number (proto3 JSON); a number
             // that reaches here is none of them.
-            let numbers = if whole.is_number() && options.iter().all(Value::is_string) {
+            let numbers = if value.is_number() && options.iter().all(Value::is_string) {
                 " (or the number of one of them)"
             } else {
                 ""
@@ -377,49 +377,49 @@ fn message(check: &Check, value: &Value) -> String {
             format!(
                 "expected one of {}{numbers}, got {}",
                 options.join(", "),
-                describe(whole)
+                describe(value)
             )
         }
-        Check::Minimum(limit) => format!("{value} is less than the minimum of {limit}"),
-        Check::Maximum(limit) => format!("{value} is greater than the maximum of {limit}"),
+        Check::Minimum(limit) => format!("{shown} is less than the minimum of {limit}"),
+        Check::Maximum(limit) => format!("{shown} is greater than the maximum of {limit}"),
         Check::ExclusiveMinimum(limit) => {
-            format!("{value} is less than or equal to the minimum of {limit}")
+            format!("{shown} is less than or equal to the minimum of {limit}")
         }
         Check::ExclusiveMaximum(limit) => {
-            format!("{value} is greater than or equal to the maximum of {limit}")
+            format!("{shown} is greater than or equal to the maximum of {limit}")
         }
         Check::MinLength(n) => {
             format!(
-                "{value} is shorter than {}",
+                "{shown} is shorter than {}",
                 plural(*n, "character", "characters")
             )
         }
         Check::MaxLength(n) => {
             format!(
-                "{value} is longer than {}",
+                "{shown} is longer than {}",
                 plural(*n, "character", "characters")
             )
         }
-        Check::MinItems(n) => format!("{value} has less than {}", plural(*n, "item", "items")),
-        Check::MaxItems(n) => format!("{value} has more than {}", plural(*n, "item", "items")),
+        Check::MinItems(n) => format!("{shown} has less than {}", plural(*n, "item", "items")),
+        Check::MaxItems(n) => format!("{shown} has more than {}", plural(*n, "item", "items")),
         Check::MinProperties(n) => {
             format!(
-                "{value} has less than {}",
+                "{shown} has less than {}",
                 plural(*n, "property", "properties")
             )
         }
         Check::MaxProperties(n) => {
             format!(
-                "{value} has more than {}",
+                "{shown} has more than {}",
                 plural(*n, "property", "properties")
             )
         }
         Check::Pattern(pattern) => format!(
             "expected a string matching {}, got {}",
             pattern.source,
-            describe(whole)
+            describe(value)
         ),
-        Check::UniqueItems => format!("{value} has non-unique elements"),
+        Check::UniqueItems => format!("{shown} has non-unique elements"),
         Check::Required(_)
         | Check::Members { .. }
         | Check::PropertyNames(_)
