@@ -71,7 +71,8 @@
 //!    `null` as absent (but as the value of a `NullValue` or a `google.protobuf.Value`),
 //!    objects and arrays sent as JSON strings.
 //! 3. **Validate** against the tool's input schema, compiled once, on the tool's first call.
-//!    Every problem is reported with its JSON path and what was expected.
+//!    Every problem is reported with its JSON path and what was expected (the first
+//!    [`MAX_PROBLEMS`](tonic_mcp_codec::MAX_PROBLEMS) when there are more).
 //! 4. **Encode** to protobuf bytes in one pass, from a plan of the input type made on the tool's
 //!    first call; what that encoder cannot write exactly as prost-reflect would (an `Any`)
 //!    goes through a `DynamicMessage`.

@@ -1,6 +1,6 @@
 //! A value checked against compiled schema nodes: whether it is valid, stopping at the first
-//! failure (the common case, which builds nothing), or every problem with its path, worded for
-//! a model to act on.
+//! failure (the common case, which builds nothing), or its problems with their paths (up to
+//! [`MAX_PROBLEMS`] and one more), worded for a model to act on.
 
 use std::cmp::Ordering;
 use std::collections::HashSet;
