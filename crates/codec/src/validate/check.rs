@@ -341,10 +341,7 @@ fn holds(check: &Check, value: &Value) -> bool {
             names.iter().all(|name| has_key(object, name))
         }
         (Check::Pattern(pattern), Value::String(text)) => pattern.matches(text),
-        (Check::UniqueItems, Value::Array(items)) => items
-            .iter()
-            .enumerate()
-            .all(|(i, item)| !items[..i].iter().any(|earlier| equal(item, earlier))),
+        (Check::UniqueItems, Value::Array(items)) => unique(items),
         _ => true,
     }
 }
@@ -519,6 +516,49 @@ fn is_integer(n: &Number) -> bool {
     n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0)
 }
 
+/// Whether no two of `items` are [`equal`]: scalars by a key of their value in a set (a number
+/// by its exact value: `1` and `1.0` are one key), arrays and objects compared with each other.
+/// Not every pair: a list can hold a hundred thousand items.
+fn unique(items: &[Value]) -> bool {
+    #[derive(PartialEq, Eq, Hash)]
+    enum Key<'a> {
+        Null,
+        Bool(bool),
+        Integer(i128),
+        Fraction(u64),
+        Str(&'a str),
+    }
+    /// 2^127: a whole float below it is an `i128` exactly.
+    const WITHIN_I128: f64 = 1.701_411_834_604_692_3e38;
+    let mut seen = HashSet::with_capacity(items.len());
+    let mut others: Vec<&Value> = Vec::new();
+    for item in items {
+        let key = match item {
+            Value::Null => Key::Null,
+            Value::Bool(flag) => Key::Bool(*flag),
+            Value::String(text) => Key::Str(text),
+            Value::Number(n) => match (integer(n), n.as_f64()) {
+                (Some(exact), _) => Key::Integer(exact),
+                (None, Some(f)) if f.fract() == 0.0 && f.abs() < WITHIN_I128 => {
+                    Key::Integer(f as i128)
+                }
+                (None, f) => Key::Fraction(f.unwrap_or(f64::NAN).to_bits()),
+            },
+            other => {
+                if others.iter().any(|earlier| equal(other, earlier)) {
+                    return false;
+                }
+                others.push(other);
+                continue;
+            }
+        };
+        if !seen.insert(key) {
+            return false;
+        }
+    }
+    true
+}
+
 /// Equality as JSON Schema has it: numbers by value (`1` is `1.0`), objects whatever the order
 /// of their members.
 fn equal(a: &Value, b: &Value) -> bool {
@@ -596,5 +636,30 @@ mod tests {
         assert!(open(json!({"value": 1, "case": "z"})).is_empty());
         assert_eq!(open(json!({"value": 1})), branches.to_vec());
         assert_eq!(open(json!(5)), branches.to_vec());
+    }
+
+    /// Items are unique as JSON Schema compares them: numbers by value, objects whatever the
+    /// order of their members, a boolean never a number.
+    #[test]
+    fn unique_items_compare_as_json_schema_does() {
+        let unique = |items: Value| super::unique(items.as_array().expect("an array"));
+        assert!(unique(
+            json!([1, 2, "1", true, null, 0.5, 0.25, [1], {"a": 1}])
+        ));
+        assert!(!unique(json!([1, 1.0])));
+        assert!(!unique(json!([0, -0.0])));
+        assert!(!unique(json!([
+            1_152_921_504_606_846_976_u64,
+            1.152_921_504_606_847e18
+        ])));
+        assert!(!unique(json!(["a", "b", "a"])));
+        assert!(!unique(json!([0.5, 0.5])));
+        assert!(!unique(json!([{"a": 1, "b": [2]}, {"b": [2.0], "a": 1}])));
+        assert!(unique(json!([true, 1, false, 0])));
+        assert!(unique(json!([
+            u64::MAX,
+            i64::MIN,
+            18_446_744_073_709_551_614_u64
+        ])));
     }
 }
