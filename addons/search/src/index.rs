@@ -239,9 +239,14 @@ impl Index {
 /// what a user says ([`RELATED`], 0.5 each), each term once at its highest weight.
 fn query_terms(query: &str) -> Vec<(String, f32)> {
     let mut terms: Vec<(String, f32)> = Vec::new();
-    let mut add = |term: String, weight: f32| match terms.iter_mut().find(|(t, _)| *t == term) {
-        Some((_, w)) => *w = w.max(weight),
-        None => terms.push((term, weight)),
+    // Where each term is in `terms`, so that a long query is read in one pass.
+    let mut at: HashMap<String, usize> = HashMap::new();
+    let mut add = |term: String, weight: f32| match at.get(&term) {
+        Some(&i) => terms[i].1 = terms[i].1.max(weight),
+        None => {
+            at.insert(term.clone(), terms.len());
+            terms.push((term, weight));
+        }
     };
     for word in words(query) {
         for term in related(&word) {

@@ -165,28 +165,29 @@ async fn describe_gives_what_the_plain_listing_gives() -> TestResult {
         .map(serde_json::to_value)
         .collect::<Result<_, _>>()?;
     assert_eq!(described["tools"], Value::Array(expected));
-    refused(
-        &searching,
-        "describe_tools",
-        json!({"names": ["ItemService_GetItem", "Nope"]}),
-        "no tool is named `Nope`; search_tools gives the names",
-    )
-    .await?;
-    // A misremembered name comes back with the names its words find first.
-    refused(
-        &searching,
-        "describe_tools",
-        json!({"names": ["GetItem", "item_service.list_items"]}),
-        "no tool is named `GetItem` (nearest: `ItemService_GetItem`, ",
-    )
-    .await?;
-    refused(
-        &searching,
-        "describe_tools",
-        json!({"names": ["GetItem", "item_service.list_items"]}),
-        "`item_service.list_items` (nearest: `ItemService_ListItems`, ",
-    )
-    .await?;
+    for (names, says) in [
+        (
+            json!(["ItemService_GetItem", "Nope"]),
+            "no tool is named `Nope`; search_tools gives the names",
+        ),
+        // A misremembered name comes back with the names its words find first.
+        (
+            json!(["GetItem", "item_service.list_items"]),
+            "no tool is named `GetItem` (nearest: `ItemService_GetItem`, ",
+        ),
+        (
+            json!(["GetItem", "item_service.list_items"]),
+            "`item_service.list_items` (nearest: `ItemService_ListItems`, ",
+        ),
+    ] {
+        refused(
+            &searching,
+            "describe_tools",
+            json!({ "names": names }),
+            says,
+        )
+        .await?;
+    }
     Ok(())
 }
 

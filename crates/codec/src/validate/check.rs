@@ -35,8 +35,7 @@ impl<'s> Found<'s> {
 
     fn push(&mut self, problem: Problem) {
         let steps = problem.path.0.as_slice();
-        let suppressed = (0..=steps.len()).any(|n| self.suppressed.contains(&steps[..n]));
-        if !suppressed && !self.full() {
+        if !self.full() && !(0..=steps.len()).any(|n| self.suppressed.contains(&steps[..n])) {
             self.problems.push(problem);
         }
     }
@@ -115,7 +114,12 @@ impl Nodes {
     ) -> impl Iterator<Item = usize> + 'a {
         let case = value.get("case").and_then(Value::as_str);
         branches.iter().copied().filter(move |branch| {
-            case.is_none_or(|case| self.case_of(*branch).is_none_or(|own| own == case))
+            case.is_none_or(|case| {
+                self.0[*branch]
+                    .case
+                    .as_deref()
+                    .is_none_or(|own| own == case)
+            })
         })
     }
 
@@ -261,7 +265,7 @@ impl Nodes {
         }
         let cases: Vec<&str> = branches
             .iter()
-            .filter_map(|branch| self.case_of(*branch))
+            .filter_map(|branch| self.0[*branch].case.as_deref())
             .collect();
         let message = if cases.is_empty() {
             format!(
@@ -275,21 +279,6 @@ impl Nodes {
             )
         };
         out.push(problem(path, message));
-    }
-
-    /// The `case` constant of a `{case, value}` branch, following a `$ref`.
-    fn case_of(&self, node: usize) -> Option<&str> {
-        self.0[node].checks.iter().find_map(|check| match check {
-            Check::Ref(target) => self.case_of(*target),
-            Check::Members { properties, .. } => {
-                let case = properties.get("case", &mut 0)?;
-                self.0[case].checks.iter().find_map(|check| match check {
-                    Check::Const(Value::String(name)) => Some(name.as_str()),
-                    _ => None,
-                })
-            }
-            _ => None,
-        })
     }
 }
 
@@ -348,10 +337,8 @@ fn holds(check: &Check, value: &Value) -> bool {
 
 /// The message of a keyword that checks only the value itself, which `value` fails.
 fn message(check: &Check, value: &Value) -> String {
-    // What a message says of the value it is about.
-    let shown = shown(value);
     match check {
-        Check::False => format!("False schema does not allow {shown}"),
+        Check::False => format!("False schema does not allow {}", shown(value)),
         Check::Type(bits) => {
             let names: Vec<&str> = TYPE_NAMES
                 .iter()
@@ -377,37 +364,55 @@ fn message(check: &Check, value: &Value) -> String {
                 describe(value)
             )
         }
-        Check::Minimum(limit) => format!("{shown} is less than the minimum of {limit}"),
-        Check::Maximum(limit) => format!("{shown} is greater than the maximum of {limit}"),
+        Check::Minimum(limit) => format!("{} is less than the minimum of {limit}", shown(value)),
+        Check::Maximum(limit) => format!("{} is greater than the maximum of {limit}", shown(value)),
         Check::ExclusiveMinimum(limit) => {
-            format!("{shown} is less than or equal to the minimum of {limit}")
+            format!(
+                "{} is less than or equal to the minimum of {limit}",
+                shown(value)
+            )
         }
         Check::ExclusiveMaximum(limit) => {
-            format!("{shown} is greater than or equal to the maximum of {limit}")
+            format!(
+                "{} is greater than or equal to the maximum of {limit}",
+                shown(value)
+            )
         }
         Check::MinLength(n) => {
             format!(
-                "{shown} is shorter than {}",
+                "{} is shorter than {}",
+                shown(value),
                 plural(*n, "character", "characters")
             )
         }
         Check::MaxLength(n) => {
             format!(
-                "{shown} is longer than {}",
+                "{} is longer than {}",
+                shown(value),
                 plural(*n, "character", "characters")
             )
         }
-        Check::MinItems(n) => format!("{shown} has less than {}", plural(*n, "item", "items")),
-        Check::MaxItems(n) => format!("{shown} has more than {}", plural(*n, "item", "items")),
+        Check::MinItems(n) => format!(
+            "{} has less than {}",
+            shown(value),
+            plural(*n, "item", "items")
+        ),
+        Check::MaxItems(n) => format!(
+            "{} has more than {}",
+            shown(value),
+            plural(*n, "item", "items")
+        ),
         Check::MinProperties(n) => {
             format!(
-                "{shown} has less than {}",
+                "{} has less than {}",
+                shown(value),
                 plural(*n, "property", "properties")
             )
         }
         Check::MaxProperties(n) => {
             format!(
-                "{shown} has more than {}",
+                "{} has more than {}",
+                shown(value),
                 plural(*n, "property", "properties")
             )
         }
@@ -416,7 +421,7 @@ fn message(check: &Check, value: &Value) -> String {
             pattern.source,
             describe(value)
         ),
-        Check::UniqueItems => format!("{shown} has non-unique elements"),
+        Check::UniqueItems => format!("{} has non-unique elements", shown(value)),
         Check::Required(_)
         | Check::Members { .. }
         | Check::PropertyNames(_)

@@ -77,6 +77,10 @@ pub(crate) struct Nodes(pub(crate) Box<[Node]>);
 #[derive(Debug, Default)]
 pub(crate) struct Node {
     pub(crate) checks: Box<[Check]>,
+    /// The `case` constant when this is a `{case, value}` branch (through `$ref`), found once
+    /// when the schema is compiled: a union then looks only at the branch a value's `case`
+    /// names.
+    pub(crate) case: Option<Box<str>>,
 }
 
 /// One keyword's check. Indexes are of [`Nodes`].
@@ -193,7 +197,7 @@ pub(crate) fn compile(schema: &Value) -> Result<Nodes, String> {
         at: HashMap::new(),
     };
     compiler.node(schema, String::new())?;
-    let nodes = Nodes(compiler.nodes.into_boxed_slice());
+    let mut nodes = Nodes(compiler.nodes.into_boxed_slice());
     if let Some(node) = nodes.loop_in_place() {
         let pointer = compiler
             .at
@@ -205,6 +209,12 @@ pub(crate) fn compile(schema: &Value) -> Result<Nodes, String> {
             "`$ref` at {}: the reference leads back to itself without going into the value",
             shown(pointer)
         ));
+    }
+    let cases: Vec<Option<Box<str>>> = (0..nodes.0.len())
+        .map(|node| nodes.case_of(node).map(Box::from))
+        .collect();
+    for (node, case) in nodes.0.iter_mut().zip(cases) {
+        node.case = case;
     }
     Ok(nodes)
 }
@@ -539,6 +549,22 @@ impl Nodes {
     /// The checks of node `node`.
     pub(crate) fn keywords(&self, node: usize) -> &[Check] {
         self.0.get(node).map_or(&[], |node| &node.checks)
+    }
+
+    /// The `case` constant of a `{case, value}` branch, following a `$ref` (which
+    /// [`loop_in_place`](Self::loop_in_place) has found to end).
+    fn case_of(&self, node: usize) -> Option<&str> {
+        self.0[node].checks.iter().find_map(|check| match check {
+            Check::Ref(target) => self.case_of(*target),
+            Check::Members { properties, .. } => {
+                let case = properties.get("case", &mut 0)?;
+                self.0[case].checks.iter().find_map(|check| match check {
+                    Check::Const(Value::String(name)) => Some(name.as_str()),
+                    _ => None,
+                })
+            }
+            _ => None,
+        })
     }
 
     /// A node that reaches itself through `$ref`, `anyOf` or `oneOf` alone, which would check

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use serde_json::{Value, json};
 use test_kit::oracle::{path_of, problem_paths, reference};
 
-use super::compile;
+use super::{Validator, compile};
 use crate::path::JsonPath;
 
 /// For each schema, every instance gets the reference's verdict and problems at the paths the
@@ -348,6 +348,15 @@ fn a_schema_outside_the_keyword_set_does_not_compile() {
 }
 
 /// The problems are worded for a model to act on.
+/// The problems `validator` finds in `instance`, as a model reads them.
+fn words(validator: &Validator, instance: &Value) -> Vec<String> {
+    validator
+        .problems(instance)
+        .iter()
+        .map(ToString::to_string)
+        .collect()
+}
+
 #[test]
 fn problems_are_worded_for_a_model() {
     let schema = json!({
@@ -364,15 +373,11 @@ fn problems_are_worded_for_a_model() {
         "$defs": union()["$defs"].clone(),
     });
     let validator = compile(&schema).expect("compiles");
-    let words = |instance: Value| -> Vec<String> {
-        validator
-            .problems(&instance)
-            .iter()
-            .map(ToString::to_string)
-            .collect()
-    };
     assert_eq!(
-        words(json!({"color": 7, "id": "x", "name": "a", "count": -1, "nope": 1})),
+        words(
+            &validator,
+            &json!({"color": 7, "id": "x", "name": "a", "count": -1, "nope": 1})
+        ),
         vec![
             "$.color: expected one of \"RED\", \"GREEN\" (or the number of one of them), got a number (7)",
             "$.id: expected a string matching ^-?[0-9]+$, got a string (\"x\")",
@@ -382,7 +387,10 @@ fn problems_are_worded_for_a_model() {
         ]
     );
     assert_eq!(
-        words(json!({"color": true, "f": {"case": "b", "value": {"n": "x"}}})),
+        words(
+            &validator,
+            &json!({"color": true, "f": {"case": "b", "value": {"n": "x"}}})
+        ),
         vec![
             "$: missing required property `id`",
             "$.color: expected one of \"RED\", \"GREEN\", got a boolean (true)",
@@ -390,7 +398,10 @@ fn problems_are_worded_for_a_model() {
         ]
     );
     assert_eq!(
-        words(json!({"id": "1", "f": {"case": "c", "value": 1}})),
+        words(
+            &validator,
+            &json!({"id": "1", "f": {"case": "c", "value": 1}})
+        ),
         vec!["$.f: expected {\"case\": <member>, \"value\": <value>} with case one of: a, b"]
     );
     // A long value is named by what it is and how large, not quoted: a message stays short.
@@ -403,16 +414,10 @@ fn problems_are_worded_for_a_model() {
         },
     }))
     .expect("compiles");
-    let words = |instance: Value| -> Vec<String> {
-        bounded
-            .problems(&instance)
-            .iter()
-            .map(ToString::to_string)
-            .collect()
-    };
     assert_eq!(
         words(
-            json!({"tags": (0..100).collect::<Vec<_>>(), "code": "x".repeat(61), "kind": "y".repeat(70)})
+            &bounded,
+            &json!({"tags": (0..100).collect::<Vec<_>>(), "code": "x".repeat(61), "kind": "y".repeat(70)})
         ),
         vec![
             "$.tags: an array of 100 items has more than 2 items",
@@ -421,7 +426,7 @@ fn problems_are_worded_for_a_model() {
         ]
     );
     assert_eq!(
-        words(json!({"tags": [1, 2, 3], "code": "abcd"})),
+        words(&bounded, &json!({"tags": [1, 2, 3], "code": "abcd"})),
         vec![
             "$.tags: [1,2,3] has more than 2 items",
             "$.code: \"abcd\" is longer than 3 characters",
