@@ -33,7 +33,7 @@
 # `<this repository's URL>` is replaced by a file:// URL of the repository root (so the `--git`
 # install builds the last commit, not the work tree); `cargo install` runs with its
 # CARGO_INSTALL_ROOT under target/readme-sh/ (.tools/cargo for protoc-gen-prost/-tonic, as
-# install-tools.sh does) and one target directory shared by the installs.
+# install-tools.sh does), our own crates' in the debug profile and target/ (see cargo_install).
 #
 # Usage: scripts/readme.sh
 #   README_RELEASE=1  README's host config of the release build (target/release/demo) runs that
@@ -531,27 +531,29 @@ stdin_session() {
 
 # Installs into a fresh root (the `--git` line from a file:// URL of the repository root), then
 # asks the binary: the plugin answers a CodeGeneratorRequest, the gateway its --help. The
-# release profile is built at opt-level 0: the line is checked to install a working binary,
-# and optimising the gateway's whole dependency tree would cost minutes of CI time for nothing
-# the check reads.
+# line is checked to install a working binary from the locked graph, not to optimise it: it
+# runs with `--debug` in target/, the very build of the package alone that README's next
+# line (`cargo run -p grpc-mcp-gateway`) makes, so the two share it (the release profile,
+# even at opt-level 0, built the gateway's whole dependency tree a second time).
 cargo_install() {
   local line=$1 url="<this repository's URL>" root bin
   [[ $line == *--locked* ]] || die "without --locked, cargo install ignores Cargo.lock: $line"
+  [[ $line == "cargo install "* ]] || die "not a cargo install line: $line"
   line=${line//"$url"/"file://$ROOT"}
+  line="cargo install --debug ${line#cargo install }"
   root="$WORK/install/$((INSTALLS += 1))"
-  CARGO_PROFILE_RELEASE_OPT_LEVEL=0 CARGO_INSTALL_ROOT=$root CARGO_TARGET_DIR="$WORK/cargo-install" \
-    run "$line" || fail "failed: $line"
+  CARGO_INSTALL_ROOT=$root run "$line" || fail "failed: $line"
   bin=$(find "$root/bin" -type f | head -n 1)
   if [[ $bin == */grpc-mcp-gateway ]]; then
     "$bin" --help >"$WORK/out" 2>"$WORK/err" || fail "grpc-mcp-gateway --help failed"
-    NOTE="installed (opt-level 0); grpc-mcp-gateway --help exits 0"
+    NOTE="installed (debug profile); grpc-mcp-gateway --help exits 0"
     return
   fi
   # A CodeGeneratorRequest whose parameter (field 2) is `bogus`: the answer names the option.
   printf '\x12\x05bogus' | "$bin" >"$WORK/out" 2>"$WORK/err" || fail "$bin failed on a request"
   # shellcheck disable=SC2016 # backquotes of the plugin's message
   grep -aq 'unknown option `bogus`' "$WORK/out" || fail "$bin did not answer the request"
-  NOTE="installed $("$bin" --version) (opt-level 0), which answers a CodeGeneratorRequest"
+  NOTE="installed $("$bin" --version) (debug profile), which answers a CodeGeneratorRequest"
 }
 
 install_prost_plugins() {
