@@ -11,9 +11,10 @@
 use prost_reflect::{DeserializeOptions, DynamicMessage, FieldDescriptor, MessageDescriptor};
 use serde_json::{Map, Value};
 
-use super::{
-    Wkt, find_field, find_member, find_oneof, is_value_wrapped_root, type_url_message_name,
+use crate::descriptor::{
+    find_field, find_member, find_oneof, map_message_values, type_url_message_name,
 };
+use crate::well_known::{Wkt, is_value_wrapped_root};
 
 const OPTIONS: DeserializeOptions = DeserializeOptions::new().deny_unknown_fields(true);
 
@@ -88,7 +89,7 @@ fn protojson_message(desc: &MessageDescriptor, value: Value, json_names: bool) -
 }
 
 fn protojson_field(field: &FieldDescriptor, value: Value, json_names: bool) -> Value {
-    super::map_message_values(field, value, |desc, value| {
+    map_message_values(field, value, |desc, value| {
         protojson_message(desc, value, json_names)
     })
 }

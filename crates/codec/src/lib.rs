@@ -38,9 +38,6 @@ mod to_json;
 mod validate;
 mod well_known;
 
-pub(crate) use descriptor::*;
-pub(crate) use well_known::{Wkt, as_root, is_value_wrapped_root};
-
 pub use arguments::{Arguments, parse};
 pub use measure::depth_within;
 pub use path::{JsonPath, MAX_PROBLEMS, Problem};

@@ -8,10 +8,12 @@ use std::collections::HashMap;
 
 use prost_reflect::{Cardinality, EnumDescriptor, Kind, MessageDescriptor, OneofDescriptor};
 
-use super::{
-    Wkt, field_prop, find_field, find_member, find_oneof, is_value_wrapped_root, lower_camel,
-    null_is_a_value, oneof_prop, real_oneof, scalar_kind::ScalarKind,
+use crate::descriptor::{
+    field_prop, find_field, find_member, find_oneof, lower_camel, null_is_a_value, oneof_prop,
+    real_oneof,
 };
+use crate::scalar_kind::ScalarKind;
+use crate::well_known::{Wkt, is_value_wrapped_root};
 
 /// The property-key tables: short keys, looked up once per property of every call, hashed
 /// with foldhash rather than SipHash. The keys are the schema's own, so no flooding to defend

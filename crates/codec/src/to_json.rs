@@ -14,11 +14,11 @@ use prost_reflect::{
 };
 use serde_json::{Map, Value};
 
-use super::{
-    Wkt, field_prop, find_field, is_value_wrapped_root, oneof_prop, real_oneof,
-    type_url_message_name,
+use crate::descriptor::{
+    field_prop, find_field, map_message_values, oneof_prop, real_oneof, type_url_message_name,
 };
 use crate::number::whole;
+use crate::well_known::{Wkt, as_root, is_value_wrapped_root};
 
 /// How results are written.
 #[derive(Debug, Clone, Copy)]
@@ -36,7 +36,7 @@ pub(crate) fn root_to_json(
 ) -> Result<Value, String> {
     let desc = message.descriptor();
     let value = message_to_json(message, options)?;
-    Ok(super::as_root(value, is_value_wrapped_root(&desc)))
+    Ok(as_root(value, is_value_wrapped_root(&desc)))
 }
 
 /// Encode one message (not a tool root), e.g. an element of a server stream.
@@ -93,7 +93,7 @@ fn canonical_message(desc: &MessageDescriptor, value: Value, json_names: bool) -
 }
 
 fn canonical_field(field: &FieldDescriptor, value: Value, json_names: bool) -> Value {
-    super::map_message_values(field, value, |desc, v| {
+    map_message_values(field, value, |desc, v| {
         canonical_message(desc, v, json_names)
     })
 }

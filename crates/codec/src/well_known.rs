@@ -119,7 +119,7 @@ pub(crate) fn field_mask_from_json(text: &str, buf: &mut Vec<u8>) -> Option<()> 
     for part in text.split(',').filter(|p| !p.is_empty()) {
         path.clear();
         field_mask_path_from_json(part, &mut path)?;
-        crate::encode::scalar::string_field(buf, number::FIELD_MASK_PATHS, &path);
+        prost::encoding::string::encode(number::FIELD_MASK_PATHS, &path, buf);
     }
     Some(())
 }

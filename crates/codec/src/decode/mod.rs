@@ -46,9 +46,9 @@ mod wire;
 
 use serde_json::Value;
 
-use super::Wkt;
 use super::to_json::ToJsonOptions;
 use crate::plan::{Plan, ROOT};
+use crate::well_known::{Wkt, as_root};
 use message::Ctx;
 
 /// A tool root: `Some` of exactly what [`super::to_json::root_to_json`] writes after
@@ -60,7 +60,7 @@ pub(crate) fn root_to_json(plan: &Plan, bytes: &[u8], options: ToJsonOptions) ->
         .get(ROOT)?
         .wkt
         .is_some_and(Wkt::is_value_wrapped_root);
-    Some(super::as_root(value, wrapped))
+    Some(as_root(value, wrapped))
 }
 
 /// A tool root as JSON text: `Some` of exactly what `serde_json` writes of what

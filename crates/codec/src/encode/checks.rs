@@ -15,7 +15,6 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::scalar::{self, Json};
-use crate::Wkt;
 use crate::number::integer;
 use crate::patterns::KnownPattern;
 use crate::plan::{EnumPlan, FieldPlan, KeyMap, Plan, Scalar, Shape, Target, Ty};
@@ -24,6 +23,7 @@ use crate::validate::{
     Validator,
     schema::{Additional, Check as Keyword, Nodes, type_bit},
 };
+use crate::well_known::Wkt;
 
 /// A property of a message: the field it sets and the check of its value.
 #[derive(Debug, Clone, Copy)]

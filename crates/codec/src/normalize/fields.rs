@@ -5,10 +5,10 @@ use prost_reflect::{FieldDescriptor, Kind, MessageDescriptor, OneofDescriptor};
 use serde_json::{Map, Value};
 
 use super::{Normalizer, describe};
-use crate::{
-    field_prop, find_field, find_member, find_oneof, null_is_a_value, oneof_prop, path::JsonPath,
-    real_oneof,
+use crate::descriptor::{
+    field_prop, find_field, find_member, find_oneof, null_is_a_value, oneof_prop, real_oneof,
 };
+use crate::path::JsonPath;
 
 /// A oneof member found in the input, already normalised.
 struct Member {

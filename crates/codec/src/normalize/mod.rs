@@ -34,10 +34,9 @@ use base64::{
 use prost_reflect::{FieldDescriptor, Kind, MessageDescriptor};
 use serde_json::{Map, Value};
 
-use super::{
-    Wkt, holds_value, is_value_wrapped_root,
-    path::{JsonPath, MAX_PROBLEMS, Problem},
-};
+use crate::descriptor::holds_value;
+use crate::path::{JsonPath, MAX_PROBLEMS, Problem};
+use crate::well_known::{Wkt, is_value_wrapped_root};
 
 use self::scalar::enum_value;
 use self::wkt::{bad_field_mask_path, field_mask};

@@ -5,7 +5,9 @@ use prost_reflect::{DynamicMessage, MessageDescriptor};
 use serde_json::{Map, Value};
 
 use super::{Normalizer, describe};
-use crate::{TYPE_URL_PREFIX, Wkt, lower_camel, path::is_plain_key, type_url_message_name};
+use crate::descriptor::{TYPE_URL_PREFIX, lower_camel, type_url_message_name};
+use crate::path::is_plain_key;
+use crate::well_known::Wkt;
 
 impl Normalizer {
     /// Timestamp, Duration and FieldMask strings are checked by the decoder that will read
