@@ -17,15 +17,8 @@ start=$SECONDS
 scripts/install-tools.sh python2 conformance interop metrics
 cargo build --quiet -p demo -p grpc-mcp-gateway -p etcd-mcp
 
-# The vendored protoc (protoc-bin-vendored, a dependency of the workspace), as the build
-# scripts find it.
-protoc="$(cargo metadata --format-version 1 2>/dev/null | python3 -c '
-import json, sys, pathlib, platform
-arch = {"x86_64": "x86_64", "aarch64": "aarch_64"}.get(platform.machine(), platform.machine())
-for p in json.load(sys.stdin)["packages"]:
-    if p["name"] == f"protoc-bin-vendored-linux-{arch}":
-        print(pathlib.Path(p["manifest_path"]).parent / "bin" / "protoc"); break')"
-[[ -x $protoc ]] || { log "the vendored protoc was not found"; exit 1; }
+# The vendored protoc (protoc-bin-vendored, a dependency of the workspace).
+protoc="$("$ROOT/scripts/vendored-protoc.sh")/bin/protoc"
 etcd_protos=testdata/third_party/etcd
 descriptors="$TARGET/interop/etcd.binpb"
 mkdir -p "$TARGET/interop"

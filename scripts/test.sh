@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every test of the project: unit, golden, schema, end-to-end (Rust), the real buf and protoc
 # workflows, the manual built with mdBook (warnings fail it), every code block of README and the
-# manual run or checked (scripts/readme.sh), the official Python
+# manual run or checked (scripts/readme.sh), the messages the troubleshooting chapter quotes made
+# to happen (scripts/troubleshooting.sh), the official Python
 # MCP SDK and the MCP Inspector's CLI against the demo, hybrid tool search against a real
 # embeddings server, replicas behind nginx sharing tasks on Redis, and the official MCP
 # conformance suite against the demo and the gateway.
@@ -46,6 +47,7 @@ step inspector-e2e.sh "MCP Inspector CLI against the demo (2,301 tools, paginate
 step tool-search-e2e.sh "hybrid tool search: a real embeddings server (all-MiniLM-L6-v2), rmcp's client and the Python SDK"
 step auth-e2e.sh "MCP authorization: a real authorization server, the Python SDK as OAuth client"
 step interop.sh "third-party gRPC servers behind the gateway: etcd, grpcio, grpc-js"
+step troubleshooting.sh "the messages the manual's troubleshooting chapter quotes, each made to happen: protoc, buf, the plugin, rustc, the demo, the gateway"
 step scale-out.sh "replicas behind nginx: stateless calls through a replica kill, sessions with affinity, tasks on a shared Redis through a replica kill and a Redis restart"
 step deploy-check.sh "the deployment files: Kubernetes manifests against Kubernetes' schemas, the Dockerfile linted"
 step conformance.sh "the official MCP conformance suite against the demo and the gateway (HTTP, both modes)"
