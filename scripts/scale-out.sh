@@ -189,6 +189,14 @@ wait_port() {
     return 1
 }
 
+# The ports this script listens on (see Ports above) must be free: another server there (a
+# demo left running) would answer in their place, or keep nginx from starting.
+for taken in $(seq "$port" $((port + 3))) $(seq $((port + 10)) $((port + 13))); do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$taken") 2>/dev/null; then
+        die "127.0.0.1:$taken is taken, and this script listens there (SCALE_OUT_PORT=$port): stop what listens there, or set SCALE_OUT_PORT to another first port"
+    fi
+done
+
 # Kills replica $1 with SIGKILL and writes the time (Unix milliseconds) to the kill file.
 kill_replica() {
     kill -9 "${replica_pid[$1]}" || die "replica $1 was not running any more: $(tail -n 5 "$phase_dir/$1.log")"
