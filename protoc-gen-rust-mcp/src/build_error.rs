@@ -46,8 +46,8 @@ impl From<io::Error> for BuildError {
     }
 }
 
-impl From<crate::Error> for BuildError {
-    fn from(error: crate::Error) -> BuildError {
+impl From<tonic_mcp_schema::error::Error> for BuildError {
+    fn from(error: tonic_mcp_schema::error::Error) -> BuildError {
         BuildError::new(error.to_string())
     }
 }

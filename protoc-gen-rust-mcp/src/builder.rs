@@ -33,6 +33,20 @@ use crate::model::Inputs;
 use crate::options::{Adapters, LongRunning, OptionItem, PluginOptions, ToolNames, Unions};
 use crate::write_modules::{out_dir_or_env, write_modules};
 
+/// The directory that holds `rust_mcp/options.proto`, the options this plugin reads, as this
+/// crate ships it: add it to protoc's include path (`-I`) or to a build script's includes, so
+/// that `import "rust_mcp/options.proto";` resolves without a copy of the file. [`Builder`]
+/// adds it by itself.
+///
+/// ```ignore
+/// // build.rs, with your own tonic-prost-build configuration:
+/// tonic_prost_build::configure().compile_protos(
+///     &["proto/shop/v1/shop.proto"],
+///     &["proto", protoc_gen_rust_mcp::PROTO_INCLUDE],
+/// )?;
+/// ```
+pub const PROTO_INCLUDE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/proto");
+
 /// Generates MCP tool modules in a build script: from protos it compiles with prost and tonic
 /// too (`compile_protos`, feature `build`), or from the descriptor set of your own prost or tonic build
 /// ([`Self::compile_descriptor_set_path`]).
@@ -240,7 +254,7 @@ impl Builder {
             .collect();
         let inputs = Inputs::from_descriptor_set(&bytes, files_to_generate)?;
         let options = self.generation_options(self.options.adapters)?;
-        let files = crate::generate(&inputs, &options)?;
+        let files = crate::plugin::generate(&inputs, &options)?;
         write_modules(&out_dir, &files, self.include_in_prost)
     }
 

@@ -74,7 +74,7 @@ impl Builder {
         let inputs = Inputs::from_descriptor_set(&bytes, files_to_generate)?;
         let adapters = adapters_for(self.adapters_asked(), build_server)?;
         let options = self.generation_options(adapters)?;
-        let files = crate::generate(&inputs, &options)?;
+        let files = crate::plugin::generate(&inputs, &options)?;
         write_modules(&out_dir, &files, include_in_prost)
     }
 }
@@ -107,7 +107,7 @@ fn run_protoc(protos: &[PathBuf], includes: &[PathBuf], out: &Path) -> Result<()
         command.arg(format!("-I{}", include.display()));
     }
     // `import "rust_mcp/options.proto"` works without a copy of it.
-    command.arg(format!("-I{}", crate::PROTO_INCLUDE));
+    command.arg(format!("-I{}", crate::builder::PROTO_INCLUDE));
     if let Ok(vendored) = protoc_bin_vendored::include_path() {
         command.arg(format!("-I{}", vendored.display()));
     }

@@ -7,7 +7,7 @@
 
 pub use tonic_mcp_schema::options::*;
 
-use crate::error::Result;
+use tonic_mcp_schema::error::Result;
 
 /// Which constructors the generated Rust module offers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -7,10 +7,10 @@ use std::collections::BTreeMap;
 
 use prost_types::compiler::code_generator_response::File;
 
-use crate::error::Result;
 use crate::model::{Model, Package};
 use crate::options::PluginOptions;
 use crate::rust_names;
+use tonic_mcp_schema::error::Result;
 
 /// Every output file for the model, in a deterministic order.
 ///

@@ -7,7 +7,7 @@ use prost_reflect::DescriptorPool;
 use prost_types::{FileDescriptorProto, FileDescriptorSet};
 use tonic_mcp_schema::{comments::Comments, source_info};
 
-use crate::error::{Error, Result};
+use tonic_mcp_schema::error::{Error, Result};
 
 /// The request as protoc sends it, keeping each file as raw bytes so that extension options can
 /// be read (prost-types would drop them).

@@ -15,9 +15,9 @@ use std::collections::BTreeMap;
 
 use tonic_mcp_schema::{Context, ToolSpec};
 
-use crate::error::{Error, Result};
 use crate::options::PluginOptions;
 use crate::rust_names;
+use tonic_mcp_schema::error::{Error, Result};
 
 use self::descriptor_set::descriptor_set;
 use self::prost_services::{ProstService, prost_services};

@@ -9,8 +9,8 @@ use std::rc::Rc;
 use prost_types::FileDescriptorProto;
 
 use super::Inputs;
-use crate::error::{Error, Result};
 use crate::options::PluginOptions;
+use tonic_mcp_schema::error::{Error, Result};
 
 /// What prost-build resolved for one service.
 #[derive(Debug, Clone)]

@@ -6,7 +6,7 @@ use std::str::FromStr as _;
 
 use proc_macro2::Literal;
 
-use crate::error::{Error, Result};
+use tonic_mcp_schema::error::{Error, Result};
 
 /// `bytes` as a byte string literal, written exactly as `proc_macro2::Literal::byte_string`
 /// writes it (a test checks) without its `write!` per escaped byte: the descriptor set of a

@@ -32,9 +32,9 @@ mod tool_def;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use crate::error::{Error, Result};
 use crate::model::{Package, Service};
 use crate::options::PluginOptions;
+use tonic_mcp_schema::error::{Error, Result};
 
 use self::literals::byte_string;
 use self::schema_texts::SchemaTexts;

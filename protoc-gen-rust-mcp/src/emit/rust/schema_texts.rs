@@ -7,8 +7,8 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::literals::raw_string;
-use crate::error::{Error, Result};
 use crate::model::Package;
+use tonic_mcp_schema::error::{Error, Result};
 
 /// The minified text of every schema of a package (minified: what the runtime parses, with no
 /// indentation to pay for in the user's crate; `<package>.mcp.json` keeps the readable form). A

@@ -8,8 +8,8 @@ use quote::{format_ident, quote};
 
 use super::literals::raw_string;
 use super::{Context, parse};
-use crate::error::Result;
 use crate::model::{Annotations, RpcKind, TaskSupport, Tool, Unconfirmed};
+use tonic_mcp_schema::error::Result;
 
 /// The `ToolDef` constant of `tool`, the `index`-th tool of its package, inside its service
 /// module.
