@@ -9,10 +9,22 @@ use std::{
 use tonic_mcp::ToolSet;
 use tonic_mcp_dynamic::DescriptorTools;
 
-use crate::Loaded;
 use crate::args::Config;
+use crate::backend::Backend;
 use crate::backend_state;
+use crate::descriptors::Descriptors;
 use crate::error::Error;
+
+/// A backend whose descriptors are loaded, ready to become tools.
+#[derive(Debug)]
+pub struct Loaded<'a> {
+    /// The backend.
+    pub backend: &'a Backend,
+    /// Its descriptors.
+    pub descriptors: Descriptors,
+    /// The channel its calls go through.
+    pub channel: tonic::transport::Channel,
+}
 
 /// What one backend serves.
 #[derive(Debug, Clone)]
@@ -21,7 +33,7 @@ pub(crate) struct Served {
     pub(crate) sets: Vec<ToolSet>,
     /// The services that became tools, by full name.
     pub(crate) services: Vec<String>,
-    /// The [`fingerprint`](crate::Descriptors::fingerprint) of the descriptors they were
+    /// The [`fingerprint`](crate::descriptors::Descriptors::fingerprint) of the descriptors they were
     /// made of.
     pub(crate) fingerprint: u64,
     /// The transport their calls go through, which reports the target's state.

@@ -9,8 +9,9 @@ use tonic_mcp_schema::json_schema::Direction;
 use tonic_mcp_schema::{Context, RpcKind};
 
 use crate::args::Config;
+use crate::assemble::Loaded;
 use crate::error::Error;
-use crate::{Gateway, Loaded, load};
+use crate::gateway::{Gateway, load};
 
 /// What `--check` found: one row per tool, and warnings.
 #[derive(Debug, Default)]

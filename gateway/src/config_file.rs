@@ -147,7 +147,7 @@ struct ToolSearchTable {
     #[serde(default)]
     pin: Vec<String>,
     /// `--search-embeddings` and its options.
-    embeddings: Option<crate::SearchEmbeddings>,
+    embeddings: Option<crate::search::SearchEmbeddings>,
 }
 
 /// `[traces]`: the same as `--otlp-endpoint`.
@@ -184,7 +184,7 @@ pub(crate) struct Loaded {
     /// `[tool_search]`.
     pub(crate) tool_search: Option<tonic_mcp_search::ToolSearch>,
     /// `[tool_search.embeddings]`.
-    pub(crate) search_embeddings: Option<crate::SearchEmbeddings>,
+    pub(crate) search_embeddings: Option<crate::search::SearchEmbeddings>,
     /// `[tasks]`.
     pub(crate) tasks: TaskBounds,
     /// `[connections]`.

@@ -15,7 +15,7 @@ use tracing_subscriber::Layer;
 use tracing_subscriber::filter::{LevelFilter, Targets};
 use tracing_subscriber::registry::LookupSpan;
 
-use crate::Error;
+use crate::error::Error;
 
 /// What exports the spans; [`Traces::shutdown`] sends the last of them.
 #[derive(Debug)]

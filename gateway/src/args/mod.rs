@@ -44,7 +44,7 @@ pub struct Config {
     pub tool_search: Option<tonic_mcp_search::ToolSearch>,
     /// `--search-embeddings` and its options, or `[tool_search.embeddings]`: rank tool search
     /// by keywords and embeddings, fused.
-    pub search_embeddings: Option<crate::SearchEmbeddings>,
+    pub search_embeddings: Option<crate::search::SearchEmbeddings>,
     /// Serve streamable HTTP on this address instead of stdio.
     pub http: Option<SocketAddr>,
     /// With `--http`: no sessions.
@@ -54,7 +54,7 @@ pub struct Config {
     pub replica: Option<String>,
     /// With `--http`: the task store the replicas share (`--task-store` and its options, or
     /// the `[task_store]` table of `--config`).
-    pub task_store: Option<crate::TaskStoreSettings>,
+    pub task_store: Option<crate::task_store::TaskStoreSettings>,
     /// With `--http`: the file of the key that signs the ids of tasks waiting on a
     /// long-running operation (`--task-key-file`, or `key_file` in `[task_store]`).
     pub task_key_file: Option<PathBuf>,
@@ -193,7 +193,7 @@ fn config(matches: &ArgMatches) -> Result<Config, Error> {
     let mut search_embeddings =
         matches
             .get_one::<String>("search-embeddings")
-            .map(|url| crate::SearchEmbeddings {
+            .map(|url| crate::search::SearchEmbeddings {
                 url: url.clone(),
                 model: matches
                     .get_one::<String>("search-embeddings-model")
