@@ -77,61 +77,32 @@ not_checked() {
   log "not checked here: $1 ($2)"
 }
 
-# mcp_stdio ANSWERS REQUEST... -- COMMAND...: initialize, then each JSON-RPC request (ids from
-# 2), over the command's stdin, kept open until every request is answered; the answers, one
-# JSON object a line, to ANSWERS.
-mcp_stdio() {
-  local answers=$1
+# calls PREFIX ARGUMENTS... -- COMMAND...: the MCP server COMMAND (stdio, through
+# scripts/mcp_session.py) initialized, then each ARGUMENTS (a tools/call's params) called in
+# turn; the text of the N-th answer (its result's text, or its error's code and message) to
+# PREFIX.N.
+calls() {
+  local prefix=$1
   shift
-  python3 - "$answers" "$@" <<'PY' || die "an MCP exchange over stdio failed (above)"
-import json, subprocess, sys, threading
-
-answers_path, *rest = sys.argv[1:]
-split = rest.index("--")
-requests, command = rest[:split], rest[split + 1:]
-process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                           stderr=subprocess.DEVNULL, text=True)
-deadline = threading.Timer(60, process.kill)
-deadline.start()
-def send(message):
-    process.stdin.write(json.dumps(message) + "\n")
-    process.stdin.flush()
-send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-    "protocolVersion": "2025-06-18", "capabilities": {},
-    "clientInfo": {"name": "troubleshooting.sh", "version": "1"}}})
-send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-for index, request in enumerate(requests):
-    send(dict(json.loads(request), jsonrpc="2.0", id=index + 2))
-waiting, answers = set(range(1, len(requests) + 2)), []
-for line in process.stdout:
-    message = json.loads(line)
-    if message.get("id") in waiting:
-        waiting.discard(message["id"])
-        answers.append(message)
-    if not waiting:
-        break
-process.stdin.close()
-process.wait()
-deadline.cancel()
-if waiting:
-    sys.exit(f"unanswered: {sorted(waiting)} of {' '.join(command)}")
-with open(answers_path, "w") as out:
-    for message in sorted(answers, key=lambda m: m["id"]):
-        print(json.dumps(message), file=out)
-PY
-}
-
-# The text of answer ID in ANSWERS: a result's text, or an error's code and message.
-answer_text() {
-  python3 - "$1" "$2" <<'PY'
+  python3 - "$ROOT/scripts" "$prefix" "$@" <<'PY' || die "an MCP exchange over stdio failed (above)"
 import json, sys
-for line in open(sys.argv[1]):
-    message = json.loads(line)
-    if message["id"] == int(sys.argv[2]):
-        if "error" in message:
-            print(message["error"]["code"], message["error"]["message"])
-        else:
-            print("\n".join(c.get("text", "") for c in message["result"]["content"]))
+
+scripts, prefix, *rest = sys.argv[1:]
+sys.path.insert(0, scripts)
+from mcp_session import Session
+
+split = rest.index("--")
+session = Session(rest[split + 1:])
+session.initialize("troubleshooting.sh")
+for n, params in enumerate(rest[:split], 1):
+    message = session.answer("tools/call", json.loads(params))
+    if "error" in message:
+        text = f"{message['error']['code']} {message['error']['message']}"
+    else:
+        text = "\n".join(c.get("text", "") for c in message["result"]["content"])
+    with open(f"{prefix}.{n}", "w") as out:
+        print(text, file=out)
+session.close()
 PY
 }
 
@@ -253,31 +224,26 @@ quoted 'gRPC reflection failed: Unimplemented: …; the server does not offer gR
 descriptors with --descriptor-set FILE' "$WORK/printed"
 
 # ---- Calls: the demo over stdio; the gateway from a descriptor set, to nothing and to grpcio.
-mcp_stdio "$WORK/demo.answers" \
-  '{"method":"tools/call","params":{"name":"TaskService_GetTask","arguments":{"id":5,"bogus":1}}}' \
-  "$(python3 -c 'import json; print(json.dumps({"method": "tools/call", "params": {"name": "TaskService_GetTask", "arguments": {f"p{i}": i for i in range(150)}}}))')" \
-  '{"method":"tools/call","params":{"name":"TaskService_NoSuchTool","arguments":{}}}' \
+calls "$WORK/demo" \
+  '{"name":"TaskService_GetTask","arguments":{"id":5,"bogus":1}}' \
+  "$(python3 -c 'import json; print(json.dumps({"name": "TaskService_GetTask", "arguments": {f"p{i}": i for i in range(150)}}))')" \
+  '{"name":"TaskService_NoSuchTool","arguments":{}}' \
   -- "$DEMO"
-answer_text "$WORK/demo.answers" 2 >"$WORK/printed"
-quoted 'Invalid arguments for tool `…` (N problems):' "$WORK/printed" 'N=>2'
-answer_text "$WORK/demo.answers" 3 >"$WORK/printed"
-quoted 'more than 100 problems' "$WORK/printed"
-answer_text "$WORK/demo.answers" 4 >"$WORK/printed"
-quoted '-32602' "$WORK/printed"
-quoted 'unknown tool `…`' "$WORK/printed"
+quoted 'Invalid arguments for tool `…` (N problems):' "$WORK/demo.1" 'N=>2'
+quoted 'more than 100 problems' "$WORK/demo.2"
+quoted '-32602' "$WORK/demo.3"
+quoted 'unknown tool `…`' "$WORK/demo.3"
 
 "$PROTOC" -I testdata -I proto --include_imports -o "$WORK/scalars.binpb" testdata/scalars.proto
-echo_call='{"method":"tools/call","params":{"name":"ScalarService_Echo","arguments":{}}}'
-mcp_stdio "$WORK/nothing.answers" "$echo_call" -- \
+echo_call='{"name":"ScalarService_Echo","arguments":{}}'
+calls "$WORK/nothing" "$echo_call" -- \
   "$GATEWAY" --descriptor-set "$WORK/scalars.binpb" --target http://127.0.0.1:1
-answer_text "$WORK/nothing.answers" 2 >"$WORK/printed"
 quoted 'gRPC error UNAVAILABLE: the request could not be completed by the gRPC transport: the
-connection was refused: the server is not running or not listening there' "$WORK/printed"
-mcp_stdio "$WORK/slow.answers" "$echo_call" -- \
+connection was refused: the server is not running or not listening there' "$WORK/nothing.1"
+calls "$WORK/slow" "$echo_call" -- \
   "$GATEWAY" --descriptor-set "$WORK/scalars.binpb" --target "$grpcio" --timeout 300ms
-answer_text "$WORK/slow.answers" 2 >"$WORK/printed"
 quoted 'gRPC error DEADLINE_EXCEEDED: the call did not complete within its deadline of 30000 ms' \
-  "$WORK/printed" '30000 ms=>300 ms'
+  "$WORK/slow.1" '30000 ms=>300 ms'
 
 # ---- Every quote of a bold lead is checked above, or named with its reason.
 python3 - "$CHAPTER" "${CHECKED[@]}" <<'PY' || die "$CHAPTER has quotes this script does not check (above)"

@@ -17,15 +17,14 @@ use crate::{
 /// The `isError` of arguments with `problems`, each with its JSON path: the first
 /// [`MAX_PROBLEMS`] of more, saying so.
 pub(crate) fn invalid_arguments(tool: &str, problems: &[Problem]) -> Outcome {
-    let count = problems.len();
-    let mut text = match count {
-        1 => format!("Invalid arguments for tool `{tool}` (1 problem):"),
-        _ if count > MAX_PROBLEMS => format!(
-            "Invalid arguments for tool `{tool}` (more than {MAX_PROBLEMS} problems; the first \
-             {MAX_PROBLEMS}):"
-        ),
-        _ => format!("Invalid arguments for tool `{tool}` ({count} problems):"),
+    let counted = match problems.len() {
+        1 => "1 problem".to_owned(),
+        n if n > MAX_PROBLEMS => {
+            format!("more than {MAX_PROBLEMS} problems; the first {MAX_PROBLEMS}")
+        }
+        n => format!("{n} problems"),
     };
+    let mut text = format!("Invalid arguments for tool `{tool}` ({counted}):");
     for problem in problems.iter().take(MAX_PROBLEMS) {
         let _ = write!(text, "\n- {problem}");
     }

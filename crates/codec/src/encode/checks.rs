@@ -12,8 +12,6 @@
 
 use std::collections::HashMap;
 
-use serde_json::Value;
-
 use super::scalar::{self, Json};
 use crate::number::integer;
 use crate::patterns::KnownPattern;
@@ -501,12 +499,8 @@ impl<'a> Compiler<'a> {
                     case.iter()
                         .all(|k| !matches!(k, Keyword::Type(_)) || of_type(case, "string"))
                 })
-                .and_then(|case| {
-                    case.iter().find_map(|k| match k {
-                        Keyword::Const(Value::String(name)) => Some(name.as_str()),
-                        _ => None,
-                    })
-                });
+                // The constant itself, found once when the validator compiled the schema.
+                .and_then(|_| self.nodes.0.get(branch)?.case.as_deref());
             let (Some(case), Some(value), 2) = (
                 case,
                 properties.get("value", &mut 0),

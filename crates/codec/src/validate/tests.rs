@@ -347,7 +347,6 @@ fn a_schema_outside_the_keyword_set_does_not_compile() {
     }
 }
 
-/// The problems are worded for a model to act on.
 /// The problems `validator` finds in `instance`, as a model reads them.
 fn words(validator: &Validator, instance: &Value) -> Vec<String> {
     validator
@@ -357,6 +356,7 @@ fn words(validator: &Validator, instance: &Value) -> Vec<String> {
         .collect()
 }
 
+/// The problems are worded for a model to act on.
 #[test]
 fn problems_are_worded_for_a_model() {
     let schema = json!({
